@@ -679,11 +679,9 @@ static const gpuk__driver_row gpuk__driver_rows[] = {
 
 /* cuGetProcAddress, CUDA 11.3 ABI and the CUDA 12.0 one with a status out-parameter. */
 typedef gpuk__cu_result(GPUK__CUDAAPI* gpuk__pfn_get_proc_v1)(const char* symbol, void** out_fn,
-                                                              int version,
-                                                              unsigned long long flags);
+                                                              int version, uint64_t flags);
 typedef gpuk__cu_result(GPUK__CUDAAPI* gpuk__pfn_get_proc_v2)(const char* symbol, void** out_fn,
-                                                              int version,
-                                                              unsigned long long flags,
+                                                              int version, uint64_t flags,
                                                               int* out_status);
 
 /* Driver constants gpuk uses (values from cuda.h; they are ABI and never change). */
@@ -1387,6 +1385,23 @@ static void gpuk__copy_label(char* dst, size_t cap, const char* src) {
     dst[n] = 0;
 }
 
+/* Frees id's slot under the ctx lock after copying it to out (the slot may be reused at once).
+   Returns 0 when id is not live. */
+static uint32_t gpuk__pool_release(gpuk_ctx* ctx, gpuk__pool* pool, void* slots, size_t stride,
+                                   uint32_t id, void* out) {
+    uint32_t i;
+    gpuk__mutex_lock(&ctx->lock);
+    i = gpuk__pool_find(pool, slots, stride, id);
+    if (i) {
+        char* slot = (char*)slots + i * stride;
+        memcpy(out, slot, stride);
+        memset(slot, 0, sizeof(uint32_t));
+        gpuk__pool_give(pool, i);
+    }
+    gpuk__mutex_unlock(&ctx->lock);
+    return i;
+}
+
 /* ---- >>validate ---- */
 #define GPUK__CTX_CHECK(fn, ctx) \
     do { if (GPUK__UNLIKELY(!(ctx))) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "ctx is NULL"); } while (0)
@@ -1643,26 +1658,17 @@ fail:
 
 GPUK__IMPL gpuk_result gpuk_buffer_destroy(gpuk_ctx* ctx, gpuk_buffer buffer) {
     static const char fn[] = "gpuk_buffer_destroy";
-    gpuk__buffer_slot* s;
-    gpuk_result r = GPUK_OK;
+    gpuk__buffer_slot s;
+    gpuk__cu_result cr;
+    gpuk_result r;
     GPUK__CTX_CHECK(fn, ctx);
-    gpuk__mutex_lock(&ctx->lock);
-    s = gpuk__buffer_lookup(ctx, buffer.id);
-    if (!s) {
-        gpuk__mutex_unlock(&ctx->lock);
+    if (!gpuk__pool_release(ctx, &ctx->buffer_pool, ctx->buffers, sizeof s, buffer.id, &s))
         return gpuk__bad_handle(fn, "buffer", buffer.id);
-    }
-    s->id = 0;
-    gpuk__pool_give(&ctx->buffer_pool, buffer.id & GPUK__SLOT_MASK);
-    gpuk__mutex_unlock(&ctx->lock);
-    if (s->owned && s->ptr) {
-        if (GPUK__ATOMIC_LOAD(&gpuk__g.broken)) return gpuk__fail_broken(fn);
-        if ((r = gpuk__enter(fn, ctx)) == GPUK_OK) {
-            gpuk__cu_result cr = GPUK__DRV.cuMemFree(s->ptr);
-            if (cr) r = gpuk__fail_cu(fn, "cuMemFree", cr, NULL);
-        }
-    }
-    return r;
+    if (!s.owned || !s.ptr) return GPUK_OK;
+    GPUK__ALIVE(fn);
+    if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
+    cr = GPUK__DRV.cuMemFree(s.ptr);
+    return cr ? gpuk__fail_cu(fn, "cuMemFree", cr, NULL) : GPUK_OK;
 }
 
 GPUK__IMPL size_t gpuk_buffer_size(const gpuk_ctx* ctx, gpuk_buffer buffer) {
@@ -1861,26 +1867,17 @@ fail:
 
 GPUK__IMPL gpuk_result gpuk_pinned_destroy(gpuk_ctx* ctx, gpuk_pinned pinned) {
     static const char fn[] = "gpuk_pinned_destroy";
-    gpuk__pinned_slot* s;
-    gpuk_result r = GPUK_OK;
+    gpuk__pinned_slot s;
+    gpuk__cu_result cr;
+    gpuk_result r;
     GPUK__CTX_CHECK(fn, ctx);
-    gpuk__mutex_lock(&ctx->lock);
-    s = gpuk__pinned_lookup(ctx, pinned.id);
-    if (!s) {
-        gpuk__mutex_unlock(&ctx->lock);
+    if (!gpuk__pool_release(ctx, &ctx->pinned_pool, ctx->pinned, sizeof s, pinned.id, &s))
         return gpuk__bad_handle(fn, "pinned", pinned.id);
-    }
-    s->id = 0;
-    gpuk__pool_give(&ctx->pinned_pool, pinned.id & GPUK__SLOT_MASK);
-    gpuk__mutex_unlock(&ctx->lock);
-    if (s->ptr) {
-        gpuk__cu_result cr;
-        if (GPUK__ATOMIC_LOAD(&gpuk__g.broken)) return gpuk__fail_broken(fn);
-        if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
-        cr = s->registered ? GPUK__DRV.cuMemHostUnregister(s->ptr) : GPUK__DRV.cuMemFreeHost(s->ptr);
-        if (cr) r = gpuk__fail_cu(fn, s->registered ? "cuMemHostUnregister" : "cuMemFreeHost", cr, NULL);
-    }
-    return r;
+    if (!s.ptr) return GPUK_OK;
+    GPUK__ALIVE(fn);
+    if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
+    cr = s.registered ? GPUK__DRV.cuMemHostUnregister(s.ptr) : GPUK__DRV.cuMemFreeHost(s.ptr);
+    return cr ? gpuk__fail_cu(fn, s.registered ? "cuMemHostUnregister" : "cuMemFreeHost", cr, NULL) : GPUK_OK;
 }
 
 GPUK__IMPL void* gpuk_pinned_ptr(const gpuk_ctx* ctx, gpuk_pinned pinned) {
@@ -1936,23 +1933,6 @@ fail:
     return r;
 }
 
-/* Frees id's slot under the ctx lock after copying it to out (the slot may be reused at once).
-   Returns 0 when id is not live. */
-static uint32_t gpuk__pool_release(gpuk_ctx* ctx, gpuk__pool* pool, void* slots, size_t stride,
-                                   uint32_t id, void* out) {
-    uint32_t i;
-    gpuk__mutex_lock(&ctx->lock);
-    i = gpuk__pool_find(pool, slots, stride, id);
-    if (i) {
-        char* slot = (char*)slots + i * stride;
-        memcpy(out, slot, stride);
-        memset(slot, 0, sizeof(uint32_t));
-        gpuk__pool_give(pool, i);
-    }
-    gpuk__mutex_unlock(&ctx->lock);
-    return i;
-}
-
 GPUK__IMPL gpuk_result gpuk_stream_destroy(gpuk_ctx* ctx, gpuk_stream stream) {
     static const char fn[] = "gpuk_stream_destroy";
     gpuk__stream_slot s;
@@ -1968,17 +1948,20 @@ GPUK__IMPL gpuk_result gpuk_stream_destroy(gpuk_ctx* ctx, gpuk_stream stream) {
     return cr ? gpuk__fail_cu(fn, "cuStreamDestroy", cr, NULL) : GPUK_OK;
 }
 
-/* Resolve stream, enter ctx: the common head of stream calls. */
+/* The common head of stream calls: alive, ctx, stream handle. No driver call yet, so that a
+   bad handle found after it never costs one. */
 #define GPUK__STREAM_HEAD(fn, ctx, stream, cs) \
     do { gpuk_result h_; GPUK__ALIVE(fn); GPUK__CTX_CHECK(fn, ctx); \
-         if ((h_ = gpuk__stream_resolve(fn, ctx, stream, &cs)) != GPUK_OK) return h_; \
-         if ((h_ = gpuk__enter(fn, ctx)) != GPUK_OK) return h_; } while (0)
+         if ((h_ = gpuk__stream_resolve(fn, ctx, stream, &cs)) != GPUK_OK) return h_; } while (0)
+#define GPUK__ENTER(fn, ctx) \
+    do { gpuk_result e_ = gpuk__enter(fn, ctx); if (e_ != GPUK_OK) return e_; } while (0)
 
 GPUK__IMPL gpuk_result gpuk_stream_sync(gpuk_ctx* ctx, gpuk_stream stream) {
     static const char fn[] = "gpuk_stream_sync";
     gpuk__cu_stream cs;
     gpuk__cu_result cr;
     GPUK__STREAM_HEAD(fn, ctx, stream, cs);
+    GPUK__ENTER(fn, ctx);
     cr = GPUK__DRV.cuStreamSynchronize(cs);
     return cr ? gpuk__fail_cu(fn, "cuStreamSynchronize", cr, NULL) : GPUK_OK;
 }
@@ -1990,6 +1973,7 @@ GPUK__IMPL gpuk_result gpuk_stream_query(gpuk_ctx* ctx, gpuk_stream stream, bool
     if (!out_done) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_done is NULL");
     *out_done = false;
     GPUK__STREAM_HEAD(fn, ctx, stream, cs);
+    GPUK__ENTER(fn, ctx);
     cr = GPUK__DRV.cuStreamQuery(cs);
     if (cr == GPUK__CU_ERROR_NOT_READY) return GPUK_OK;
     if (cr) return gpuk__fail_cu(fn, "cuStreamQuery", cr, NULL);
@@ -2004,6 +1988,7 @@ GPUK__IMPL gpuk_result gpuk_stream_wait(gpuk_ctx* ctx, gpuk_stream stream, gpuk_
     gpuk__cu_result cr;
     GPUK__STREAM_HEAD(fn, ctx, stream, cs);
     if (!(e = gpuk__event_lookup(ctx, event.id))) return gpuk__bad_handle(fn, "event", event.id);
+    GPUK__ENTER(fn, ctx);
     cr = GPUK__DRV.cuStreamWaitEvent(cs, e->cu, 0);
     return cr ? gpuk__fail_cu(fn, "cuStreamWaitEvent", cr, NULL) : GPUK_OK;
 }
@@ -2015,6 +2000,7 @@ GPUK__IMPL gpuk_result gpuk_stream_host_func(gpuk_ctx* ctx, gpuk_stream stream,
     gpuk__cu_result cr;
     if (!fn_ptr) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "fn is NULL");
     GPUK__STREAM_HEAD(fn, ctx, stream, cs);
+    GPUK__ENTER(fn, ctx);
     cr = GPUK__DRV.cuLaunchHostFunc(cs, (gpuk__cu_host_fn)fn_ptr, user_data);
     return cr ? gpuk__fail_cu(fn, "cuLaunchHostFunc", cr, NULL) : GPUK_OK;
 }
@@ -2105,21 +2091,22 @@ GPUK__IMPL gpuk_result gpuk_event_record(gpuk_ctx* ctx, gpuk_event event, gpuk_s
     gpuk__cu_result cr;
     GPUK__STREAM_HEAD(fn, ctx, stream, cs);
     if (!(e = gpuk__event_lookup(ctx, event.id))) return gpuk__bad_handle(fn, "event", event.id);
+    GPUK__ENTER(fn, ctx);
     cr = GPUK__DRV.cuEventRecord(e->cu, cs);
     return cr ? gpuk__fail_cu(fn, "cuEventRecord", cr, NULL) : GPUK_OK;
 }
 
-/* Resolve event, enter ctx: the common head of event calls. */
+/* The common head of event calls: alive, ctx, event handle. */
 #define GPUK__EVENT_HEAD(fn, ctx, event, e) \
-    do { gpuk_result h_; GPUK__ALIVE(fn); GPUK__CTX_CHECK(fn, ctx); \
-         if (!((e) = gpuk__event_lookup(ctx, (event).id))) return gpuk__bad_handle(fn, "event", (event).id); \
-         if ((h_ = gpuk__enter(fn, ctx)) != GPUK_OK) return h_; } while (0)
+    do { GPUK__ALIVE(fn); GPUK__CTX_CHECK(fn, ctx); \
+         if (!((e) = gpuk__event_lookup(ctx, (event).id))) return gpuk__bad_handle(fn, "event", (event).id); } while (0)
 
 GPUK__IMPL gpuk_result gpuk_event_sync(gpuk_ctx* ctx, gpuk_event event) {
     static const char fn[] = "gpuk_event_sync";
     const gpuk__event_slot* e;
     gpuk__cu_result cr;
     GPUK__EVENT_HEAD(fn, ctx, event, e);
+    GPUK__ENTER(fn, ctx);
     cr = GPUK__DRV.cuEventSynchronize(e->cu);
     return cr ? gpuk__fail_cu(fn, "cuEventSynchronize", cr, NULL) : GPUK_OK;
 }
@@ -2131,6 +2118,7 @@ GPUK__IMPL gpuk_result gpuk_event_query(gpuk_ctx* ctx, gpuk_event event, bool* o
     if (!out_done) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_done is NULL");
     *out_done = false;
     GPUK__EVENT_HEAD(fn, ctx, event, e);
+    GPUK__ENTER(fn, ctx);
     cr = GPUK__DRV.cuEventQuery(e->cu);
     if (cr == GPUK__CU_ERROR_NOT_READY) return GPUK_OK;
     if (cr) return gpuk__fail_cu(fn, "cuEventQuery", cr, NULL);
@@ -2151,6 +2139,7 @@ GPUK__IMPL gpuk_result gpuk_event_elapsed_ms(gpuk_ctx* ctx, gpuk_event start, gp
     if (!(b = gpuk__event_lookup(ctx, stop.id))) return gpuk__bad_handle(fn, "stop event", stop.id);
     if (!a->timing || !b->timing)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "an event was created with no_timing");
+    GPUK__ENTER(fn, ctx);
     if ((cr = GPUK__DRV.cuEventElapsedTime(&ms, a->cu, b->cu)) != 0)
         return gpuk__fail_cu(fn, "cuEventElapsedTime", cr, NULL);
     *out_ms = ms;

@@ -1,0 +1,45 @@
+/* tests/driver_sigs.c - gpuk's driver function types must match the toolkit's cudaTypedefs.h.
+   Each row's PFN_<symbol>_v<abi> is assigned to gpuk__pfn_<symbol>; under -Werror a mismatch in
+   argument count, pointer level or width fails the build. Needs the CUDA toolkit headers.
+   cc -std=c99 -Werror -I.. -I/usr/local/cuda/include driver_sigs.c -ldl */
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#define GPUK_IMPLEMENTATION
+#include "gpuk.h"
+#include <stdio.h>
+
+#define CHECK_ROW(name, ver, exp, req, params) \
+    { PFN_##name##_v##ver official = 0; gpuk__pfn_##name ours = official; (void)ours; rows++; }
+
+int main(void) {
+    int rows = 0;
+    GPUK__DRIVER_FUNCS(CHECK_ROW)
+    /* the constants gpuk copies from cuda.h */
+    _Static_assert((int)GPUK__CU_STREAM_NON_BLOCKING == (int)CU_STREAM_NON_BLOCKING, "stream flag");
+    _Static_assert((int)GPUK__CU_EVENT_DISABLE_TIMING == (int)CU_EVENT_DISABLE_TIMING, "event flag");
+    _Static_assert((int)GPUK__CU_EVENT_BLOCKING_SYNC == (int)CU_EVENT_BLOCKING_SYNC, "event flag");
+    _Static_assert((int)GPUK__CU_MEMHOSTALLOC_PORTABLE == (int)CU_MEMHOSTALLOC_PORTABLE, "host alloc flag");
+    _Static_assert((int)GPUK__CU_MEMHOSTREGISTER_PORTABLE == (int)CU_MEMHOSTREGISTER_PORTABLE, "register flag");
+    _Static_assert((int)GPUK__CU_POINTER_ATTRIBUTE_MEMORY_TYPE == (int)CU_POINTER_ATTRIBUTE_MEMORY_TYPE, "ptr attr");
+    _Static_assert((int)GPUK__CU_JIT_INFO_LOG_BUFFER == (int)CU_JIT_INFO_LOG_BUFFER, "jit");
+    _Static_assert((int)GPUK__CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES == (int)CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, "jit");
+    _Static_assert((int)GPUK__CU_JIT_ERROR_LOG_BUFFER == (int)CU_JIT_ERROR_LOG_BUFFER, "jit");
+    _Static_assert((int)GPUK__CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES == (int)CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, "jit");
+    _Static_assert((int)GPUK__CU_FUNC_MAX_THREADS_PER_BLOCK == (int)CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "attr");
+    _Static_assert((int)GPUK__CU_FUNC_SHARED_SIZE_BYTES == (int)CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, "attr");
+    _Static_assert((int)GPUK__CU_FUNC_CONST_SIZE_BYTES == (int)CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES, "attr");
+    _Static_assert((int)GPUK__CU_FUNC_LOCAL_SIZE_BYTES == (int)CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, "attr");
+    _Static_assert((int)GPUK__CU_FUNC_NUM_REGS == (int)CU_FUNC_ATTRIBUTE_NUM_REGS, "attr");
+    _Static_assert((int)GPUK__CU_FUNC_PTX_VERSION == (int)CU_FUNC_ATTRIBUTE_PTX_VERSION, "attr");
+    _Static_assert((int)GPUK__CU_FUNC_BINARY_VERSION == (int)CU_FUNC_ATTRIBUTE_BINARY_VERSION, "attr");
+    _Static_assert((int)GPUK__CU_FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES == (int)CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, "attr");
+    _Static_assert((int)GPUK__CU_GET_PROC_ADDRESS_LEGACY_STREAM == (int)CU_GET_PROC_ADDRESS_LEGACY_STREAM, "proc");
+    _Static_assert((int)GPUK__CU_ERROR_NOT_READY == (int)CUDA_ERROR_NOT_READY, "code");
+    _Static_assert(sizeof(gpuk_devptr) == sizeof(CUdeviceptr), "devptr");
+    {   /* the cuGetProcAddress ABIs gpuk calls by hand */
+        PFN_cuGetProcAddress_v11030 v1 = 0; gpuk__pfn_get_proc_v1 g1 = v1; (void)g1;
+        PFN_cuGetProcAddress_v12000 v2 = 0; gpuk__pfn_get_proc_v2 g2 = (gpuk__pfn_get_proc_v2)v2; (void)g2;
+    }
+    printf("%d passed, 0 failed, 0 skipped (driver_sigs: %d driver rows match cudaTypedefs.h)\n", rows, rows);
+    return 0;
+}

@@ -1,0 +1,563 @@
+/* tests/fake_driver.h - a fake CUDA driver for host tests, plugged into gpuk via gpuk_desc.get_proc.
+   "Device memory" is host memory, so copies really move bytes; streams, events, modules and
+   contexts are tracked objects, so a double destroy, a leak, or a call without a current context
+   is caught. Any call can be made to fail: the Nth call (fail_at), or by name (fail_name), with
+   any code; a sticky code makes every later call fail, as the real driver does after 700.
+   It checks gpuk's error paths; it is never evidence that a kernel works. */
+#ifndef FAKE_DRIVER_H
+#define FAKE_DRIVER_H
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef unsigned int fres; /* CUresult */
+typedef unsigned long long fdevptr;
+
+enum { FAKE_MAX_OBJS = 8192, FAKE_MAX_DEVICES = 4 };
+
+typedef struct fake_obj { int kind; int live; void* mem; size_t bytes; int device; } fake_obj;
+enum { FK_ALLOC = 1, FK_HOST, FK_REGISTERED, FK_STREAM, FK_EVENT, FK_MODULE, FK_FUNC, FK_CTX };
+
+typedef struct fake_func { int kind_tag; char name[64]; int nparams; size_t psize[16]; int fault; } fake_func;
+typedef struct fake_module { int kind_tag; char* text; fake_func funcs[8]; int nfuncs; } fake_module;
+typedef struct fake_event { int kind_tag; int recorded; double t; } fake_event;
+
+typedef struct fake_config {
+    int version;              /* cuDriverGetVersion; 0 -> 13000 */
+    int devices;              /* 0 -> 1 */
+    long fail_at;             /* fail the Nth driver call (1-based); 0 = never */
+    const char* fail_name;    /* or every call to this entry point */
+    int fail_code;            /* 0 -> 1 (INVALID_VALUE) */
+    int sticky;               /* after the first failure, every call returns fail_code */
+    const char* missing[8];   /* entry points the driver does not have */
+    int jit_code;             /* cuModuleLoadDataEx fails with this and jit_log */
+    const char* jit_log;
+    size_t mem_limit;         /* cuMemAlloc above this total -> 2 (out of memory); 0 = 1 GiB */
+    int fault_on_sync;        /* a launched kernel named "fault" makes the next sync return this */
+} fake_config;
+
+typedef struct fake_state {
+    fake_config cfg;
+    pthread_mutex_t lock;
+    long calls;
+    long failed_calls;
+    long first_failure_call;
+    int sticky_now;
+    int primary_refs[FAKE_MAX_DEVICES];
+    fake_obj objs[FAKE_MAX_OBJS];
+    int nobjs;
+    size_t mem_in_use;
+    long launches;
+    int pending_fault;
+    int protocol_errors;      /* gpuk misused the driver: double free, bad handle, no context */
+    char protocol_msg[256];
+} fake_state;
+
+static fake_state fake = { { 0 }, PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, { 0 }, { { 0 } }, 0, 0, 0, 0, 0, { 0 } };
+static __thread int fake_tls_ctx; /* 0 = none, else device + 1 */
+
+static void fake_protocol(const char* what, const char* fn) {
+    fake.protocol_errors++;
+    snprintf(fake.protocol_msg, sizeof fake.protocol_msg, "%s in %s", what, fn);
+}
+
+static void fake_reset(const fake_config* cfg) {
+    int i;
+    pthread_mutex_lock(&fake.lock);
+    for (i = 0; i < fake.nobjs; i++) {
+        fake_obj* o = &fake.objs[i];
+        if (o->kind == FK_MODULE && o->mem) free(((fake_module*)o->mem)->text);
+        if (o->kind != FK_REGISTERED && o->kind != FK_FUNC) free(o->mem);
+    }
+    memset(fake.objs, 0, sizeof fake.objs);
+    fake.nobjs = 0;
+    memset(&fake.cfg, 0, sizeof fake.cfg);
+    if (cfg) fake.cfg = *cfg;
+    if (!fake.cfg.version) fake.cfg.version = 13000;
+    if (!fake.cfg.devices) fake.cfg.devices = 1;
+    if (!fake.cfg.fail_code) fake.cfg.fail_code = 1;
+    if (!fake.cfg.mem_limit) fake.cfg.mem_limit = (size_t)1 << 30;
+    fake.calls = fake.failed_calls = fake.first_failure_call = 0;
+    fake.sticky_now = 0;
+    memset(fake.primary_refs, 0, sizeof fake.primary_refs);
+    fake.mem_in_use = 0;
+    fake.launches = 0;
+    fake.pending_fault = 0;
+    fake.protocol_errors = 0;
+    fake.protocol_msg[0] = 0;
+    pthread_mutex_unlock(&fake.lock);
+    fake_tls_ctx = 0;
+}
+
+/* Count the call; decide whether it fails. */
+static int fake_fail(const char* fn) {
+    int code = 0;
+    pthread_mutex_lock(&fake.lock);
+    fake.calls++;
+    if (fake.sticky_now) code = fake.cfg.fail_code;
+    else if ((fake.cfg.fail_at && fake.calls == fake.cfg.fail_at) ||
+             (fake.cfg.fail_name && strcmp(fake.cfg.fail_name, fn) == 0)) {
+        code = fake.cfg.fail_code;
+        if (fake.cfg.sticky) fake.sticky_now = 1;
+    }
+    if (code) {
+        fake.failed_calls++;
+        if (!fake.first_failure_call) fake.first_failure_call = fake.calls;
+    }
+    pthread_mutex_unlock(&fake.lock);
+    return code;
+}
+
+#define FAKE_ENTER(name) do { int c_ = fake_fail(name); if (c_) return (fres)c_; } while (0)
+#define FAKE_NEED_CTX(name) do { if (!fake_tls_ctx) { fake_protocol("no current context", name); return 201; } } while (0)
+
+static void* fake_track(int kind, void* mem, size_t bytes) {
+    int i;
+    pthread_mutex_lock(&fake.lock);
+    for (i = 0; i < fake.nobjs && fake.objs[i].live; i++) {}
+    if (i == fake.nobjs) {
+        if (fake.nobjs == FAKE_MAX_OBJS) { pthread_mutex_unlock(&fake.lock); return NULL; }
+        fake.nobjs++;
+    }
+    if (fake.objs[i].mem && fake.objs[i].kind != FK_REGISTERED && fake.objs[i].kind != FK_FUNC) free(fake.objs[i].mem);
+    fake.objs[i].kind = kind;
+    fake.objs[i].live = 1;
+    fake.objs[i].mem = mem;
+    fake.objs[i].bytes = bytes;
+    fake.objs[i].device = fake_tls_ctx - 1;
+    pthread_mutex_unlock(&fake.lock);
+    return mem;
+}
+
+static fake_obj* fake_find_locked(int kind, const void* mem) {
+    int i;
+    for (i = 0; i < fake.nobjs; i++)
+        if (fake.objs[i].live && fake.objs[i].kind == kind && fake.objs[i].mem == mem) return &fake.objs[i];
+    return NULL;
+}
+
+static int fake_is_live(int kind, const void* mem) {
+    fake_obj* o;
+    pthread_mutex_lock(&fake.lock);
+    o = fake_find_locked(kind, mem);
+    pthread_mutex_unlock(&fake.lock);
+    return o != NULL;
+}
+
+/* Untrack and free; a second release of the same object is a protocol error. */
+static int fake_release(int kind, void* mem, const char* fn) {
+    fake_obj* o;
+    pthread_mutex_lock(&fake.lock);
+    o = fake_find_locked(kind, mem);
+    if (o) {
+        o->live = 0;
+        if (kind == FK_ALLOC) fake.mem_in_use -= o->bytes;
+        if (kind == FK_MODULE) { free(((fake_module*)mem)->text); }
+        if (kind != FK_REGISTERED) free(mem);
+        o->mem = NULL;
+    }
+    pthread_mutex_unlock(&fake.lock);
+    if (!o) fake_protocol("release of an unknown or destroyed object", fn);
+    return o != NULL;
+}
+
+/* Device memory range [p, p+n) inside one live allocation (copies must stay in bounds). */
+static int fake_dev_ok(fdevptr p, size_t n) {
+    int i, ok = 0;
+    pthread_mutex_lock(&fake.lock);
+    for (i = 0; i < fake.nobjs && !ok; i++) {
+        fake_obj* o = &fake.objs[i];
+        uintptr_t b = (uintptr_t)o->mem;
+        if (o->live && o->kind == FK_ALLOC && (uintptr_t)p >= b && (uintptr_t)p + n <= b + o->bytes) ok = 1;
+    }
+    pthread_mutex_unlock(&fake.lock);
+    return ok;
+}
+
+static int fake_live_count(int kind) {
+    int i, n = 0;
+    pthread_mutex_lock(&fake.lock);
+    for (i = 0; i < fake.nobjs; i++) n += fake.objs[i].live && fake.objs[i].kind == kind;
+    pthread_mutex_unlock(&fake.lock);
+    return n;
+}
+
+/* Everything gpuk acquired has been given back. */
+static int fake_all_released(void) {
+    int d, refs = 0;
+    for (d = 0; d < FAKE_MAX_DEVICES; d++) refs += fake.primary_refs[d];
+    return refs == 0 && fake_live_count(FK_ALLOC) == 0 && fake_live_count(FK_HOST) == 0 &&
+           fake_live_count(FK_REGISTERED) == 0 && fake_live_count(FK_STREAM) == 0 &&
+           fake_live_count(FK_EVENT) == 0 && fake_live_count(FK_MODULE) == 0;
+}
+
+/* --- the entry points --- */
+static fres f_cuInit(unsigned int flags) { FAKE_ENTER("cuInit"); return flags ? 1 : 0; }
+static fres f_cuDriverGetVersion(int* v) { FAKE_ENTER("cuDriverGetVersion"); *v = fake.cfg.version; return 0; }
+static fres f_cuGetErrorName(fres code, const char** out) { (void)code; *out = "CUDA_ERROR_FAKE"; return 0; }
+static fres f_cuDeviceGetCount(int* n) { FAKE_ENTER("cuDeviceGetCount"); *n = fake.cfg.devices; return 0; }
+static fres f_cuDeviceGet(int* d, int ordinal) {
+    FAKE_ENTER("cuDeviceGet");
+    if (ordinal < 0 || ordinal >= fake.cfg.devices) return 101;
+    *d = ordinal;
+    return 0;
+}
+static fres f_cuDeviceGetName(char* name, int len, int dev) {
+    FAKE_ENTER("cuDeviceGetName");
+    snprintf(name, (size_t)len, "Fake GPU %d", dev);
+    return 0;
+}
+static fres f_cuDeviceTotalMem(size_t* b, int dev) { FAKE_ENTER("cuDeviceTotalMem"); (void)dev; *b = fake.cfg.mem_limit; return 0; }
+static fres f_cuDeviceGetAttribute(int* v, unsigned attr, int dev) {
+    FAKE_ENTER("cuDeviceGetAttribute");
+    (void)dev;
+    switch (attr) {
+    case 1: *v = 1024; break;            /* max threads per block */
+    case 2: case 3: *v = 1024; break;    /* block x, y */
+    case 4: *v = 64; break;              /* block z */
+    case 5: *v = 2147483647; break;      /* grid x */
+    case 6: case 7: *v = 65535; break;   /* grid y, z */
+    case 8: *v = 49152; break;
+    case 97: *v = 232448; break;         /* opt-in shared per block */
+    case 10: *v = 32; break;
+    case 75: *v = 9; break;
+    case 76: *v = 0; break;
+    case 16: *v = 132; break;
+    default: *v = 7; break;
+    }
+    return 0;
+}
+static fres f_cuDeviceGetPCIBusId(char* id, int len, int dev) {
+    FAKE_ENTER("cuDeviceGetPCIBusId");
+    snprintf(id, (size_t)len, "0000:%02x:00.0", dev + 1);
+    return 0;
+}
+static fres f_cuDevicePrimaryCtxRetain(void** ctx, int dev) {
+    FAKE_ENTER("cuDevicePrimaryCtxRetain");
+    fake.primary_refs[dev]++;
+    *ctx = (void*)(uintptr_t)(0x1000 + dev); /* stable per device, like the real primary ctx */
+    return 0;
+}
+static fres f_cuDevicePrimaryCtxRelease(int dev) {
+    FAKE_ENTER("cuDevicePrimaryCtxRelease");
+    if (fake.primary_refs[dev] <= 0) { fake_protocol("release of an unretained primary ctx", "cuDevicePrimaryCtxRelease"); return 1; }
+    fake.primary_refs[dev]--;
+    return 0;
+}
+static fres f_cuCtxGetCurrent(void** ctx) {
+    FAKE_ENTER("cuCtxGetCurrent");
+    *ctx = fake_tls_ctx ? (void*)(uintptr_t)(0x1000 + fake_tls_ctx - 1) : NULL;
+    return 0;
+}
+static fres f_cuCtxSetCurrent(void* ctx) {
+    FAKE_ENTER("cuCtxSetCurrent");
+    fake_tls_ctx = ctx ? (int)((uintptr_t)ctx - 0x1000) + 1 : 0;
+    return 0;
+}
+static fres f_sync_common(const char* name) {
+    int f;
+    FAKE_ENTER(name);
+    FAKE_NEED_CTX(name);
+    pthread_mutex_lock(&fake.lock);
+    f = fake.pending_fault;
+    if (f) { fake.sticky_now = 1; fake.cfg.fail_code = f; }
+    pthread_mutex_unlock(&fake.lock);
+    return (fres)f;
+}
+static fres f_cuCtxSynchronize(void) { return f_sync_common("cuCtxSynchronize"); }
+static fres f_cuCtxGetStreamPriorityRange(int* least, int* greatest) {
+    FAKE_ENTER("cuCtxGetStreamPriorityRange"); FAKE_NEED_CTX("cuCtxGetStreamPriorityRange");
+    *least = 0; *greatest = -5;
+    return 0;
+}
+static fres f_cuMemGetInfo(size_t* f, size_t* t) {
+    FAKE_ENTER("cuMemGetInfo"); FAKE_NEED_CTX("cuMemGetInfo");
+    *t = fake.cfg.mem_limit; *f = fake.cfg.mem_limit - fake.mem_in_use;
+    return 0;
+}
+static fres f_cuMemAlloc(fdevptr* p, size_t n) {
+    void* m;
+    FAKE_ENTER("cuMemAlloc"); FAKE_NEED_CTX("cuMemAlloc");
+    if (n == 0) return 1; /* as measured on the real driver */
+    if (n > fake.cfg.mem_limit - fake.mem_in_use) return 2;
+    m = malloc(n);
+    if (!m || !fake_track(FK_ALLOC, m, n)) { free(m); return 2; }
+    memset(m, 0xA5, n);
+    pthread_mutex_lock(&fake.lock); fake.mem_in_use += n; pthread_mutex_unlock(&fake.lock);
+    *p = (fdevptr)(uintptr_t)m;
+    return 0;
+}
+static fres f_cuMemFree(fdevptr p) {
+    FAKE_ENTER("cuMemFree"); FAKE_NEED_CTX("cuMemFree");
+    return fake_release(FK_ALLOC, (void*)(uintptr_t)p, "cuMemFree") ? 0 : 1;
+}
+static fres f_cuMemHostAlloc(void** p, size_t n, unsigned flags) {
+    void* m;
+    FAKE_ENTER("cuMemHostAlloc"); FAKE_NEED_CTX("cuMemHostAlloc");
+    (void)flags;
+    m = malloc(n ? n : 1);
+    if (!m || !fake_track(FK_HOST, m, n)) { free(m); return 2; }
+    *p = m;
+    return 0;
+}
+static fres f_cuMemFreeHost(void* p) { FAKE_ENTER("cuMemFreeHost"); return fake_release(FK_HOST, p, "cuMemFreeHost") ? 0 : 1; }
+static fres f_cuMemHostRegister(void* p, size_t n, unsigned flags) {
+    FAKE_ENTER("cuMemHostRegister"); FAKE_NEED_CTX("cuMemHostRegister");
+    (void)flags;
+    if (fake_is_live(FK_REGISTERED, p)) return 712;
+    return fake_track(FK_REGISTERED, p, n) ? 0 : 2;
+}
+static fres f_cuMemHostUnregister(void* p) {
+    FAKE_ENTER("cuMemHostUnregister");
+    return fake_release(FK_REGISTERED, p, "cuMemHostUnregister") ? 0 : 713;
+}
+static int fake_stream_ok(void* s, const char* fn) {
+    if (!s) { fake_protocol("NULL (legacy) stream used", fn); return 0; }
+    if (!fake_is_live(FK_STREAM, s)) { fake_protocol("destroyed or unknown stream", fn); return 0; }
+    return 1;
+}
+#define FAKE_MEMSET(NAME, T) \
+    static fres f_##NAME(fdevptr d, T v, size_t n, void* s) { \
+        size_t i; FAKE_ENTER(#NAME); FAKE_NEED_CTX(#NAME); \
+        if (!fake_stream_ok(s, #NAME)) return 400; \
+        if (!fake_dev_ok(d, n * sizeof(T))) { fake_protocol("memset out of bounds", #NAME); return 1; } \
+        for (i = 0; i < n; i++) memcpy((char*)(uintptr_t)d + i * sizeof(T), &v, sizeof(T)); \
+        return 0; }
+FAKE_MEMSET(cuMemsetD8Async, unsigned char)
+FAKE_MEMSET(cuMemsetD16Async, unsigned short)
+FAKE_MEMSET(cuMemsetD32Async, unsigned int)
+static fres f_cuMemcpyHtoDAsync(fdevptr d, const void* h, size_t n, void* s) {
+    FAKE_ENTER("cuMemcpyHtoDAsync"); FAKE_NEED_CTX("cuMemcpyHtoDAsync");
+    if (!fake_stream_ok(s, "cuMemcpyHtoDAsync")) return 400;
+    if (!fake_dev_ok(d, n)) { fake_protocol("copy out of bounds", "cuMemcpyHtoDAsync"); return 1; }
+    memcpy((void*)(uintptr_t)d, h, n);
+    return 0;
+}
+static fres f_cuMemcpyDtoHAsync(void* h, fdevptr d, size_t n, void* s) {
+    FAKE_ENTER("cuMemcpyDtoHAsync"); FAKE_NEED_CTX("cuMemcpyDtoHAsync");
+    if (!fake_stream_ok(s, "cuMemcpyDtoHAsync")) return 400;
+    if (!fake_dev_ok(d, n)) { fake_protocol("copy out of bounds", "cuMemcpyDtoHAsync"); return 1; }
+    memcpy(h, (void*)(uintptr_t)d, n);
+    return 0;
+}
+static fres f_cuMemcpyDtoDAsync(fdevptr d, fdevptr s2, size_t n, void* s) {
+    FAKE_ENTER("cuMemcpyDtoDAsync"); FAKE_NEED_CTX("cuMemcpyDtoDAsync");
+    if (!fake_stream_ok(s, "cuMemcpyDtoDAsync")) return 400;
+    if (!fake_dev_ok(d, n) || !fake_dev_ok(s2, n)) { fake_protocol("copy out of bounds", "cuMemcpyDtoDAsync"); return 1; }
+    memmove((void*)(uintptr_t)d, (void*)(uintptr_t)s2, n);
+    return 0;
+}
+static fres f_cuPointerGetAttribute(void* out, unsigned attr, fdevptr p) {
+    int i, found = 0;
+    FAKE_ENTER("cuPointerGetAttribute");
+    (void)attr;
+    pthread_mutex_lock(&fake.lock);
+    for (i = 0; i < fake.nobjs; i++) {
+        fake_obj* o = &fake.objs[i];
+        if (o->live && (o->kind == FK_HOST || o->kind == FK_REGISTERED) && (uintptr_t)p >= (uintptr_t)o->mem &&
+            (uintptr_t)p < (uintptr_t)o->mem + o->bytes) found = 1;
+    }
+    pthread_mutex_unlock(&fake.lock);
+    if (!found) return 1; /* pageable host memory: the real driver says INVALID_VALUE */
+    *(unsigned*)out = 1;
+    return 0;
+}
+static fres f_cuStreamCreateWithPriority(void** s, unsigned flags, int prio) {
+    void* m;
+    FAKE_ENTER("cuStreamCreateWithPriority"); FAKE_NEED_CTX("cuStreamCreateWithPriority");
+    (void)flags; (void)prio;
+    m = malloc(16);
+    if (!m || !fake_track(FK_STREAM, m, 16)) { free(m); return 2; }
+    *s = m;
+    return 0;
+}
+static fres f_cuStreamDestroy(void* s) {
+    FAKE_ENTER("cuStreamDestroy");
+    return fake_release(FK_STREAM, s, "cuStreamDestroy") ? 0 : 400;
+}
+static fres f_cuStreamSynchronize(void* s) {
+    if (!fake_stream_ok(s, "cuStreamSynchronize")) return 400;
+    return f_sync_common("cuStreamSynchronize");
+}
+static fres f_cuStreamQuery(void* s) { FAKE_ENTER("cuStreamQuery"); return fake_stream_ok(s, "cuStreamQuery") ? 0 : 400; }
+static fres f_cuStreamWaitEvent(void* s, void* e, unsigned flags) {
+    FAKE_ENTER("cuStreamWaitEvent"); FAKE_NEED_CTX("cuStreamWaitEvent");
+    (void)flags;
+    if (!fake_stream_ok(s, "cuStreamWaitEvent")) return 400;
+    if (!fake_is_live(FK_EVENT, e)) { fake_protocol("destroyed event", "cuStreamWaitEvent"); return 400; }
+    return 0;
+}
+static fres f_cuLaunchHostFunc(void* s, void (*fn)(void*), void* user) {
+    FAKE_ENTER("cuLaunchHostFunc"); FAKE_NEED_CTX("cuLaunchHostFunc");
+    if (!fake_stream_ok(s, "cuLaunchHostFunc")) return 400;
+    fn(user); /* the fake runs everything at once */
+    return 0;
+}
+static fres f_cuEventCreate(void** e, unsigned flags) {
+    fake_event* m;
+    FAKE_ENTER("cuEventCreate"); FAKE_NEED_CTX("cuEventCreate");
+    (void)flags;
+    m = (fake_event*)calloc(1, sizeof *m);
+    if (!m || !fake_track(FK_EVENT, m, sizeof *m)) { free(m); return 2; }
+    *e = m;
+    return 0;
+}
+static fres f_cuEventDestroy(void* e) { FAKE_ENTER("cuEventDestroy"); return fake_release(FK_EVENT, e, "cuEventDestroy") ? 0 : 400; }
+static fres f_cuEventRecord(void* e, void* s) {
+    static double clock_ms;
+    FAKE_ENTER("cuEventRecord"); FAKE_NEED_CTX("cuEventRecord");
+    if (!fake_stream_ok(s, "cuEventRecord")) return 400;
+    if (!fake_is_live(FK_EVENT, e)) { fake_protocol("destroyed event", "cuEventRecord"); return 400; }
+    ((fake_event*)e)->recorded = 1;
+    ((fake_event*)e)->t = (clock_ms += 1.5);
+    return 0;
+}
+static fres f_cuEventSynchronize(void* e) {
+    if (!fake_is_live(FK_EVENT, e)) { fake_protocol("destroyed event", "cuEventSynchronize"); return 400; }
+    return f_sync_common("cuEventSynchronize");
+}
+static fres f_cuEventQuery(void* e) { FAKE_ENTER("cuEventQuery"); return fake_is_live(FK_EVENT, e) ? 0 : 400; }
+static fres f_cuEventElapsedTime(float* ms, void* a, void* b) {
+    FAKE_ENTER("cuEventElapsedTime");
+    if (!fake_is_live(FK_EVENT, a) || !fake_is_live(FK_EVENT, b)) { fake_protocol("destroyed event", "cuEventElapsedTime"); return 400; }
+    if (!((fake_event*)a)->recorded || !((fake_event*)b)->recorded) return 600;
+    *ms = (float)(((fake_event*)b)->t - ((fake_event*)a)->t);
+    return 0;
+}
+static size_t fake_param_size(const char* type) {
+    if (strstr(type, "64")) return 8;
+    if (strstr(type, "32")) return 4;
+    if (strstr(type, "16")) return 2;
+    return 1;
+}
+/* Reads ".entry name(.param .u64 a, ...)" headers from PTX text. */
+static void fake_parse_entries(fake_module* m) {
+    const char* p = m->text;
+    while ((p = strstr(p, ".entry ")) != NULL && m->nfuncs < 8) {
+        fake_func* f = &m->funcs[m->nfuncs++];
+        const char* close;
+        size_t n = 0;
+        p += 7;
+        while (*p && *p != '(' && *p != ' ' && *p != '\n' && n + 1 < sizeof f->name) f->name[n++] = *p++;
+        f->name[n] = 0;
+        f->fault = strcmp(f->name, "fault") == 0;
+        close = strchr(p, ')');
+        while (close && (p = strstr(p, ".param ")) != NULL && p < close && f->nparams < 16) {
+            p += 7;
+            f->psize[f->nparams++] = fake_param_size(p);
+        }
+        if (close) p = close;
+    }
+}
+static fres f_cuModuleLoadDataEx(void** mod, const void* image, unsigned n, unsigned* opts, void** vals) {
+    fake_module* m;
+    unsigned i;
+    char* err = NULL;
+    size_t err_cap = 0;
+    FAKE_ENTER("cuModuleLoadDataEx"); FAKE_NEED_CTX("cuModuleLoadDataEx");
+    for (i = 0; i < n; i++) {
+        if (opts[i] == 5) err = (char*)vals[i];
+        if (opts[i] == 6) err_cap = (size_t)(uintptr_t)vals[i];
+    }
+    if (fake.cfg.jit_code) {
+        if (err && err_cap) snprintf(err, err_cap, "%s", fake.cfg.jit_log ? fake.cfg.jit_log : "");
+        return (fres)fake.cfg.jit_code;
+    }
+    if (!strstr((const char*)image, ".entry")) {
+        if (err && err_cap) snprintf(err, err_cap, "ptxas fatal   : no .entry in input");
+        return 218;
+    }
+    m = (fake_module*)calloc(1, sizeof *m);
+    if (!m) return 2;
+    m->text = strdup((const char*)image);
+    fake_parse_entries(m);
+    if (!fake_track(FK_MODULE, m, sizeof *m)) { free(m->text); free(m); return 2; }
+    *mod = m;
+    return 0;
+}
+static fres f_cuModuleUnload(void* mod) { FAKE_ENTER("cuModuleUnload"); return fake_release(FK_MODULE, mod, "cuModuleUnload") ? 0 : 400; }
+static fres f_cuModuleGetFunction(void** f, void* mod, const char* name) {
+    int i;
+    FAKE_ENTER("cuModuleGetFunction");
+    if (!fake_is_live(FK_MODULE, mod)) { fake_protocol("destroyed module", "cuModuleGetFunction"); return 400; }
+    for (i = 0; i < ((fake_module*)mod)->nfuncs; i++)
+        if (strcmp(((fake_module*)mod)->funcs[i].name, name) == 0) { *f = &((fake_module*)mod)->funcs[i]; return 0; }
+    return 500;
+}
+static fres f_cuFuncGetAttribute(int* v, unsigned attr, void* f) {
+    FAKE_ENTER("cuFuncGetAttribute");
+    (void)f;
+    *v = attr == 0 ? 1024 : attr == 8 ? 49152 : attr == 1 ? 0 : attr == 4 ? 16 : 90;
+    return 0;
+}
+static fres f_cuFuncSetAttribute(void* f, unsigned attr, int v) { FAKE_ENTER("cuFuncSetAttribute"); (void)f; (void)attr; return v < 0 ? 1 : 0; }
+static fres f_cuOccupancyMaxPotentialBlockSize(int* grid, int* block, void* f, size_t (*b2d)(int), size_t dyn, int lim) {
+    FAKE_ENTER("cuOccupancyMaxPotentialBlockSize");
+    (void)f; (void)b2d; (void)dyn; (void)lim;
+    *grid = 264; *block = 512;
+    return 0;
+}
+static fres f_cuLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                             unsigned smem, void* s, void** params, void** extra) {
+    fake_func* fn = (fake_func*)f;
+    int i;
+    FAKE_ENTER("cuLaunchKernel"); FAKE_NEED_CTX("cuLaunchKernel");
+    (void)smem; (void)extra;
+    if (!fake_stream_ok(s, "cuLaunchKernel")) return 400;
+    if (!gx || !gy || !gz || !bx || !by || !bz || (unsigned long long)bx * by * bz > 1024) return 1;
+    if (fn->nparams && !params) return 1;
+    for (i = 0; i < fn->nparams; i++) if (!params[i]) { fake_protocol("NULL kernel argument", "cuLaunchKernel"); return 1; }
+    pthread_mutex_lock(&fake.lock);
+    fake.launches++;
+    if (fn->fault) fake.pending_fault = fake.cfg.fault_on_sync ? fake.cfg.fault_on_sync : 700;
+    pthread_mutex_unlock(&fake.lock);
+    return 0;
+}
+static fres f_cuFuncGetParamInfo(void* f, size_t i, size_t* off, size_t* sz) {
+    fake_func* fn = (fake_func*)f;
+    FAKE_ENTER("cuFuncGetParamInfo");
+    if (i >= (size_t)fn->nparams) return 1;
+    *off = i * 8; *sz = fn->psize[i];
+    return 0;
+}
+
+typedef struct fake_entry { const char* name; void (*fn)(void); } fake_entry;
+#define FAKE_E(name) { #name, (void (*)(void))f_##name }
+static const fake_entry fake_entries[] = {
+    FAKE_E(cuInit), FAKE_E(cuDriverGetVersion), FAKE_E(cuGetErrorName), FAKE_E(cuDeviceGetCount),
+    FAKE_E(cuDeviceGet), FAKE_E(cuDeviceGetName), FAKE_E(cuDeviceTotalMem), FAKE_E(cuDeviceGetAttribute),
+    FAKE_E(cuDeviceGetPCIBusId), FAKE_E(cuDevicePrimaryCtxRetain), FAKE_E(cuDevicePrimaryCtxRelease),
+    FAKE_E(cuCtxGetCurrent), FAKE_E(cuCtxSetCurrent), FAKE_E(cuCtxSynchronize),
+    FAKE_E(cuCtxGetStreamPriorityRange), FAKE_E(cuMemGetInfo), FAKE_E(cuMemAlloc), FAKE_E(cuMemFree),
+    FAKE_E(cuMemHostAlloc), FAKE_E(cuMemFreeHost), FAKE_E(cuMemHostRegister), FAKE_E(cuMemHostUnregister),
+    FAKE_E(cuMemsetD8Async), FAKE_E(cuMemsetD16Async), FAKE_E(cuMemsetD32Async), FAKE_E(cuMemcpyHtoDAsync),
+    FAKE_E(cuMemcpyDtoHAsync), FAKE_E(cuMemcpyDtoDAsync), FAKE_E(cuPointerGetAttribute),
+    FAKE_E(cuStreamCreateWithPriority), FAKE_E(cuStreamDestroy), FAKE_E(cuStreamSynchronize),
+    FAKE_E(cuStreamQuery), FAKE_E(cuStreamWaitEvent), FAKE_E(cuLaunchHostFunc), FAKE_E(cuEventCreate),
+    FAKE_E(cuEventDestroy), FAKE_E(cuEventRecord), FAKE_E(cuEventSynchronize), FAKE_E(cuEventQuery),
+    FAKE_E(cuEventElapsedTime), FAKE_E(cuModuleLoadDataEx), FAKE_E(cuModuleUnload),
+    FAKE_E(cuModuleGetFunction), FAKE_E(cuFuncGetAttribute), FAKE_E(cuFuncSetAttribute),
+    FAKE_E(cuOccupancyMaxPotentialBlockSize), FAKE_E(cuLaunchKernel), FAKE_E(cuFuncGetParamInfo),
+};
+
+/* gpuk_get_proc_fn: entry points by name; NULL for missing ones and for rows the fake lacks
+   (cuLaunchKernelEx, graphs, libraries: optional in gpuk). */
+static void* fake_get_proc(const char* symbol, int abi_version, void* user) {
+    size_t i;
+    int k;
+    (void)user;
+    (void)abi_version;
+    for (k = 0; k < 8 && fake.cfg.missing[k]; k++)
+        if (strcmp(fake.cfg.missing[k], symbol) == 0) return NULL;
+    if (strcmp(symbol, "cuFuncGetParamInfo") == 0 && fake.cfg.version < 12040) return NULL;
+    for (i = 0; i < sizeof fake_entries / sizeof fake_entries[0]; i++)
+        if (strcmp(fake_entries[i].name, symbol) == 0) {
+            void* p;
+            memcpy(&p, &fake_entries[i].fn, sizeof p); /* ISO C: no direct function->object cast */
+            return p;
+        }
+    return NULL;
+}
+#endif

@@ -1,0 +1,823 @@
+/* tests/unit_core.c - every public function against the fake driver: results, error texts,
+   handle rules, limits, sticky faults, fork, threads, teardown. No GPU needed.
+   cc -std=c99 -I.. unit_core.c -ldl -lpthread */
+#define _GNU_SOURCE
+#define GPUK_IMPLEMENTATION
+#include "gpuk.h"
+#include "check.h"
+#include "fake_driver.h"
+#include <pthread.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char scale_ptx[] =
+    "// scale: p[i] *= s\n"
+    ".version 6.0\n.target sm_52\n.address_size 64\n"
+    ".visible .entry scale(.param .u64 p, .param .f32 s, .param .u32 n)\n{\n ret;\n}\n";
+
+static void free_wrapper_unused(void* p, void* user) { (void)user; free(p); }
+static void host_counter(void* user) { ++*(int*)user; }
+
+static char captured[4096];
+static int captured_count;
+static void capture_log(void* user, gpuk_log_level level, int code, const char* msg) {
+    (void)user; (void)level; (void)code;
+    captured_count++;
+    snprintf(captured, sizeof captured, "%s", msg);
+}
+
+/* Start gpuk on the fake driver with cfg; returns a ctx on device 0 (NULL when want_ctx is 0). */
+static gpuk_ctx* fake_up(const fake_config* cfg, int want_ctx) {
+    gpuk_desc d;
+    gpuk_ctx* ctx = NULL;
+    gpuk_shutdown();
+    fake_reset(cfg);
+    memset(&d, 0, sizeof d);
+    d.get_proc = fake_get_proc;
+    d.logger.func = capture_log;
+    d.log_level = GPUK_LOG_DEBUG;
+    captured[0] = 0;
+    captured_count = 0;
+    CHECK_OK(gpuk_init(&d));
+    if (want_ctx) {
+        gpuk_ctx_desc cd;
+        memset(&cd, 0, sizeof cd);
+        CHECK_OK(gpuk_ctx_create(&cd, &ctx));
+    }
+    return ctx;
+}
+
+/* Destroy ctx, then require that the driver got everything back and saw no misuse. */
+static void fake_down(gpuk_ctx* ctx) {
+    if (ctx) CHECK_OK(gpuk_ctx_destroy(ctx));
+    CHECK(fake_all_released());
+    if (fake.protocol_errors) fprintf(stderr, "  fake driver: %s\n", fake.protocol_msg);
+    CHECK(fake.protocol_errors == 0);
+    CHECK_OK(gpuk_shutdown());
+}
+
+static gpuk_buffer make_buffer(gpuk_ctx* ctx, size_t bytes, const char* label) {
+    gpuk_buffer b;
+    gpuk_buffer_desc d;
+    memset(&d, 0, sizeof d);
+    d.bytes = bytes;
+    d.label = label;
+    CHECK_OK(gpuk_buffer_create(ctx, &d, &b));
+    return b;
+}
+
+static gpuk_kernel load_scale(gpuk_ctx* ctx, gpuk_module* out_mod) {
+    gpuk_module_desc md;
+    gpuk_kernel k = { 0 };
+    memset(&md, 0, sizeof md);
+    md.image.ptr = scale_ptx;
+    md.label = "scale";
+    CHECK_OK(gpuk_module_load(ctx, &md, out_mod));
+    CHECK_OK(gpuk_kernel_get(ctx, *out_mod, "scale", &k));
+    return k;
+}
+
+static int test_version_macros_match_doc_line(void) {
+    FILE* f = fopen("../gpuk.h", "r");
+    char line[128], want[128];
+    if (!f) f = fopen("gpuk.h", "r");
+    CHECK(f != NULL);
+    if (!f) return TEST_PASS;
+    CHECK(fgets(line, sizeof line, f) != NULL);
+    fclose(f);
+    snprintf(want, sizeof want, "/* gpuk.h - v%d.%d.%d - ", GPUK_VERSION_MAJOR, GPUK_VERSION_MINOR, GPUK_VERSION_PATCH);
+    CHECK(strncmp(line, want, strlen(want)) == 0);
+    CHECK(strstr(line, GPUK_VERSION_STRING) != NULL);
+    CHECK(GPUK_VERSION == GPUK_VERSION_MAJOR * 10000 + GPUK_VERSION_MINOR * 100 + GPUK_VERSION_PATCH);
+    return TEST_PASS;
+}
+
+static int test_result_str_never_null(void) {
+    int c;
+    for (c = -20; c <= 1000; c++) {
+        const char* s = gpuk_result_str((gpuk_result)c);
+        CHECK(s != NULL && s[0]);
+    }
+    CHECK(strcmp(gpuk_result_str((gpuk_result)222), "CUDA_ERROR_UNSUPPORTED_PTX_VERSION") == 0);
+    CHECK(strcmp(gpuk_result_str((gpuk_result)700), "CUDA_ERROR_ILLEGAL_ADDRESS") == 0);
+    CHECK(strcmp(gpuk_result_str(GPUK_ERR_INVALID_HANDLE), "GPUK_ERR_INVALID_HANDLE") == 0);
+    CHECK(strcmp(gpuk_result_str(GPUK_ERR_OUT_OF_BOUNDS), "GPUK_ERR_OUT_OF_BOUNDS") == 0);
+    CHECK(strcmp(gpuk_result_str((gpuk_result)12345), "CUDA_ERROR_(unknown code)") == 0);
+    return TEST_PASS;
+}
+
+static int test_no_driver_library(void) {
+    gpuk_desc d;
+    int n = -1;
+    gpuk_shutdown();
+    memset(&d, 0, sizeof d);
+    d.driver_path = "/nonexistent/libcuda.so.1";
+    CHECK_RESULT(gpuk_init(&d), GPUK_ERR_NO_DRIVER);
+    CHECK_ERROR_MENTIONS("/nonexistent/libcuda.so.1");
+    CHECK_ERROR_MENTIONS("install the NVIDIA driver");
+    /* not initialised: later calls retry with defaults rather than crash */
+    CHECK(gpuk_device_count(&n) != GPUK_OK || n >= 0);
+    CHECK(gpuk_features() == 0 || n >= 0);
+    gpuk_shutdown();
+    return TEST_PASS;
+}
+
+static int test_init_rejects_bad_desc(void) {
+    gpuk_desc d;
+    gpuk_shutdown();
+    memset(&d, 0, sizeof d);
+    d.get_proc = fake_get_proc;
+    d.allocator.alloc_fn = NULL;
+    d.allocator.free_fn = free_wrapper_unused;
+    CHECK_RESULT(gpuk_init(&d), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("allocator");
+    memset(&d, 0, sizeof d);
+    d._start_canary = 1;
+    CHECK_RESULT(gpuk_init(&d), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("canaries");
+    memset(&d, 0, sizeof d);
+    d.log_level = GPUK_LOG_NUM;
+    CHECK_RESULT(gpuk_init(&d), GPUK_ERR_INVALID_ARG);
+    return TEST_PASS;
+}
+
+static int test_old_driver(void) {
+    fake_config cfg;
+    gpuk_desc d;
+    memset(&cfg, 0, sizeof cfg);
+    /* 11.2: no cuFuncGetParamInfo; gpuk still works, the feature bit is off */
+    cfg.version = 11020;
+    fake_down(fake_up(&cfg, 1));
+    fake_up(&cfg, 0);
+    CHECK((gpuk_features() & GPUK_FEATURE_PARAM_INFO) == 0);
+    CHECK_OK(gpuk_shutdown());
+    cfg.version = 12080;
+    fake_up(&cfg, 0);
+    CHECK((gpuk_features() & GPUK_FEATURE_PARAM_INFO) != 0);
+    CHECK_OK(gpuk_shutdown());
+    /* a required entry point missing: named, with the CUDA version that has it */
+    cfg.missing[0] = "cuLaunchHostFunc";
+    fake_reset(&cfg);
+    memset(&d, 0, sizeof d);
+    d.get_proc = fake_get_proc;
+    CHECK_RESULT(gpuk_init(&d), GPUK_ERR_DRIVER_TOO_OLD);
+    CHECK_ERROR_MENTIONS("cuLaunchHostFunc");
+    CHECK_ERROR_MENTIONS("CUDA 10.0");
+    /* a driver older than gpuk's floor */
+    memset(&cfg, 0, sizeof cfg);
+    cfg.version = 9020;
+    fake_reset(&cfg);
+    CHECK_RESULT(gpuk_init(&d), GPUK_ERR_DRIVER_TOO_OLD);
+    CHECK_ERROR_MENTIONS("9.2");
+    gpuk_shutdown();
+    return TEST_PASS;
+}
+
+static int test_cuinit_failure_has_hint(void) {
+    fake_config cfg;
+    gpuk_desc d;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.fail_name = "cuInit";
+    cfg.fail_code = 100;
+    gpuk_shutdown();
+    fake_reset(&cfg);
+    memset(&d, 0, sizeof d);
+    d.get_proc = fake_get_proc;
+    CHECK_RESULT(gpuk_init(&d), (gpuk_result)100);
+    CHECK_ERROR_MENTIONS("cuInit: CUDA_ERROR_NO_DEVICE (100)");
+    CHECK_ERROR_MENTIONS("nvidia-smi");
+    gpuk_shutdown();
+    return TEST_PASS;
+}
+
+static int test_device_query(void) {
+    fake_config cfg;
+    gpuk_device_info info;
+    int n = 0, v = 0;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.devices = 2;
+    fake_up(&cfg, 0);
+    CHECK_OK(gpuk_device_count(&n));
+    CHECK(n == 2);
+    CHECK_OK(gpuk_device_query(1, &info));
+    CHECK(strcmp(info.name, "Fake GPU 1") == 0);
+    CHECK(info.cc_major == 9 && info.cc_minor == 0 && info.sm_count == 132);
+    CHECK(info.max_block[2] == 64 && info.max_grid[1] == 65535 && info.warp_size == 32);
+    CHECK(strcmp(info.pci_bus_id, "0000:02:00.0") == 0);
+    CHECK(info.driver_version == 13000);
+    CHECK_OK(gpuk_device_attribute(0, 16, &v));
+    CHECK(v == 132);
+    CHECK_RESULT(gpuk_device_query(2, &info), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("device 2 does not exist (2 CUDA devices)");
+    CHECK(info.name[0] == 0);
+    CHECK_RESULT(gpuk_device_query(-1, &info), GPUK_ERR_INVALID_ARG);
+    CHECK_RESULT(gpuk_device_query(0, NULL), GPUK_ERR_INVALID_ARG);
+    CHECK_RESULT(gpuk_device_count(NULL), GPUK_ERR_INVALID_ARG);
+    CHECK_RESULT(gpuk_device_attribute(0, 16, NULL), GPUK_ERR_INVALID_ARG);
+    fake_down(NULL);
+    return TEST_PASS;
+}
+
+static int test_copies_round_trip_and_bounds(void) {
+    gpuk_ctx* ctx = fake_up(NULL, 1);
+    unsigned char src[1000], dst[1000];
+    gpuk_buffer a = make_buffer(ctx, 1000, "a"), b = make_buffer(ctx, 600, "b");
+    size_t i;
+    for (i = 0; i < sizeof src; i++) src[i] = (unsigned char)(rand() & 0xFF);
+    memset(dst, 0x5A, sizeof dst);
+    CHECK(gpuk_buffer_size(ctx, a) == 1000 && gpuk_buffer_devptr(ctx, a) != 0);
+    CHECK_OK(gpuk_buffer_write(ctx, a, 0, src, 1000));
+    CHECK_OK(gpuk_buffer_copy(ctx, b, 100, a, 300, 500));
+    CHECK_OK(gpuk_buffer_read(ctx, b, 100, dst, 500));
+    CHECK(memcmp(dst, src + 300, 500) == 0);
+    CHECK_OK(gpuk_buffer_read_async(ctx, (gpuk_stream){ 0 }, a, 999, dst, 1));
+    CHECK(dst[0] == src[999]);
+    /* bounds: past the end, overflow of offset + bytes */
+    CHECK_RESULT(gpuk_buffer_write(ctx, a, 1, src, 1000), GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_ERROR_MENTIONS("buffer 'a' of 1000 bytes");
+    CHECK_RESULT(gpuk_buffer_read(ctx, a, (size_t)-1, dst, 2), GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_RESULT(gpuk_buffer_copy(ctx, b, 0, a, 0, 601), GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_RESULT(gpuk_buffer_copy(ctx, a, 0, b, 500, 101), GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_RESULT(gpuk_buffer_write(ctx, a, 0, NULL, 10), GPUK_ERR_INVALID_ARG);
+    CHECK_RESULT(gpuk_buffer_read(ctx, a, 0, NULL, 10), GPUK_ERR_INVALID_ARG);
+    /* zero bytes: handles still checked, nothing copied */
+    CHECK_OK(gpuk_buffer_write(ctx, a, 1000, NULL, 0));
+    CHECK_RESULT(gpuk_buffer_write(ctx, (gpuk_buffer){ 0 }, 0, src, 0), GPUK_ERR_INVALID_HANDLE);
+    fake_down(ctx);
+    return TEST_PASS;
+}
+
+static int test_memset_widths(void) {
+    gpuk_ctx* ctx = fake_up(NULL, 1);
+    gpuk_buffer a = make_buffer(ctx, 64, "m");
+    unsigned char out[64];
+    uint16_t h;
+    uint32_t w;
+    CHECK_OK(gpuk_buffer_memset(ctx, (gpuk_stream){ 0 }, a, 0, 0x11, 1, 64));
+    CHECK_OK(gpuk_buffer_memset(ctx, (gpuk_stream){ 0 }, a, 8, 0xBEEF, 2, 4));
+    CHECK_OK(gpuk_buffer_memset(ctx, (gpuk_stream){ 0 }, a, 32, 0xCAFEF00Du, 4, 2));
+    CHECK_OK(gpuk_buffer_read(ctx, a, 0, out, 64));
+    CHECK(out[0] == 0x11 && out[7] == 0x11 && out[16] == 0x11 && out[63] == 0x11);
+    memcpy(&h, out + 14, 2);
+    CHECK(h == 0xBEEF);
+    memcpy(&w, out + 36, 4);
+    CHECK(w == 0xCAFEF00Du);
+    CHECK_RESULT(gpuk_buffer_memset(ctx, (gpuk_stream){ 0 }, a, 1, 0, 4, 1), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("aligned");
+    CHECK_RESULT(gpuk_buffer_memset(ctx, (gpuk_stream){ 0 }, a, 0, 0, 3, 1), GPUK_ERR_INVALID_ARG);
+    CHECK_RESULT(gpuk_buffer_memset(ctx, (gpuk_stream){ 0 }, a, 0, 0x100, 1, 1), GPUK_ERR_INVALID_ARG);
+    CHECK_RESULT(gpuk_buffer_memset(ctx, (gpuk_stream){ 0 }, a, 0, 0, 4, 17), GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_RESULT(gpuk_buffer_memset(ctx, (gpuk_stream){ 0 }, a, 0, 0, 4, (size_t)-1 / 2), GPUK_ERR_OUT_OF_BOUNDS);
+    fake_down(ctx);
+    return TEST_PASS;
+}
+
+static int test_size_zero_is_a_valid_empty_object(void) {
+    gpuk_ctx* ctx = fake_up(NULL, 1);
+    gpuk_buffer z = make_buffer(ctx, 0, "empty");
+    gpuk_pinned p;
+    gpuk_pinned_desc pd;
+    CHECK(z.id != 0);
+    CHECK(gpuk_buffer_devptr(ctx, z) == 0 && gpuk_buffer_size(ctx, z) == 0);
+    CHECK_OK(gpuk_buffer_write(ctx, z, 0, "x", 0));
+    CHECK_RESULT(gpuk_buffer_write(ctx, z, 0, "x", 1), GPUK_ERR_OUT_OF_BOUNDS);
+    memset(&pd, 0, sizeof pd);
+    CHECK_OK(gpuk_pinned_create(ctx, &pd, &p));
+    CHECK(p.id != 0 && gpuk_pinned_ptr(ctx, p) == NULL);
+    CHECK_OK(gpuk_pinned_destroy(ctx, p));
+    CHECK_OK(gpuk_buffer_destroy(ctx, z));
+    CHECK(fake_live_count(FK_ALLOC) == 0);
+    fake_down(ctx);
+    return TEST_PASS;
+}
+
+static int test_pinned_alloc_and_register(void) {
+    gpuk_ctx* ctx = fake_up(NULL, 1);
+    gpuk_pinned p, r;
+    gpuk_pinned_desc pd;
+    static char mine[4096];
+    memset(&pd, 0, sizeof pd);
+    pd.bytes = 1 << 16;
+    CHECK_OK(gpuk_pinned_create(ctx, &pd, &p));
+    CHECK(gpuk_pinned_ptr(ctx, p) != NULL && gpuk_pinned_size(ctx, p) == (1u << 16));
+    pd.bytes = sizeof mine;
+    pd.host_ptr = mine;
+    CHECK_OK(gpuk_pinned_create(ctx, &pd, &r));
+    CHECK(gpuk_pinned_ptr(ctx, r) == mine);
+    CHECK(fake_live_count(FK_REGISTERED) == 1);
+    CHECK_OK(gpuk_pinned_destroy(ctx, r));
+    CHECK(fake_live_count(FK_REGISTERED) == 0);
+    CHECK_RESULT(gpuk_pinned_destroy(ctx, r), GPUK_ERR_INVALID_HANDLE);
+    pd.bytes = 0;
+    CHECK_RESULT(gpuk_pinned_create(ctx, &pd, &r), GPUK_ERR_INVALID_ARG);
+    CHECK(r.id == 0);
+    /* p is left for ctx destroy to free */
+    fake_down(ctx);
+    return TEST_PASS;
+}
+
+static int test_async_from_pageable_is_reported(void) {
+    gpuk_ctx* ctx = fake_up(NULL, 1);
+    gpuk_buffer a = make_buffer(ctx, 256, "a");
+    gpuk_pinned p;
+    gpuk_pinned_desc pd;
+    char pageable[256];
+    memset(pageable, 1, sizeof pageable);
+    captured_count = 0;
+    CHECK_OK(gpuk_buffer_write_async(ctx, (gpuk_stream){ 0 }, a, 0, pageable, sizeof pageable));
+#if GPUK_DEBUG
+    CHECK(captured_count == 1 && strstr(captured, "pageable") != NULL);
+#endif
+    memset(&pd, 0, sizeof pd);
+    pd.bytes = 256;
+    CHECK_OK(gpuk_pinned_create(ctx, &pd, &p));
+    captured_count = 0;
+    CHECK_OK(gpuk_buffer_write_async(ctx, (gpuk_stream){ 0 }, a, 0, gpuk_pinned_ptr(ctx, p), 256));
+    CHECK(captured_count == 0);
+    fake_down(ctx);
+    return TEST_PASS;
+}
+
+static int test_stale_zero_and_foreign_handles(void) {
+    fake_config cfg;
+    gpuk_ctx* ctx;
+    gpuk_ctx* other = NULL;
+    gpuk_ctx_desc cd;
+    gpuk_buffer a, b;
+    gpuk_stream s;
+    gpuk_event e;
+    gpuk_module m;
+    gpuk_kernel k;
+    char buf[16];
+    long calls;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.devices = 2;
+    ctx = fake_up(&cfg, 1);
+    memset(&cd, 0, sizeof cd);
+    cd.device = 1;
+    CHECK_OK(gpuk_ctx_create(&cd, &other));
+    a = make_buffer(ctx, 16, "a");
+    b = make_buffer(other, 16, "b");
+    CHECK_OK(gpuk_stream_create(ctx, NULL, &s));
+    CHECK_OK(gpuk_event_create(ctx, NULL, &e));
+    k = load_scale(ctx, &m);
+    /* a handle of another ctx never reaches the driver */
+    calls = fake.calls;
+    CHECK_RESULT(gpuk_buffer_write(ctx, b, 0, buf, 16), GPUK_ERR_INVALID_HANDLE);
+    CHECK_ERROR_MENTIONS("belongs to another ctx");
+    CHECK_RESULT(gpuk_stream_sync(other, s), GPUK_ERR_INVALID_HANDLE);
+    CHECK_RESULT(gpuk_event_record(other, e, (gpuk_stream){ 0 }), GPUK_ERR_INVALID_HANDLE);
+    CHECK_RESULT(gpuk_kernel_query(other, k, &(gpuk_kernel_info){ 0 }), GPUK_ERR_INVALID_HANDLE);
+    CHECK_RESULT(gpuk_buffer_destroy(other, a), GPUK_ERR_INVALID_HANDLE);
+    CHECK(gpuk_buffer_devptr(other, a) == 0);
+    CHECK(fake.calls == calls);
+    /* destroyed handles: stale, and the driver is never handed the dead CUstream/CUevent */
+    CHECK_OK(gpuk_stream_destroy(ctx, s));
+    CHECK_OK(gpuk_event_destroy(ctx, e));
+    CHECK_OK(gpuk_module_unload(ctx, m));
+    CHECK_OK(gpuk_buffer_destroy(ctx, a));
+    calls = fake.calls;
+    CHECK_RESULT(gpuk_stream_sync(ctx, s), GPUK_ERR_INVALID_HANDLE);
+    CHECK_RESULT(gpuk_stream_destroy(ctx, s), GPUK_ERR_INVALID_HANDLE);
+    CHECK_RESULT(gpuk_event_sync(ctx, e), GPUK_ERR_INVALID_HANDLE);
+    CHECK_RESULT(gpuk_event_destroy(ctx, e), GPUK_ERR_INVALID_HANDLE);
+    CHECK_RESULT(gpuk_buffer_read(ctx, a, 0, buf, 1), GPUK_ERR_INVALID_HANDLE);
+    CHECK_RESULT(gpuk_kernel_get(ctx, m, "scale", &k), GPUK_ERR_INVALID_HANDLE);
+    CHECK(k.id == 0);
+    CHECK(fake.calls == calls);
+    CHECK(gpuk_stream_native(ctx, s) == NULL);
+    CHECK(gpuk_stream_native(ctx, (gpuk_stream){ 0 }) != NULL);
+    /* zero handles */
+    CHECK_RESULT(gpuk_buffer_destroy(ctx, (gpuk_buffer){ 0 }), GPUK_ERR_INVALID_HANDLE);
+    CHECK_ERROR_MENTIONS("handle is zero");
+    CHECK_RESULT(gpuk_event_record(ctx, (gpuk_event){ 0 }, (gpuk_stream){ 0 }), GPUK_ERR_INVALID_HANDLE);
+    CHECK_RESULT(gpuk_module_unload(ctx, (gpuk_module){ 0 }), GPUK_ERR_INVALID_HANDLE);
+    /* a slot reused by a new object does not revive the old handle */
+    {
+        gpuk_buffer c = make_buffer(ctx, 16, "c");
+        CHECK((c.id & 0xFFFF) == (a.id & 0xFFFF));
+        CHECK(c.id != a.id);
+        CHECK_RESULT(gpuk_buffer_write(ctx, a, 0, buf, 1), GPUK_ERR_INVALID_HANDLE);
+    }
+    CHECK_OK(gpuk_ctx_destroy(other));
+    fake_down(ctx);
+    return TEST_PASS;
+}
+
+static int test_unloading_a_module_kills_its_kernels(void) {
+    gpuk_ctx* ctx = fake_up(NULL, 1);
+    gpuk_module m;
+    gpuk_kernel k = load_scale(ctx, &m);
+    gpuk_launch_desc ld;
+    CHECK_OK(gpuk_module_unload(ctx, m));
+    memset(&ld, 0, sizeof ld);
+    ld.grid.x = ld.block.x = 1;
+    CHECK_RESULT(gpuk_launch(ctx, k, &ld), GPUK_ERR_INVALID_HANDLE);
+    CHECK(fake.launches == 0);
+    fake_down(ctx);
+    return TEST_PASS;
+}
+
+static int test_launch_limits_and_args(void) {
+    gpuk_ctx* ctx = fake_up(NULL, 1);
+    gpuk_module m;
+    gpuk_kernel k = load_scale(ctx, &m);
+    gpuk_kernel_info ki;
+    gpuk_launch_desc ld;
+    gpuk_devptr p = 0;
+    float s = 2.0f;
+    unsigned n = 10;
+    void* args[3] = { &p, &s, &n };
+    size_t sizes_ok[3] = { 8, 4, 4 }, sizes_bad[3] = { 8, 8, 4 };
+    int block = 0, grid = 0;
+    memset(&ld, 0, sizeof ld);
+    ld.grid.x = 4; ld.block.x = 256; ld.args = args; ld.num_args = 3; ld.arg_sizes = sizes_ok;
+    CHECK_OK(gpuk_launch(ctx, k, &ld));
+    CHECK(fake.launches == 1);
+    ld.block.x = 1025;
+    CHECK_RESULT(gpuk_launch(ctx, k, &ld), GPUK_ERR_LIMIT);
+    CHECK_ERROR_MENTIONS("block.x = 1025 exceeds the limit of 1024");
+    ld.block.x = 32; ld.block.y = 64;
+    CHECK_RESULT(gpuk_launch(ctx, k, &ld), GPUK_ERR_LIMIT);
+    CHECK_ERROR_MENTIONS("2048 threads");
+    ld.block.y = 0; ld.block.z = 65;
+    CHECK_RESULT(gpuk_launch(ctx, k, &ld), GPUK_ERR_LIMIT);
+    CHECK_ERROR_MENTIONS("block.z");
+    ld.block.z = 0; ld.grid.y = 65536;
+    CHECK_RESULT(gpuk_launch(ctx, k, &ld), GPUK_ERR_LIMIT);
+    CHECK_ERROR_MENTIONS("grid.y = 65536");
+    ld.grid.y = 0; ld.grid.x = 0;
+    CHECK_RESULT(gpuk_launch(ctx, k, &ld), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("grid.x is 0");
+    ld.grid.x = 1; ld.shared_bytes = 49153;
+    CHECK_RESULT(gpuk_launch(ctx, k, &ld), GPUK_ERR_LIMIT);
+    CHECK_ERROR_MENTIONS("gpuk_kernel_set_max_dynamic_shared");
+    CHECK_OK(gpuk_kernel_set_max_dynamic_shared(ctx, k, 100000));
+    CHECK_OK(gpuk_launch(ctx, k, &ld));
+    CHECK_RESULT(gpuk_kernel_set_max_dynamic_shared(ctx, k, 300000), GPUK_ERR_LIMIT);
+    CHECK_ERROR_MENTIONS("opt-in limit of 232448");
+    ld.shared_bytes = 0;
+    ld.args = NULL;
+    CHECK_RESULT(gpuk_launch(ctx, k, &ld), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("takes 3 parameters but args is NULL");
+    ld.args = args;
+#if GPUK_DEBUG
+    ld.num_args = 2;
+    CHECK_RESULT(gpuk_launch(ctx, k, &ld), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("takes 3 parameters, num_args is 2");
+    ld.num_args = 3; ld.arg_sizes = sizes_bad;
+    CHECK_RESULT(gpuk_launch(ctx, k, &ld), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("argument 1 is 8 bytes, the parameter is 4 bytes");
+    ld.arg_sizes = NULL; args[2] = NULL;
+    CHECK_RESULT(gpuk_launch(ctx, k, &ld), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("args[2] is NULL");
+    args[2] = &n;
+#endif
+    CHECK_RESULT(gpuk_launch(ctx, k, NULL), GPUK_ERR_INVALID_ARG);
+    CHECK_RESULT(gpuk_launch(NULL, k, &ld), GPUK_ERR_INVALID_ARG);
+    CHECK_OK(gpuk_kernel_query(ctx, k, &ki));
+    CHECK(ki.num_params == 3 && ki.max_threads_per_block == 1024 && ki.max_dynamic_shared_bytes == 100000);
+    CHECK_OK(gpuk_kernel_suggest_block(ctx, k, 0, &block, &grid));
+    CHECK(block == 512 && grid == 264);
+    CHECK_RESULT(gpuk_kernel_get(ctx, m, "missing", &k), (gpuk_result)500);
+    CHECK_ERROR_MENTIONS("no kernel 'missing' in module 'scale'");
+    CHECK_ERROR_MENTIONS("extern \"C\"");
+    fake_down(ctx);
+    return TEST_PASS;
+}
+
+static int test_module_ptx_checks_and_jit_log(void) {
+    fake_config cfg;
+    gpuk_ctx* ctx;
+    gpuk_module m;
+    gpuk_module_desc md;
+    static const char ptx90[] = ".version 9.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{ ret; }\n";
+    static const char ptx_sm100[] = ".version 8.6\n.target sm_100\n.visible .entry k()\n{ ret; }\n";
+    static const char not_ptx[] = "hello world";
+    char unterminated[sizeof scale_ptx];
+    memset(&cfg, 0, sizeof cfg);
+    cfg.version = 12080;
+    ctx = fake_up(&cfg, 1);
+    memset(&md, 0, sizeof md);
+    md.image.ptr = ptx90;
+    CHECK_RESULT(gpuk_module_load(ctx, &md, &m), GPUK_ERR_DRIVER_TOO_OLD);
+    CHECK_ERROR_MENTIONS("PTX .version 9.0 needs a driver for CUDA 13.0 or newer; this driver supports CUDA 12.8");
+    CHECK(m.id == 0);
+    md.image.ptr = ptx_sm100;
+    CHECK_RESULT(gpuk_module_load(ctx, &md, &m), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("sm_100 is newer than the device (sm_90)");
+    md.image.ptr = not_ptx;
+    CHECK_RESULT(gpuk_module_load(ctx, &md, &m), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("no .version");
+    md.image.ptr = NULL;
+    CHECK_RESULT(gpuk_module_load(ctx, &md, &m), GPUK_ERR_INVALID_ARG);
+    /* text given with a size and no NUL: gpuk copies it and terminates it */
+    memcpy(unterminated, scale_ptx, sizeof unterminated);
+    md.image.ptr = unterminated;
+    md.image.bytes = sizeof unterminated - 1;
+    unterminated[sizeof unterminated - 1] = 'X';
+    CHECK_OK(gpuk_module_load(ctx, &md, &m));
+    CHECK_OK(gpuk_module_unload(ctx, m));
+    fake_down(ctx);
+    /* the driver rejects the PTX: its JIT log reaches gpuk_last_error */
+    memset(&cfg, 0, sizeof cfg);
+    cfg.jit_code = 222;
+    cfg.jit_log = "ptxas application ptx input, line 1; fatal   : Unsupported .version 9.9; current version is '9.0'";
+    ctx = fake_up(&cfg, 1);
+    memset(&md, 0, sizeof md);
+    md.image.ptr = scale_ptx;
+    md.label = "mine";
+    CHECK_RESULT(gpuk_module_load(ctx, &md, &m), (gpuk_result)222);
+    CHECK_ERROR_MENTIONS("cuModuleLoadDataEx: CUDA_ERROR_UNSUPPORTED_PTX_VERSION (222): module 'mine'");
+    CHECK_ERROR_MENTIONS("Unsupported .version 9.9");
+    CHECK_ERROR_MENTIONS("driver is older than this PTX");
+    CHECK(strstr(captured, "Unsupported .version 9.9") != NULL);
+    fake_down(ctx);
+    return TEST_PASS;
+}
+
+static int test_out_of_memory(void) {
+    fake_config cfg;
+    gpuk_ctx* ctx;
+    gpuk_buffer a, b;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.mem_limit = 1 << 20;
+    ctx = fake_up(&cfg, 1);
+    a = make_buffer(ctx, 1 << 19, "half");
+    CHECK_RESULT(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = 1 << 20, .label = "too big" }, &b), (gpuk_result)2);
+    CHECK(b.id == 0);
+    CHECK_ERROR_MENTIONS("cuMemAlloc: CUDA_ERROR_OUT_OF_MEMORY (2): 1048576 bytes for 'too big'");
+    CHECK_ERROR_MENTIONS("free buffers");
+    CHECK_OK(gpuk_buffer_destroy(ctx, a));
+    b = make_buffer(ctx, 1 << 20, "fits now");
+    CHECK(b.id != 0);
+    fake_down(ctx);
+    return TEST_PASS;
+}
+
+static int test_sticky_fault_fails_fast(void) {
+    fake_config cfg;
+    gpuk_ctx* ctx;
+    gpuk_module m;
+    gpuk_kernel k;
+    gpuk_launch_desc ld;
+    gpuk_buffer b;
+    static const char fault_ptx[] = ".version 6.0\n.target sm_52\n.visible .entry fault()\n{ ret; }\n";
+    long calls;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.fault_on_sync = 700;
+    ctx = fake_up(&cfg, 1);
+    CHECK_OK(gpuk_module_load(ctx, &(gpuk_module_desc){ .image = { fault_ptx, 0 } }, &m));
+    CHECK_OK(gpuk_kernel_get(ctx, m, "fault", &k));
+    b = make_buffer(ctx, 64, "b");
+    memset(&ld, 0, sizeof ld);
+    ld.grid.x = ld.block.x = 1;
+    CHECK_OK(gpuk_launch(ctx, k, &ld));
+    CHECK_RESULT(gpuk_stream_sync(ctx, (gpuk_stream){ 0 }), (gpuk_result)700);
+    CHECK_ERROR_MENTIONS("cuStreamSynchronize: CUDA_ERROR_ILLEGAL_ADDRESS (700)");
+    CHECK_ERROR_MENTIONS("compute-sanitizer");
+    calls = fake.calls;
+    /* every later call: the first cause, and no driver call */
+    CHECK_RESULT(gpuk_buffer_write(ctx, b, 0, "abc", 3), (gpuk_result)700);
+    CHECK_ERROR_MENTIONS("gpuk_buffer_write: CUDA is unusable in this process since an earlier fault: "
+                         "gpuk_stream_sync: cuStreamSynchronize: CUDA_ERROR_ILLEGAL_ADDRESS (700)");
+    CHECK_RESULT(gpuk_launch(ctx, k, &ld), (gpuk_result)700);
+    CHECK_RESULT(gpuk_init(NULL), (gpuk_result)700);
+    CHECK_RESULT(gpuk_device_count(&(int){ 0 }), (gpuk_result)700);
+    CHECK_RESULT(gpuk_ctx_create(NULL, &(gpuk_ctx*){ NULL }), (gpuk_result)700);
+    CHECK_RESULT(gpuk_ctx_destroy(ctx), (gpuk_result)700); /* frees host memory, skips the driver */
+    CHECK(fake.calls == calls);
+    CHECK_OK(gpuk_shutdown());
+    fake_reset(NULL);
+    return TEST_PASS;
+}
+
+static int test_fork_child_gets_clear_error(void) {
+    gpuk_ctx* ctx = fake_up(NULL, 1);
+    int fds[2], status = 0;
+    pid_t pid;
+    char msg[512] = { 0 };
+    CHECK(pipe(fds) == 0);
+    pid = fork();
+    if (pid == 0) {
+        int n = -1;
+        gpuk_result r = gpuk_device_count(&n);
+        gpuk_result r2 = gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = 8 }, &(gpuk_buffer){ 0 });
+        ssize_t w = write(fds[1], gpuk_last_error(), strlen(gpuk_last_error()));
+        (void)w;
+        _exit(r == GPUK_ERR_FORKED && r2 == GPUK_ERR_FORKED && n == 0 ? 0 : 1);
+    }
+    close(fds[1]);
+    CHECK(read(fds[0], msg, sizeof msg - 1) > 0);
+    close(fds[0]);
+    CHECK(waitpid(pid, &status, 0) == pid);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(strstr(msg, "fork() child") != NULL && strstr(msg, "cannot be used") != NULL);
+    /* the parent is unaffected */
+    CHECK_OK(gpuk_ctx_sync(ctx));
+    fake_down(ctx);
+    return TEST_PASS;
+}
+
+typedef struct thread_arg { gpuk_ctx* ctx; gpuk_kernel k; int failures; } thread_arg;
+
+static void* thread_body(void* p) {
+    thread_arg* a = (thread_arg*)p;
+    int i;
+    for (i = 0; i < 200; i++) {
+        gpuk_buffer b;
+        gpuk_stream s;
+        gpuk_event e;
+        unsigned char in[96], out[96];
+        gpuk_devptr ptr;
+        float sc = 1.0f;
+        unsigned n = 24;
+        void* args[3] = { &ptr, &sc, &n };
+        gpuk_launch_desc ld;
+        memset(in, (unsigned char)i, sizeof in);
+        if (gpuk_buffer_create(a->ctx, &(gpuk_buffer_desc){ .bytes = sizeof in }, &b) != GPUK_OK) { a->failures++; continue; }
+        if (gpuk_stream_create(a->ctx, NULL, &s) != GPUK_OK || gpuk_event_create(a->ctx, NULL, &e) != GPUK_OK) a->failures++;
+        ptr = gpuk_buffer_devptr(a->ctx, b);
+        memset(&ld, 0, sizeof ld);
+        ld.grid.x = 1; ld.block.x = 32; ld.stream = s; ld.args = args; ld.num_args = 3;
+        if (gpuk_buffer_write_async(a->ctx, s, b, 0, in, sizeof in) != GPUK_OK) a->failures++;
+        if (gpuk_launch(a->ctx, a->k, &ld) != GPUK_OK) a->failures++;
+        if (gpuk_event_record(a->ctx, e, s) != GPUK_OK) a->failures++;
+        if (gpuk_buffer_read_async(a->ctx, s, b, 0, out, sizeof out) != GPUK_OK) a->failures++;
+        if (gpuk_stream_sync(a->ctx, s) != GPUK_OK) a->failures++;
+        if (memcmp(in, out, sizeof in) != 0) a->failures++;
+        if (gpuk_event_destroy(a->ctx, e) != GPUK_OK || gpuk_stream_destroy(a->ctx, s) != GPUK_OK ||
+            gpuk_buffer_destroy(a->ctx, b) != GPUK_OK) a->failures++;
+    }
+    return NULL;
+}
+
+static int test_one_ctx_from_eight_threads(void) {
+    gpuk_ctx* ctx = fake_up(NULL, 1);
+    gpuk_module m;
+    gpuk_kernel k = load_scale(ctx, &m);
+    pthread_t t[8];
+    thread_arg args[8];
+    int i;
+    for (i = 0; i < 8; i++) {
+        args[i].ctx = ctx; args[i].k = k; args[i].failures = 0;
+        CHECK(pthread_create(&t[i], NULL, thread_body, &args[i]) == 0);
+    }
+    for (i = 0; i < 8; i++) {
+        pthread_join(t[i], NULL);
+        CHECK(args[i].failures == 0);
+    }
+    CHECK(fake.launches == 8 * 200);
+    fake_down(ctx);
+    return TEST_PASS;
+}
+
+static int test_ctx_destroy_releases_everything(void) {
+    gpuk_ctx* ctx = fake_up(NULL, 1);
+    gpuk_stream s;
+    gpuk_event e;
+    gpuk_module m;
+    gpuk_pinned p;
+    gpuk_timer t;
+    static char reg[512];
+    int i;
+    for (i = 0; i < 10; i++) make_buffer(ctx, 100 + (size_t)i, "leak me");
+    CHECK_OK(gpuk_stream_create(ctx, &(gpuk_stream_desc){ .priority = -1 }, &s));
+    CHECK_OK(gpuk_stream_create(ctx, &(gpuk_stream_desc){ .blocking = true }, &s));
+    CHECK_OK(gpuk_event_create(ctx, &(gpuk_event_desc){ .no_timing = true }, &e));
+    CHECK_OK(gpuk_timer_create(ctx, &t));
+    CHECK_OK(gpuk_pinned_create(ctx, &(gpuk_pinned_desc){ .bytes = 4096 }, &p));
+    CHECK_OK(gpuk_pinned_create(ctx, &(gpuk_pinned_desc){ .bytes = sizeof reg, .host_ptr = reg }, &p));
+    load_scale(ctx, &m);
+    CHECK(!fake_all_released());
+    fake_down(ctx); /* checks that everything came back */
+    return TEST_PASS;
+}
+
+static int test_pool_full(void) {
+    gpuk_ctx* ctx;
+    gpuk_ctx_desc cd;
+    gpuk_stream s[3];
+    fake_up(NULL, 0);
+    memset(&cd, 0, sizeof cd);
+    cd.max_streams = 2;
+    CHECK_OK(gpuk_ctx_create(&cd, &ctx));
+    CHECK_OK(gpuk_stream_create(ctx, NULL, &s[0]));
+    CHECK_OK(gpuk_stream_create(ctx, NULL, &s[1]));
+    CHECK_RESULT(gpuk_stream_create(ctx, NULL, &s[2]), GPUK_ERR_POOL_FULL);
+    CHECK_ERROR_MENTIONS("max_* in gpuk_ctx_desc");
+    CHECK_OK(gpuk_stream_destroy(ctx, s[0]));
+    CHECK_OK(gpuk_stream_create(ctx, NULL, &s[2]));
+    cd.max_buffers = 70000;
+    CHECK_RESULT(gpuk_ctx_create(&cd, &(gpuk_ctx*){ NULL }), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("max_buffers = 70000 exceeds 65535");
+    CHECK_RESULT(gpuk_shutdown(), GPUK_ERR_BUSY);
+    fake_down(ctx);
+    return TEST_PASS;
+}
+
+static int test_streams_events_timer(void) {
+    gpuk_ctx* ctx = fake_up(NULL, 1);
+    gpuk_stream s, w;
+    gpuk_event a, b, nt;
+    gpuk_timer t;
+    bool done = false;
+    float ms = -1.0f;
+    int least = 1, greatest = 1, hits = 0;
+    CHECK_OK(gpuk_stream_create(ctx, NULL, &s));
+    CHECK_OK(gpuk_event_create(ctx, NULL, &a));
+    CHECK_OK(gpuk_event_create(ctx, NULL, &b));
+    CHECK_OK(gpuk_event_create(ctx, &(gpuk_event_desc){ .no_timing = true }, &nt));
+    CHECK_OK(gpuk_event_record(ctx, a, s));
+    CHECK_OK(gpuk_stream_wait(ctx, (gpuk_stream){ 0 }, a));
+    CHECK_OK(gpuk_event_record(ctx, b, (gpuk_stream){ 0 }));
+    CHECK_OK(gpuk_event_sync(ctx, b));
+    CHECK_OK(gpuk_event_query(ctx, b, &done));
+    CHECK(done);
+    CHECK_OK(gpuk_stream_query(ctx, s, &done));
+    CHECK(done);
+    CHECK_OK(gpuk_event_elapsed_ms(ctx, a, b, &ms));
+    CHECK(ms > 0.0f);
+    CHECK_OK(gpuk_event_record(ctx, nt, s));
+    CHECK_RESULT(gpuk_event_elapsed_ms(ctx, a, nt, &ms), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("no_timing");
+    CHECK_OK(gpuk_timer_create(ctx, &t));
+    CHECK_OK(gpuk_timer_start(ctx, &t, s));
+    CHECK_OK(gpuk_timer_stop(ctx, &t, &ms));
+    CHECK(ms > 0.0f);
+    CHECK_OK(gpuk_timer_destroy(ctx, &t));
+    CHECK_OK(gpuk_stream_priority_range(ctx, &least, &greatest));
+    CHECK(least == 0 && greatest == -5);
+    CHECK_OK(gpuk_stream_host_func(ctx, s, host_counter, &hits));
+    CHECK(hits == 1);
+    CHECK_RESULT(gpuk_stream_host_func(ctx, s, NULL, &hits), GPUK_ERR_INVALID_ARG);
+    /* a wrapped native stream is used, not destroyed, by gpuk */
+    CHECK_OK(gpuk_stream_create(ctx, &(gpuk_stream_desc){ .wrap = gpuk_stream_native(ctx, s) }, &w));
+    CHECK_OK(gpuk_stream_sync(ctx, w));
+    CHECK_OK(gpuk_stream_destroy(ctx, w));
+    CHECK_OK(gpuk_stream_sync(ctx, s));
+    CHECK_RESULT(gpuk_stream_query(ctx, s, NULL), GPUK_ERR_INVALID_ARG);
+    fake_down(ctx);
+    return TEST_PASS;
+}
+
+static int test_wrapped_buffer_is_not_freed(void) {
+    gpuk_ctx* ctx = fake_up(NULL, 1);
+    gpuk_buffer owner = make_buffer(ctx, 128, "owner"), view;
+    unsigned char out[4];
+    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = 64, .wrap = gpuk_buffer_devptr(ctx, owner) + 64 }, &view));
+    CHECK_OK(gpuk_buffer_memset(ctx, (gpuk_stream){ 0 }, view, 0, 0x7E, 1, 64));
+    CHECK_OK(gpuk_buffer_read(ctx, owner, 64, out, 4));
+    CHECK(out[0] == 0x7E && out[3] == 0x7E);
+    CHECK_OK(gpuk_buffer_destroy(ctx, view));
+    CHECK(fake_live_count(FK_ALLOC) == 1);
+    CHECK_RESULT(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .wrap = 0x1000 }, &view), GPUK_ERR_INVALID_ARG);
+    fake_down(ctx);
+    return TEST_PASS;
+}
+
+static int test_new_thread_gets_the_ctx_made_current(void) {
+    /* covered from 8 threads above; here: a thread whose current ctx another library changed */
+    gpuk_ctx* ctx = fake_up(&(fake_config){ .devices = 2 }, 1);
+    gpuk_buffer b = make_buffer(ctx, 8, "b");
+    f_cuCtxSetCurrent((void*)(uintptr_t)0x1001); /* someone made device 1 current */
+    CHECK_OK(gpuk_buffer_write(ctx, b, 0, "12345678", 8));
+    CHECK(fake_tls_ctx == 1);
+    f_cuCtxSetCurrent(NULL);
+    CHECK_OK(gpuk_ctx_mem_info(ctx, &(size_t){ 0 }, NULL));
+    CHECK_OK(gpuk_ctx_make_current(ctx));
+    CHECK(gpuk_ctx_device_info(ctx)->sm_count == 132);
+    CHECK(gpuk_ctx_device_info(NULL) == NULL);
+    fake_down(ctx);
+    return TEST_PASS;
+}
+
+int main(void) {
+    srand(12345);
+    RUN(test_version_macros_match_doc_line);
+    RUN(test_result_str_never_null);
+    RUN(test_no_driver_library);
+    RUN(test_init_rejects_bad_desc);
+    RUN(test_old_driver);
+    RUN(test_cuinit_failure_has_hint);
+    RUN(test_device_query);
+    RUN(test_copies_round_trip_and_bounds);
+    RUN(test_memset_widths);
+    RUN(test_size_zero_is_a_valid_empty_object);
+    RUN(test_pinned_alloc_and_register);
+    RUN(test_async_from_pageable_is_reported);
+    RUN(test_stale_zero_and_foreign_handles);
+    RUN(test_unloading_a_module_kills_its_kernels);
+    RUN(test_launch_limits_and_args);
+    RUN(test_module_ptx_checks_and_jit_log);
+    RUN(test_out_of_memory);
+    RUN(test_sticky_fault_fails_fast);
+    RUN(test_fork_child_gets_clear_error);
+    RUN(test_one_ctx_from_eight_threads);
+    RUN(test_ctx_destroy_releases_everything);
+    RUN(test_pool_full);
+    RUN(test_streams_events_timer);
+    RUN(test_wrapped_buffer_is_not_freed);
+    RUN(test_new_thread_gets_the_ctx_made_current);
+    return test_summary();
+}
