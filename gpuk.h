@@ -736,7 +736,9 @@ typedef struct gpuk__state {
 
 /* Static storage: all zero before the first call; the lock needs its static initialiser. */
 static gpuk__state gpuk__g;
-static gpuk__mutex gpuk__lock = GPUK__MUTEX_INIT;
+static gpuk__mutex gpuk__lock = GPUK__MUTEX_INIT;       /* init, shutdown, ctx count */
+static gpuk__mutex gpuk__fault_lock = GPUK__MUTEX_INIT; /* the first sticky fault; may be taken
+                                                          while gpuk__lock is held (in init) */
 #define GPUK__DRV (gpuk__g.drv)
 
 /* ---- >>result ---- */
@@ -941,13 +943,13 @@ static gpuk_result gpuk__fail_cu(const char* fn, const char* cu_fn, gpuk__cu_res
     gpuk__fail(fn, code, "%s: %s (%d)%s%s", cu_fn, gpuk_result_str((gpuk_result)code), code,
                detail ? ": " : "", detail ? detail : "");
     if (gpuk__is_sticky(code) && !GPUK__ATOMIC_LOAD(&gpuk__g.broken)) {
-        gpuk__mutex_lock(&gpuk__lock);
+        gpuk__mutex_lock(&gpuk__fault_lock);
         if (!gpuk__g.broken) {
             gpuk__fmt(gpuk__g.broken_text, sizeof gpuk__g.broken_text, 0, "%s: %s: %s (%d)", fn,
                       cu_fn, gpuk_result_str((gpuk_result)code), code);
             GPUK__ATOMIC_STORE(&gpuk__g.broken, code);
         }
-        gpuk__mutex_unlock(&gpuk__lock);
+        gpuk__mutex_unlock(&gpuk__fault_lock);
     }
     return (gpuk_result)code;
 }
@@ -958,6 +960,13 @@ static gpuk_result gpuk__fail_broken(const char* fn) {
         return gpuk__fail(fn, code, "this process is a fork() child of a process that used CUDA");
     return gpuk__fail(fn, code, "CUDA is unusable in this process since an earlier fault: %s",
                       gpuk__g.broken_text);
+}
+
+/* For driver calls whose failure gpuk tolerates (informative queries): a sticky fault is still
+   recorded, anything else is ignored. Returns 1 when the call succeeded. */
+static int gpuk__tolerate(const char* fn, const char* cu_fn, gpuk__cu_result r) {
+    if (r && gpuk__is_sticky((int)r)) gpuk__fail_cu(fn, cu_fn, r, NULL);
+    return r == 0;
 }
 
 /* Every call that reaches the driver starts with this: one load of a process-wide flag. */
@@ -1262,8 +1271,13 @@ GPUK__IMPL gpuk_result gpuk_device_query(int device, gpuk_device_info* out_info)
         memcpy((char*)out_info + attrs[i].offset, &v, sizeof v);
     }
     /* Bus id is informative only; a driver that cannot tell leaves it empty. */
-    if (GPUK__DRV.cuDeviceGetPCIBusId(out_info->pci_bus_id, (int)sizeof out_info->pci_bus_id - 1, dev))
+    if (!gpuk__tolerate(fn, "cuDeviceGetPCIBusId",
+                        GPUK__DRV.cuDeviceGetPCIBusId(out_info->pci_bus_id, (int)sizeof out_info->pci_bus_id - 1, dev)))
         out_info->pci_bus_id[0] = 0;
+    if (GPUK__ATOMIC_LOAD(&gpuk__g.broken)) {
+        memset(out_info, 0, sizeof *out_info);
+        return gpuk__fail_broken(fn);
+    }
     return GPUK_OK;
 }
 
@@ -1421,7 +1435,9 @@ static gpuk_result gpuk__enter_slow(const char* fn, gpuk_ctx* ctx) {
    other libraries may have set theirs. One cuCtxGetCurrent compare on the fast path. */
 static gpuk_result gpuk__enter(const char* fn, gpuk_ctx* ctx) {
     gpuk__cu_context cur = NULL;
-    if (GPUK__DRV.cuCtxGetCurrent(&cur) == 0 && cur == ctx->cu) return GPUK_OK;
+    gpuk__cu_result r = GPUK__DRV.cuCtxGetCurrent(&cur);
+    if (r == 0 && cur == ctx->cu) return GPUK_OK;
+    if (r && gpuk__is_sticky((int)r)) return gpuk__fail_cu(fn, "cuCtxGetCurrent", r, NULL);
     return gpuk__enter_slow(fn, ctx);
 }
 
@@ -1515,16 +1531,18 @@ GPUK__IMPL gpuk_result gpuk_ctx_create(const gpuk_ctx_desc* desc, gpuk_ctx** out
     *out_ctx = ctx;
     return GPUK_OK;
 fail_retained:
-    GPUK__DRV.cuDevicePrimaryCtxRelease(ctx->dev);
+    if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken)) GPUK__DRV.cuDevicePrimaryCtxRelease(ctx->dev);
 fail_host:
     gpuk__ctx_free_host(ctx);
     return r;
 }
 
-/* Keeps the first failure of a teardown sequence, which goes on regardless. */
+/* One teardown step: goes on past ordinary failures, keeping the first, but makes no driver
+   call once a sticky fault is known (the driver may block or fail on every call then). */
 #define GPUK__KEEP_FIRST(first, call_name, expr) \
-    do { gpuk__cu_result kf_ = (expr); \
-         if (kf_ && (first) == GPUK_OK) (first) = gpuk__fail_cu(fn, call_name, kf_, NULL); } while (0)
+    do { if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken)) { gpuk__cu_result kf_ = (expr); \
+         if (kf_) { gpuk_result kr_ = gpuk__fail_cu(fn, call_name, kf_, NULL); \
+                    if ((first) == GPUK_OK) (first) = kr_; } } } while (0)
 
 GPUK__IMPL gpuk_result gpuk_ctx_destroy(gpuk_ctx* ctx) {
     static const char fn[] = "gpuk_ctx_destroy";
@@ -1556,11 +1574,11 @@ GPUK__IMPL gpuk_result gpuk_ctx_destroy(gpuk_ctx* ctx) {
                 GPUK__KEEP_FIRST(first, "cuMemFree", GPUK__DRV.cuMemFree(ctx->buffers[i].ptr));
         GPUK__KEEP_FIRST(first, "cuStreamDestroy", GPUK__DRV.cuStreamDestroy(ctx->default_stream));
         /* Leave no thread pointing at a primary context it no longer holds. */
-        if (GPUK__DRV.cuCtxGetCurrent(&cur) == 0 && cur == ctx->cu) GPUK__DRV.cuCtxSetCurrent(NULL);
+        if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken) && GPUK__DRV.cuCtxGetCurrent(&cur) == 0 && cur == ctx->cu)
+            GPUK__KEEP_FIRST(first, "cuCtxSetCurrent", GPUK__DRV.cuCtxSetCurrent(NULL));
         GPUK__KEEP_FIRST(first, "cuDevicePrimaryCtxRelease", GPUK__DRV.cuDevicePrimaryCtxRelease(ctx->dev));
-    } else if (!live_driver) {
-        first = gpuk__fail_broken(fn);
     }
+    if (GPUK__ATOMIC_LOAD(&gpuk__g.broken) && first == GPUK_OK) first = gpuk__fail_broken(fn);
     gpuk__mutex_fini(&ctx->lock);
     gpuk__ctx_free_host(ctx);
     gpuk__mutex_lock(&gpuk__lock);
@@ -1692,8 +1710,9 @@ static void gpuk__check_pageable(const char* fn, const void* host) {
 #if GPUK_DEBUG
     unsigned int type = 0;
     if (!gpuk__log_wants(GPUK_LOG_DEBUG)) return;
-    if (GPUK__DRV.cuPointerGetAttribute(&type, GPUK__CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-                                        (gpuk_devptr)(uintptr_t)host) != 0) {
+    if (!gpuk__tolerate(fn, "cuPointerGetAttribute",
+                        GPUK__DRV.cuPointerGetAttribute(&type, GPUK__CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                                        (gpuk_devptr)(uintptr_t)host))) {
         char msg[160];
         gpuk__fmt(msg, sizeof msg, 0, "%s: host memory %x is pageable, so the driver copies it "
                   "synchronously; use gpuk_pinned memory for a real async copy", fn,
@@ -2425,6 +2444,8 @@ GPUK__IMPL gpuk_result gpuk_kernel_get(gpuk_ctx* ctx, gpuk_module module, const 
             if (i < GPUK__MAX_CHECKED_PARAMS) k.param_bytes[i] = (uint16_t)(sz < 65535u ? sz : 65535u);
         }
         if (cr == GPUK__CU_ERROR_INVALID_VALUE) k.num_params = (int)i;
+        else if (!gpuk__tolerate(fn, "cuFuncGetParamInfo", cr) && GPUK__ATOMIC_LOAD(&gpuk__g.broken))
+            return gpuk__fail_broken(fn);
     }
     gpuk__copy_label(k.name, sizeof k.name, name);
     k.module_id = module.id;

@@ -57,6 +57,7 @@ typedef struct fake_state {
 
 static fake_state fake = { { 0 }, PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, { 0 }, { { 0 } }, 0, 0, 0, 0, 0, { 0 } };
 static __thread int fake_tls_ctx; /* 0 = none, else device + 1 */
+static const char* fake_last_failed_name = ""; /* entry point of the first injected failure */
 
 static void fake_protocol(const char* what, const char* fn) {
     fake.protocol_errors++;
@@ -80,6 +81,7 @@ static void fake_reset(const fake_config* cfg) {
     if (!fake.cfg.fail_code) fake.cfg.fail_code = 1;
     if (!fake.cfg.mem_limit) fake.cfg.mem_limit = (size_t)1 << 30;
     fake.calls = fake.failed_calls = fake.first_failure_call = 0;
+    fake_last_failed_name = "";
     fake.sticky_now = 0;
     memset(fake.primary_refs, 0, sizeof fake.primary_refs);
     fake.mem_in_use = 0;
@@ -104,7 +106,7 @@ static int fake_fail(const char* fn) {
     }
     if (code) {
         fake.failed_calls++;
-        if (!fake.first_failure_call) fake.first_failure_call = fake.calls;
+        if (!fake.first_failure_call) { fake.first_failure_call = fake.calls; fake_last_failed_name = fn; }
     }
     pthread_mutex_unlock(&fake.lock);
     return code;

@@ -1,0 +1,140 @@
+/* tests/unit_fault_sweep.c - a realistic program run once per driver call, failing the Nth call
+   (N = 1 .. every call the program makes), for each of: invalid value, out of memory, 222 with a
+   JIT log, and a sticky 700. Every run must surface the failure as a gpuk_result with text, tear
+   down cleanly, and give back everything the driver handed out (the fake checks; ASan/LSan and
+   valgrind check gpuk's host side). After a sticky fault gpuk must not call the driver again.
+   cc -std=c99 -I.. unit_fault_sweep.c -ldl -lpthread */
+#define _GNU_SOURCE
+#define GPUK_IMPLEMENTATION
+#include "gpuk.h"
+#include "check.h"
+#include "fake_driver.h"
+
+static const char ptx[] =
+    ".version 6.0\n.target sm_52\n.address_size 64\n"
+    ".visible .entry scale(.param .u64 p, .param .f32 s, .param .u32 n)\n{\n ret;\n}\n";
+
+/* The program: returns the first failure, or GPUK_OK. Always tears down. */
+static gpuk_result program(int* saw_text) {
+    gpuk_desc d;
+    gpuk_ctx* ctx = NULL;
+    gpuk_result r, first = GPUK_OK;
+    gpuk_buffer a = { 0 }, b = { 0 };
+    gpuk_pinned p = { 0 };
+    gpuk_stream s = { 0 };
+    gpuk_event e0 = { 0 }, e1 = { 0 };
+    gpuk_module m = { 0 };
+    gpuk_kernel k = { 0 };
+    float host[256], ms = 0;
+    int i;
+#define STEP(expr) do { r = (expr); if (r != GPUK_OK) { if (first == GPUK_OK) { first = r; *saw_text = gpuk_last_error()[0] != 0; } goto teardown; } } while (0)
+    memset(&d, 0, sizeof d);
+    d.get_proc = fake_get_proc;
+    for (i = 0; i < 256; i++) host[i] = (float)i;
+    STEP(gpuk_init(&d));
+    STEP(gpuk_ctx_create(NULL, &ctx));
+    STEP(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = sizeof host, .label = "a" }, &a));
+    STEP(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = sizeof host, .label = "b" }, &b));
+    STEP(gpuk_pinned_create(ctx, &(gpuk_pinned_desc){ .bytes = sizeof host }, &p));
+    STEP(gpuk_stream_create(ctx, NULL, &s));
+    STEP(gpuk_event_create(ctx, NULL, &e0));
+    STEP(gpuk_event_create(ctx, NULL, &e1));
+    STEP(gpuk_module_load(ctx, &(gpuk_module_desc){ .image = { ptx, 0 }, .label = "sweep" }, &m));
+    STEP(gpuk_kernel_get(ctx, m, "scale", &k));
+    memcpy(gpuk_pinned_ptr(ctx, p), host, sizeof host);
+    STEP(gpuk_buffer_write_async(ctx, s, a, 0, gpuk_pinned_ptr(ctx, p), sizeof host));
+    STEP(gpuk_event_record(ctx, e0, s));
+    {
+        gpuk_devptr ptr = gpuk_buffer_devptr(ctx, a);
+        float sc = 2.0f;
+        unsigned n = 256;
+        void* args[3] = { &ptr, &sc, &n };
+        STEP(gpuk_launch(ctx, k, &(gpuk_launch_desc){ .grid = { 1, 0, 0 }, .block = { 256, 0, 0 }, .stream = s, .args = args, .num_args = 3 }));
+    }
+    STEP(gpuk_buffer_copy_async(ctx, s, b, 0, a, 0, sizeof host));
+    STEP(gpuk_buffer_memset(ctx, s, a, 0, 0, 4, 256));
+    STEP(gpuk_event_record(ctx, e1, s));
+    STEP(gpuk_stream_sync(ctx, s));
+    STEP(gpuk_event_elapsed_ms(ctx, e0, e1, &ms));
+    STEP(gpuk_buffer_read(ctx, b, 0, host, sizeof host));
+    STEP(gpuk_module_unload(ctx, m));
+    STEP(gpuk_event_destroy(ctx, e1));
+    STEP(gpuk_stream_destroy(ctx, s));
+    STEP(gpuk_buffer_destroy(ctx, b));
+teardown:
+    if (ctx) {
+        r = gpuk_ctx_destroy(ctx);
+        if (r != GPUK_OK && first == GPUK_OK) { first = r; *saw_text = gpuk_last_error()[0] != 0; }
+    }
+    if (gpuk_shutdown() != GPUK_OK) first = GPUK_ERR_BUSY;
+    return first;
+#undef STEP
+}
+
+static long sweep(int code, int sticky, int* runs) {
+    long n, total, problems = 0;
+    int saw_text = 0;
+    fake_config cfg;
+    /* a clean run first: how many calls the program makes, and that it releases everything */
+    fake_reset(NULL);
+    CHECK_OK(program(&saw_text));
+    CHECK(fake_all_released() && fake.protocol_errors == 0);
+    total = fake.calls;
+    CHECK(total > 40);
+    for (n = 1; n <= total; n++) {
+        gpuk_result r;
+        long calls_at_failure;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.fail_at = n;
+        cfg.fail_code = code;
+        cfg.sticky = sticky;
+        if (code == 222) cfg.jit_log = "ptxas fatal : Unsupported .version 6.0; current version is '5.0'";
+        fake_reset(&cfg);
+        saw_text = 0;
+        r = program(&saw_text);
+        (*runs)++;
+        calls_at_failure = fake.first_failure_call;
+        if (r == GPUK_OK) {
+            /* allowed only where gpuk absorbs that call's failure by design */
+            const char* name = fake_last_failed_name;
+            if (!(strcmp(name, "cuCtxGetCurrent") == 0 || strcmp(name, "cuDeviceGetPCIBusId") == 0 || strcmp(name, "cuFuncGetParamInfo") == 0 ||
+                  strcmp(name, "cuPointerGetAttribute") == 0)) {
+                fprintf(stderr, "  code %d, call %ld (%s): the program succeeded anyway\n", code, n, name);
+                problems++;
+            }
+        } else {
+            if (!saw_text) { fprintf(stderr, "  code %d, call %ld: no error text\n", code, n); problems++; }
+            if (sticky && r != (gpuk_result)code && r != GPUK_ERR_BUSY) {
+                fprintf(stderr, "  sticky %d, call %ld: returned %d\n", code, n, (int)r);
+                problems++;
+            }
+        }
+        if (fake.protocol_errors) {
+            fprintf(stderr, "  code %d, call %ld (%s): driver misuse: %s\n", code, n, fake_last_failed_name, fake.protocol_msg);
+            problems++;
+        }
+        /* after a sticky fault gpuk makes no more driver calls (the poisoned ctx is not touched) */
+        if (sticky && calls_at_failure && fake.calls != calls_at_failure && strcmp(fake_last_failed_name, "cuCtxGetCurrent") != 0) {
+            fprintf(stderr, "  sticky %d, call %ld (%s): %ld driver calls after the fault\n", code, n,
+                    fake_last_failed_name, fake.calls - calls_at_failure);
+            problems++;
+        }
+    }
+    return problems;
+}
+
+static int runs_total;
+
+static int test_sweep_invalid_value(void) { CHECK(sweep(1, 0, &runs_total) == 0); return TEST_PASS; }
+static int test_sweep_out_of_memory(void) { CHECK(sweep(2, 0, &runs_total) == 0); return TEST_PASS; }
+static int test_sweep_jit_222(void) { CHECK(sweep(222, 0, &runs_total) == 0); return TEST_PASS; }
+static int test_sweep_sticky_700(void) { CHECK(sweep(700, 1, &runs_total) == 0); return TEST_PASS; }
+
+int main(void) {
+    RUN(test_sweep_invalid_value);
+    RUN(test_sweep_out_of_memory);
+    RUN(test_sweep_jit_222);
+    RUN(test_sweep_sticky_700);
+    printf("fault sweep: %d runs of the program, each failing one driver call\n", runs_total);
+    return test_summary();
+}
