@@ -448,7 +448,9 @@ GPUK_API gpuk_result gpuk_launch(gpuk_ctx* ctx, gpuk_kernel kernel, const gpuk_l
 #ifndef GPUK_NO_STDIO
 #include <stdio.h>
 #endif
-#if defined(GPUK_STATIC)
+#if defined(GPUK_STATIC) && (defined(__GNUC__) || defined(__clang__))
+#define GPUK__IMPL static __attribute__((unused)) /* a TU need not call every function */
+#elif defined(GPUK_STATIC)
 #define GPUK__IMPL static
 #else
 #define GPUK__IMPL
@@ -904,14 +906,13 @@ static size_t gpuk__fmt(char* buf, size_t cap, size_t pos, const char* fmt, ...)
 GPUK__IMPL const char* gpuk_last_error(void) { return gpuk__tls_error; }
 
 /* ---- >>log ---- */
-static void gpuk__log(gpuk_log_level level, int code, const char* msg) {
-    gpuk_log_level limit = gpuk__g.log_level ? gpuk__g.log_level : GPUK_LOG_WARN;
-    if (gpuk__g.logger.func && level <= limit) gpuk__g.logger.func(gpuk__g.logger.user_data, level, code, msg);
-}
-
 static int gpuk__log_wants(gpuk_log_level level) {
     gpuk_log_level limit = gpuk__g.log_level ? gpuk__g.log_level : GPUK_LOG_WARN;
     return gpuk__g.logger.func && level <= limit;
+}
+
+static void gpuk__log(gpuk_log_level level, int code, const char* msg) {
+    if (gpuk__log_wants(level)) gpuk__g.logger.func(gpuk__g.logger.user_data, level, code, msg);
 }
 
 #ifndef GPUK_NO_STDIO

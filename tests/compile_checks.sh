@@ -1,0 +1,27 @@
+# tests/compile_checks.sh - gpuk.h compiles warning-free as C99 (gcc, clang), C++11/17, with
+# GPUK_STATIC in two linked translation units, with GPUK_NO_KERNELS / GPUK_NO_STDIO, and the
+# declarations alone stay under 1,500 preprocessed lines. Run from the repository root.
+set -u
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+passed=0; failed=0; skipped=0
+ok() { passed=$((passed + 1)); echo "ok   $1"; }
+bad() { failed=$((failed + 1)); echo "FAIL $1"; sed 's/^/    /' "$tmp/err" | head -20; }
+try() { local name=$1; shift; if "$@" 2>"$tmp/err"; then ok "$name"; else bad "$name"; fi; }
+C99="-std=c99 -Wall -Wextra -Wpedantic -Wsign-conversion -Wstrict-prototypes -Werror"
+for cc in gcc clang; do
+  if ! command -v $cc >/dev/null; then skipped=$((skipped + 1)); echo "skip $cc (not installed)"; continue; fi
+  try "$cc c99 implementation" $cc $C99 -I. -c tests/compile_c99.c -o "$tmp/a.o"
+  try "$cc c99 no kernels, no stdio" $cc $C99 -DGPUK_NO_KERNELS -DGPUK_NO_STDIO -I. -c tests/compile_c99.c -o "$tmp/b.o"
+  try "$cc c99 NDEBUG" $cc $C99 -DNDEBUG -O2 -I. -c tests/compile_c99.c -o "$tmp/c.o"
+  try "$cc static, two TUs linked" sh -c "$cc $C99 -I. -c tests/compile_static_a.c -o $tmp/sa.o && $cc $C99 -I. -c tests/compile_static_b.c -o $tmp/sb.o && $cc $tmp/sa.o $tmp/sb.o -o $tmp/static -ldl -lpthread && $tmp/static"
+done
+for std in c++11 c++17; do
+  if ! command -v g++ >/dev/null; then skipped=$((skipped + 1)); continue; fi
+  try "g++ -std=$std" g++ -std=$std -Wall -Wextra -Werror -I. -c tests/compile_cxx11.cpp -o "$tmp/x.o"
+done
+lines=$(printf '#include "gpuk.h"\n' | gcc -std=c99 -E -P -I. -x c - | wc -l)
+if [ "$lines" -le 1500 ]; then ok "declarations-only TU: $lines preprocessed lines (<= 1500)"
+else echo "$lines lines" >"$tmp/err"; bad "declarations-only TU over 1500 lines"; fi
+start=$(date +%s%N); gcc -O0 -DGPUK_NO_KERNELS -I. -c tests/compile_c99.c -o "$tmp/t.o"; end=$(date +%s%N)
+echo "info implementation TU (GPUK_NO_KERNELS) compiles in $(( (end - start) / 1000000 )) ms at -O0"
+echo "$passed passed, $failed failed, $skipped skipped"

@@ -1,0 +1,42 @@
+// tests/gpu_test_kernels.cu - kernels the GPU tests load as user PTX (tools/ptx_embed.py turns
+// this into tests/gpu_test_kernels.h). extern "C" keeps the .entry names unmangled.
+#include <stdint.h>
+
+// Every scalar width and a pointer arrive intact: out[] gets each argument widened to 64 bits.
+extern "C" __global__ void echo_args(int8_t a, int16_t b, int32_t c, int64_t d, float e, double f,
+                                     uint8_t g, unsigned long long* out) {
+    if (threadIdx.x == 0 && blockIdx.x == 0) {
+        out[0] = (unsigned long long)(long long)a;
+        out[1] = (unsigned long long)(long long)b;
+        out[2] = (unsigned long long)(long long)c;
+        out[3] = (unsigned long long)d;
+        out[4] = (unsigned long long)__float_as_uint(e);
+        out[5] = (unsigned long long)__double_as_longlong(f);
+        out[6] = (unsigned long long)g;
+    }
+}
+
+// y[i] = x[i] * s + add, after spinning `spin` rounds per element: a slow kernel, so that work
+// queued behind it on a stream (or an event-linked stream) is only right if it really waited.
+extern "C" __global__ void slow_affine(const float* x, float* y, float s, float add, unsigned n,
+                                       unsigned spin) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float acc = 0.0f;
+    for (unsigned k = 0; k < spin; k++) acc = acc * 0.999f + 1.0f;
+    y[i] = x[i] * s + add + acc * 0.0f; // acc stays finite, so this adds exactly 0
+}
+
+// c[i] = a[i] + b[i]
+extern "C" __global__ void vadd(const float* a, const float* b, float* c, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i];
+}
+
+// Writes far outside any allocation: the sticky-fault test runs it in a child process.
+extern "C" __global__ void write_out_of_bounds(int* p) {
+    p[(size_t)1 << 40] = 1;
+}
+
+// Empty: launch overhead.
+extern "C" __global__ void empty(void) {}
