@@ -168,7 +168,8 @@ static int test_elapsed_time_is_sane(void) {
     CHECK_OK(gpuk_timer_stop(ctx, &t, &ms_long));
     printf("     slow kernel: %.3f ms (spin 5000), %.3f ms (spin 50000)\n", ms_short, ms_long);
     CHECK(ms_short > 0.0f && ms_long < 10000.0f);
-    CHECK(ms_long > 3.0f * ms_short); /* 10x the work */
+    /* 10x the work; not under a sanitizer, whose per-launch cost swamps both */
+    if (!getenv("GPUK_TEST_NO_TIMING")) CHECK(ms_long > 3.0f * ms_short);
     CHECK_OK(gpuk_timer_destroy(ctx, &t));
     return TEST_PASS;
 }
@@ -301,18 +302,28 @@ static void* worker_body(void* p) {
     return NULL;
 }
 
-static int test_one_ctx_from_eight_threads(void) {
+static void run_workers(gpuk_kernel vadd) {
     pthread_t t[8];
     worker w[8];
     int i;
-    size_t free_before = 0, free_after = 0;
-    CHECK_OK(gpuk_ctx_mem_info(ctx, &free_before, NULL));
     for (i = 0; i < 8; i++) {
-        w[i].vadd = kernel("vadd"); w[i].failures = 0; w[i].seed = (unsigned)rng();
+        w[i].vadd = vadd; w[i].failures = 0; w[i].seed = (unsigned)rng();
         CHECK(pthread_create(&t[i], NULL, worker_body, &w[i]) == 0);
     }
     for (i = 0; i < 8; i++) { pthread_join(t[i], NULL); CHECK(w[i].failures == 0); }
+}
+
+static int test_one_ctx_from_eight_threads(void) {
+    gpuk_kernel vadd = kernel("vadd");
+    size_t free_before = 0, free_after = 0;
+    /* The first round lets the driver set up what it caches per thread and stream; a leak in
+       gpuk would show as less free memory after each later round. */
+    run_workers(vadd);
+    CHECK_OK(gpuk_ctx_mem_info(ctx, &free_before, NULL));
+    run_workers(vadd);
+    run_workers(vadd);
     CHECK_OK(gpuk_ctx_mem_info(ctx, &free_after, NULL));
+    if (free_after != free_before) printf("     free memory: %zu before, %zu after\n", free_before, free_after);
     CHECK(free_after == free_before);
     return TEST_PASS;
 }
