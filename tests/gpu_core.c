@@ -169,7 +169,7 @@ static int test_elapsed_time_is_sane(void) {
     printf("     slow kernel: %.3f ms (spin 5000), %.3f ms (spin 50000)\n", ms_short, ms_long);
     CHECK(ms_short > 0.0f && ms_long < 10000.0f);
     /* 10x the work; not under a sanitizer, whose per-launch cost swamps both */
-    if (!getenv("GPUK_TEST_NO_TIMING")) CHECK(ms_long > 3.0f * ms_short);
+    if (!getenv("GPUK_TEST_UNDER_SANITIZER")) CHECK(ms_long > 3.0f * ms_short);
     CHECK_OK(gpuk_timer_destroy(ctx, &t));
     return TEST_PASS;
 }
@@ -319,6 +319,7 @@ static int test_one_ctx_from_eight_threads(void) {
     /* The first round lets the driver set up what it caches per thread and stream; a leak in
        gpuk would show as less free memory after each later round. */
     run_workers(vadd);
+    if (getenv("GPUK_TEST_UNDER_SANITIZER")) return TEST_PASS; /* it allocates shadow memory */
     CHECK_OK(gpuk_ctx_mem_info(ctx, &free_before, NULL));
     run_workers(vadd);
     run_workers(vadd);
