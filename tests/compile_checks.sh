@@ -19,6 +19,9 @@ for std in c++11 c++17; do
   if ! command -v g++ >/dev/null; then skipped=$((skipped + 1)); continue; fi
   try "g++ -std=$std" g++ -std=$std -Wall -Wextra -Werror -I. -c tests/compile_cxx11.cpp -o "$tmp/x.o"
 done
+# the README's quick start is real code: it must compile as it stands
+awk '/^```c$/{f=1;next} /^```$/{f=0} f' README.md > "$tmp/quickstart.c"
+try "README quick start compiles (gcc c99)" gcc -std=c99 -Wall -Wextra -Werror -I. "$tmp/quickstart.c" -o "$tmp/qs" -ldl -lpthread
 lines=$(printf '#include "gpuk.h"\n' | gcc -std=c99 -E -P -I. -x c - | wc -l)
 if [ "$lines" -le 1500 ]; then ok "declarations-only TU: $lines preprocessed lines (<= 1500)"
 else echo "$lines lines" >"$tmp/err"; bad "declarations-only TU over 1500 lines"; fi
