@@ -301,7 +301,8 @@ typedef struct gpuk_timer { gpuk_event start, stop; gpuk_stream stream; } gpuk_t
 
 // --- library ---
 /* Load the driver and cuInit, once per process. Optional: the first call that needs the driver
-   does it with defaults. A second call returns the first one's result. */
+   does it with defaults. Once it has succeeded, later calls return GPUK_OK and ignore their desc;
+   after a failure the next call tries again. */
 GPUK_API gpuk_result gpuk_init(const gpuk_desc* desc);
 /* Forget the driver table and any recorded fault; every ctx must be destroyed first. */
 GPUK_API gpuk_result gpuk_shutdown(void);
@@ -1400,6 +1401,22 @@ static void gpuk__copy_label(char* dst, size_t cap, const char* src) {
     dst[n] = 0;
 }
 
+/* A free slot of pool, taken under the ctx lock; 0 when the pool is full. */
+static uint32_t gpuk__slot_take(gpuk_ctx* ctx, gpuk__pool* pool) {
+    uint32_t slot;
+    gpuk__mutex_lock(&ctx->lock);
+    slot = gpuk__pool_take(pool);
+    gpuk__mutex_unlock(&ctx->lock);
+    return slot;
+}
+
+/* Gives back a slot taken by gpuk__slot_take whose object was never published. */
+static void gpuk__slot_give(gpuk_ctx* ctx, gpuk__pool* pool, uint32_t slot) {
+    gpuk__mutex_lock(&ctx->lock);
+    gpuk__pool_give(pool, slot);
+    gpuk__mutex_unlock(&ctx->lock);
+}
+
 /* Frees id's slot under the ctx lock after copying it to out (the slot may be reused at once).
    Returns 0 when id is not live. */
 static uint32_t gpuk__pool_release(gpuk_ctx* ctx, gpuk__pool* pool, void* slots, size_t stride,
@@ -1644,9 +1661,7 @@ GPUK__IMPL gpuk_result gpuk_buffer_create(gpuk_ctx* ctx, const gpuk_buffer_desc*
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_buffer_desc canaries are not zero");
     if (desc->wrap && !desc->bytes)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "wrapping device pointer 0x%llx needs desc.bytes", desc->wrap);
-    gpuk__mutex_lock(&ctx->lock);
-    slot = gpuk__pool_take(&ctx->buffer_pool);
-    gpuk__mutex_unlock(&ctx->lock);
+    slot = gpuk__slot_take(ctx, &ctx->buffer_pool);
     if (!slot) return gpuk__fail(fn, GPUK_ERR_POOL_FULL, "all %u buffer slots are in use", ctx->buffer_pool.size - 1);
     if (desc->wrap) {
         ptr = desc->wrap;
@@ -1669,9 +1684,7 @@ GPUK__IMPL gpuk_result gpuk_buffer_create(gpuk_ctx* ctx, const gpuk_buffer_desc*
     out_buffer->id = s->id;
     return GPUK_OK;
 fail:
-    gpuk__mutex_lock(&ctx->lock);
-    gpuk__pool_give(&ctx->buffer_pool, slot);
-    gpuk__mutex_unlock(&ctx->lock);
+    gpuk__slot_give(ctx, &ctx->buffer_pool, slot);
     return r;
 }
 
@@ -1853,9 +1866,7 @@ GPUK__IMPL gpuk_result gpuk_pinned_create(gpuk_ctx* ctx, const gpuk_pinned_desc*
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_pinned_desc canaries are not zero");
     if (desc->host_ptr && !desc->bytes)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "registering host memory needs desc.bytes");
-    gpuk__mutex_lock(&ctx->lock);
-    slot = gpuk__pool_take(&ctx->pinned_pool);
-    gpuk__mutex_unlock(&ctx->lock);
+    slot = gpuk__slot_take(ctx, &ctx->pinned_pool);
     if (!slot) return gpuk__fail(fn, GPUK_ERR_POOL_FULL, "all %u pinned slots are in use", ctx->pinned_pool.size - 1);
     if (desc->bytes) {
         gpuk__cu_result cr;
@@ -1879,9 +1890,7 @@ GPUK__IMPL gpuk_result gpuk_pinned_create(gpuk_ctx* ctx, const gpuk_pinned_desc*
     out_pinned->id = s->id;
     return GPUK_OK;
 fail:
-    gpuk__mutex_lock(&ctx->lock);
-    gpuk__pool_give(&ctx->pinned_pool, slot);
-    gpuk__mutex_unlock(&ctx->lock);
+    gpuk__slot_give(ctx, &ctx->pinned_pool, slot);
     return r;
 }
 
@@ -1927,9 +1936,7 @@ GPUK__IMPL gpuk_result gpuk_stream_create(gpuk_ctx* ctx, const gpuk_stream_desc*
     if (desc) d = *desc;
     if (gpuk__desc_canaries_bad(d._start_canary, d._end_canary))
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_stream_desc canaries are not zero");
-    gpuk__mutex_lock(&ctx->lock);
-    slot = gpuk__pool_take(&ctx->stream_pool);
-    gpuk__mutex_unlock(&ctx->lock);
+    slot = gpuk__slot_take(ctx, &ctx->stream_pool);
     if (!slot) return gpuk__fail(fn, GPUK_ERR_POOL_FULL, "all %u stream slots are in use", ctx->stream_pool.size - 1);
     if (d.wrap) {
         cu = (gpuk__cu_stream)d.wrap;
@@ -1947,9 +1954,7 @@ GPUK__IMPL gpuk_result gpuk_stream_create(gpuk_ctx* ctx, const gpuk_stream_desc*
     out_stream->id = s->id;
     return GPUK_OK;
 fail:
-    gpuk__mutex_lock(&ctx->lock);
-    gpuk__pool_give(&ctx->stream_pool, slot);
-    gpuk__mutex_unlock(&ctx->lock);
+    gpuk__slot_give(ctx, &ctx->stream_pool, slot);
     return r;
 }
 
@@ -2069,9 +2074,7 @@ GPUK__IMPL gpuk_result gpuk_event_create(gpuk_ctx* ctx, const gpuk_event_desc* d
     if (desc) d = *desc;
     if (gpuk__desc_canaries_bad(d._start_canary, d._end_canary))
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_event_desc canaries are not zero");
-    gpuk__mutex_lock(&ctx->lock);
-    slot = gpuk__pool_take(&ctx->event_pool);
-    gpuk__mutex_unlock(&ctx->lock);
+    slot = gpuk__slot_take(ctx, &ctx->event_pool);
     if (!slot) return gpuk__fail(fn, GPUK_ERR_POOL_FULL, "all %u event slots are in use", ctx->event_pool.size - 1);
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) goto fail;
     cr = GPUK__DRV.cuEventCreate(&cu, (d.no_timing ? (unsigned)GPUK__CU_EVENT_DISABLE_TIMING : 0u) |
@@ -2084,9 +2087,7 @@ GPUK__IMPL gpuk_result gpuk_event_create(gpuk_ctx* ctx, const gpuk_event_desc* d
     out_event->id = s->id;
     return GPUK_OK;
 fail:
-    gpuk__mutex_lock(&ctx->lock);
-    gpuk__pool_give(&ctx->event_pool, slot);
-    gpuk__mutex_unlock(&ctx->lock);
+    gpuk__slot_give(ctx, &ctx->event_pool, slot);
     return r;
 }
 
@@ -2347,9 +2348,7 @@ GPUK__IMPL gpuk_result gpuk_module_load(gpuk_ctx* ctx, const gpuk_module_desc* d
             image = text_copy;
         }
     }
-    gpuk__mutex_lock(&ctx->lock);
-    slot = gpuk__pool_take(&ctx->module_pool);
-    gpuk__mutex_unlock(&ctx->lock);
+    slot = gpuk__slot_take(ctx, &ctx->module_pool);
     if (!slot) {
         gpuk__free(text_copy);
         return gpuk__fail(fn, GPUK_ERR_POOL_FULL, "all %u module slots are in use", ctx->module_pool.size - 1);
@@ -2380,9 +2379,7 @@ GPUK__IMPL gpuk_result gpuk_module_load(gpuk_ctx* ctx, const gpuk_module_desc* d
     return GPUK_OK;
 fail:
     gpuk__free(text_copy);
-    gpuk__mutex_lock(&ctx->lock);
-    gpuk__pool_give(&ctx->module_pool, slot);
-    gpuk__mutex_unlock(&ctx->lock);
+    gpuk__slot_give(ctx, &ctx->module_pool, slot);
     return r;
 }
 
