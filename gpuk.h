@@ -487,7 +487,10 @@ static void* gpuk__lib_open(const char* path, char* why, size_t cap) {
     return lib;
 }
 static void* gpuk__lib_sym(void* lib, const char* name) {
-    return (void*)GetProcAddress((struct HINSTANCE__*)lib, name);
+    gpuk__farproc fn = GetProcAddress((struct HINSTANCE__*)lib, name);
+    void* p;
+    memcpy(&p, &fn, sizeof p); /* ISO C has no cast from function to object pointer */
+    return p;
 }
 static const char* gpuk__getenv(const char* name) { return getenv(name); }
 static void gpuk__register_fork_handler(void) {}

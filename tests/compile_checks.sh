@@ -19,6 +19,10 @@ for std in c++11 c++17; do
   if ! command -v g++ >/dev/null; then skipped=$((skipped + 1)); continue; fi
   try "g++ -std=$std" g++ -std=$std -Wall -Wextra -Werror -I. -c tests/compile_cxx11.cpp -o "$tmp/x.o"
 done
+# Windows: the nvcuda.dll path, kernel32 declared without windows.h; compiled and linked
+if command -v x86_64-w64-mingw32-gcc >/dev/null; then
+  try "mingw-w64 c99 (Windows), linked" x86_64-w64-mingw32-gcc $C99 -I. tests/compile_c99.c -o "$tmp/w.exe"
+else skipped=$((skipped + 1)); echo "skip mingw-w64 (not installed)"; fi
 # the README's quick start is real code: it must compile as it stands
 awk '/^```c$/{f=1;next} /^```$/{f=0} f' README.md > "$tmp/quickstart.c"
 try "README quick start compiles (gcc c99)" gcc -std=c99 -Wall -Wextra -Werror -I. "$tmp/quickstart.c" -o "$tmp/qs" -ldl -lpthread
