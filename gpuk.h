@@ -666,7 +666,6 @@ typedef struct gpuk__driver {
 #define GPUK__X_MEMBER(name, ver, exp, req, params) gpuk__pfn_##name name;
     GPUK__DRIVER_FUNCS(GPUK__X_MEMBER)
 #undef GPUK__X_MEMBER
-    int dummy_; /* keeps the struct non-empty for compilers that object */
 } gpuk__driver;
 
 typedef struct gpuk__driver_row {
@@ -711,16 +710,13 @@ enum {
     GPUK__CU_FUNC_PTX_VERSION = 5,
     GPUK__CU_FUNC_BINARY_VERSION = 6,
     GPUK__CU_FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
-    GPUK__CU_SUCCESS = 0,
     GPUK__CU_ERROR_INVALID_VALUE = 1,
-    GPUK__CU_ERROR_NOT_INITIALIZED = 3,
     GPUK__CU_ERROR_NOT_READY = 600
 };
 
 /* ---- >>state ---- */
 typedef struct gpuk__state {
     int initialized;           /* atomic: 1 once the table is loaded and cuInit returned */
-    gpuk_result init_result;   /* result of the one real init attempt */
     int broken;                /* atomic: 0, the first sticky CUresult, or GPUK_ERR_FORKED */
     char broken_text[256];     /* the first fault, as reported then */
     int fork_handler;          /* pthread_atfork registered */
@@ -1569,12 +1565,10 @@ GPUK__IMPL gpuk_result gpuk_ctx_destroy(gpuk_ctx* ctx) {
     static const char fn[] = "gpuk_ctx_destroy";
     gpuk_result first = GPUK_OK;
     uint32_t i;
-    int live_driver;
     GPUK__CTX_CHECK(fn, ctx);
     /* After a sticky fault or in a fork child the driver must not be called (it may block or
        fail); host memory is freed all the same. */
-    live_driver = !GPUK__ATOMIC_LOAD(&gpuk__g.broken);
-    if (live_driver && (first = gpuk__enter(fn, ctx)) == GPUK_OK) {
+    if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken) && (first = gpuk__enter(fn, ctx)) == GPUK_OK) {
         gpuk__cu_context cur = NULL;
         GPUK__KEEP_FIRST(first, "cuCtxSynchronize", GPUK__DRV.cuCtxSynchronize());
         for (i = 1; i < ctx->module_pool.size; i++)
