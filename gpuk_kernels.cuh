@@ -1,0 +1,749 @@
+/* gpuk_kernels.cuh - the CUDA C source of gpuk's built-in kernels.
+
+   tools/gen_ptx.py compiles this file to PTX, splits it into one module per kernel, lowers each
+   module's .version/.target to the oldest the instructions allow, and writes ptx/ and the
+   generated sections of gpuk.h. Users never compile this file; they get its PTX inside gpuk.h.
+
+   Conventions, shared by every kernel and by the C wrappers that launch them:
+   - sizes and indices are 64-bit (u64), so any n up to the memory size works;
+   - blocks are 256 threads (GPUK_BLOCK); grids are chosen by the host and every loop is
+     grid-stride, so a kernel is correct for any grid of at least one block;
+   - pointers need only element alignment: kernels that read 16 bytes at a time check the
+     addresses themselves and fall back to one element at a time;
+   - each kernel is an extern "C" entry named gpuk_<op>_<type>, made by one line of the
+     GPUK_* instantiation lists at the end (the generator reads those lines too). */
+
+typedef unsigned long long u64;
+typedef long long i64;
+typedef unsigned int u32;
+
+#define GPUK_BLOCK 256
+#define GPUK_WARPS (GPUK_BLOCK / 32)
+#define GPUK_DEV __device__ __forceinline__
+
+/* ---- 16-byte packs: the unit of a vectorized load or store ---- */
+template <typename T> struct __align__(16) pack16 { T v[16 / sizeof(T)]; };
+
+GPUK_DEV bool aligned16(const void* p) { return ((u64)p & 15u) == 0; }
+
+/* ---- math by type (the float forms are the single-precision library calls) ---- */
+GPUK_DEV float k_sqrt(float x) { return sqrtf(x); }
+GPUK_DEV double k_sqrt(double x) { return sqrt(x); }
+GPUK_DEV float k_exp(float x) { return expf(x); }
+GPUK_DEV double k_exp(double x) { return exp(x); }
+GPUK_DEV float k_log(float x) { return logf(x); }
+GPUK_DEV double k_log(double x) { return log(x); }
+GPUK_DEV float k_sin(float x) { return sinf(x); }
+GPUK_DEV double k_sin(double x) { return sin(x); }
+GPUK_DEV float k_cos(float x) { return cosf(x); }
+GPUK_DEV double k_cos(double x) { return cos(x); }
+GPUK_DEV void k_sincos(float x, float* s, float* c) { sincosf(x, s, c); }
+GPUK_DEV void k_sincos(double x, double* s, double* c) { sincos(x, s, c); }
+GPUK_DEV float k_abs(float x) { return fabsf(x); }
+GPUK_DEV double k_abs(double x) { return fabs(x); }
+GPUK_DEV int k_abs(int x) { return x < 0 ? (int)(0u - (u32)x) : x; } /* |INT_MIN| wraps, as in C */
+/* min/max skip NaN like C's fmin/fmax: a NaN never replaces a number */
+GPUK_DEV float k_min(float a, float b) { return fminf(a, b); }
+GPUK_DEV double k_min(double a, double b) { return fmin(a, b); }
+GPUK_DEV float k_max(float a, float b) { return fmaxf(a, b); }
+GPUK_DEV double k_max(double a, double b) { return fmax(a, b); }
+GPUK_DEV int k_min(int a, int b) { return a < b ? a : b; }
+GPUK_DEV u32 k_min(u32 a, u32 b) { return a < b ? a : b; }
+GPUK_DEV int k_max(int a, int b) { return a > b ? a : b; }
+GPUK_DEV u32 k_max(u32 a, u32 b) { return a > b ? a : b; }
+/* numpy's names for the element-wise forms */
+template <typename T> GPUK_DEV T k_minimum(T a, T b) { return k_min(a, b); }
+template <typename T> GPUK_DEV T k_maximum(T a, T b) { return k_max(a, b); }
+/* integer +, -, * wrap modulo 2^32 (done unsigned: signed overflow is undefined in C++) */
+GPUK_DEV float k_add(float a, float b) { return a + b; }
+GPUK_DEV double k_add(double a, double b) { return a + b; }
+GPUK_DEV int k_add(int a, int b) { return (int)((u32)a + (u32)b); }
+GPUK_DEV u32 k_add(u32 a, u32 b) { return a + b; }
+GPUK_DEV float k_sub(float a, float b) { return a - b; }
+GPUK_DEV double k_sub(double a, double b) { return a - b; }
+GPUK_DEV int k_sub(int a, int b) { return (int)((u32)a - (u32)b); }
+GPUK_DEV u32 k_sub(u32 a, u32 b) { return a - b; }
+GPUK_DEV float k_mul(float a, float b) { return a * b; }
+GPUK_DEV double k_mul(double a, double b) { return a * b; }
+GPUK_DEV int k_mul(int a, int b) { return (int)((u32)a * (u32)b); }
+GPUK_DEV u32 k_mul(u32 a, u32 b) { return a * b; }
+
+/* ---- element-wise map ----
+   out[i] = f(a[i], b[i]) for i < n, where f may ignore a or b (fill, unary ops). The range is
+   cut into a scalar head up to the first 16-byte boundary of out, a body of 16-byte packs and a
+   scalar tail; the body is used only when a and b sit at the same offset mod 16 as out, else
+   every element goes one at a time. out may equal a or b (in place). */
+template <int NIN, typename T, typename F>
+GPUK_DEV void map(F f, T* out, const T* a, const T* b, u64 n) {
+    const u64 V = 16 / sizeof(T);
+    const u64 tid = (u64)blockIdx.x * GPUK_BLOCK + threadIdx.x;
+    const u64 stride = (u64)gridDim.x * GPUK_BLOCK;
+    const u64 mis = (u64)out & 15u;
+    bool packs = (NIN < 1 || ((u64)a & 15u) == mis) && (NIN < 2 || ((u64)b & 15u) == mis);
+    u64 head = packs ? (16u - mis) % 16u / sizeof(T) : n;
+    if (head > n) head = n;
+    for (u64 i = tid; i < head; i += stride)
+        out[i] = f(NIN > 0 ? a[i] : T(), NIN > 1 ? b[i] : T());
+    const u64 npacks = (n - head) / V;
+    pack16<T>* po = (pack16<T>*)(out + head);
+    const pack16<T>* pa = (const pack16<T>*)(a + head);
+    const pack16<T>* pb = (const pack16<T>*)(b + head);
+    for (u64 p = tid; p < npacks; p += stride) {
+        pack16<T> x, y, r;
+        if (NIN > 0) x = pa[p];
+        if (NIN > 1) y = pb[p];
+#pragma unroll
+        for (int k = 0; k < (int)V; k++) r.v[k] = f(NIN > 0 ? x.v[k] : T(), NIN > 1 ? y.v[k] : T());
+        po[p] = r;
+    }
+    for (u64 i = head + npacks * V + tid; i < n; i += stride)
+        out[i] = f(NIN > 0 ? a[i] : T(), NIN > 1 ? b[i] : T());
+}
+
+/* Every map kernel has the same parameters, so one host launcher serves them all:
+   (out, a, b, n, s0, s1); a, b, s0, s1 are ignored where the op has no use for them. */
+#define GPUK_MAP_KERNEL(name, T, NIN, expr)                                                  \
+    struct name##_op {                                                                       \
+        T s0, s1;                                                                            \
+        __device__ T operator()(T x, T y) const { (void)x; (void)y; return expr; }           \
+    };                                                                                       \
+    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
+    name(T* out, const T* a, const T* b, u64 n, T s0, T s1) {                                \
+        name##_op f = { s0, s1 };                                                            \
+        map<NIN>(f, out, a, b, n);                                                           \
+    }
+
+/* fill: out[i] = s0. */
+#define GPUK_FILL(T, t) GPUK_MAP_KERNEL(gpuk_fill_##t, T, 0, s0)
+/* binary: out[i] = a[i] op b[i]. */
+#define GPUK_BINARY(op, T, t) GPUK_MAP_KERNEL(gpuk_##op##_##t, T, 2, k_##op(x, y))
+#define GPUK_DIV(T, t) GPUK_MAP_KERNEL(gpuk_div_##t, T, 2, x / y)
+/* axpy: y[i] = s0 * x[i] + y[i] (launched with out = b = y, a = x). */
+#define GPUK_AXPY(T, t) GPUK_MAP_KERNEL(gpuk_axpy_##t, T, 2, s0 * x + y)
+/* scale: out[i] = s0 * x[i]. */
+#define GPUK_SCALE(T, t) GPUK_MAP_KERNEL(gpuk_scale_##t, T, 1, s0 * x)
+/* unary: out[i] = op(x[i]). */
+#define GPUK_UNARY(op, T, t) GPUK_MAP_KERNEL(gpuk_##op##_##t, T, 1, k_##op(x))
+/* cos(x)^2 + sin(x)^2, one argument reduction for both (the seed books' ufunc). */
+GPUK_DEV float cos2_plus_sin2(float x) { float s, c; k_sincos(x, &s, &c); return c * c + s * s; }
+GPUK_DEV double cos2_plus_sin2(double x) { double s, c; k_sincos(x, &s, &c); return c * c + s * s; }
+#define GPUK_COS2SIN2(T, t) GPUK_MAP_KERNEL(gpuk_cos2_plus_sin2_##t, T, 1, cos2_plus_sin2(x))
+/* SELU: lambda * (x > 0 ? x : alpha * exp(x) - alpha), with s0 = alpha, s1 = lambda. */
+#define GPUK_SELU(T, t) GPUK_MAP_KERNEL(gpuk_selu_##t, T, 1, s1 * (x > T(0) ? x : s0 * k_exp(x) - s0))
+
+/* ---- iota and linspace: out[i] from i alone ---- */
+/* iota: out[i] = start + i * step (integers wrap modulo 2^32). */
+template <typename T> GPUK_DEV T iota_at(u64 i, T start, T step) { return start + T(i) * step; }
+template <> GPUK_DEV int iota_at<int>(u64 i, int start, int step) { return (int)((u32)start + (u32)i * (u32)step); }
+template <> GPUK_DEV u32 iota_at<u32>(u64 i, u32 start, u32 step) { return start + (u32)i * step; }
+
+#define GPUK_IOTA(T, t)                                                                      \
+    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
+    gpuk_iota_##t(T* out, u64 n, T start, T step) {                                          \
+        for (u64 i = (u64)blockIdx.x * GPUK_BLOCK + threadIdx.x; i < n;                      \
+             i += (u64)gridDim.x * GPUK_BLOCK)                                               \
+            out[i] = iota_at<T>(i, start, step);                                             \
+    }
+
+/* linspace: n points from lo to hi inclusive; the first half steps up from lo and the second
+   down from hi, so both ends are exact and the error never grows past half the range. */
+#define GPUK_LINSPACE(T, t)                                                                  \
+    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
+    gpuk_linspace_##t(T* out, u64 n, T lo, T hi) {                                           \
+        const T step = n > 1 ? (hi - lo) / T(n - 1) : T(0);                                  \
+        for (u64 i = (u64)blockIdx.x * GPUK_BLOCK + threadIdx.x; i < n;                      \
+             i += (u64)gridDim.x * GPUK_BLOCK)                                               \
+            out[i] = i < n / 2 ? lo + T(i) * step : hi - T(n - 1 - i) * step;                \
+    }
+
+/* ---- strided copy: out[i * out_stride] = in[i * in_stride] (gathers a column of a
+   row-major matrix with in_stride = its row length; in_stride 0 broadcasts in[0]) ---- */
+#define GPUK_COPY_STRIDED(T, t)                                                              \
+    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
+    gpuk_copy_strided_##t(T* out, const T* in, u64 n, u64 out_stride, u64 in_stride) {       \
+        for (u64 i = (u64)blockIdx.x * GPUK_BLOCK + threadIdx.x; i < n;                      \
+             i += (u64)gridDim.x * GPUK_BLOCK)                                               \
+            out[i * out_stride] = in[i * in_stride];                                         \
+    }
+
+/* ---- reductions ----
+   Deterministic: each block folds a fixed grid-stride share of the input (in 16-byte packs
+   when the addresses allow) in a fixed order, combines its threads in a fixed tree and stores
+   one partial; the last block to finish (counted by an atomic ticket in the scratch area)
+   folds the partials in index order and writes the result. Same input and grid -> same bits.
+   scratch: u32 ticket (zero between launches: the last block resets it), then partials. */
+template <typename T> struct argval { T v; u64 i; };
+
+/* Reads another block's partial through L2 (never a stale L1 line). */
+template <typename A> GPUK_DEV A fetch(const A* p) { return *(const volatile A*)p; }
+template <typename T> GPUK_DEV argval<T> fetch(const argval<T>* p) {
+    argval<T> r;
+    r.v = *(const volatile T*)&p->v;
+    r.i = *(const volatile u64*)&p->i;
+    return r;
+}
+
+/* Folds: identity, element -> accumulator, accumulator combine, accumulator -> result. */
+template <typename T> struct fold_sum {
+    typedef T acc; typedef T out;
+    GPUK_DEV acc init() { return T(0); }
+    GPUK_DEV acc take(T x, T, u64) { return x; }
+    GPUK_DEV acc join(acc a, acc b) { return k_add(a, b); }
+    GPUK_DEV out done(acc a) { return a; }
+};
+template <typename T> struct fold_dot {
+    typedef T acc; typedef T out;
+    GPUK_DEV acc init() { return T(0); }
+    GPUK_DEV acc take(T x, T y, u64) { return x * y; }
+    GPUK_DEV acc join(acc a, acc b) { return a + b; }
+    GPUK_DEV out done(acc a) { return a; }
+};
+template <typename T> struct fold_norm2 {
+    typedef T acc; typedef T out;
+    GPUK_DEV acc init() { return T(0); }
+    GPUK_DEV acc take(T x, T, u64) { return x * x; }
+    GPUK_DEV acc join(acc a, acc b) { return a + b; }
+    GPUK_DEV out done(acc a) { return k_sqrt(a); }
+};
+template <typename T> GPUK_DEV T lowest();
+template <typename T> GPUK_DEV T highest();
+template <> GPUK_DEV float lowest<float>() { return -__int_as_float(0x7f800000); }
+template <> GPUK_DEV float highest<float>() { return __int_as_float(0x7f800000); }
+template <> GPUK_DEV double lowest<double>() { return -__longlong_as_double(0x7ff0000000000000ll); }
+template <> GPUK_DEV double highest<double>() { return __longlong_as_double(0x7ff0000000000000ll); }
+template <> GPUK_DEV int lowest<int>() { return (int)0x80000000u; }
+template <> GPUK_DEV int highest<int>() { return 0x7fffffff; }
+template <> GPUK_DEV u32 lowest<u32>() { return 0u; }
+template <> GPUK_DEV u32 highest<u32>() { return 0xffffffffu; }
+template <typename T> struct fold_min {
+    typedef T acc; typedef T out;
+    GPUK_DEV acc init() { return highest<T>(); }
+    GPUK_DEV acc take(T x, T, u64) { return x; }
+    GPUK_DEV acc join(acc a, acc b) { return k_min(a, b); }
+    GPUK_DEV out done(acc a) { return a; }
+};
+template <typename T> struct fold_max {
+    typedef T acc; typedef T out;
+    GPUK_DEV acc init() { return lowest<T>(); }
+    GPUK_DEV acc take(T x, T, u64) { return x; }
+    GPUK_DEV acc join(acc a, acc b) { return k_max(a, b); }
+    GPUK_DEV out done(acc a) { return a; }
+};
+/* argmin/argmax: the index of the first extreme element; NaN never wins; an index of all ones
+   stands for "none yet", so an all-NaN input gives that index (the host maps it to 0). */
+template <typename T, bool MIN> struct fold_arg {
+    typedef argval<T> P;
+    typedef P acc; typedef u64 out;
+    GPUK_DEV acc init() { P p; p.v = MIN ? highest<T>() : lowest<T>(); p.i = ~0ull; return p; }
+    GPUK_DEV acc take(T x, T, u64 i) {
+        P p; p.v = x; p.i = (x == x) ? i : ~0ull; if (!(x == x)) p.v = init().v; return p;
+    }
+    GPUK_DEV acc join(acc a, acc b) {
+        bool b_wins = MIN ? (b.v < a.v) : (b.v > a.v);
+        if (b.v == a.v) b_wins = b.i < a.i;
+        return b_wins ? b : a;
+    }
+    GPUK_DEV out done(acc a) { return a.i; }
+};
+
+template <typename F>
+GPUK_DEV typename F::acc block_fold(F f, typename F::acc v, typename F::acc* smem) {
+    smem[threadIdx.x] = v;
+    __syncthreads();
+#pragma unroll
+    for (int w = GPUK_BLOCK / 2; w > 0; w /= 2) {
+        if (threadIdx.x < w) smem[threadIdx.x] = f.join(smem[threadIdx.x], smem[threadIdx.x + w]);
+        __syncthreads();
+    }
+    return smem[0];
+}
+
+template <int NIN, typename T, typename F>
+GPUK_DEV void reduce(F f, typename F::out* result, const T* a, const T* b, u64 n, void* scratch) {
+    typedef typename F::acc A;
+    const u64 V = 16 / sizeof(T);
+    const u64 tid = (u64)blockIdx.x * GPUK_BLOCK + threadIdx.x;
+    const u64 stride = (u64)gridDim.x * GPUK_BLOCK;
+    __shared__ A smem[GPUK_BLOCK];
+    __shared__ bool last;
+    A acc = f.init();
+    const u64 mis = (u64)a & 15u;
+    bool packs = NIN < 2 || ((u64)b & 15u) == mis;
+    u64 head = packs ? (16u - mis) % 16u / sizeof(T) : n;
+    if (head > n) head = n;
+    for (u64 i = tid; i < head; i += stride) acc = f.join(acc, f.take(a[i], NIN > 1 ? b[i] : T(), i));
+    const u64 npacks = (n - head) / V;
+    const pack16<T>* pa = (const pack16<T>*)(a + head);
+    const pack16<T>* pb = (const pack16<T>*)(b + head);
+    for (u64 p = tid; p < npacks; p += stride) {
+        pack16<T> x = pa[p], y;
+        if (NIN > 1) y = pb[p];
+#pragma unroll
+        for (int k = 0; k < (int)V; k++)
+            acc = f.join(acc, f.take(x.v[k], NIN > 1 ? y.v[k] : T(), head + p * V + k));
+    }
+    for (u64 i = head + npacks * V + tid; i < n; i += stride) acc = f.join(acc, f.take(a[i], NIN > 1 ? b[i] : T(), i));
+    acc = block_fold(f, acc, smem);
+
+    u32* ticket = (u32*)scratch;
+    A* partials = (A*)((char*)scratch + 16);
+    if (threadIdx.x == 0) {
+        partials[blockIdx.x] = acc;
+        __threadfence();
+        last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    A total = f.init();
+    for (u32 i = threadIdx.x; i < gridDim.x; i += GPUK_BLOCK)
+        total = f.join(total, fetch(partials + i));
+    total = block_fold(f, total, smem);
+    if (threadIdx.x == 0) {
+        *result = f.done(total);
+        *ticket = 0;
+    }
+}
+
+/* Reduction kernels share (out, a, b, n, scratch); b is used by dot only. */
+#define GPUK_REDUCE_KERNEL(name, T, NIN, F)                                                  \
+    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
+    name(F::out* out, const T* a, const T* b, u64 n, void* scratch) {                        \
+        reduce<NIN>(F(), out, a, b, n, scratch);                                             \
+    }
+#define GPUK_SUM(T, t) GPUK_REDUCE_KERNEL(gpuk_sum_##t, T, 1, fold_sum<T>)
+#define GPUK_MIN(T, t) GPUK_REDUCE_KERNEL(gpuk_min_##t, T, 1, fold_min<T>)
+#define GPUK_MAX(T, t) GPUK_REDUCE_KERNEL(gpuk_max_##t, T, 1, fold_max<T>)
+#define GPUK_ARGMIN(T, t) GPUK_REDUCE_KERNEL(gpuk_argmin_##t, T, 1, GPUK_ARG_FOLD(T, true))
+#define GPUK_ARGMAX(T, t) GPUK_REDUCE_KERNEL(gpuk_argmax_##t, T, 1, GPUK_ARG_FOLD(T, false))
+#define GPUK_ARG_FOLD(T, is_min) fold_arg<T, is_min>
+#define GPUK_DOT(T, t) GPUK_REDUCE_KERNEL(gpuk_dot_##t, T, 2, fold_dot<T>)
+#define GPUK_NORM2(T, t) GPUK_REDUCE_KERNEL(gpuk_norm2_##t, T, 1, fold_norm2<T>)
+
+/* ---- scan (prefix sum), single pass with decoupled look-back ----
+   Each block takes the next tile number from an atomic ticket (so tiles start in order and a
+   block never waits on one that has not started), loads its tile into shared memory with
+   coalesced reads, scans it, publishes its tile total, and finds its prefix by reading the
+   totals of the tiles before it, 32 at a time, until one has published a full inclusive
+   prefix. Then it writes the tile out. in may equal out.
+   scratch: u32 ticket | per tile: u32 flag, T aggregate, T inclusive prefix. A flag holds the
+   launch's epoch (from the host, different in consecutive launches) in its high 30 bits, so
+   stale flags from earlier launches never look ready and nothing needs clearing. */
+#define SCAN_FLAG_AGG 1u
+#define SCAN_FLAG_INCL 2u
+
+template <typename T> struct scan_items { enum { n = sizeof(T) == 4 ? 16 : 8 }; };
+
+template <typename T>
+GPUK_DEV T warp_inclusive_sum(T v) {
+    const int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int d = 1; d < 32; d *= 2) {
+        T o = __shfl_up_sync(0xffffffffu, v, d);
+        if (lane >= d) v = k_add(v, o);
+    }
+    return v;
+}
+
+template <typename T>
+GPUK_DEV T warp_total(T v) {
+#pragma unroll
+    for (int d = 16; d > 0; d /= 2) v = k_add(v, __shfl_xor_sync(0xffffffffu, v, d));
+    return v;
+}
+
+/* Shared-memory index with one pad word per 32, so threads reading ITEMS consecutive
+   elements each do not all hit one bank. */
+GPUK_DEV u32 padded(u32 i) { return i + i / 32; }
+
+template <typename T, bool EXCLUSIVE>
+GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, u32 epoch) {
+    enum { ITEMS = scan_items<T>::n, TILE = GPUK_BLOCK * scan_items<T>::n };
+    __shared__ T tile[TILE + TILE / 32];
+    __shared__ T warp_sums[GPUK_WARPS];
+    __shared__ T tile_prefix;
+    __shared__ u64 tile_index;
+    const u32 t = threadIdx.x, lane = t & 31, warp = t / 32;
+
+    u32* ticket = (u32*)scratch;
+    const u64 ntiles = (n + TILE - 1) / TILE;
+    u32* flags = (u32*)((char*)scratch + 16);
+    T* aggs = (T*)((char*)scratch + 16 + ((ntiles * 4 + 15) & ~15ull));
+    T* incls = aggs + ntiles;
+
+    if (t == 0) {
+        u32 k = atomicAdd(ticket, 1u);
+        if (k == ntiles - 1) *ticket = 0; /* the last tile's block resets it for the next launch */
+        tile_index = k;
+    }
+    __syncthreads();
+    const u64 index = tile_index;
+    const u64 base = index * TILE;
+    const u32 valid = (u32)(n - base < TILE ? n - base : TILE);
+
+#pragma unroll
+    for (int k = 0; k < ITEMS; k++) {
+        u32 j = k * GPUK_BLOCK + t;
+        tile[padded(j)] = j < valid ? in[base + j] : T(0);
+    }
+    __syncthreads();
+    T v[ITEMS];
+    T run = T(0);
+#pragma unroll
+    for (int k = 0; k < ITEMS; k++) {
+        run = k_add(run, tile[padded(t * ITEMS + k)]);
+        v[k] = run;
+    }
+    /* exclusive prefix of this thread's total within the block */
+    T incl = warp_inclusive_sum(run);
+    if (lane == 31) warp_sums[warp] = incl;
+    __syncthreads();
+    T warp_prefix = T(0), block_total = T(0);
+#pragma unroll
+    for (int w = 0; w < GPUK_WARPS; w++) {
+        if (w < (int)warp) warp_prefix = k_add(warp_prefix, warp_sums[w]);
+        block_total = k_add(block_total, warp_sums[w]);
+    }
+    T lane_before = __shfl_up_sync(0xffffffffu, incl, 1);
+    T thread_prefix = lane == 0 ? warp_prefix : k_add(warp_prefix, lane_before);
+
+    volatile u32* vflags = flags;
+    volatile T* vaggs = aggs;
+    volatile T* vincls = incls;
+    const u32 ready = epoch << 2;
+    if (warp == 0) {
+        T prefix = T(0);
+        if (index == 0) {
+            if (t == 0) {
+                vincls[0] = block_total;
+                __threadfence();
+                vflags[0] = ready | SCAN_FLAG_INCL;
+            }
+        } else {
+            if (t == 0) {
+                vaggs[index] = block_total;
+                __threadfence();
+                vflags[index] = ready | SCAN_FLAG_AGG;
+            }
+            /* look back: lane L watches tile end - L */
+            i64 end = (i64)index - 1;
+            for (;;) {
+                i64 j = end - (i64)lane;
+                u32 f = SCAN_FLAG_INCL | ready; /* tiles before 0 do not exist: count as done, add 0 */
+                if (j >= 0) {
+                    do { f = vflags[j]; } while ((f & ~3u) != ready || (f & 3u) == 0);
+                }
+                __threadfence();
+                T val = T(0);
+                if (j >= 0) val = (f & 3u) == SCAN_FLAG_INCL ? vincls[j] : vaggs[j];
+                u32 incl_lanes = __ballot_sync(0xffffffffu, (f & 3u) == SCAN_FLAG_INCL);
+                u32 stop = __ffs(incl_lanes) - 1; /* nearest tile with a full prefix */
+                if (lane > stop) val = T(0);
+                prefix = k_add(prefix, warp_total(val));
+                if (incl_lanes) break;
+                end -= 32;
+            }
+            if (t == 0) {
+                vincls[index] = k_add(prefix, block_total);
+                __threadfence();
+                vflags[index] = ready | SCAN_FLAG_INCL;
+            }
+        }
+        if (t == 0) tile_prefix = prefix;
+    }
+    __syncthreads();
+    T offset = k_add(tile_prefix, thread_prefix);
+#pragma unroll
+    for (int k = 0; k < ITEMS; k++) {
+        T inclusive = k_add(offset, v[k]);
+        T before = k == 0 ? offset : k_add(offset, v[k > 0 ? k - 1 : 0]);
+        tile[padded(t * ITEMS + k)] = EXCLUSIVE ? before : inclusive;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < ITEMS; k++) {
+        u32 j = k * GPUK_BLOCK + t;
+        if (j < valid) out[base + j] = tile[padded(j)];
+    }
+}
+
+#define GPUK_SCAN(T, t)                                                                      \
+    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
+    gpuk_scan_inclusive_##t(T* out, const T* in, u64 n, void* scratch, u32 epoch) {          \
+        scan<T, false>(out, in, n, scratch, epoch);                                          \
+    }                                                                                        \
+    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
+    gpuk_scan_exclusive_##t(T* out, const T* in, u64 n, void* scratch, u32 epoch) {          \
+        scan<T, true>(out, in, n, scratch, epoch);                                           \
+    }
+
+/* ---- transpose: out (cols x rows) = in (rows x cols)^T, both row-major ----
+   A block moves 32x32 tiles through shared memory (one pad column so the column reads do not
+   conflict), reading rows of in and writing rows of out, so both sides are coalesced. Tiles
+   beyond the grid's y range are taken in a loop, so any height works. */
+#define GPUK_TRANSPOSE(T, t)                                                                 \
+    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
+    gpuk_transpose_##t(T* out, const T* in, u64 rows, u64 cols) {                            \
+        __shared__ T tile[32][33];                                                           \
+        const u64 c0 = (u64)blockIdx.x * 32;                                                 \
+        for (u64 r0 = (u64)blockIdx.y * 32; r0 < rows; r0 += (u64)gridDim.y * 32) {          \
+            for (u32 k = threadIdx.y; k < 32; k += GPUK_BLOCK / 32) {                        \
+                u64 r = r0 + k, c = c0 + threadIdx.x;                                        \
+                if (r < rows && c < cols) tile[k][threadIdx.x] = in[r * cols + c];           \
+            }                                                                                \
+            __syncthreads();                                                                 \
+            for (u32 k = threadIdx.y; k < 32; k += GPUK_BLOCK / 32) {                        \
+                u64 c = c0 + k, r = r0 + threadIdx.x;                                        \
+                if (r < rows && c < cols) out[c * rows + r] = tile[threadIdx.x][k];          \
+            }                                                                                \
+            __syncthreads();                                                                 \
+        }                                                                                    \
+    }
+
+/* ---- histogram: counts[bin] += number of in[i] in bin, bins splitting [lo, hi) evenly ----
+   bin = (x - lo) * nbins / (hi - lo); values outside [lo, hi) are not counted. Each block
+   counts into shared memory when the bins fit (u8 input with <= 256 bins: one copy per warp,
+   so warps do not contend), then adds its counts to the 64-bit global counts; with more bins
+   it adds to global memory directly. The host zeroes counts first. u8 input is read 16 bytes
+   at a time where aligned, and bytes map to bins through a 256-entry table per block. */
+#define HIST_SMEM_BINS 2048
+
+extern __shared__ u32 hist_smem[];
+
+GPUK_DEV u32 bin_of(i64 x, i64 lo, u64 span, u32 nbins) { return (u32)((u64)(x - lo) * nbins / span); }
+
+template <typename T>
+GPUK_DEV void histogram(u64* counts, const T* in, u64 n, u32 nbins, i64 lo, i64 hi) {
+    const u64 span = (u64)(hi - lo);
+    const u64 tid = (u64)blockIdx.x * GPUK_BLOCK + threadIdx.x;
+    const u64 stride = (u64)gridDim.x * GPUK_BLOCK;
+    if (nbins > HIST_SMEM_BINS) {
+        for (u64 i = tid; i < n; i += stride) {
+            i64 x = in[i];
+            if (x >= lo && x < hi) atomicAdd(counts + bin_of(x, lo, span, nbins), 1ull);
+        }
+        return;
+    }
+    const u32 copies = sizeof(T) == 1 && nbins <= 256 ? GPUK_WARPS : 1;
+    for (u32 i = threadIdx.x; i < copies * nbins; i += GPUK_BLOCK) hist_smem[i] = 0;
+    u32* mine = hist_smem + (threadIdx.x / 32) % copies * nbins;
+    if constexpr (sizeof(T) == 1) {
+        __shared__ int lut[256]; /* byte -> bin, or -1 when outside [lo, hi) */
+        for (u32 x = threadIdx.x; x < 256; x += GPUK_BLOCK)
+            lut[x] = ((i64)x >= lo && (i64)x < hi) ? (int)bin_of(x, lo, span, nbins) : -1;
+        __syncthreads();
+        u64 head = (16u - ((u64)in & 15u)) % 16u;
+        if (head > n) head = n;
+        for (u64 i = tid; i < head; i += stride) { int b = lut[in[i]]; if (b >= 0) atomicAdd(mine + b, 1u); }
+        const u64 npacks = (n - head) / 16;
+        const uint4* p = (const uint4*)(in + head);
+        for (u64 k = tid; k < npacks; k += stride) {
+            uint4 w = p[k];
+            u32 words[4] = { w.x, w.y, w.z, w.w };
+#pragma unroll
+            for (int q = 0; q < 4; q++) {
+#pragma unroll
+                for (int s = 0; s < 32; s += 8) {
+                    int b = lut[(words[q] >> s) & 0xffu];
+                    if (b >= 0) atomicAdd(mine + b, 1u);
+                }
+            }
+        }
+        for (u64 i = head + npacks * 16 + tid; i < n; i += stride) { int b = lut[in[i]]; if (b >= 0) atomicAdd(mine + b, 1u); }
+    } else {
+        __syncthreads();
+        for (u64 i = tid; i < n; i += stride) {
+            i64 x = in[i];
+            if (x >= lo && x < hi) atomicAdd(mine + bin_of(x, lo, span, nbins), 1u);
+        }
+    }
+    __syncthreads();
+    for (u32 bin = threadIdx.x; bin < nbins; bin += GPUK_BLOCK) {
+        u64 sum = 0;
+        for (u32 w = 0; w < copies; w++) sum += hist_smem[w * nbins + bin];
+        if (sum) atomicAdd(counts + bin, sum);
+    }
+}
+
+/* Dynamic shared memory the host gives: copies * nbins * 4 bytes (0 above HIST_SMEM_BINS). */
+#define GPUK_HISTOGRAM(T, t)                                                                 \
+    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
+    gpuk_histogram_##t(u64* counts, const T* in, u64 n, u32 nbins, i64 lo, i64 hi) {         \
+        histogram<T>(counts, in, n, nbins, lo, hi);                                          \
+    }
+
+/* ---- random numbers: Philox4x32-10 (Salmon et al., SC'11), counter based ----
+   Element e (= offset + i) of a stream with key = seed takes words from the Philox block
+   with counter (e / per, 0, 0) where per is how many elements one 128-bit block makes:
+   uniform f32: 4 (word e % 4, (w >> 8) * 2^-24, in [0, 1));
+   uniform f64: 2 (words 2(e%2), 2(e%2)+1, 53 bits: ((w0 >> 5) * 2^26 + (w1 >> 6)) * 2^-53);
+   normal: Box-Muller on pairs of uniforms taken as 1 - u, in (0, 1]: f32 pairs (w0, w1) and
+   (w2, w3) give elements 0-1 and 2-3 of a block, f64 the two 53-bit uniforms give 0-1.
+   One thread makes one block and writes its elements that fall in [offset, offset + n). */
+struct philox_out { u32 w[4]; };
+
+GPUK_DEV philox_out philox4x32_10(u64 counter, u64 seed) {
+    u32 c0 = (u32)counter, c1 = (u32)(counter >> 32), c2 = 0, c3 = 0;
+    u32 k0 = (u32)seed, k1 = (u32)(seed >> 32);
+#pragma unroll
+    for (int round = 0; round < 10; round++) {
+        u32 hi0 = __umulhi(0xD2511F53u, c0), lo0 = 0xD2511F53u * c0;
+        u32 hi1 = __umulhi(0xCD9E8D57u, c2), lo1 = 0xCD9E8D57u * c2;
+        c0 = hi1 ^ c1 ^ k0; c1 = lo1; c2 = hi0 ^ c3 ^ k1; c3 = lo0;
+        k0 += 0x9E3779B9u; k1 += 0xBB67AE85u;
+    }
+    philox_out r = { { c0, c1, c2, c3 } };
+    return r;
+}
+
+GPUK_DEV float u01_f32(u32 w) { return (float)(w >> 8) * 5.9604644775390625e-8f; }
+GPUK_DEV double u01_f64(u32 w0, u32 w1) {
+    return ((double)(w0 >> 5) * 67108864.0 + (double)(w1 >> 6)) * 1.1102230246251565e-16;
+}
+
+template <typename T, int PER>
+GPUK_DEV void random_blocks(T* out, u64 n, u64 offset, u64 seed, bool normal) {
+    if (n == 0) return;
+    const u64 first = offset / PER, last = (offset + n - 1) / PER;
+    for (u64 blk = first + (u64)blockIdx.x * GPUK_BLOCK + threadIdx.x; blk <= last;
+         blk += (u64)gridDim.x * GPUK_BLOCK) {
+        philox_out r = philox4x32_10(blk, seed);
+        T vals[PER];
+        if constexpr (PER == 4) { /* f32 */
+            if (!normal) {
+                for (int k = 0; k < 4; k++) vals[k] = (T)u01_f32(r.w[k]);
+            } else {
+                for (int k = 0; k < 4; k += 2) {
+                    float u1 = 1.0f - u01_f32(r.w[k]), u2 = u01_f32(r.w[k + 1]);
+                    float rad = sqrtf(-2.0f * logf(u1)), s, c;
+                    sincospif(2.0f * u2, &s, &c);
+                    vals[k] = (T)(rad * c); vals[k + 1] = (T)(rad * s);
+                }
+            }
+        } else { /* f64 */
+            double u1 = u01_f64(r.w[0], r.w[1]), u2 = u01_f64(r.w[2], r.w[3]);
+            if (!normal) {
+                vals[0] = (T)u1; vals[1] = (T)u2;
+            } else {
+                double rad = sqrt(-2.0 * log(1.0 - u1)), s, c;
+                sincospi(2.0 * u2, &s, &c);
+                vals[0] = (T)(rad * c); vals[1] = (T)(rad * s);
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < PER; k++) {
+            u64 e = blk * PER + k;
+            if (e >= offset && e - offset < n) out[e - offset] = vals[k];
+        }
+    }
+}
+
+#define GPUK_RANDOM(T, t, per)                                                               \
+    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
+    gpuk_random_uniform_##t(T* out, u64 n, u64 seed, u64 offset) {                           \
+        random_blocks<T, per>(out, n, offset, seed, false);                                  \
+    }                                                                                        \
+    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
+    gpuk_random_normal_##t(T* out, u64 n, u64 seed, u64 offset) {                            \
+        random_blocks<T, per>(out, n, offset, seed, true);                                   \
+    }
+
+/* one line per kernel family and type; tools/gen_ptx.py reads the lines below */
+// ==== instantiation lists ====
+GPUK_FILL(float, f32)
+GPUK_FILL(double, f64)
+GPUK_FILL(int, i32)
+GPUK_FILL(u32, u32)
+GPUK_IOTA(float, f32)
+GPUK_IOTA(double, f64)
+GPUK_IOTA(int, i32)
+GPUK_IOTA(u32, u32)
+GPUK_LINSPACE(float, f32)
+GPUK_LINSPACE(double, f64)
+GPUK_COPY_STRIDED(float, f32)
+GPUK_COPY_STRIDED(double, f64)
+GPUK_COPY_STRIDED(int, i32)
+GPUK_COPY_STRIDED(u32, u32)
+
+GPUK_BINARY(add, float, f32)
+GPUK_BINARY(add, double, f64)
+GPUK_BINARY(add, int, i32)
+GPUK_BINARY(add, u32, u32)
+GPUK_BINARY(sub, float, f32)
+GPUK_BINARY(sub, double, f64)
+GPUK_BINARY(sub, int, i32)
+GPUK_BINARY(sub, u32, u32)
+GPUK_BINARY(mul, float, f32)
+GPUK_BINARY(mul, double, f64)
+GPUK_BINARY(mul, int, i32)
+GPUK_BINARY(mul, u32, u32)
+GPUK_DIV(float, f32)
+GPUK_DIV(double, f64)
+GPUK_BINARY(minimum, float, f32)
+GPUK_BINARY(minimum, double, f64)
+GPUK_BINARY(minimum, int, i32)
+GPUK_BINARY(minimum, u32, u32)
+GPUK_BINARY(maximum, float, f32)
+GPUK_BINARY(maximum, double, f64)
+GPUK_BINARY(maximum, int, i32)
+GPUK_BINARY(maximum, u32, u32)
+GPUK_AXPY(float, f32)
+GPUK_AXPY(double, f64)
+GPUK_SCALE(float, f32)
+GPUK_SCALE(double, f64)
+GPUK_UNARY(abs, float, f32)
+GPUK_UNARY(abs, double, f64)
+GPUK_UNARY(abs, int, i32)
+GPUK_UNARY(sqrt, float, f32)
+GPUK_UNARY(sqrt, double, f64)
+GPUK_UNARY(exp, float, f32)
+GPUK_UNARY(exp, double, f64)
+GPUK_UNARY(log, float, f32)
+GPUK_UNARY(log, double, f64)
+GPUK_UNARY(sin, float, f32)
+GPUK_UNARY(sin, double, f64)
+GPUK_UNARY(cos, float, f32)
+GPUK_UNARY(cos, double, f64)
+GPUK_COS2SIN2(float, f32)
+GPUK_COS2SIN2(double, f64)
+GPUK_SELU(float, f32)
+GPUK_SELU(double, f64)
+
+GPUK_SUM(float, f32)
+GPUK_SUM(double, f64)
+GPUK_SUM(int, i32)
+GPUK_SUM(u32, u32)
+GPUK_MIN(float, f32)
+GPUK_MIN(double, f64)
+GPUK_MIN(int, i32)
+GPUK_MIN(u32, u32)
+GPUK_MAX(float, f32)
+GPUK_MAX(double, f64)
+GPUK_MAX(int, i32)
+GPUK_MAX(u32, u32)
+GPUK_ARGMIN(float, f32)
+GPUK_ARGMIN(double, f64)
+GPUK_ARGMIN(int, i32)
+GPUK_ARGMIN(u32, u32)
+GPUK_ARGMAX(float, f32)
+GPUK_ARGMAX(double, f64)
+GPUK_ARGMAX(int, i32)
+GPUK_ARGMAX(u32, u32)
+GPUK_DOT(float, f32)
+GPUK_DOT(double, f64)
+GPUK_NORM2(float, f32)
+GPUK_NORM2(double, f64)
+
+GPUK_SCAN(float, f32)
+GPUK_SCAN(double, f64)
+GPUK_SCAN(int, i32)
+GPUK_SCAN(u32, u32)
+
+GPUK_TRANSPOSE(float, f32)
+GPUK_TRANSPOSE(double, f64)
+
+GPUK_HISTOGRAM(unsigned char, u8)
+GPUK_HISTOGRAM(int, i32)
+
+GPUK_RANDOM(float, f32, 4)
+GPUK_RANDOM(double, f64, 2)

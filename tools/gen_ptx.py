@@ -1,0 +1,482 @@
+#!/usr/bin/env python3
+"""gen_ptx.py - build gpuk's built-in kernels: gpuk_kernels.cuh -> ptx/*.ptx -> gpuk.h.
+
+For maintainers (users never run it). Python 3 standard library + the CUDA toolkit.
+
+  tools/gen_ptx.py            regenerate ptx/ and the generated sections of gpuk.h
+  tools/gen_ptx.py --check    fail when gpuk.h or ptx/ is stale, then run the ptxas checks
+  tools/gen_ptx.py --no-ptxas-checks ...   skip the ptxas target checks
+
+Steps for every kernel (an extern "C" __global__ entry named by a GPUK_* line at the end of
+gpuk_kernels.cuh):
+  1. nvcc -ptx compiles the whole file once; the PTX is split into one module per entry,
+     keeping only the module-scope items (tables, device functions) that entry uses;
+  2. the module's .version/.target lines are lowered to the oldest ptxas accepts (baseline
+     .target sm_52; the .version found from ptxas's own "requires .version X" messages);
+  3. ptxas compiles it for real targets: sm_75..sm_120 with this toolkit, sm_53/62/72 with the
+     CUDA 11.8 ptxas of Debian's nvidia-cuda-toolkit (fetched into .cache/, never committed);
+  4. ptx/<kernel>.ptx is written and gpuk.h's GPUK_GENERATED sections are rewritten: public
+     typed wrappers, kernel ids, wrapper bodies and the PTX text in pieces under 4095 chars.
+Output is deterministic: no dates, no absolute paths, LF only, fixed order.
+"""
+import argparse
+import concurrent.futures
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+GENERATOR_VERSION = "1"
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SOURCE = "gpuk_kernels.cuh"
+HEADER = "gpuk.h"
+PTX_DIR = "ptx"
+CACHE = os.path.join(ROOT, ".cache")
+NVCC_ARCH = "compute_75"          # the oldest nvcc 13 emits; lowered afterwards
+BASELINE_TARGETS = [52, 53, 60, 61, 62, 70, 72, 75]
+NEW_PTXAS_ARCHS = [75, 80, 90, 100, 120]
+OLD_PTXAS_ARCHS = [53, 62, 72]
+OLD_PTXAS_DEB = "nvidia-cuda-toolkit"
+PIECE_CHARS = 4000                 # C99 guarantees 4095 chars per string literal
+
+# PTX ISA version -> first CUDA release whose driver loads it (PTX ISA release notes).
+PTX_CUDA = {
+    (4, 2): "7.0", (4, 3): "7.5", (5, 0): "8.0", (6, 0): "9.0", (6, 1): "9.1", (6, 2): "9.2",
+    (6, 3): "10.0", (6, 4): "10.1", (6, 5): "10.2", (7, 0): "11.0", (7, 1): "11.1",
+    (7, 2): "11.2", (7, 3): "11.3", (7, 4): "11.4", (7, 5): "11.5", (7, 6): "11.6",
+    (7, 7): "11.7", (7, 8): "11.8", (8, 0): "12.0", (8, 1): "12.1", (8, 2): "12.2",
+    (8, 3): "12.3", (8, 4): "12.4", (8, 5): "12.5", (8, 6): "12.7", (8, 7): "12.8",
+    (8, 8): "12.9", (9, 0): "13.0",
+}
+# Oldest .version ptxas takes for a .target (measured with ptxas 13, see DESIGN.md).
+TARGET_MIN_VERSION = {52: (4, 2), 53: (4, 2), 60: (5, 0), 61: (5, 0), 62: (5, 0), 70: (6, 0),
+                      72: (6, 1), 75: (6, 3)}
+VERSIONS = sorted(PTX_CUDA)
+
+C_TYPES = {"f32": ("float", 4), "f64": ("double", 8), "i32": ("int32_t", 4),
+           "u32": ("uint32_t", 4), "u8": ("uint8_t", 1)}
+
+
+def fail(msg):
+    sys.stderr.write("gen_ptx: " + msg + "\n")
+    sys.exit(1)
+
+
+# ---------------------------------------------------------------------------------------------
+# The kernel list: the GPUK_* instantiation lines of gpuk_kernels.cuh, and what each family's
+# C wrapper looks like. A family maps to (kernel names, wrapper parameters, launcher call).
+
+def kernel_list(source_text):
+    """[(family, op, t)] in source order, from lines like 'GPUK_BINARY(add, float, f32)'."""
+    tail = source_text.split("// ==== instantiation lists ====\n", 1)
+    if len(tail) != 2:
+        fail(SOURCE + ": no '==== instantiation lists' marker")
+    out = []
+    for line in tail[1].splitlines():
+        m = re.match(r"^GPUK_([A-Z0-9_]+)\(([^)]*)\)\s*$", line.strip())
+        if not m:
+            if line.strip():
+                fail(SOURCE + ": cannot read instantiation line: " + line)
+            continue
+        fam, args = m.group(1), [a.strip() for a in m.group(2).split(",")]
+        op = args[0] if fam in ("BINARY", "UNARY") else None
+        t = args[-1] if fam != "RANDOM" else args[1]
+        out.append((fam, op, t))
+    return out
+
+
+def doc(text):
+    return "/* " + text + " */"
+
+
+def wrappers_for(fam, op, t):
+    """[(kernel, doc, params, body)] for one instantiation line. params excludes ctx, stream."""
+    T, size = C_TYPES[t]
+    A = "gpuk_array"
+    call = lambda kern, launcher, rest: "return %s(\"%s\", GPUK__K_%s, ctx, stream, %s);" % (
+        launcher, kern, kern[5:].upper(), rest)
+    res = []
+    def add(kern, text, params, launcher, rest):
+        res.append((kern, text, params, call(kern, launcher, rest)))
+    k = lambda name: "gpuk_%s_%s" % (name, t)
+    if fam == "FILL":
+        add(k("fill"), "out[i] = value", "%s out, size_t n, %s value" % (A, T),
+            "gpuk__map", "%d, n, out, NULL, NULL, &value, NULL" % size)
+    elif fam == "IOTA":
+        add(k("iota"), "out[i] = start + i * step (arange)", "%s out, size_t n, %s start, %s step" % (A, T, T),
+            "gpuk__generate", "%d, n, out, &start, &step, sizeof start, 1" % size)
+    elif fam == "LINSPACE":
+        add(k("linspace"), "n points from lo to hi inclusive", "%s out, size_t n, %s lo, %s hi" % (A, T, T),
+            "gpuk__generate", "%d, n, out, &lo, &hi, sizeof lo, 1" % size)
+    elif fam == "COPY_STRIDED":
+        add(k("copy_strided"), "out[i * out_stride] = in[i * in_stride]; in_stride 0 broadcasts in[0]",
+            "%s out, size_t out_stride, %s in, size_t in_stride, size_t n" % (A, A),
+            "gpuk__strided", "%d, out, out_stride, in, in_stride, n" % size)
+    elif fam in ("BINARY", "DIV"):
+        op = op or "div"
+        sym = {"add": "a[i] + b[i]", "sub": "a[i] - b[i]", "mul": "a[i] * b[i]", "div": "a[i] / b[i]",
+               "minimum": "min(a[i], b[i])", "maximum": "max(a[i], b[i])"}[op]
+        add(k(op), "out[i] = " + sym, "%s out, %s a, %s b, size_t n" % (A, A, A),
+            "gpuk__map", "%d, n, out, &a, &b, NULL, NULL" % size)
+    elif fam == "AXPY":
+        add(k("axpy"), "y[i] = alpha * x[i] + y[i]", "%s y, %s alpha, %s x, size_t n" % (A, T, A),
+            "gpuk__map", "%d, n, y, &x, &y, &alpha, NULL" % size)
+    elif fam == "SCALE":
+        add(k("scale"), "out[i] = alpha * x[i]", "%s out, %s alpha, %s x, size_t n" % (A, T, A),
+            "gpuk__map", "%d, n, out, &x, NULL, &alpha, NULL" % size)
+    elif fam in ("UNARY", "COS2SIN2"):
+        op = op or "cos2_plus_sin2"
+        text = "out[i] = cos(x[i])^2 + sin(x[i])^2" if op == "cos2_plus_sin2" else "out[i] = %s(x[i])" % op
+        add(k(op), text, "%s out, %s x, size_t n" % (A, A), "gpuk__map", "%d, n, out, &x, NULL, NULL, NULL" % size)
+    elif fam == "SELU":
+        add(k("selu"), "out[i] = lambda * (x > 0 ? x : alpha * exp(x) - alpha)",
+            "%s out, %s x, size_t n, %s alpha, %s lambda" % (A, A, T, T),
+            "gpuk__map", "%d, n, out, &x, NULL, &alpha, &lambda" % size)
+    elif fam in ("SUM", "MIN", "MAX", "NORM2"):
+        name = fam.lower()
+        text = {"sum": "out[0] = x[0] + ... + x[n-1]", "min": "out[0] = smallest x[i] (n >= 1)",
+                "max": "out[0] = largest x[i] (n >= 1)", "norm2": "out[0] = sqrt(sum of x[i]^2)"}[name]
+        add(k(name), text, "%s out, %s x, size_t n" % (A, A),
+            "gpuk__reduce", "%d, %d, %d, out, &x, NULL, n" % (size, size, name in ("min", "max")))
+    elif fam in ("ARGMIN", "ARGMAX"):
+        name = fam.lower()
+        add(k(name), "out[0] (uint64) = index of the first %s x[i] (n >= 1)" % ("smallest" if name == "argmin" else "largest"),
+            "%s out, %s x, size_t n" % (A, A), "gpuk__reduce", "%d, 8, 1, out, &x, NULL, n" % size)
+    elif fam == "DOT":
+        add(k("dot"), "out[0] = x[0]*y[0] + ... + x[n-1]*y[n-1]", "%s out, %s x, %s y, size_t n" % (A, A, A),
+            "gpuk__reduce", "%d, %d, 0, out, &x, &y, n" % (size, size))
+    elif fam == "SCAN":
+        add(k("scan_inclusive"), "out[i] = in[0] + ... + in[i] (out may be in)", "%s out, %s in, size_t n" % (A, A),
+            "gpuk__scan", "%d, out, in, n" % size)
+        add(k("scan_exclusive"), "out[i] = in[0] + ... + in[i-1], out[0] = 0 (out may be in)",
+            "%s out, %s in, size_t n" % (A, A), "gpuk__scan", "%d, out, in, n" % size)
+    elif fam == "TRANSPOSE":
+        add(k("transpose"), "out (cols x rows) = transpose of in (rows x cols), row-major; out != in",
+            "%s out, %s in, size_t rows, size_t cols" % (A, A), "gpuk__transpose", "%d, out, in, rows, cols" % size)
+    elif fam == "HISTOGRAM":
+        add(k("histogram"), "counts[b] (uint64, nbins of them) = number of in[i] with lo <= in[i] < hi "
+            "and (in[i] - lo) * nbins / (hi - lo) == b",
+            "%s counts, uint32_t nbins, int64_t lo, int64_t hi, %s in, size_t n" % (A, A),
+            "gpuk__histogram", "%d, counts, nbins, lo, hi, in, n" % size)
+    elif fam == "RANDOM":
+        add(k("random_uniform"), "out[i] = uniform in [0, 1), Philox4x32-10 element offset + i of seed",
+            "%s out, size_t n, uint64_t seed, uint64_t offset" % A,
+            "gpuk__generate", "%d, n, out, &seed, &offset, sizeof seed, %d" % (size, 16 // size))
+        add(k("random_normal"), "out[i] = standard normal (Box-Muller), Philox4x32-10 element offset + i of seed",
+            "%s out, size_t n, uint64_t seed, uint64_t offset" % A,
+            "gpuk__generate", "%d, n, out, &seed, &offset, sizeof seed, %d" % (size, 16 // size))
+    else:
+        fail("unknown family GPUK_" + fam)
+    return res
+
+
+# ---------------------------------------------------------------------------------------------
+# PTX: compile, split per entry, lower, check.
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
+
+
+def nvcc_version(nvcc):
+    out = run([nvcc, "--version"]).stdout
+    m = re.search(r"release (\d+\.\d+), V([\d.]+)", out)
+    return m.group(2) if m else "unknown"
+
+
+def compile_ptx(nvcc, source_path):
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "all.ptx")
+        r = run([nvcc, "-ptx", "-arch=" + NVCC_ARCH, "-std=c++17", "-x", "cu", "-o", out, source_path])
+        if r.returncode:
+            fail("nvcc failed:\n" + r.stdout)
+        with open(out) as f:
+            return f.read()
+
+
+def split_ptx(text):
+    """{entry: module text} with each entry's module-scope dependencies, in source order."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    items, i = [], 0          # (names, text)
+    while i < len(lines):
+        line = lines[i]
+        s = line.strip()
+        if not s or s.startswith("//") or s.startswith(".version") or s.startswith(".target") \
+                or s.startswith(".address_size"):
+            i += 1
+            continue
+        start, depth, body = i, 0, []
+        while i < len(lines):
+            body.append(lines[i])
+            depth += lines[i].count("{") - lines[i].count("}")
+            i += 1
+            if depth == 0 and lines[i - 1].rstrip().endswith(("}", ";")):
+                break
+        head = body[0].strip()
+        m = re.search(r"\.(?:entry|func)\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)", "\n".join(body))
+        if m and (head.startswith(".visible .entry") or ".func" in head.split("(")[0]):
+            name = m.group(1)
+        else:
+            m = re.search(r"([A-Za-z_$][\w$]*)\s*(?:\[[^\]]*\])?\s*(?:=|;)", "\n".join(body))
+            if not m:
+                fail("cannot name PTX item at line %d: %s" % (start + 1, head))
+            name = m.group(1)
+        items.append((name, head.startswith(".visible .entry"), "\n".join(body)))
+    by_name = {}
+    for idx, (name, _, _) in enumerate(items):
+        by_name.setdefault(name, []).append(idx)
+    modules = {}
+    for idx, (name, is_entry, body) in enumerate(items):
+        if not is_entry:
+            continue
+        need, todo = set([idx]), [idx]
+        while todo:
+            j = todo.pop()
+            for word in set(re.findall(r"[A-Za-z_$][\w$]*", items[j][2])):
+                for k in by_name.get(word, []):
+                    if k not in need and not items[k][1]:
+                        need.add(k)
+                        todo.append(k)
+        modules[name] = DROPPED_PRAGMAS.sub("", "\n".join(items[k][2] for k in sorted(need)) + "\n")
+    return modules
+
+
+# nvcc 13 marks loads of padded structs with this hint, which only PTX ISA 8.3 (CUDA 12.3
+# drivers) accepts; it changes no result, so the baseline drops it rather than raise its floor.
+DROPPED_PRAGMAS = re.compile(r'^\s*\.pragma "used_bytes_mask [^"]*";\n', re.M)
+
+
+def with_header(body, version, target):
+    return ".version %d.%d\n.target sm_%d\n.address_size 64\n\n%s" % (version[0], version[1], target, body)
+
+
+def ptxas_run(ptxas, arch, text, tmp, tag):
+    path = os.path.join(tmp, tag + ".ptx")
+    with open(path, "w") as f:
+        f.write(text)
+    r = run([ptxas, "-arch=sm_%d" % arch, "-o", os.devnull, path])
+    return r.returncode == 0, r.stdout
+
+
+def lower(ptxas, name, body, tmp):
+    """(version, target) lowest that ptxas 13 accepts for body: target first, then version."""
+    for target in BASELINE_TARGETS:
+        version = TARGET_MIN_VERSION[target]
+        while True:
+            ok, log = ptxas_run(ptxas, 75, with_header(body, version, target), tmp, name)
+            if ok:
+                return version, target
+            m = re.findall(r"requires PTX ISA \.version (\d+)\.(\d+) or later", log)
+            if m:
+                want = max((int(a), int(b)) for a, b in m)
+                if want <= version or want not in PTX_CUDA:
+                    fail("%s: ptxas wants .version %d.%d:\n%s" % (name, want[0], want[1], log))
+                version = want
+                continue
+            if re.search(r"requires \.target sm_\d+ or higher|not supported on \.target", log):
+                break   # next target
+            fail("%s: ptxas rejects the lowered PTX:\n%s" % (name, log))
+    fail("%s: no baseline target up to sm_75 accepts it" % name)
+
+
+def old_ptxas():
+    """Path of the CUDA 11.8 ptxas from Debian's nvidia-cuda-toolkit, fetched on first use."""
+    exe = os.path.join(CACHE, "cuda-11.8", "usr", "bin", "ptxas")
+    if os.path.exists(exe):
+        return exe
+    work = os.path.join(CACHE, "apt")
+    for d in ("lists/partial", "archives/partial"):
+        os.makedirs(os.path.join(work, d), exist_ok=True)
+    sources = os.path.join(work, "sources.list")
+    with open(sources, "w") as f:
+        f.write("deb http://deb.debian.org/debian bookworm contrib non-free\n")
+    opts = ["-o", "Dir::Etc::sourcelist=" + sources, "-o", "Dir::Etc::sourceparts=-",
+            "-o", "Dir::State::Lists=" + os.path.join(work, "lists"),
+            "-o", "Dir::Cache=" + work, "-o", "Debug::NoLocking=1"]
+    for cmd in (["apt-get"] + opts + ["update"], ["apt-get"] + opts + ["download", OLD_PTXAS_DEB]):
+        r = run(cmd, cwd=work)
+        if r.returncode:
+            fail("cannot fetch the CUDA 11.8 ptxas (%s):\n%s" % (" ".join(cmd[:1] + cmd[-1:]), r.stdout[-2000:]))
+    debs = sorted(f for f in os.listdir(work) if f.startswith(OLD_PTXAS_DEB + "_") and f.endswith(".deb"))
+    if not debs:
+        fail("apt-get download left no %s .deb" % OLD_PTXAS_DEB)
+    r = run(["dpkg", "-x", os.path.join(work, debs[-1]), os.path.join(CACHE, "cuda-11.8")])
+    if r.returncode or not os.path.exists(exe):
+        fail("dpkg -x failed:\n" + r.stdout)
+    os.remove(os.path.join(work, debs[-1]))
+    return exe
+
+
+def check_targets(modules, new_ptxas, old, jobs):
+    """ptxas every module for every real target; returns the number of compiles."""
+    tasks = [(new_ptxas, a, n) for n in modules for a in NEW_PTXAS_ARCHS]
+    tasks += [(old, a, n) for n in modules for a in OLD_PTXAS_ARCHS]
+    errors = []
+    with tempfile.TemporaryDirectory() as tmp:
+        def one(task):
+            exe, arch, name = task
+            ok, log = ptxas_run(exe, arch, modules[name], tmp, "%s_%d_%d" % (name, arch, exe == old))
+            return None if ok else "%s for sm_%d (%s):\n%s" % (name, arch, exe, log)
+        with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+            for e in pool.map(one, tasks):
+                if e:
+                    errors.append(e)
+    if errors:
+        fail("ptxas target checks failed:\n" + "\n".join(errors[:10]))
+    return len(tasks)
+
+
+# ---------------------------------------------------------------------------------------------
+# gpuk.h sections
+
+def c_string_pieces(text):
+    """The text as C string-literal pieces, each under PIECE_CHARS chars, split at line ends."""
+    pieces, cur, size = [], [], 0
+    for line in text.split("\n")[:-1]:
+        lit = line.replace("\\", "\\\\").replace("\"", "\\\"").replace("\t", "\\t") + "\\n"
+        if size + len(lit) > PIECE_CHARS and cur:
+            pieces.append(cur)
+            cur, size = [], 0
+        if len(lit) > PIECE_CHARS:
+            fail("a PTX line is longer than %d chars" % PIECE_CHARS)
+        cur.append(lit)
+        size += len(lit)
+    if cur:
+        pieces.append(cur)
+    return pieces
+
+
+def header_info(text):
+    m = re.search(r"^\.version (\d+)\.(\d+)\n\.target sm_(\d+)", text, re.M)
+    return (int(m.group(1)), int(m.group(2))), int(m.group(3))
+
+
+def sections(kernels, modules, source_hash, nvcc_ver):
+    """{section name: text between its markers}."""
+    stamp = "tools/gen_ptx.py v%s from gpuk_kernels.cuh sha256 %s, nvcc %s -- do not edit" % (
+        GENERATOR_VERSION, source_hash[:16], nvcc_ver)
+    decl = ["/* " + stamp + " */", "#if !defined(GPUK_NO_KERNELS)"]
+    ids = ["/* " + stamp + " */", "enum {"]
+    defs = ["/* " + stamp + " */"]
+    ptx = ["/* " + stamp + " */"]
+    table = []
+    for kern, text, params, body in kernels:
+        proto = "gpuk_result %s(gpuk_ctx* ctx, gpuk_stream stream, %s)" % (kern, params)
+        decl.append("GPUK_API " + proto + "; " + doc(text))
+        ids.append("    GPUK__K_%s," % kern[5:].upper())
+        defs.append("GPUK__IMPL " + proto + " {\n    " + body + "\n}")
+        mod = modules[kern]
+        version, target = header_info(mod)
+        digest = hashlib.sha256(mod.encode()).hexdigest()
+        ptx.append("/* %s: ptx/%s.ptx, .version %d.%d, .target sm_%d, driver >= CUDA %s, %d bytes, "
+                   "sha256 %s */" % (kern, kern, version[0], version[1], target,
+                                     PTX_CUDA[version], len(mod), digest[:16]))
+        ptx.append("static const char* const gpuk__ptx_%s[] = {" % kern[5:])
+        for piece in c_string_pieces(mod):
+            ptx.append("    " + "\n    ".join("\"%s\"" % lit for lit in piece) + ",")
+        ptx.append("    0\n};")
+        table.append("    { \"%s\", gpuk__ptx_%s, %d, %d, %d },"
+                     % (kern, kern[5:], len(mod), version[0] * 10 + version[1], target))
+    decl.append("#endif")
+    ids.append("    GPUK__KERNEL_COUNT\n};")
+    ptx.append("static const gpuk__builtin_ptx gpuk__builtin_table[GPUK__KERNEL_COUNT] = {")
+    ptx.extend(table)
+    ptx.append("};")
+    return {"kernels": "\n".join(decl), "kernel_ids": "\n".join(ids),
+            "wrappers": "\n\n".join(defs), "ptx": "\n".join(ptx)}
+
+
+def replace_sections(header, new):
+    out = header
+    for name, body in new.items():
+        begin = "/* GPUK_GENERATED_BEGIN(%s) */" % name
+        end = "/* GPUK_GENERATED_END(%s) */" % name
+        if out.count(begin) != 1 or out.count(end) != 1:
+            fail("gpuk.h needs exactly one %s and one %s" % (begin, end))
+        a, b = out.index(begin), out.index(end)
+        if b < a:
+            fail("gpuk.h: %s comes before %s" % (end, begin))
+        inner = out[a + len(begin):b]
+        if "GPUK_GENERATED_BEGIN" in inner:
+            fail("gpuk.h: nested GPUK_GENERATED markers in %s" % name)
+        out = out[:a + len(begin)] + "\n" + body + "\n" + out[b:]
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--check", action="store_true", help="fail if gpuk.h or ptx/ is stale; write nothing")
+    ap.add_argument("--no-ptxas-checks", action="store_true", help="skip compiling for real targets")
+    ap.add_argument("--nvcc", default=shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    args = ap.parse_args()
+    os.chdir(ROOT)
+    ptxas = os.path.join(os.path.dirname(args.nvcc), "ptxas")
+    if not os.path.exists(args.nvcc) or not os.path.exists(ptxas):
+        fail("needs nvcc and ptxas (CUDA toolkit 13); looked at " + args.nvcc)
+
+    with open(SOURCE, "rb") as f:
+        source = f.read()
+    source_hash = hashlib.sha256(source).hexdigest()
+    kernels = []
+    for fam, op, t in kernel_list(source.decode()):
+        kernels.extend(wrappers_for(fam, op, t))
+    names = [k[0] for k in kernels]
+    if len(set(names)) != len(names):
+        fail("duplicate kernel names")
+
+    nvcc_ver = nvcc_version(args.nvcc)
+    split = split_ptx(compile_ptx(args.nvcc, SOURCE))
+    missing = sorted(set(names) ^ set(split))
+    if missing:
+        fail("kernels in the lists and entries in the PTX differ: " + ", ".join(missing))
+    modules = {}
+    with tempfile.TemporaryDirectory() as tmp, concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        floors = dict(zip(names, pool.map(lambda n: lower(ptxas, n, split[n], tmp), names)))
+    for n in names:
+        version, target = floors[n]
+        modules[n] = with_header(split[n], version, target)
+
+    with open(HEADER) as f:
+        header = f.read()
+    new_header = replace_sections(header, sections(kernels, modules, source_hash, nvcc_ver))
+    stale = []
+    if new_header != header:
+        stale.append(HEADER)
+    for n in names:
+        path = os.path.join(PTX_DIR, n + ".ptx")
+        old = open(path).read() if os.path.exists(path) else None
+        if old != modules[n]:
+            stale.append(path)
+    extra = sorted(set(f[:-4] for f in os.listdir(PTX_DIR) if f.endswith(".ptx")) - set(names)) \
+        if os.path.isdir(PTX_DIR) else []
+    stale += [os.path.join(PTX_DIR, e + ".ptx") + " (no such kernel)" for e in extra]
+
+    if args.check:
+        if stale:
+            fail("stale (run tools/gen_ptx.py): " + ", ".join(stale[:10]))
+    else:
+        os.makedirs(PTX_DIR, exist_ok=True)
+        for e in extra:
+            os.remove(os.path.join(PTX_DIR, e + ".ptx"))
+        for n in names:
+            with open(os.path.join(PTX_DIR, n + ".ptx"), "w", newline="\n") as f:
+                f.write(modules[n])
+        with open(HEADER, "w", newline="\n") as f:
+            f.write(new_header)
+
+    summary = "%d kernels, %d bytes of PTX; .version floors %s" % (
+        len(names), sum(len(m) for m in modules.values()),
+        ", ".join("%d.%d x%d" % (v[0], v[1], c) for v, c in sorted(
+            {v: sum(1 for n in names if floors[n][0] == v) for v in set(f[0] for f in floors.values())}.items())))
+    if not args.no_ptxas_checks:
+        count = check_targets(modules, ptxas, old_ptxas(), args.jobs)
+        summary += "; ptxas: %d compiles (sm_%s with CUDA 13, sm_%s with CUDA 11.8) passed" % (
+            count, "/".join(map(str, NEW_PTXAS_ARCHS)), "/".join(map(str, OLD_PTXAS_ARCHS)))
+    print(("up to date: " if args.check else "wrote %s and %s/: " % (HEADER, PTX_DIR)) + summary)
+
+
+if __name__ == "__main__":
+    main()
