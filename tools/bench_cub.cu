@@ -1,0 +1,68 @@
+// tools/bench_cub.cu - the reference points for tools/bench_kernels: CUB's histogram, sum and
+// scan on the same sizes and GPU, with its own device copy for the ratio. Built by gpu-check
+// with nvcc on the GPU machine (never by users, never committed as a binary).
+//   nvcc -O3 -std=c++17 -arch=native bench_cub.cu -o bench_cub
+#include <cub/cub.cuh>
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
+    std::fprintf(stderr, "bench_cub: %s: %s\n", #x, cudaGetErrorString(e_)); return 1; } } while (0)
+
+template <typename F> static float median_ms(F f) {
+    cudaEvent_t a, b;
+    cudaEventCreate(&a);
+    cudaEventCreate(&b);
+    std::vector<float> t;
+    for (int i = 0; i < 2; i++) f();
+    for (int i = 0; i < 11; i++) {
+        cudaEventRecord(a);
+        f();
+        cudaEventRecord(b);
+        cudaEventSynchronize(b);
+        float ms;
+        cudaEventElapsedTime(&ms, a, b);
+        t.push_back(ms);
+    }
+    std::sort(t.begin(), t.end());
+    return t[5];
+}
+
+__global__ void fill_bytes(unsigned* p, size_t n) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        p[i] = (unsigned)(i * 2654435761u) ^ (unsigned)(i >> 7) * 40503u;
+}
+
+int main() {
+    const size_t n = (size_t)1 << 28;
+    float *x, *y, *out;
+    int *xi, *yi;
+    unsigned char* bytes;
+    int* counts;
+    CK(cudaMalloc(&x, n * 4)); CK(cudaMalloc(&y, n * 4)); CK(cudaMalloc(&out, 64));
+    CK(cudaMalloc(&bytes, n)); CK(cudaMalloc(&counts, 257 * 4));
+    xi = (int*)x; yi = (int*)y;
+    CK(cudaMemset(x, 0, n * 4));
+    fill_bytes<<<1024, 256>>>((unsigned*)bytes, n / 4);
+    CK(cudaDeviceSynchronize());
+    size_t t1 = 0, t2 = 0, t3 = 0;
+    cub::DeviceReduce::Sum(nullptr, t1, x, out, (int)n);
+    cub::DeviceScan::InclusiveSum(nullptr, t2, xi, yi, (int)n);
+    cub::DeviceHistogram::HistogramEven(nullptr, t3, bytes, counts, 257, 0, 256, (int)n);
+    void* tmp;
+    size_t tb = std::max(t1, std::max(t2, t3));
+    CK(cudaMalloc(&tmp, tb));
+    float copy = median_ms([&] { cudaMemcpyAsync(y, x, n * 4, cudaMemcpyDeviceToDevice); });
+    double copy_gbs = 8.0 * n / copy / 1e6;
+    float sum = median_ms([&] { size_t s = tb; cub::DeviceReduce::Sum(tmp, s, x, out, (int)n); });
+    float scan = median_ms([&] { size_t s = tb; cub::DeviceScan::InclusiveSum(tmp, s, xi, yi, (int)n); });
+    float hist = median_ms([&] { size_t s = tb; cub::DeviceHistogram::HistogramEven(tmp, s, bytes, counts, 257, 0, 256, (int)n); });
+    CK(cudaGetLastError());
+    std::printf("== CUB %d.%d.%d reference\n", CUB_MAJOR_VERSION, CUB_MINOR_VERSION, CUB_SUBMINOR_VERSION);
+    std::printf("cub device copy                    n=2^28 %8.1f GB/s read+write\n", copy_gbs);
+    std::printf("cub DeviceReduce::Sum f32          n=2^28 %9.3f ms ratio %.3f (read)\n", sum, 4.0 * n / sum / 1e6 / copy_gbs);
+    std::printf("cub DeviceScan::InclusiveSum i32   n=2^28 %9.3f ms ratio %.3f (read+write)\n", scan, 8.0 * n / scan / 1e6 / copy_gbs);
+    std::printf("cub DeviceHistogram::HistogramEven u8 256 bins n=2^28 %9.3f ms %8.1f GB/s read\n", hist, 1.0 * n / hist / 1e6);
+    return 0;
+}

@@ -1,0 +1,170 @@
+/* tools/bench_kernels.c - the built-in kernels against the device's own copy bandwidth,
+   measured in the same run: each line is a median of 11 timed runs after 2 warm-ups (events on
+   one stream) and its ratio to a device-to-device copy of the same size class.
+   Ratios: element-wise and scans count bytes read + written, like the copy; reductions count
+   bytes read only (a reduction reads what a copy reads and writes nothing); random counts
+   bytes written.
+   bench_kernels --cold-start   time from a ready ctx to the first built-in kernel's result
+   cc -std=c99 -O2 -I.. bench_kernels.c -o bench_kernels -ldl -lpthread -lm */
+#define _POSIX_C_SOURCE 199309L
+#define GPUK_IMPLEMENTATION
+#include "gpuk.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define TRY(call) do { gpuk_result r_ = (call); if (r_ != GPUK_OK) { \
+    fprintf(stderr, "bench_kernels: %s\n", gpuk_last_error()); exit(1); } } while (0)
+
+enum { REPEATS = 11, WARMUP = 2 };
+static gpuk_ctx* ctx;
+static const gpuk_stream S = { 0 };
+static gpuk_timer timer;
+
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+static int cmp_double(const void* a, const void* b) {
+    double x = *(const double*)a, y = *(const double*)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Median milliseconds of one queued operation, timed by events around it. */
+typedef void (*work_fn)(void);
+static double time_ms(work_fn work) {
+    double t[REPEATS];
+    int i;
+    for (i = 0; i < WARMUP; i++) work();
+    for (i = 0; i < REPEATS; i++) {
+        float ms = 0;
+        TRY(gpuk_timer_start(ctx, &timer, S));
+        work();
+        TRY(gpuk_timer_stop(ctx, &timer, &ms));
+        t[i] = ms;
+    }
+    qsort(t, REPEATS, sizeof t[0], cmp_double);
+    return t[REPEATS / 2];
+}
+
+#define N28 ((size_t)1 << 28)
+#define N26 ((size_t)1 << 26)
+#define SIDE ((size_t)16384)
+static gpuk_buffer x, y, z, h8;
+static size_t n_cur;
+static double copy_gbs;
+
+static gpuk_array at0(gpuk_buffer b) { return gpuk_at(b, 0); }
+static void w_copy(void) { TRY(gpuk_buffer_copy_async(ctx, S, y, 0, x, 0, n_cur * 4)); }
+static void w_add(void) { TRY(gpuk_add_f32(ctx, S, at0(z), at0(x), at0(y), n_cur)); }
+static void w_axpy(void) { TRY(gpuk_axpy_f32(ctx, S, at0(y), 1.5f, at0(x), n_cur)); }
+static void w_selu(void) { TRY(gpuk_selu_f32(ctx, S, at0(y), at0(x), n_cur, 1.6732632f, 1.0507010f)); }
+static void w_sum(void) { TRY(gpuk_sum_f32(ctx, S, at0(z), at0(x), n_cur)); }
+static void w_dot(void) { TRY(gpuk_dot_f32(ctx, S, at0(z), at0(x), at0(y), n_cur)); }
+static void w_min(void) { TRY(gpuk_min_f32(ctx, S, at0(z), at0(x), n_cur)); }
+static void w_max(void) { TRY(gpuk_max_f32(ctx, S, at0(z), at0(x), n_cur)); }
+static void w_scan_i32(void) { TRY(gpuk_scan_inclusive_i32(ctx, S, at0(y), at0(x), n_cur)); }
+static void w_scan_f32(void) { TRY(gpuk_scan_inclusive_f32(ctx, S, at0(y), at0(x), n_cur)); }
+static void w_transpose(void) { TRY(gpuk_transpose_f32(ctx, S, at0(y), at0(x), SIDE, SIDE)); }
+static void w_hist(void) { TRY(gpuk_histogram_u8(ctx, S, at0(z), 256, 0, 256, at0(h8), n_cur)); }
+static void w_c2s2(void) { TRY(gpuk_cos2_plus_sin2_f32(ctx, S, at0(y), at0(x), n_cur)); }
+static void w_rand(void) { TRY(gpuk_random_uniform_f32(ctx, S, at0(y), n_cur, 42, 0)); }
+
+static void line(const char* name, size_t n, work_fn w, double bytes_per_elem, const char* counted, double goal) {
+    double ms, gbs;
+    n_cur = n;
+    ms = time_ms(w);
+    gbs = bytes_per_elem * (double)n / ms / 1e6;
+    printf("%-34s n=2^%-2d %9.3f ms %8.1f GB/s  ratio %.3f (%s; goal >= %.2f)%s\n", name, __builtin_ctzll(n), ms, gbs,
+           gbs / copy_gbs, counted, goal, gbs / copy_gbs >= goal ? "" : "  BELOW GOAL");
+}
+
+static int cold_start(void) {
+    double t0, t1, t2, t3;
+    gpuk_buffer a, b, c;
+    float v = 0;
+    TRY(gpuk_ctx_create(NULL, &ctx));
+    TRY(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = 4 << 20 }, &a));
+    TRY(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = 4 << 20 }, &b));
+    TRY(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = 4 << 20 }, &c));
+    TRY(gpuk_ctx_sync(ctx));
+    t0 = now_ms(); /* ctx exists, buffers exist: from here it is the kernel library's cost */
+    TRY(gpuk_fill_f32(ctx, S, gpuk_at(a, 0), 1 << 20, 1.5f));
+    TRY(gpuk_buffer_read(ctx, a, 4, &v, 4));
+    t1 = now_ms();
+    TRY(gpuk_fill_f32(ctx, S, gpuk_at(b, 0), 1 << 20, 2.0f));
+    TRY(gpuk_add_f32(ctx, S, gpuk_at(c, 0), gpuk_at(a, 0), gpuk_at(b, 0), 1 << 20));
+    TRY(gpuk_buffer_read(ctx, c, 4, &v, 4));
+    t2 = now_ms();
+    TRY(gpuk_cos2_plus_sin2_f32(ctx, S, gpuk_at(c, 0), gpuk_at(a, 0), 1 << 20));
+    TRY(gpuk_buffer_read(ctx, c, 4, &v, 4));
+    t3 = now_ms();
+    printf("cold start (CUDA_CACHE_DISABLE=%s): first kernel (fill_f32) result %.2f ms after the ctx; "
+           "a second kernel (add_f32) %.2f ms; the largest (cos2_plus_sin2_f32, %zu bytes of PTX) %.2f ms; value %g\n",
+           getenv("CUDA_CACHE_DISABLE") ? getenv("CUDA_CACHE_DISABLE") : "unset", t1 - t0, t2 - t1,
+           gpuk__builtin_ptx_of(GPUK__K_COS2_PLUS_SIN2_F32)->bytes, t3 - t2, v);
+    TRY(gpuk_ctx_destroy(ctx));
+    return 0;
+}
+
+int main(int argc, char** argv) {
+    size_t free_b = 0;
+    if (argc > 1 && strcmp(argv[1], "--cold-start") == 0) return cold_start();
+    TRY(gpuk_ctx_create(NULL, &ctx));
+    TRY(gpuk_timer_create(ctx, &timer));
+    TRY(gpuk_ctx_mem_info(ctx, &free_b, NULL));
+    if (free_b < ((size_t)5 << 30)) { fprintf(stderr, "bench_kernels: needs 5 GiB free\n"); return 1; }
+    TRY(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = N28 * 4 }, &x));
+    TRY(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = N28 * 4 }, &y));
+    TRY(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = N28 * 4 }, &z));
+    TRY(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = N28 }, &h8));
+    TRY(gpuk_random_uniform_f32(ctx, S, at0(x), N28, 7, 0));
+    TRY(gpuk_random_uniform_f32(ctx, S, at0(y), N28, 8, 0));
+    TRY(gpuk_random_uniform_f32(ctx, S, gpuk_at(h8, 0), N28 / 4, 9, 0)); /* random bytes */
+    TRY(gpuk_ctx_sync(ctx));
+
+    printf("== gpuk kernel bench on %s (sm_%d%d, %d SMs)\n", gpuk_ctx_device_info(ctx)->name,
+           gpuk_ctx_device_info(ctx)->cc_major, gpuk_ctx_device_info(ctx)->cc_minor, gpuk_ctx_device_info(ctx)->sm_count);
+    n_cur = N28;
+    copy_gbs = 8.0 * (double)N28 / time_ms(w_copy) / 1e6;
+    printf("%-34s n=2^28 %8.1f GB/s read+write (the limit every ratio divides by)\n", "device copy (cuMemcpyDtoDAsync)", copy_gbs);
+    line("add_f32", N26, w_add, 12, "read+write", 0.95);
+    line("axpy_f32", N26, w_axpy, 12, "read+write", 0.95);
+    line("selu_f32", N26, w_selu, 8, "read+write", 0.95);
+    line("sum_f32", N28, w_sum, 4, "read", 1.0);
+    line("dot_f32", N28, w_dot, 8, "read", 1.0);
+    line("min_f32", N28, w_min, 4, "read", 1.0);
+    line("max_f32", N28, w_max, 4, "read", 1.0);
+    line("scan_inclusive_i32", N28, w_scan_i32, 8, "read+write", 0.85);
+    line("scan_inclusive_f32", N28, w_scan_f32, 8, "read+write", 0.85);
+    line("transpose_f32 16384^2", SIDE * SIDE, w_transpose, 8, "read+write", 0.90);
+    line("random_uniform_f32", N28, w_rand, 4, "write", 0.90);
+    n_cur = N28;
+    {
+        double ms = time_ms(w_hist);
+        printf("%-34s n=2^28 %9.3f ms %8.1f GB/s read (compare: bench_cub's histogram line)\n", "histogram_u8 256 bins", ms,
+               (double)N28 / ms / 1e6);
+    }
+    /* cos^2 + sin^2 on x = 0, 1, ..., 1e7 - 1: past |x| = 105615 sinf/cosf take the slow path */
+    TRY(gpuk_iota_f32(ctx, S, at0(x), 10000000, 0.0f, 1.0f));
+    n_cur = 10000000;
+    printf("%-34s n=1e7  %9.3f ms (goal <= 0.20 ms)\n", "cos2_plus_sin2_f32 x=0..1e7", time_ms(w_c2s2));
+    {   /* SELU on 1e6: host wall time per call, launch included, 1000 calls back to back */
+        double t0, per[REPEATS];
+        int rep, i;
+        n_cur = 1000000;
+        for (rep = 0; rep < REPEATS; rep++) {
+            TRY(gpuk_ctx_sync(ctx));
+            t0 = now_ms();
+            for (i = 0; i < 1000; i++) w_selu();
+            TRY(gpuk_stream_sync(ctx, S));
+            per[rep] = (now_ms() - t0) * 1000.0 / 1000.0;
+        }
+        qsort(per, REPEATS, sizeof per[0], cmp_double);
+        printf("%-34s n=1e6  %9.3f us per call, launch included (goal <= 10 us)\n", "selu_f32 x1000 back to back", per[REPEATS / 2]);
+    }
+    TRY(gpuk_ctx_destroy(ctx));
+    return 0;
+}
