@@ -73,7 +73,7 @@ GPUK_DEV u32 k_mul(u32 a, u32 b) { return a * b; }
    cut into a scalar head up to the first 16-byte boundary of out, a body of 16-byte packs and a
    scalar tail; the body is used only when a and b sit at the same offset mod 16 as out, else
    every element goes one at a time. out may equal a or b (in place). */
-template <int NIN, typename T, typename F>
+template <int NIN, int UNROLL, typename T, typename F>
 GPUK_DEV void map(F f, T* out, const T* a, const T* b, u64 n) {
     const u64 V = 16 / sizeof(T);
     const u64 tid = (u64)blockIdx.x * GPUK_BLOCK + threadIdx.x;
@@ -88,13 +88,26 @@ GPUK_DEV void map(F f, T* out, const T* a, const T* b, u64 n) {
     pack16<T>* po = (pack16<T>*)(out + head);
     const pack16<T>* pa = (const pack16<T>*)(a + head);
     const pack16<T>* pb = (const pack16<T>*)(b + head);
-    for (u64 p = tid; p < npacks; p += stride) {
-        pack16<T> x, y, r;
-        if (NIN > 0) x = pa[p];
-        if (NIN > 1) y = pb[p];
+    /* UNROLL packs a thread: all loads first, so more bytes are in flight per thread (the
+       packs are distinct, so this is right in place too) */
+    for (u64 p = tid; p < npacks; p += UNROLL * stride) {
+        pack16<T> x[UNROLL], y[UNROLL];
 #pragma unroll
-        for (int k = 0; k < (int)V; k++) r.v[k] = f(NIN > 0 ? x.v[k] : T(), NIN > 1 ? y.v[k] : T());
-        po[p] = r;
+        for (int u = 0; u < UNROLL; u++) {
+            if (p + u * stride < npacks) {
+                if (NIN > 0) x[u] = pa[p + u * stride];
+                if (NIN > 1) y[u] = pb[p + u * stride];
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++) {
+            if (p + u * stride < npacks) {
+                pack16<T> r;
+#pragma unroll
+                for (int k = 0; k < (int)V; k++) r.v[k] = f(NIN > 0 ? x[u].v[k] : T(), NIN > 1 ? y[u].v[k] : T());
+                po[p + u * stride] = r;
+            }
+        }
     }
     for (u64 i = head + npacks * V + tid; i < n; i += stride)
         out[i] = f(NIN > 0 ? a[i] : T(), NIN > 1 ? b[i] : T());
@@ -102,7 +115,9 @@ GPUK_DEV void map(F f, T* out, const T* a, const T* b, u64 n) {
 
 /* Every map kernel has the same parameters, so one host launcher serves them all:
    (out, a, b, n, s0, s1); a, b, s0, s1 are ignored where the op has no use for them. */
-#define GPUK_MAP_KERNEL(name, T, NIN, expr)                                                  \
+#define GPUK_MAP_KERNEL(name, T, NIN, expr) GPUK_MAP_KERNEL_U(name, T, NIN, 2, expr)
+/* UNROLL 1 for the ops whose code is long (sin, cos): their PTX stays small and quick to JIT. */
+#define GPUK_MAP_KERNEL_U(name, T, NIN, UNROLL, expr)                                        \
     struct name##_op {                                                                       \
         T s0, s1;                                                                            \
         __device__ T operator()(T x, T y) const { (void)x; (void)y; return expr; }           \
@@ -110,7 +125,7 @@ GPUK_DEV void map(F f, T* out, const T* a, const T* b, u64 n) {
     extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
     name(T* out, const T* a, const T* b, u64 n, T s0, T s1) {                                \
         name##_op f = { s0, s1 };                                                            \
-        map<NIN>(f, out, a, b, n);                                                           \
+        map<NIN, UNROLL>(f, out, a, b, n);                                                   \
     }
 
 /* fill: out[i] = s0. */
@@ -124,10 +139,11 @@ GPUK_DEV void map(F f, T* out, const T* a, const T* b, u64 n) {
 #define GPUK_SCALE(T, t) GPUK_MAP_KERNEL(gpuk_scale_##t, T, 1, s0 * x)
 /* unary: out[i] = op(x[i]). */
 #define GPUK_UNARY(op, T, t) GPUK_MAP_KERNEL(gpuk_##op##_##t, T, 1, k_##op(x))
+#define GPUK_UNARY_LONG(op, T, t) GPUK_MAP_KERNEL_U(gpuk_##op##_##t, T, 1, 1, k_##op(x))
 /* cos(x)^2 + sin(x)^2, one argument reduction for both (the seed books' ufunc). */
 GPUK_DEV float cos2_plus_sin2(float x) { float s, c; k_sincos(x, &s, &c); return c * c + s * s; }
 GPUK_DEV double cos2_plus_sin2(double x) { double s, c; k_sincos(x, &s, &c); return c * c + s * s; }
-#define GPUK_COS2SIN2(T, t) GPUK_MAP_KERNEL(gpuk_cos2_plus_sin2_##t, T, 1, cos2_plus_sin2(x))
+#define GPUK_COS2SIN2(T, t) GPUK_MAP_KERNEL_U(gpuk_cos2_plus_sin2_##t, T, 1, 1, cos2_plus_sin2(x))
 /* SELU: lambda * (x > 0 ? x : alpha * exp(x) - alpha), with s0 = alpha, s1 = lambda. */
 #define GPUK_SELU(T, t) GPUK_MAP_KERNEL(gpuk_selu_##t, T, 1, s1 * (x > T(0) ? x : s0 * k_exp(x) - s0))
 
@@ -153,7 +169,7 @@ template <> GPUK_DEV u32 iota_at<u32>(u64 i, u32 start, u32 step) { return start
         const T step = n > 1 ? (hi - lo) / T(n - 1) : T(0);                                  \
         for (u64 i = (u64)blockIdx.x * GPUK_BLOCK + threadIdx.x; i < n;                      \
              i += (u64)gridDim.x * GPUK_BLOCK)                                               \
-            out[i] = i < n / 2 ? lo + T(i) * step : hi - T(n - 1 - i) * step;                \
+            out[i] = (i < n / 2 || n == 1) ? lo + T(i) * step : hi - T(n - 1 - i) * step;   \
     }
 
 /* ---- strided copy: out[i * out_stride] = in[i * in_stride] (gathers a column of a
@@ -326,9 +342,11 @@ GPUK_DEV void reduce(F f, typename F::out* result, const T* a, const T* b, u64 n
    coalesced reads, scans it, publishes its tile total, and finds its prefix by reading the
    totals of the tiles before it, 32 at a time, until one has published a full inclusive
    prefix. Then it writes the tile out. in may equal out.
-   scratch: u32 ticket | per tile: u32 flag, T aggregate, T inclusive prefix. A flag holds the
-   launch's epoch (from the host, different in consecutive launches) in its high 30 bits, so
-   stale flags from earlier launches never look ready and nothing needs clearing. */
+   scratch: u32 ticket (the last tile's block resets it), then per-tile status. A status flag
+   holds the launch's epoch (from the host, different in consecutive launches) above its two
+   state bits, so stale flags from earlier launches never look ready and nothing needs
+   clearing. 4-byte types publish flag and value in one 64-bit store (no fence); 8-byte types
+   store the value, fence, then the flag. */
 #define SCAN_FLAG_AGG 1u
 #define SCAN_FLAG_INCL 2u
 
@@ -352,6 +370,47 @@ GPUK_DEV T warp_total(T v) {
     return v;
 }
 
+GPUK_DEV u32 to_bits(float v) { return __float_as_uint(v); }
+GPUK_DEV u32 to_bits(int v) { return (u32)v; }
+GPUK_DEV u32 to_bits(u32 v) { return v; }
+GPUK_DEV void from_bits(u32 b, float* v) { *v = __uint_as_float(b); }
+GPUK_DEV void from_bits(u32 b, int* v) { *v = (int)b; }
+GPUK_DEV void from_bits(u32 b, u32* v) { *v = b; }
+
+/* Tile status for 4-byte values: one 64-bit word, flag high, value low. */
+template <typename T, bool WIDE = (sizeof(T) > 4)> struct scan_status {
+    volatile u64* words;
+    GPUK_DEV scan_status(void* area, u64) : words((volatile u64*)area) {}
+    GPUK_DEV void publish(u64 j, u32 flag, T v) { words[j] = ((u64)flag << 32) | to_bits(v); }
+    GPUK_DEV u32 wait(u64 j, u32 ready, T* v) {
+        u64 w;
+        u32 f;
+        do { w = words[j]; f = (u32)(w >> 32); } while ((f & ~3u) != ready || (f & 3u) == 0);
+        from_bits((u32)w, v);
+        return f & 3u;
+    }
+};
+/* Tile status for 8-byte values: flags, aggregates, inclusive prefixes, ordered by fences. */
+template <typename T> struct scan_status<T, true> {
+    volatile u32* flags;
+    volatile T* aggs;
+    volatile T* incls;
+    GPUK_DEV scan_status(void* area, u64 ntiles)
+        : flags((volatile u32*)area), aggs((volatile T*)((char*)area + ((ntiles * 4 + 15) & ~15ull))), incls(aggs + ntiles) {}
+    GPUK_DEV void publish(u64 j, u32 flag, T v) {
+        ((flag & 3u) == SCAN_FLAG_INCL ? incls : aggs)[j] = v;
+        __threadfence();
+        flags[j] = flag;
+    }
+    GPUK_DEV u32 wait(u64 j, u32 ready, T* v) {
+        u32 f;
+        do { f = flags[j]; } while ((f & ~3u) != ready || (f & 3u) == 0);
+        __threadfence();
+        *v = (f & 3u) == SCAN_FLAG_INCL ? incls[j] : aggs[j];
+        return f & 3u;
+    }
+};
+
 /* Shared-memory index with one pad word per 32, so threads reading ITEMS consecutive
    elements each do not all hit one bank. */
 GPUK_DEV u32 padded(u32 i) { return i + i / 32; }
@@ -364,12 +423,9 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, u32 epoch) {
     __shared__ T tile_prefix;
     __shared__ u64 tile_index;
     const u32 t = threadIdx.x, lane = t & 31, warp = t / 32;
-
-    u32* ticket = (u32*)scratch;
     const u64 ntiles = (n + TILE - 1) / TILE;
-    u32* flags = (u32*)((char*)scratch + 16);
-    T* aggs = (T*)((char*)scratch + 16 + ((ntiles * 4 + 15) & ~15ull));
-    T* incls = aggs + ntiles;
+    u32* ticket = (u32*)scratch;
+    scan_status<T> status((char*)scratch + 16, ntiles);
 
     if (t == 0) {
         u32 k = atomicAdd(ticket, 1u);
@@ -380,11 +436,17 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, u32 epoch) {
     const u64 index = tile_index;
     const u64 base = index * TILE;
     const u32 valid = (u32)(n - base < TILE ? n - base : TILE);
+    const T* src = in + base;
 
+    if (valid == TILE) { /* full tile: no bounds tests, every load issued before any use */
 #pragma unroll
-    for (int k = 0; k < ITEMS; k++) {
-        u32 j = k * GPUK_BLOCK + t;
-        tile[padded(j)] = j < valid ? in[base + j] : T(0);
+        for (int k = 0; k < ITEMS; k++) tile[padded(k * GPUK_BLOCK + t)] = src[k * GPUK_BLOCK + t];
+    } else {
+#pragma unroll
+        for (int k = 0; k < ITEMS; k++) {
+            u32 j = k * GPUK_BLOCK + t;
+            tile[padded(j)] = j < valid ? src[j] : T(0);
+        }
     }
     __syncthreads();
     T v[ITEMS];
@@ -407,63 +469,48 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, u32 epoch) {
     T lane_before = __shfl_up_sync(0xffffffffu, incl, 1);
     T thread_prefix = lane == 0 ? warp_prefix : k_add(warp_prefix, lane_before);
 
-    volatile u32* vflags = flags;
-    volatile T* vaggs = aggs;
-    volatile T* vincls = incls;
     const u32 ready = epoch << 2;
     if (warp == 0) {
         T prefix = T(0);
         if (index == 0) {
-            if (t == 0) {
-                vincls[0] = block_total;
-                __threadfence();
-                vflags[0] = ready | SCAN_FLAG_INCL;
-            }
+            if (t == 0) status.publish(0, ready | SCAN_FLAG_INCL, block_total);
         } else {
-            if (t == 0) {
-                vaggs[index] = block_total;
-                __threadfence();
-                vflags[index] = ready | SCAN_FLAG_AGG;
-            }
+            if (t == 0) status.publish(index, ready | SCAN_FLAG_AGG, block_total);
             /* look back: lane L watches tile end - L */
             i64 end = (i64)index - 1;
             for (;;) {
                 i64 j = end - (i64)lane;
-                u32 f = SCAN_FLAG_INCL | ready; /* tiles before 0 do not exist: count as done, add 0 */
-                if (j >= 0) {
-                    do { f = vflags[j]; } while ((f & ~3u) != ready || (f & 3u) == 0);
-                }
-                __threadfence();
+                u32 state = SCAN_FLAG_INCL; /* tiles before 0 do not exist: count as done, add 0 */
                 T val = T(0);
-                if (j >= 0) val = (f & 3u) == SCAN_FLAG_INCL ? vincls[j] : vaggs[j];
-                u32 incl_lanes = __ballot_sync(0xffffffffu, (f & 3u) == SCAN_FLAG_INCL);
+                if (j >= 0) state = status.wait((u64)j, ready, &val);
+                u32 incl_lanes = __ballot_sync(0xffffffffu, state == SCAN_FLAG_INCL);
                 u32 stop = __ffs(incl_lanes) - 1; /* nearest tile with a full prefix */
-                if (lane > stop) val = T(0);
+                if (incl_lanes && lane > stop) val = T(0);
                 prefix = k_add(prefix, warp_total(val));
                 if (incl_lanes) break;
                 end -= 32;
             }
-            if (t == 0) {
-                vincls[index] = k_add(prefix, block_total);
-                __threadfence();
-                vflags[index] = ready | SCAN_FLAG_INCL;
-            }
+            if (t == 0) status.publish(index, ready | SCAN_FLAG_INCL, k_add(prefix, block_total));
         }
         if (t == 0) tile_prefix = prefix;
     }
     __syncthreads();
     T offset = k_add(tile_prefix, thread_prefix);
 #pragma unroll
-    for (int k = 0; k < ITEMS; k++) {
-        T inclusive = k_add(offset, v[k]);
-        T before = k == 0 ? offset : k_add(offset, v[k > 0 ? k - 1 : 0]);
-        tile[padded(t * ITEMS + k)] = EXCLUSIVE ? before : inclusive;
-    }
+    for (int k = 0; k < ITEMS; k++)
+        tile[padded(t * ITEMS + k)] = EXCLUSIVE ? (k == 0 ? offset : k_add(offset, v[k > 0 ? k - 1 : 0]))
+                                                : k_add(offset, v[k]);
     __syncthreads();
+    T* dst = out + base;
+    if (valid == TILE) {
 #pragma unroll
-    for (int k = 0; k < ITEMS; k++) {
-        u32 j = k * GPUK_BLOCK + t;
-        if (j < valid) out[base + j] = tile[padded(j)];
+        for (int k = 0; k < ITEMS; k++) dst[k * GPUK_BLOCK + t] = tile[padded(k * GPUK_BLOCK + t)];
+    } else {
+#pragma unroll
+        for (int k = 0; k < ITEMS; k++) {
+            u32 j = k * GPUK_BLOCK + t;
+            if (j < valid) dst[j] = tile[padded(j)];
+        }
     }
 }
 
@@ -478,26 +525,42 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, u32 epoch) {
     }
 
 /* ---- transpose: out (cols x rows) = in (rows x cols)^T, both row-major ----
-   A block moves 32x32 tiles through shared memory (one pad column so the column reads do not
-   conflict), reading rows of in and writing rows of out, so both sides are coalesced. Tiles
-   beyond the grid's y range are taken in a loop, so any height works. */
+   A block moves 64x64 tiles through shared memory (one pad column so the column reads do not
+   conflict), reading rows of in and writing rows of out, so both sides are coalesced; each
+   thread moves 16 elements a tile, all loads issued before the stores. Tiles beyond the grid's
+   y range are taken in a loop, so any height works. */
+#define TRANSPOSE_TILE 64
+
+template <typename T>
+GPUK_DEV void transpose(T* out, const T* in, u64 rows, u64 cols) {
+    __shared__ T tile[TRANSPOSE_TILE][TRANSPOSE_TILE + 1];
+    const u32 tx = threadIdx.x, ty = threadIdx.y; /* 32 x 8 threads */
+    const u64 c0 = (u64)blockIdx.x * TRANSPOSE_TILE;
+    for (u64 r0 = (u64)blockIdx.y * TRANSPOSE_TILE; r0 < rows; r0 += (u64)gridDim.y * TRANSPOSE_TILE) {
+        const bool full = r0 + TRANSPOSE_TILE <= rows && c0 + TRANSPOSE_TILE <= cols;
+#pragma unroll
+        for (u32 k = 0; k < TRANSPOSE_TILE; k += 8)
+#pragma unroll
+            for (u32 h = 0; h < TRANSPOSE_TILE; h += 32) {
+                u64 r = r0 + ty + k, c = c0 + tx + h;
+                if (full || (r < rows && c < cols)) tile[ty + k][tx + h] = in[r * cols + c];
+            }
+        __syncthreads();
+#pragma unroll
+        for (u32 k = 0; k < TRANSPOSE_TILE; k += 8)
+#pragma unroll
+            for (u32 h = 0; h < TRANSPOSE_TILE; h += 32) {
+                u64 c = c0 + ty + k, r = r0 + tx + h;
+                if (full || (r < rows && c < cols)) out[c * rows + r] = tile[tx + h][ty + k];
+            }
+        __syncthreads();
+    }
+}
+
 #define GPUK_TRANSPOSE(T, t)                                                                 \
     extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
     gpuk_transpose_##t(T* out, const T* in, u64 rows, u64 cols) {                            \
-        __shared__ T tile[32][33];                                                           \
-        const u64 c0 = (u64)blockIdx.x * 32;                                                 \
-        for (u64 r0 = (u64)blockIdx.y * 32; r0 < rows; r0 += (u64)gridDim.y * 32) {          \
-            for (u32 k = threadIdx.y; k < 32; k += GPUK_BLOCK / 32) {                        \
-                u64 r = r0 + k, c = c0 + threadIdx.x;                                        \
-                if (r < rows && c < cols) tile[k][threadIdx.x] = in[r * cols + c];           \
-            }                                                                                \
-            __syncthreads();                                                                 \
-            for (u32 k = threadIdx.y; k < 32; k += GPUK_BLOCK / 32) {                        \
-                u64 c = c0 + k, r = r0 + threadIdx.x;                                        \
-                if (r < rows && c < cols) out[c * rows + r] = tile[threadIdx.x][k];          \
-            }                                                                                \
-            __syncthreads();                                                                 \
-        }                                                                                    \
+        transpose<T>(out, in, rows, cols);                                                   \
     }
 
 /* ---- histogram: counts[bin] += number of in[i] in bin, bins splitting [lo, hi) evenly ----
@@ -505,12 +568,47 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, u32 epoch) {
    counts into shared memory when the bins fit (u8 input with <= 256 bins: one copy per warp,
    so warps do not contend), then adds its counts to the 64-bit global counts; with more bins
    it adds to global memory directly. The host zeroes counts first. u8 input is read 16 bytes
-   at a time where aligned, and bytes map to bins through a 256-entry table per block. */
+   at a time where aligned; bytes map to bins by a shift when the bin width is a power of two,
+   else through a 256-entry table per block. */
 #define HIST_SMEM_BINS 2048
 
 extern __shared__ u32 hist_smem[];
 
 GPUK_DEV u32 bin_of(i64 x, i64 lo, u64 span, u32 nbins) { return (u32)((u64)(x - lo) * nbins / span); }
+
+/* byte -> bin (or -1: not counted) by subtract and shift, or through a table */
+struct bin_shift {
+    u32 lo, span;
+    int shift;
+    GPUK_DEV int operator()(u32 b) const { u32 d = b - lo; return d < span ? (int)(d >> shift) : -1; }
+};
+struct bin_lut {
+    const int* lut;
+    GPUK_DEV int operator()(u32 b) const { return lut[b]; }
+};
+
+/* Counts n bytes into mine: a head up to a 16-byte boundary, 16-byte packs, a tail. */
+template <typename BIN>
+GPUK_DEV void count_bytes(const unsigned char* in, u64 n, u32* mine, BIN bin, u64 tid, u64 stride) {
+    u64 head = (16u - ((u64)in & 15u)) % 16u;
+    if (head > n) head = n;
+    for (u64 i = tid; i < head; i += stride) { int b = bin(in[i]); if (b >= 0) atomicAdd(mine + b, 1u); }
+    const u64 npacks = (n - head) / 16;
+    const uint4* p = (const uint4*)(in + head);
+    for (u64 k = tid; k < npacks; k += stride) {
+        uint4 w = p[k];
+        u32 words[4] = { w.x, w.y, w.z, w.w };
+#pragma unroll
+        for (int q = 0; q < 4; q++) {
+#pragma unroll
+            for (int s = 0; s < 32; s += 8) {
+                int b = bin((words[q] >> s) & 0xffu);
+                if (b >= 0) atomicAdd(mine + b, 1u);
+            }
+        }
+    }
+    for (u64 i = head + npacks * 16 + tid; i < n; i += stride) { int b = bin(in[i]); if (b >= 0) atomicAdd(mine + b, 1u); }
+}
 
 template <typename T>
 GPUK_DEV void histogram(u64* counts, const T* in, u64 n, u32 nbins, i64 lo, i64 hi) {
@@ -527,29 +625,21 @@ GPUK_DEV void histogram(u64* counts, const T* in, u64 n, u32 nbins, i64 lo, i64 
     const u32 copies = sizeof(T) == 1 && nbins <= 256 ? GPUK_WARPS : 1;
     for (u32 i = threadIdx.x; i < copies * nbins; i += GPUK_BLOCK) hist_smem[i] = 0;
     u32* mine = hist_smem + (threadIdx.x / 32) % copies * nbins;
+    const u64 width = span / nbins;
     if constexpr (sizeof(T) == 1) {
-        __shared__ int lut[256]; /* byte -> bin, or -1 when outside [lo, hi) */
-        for (u32 x = threadIdx.x; x < 256; x += GPUK_BLOCK)
-            lut[x] = ((i64)x >= lo && (i64)x < hi) ? (int)bin_of(x, lo, span, nbins) : -1;
-        __syncthreads();
-        u64 head = (16u - ((u64)in & 15u)) % 16u;
-        if (head > n) head = n;
-        for (u64 i = tid; i < head; i += stride) { int b = lut[in[i]]; if (b >= 0) atomicAdd(mine + b, 1u); }
-        const u64 npacks = (n - head) / 16;
-        const uint4* p = (const uint4*)(in + head);
-        for (u64 k = tid; k < npacks; k += stride) {
-            uint4 w = p[k];
-            u32 words[4] = { w.x, w.y, w.z, w.w };
-#pragma unroll
-            for (int q = 0; q < 4; q++) {
-#pragma unroll
-                for (int s = 0; s < 32; s += 8) {
-                    int b = lut[(words[q] >> s) & 0xffu];
-                    if (b >= 0) atomicAdd(mine + b, 1u);
-                }
-            }
+        if (span % nbins == 0 && (width & (width - 1)) == 0 && lo >= 0 && lo < 256) {
+            /* bins of a power-of-two width (256 bins of [0, 256): width 1): no table */
+            bin_shift f = { (u32)lo, span < 256 ? (u32)span : 256u, __ffsll((long long)width) - 1 };
+            __syncthreads();
+            count_bytes(in, n, mine, f, tid, stride);
+        } else {
+            __shared__ int lut[256]; /* byte -> bin, or -1 when outside [lo, hi) */
+            for (u32 x = threadIdx.x; x < 256; x += GPUK_BLOCK)
+                lut[x] = ((i64)x >= lo && (i64)x < hi) ? (int)bin_of(x, lo, span, nbins) : -1;
+            __syncthreads();
+            bin_lut f = { lut };
+            count_bytes(in, n, mine, f, tid, stride);
         }
-        for (u64 i = head + npacks * 16 + tid; i < n; i += stride) { int b = lut[in[i]]; if (b >= 0) atomicAdd(mine + b, 1u); }
     } else {
         __syncthreads();
         for (u64 i = tid; i < n; i += stride) {
@@ -700,10 +790,10 @@ GPUK_UNARY(exp, float, f32)
 GPUK_UNARY(exp, double, f64)
 GPUK_UNARY(log, float, f32)
 GPUK_UNARY(log, double, f64)
-GPUK_UNARY(sin, float, f32)
-GPUK_UNARY(sin, double, f64)
-GPUK_UNARY(cos, float, f32)
-GPUK_UNARY(cos, double, f64)
+GPUK_UNARY_LONG(sin, float, f32)
+GPUK_UNARY_LONG(sin, double, f64)
+GPUK_UNARY_LONG(cos, float, f32)
+GPUK_UNARY_LONG(cos, double, f64)
 GPUK_COS2SIN2(float, f32)
 GPUK_COS2SIN2(double, f64)
 GPUK_SELU(float, f32)

@@ -221,9 +221,9 @@ static void check_map(op o, ty t) {
             upload(&a);
             upload(&b);
             if (dst == &out) poison(&out);
-            if (o == AXPY) { /* y = s*x + y: y is b (in place by definition), x is a */
+            if (o == AXPY) { /* y = s*x + y: y is b's values (copied into the poisoned out), x is a */
                 memcpy(out.host, b.host, (MAXN + 2 * PAD) * tsize(t));
-                upload(&out);
+                CHECK_OK(gpuk_buffer_write(ctx, out.buf, fo * tsize(t), (char*)b.host + fo * tsize(t), n * tsize(t)));
                 dst = pass == 2 ? &b : &out;
                 CHECK_OK(call_map(o, t, view(dst, pass == 2 ? fb : fo), view(&a, fa), view(dst, pass == 2 ? fb : fo), n, s));
             } else {
