@@ -129,7 +129,7 @@ GPUK_DEV void map(F f, T* out, const T* a, const T* b, u64 n) {
     }
 
 /* fill: out[i] = s0. */
-#define GPUK_FILL(T, t) GPUK_MAP_KERNEL(gpuk_fill_##t, T, 0, s0)
+#define GPUK_FILL(T, t) GPUK_MAP_KERNEL_U(gpuk_fill_##t, T, 0, 1, s0)
 /* binary: out[i] = a[i] op b[i]. */
 #define GPUK_BINARY(op, T, t) GPUK_MAP_KERNEL(gpuk_##op##_##t, T, 2, k_##op(x, y))
 #define GPUK_DIV(T, t) GPUK_MAP_KERNEL(gpuk_div_##t, T, 2, x / y)
@@ -338,10 +338,12 @@ GPUK_DEV void reduce(F f, typename F::out* result, const T* a, const T* b, u64 n
 
 /* ---- scan (prefix sum), single pass with decoupled look-back ----
    Each block takes the next tile number from an atomic ticket (so tiles start in order and a
-   block never waits on one that has not started), loads its tile into shared memory with
-   coalesced reads, scans it, publishes its tile total, and finds its prefix by reading the
-   totals of the tiles before it, 32 at a time, until one has published a full inclusive
-   prefix. Then it writes the tile out. in may equal out.
+   block never waits on one that has not started: no reliance on the order blocks are
+   scheduled in; on H100 it also measured faster than tile = blockIdx.x, 0.75 against 0.70 of
+   copy bandwidth), loads its tile into shared memory with coalesced reads, scans it,
+   publishes its tile total, and finds its prefix by reading the totals of the tiles before it,
+   256 at a time, until one has published a full inclusive prefix. Then it writes the tile out.
+   in may equal out.
    scratch: u32 ticket (the last tile's block resets it), then per-tile status. A status flag
    holds the launch's epoch (from the host, different in consecutive launches) above its two
    state bits, so stale flags from earlier launches never look ready and nothing needs
@@ -422,6 +424,7 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, u32 epoch) {
     __shared__ T warp_sums[GPUK_WARPS];
     __shared__ T tile_prefix;
     __shared__ u64 tile_index;
+    __shared__ u32 nearest; /* lowest thread whose tile has a full prefix, this look-back round */
     const u32 t = threadIdx.x, lane = t & 31, warp = t / 32;
     const u64 ntiles = (n + TILE - 1) / TILE;
     u32* ticket = (u32*)scratch;
@@ -469,30 +472,45 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, u32 epoch) {
     T lane_before = __shfl_up_sync(0xffffffffu, incl, 1);
     T thread_prefix = lane == 0 ? warp_prefix : k_add(warp_prefix, lane_before);
 
+    /* Look back with the whole block: thread L watches tile end - L, so one round trip to L2
+       covers 256 tiles; the nearest tile with a full prefix ends the walk. */
     const u32 ready = epoch << 2;
-    if (warp == 0) {
-        T prefix = T(0);
-        if (index == 0) {
-            if (t == 0) status.publish(0, ready | SCAN_FLAG_INCL, block_total);
-        } else {
-            if (t == 0) status.publish(index, ready | SCAN_FLAG_AGG, block_total);
-            /* look back: lane L watches tile end - L */
-            i64 end = (i64)index - 1;
-            for (;;) {
-                i64 j = end - (i64)lane;
-                u32 state = SCAN_FLAG_INCL; /* tiles before 0 do not exist: count as done, add 0 */
-                T val = T(0);
-                if (j >= 0) state = status.wait((u64)j, ready, &val);
-                u32 incl_lanes = __ballot_sync(0xffffffffu, state == SCAN_FLAG_INCL);
-                u32 stop = __ffs(incl_lanes) - 1; /* nearest tile with a full prefix */
-                if (incl_lanes && lane > stop) val = T(0);
-                prefix = k_add(prefix, warp_total(val));
-                if (incl_lanes) break;
-                end -= 32;
-            }
-            if (t == 0) status.publish(index, ready | SCAN_FLAG_INCL, k_add(prefix, block_total));
+    if (index == 0) {
+        if (t == 0) {
+            status.publish(0, ready | SCAN_FLAG_INCL, block_total);
+            tile_prefix = T(0);
         }
-        if (t == 0) tile_prefix = prefix;
+    } else {
+        T prefix = T(0);
+        if (t == 0) {
+            status.publish(index, ready | SCAN_FLAG_AGG, block_total);
+            nearest = GPUK_BLOCK;
+        }
+        __syncthreads();
+        for (i64 end = (i64)index - 1;; end -= GPUK_BLOCK) {
+            i64 j = end - (i64)t;
+            u32 state = SCAN_FLAG_INCL; /* tiles before 0 do not exist: count as done, add 0 */
+            T val = T(0);
+            if (j >= 0) state = status.wait((u64)j, ready, &val);
+            if (state == SCAN_FLAG_INCL) atomicMin(&nearest, t);
+            __syncthreads();
+            const u32 stop = nearest;
+            if (t > stop) val = T(0);
+            val = warp_total(val);
+            if (lane == 0) warp_sums[warp] = val;
+            __syncthreads();
+            if (t == 0) {
+#pragma unroll
+                for (int w = 0; w < GPUK_WARPS; w++) prefix = k_add(prefix, warp_sums[w]);
+                nearest = GPUK_BLOCK;
+            }
+            __syncthreads();
+            if (stop < GPUK_BLOCK) break;
+        }
+        if (t == 0) {
+            status.publish(index, ready | SCAN_FLAG_INCL, k_add(prefix, block_total));
+            tile_prefix = prefix;
+        }
     }
     __syncthreads();
     T offset = k_add(tile_prefix, thread_prefix);
@@ -595,15 +613,21 @@ GPUK_DEV void count_bytes(const unsigned char* in, u64 n, u32* mine, BIN bin, u6
     for (u64 i = tid; i < head; i += stride) { int b = bin(in[i]); if (b >= 0) atomicAdd(mine + b, 1u); }
     const u64 npacks = (n - head) / 16;
     const uint4* p = (const uint4*)(in + head);
-    for (u64 k = tid; k < npacks; k += stride) {
-        uint4 w = p[k];
-        u32 words[4] = { w.x, w.y, w.z, w.w };
+    for (u64 k = tid; k < npacks; k += 4 * stride) { /* 4 packs in flight, then count */
+        uint4 w[4];
 #pragma unroll
-        for (int q = 0; q < 4; q++) {
+        for (int u = 0; u < 4; u++) if (k + u * stride < npacks) w[u] = p[k + u * stride];
 #pragma unroll
-            for (int s = 0; s < 32; s += 8) {
-                int b = bin((words[q] >> s) & 0xffu);
-                if (b >= 0) atomicAdd(mine + b, 1u);
+        for (int u = 0; u < 4; u++) {
+            if (k + u * stride >= npacks) break;
+            u32 words[4] = { w[u].x, w[u].y, w[u].z, w[u].w };
+#pragma unroll
+            for (int q = 0; q < 4; q++) {
+#pragma unroll
+                for (int s = 0; s < 32; s += 8) {
+                    int b = bin((words[q] >> s) & 0xffu);
+                    if (b >= 0) atomicAdd(mine + b, 1u);
+                }
             }
         }
     }
@@ -622,24 +646,25 @@ GPUK_DEV void histogram(u64* counts, const T* in, u64 n, u32 nbins, i64 lo, i64 
         }
         return;
     }
+    /* u8 into <= 256 bins: one copy of the counts per warp, so warps do not contend (measured
+       on H100: faster than one copy per lane interleaved, 1416 against 1222 GB/s) */
     const u32 copies = sizeof(T) == 1 && nbins <= 256 ? GPUK_WARPS : 1;
     for (u32 i = threadIdx.x; i < copies * nbins; i += GPUK_BLOCK) hist_smem[i] = 0;
-    u32* mine = hist_smem + (threadIdx.x / 32) % copies * nbins;
-    const u64 width = span / nbins;
+    u32* mine = hist_smem + threadIdx.x / 32 % copies * nbins;
     if constexpr (sizeof(T) == 1) {
-        if (span % nbins == 0 && (width & (width - 1)) == 0 && lo >= 0 && lo < 256) {
-            /* bins of a power-of-two width (256 bins of [0, 256): width 1): no table */
-            bin_shift f = { (u32)lo, span < 256 ? (u32)span : 256u, __ffsll((long long)width) - 1 };
-            __syncthreads();
-            count_bytes(in, n, mine, f, tid, stride);
-        } else {
-            __shared__ int lut[256]; /* byte -> bin, or -1 when outside [lo, hi) */
+        /* bins of a power-of-two width (256 bins of [0, 256): width 1) map by a shift; others
+           through a table, byte -> bin or -1 when outside [lo, hi) */
+        __shared__ int lut[256];
+        const u64 width = span / nbins;
+        const bool shifts = copies > 1 && span % nbins == 0 && (width & (width - 1)) == 0 && lo >= 0 && lo < 256;
+        if (!shifts)
             for (u32 x = threadIdx.x; x < 256; x += GPUK_BLOCK)
                 lut[x] = ((i64)x >= lo && (i64)x < hi) ? (int)bin_of(x, lo, span, nbins) : -1;
-            __syncthreads();
-            bin_lut f = { lut };
-            count_bytes(in, n, mine, f, tid, stride);
-        }
+        __syncthreads();
+        bin_shift by_shift = { (u32)lo, span < 256 ? (u32)span : 256u, __ffsll((long long)width) - 1 };
+        bin_lut by_table = { lut };
+        if (shifts) count_bytes(in, n, mine, by_shift, tid, stride);
+        else count_bytes(in, n, mine, by_table, tid, stride);
     } else {
         __syncthreads();
         for (u64 i = tid; i < n; i += stride) {
@@ -650,7 +675,7 @@ GPUK_DEV void histogram(u64* counts, const T* in, u64 n, u32 nbins, i64 lo, i64 
     __syncthreads();
     for (u32 bin = threadIdx.x; bin < nbins; bin += GPUK_BLOCK) {
         u64 sum = 0;
-        for (u32 w = 0; w < copies; w++) sum += hist_smem[w * nbins + bin];
+        for (u32 c = 0; c < copies; c++) sum += hist_smem[c * nbins + bin];
         if (sum) atomicAdd(counts + bin, sum);
     }
 }

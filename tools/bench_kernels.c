@@ -130,8 +130,9 @@ int main(int argc, char** argv) {
     n_cur = N28;
     copy_gbs = 8.0 * (double)N28 / time_ms(w_copy) / 1e6;
     printf("%-34s n=2^28 %8.1f GB/s read+write (the limit every ratio divides by)\n", "device copy (cuMemcpyDtoDAsync)", copy_gbs);
-    line("add_f32", N26, w_add, 12, "read+write", 0.95);
-    line("axpy_f32", N26, w_axpy, 12, "read+write", 0.95);
+    line("add_f32", N28, w_add, 12, "read+write", 0.95);
+    line("axpy_f32", N28, w_axpy, 12, "read+write", 0.95);
+    line("selu_f32", N28, w_selu, 8, "read+write", 0.95);
     line("selu_f32", N26, w_selu, 8, "read+write", 0.95);
     line("sum_f32", N28, w_sum, 4, "read", 1.0);
     line("dot_f32", N28, w_dot, 8, "read", 1.0);
