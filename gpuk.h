@@ -2238,7 +2238,10 @@ GPUK__IMPL gpuk_result gpuk_stream_destroy(gpuk_ctx* ctx, gpuk_stream stream) {
     GPUK__ALIVE(fn);
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
     /* cuMemFree waits for the kernels still using the scratch */
-    if (s.scratch.ptr && (cr = GPUK__DRV.cuMemFree(s.scratch.ptr)) != 0) r = gpuk__fail_cu(fn, "cuMemFree", cr, "stream scratch");
+    if (s.scratch.ptr && (cr = GPUK__DRV.cuMemFree(s.scratch.ptr)) != 0) {
+        r = gpuk__fail_cu(fn, "cuMemFree", cr, "stream scratch");
+        if (GPUK__ATOMIC_LOAD(&gpuk__g.broken)) return r; /* a sticky fault: no more driver calls */
+    }
     if (s.owned && (cr = GPUK__DRV.cuStreamDestroy(s.cu)) != 0) return gpuk__fail_cu(fn, "cuStreamDestroy", cr, NULL);
     return r;
 }

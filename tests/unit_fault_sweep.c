@@ -52,6 +52,10 @@ static gpuk_result program(int* saw_text) {
         STEP(gpuk_launch(ctx, k, &(gpuk_launch_desc){ .grid = { 1, 0, 0 }, .block = { 256, 0, 0 }, .stream = s, .args = args, .num_args = 3 }));
     }
     STEP(gpuk_buffer_copy_async(ctx, s, b, 0, a, 0, sizeof host));
+    /* built-in kernels: first-use JIT, a reduction's scratch on s, a histogram's zeroing */
+    STEP(gpuk_add_f32(ctx, s, gpuk_at(b, 0), gpuk_at(a, 0), gpuk_at(b, 0), 256));
+    STEP(gpuk_sum_f32(ctx, s, gpuk_at(a, 0), gpuk_at(b, 1), 255));
+    STEP(gpuk_histogram_u8(ctx, s, gpuk_at(a, 0), 16, 0, 256, gpuk_at(b, 0), 128));
     STEP(gpuk_buffer_memset(ctx, s, a, 0, 0, 4, 256));
     STEP(gpuk_event_record(ctx, e1, s));
     STEP(gpuk_stream_sync(ctx, s));

@@ -1,0 +1,331 @@
+/* tests/unit_kernels.c - the built-in kernels' host side against the fake driver: every typed
+   wrapper rejects bad arguments before any driver call, kernels load lazily (one module per
+   kernel, on first use, unloaded at ctx destroy), scratch comes and goes with its stream, a
+   JIT failure names the kernel and the next call retries, and the oldest driver gpuk accepts
+   loads every kernel's lowered PTX. No GPU needed; the fake never
+   runs a kernel, so nothing here says a kernel computes the right thing (tests/gpu_kernels.c).
+   cc -std=c99 -I.. unit_kernels.c -ldl -lpthread */
+#define _GNU_SOURCE
+#define GPUK_IMPLEMENTATION
+#include "gpuk.h"
+#include "check.h"
+#include "fake_driver.h"
+#include <stdint.h>
+
+static const gpuk_stream S = { 0 };
+static const gpuk_array Z = { { 0 }, 0 };
+static gpuk_ctx* ctx;
+
+static gpuk_ctx* up(const fake_config* cfg) {
+    gpuk_desc d;
+    gpuk_ctx* c = NULL;
+    gpuk_shutdown();
+    fake_reset(cfg);
+    memset(&d, 0, sizeof d);
+    d.get_proc = fake_get_proc;
+    CHECK_OK(gpuk_init(&d));
+    CHECK_OK(gpuk_ctx_create(NULL, &c));
+    return c;
+}
+
+static void down(gpuk_ctx* c) {
+    CHECK_OK(gpuk_ctx_destroy(c));
+    CHECK(fake_all_released());
+    if (fake.protocol_errors) fprintf(stderr, "  fake driver: %s\n", fake.protocol_msg);
+    CHECK(fake.protocol_errors == 0);
+    CHECK_OK(gpuk_shutdown());
+}
+
+static gpuk_buffer buffer(size_t bytes) {
+    gpuk_buffer b = { 0 };
+    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = bytes, .label = "b" }, &b));
+    return b;
+}
+
+/* One row per public wrapper (the count must match the kernel table, so a new kernel cannot
+   come without its row): a zero buffer handle fails with INVALID_HANDLE and no driver call. */
+static int rows;
+#define ROW(call) do { rows++; CHECK_RESULT(call, GPUK_ERR_INVALID_HANDLE); CHECK_ERROR_MENTIONS("handle is zero"); } while (0)
+
+static int test_every_wrapper_rejects_a_zero_handle_before_the_driver(void) {
+    long calls;
+    ctx = up(NULL);
+    calls = fake.calls;
+    ROW(gpuk_fill_f32(ctx, S, Z, 4, 1));
+    ROW(gpuk_fill_f64(ctx, S, Z, 4, 1));
+    ROW(gpuk_fill_i32(ctx, S, Z, 4, 1));
+    ROW(gpuk_fill_u32(ctx, S, Z, 4, 1));
+    ROW(gpuk_iota_f32(ctx, S, Z, 4, 1, 1));
+    ROW(gpuk_iota_f64(ctx, S, Z, 4, 1, 1));
+    ROW(gpuk_iota_i32(ctx, S, Z, 4, 1, 1));
+    ROW(gpuk_iota_u32(ctx, S, Z, 4, 1, 1));
+    ROW(gpuk_linspace_f32(ctx, S, Z, 4, 0, 256));
+    ROW(gpuk_linspace_f64(ctx, S, Z, 4, 0, 256));
+    ROW(gpuk_copy_strided_f32(ctx, S, Z, 4, Z, 4, 4));
+    ROW(gpuk_copy_strided_f64(ctx, S, Z, 4, Z, 4, 4));
+    ROW(gpuk_copy_strided_i32(ctx, S, Z, 4, Z, 4, 4));
+    ROW(gpuk_copy_strided_u32(ctx, S, Z, 4, Z, 4, 4));
+    ROW(gpuk_add_f32(ctx, S, Z, Z, Z, 4));
+    ROW(gpuk_add_f64(ctx, S, Z, Z, Z, 4));
+    ROW(gpuk_add_i32(ctx, S, Z, Z, Z, 4));
+    ROW(gpuk_add_u32(ctx, S, Z, Z, Z, 4));
+    ROW(gpuk_sub_f32(ctx, S, Z, Z, Z, 4));
+    ROW(gpuk_sub_f64(ctx, S, Z, Z, Z, 4));
+    ROW(gpuk_sub_i32(ctx, S, Z, Z, Z, 4));
+    ROW(gpuk_sub_u32(ctx, S, Z, Z, Z, 4));
+    ROW(gpuk_mul_f32(ctx, S, Z, Z, Z, 4));
+    ROW(gpuk_mul_f64(ctx, S, Z, Z, Z, 4));
+    ROW(gpuk_mul_i32(ctx, S, Z, Z, Z, 4));
+    ROW(gpuk_mul_u32(ctx, S, Z, Z, Z, 4));
+    ROW(gpuk_div_f32(ctx, S, Z, Z, Z, 4));
+    ROW(gpuk_div_f64(ctx, S, Z, Z, Z, 4));
+    ROW(gpuk_minimum_f32(ctx, S, Z, Z, Z, 4));
+    ROW(gpuk_minimum_f64(ctx, S, Z, Z, Z, 4));
+    ROW(gpuk_minimum_i32(ctx, S, Z, Z, Z, 4));
+    ROW(gpuk_minimum_u32(ctx, S, Z, Z, Z, 4));
+    ROW(gpuk_maximum_f32(ctx, S, Z, Z, Z, 4));
+    ROW(gpuk_maximum_f64(ctx, S, Z, Z, Z, 4));
+    ROW(gpuk_maximum_i32(ctx, S, Z, Z, Z, 4));
+    ROW(gpuk_maximum_u32(ctx, S, Z, Z, Z, 4));
+    ROW(gpuk_axpy_f32(ctx, S, Z, 1, Z, 4));
+    ROW(gpuk_axpy_f64(ctx, S, Z, 1, Z, 4));
+    ROW(gpuk_scale_f32(ctx, S, Z, 1, Z, 4));
+    ROW(gpuk_scale_f64(ctx, S, Z, 1, Z, 4));
+    ROW(gpuk_abs_f32(ctx, S, Z, Z, 4));
+    ROW(gpuk_abs_f64(ctx, S, Z, Z, 4));
+    ROW(gpuk_abs_i32(ctx, S, Z, Z, 4));
+    ROW(gpuk_sqrt_f32(ctx, S, Z, Z, 4));
+    ROW(gpuk_sqrt_f64(ctx, S, Z, Z, 4));
+    ROW(gpuk_exp_f32(ctx, S, Z, Z, 4));
+    ROW(gpuk_exp_f64(ctx, S, Z, Z, 4));
+    ROW(gpuk_log_f32(ctx, S, Z, Z, 4));
+    ROW(gpuk_log_f64(ctx, S, Z, Z, 4));
+    ROW(gpuk_sin_f32(ctx, S, Z, Z, 4));
+    ROW(gpuk_sin_f64(ctx, S, Z, Z, 4));
+    ROW(gpuk_cos_f32(ctx, S, Z, Z, 4));
+    ROW(gpuk_cos_f64(ctx, S, Z, Z, 4));
+    ROW(gpuk_cos2_plus_sin2_f32(ctx, S, Z, Z, 4));
+    ROW(gpuk_cos2_plus_sin2_f64(ctx, S, Z, Z, 4));
+    ROW(gpuk_selu_f32(ctx, S, Z, Z, 4, 1, 1));
+    ROW(gpuk_selu_f64(ctx, S, Z, Z, 4, 1, 1));
+    ROW(gpuk_sum_f32(ctx, S, Z, Z, 4));
+    ROW(gpuk_sum_f64(ctx, S, Z, Z, 4));
+    ROW(gpuk_sum_i32(ctx, S, Z, Z, 4));
+    ROW(gpuk_sum_u32(ctx, S, Z, Z, 4));
+    ROW(gpuk_min_f32(ctx, S, Z, Z, 4));
+    ROW(gpuk_min_f64(ctx, S, Z, Z, 4));
+    ROW(gpuk_min_i32(ctx, S, Z, Z, 4));
+    ROW(gpuk_min_u32(ctx, S, Z, Z, 4));
+    ROW(gpuk_max_f32(ctx, S, Z, Z, 4));
+    ROW(gpuk_max_f64(ctx, S, Z, Z, 4));
+    ROW(gpuk_max_i32(ctx, S, Z, Z, 4));
+    ROW(gpuk_max_u32(ctx, S, Z, Z, 4));
+    ROW(gpuk_argmin_f32(ctx, S, Z, Z, 4));
+    ROW(gpuk_argmin_f64(ctx, S, Z, Z, 4));
+    ROW(gpuk_argmin_i32(ctx, S, Z, Z, 4));
+    ROW(gpuk_argmin_u32(ctx, S, Z, Z, 4));
+    ROW(gpuk_argmax_f32(ctx, S, Z, Z, 4));
+    ROW(gpuk_argmax_f64(ctx, S, Z, Z, 4));
+    ROW(gpuk_argmax_i32(ctx, S, Z, Z, 4));
+    ROW(gpuk_argmax_u32(ctx, S, Z, Z, 4));
+    ROW(gpuk_dot_f32(ctx, S, Z, Z, Z, 4));
+    ROW(gpuk_dot_f64(ctx, S, Z, Z, Z, 4));
+    ROW(gpuk_norm2_f32(ctx, S, Z, Z, 4));
+    ROW(gpuk_norm2_f64(ctx, S, Z, Z, 4));
+    ROW(gpuk_scan_inclusive_f32(ctx, S, Z, Z, 4));
+    ROW(gpuk_scan_exclusive_f32(ctx, S, Z, Z, 4));
+    ROW(gpuk_scan_inclusive_f64(ctx, S, Z, Z, 4));
+    ROW(gpuk_scan_exclusive_f64(ctx, S, Z, Z, 4));
+    ROW(gpuk_scan_inclusive_i32(ctx, S, Z, Z, 4));
+    ROW(gpuk_scan_exclusive_i32(ctx, S, Z, Z, 4));
+    ROW(gpuk_scan_inclusive_u32(ctx, S, Z, Z, 4));
+    ROW(gpuk_scan_exclusive_u32(ctx, S, Z, Z, 4));
+    ROW(gpuk_transpose_f32(ctx, S, Z, Z, 4, 4));
+    ROW(gpuk_transpose_f64(ctx, S, Z, Z, 4, 4));
+    ROW(gpuk_histogram_u8(ctx, S, Z, 4, 0, 256, Z, 4));
+    ROW(gpuk_histogram_i32(ctx, S, Z, 4, 0, 256, Z, 4));
+    ROW(gpuk_random_uniform_f32(ctx, S, Z, 4, 1, 1));
+    ROW(gpuk_random_normal_f32(ctx, S, Z, 4, 1, 1));
+    ROW(gpuk_random_uniform_f64(ctx, S, Z, 4, 1, 1));
+    ROW(gpuk_random_normal_f64(ctx, S, Z, 4, 1, 1));
+    CHECK(rows == GPUK__KERNEL_COUNT);
+    CHECK(fake.calls == calls);
+    CHECK(gpuk_kernels_loaded(ctx) == 0);
+    down(ctx);
+    return TEST_PASS;
+}
+
+static int test_bad_arguments_get_clear_errors_before_the_driver(void) {
+    gpuk_buffer f, g, u8, wrapped;
+    gpuk_stream other;
+    long calls;
+    ctx = up(NULL);
+    f = buffer(64 * 4);
+    g = buffer(64 * 4);
+    u8 = buffer(64);
+    CHECK_OK(gpuk_stream_create(ctx, NULL, &other));
+    /* a wrapped allocation at an odd address: misaligned for 4-byte elements */
+    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = 32, .wrap = gpuk_buffer_devptr(ctx, f) + 2 }, &wrapped));
+    calls = fake.calls;
+    CHECK_RESULT(gpuk_add_f32(NULL, S, gpuk_at(f, 0), gpuk_at(f, 0), gpuk_at(f, 0), 4), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("ctx is NULL");
+    CHECK_RESULT(gpuk_add_f32(ctx, (gpuk_stream){ 12345 }, gpuk_at(f, 0), gpuk_at(f, 0), gpuk_at(f, 0), 4), GPUK_ERR_INVALID_HANDLE);
+    CHECK_ERROR_MENTIONS("stream handle");
+    /* bounds: 60 + 5 > 64 elements; first past the end; n * 4 passing SIZE_MAX */
+    CHECK_RESULT(gpuk_add_f32(ctx, S, gpuk_at(f, 60), gpuk_at(g, 0), gpuk_at(g, 0), 5), GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_ERROR_MENTIONS("buffer 'b'");
+    CHECK_RESULT(gpuk_fill_f32(ctx, S, gpuk_at(f, 65), 0, 1.0f), GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_RESULT(gpuk_fill_f64(ctx, S, gpuk_at(f, 0), SIZE_MAX / 4, 1.0), GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_RESULT(gpuk_sum_f32(ctx, S, gpuk_at(f, 64), gpuk_at(g, 0), 4), GPUK_ERR_OUT_OF_BOUNDS);
+    /* misaligned element address */
+    CHECK_RESULT(gpuk_fill_f32(ctx, S, gpuk_at(wrapped, 0), 2, 1.0f), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("not aligned");
+    /* overlap that is not in place */
+    CHECK_RESULT(gpuk_add_f32(ctx, S, gpuk_at(f, 1), gpuk_at(f, 0), gpuk_at(g, 0), 8), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("overlap");
+    CHECK_RESULT(gpuk_scan_inclusive_f32(ctx, S, gpuk_at(f, 2), gpuk_at(f, 0), 8), GPUK_ERR_INVALID_ARG);
+    CHECK_RESULT(gpuk_transpose_f32(ctx, S, gpuk_at(f, 0), gpuk_at(f, 0), 2, 2), GPUK_ERR_INVALID_ARG);
+    CHECK_RESULT(gpuk_copy_strided_f32(ctx, S, gpuk_at(f, 0), 1, gpuk_at(f, 3), 1, 8), GPUK_ERR_INVALID_ARG);
+    CHECK_RESULT(gpuk_histogram_u8(ctx, S, gpuk_at(f, 0), 4, 0, 256, gpuk_at(f, 0), 8), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("counts and in overlap");
+    /* shape and range rules */
+    CHECK_RESULT(gpuk_min_f32(ctx, S, gpuk_at(f, 0), gpuk_at(g, 0), 0), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("n is 0");
+    CHECK_RESULT(gpuk_argmax_i32(ctx, S, gpuk_at(f, 0), gpuk_at(g, 0), 0), GPUK_ERR_INVALID_ARG);
+    CHECK_RESULT(gpuk_histogram_u8(ctx, S, gpuk_at(f, 0), 0, 0, 256, gpuk_at(u8, 0), 8), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("nbins is 0");
+    CHECK_RESULT(gpuk_histogram_u8(ctx, S, gpuk_at(f, 0), 4, 10, 10, gpuk_at(u8, 0), 8), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("empty");
+    CHECK_RESULT(gpuk_histogram_i32(ctx, S, gpuk_at(f, 0), 4, INT64_MIN, INT64_MAX, gpuk_at(g, 0), 8), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("wider than 2^40");
+    CHECK_RESULT(gpuk_copy_strided_f32(ctx, S, gpuk_at(f, 0), 0, gpuk_at(g, 0), 1, 8), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("out_stride is 0");
+    CHECK_RESULT(gpuk_copy_strided_f32(ctx, S, gpuk_at(f, 0), 1, gpuk_at(g, 0), SIZE_MAX / 2, 8), GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_RESULT(gpuk_transpose_f64(ctx, S, gpuk_at(f, 0), gpuk_at(g, 0), SIZE_MAX / 2, 3), GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_ERROR_MENTIONS("passes SIZE_MAX");
+    CHECK_RESULT(gpuk_random_uniform_f32(ctx, S, gpuk_at(f, 0), 8, 1, UINT64_MAX - 3), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("passes 2^64");
+    CHECK(fake.calls == calls);
+    CHECK(gpuk_kernels_loaded(ctx) == 0);
+    CHECK_OK(gpuk_stream_destroy(ctx, other));
+    down(ctx);
+    return TEST_PASS;
+}
+
+/* First use of a kernel loads its module, later uses do not; n = 0 validates and loads nothing
+   (except a sum, which still writes its 0); ctx destroy unloads them (fake_all_released). */
+static int test_kernels_load_lazily_one_module_each(void) {
+    gpuk_buffer f;
+    long launches;
+    ctx = up(NULL);
+    f = buffer(1024);
+    CHECK_OK(gpuk_add_f32(ctx, S, gpuk_at(f, 0), gpuk_at(f, 0), gpuk_at(f, 0), 0));
+    CHECK(gpuk_kernels_loaded(ctx) == 0 && fake_live_count(FK_MODULE) == 0);
+    launches = fake.launches;
+    CHECK_OK(gpuk_add_f32(ctx, S, gpuk_at(f, 0), gpuk_at(f, 0), gpuk_at(f, 0), 64));
+    CHECK(gpuk_kernels_loaded(ctx) == 1 && fake_live_count(FK_MODULE) == 1);
+    CHECK_OK(gpuk_add_f32(ctx, S, gpuk_at(f, 64), gpuk_at(f, 64), gpuk_at(f, 64), 64));
+    CHECK(gpuk_kernels_loaded(ctx) == 1 && fake_live_count(FK_MODULE) == 1);
+    CHECK(fake.launches == launches + 2);
+    CHECK_OK(gpuk_sum_f32(ctx, S, gpuk_at(f, 0), gpuk_at(f, 1), 0));
+    CHECK_OK(gpuk_scan_exclusive_u32(ctx, S, gpuk_at(f, 0), gpuk_at(f, 0), 100));
+    CHECK_OK(gpuk_histogram_u8(ctx, S, gpuk_at(f, 0), 16, 0, 256, gpuk_at(f, 128 * 4), 100));
+    CHECK(gpuk_kernels_loaded(ctx) == 4 && fake_live_count(FK_MODULE) == 4);
+    CHECK(fake.launches == launches + 5);
+    down(ctx);
+    return TEST_PASS;
+}
+
+/* The scratch a stream's reductions use is freed with the stream, and the ctx's with the ctx. */
+static int test_scratch_lives_with_its_stream(void) {
+    gpuk_buffer f;
+    gpuk_stream s;
+    int allocs;
+    ctx = up(NULL);
+    f = buffer(4096);
+    CHECK_OK(gpuk_stream_create(ctx, NULL, &s));
+    allocs = fake_live_count(FK_ALLOC);
+    CHECK_OK(gpuk_sum_f32(ctx, s, gpuk_at(f, 0), gpuk_at(f, 1), 1000));
+    CHECK(fake_live_count(FK_ALLOC) == allocs + 1);
+    CHECK_OK(gpuk_dot_f32(ctx, s, gpuk_at(f, 0), gpuk_at(f, 1), gpuk_at(f, 1), 1000));
+    CHECK(fake_live_count(FK_ALLOC) == allocs + 1);
+    CHECK_OK(gpuk_stream_destroy(ctx, s));
+    CHECK(fake_live_count(FK_ALLOC) == allocs);
+    CHECK_OK(gpuk_sum_f32(ctx, S, gpuk_at(f, 0), gpuk_at(f, 1), 1000));
+    CHECK(fake_live_count(FK_ALLOC) == allocs + 1);
+    down(ctx); /* frees the ctx's scratch: fake_all_released */
+    return TEST_PASS;
+}
+
+/* A failed JIT names the kernel and its log; nothing is kept, and the next call tries again. */
+static int test_jit_failure_names_the_kernel_and_retries(void) {
+    fake_config cfg;
+    gpuk_buffer f;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.jit_code = 218;
+    cfg.jit_log = "ptxas fatal   : out of registers";
+    ctx = up(&cfg);
+    f = buffer(1024);
+    CHECK_RESULT(gpuk_exp_f32(ctx, S, gpuk_at(f, 0), gpuk_at(f, 0), 16), 218);
+    CHECK_ERROR_MENTIONS("gpuk_exp_f32");
+    CHECK_ERROR_MENTIONS("out of registers");
+    CHECK(gpuk_kernels_loaded(ctx) == 0);
+    fake.cfg.jit_code = 0;
+    CHECK_OK(gpuk_exp_f32(ctx, S, gpuk_at(f, 0), gpuk_at(f, 0), 16));
+    CHECK(gpuk_kernels_loaded(ctx) == 1);
+    down(ctx);
+    return TEST_PASS;
+}
+
+/* Every kernel's lowered PTX loads on the oldest driver gpuk accepts (CUDA 10.0): its .version
+   needs nothing newer, and a scan (the highest floor, PTX 6.0) and an add run there. */
+static int test_oldest_supported_driver_runs_every_kernel(void) {
+    fake_config cfg;
+    gpuk_buffer f;
+    int i, lowest = 0;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.version = 10000;
+    ctx = up(&cfg);
+    f = buffer(1024);
+    for (i = 0; i < GPUK__KERNEL_COUNT; i++) {
+        int v = gpuk__builtin_table[i].version;
+        CHECK(gpuk__ptx_needs_cuda(v / 10, v % 10) <= 10000);
+        lowest += v <= 42;
+    }
+    CHECK(lowest > GPUK__KERNEL_COUNT / 2); /* most need nothing newer than PTX 4.2 (CUDA 7.0) */
+    CHECK_OK(gpuk_add_f32(ctx, S, gpuk_at(f, 0), gpuk_at(f, 0), gpuk_at(f, 0), 16));
+    CHECK_OK(gpuk_scan_inclusive_f32(ctx, S, gpuk_at(f, 0), gpuk_at(f, 0), 16));
+    down(ctx);
+    return TEST_PASS;
+}
+
+/* The table the generator wrote agrees with itself: names, sizes, headers. */
+static int test_generated_table_is_consistent(void) {
+    int i;
+    for (i = 0; i < GPUK__KERNEL_COUNT; i++) {
+        const gpuk__builtin_ptx* b = &gpuk__builtin_table[i];
+        const char* const* p;
+        size_t bytes = 0;
+        int major, minor, sm;
+        for (p = b->pieces; *p; p++) {
+            CHECK(strlen(*p) <= 4095);
+            bytes += strlen(*p);
+        }
+        CHECK(bytes == b->bytes);
+        CHECK(gpuk__ptx_header(b->pieces[0], strlen(b->pieces[0]), &major, &minor, &sm));
+        CHECK(major * 10 + minor == b->version && sm == b->target && sm <= 52);
+        CHECK(strstr(b->pieces[0], b->name) != NULL);
+    }
+    return TEST_PASS;
+}
+
+int main(void) {
+    RUN(test_every_wrapper_rejects_a_zero_handle_before_the_driver);
+    RUN(test_bad_arguments_get_clear_errors_before_the_driver);
+    RUN(test_kernels_load_lazily_one_module_each);
+    RUN(test_scratch_lives_with_its_stream);
+    RUN(test_jit_failure_names_the_kernel_and_retries);
+    RUN(test_oldest_supported_driver_runs_every_kernel);
+    RUN(test_generated_table_is_consistent);
+    return test_summary();
+}
