@@ -2944,7 +2944,7 @@ static gpuk_result gpuk__builtin_locked(const char* fn, gpuk_ctx* ctx, int id, g
     if (r != GPUK_OK) return r;
     if ((cr = GPUK__DRV.cuModuleGetFunction(&f, mod, b->name)) != 0) {
         r = gpuk__fail_cu(fn, "cuModuleGetFunction", cr, b->name);
-        GPUK__DRV.cuModuleUnload(mod);
+        if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken)) GPUK__DRV.cuModuleUnload(mod); /* none after a sticky fault */
         return r;
     }
     ctx->builtin_module[id] = mod;
@@ -2979,8 +2979,9 @@ static gpuk_result gpuk__scratch_locked(const char* fn, gpuk_ctx* ctx, gpuk_stre
     if ((cr = GPUK__DRV.cuMemAlloc(&p, want)) != 0)
         return gpuk__fail_cu(fn, "cuMemAlloc", cr, "scratch for reductions and scans");
     if ((cr = GPUK__DRV.cuMemsetD8Async(p, 0, want, cs)) != 0) {
-        GPUK__DRV.cuMemFree(p);
-        return gpuk__fail_cu(fn, "cuMemsetD8Async", cr, "clearing the scratch");
+        gpuk_result r = gpuk__fail_cu(fn, "cuMemsetD8Async", cr, "clearing the scratch");
+        if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken)) GPUK__DRV.cuMemFree(p);
+        return r;
     }
     s->ptr = p;
     s->bytes = want;
