@@ -29,6 +29,13 @@ try "README quick start compiles (gcc c99)" gcc -std=c99 -Wall -Wextra -Werror -
 lines=$(printf '#include "gpuk.h"\n' | gcc -std=c99 -E -P -I. -x c - | wc -l)
 if [ "$lines" -le 1500 ]; then ok "declarations-only TU: $lines preprocessed lines (<= 1500)"
 else echo "$lines lines" >"$tmp/err"; bad "declarations-only TU over 1500 lines"; fi
-start=$(date +%s%N); gcc -O0 -DGPUK_NO_KERNELS -I. -c tests/compile_c99.c -o "$tmp/t.o"; end=$(date +%s%N)
-echo "info implementation TU (GPUK_NO_KERNELS) compiles in $(( (end - start) / 1000000 )) ms at -O0"
+# compile time of the implementation TU, the best of 3 (a report, not a test: machines vary)
+best_ms() {
+  local best=999999 i s e
+  for i in 1 2 3; do s=$(date +%s%N); gcc "$@" -I. -c tests/compile_c99.c -o "$tmp/t.o"; e=$(date +%s%N)
+    [ $(( (e - s) / 1000000 )) -lt $best ] && best=$(( (e - s) / 1000000 )); done
+  echo $best
+}
+echo "info implementation TU compiles in $(best_ms -O0 -DGPUK_NO_KERNELS) ms at -O0 without the kernels," \
+     "$(best_ms -O2) ms at -O2 with all $(grep -c '^static const char\* const gpuk__ptx_' gpuk.h) kernels (goal <= 1000 ms)"
 echo "$passed passed, $failed failed, $skipped skipped"
