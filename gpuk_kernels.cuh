@@ -454,13 +454,10 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, u32 epoch) {
         }
     }
     __syncthreads();
-    T v[ITEMS];
-    T run = T(0);
+    T run = T(0); /* this thread's total; its items are summed again at the end (from shared
+                     memory, not registers: fewer registers, more blocks an SM) */
 #pragma unroll
-    for (int k = 0; k < ITEMS; k++) {
-        run = k_add(run, tile[padded(t * ITEMS + k)]);
-        v[k] = run;
-    }
+    for (int k = 0; k < ITEMS; k++) run = k_add(run, tile[padded(t * ITEMS + k)]);
     /* exclusive prefix of this thread's total within the block */
     T incl = warp_inclusive_sum(run);
     if (lane == 31) warp_sums[warp] = incl;
@@ -517,9 +514,12 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, u32 epoch) {
     __syncthreads();
     T offset = k_add(tile_prefix, thread_prefix);
 #pragma unroll
-    for (int k = 0; k < ITEMS; k++)
-        tile[padded(t * ITEMS + k)] = EXCLUSIVE ? (k == 0 ? offset : k_add(offset, v[k > 0 ? k - 1 : 0]))
-                                                : k_add(offset, v[k]);
+    for (int k = 0; k < ITEMS; k++) {
+        const u32 p = padded(t * ITEMS + k);
+        const T inclusive = k_add(offset, tile[p]);
+        tile[p] = EXCLUSIVE ? offset : inclusive;
+        offset = inclusive;
+    }
     __syncthreads();
     T* dst = out + base;
     if (valid == TILE) {
@@ -682,9 +682,10 @@ GPUK_DEV void histogram(u64* counts, const T* in, u64 n, u32 nbins, i64 lo, i64 
     }
 }
 
-/* Dynamic shared memory the host gives: copies * nbins * 4 bytes (0 above HIST_SMEM_BINS). */
+/* Dynamic shared memory the host gives: copies * nbins * 4 bytes (0 above HIST_SMEM_BINS).
+   The host launches 8 blocks an SM, so the kernel must fit 8 (32 registers a thread). */
 #define GPUK_HISTOGRAM(T, t)                                                                 \
-    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
+    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK, 8)                              \
     gpuk_histogram_##t(u64* counts, const T* in, u64 n, u32 nbins, i64 lo, i64 hi) {         \
         histogram<T>(counts, in, n, nbins, lo, hi);                                          \
     }
