@@ -591,6 +591,7 @@ GPUK_DEV void transpose(T* out, const T* in, u64 rows, u64 cols) {
    at a time where aligned; bytes map to bins by a shift when the bin width is a power of two,
    else through a 256-entry table per block. */
 #define HIST_SMEM_BINS 2048
+#define HIST_PACKS 2
 
 extern __shared__ u32 hist_smem[];
 
@@ -601,6 +602,13 @@ struct bin_shift {
     u32 lo, span;
     int shift;
     GPUK_DEV int operator()(u32 b) const { u32 d = b - lo; return d < span ? (int)(d >> shift) : -1; }
+};
+struct bin_shift_all { /* every byte is in range (lo = 0, hi >= 256): no test */
+    int shift;
+    GPUK_DEV int operator()(u32 b) const { return (int)((b & 0xffu) >> shift); }
+};
+struct bin_byte { /* 256 bins of [0, 256): the byte is its bin */
+    GPUK_DEV int operator()(u32 b) const { return (int)(b & 0xffu); }
 };
 struct bin_lut {
     const int* lut;
@@ -615,12 +623,14 @@ GPUK_DEV void count_bytes(const unsigned char* in, u64 n, u32* mine, BIN bin, u6
     for (u64 i = tid; i < head; i += stride) { int b = bin(in[i]); if (b >= 0) atomicAdd(mine + b, 1u); }
     const u64 npacks = (n - head) / 16;
     const uint4* p = (const uint4*)(in + head);
-    for (u64 k = tid; k < npacks; k += 4 * stride) { /* 4 packs in flight, then count */
-        uint4 w[4];
+    /* HIST_PACKS packs in flight, then count; 2 keeps the kernel in the 32 registers that 8
+       blocks an SM allow (4 spilled, and ran at 1.7 TB/s on H100 against 2.4) */
+    for (u64 k = tid; k < npacks; k += HIST_PACKS * stride) {
+        uint4 w[HIST_PACKS];
 #pragma unroll
-        for (int u = 0; u < 4; u++) if (k + u * stride < npacks) w[u] = p[k + u * stride];
+        for (int u = 0; u < HIST_PACKS; u++) if (k + u * stride < npacks) w[u] = p[k + u * stride];
 #pragma unroll
-        for (int u = 0; u < 4; u++) {
+        for (int u = 0; u < HIST_PACKS; u++) {
             if (k + u * stride >= npacks) break;
             u32 words[4] = { w[u].x, w[u].y, w[u].z, w[u].w };
 #pragma unroll
@@ -665,7 +675,13 @@ GPUK_DEV void histogram(u64* counts, const T* in, u64 n, u32 nbins, i64 lo, i64 
         __syncthreads();
         bin_shift by_shift = { (u32)lo, span < 256 ? (u32)span : 256u, __ffsll((long long)width) - 1 };
         bin_lut by_table = { lut };
-        if (shifts) count_bytes(in, n, mine, by_shift, tid, stride);
+        if (shifts && lo == 0 && span == 256 && nbins == 256) {
+            bin_byte same;
+            count_bytes(in, n, mine, same, tid, stride);
+        } else if (shifts && lo == 0 && span >= 256) {
+            bin_shift_all all = { by_shift.shift };
+            count_bytes(in, n, mine, all, tid, stride);
+        } else if (shifts) count_bytes(in, n, mine, by_shift, tid, stride);
         else count_bytes(in, n, mine, by_table, tid, stride);
     } else {
         __syncthreads();

@@ -555,6 +555,8 @@ static int test_histograms_count_exactly(void) {
     for (si = 0; si < NSIZES; si++) {
         size_t n = sizes[si];
         check_histogram(1, n, 0, 256, 0, 256);       /* one bin per byte, per-warp shared counts */
+        check_histogram(1, n, 2, 64, 0, 512);        /* every byte in range, bins 8 wide: a shift */
+        check_histogram(1, n, 2, 16, 64, 128);       /* bins 4 wide from 64: subtract, test, shift */
         check_histogram(1, n, 5, 7, 10, 200);        /* uneven bins, values outside the range */
         check_histogram(1, n, 3, 3000, 0, 256);      /* more bins than fit shared memory: global */
         check_histogram(0, n, 1, 100, -1000, 1000);
