@@ -443,7 +443,16 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, u32 epoch) {
     const u32 valid = (u32)(n - base < TILE ? n - base : TILE);
     const T* src = in + base;
 
-    if (valid == TILE) { /* full tile: no bounds tests, every load issued before any use */
+    enum { V = 16 / sizeof(T) };
+    if (valid == TILE && aligned16(src)) { /* full tile: 16-byte loads, all issued before any use */
+        pack16<T> w[ITEMS / V];
+#pragma unroll
+        for (int k = 0; k < ITEMS / V; k++) w[k] = ((const pack16<T>*)src)[k * GPUK_BLOCK + t];
+#pragma unroll
+        for (int k = 0; k < ITEMS / V; k++)
+#pragma unroll
+            for (int c = 0; c < V; c++) tile[padded((k * GPUK_BLOCK + t) * V + c)] = w[k].v[c];
+    } else if (valid == TILE) { /* full tile: no bounds tests, every load issued before any use */
 #pragma unroll
         for (int k = 0; k < ITEMS; k++) tile[padded(k * GPUK_BLOCK + t)] = src[k * GPUK_BLOCK + t];
     } else {
@@ -522,7 +531,15 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, u32 epoch) {
     }
     __syncthreads();
     T* dst = out + base;
-    if (valid == TILE) {
+    if (valid == TILE && aligned16(dst)) {
+#pragma unroll
+        for (int k = 0; k < ITEMS / V; k++) {
+            pack16<T> w;
+#pragma unroll
+            for (int c = 0; c < V; c++) w.v[c] = tile[padded((k * GPUK_BLOCK + t) * V + c)];
+            ((pack16<T>*)dst)[k * GPUK_BLOCK + t] = w;
+        }
+    } else if (valid == TILE) {
 #pragma unroll
         for (int k = 0; k < ITEMS; k++) dst[k * GPUK_BLOCK + t] = tile[padded(k * GPUK_BLOCK + t)];
     } else {
@@ -624,7 +641,7 @@ GPUK_DEV void count_bytes(const unsigned char* in, u64 n, u32* mine, BIN bin, u6
     const u64 npacks = (n - head) / 16;
     const uint4* p = (const uint4*)(in + head);
     /* HIST_PACKS packs in flight, then count; 2 keeps the kernel in the 32 registers that 8
-       blocks an SM allow (4 spilled, and ran at 1.7 TB/s on H100 against 2.4) */
+       blocks an SM allow (4 packs spilled once the byte-is-its-bin path came in) */
     for (u64 k = tid; k < npacks; k += HIST_PACKS * stride) {
         uint4 w[HIST_PACKS];
 #pragma unroll
