@@ -344,11 +344,12 @@ GPUK_DEV void reduce(F f, typename F::out* result, const T* a, const T* b, u64 n
    publishes its tile total, and finds its prefix by reading the totals of the tiles before it,
    256 at a time, until one has published a full inclusive prefix. Then it writes the tile out.
    in may equal out.
-   scratch: u32 ticket (the last tile's block resets it), then per-tile status. A status flag
-   holds the launch's epoch (from the host, different in consecutive launches) above its two
-   state bits, so stale flags from earlier launches never look ready and nothing needs
-   clearing. 4-byte types publish flag and value in one 64-bit store (no fence); 8-byte types
-   store the value, fence, then the flag. */
+   scratch: u32 ticket (the last tile's block resets it), then a 64-bit status word a tile;
+   values: 8-byte types' per-tile values, in an area of their own. A status flag holds the
+   launch's epoch (from the host, different in consecutive launches) above its two state bits,
+   so stale flags from earlier launches never look ready and nothing needs clearing; the host
+   keeps the status words where nothing but status words is ever written, so no leftover data
+   can pass for a flag. */
 #define SCAN_FLAG_AGG 1u
 #define SCAN_FLAG_INCL 2u
 
@@ -381,10 +382,11 @@ GPUK_DEV void from_bits(u32 b, float* v) { *v = __uint_as_float(b); }
 GPUK_DEV void from_bits(u32 b, int* v) { *v = (int)b; }
 GPUK_DEV void from_bits(u32 b, u32* v) { *v = b; }
 
-/* Tile status for 4-byte values: one 64-bit word, flag high, value low. */
+/* Tile status: one 64-bit word a tile, its flag in the high half. 4-byte values ride in the
+   low half, so flag and value arrive together in one store and one load. */
 template <typename T, bool WIDE = (sizeof(T) > 4)> struct scan_status {
     volatile u64* words;
-    GPUK_DEV scan_status(void* area, u64) : words((volatile u64*)area) {}
+    GPUK_DEV scan_status(void* flag_words, void*) : words((volatile u64*)flag_words) {}
     GPUK_DEV void publish(u64 j, u32 flag, T v) { words[j] = ((u64)flag << 32) | to_bits(v); }
     GPUK_DEV u32 wait(u64 j, u32 ready, T* v) {
         u64 w;
@@ -394,23 +396,22 @@ template <typename T, bool WIDE = (sizeof(T) > 4)> struct scan_status {
         return f & 3u;
     }
 };
-/* Tile status for 8-byte values: flags, aggregates, inclusive prefixes, ordered by fences. */
+/* 8-byte values live in their own array (aggregate, inclusive prefix a tile), written before
+   the flag and read after it, with fences between. */
 template <typename T> struct scan_status<T, true> {
-    volatile u32* flags;
-    volatile T* aggs;
-    volatile T* incls;
-    GPUK_DEV scan_status(void* area, u64 ntiles)
-        : flags((volatile u32*)area), aggs((volatile T*)((char*)area + ((ntiles * 4 + 15) & ~15ull))), incls(aggs + ntiles) {}
+    volatile u64* words;
+    volatile T* values;
+    GPUK_DEV scan_status(void* flag_words, void* vals) : words((volatile u64*)flag_words), values((volatile T*)vals) {}
     GPUK_DEV void publish(u64 j, u32 flag, T v) {
-        ((flag & 3u) == SCAN_FLAG_INCL ? incls : aggs)[j] = v;
+        values[2 * j + ((flag & 3u) == SCAN_FLAG_INCL)] = v;
         __threadfence();
-        flags[j] = flag;
+        words[j] = (u64)flag << 32;
     }
     GPUK_DEV u32 wait(u64 j, u32 ready, T* v) {
         u32 f;
-        do { f = flags[j]; } while ((f & ~3u) != ready || (f & 3u) == 0);
+        do { f = (u32)(words[j] >> 32); } while ((f & ~3u) != ready || (f & 3u) == 0);
         __threadfence();
-        *v = (f & 3u) == SCAN_FLAG_INCL ? incls[j] : aggs[j];
+        *v = values[2 * j + ((f & 3u) == SCAN_FLAG_INCL)];
         return f & 3u;
     }
 };
@@ -420,7 +421,7 @@ template <typename T> struct scan_status<T, true> {
 GPUK_DEV u32 padded(u32 i) { return i + i / 32; }
 
 template <typename T, bool EXCLUSIVE>
-GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, u32 epoch) {
+GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, u32 epoch, void* values) {
     enum { ITEMS = scan_items<T>::n, TILE = GPUK_BLOCK * scan_items<T>::n };
     __shared__ T tile[TILE + TILE / 32];
     __shared__ T warp_sums[GPUK_WARPS];
@@ -430,7 +431,7 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, u32 epoch) {
     const u32 t = threadIdx.x, lane = t & 31, warp = t / 32;
     const u64 ntiles = (n + TILE - 1) / TILE;
     u32* ticket = (u32*)scratch;
-    scan_status<T> status((char*)scratch + 16, ntiles);
+    scan_status<T> status((char*)scratch + 16, values);
 
     if (t == 0) {
         u32 k = atomicAdd(ticket, 1u);
@@ -553,12 +554,12 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, u32 epoch) {
 
 #define GPUK_SCAN(T, t)                                                                      \
     extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
-    gpuk_scan_inclusive_##t(T* out, const T* in, u64 n, void* scratch, u32 epoch) {          \
-        scan<T, false>(out, in, n, scratch, epoch);                                          \
+    gpuk_scan_inclusive_##t(T* out, const T* in, u64 n, void* scratch, u32 epoch, void* values) { \
+        scan<T, false>(out, in, n, scratch, epoch, values);                                  \
     }                                                                                        \
     extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
-    gpuk_scan_exclusive_##t(T* out, const T* in, u64 n, void* scratch, u32 epoch) {          \
-        scan<T, true>(out, in, n, scratch, epoch);                                           \
+    gpuk_scan_exclusive_##t(T* out, const T* in, u64 n, void* scratch, u32 epoch, void* values) { \
+        scan<T, true>(out, in, n, scratch, epoch, values);                                   \
     }
 
 /* ---- transpose: out (cols x rows) = in (rows x cols)^T, both row-major ----

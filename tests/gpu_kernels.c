@@ -486,6 +486,35 @@ static int test_scans_match_float64(void) {
     return TEST_PASS;
 }
 
+/* A scan with more tiles than the stream's scratch holds (after smaller reductions and scans
+   made it) regrows the scratch, waiting for the stream first; the result stays exact. */
+static int test_scan_after_scratch_regrowth(void) {
+    const size_t n = (size_t)9000 * 8192 + 5; /* 9001 tiles: past the first scratch's 8191 */
+    uint32_t* host = (uint32_t*)malloc(n * 4);
+    uint32_t* got = (uint32_t*)malloc(n * 4);
+    gpuk_buffer b;
+    gpuk_stream s;
+    uint32_t run = 0;
+    size_t i, bad = 0;
+    if (getenv("GPUK_TEST_QUICK")) { free(host); free(got); return TEST_SKIP; }
+    for (i = 0; i < n; i++) host[i] = (uint32_t)rng();
+    CHECK_OK(gpuk_stream_create(ctx, NULL, &s));
+    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = n * 4 }, &b));
+    CHECK_OK(gpuk_buffer_write(ctx, b, 0, host, n * 4));
+    CHECK_OK(gpuk_sum_u32(ctx, s, gpuk_at(b, 0), gpuk_at(b, 1), 1000)); /* scratch at its first size */
+    CHECK_OK(gpuk_scan_inclusive_u32(ctx, s, gpuk_at(b, 1), gpuk_at(b, 1), 100000));
+    CHECK_OK(gpuk_buffer_write_async(ctx, s, b, 0, host, n * 4));
+    CHECK_OK(gpuk_scan_inclusive_u32(ctx, s, gpuk_at(b, 0), gpuk_at(b, 0), n));
+    CHECK_OK(gpuk_stream_sync(ctx, s));
+    CHECK_OK(gpuk_buffer_read(ctx, b, 0, got, n * 4));
+    for (i = 0; i < n; i++) { run += host[i]; bad += got[i] != run; }
+    CHECK(bad == 0);
+    CHECK_OK(gpuk_buffer_destroy(ctx, b));
+    CHECK_OK(gpuk_stream_destroy(ctx, s));
+    free(host); free(got);
+    return TEST_PASS;
+}
+
 /* ==== transpose ==== */
 static int test_transpose_is_exact(void) {
     static const size_t shapes[][2] = { { 0, 5 }, { 1, 1 }, { 1, 1025 }, { 1025, 1 }, { 31, 33 }, { 32, 32 },
@@ -682,7 +711,7 @@ int main(void) {
     r = gpuk_device_count(&n);
     if (r != GPUK_OK || n == 0) {
         printf("skip gpu_kernels: no usable GPU (%s)\n", r != GPUK_OK ? gpuk_last_error() : "0 devices");
-        printf("0 passed, 0 failed, 11 skipped\n");
+        printf("0 passed, 0 failed, 12 skipped\n");
         return 0;
     }
     if (gpuk_ctx_create(NULL, &ctx) != GPUK_OK) {
@@ -695,6 +724,7 @@ int main(void) {
     RUN(test_reductions_match_float64);
     RUN(test_reductions_are_deterministic);
     RUN(test_scans_match_float64);
+    RUN(test_scan_after_scratch_regrowth);
     RUN(test_transpose_is_exact);
     RUN(test_histograms_count_exactly);
     RUN(test_histogram_above_2_to_31_bytes);
