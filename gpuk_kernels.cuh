@@ -416,11 +416,34 @@ template <typename T> struct scan_status<T, true> {
     }
 };
 
+/* sm_70 and later (PTX 6.0 memory model): the flag store releases the value stored before it
+   and the flag load acquires it, in place of a full fence on each side. The variant that
+   uses it is chosen at run time on those GPUs; the baseline above runs everywhere. */
+template <typename T> struct scan_status_sm70 {
+    u64* words;
+    volatile T* values;
+    GPUK_DEV scan_status_sm70(void* flag_words, void* vals) : words((u64*)flag_words), values((volatile T*)vals) {}
+    GPUK_DEV void publish(u64 j, u32 flag, T v) {
+        values[2 * j + ((flag & 3u) == SCAN_FLAG_INCL)] = v;
+        asm volatile("st.release.gpu.u64 [%0], %1;" ::"l"(words + j), "l"((u64)flag << 32) : "memory");
+    }
+    GPUK_DEV u32 wait(u64 j, u32 ready, T* v) {
+        u64 w;
+        u32 f;
+        do {
+            asm volatile("ld.acquire.gpu.u64 %0, [%1];" : "=l"(w) : "l"(words + j) : "memory");
+            f = (u32)(w >> 32);
+        } while ((f & ~3u) != ready || (f & 3u) == 0);
+        *v = values[2 * j + ((f & 3u) == SCAN_FLAG_INCL)];
+        return f & 3u;
+    }
+};
+
 /* Shared-memory index with one pad word per 32, so threads reading ITEMS consecutive
    elements each do not all hit one bank. */
 GPUK_DEV u32 padded(u32 i) { return i + i / 32; }
 
-template <typename T, bool EXCLUSIVE>
+template <typename T, bool EXCLUSIVE, typename STATUS = scan_status<T> >
 GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, u32 epoch, void* values) {
     enum { ITEMS = scan_items<T>::n, TILE = GPUK_BLOCK * scan_items<T>::n };
     __shared__ T tile[TILE + TILE / 32];
@@ -431,7 +454,7 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, u32 epoch, void* v
     const u32 t = threadIdx.x, lane = t & 31, warp = t / 32;
     const u64 ntiles = (n + TILE - 1) / TILE;
     u32* ticket = (u32*)scratch;
-    scan_status<T> status((char*)scratch + 16, values);
+    STATUS status((char*)scratch + 16, values);
 
     if (t == 0) {
         u32 k = atomicAdd(ticket, 1u);
@@ -560,6 +583,17 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, u32 epoch, void* v
     extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
     gpuk_scan_exclusive_##t(T* out, const T* in, u64 n, void* scratch, u32 epoch, void* values) { \
         scan<T, true>(out, in, n, scratch, epoch, values);                                   \
+    }
+
+/* Variants: the same kernels, named <kernel>__sm70, with the release/acquire tile status. */
+#define GPUK_SCAN_SM70(T, t)                                                                 \
+    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
+    gpuk_scan_inclusive_##t##__sm70(T* out, const T* in, u64 n, void* scratch, u32 epoch, void* values) { \
+        scan<T, false, scan_status_sm70<T> >(out, in, n, scratch, epoch, values);            \
+    }                                                                                        \
+    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
+    gpuk_scan_exclusive_##t##__sm70(T* out, const T* in, u64 n, void* scratch, u32 epoch, void* values) { \
+        scan<T, true, scan_status_sm70<T> >(out, in, n, scratch, epoch, values);             \
     }
 
 /* ---- transpose: out (cols x rows) = in (rows x cols)^T, both row-major ----
@@ -890,6 +924,7 @@ GPUK_SCAN(float, f32)
 GPUK_SCAN(double, f64)
 GPUK_SCAN(int, i32)
 GPUK_SCAN(u32, u32)
+GPUK_SCAN_SM70(double, f64)
 
 GPUK_TRANSPOSE(float, f32)
 GPUK_TRANSPOSE(double, f64)

@@ -36,6 +36,7 @@ typedef struct fake_config {
     const char* jit_log;
     size_t mem_limit;         /* cuMemAlloc above this total -> 2 (out of memory); 0 = 1 GiB */
     int fault_on_sync;        /* a launched kernel named "fault" makes the next sync return this */
+    int cc_major;             /* compute capability major; 0 -> 9 */
 } fake_config;
 
 typedef struct fake_state {
@@ -224,7 +225,7 @@ static fres f_cuDeviceGetAttribute(int* v, unsigned attr, int dev) {
     case 8: *v = 49152; break;
     case 97: *v = 232448; break;         /* opt-in shared per block */
     case 10: *v = 32; break;
-    case 75: *v = 9; break;
+    case 75: *v = fake.cfg.cc_major ? fake.cfg.cc_major : 9; break;
     case 76: *v = 0; break;
     case 16: *v = 132; break;
     default: *v = 7; break;

@@ -9,6 +9,7 @@
 #define GPUK_IMPLEMENTATION
 #include "gpuk.h"
 #include "check.h"
+#include "scan_baseline.h"
 #include <math.h>
 #include <stdlib.h>
 #include <time.h>
@@ -515,6 +516,45 @@ static int test_scan_after_scratch_regrowth(void) {
     return TEST_PASS;
 }
 
+/* Where the device has a faster variant (f64 scans: release/acquire status on sm_70+), gpuk
+   picks it, and the baseline PTX, run by hand, gives the same prefix sums within tolerance. */
+static int test_scan_variant_and_baseline_agree(void) {
+    const size_t n = (size_t)1 << 20;
+    const gpuk_device_info* d = gpuk_ctx_device_info(ctx);
+    double* host = (double*)malloc(n * 8);
+    double* got = (double*)malloc(n * 8);
+    gpuk_buffer in, out;
+    scan_baseline base;
+    int pass;
+    size_t i;
+    mismatches = 0;
+    CHECK((gpuk__builtin_pick(ctx, GPUK__K_SCAN_INCLUSIVE_F64)->target >= 70) == (d->cc_major >= 7));
+    for (i = 0; i < n; i++) host[i] = uniform(-10, 10);
+    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = n * 8 }, &in));
+    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = n * 8 }, &out));
+    CHECK_OK(gpuk_buffer_write(ctx, in, 0, host, n * 8));
+    CHECK_OK(scan_baseline_open(ctx, GPUK__K_SCAN_INCLUSIVE_F64, 8, n, &base));
+    for (pass = 0; pass < 2; pass++) {
+        double run = 0, mag = 0;
+        CHECK_OK(gpuk_buffer_memset(ctx, S, out, 0, 0xFF, 1, n * 8));
+        if (pass == 0) CHECK_OK(gpuk_scan_inclusive_f64(ctx, S, gpuk_at(out, 0), gpuk_at(in, 0), n));
+        else CHECK_OK(scan_baseline_run(ctx, &base, S, gpuk_buffer_devptr(ctx, out), gpuk_buffer_devptr(ctx, in), n));
+        CHECK_OK(gpuk_buffer_read(ctx, out, 0, got, n * 8));
+        for (i = 0; i < n; i++) {
+            run += host[i];
+            mag += fabs(host[i]);
+            expect_close(pass ? "scan f64 baseline" : "scan f64 picked", F64, n, i, got[i], run,
+                         4 * ((double)i / 2048 + 64) * 1.11e-16 * mag);
+        }
+    }
+    scan_baseline_close(ctx, &base);
+    CHECK_OK(gpuk_buffer_destroy(ctx, in));
+    CHECK_OK(gpuk_buffer_destroy(ctx, out));
+    free(host); free(got);
+    CHECK(mismatches == 0);
+    return TEST_PASS;
+}
+
 /* ==== transpose ==== */
 static int test_transpose_is_exact(void) {
     static const size_t shapes[][2] = { { 0, 5 }, { 1, 1 }, { 1, 1025 }, { 1025, 1 }, { 31, 33 }, { 32, 32 },
@@ -711,7 +751,7 @@ int main(void) {
     r = gpuk_device_count(&n);
     if (r != GPUK_OK || n == 0) {
         printf("skip gpu_kernels: no usable GPU (%s)\n", r != GPUK_OK ? gpuk_last_error() : "0 devices");
-        printf("0 passed, 0 failed, 12 skipped\n");
+        printf("0 passed, 0 failed, 13 skipped\n");
         return 0;
     }
     if (gpuk_ctx_create(NULL, &ctx) != GPUK_OK) {
@@ -725,6 +765,7 @@ int main(void) {
     RUN(test_reductions_are_deterministic);
     RUN(test_scans_match_float64);
     RUN(test_scan_after_scratch_regrowth);
+    RUN(test_scan_variant_and_baseline_agree);
     RUN(test_transpose_is_exact);
     RUN(test_histograms_count_exactly);
     RUN(test_histogram_above_2_to_31_bytes);

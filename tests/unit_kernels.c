@@ -299,8 +299,30 @@ static int test_oldest_supported_driver_runs_every_kernel(void) {
     return TEST_PASS;
 }
 
+/* A variant is loaded where the device has its .target (f64 scans: sm_70), the baseline
+   elsewhere; either way the call is the same. */
+static int test_variant_chosen_by_compute_capability(void) {
+    int cc;
+    for (cc = 6; cc <= 9; cc += 3) {
+        fake_config cfg;
+        gpuk_buffer f;
+        const fake_module* m;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.cc_major = cc;
+        ctx = up(&cfg);
+        f = buffer(1024);
+        CHECK_OK(gpuk_scan_inclusive_f64(ctx, S, gpuk_at(f, 0), gpuk_at(f, 0), 64));
+        m = (const fake_module*)ctx->builtin_module[GPUK__K_SCAN_INCLUSIVE_F64];
+        CHECK(m && (strstr(m->text, "gpuk_scan_inclusive_f64__sm70") != NULL) == (cc >= 7));
+        CHECK(m && strstr(m->text, cc >= 7 ? ".target sm_70" : ".target sm_52") != NULL);
+        down(ctx);
+    }
+    return TEST_PASS;
+}
+
 /* The table the generator wrote agrees with itself: names, sizes, headers. */
 static int test_generated_table_is_consistent(void) {
+    const gpuk__builtin_variant* v;
     int i;
     for (i = 0; i < GPUK__KERNEL_COUNT; i++) {
         const gpuk__builtin_ptx* b = &gpuk__builtin_table[i];
@@ -316,6 +338,10 @@ static int test_generated_table_is_consistent(void) {
         CHECK(major * 10 + minor == b->version && sm == b->target && sm <= 52);
         CHECK(strstr(b->pieces[0], b->name) != NULL);
     }
+    for (v = gpuk__builtin_variants(); v->kernel >= 0; v++) { /* each beats its baseline's floor */
+        CHECK(v->kernel < GPUK__KERNEL_COUNT && v->ptx.target > gpuk__builtin_ptx_of(v->kernel)->target);
+        CHECK(strncmp(v->ptx.name, gpuk__builtin_ptx_of(v->kernel)->name, strlen(gpuk__builtin_ptx_of(v->kernel)->name)) == 0);
+    }
     return TEST_PASS;
 }
 
@@ -326,6 +352,7 @@ int main(void) {
     RUN(test_scratch_lives_with_its_stream);
     RUN(test_jit_failure_names_the_kernel_and_retries);
     RUN(test_oldest_supported_driver_runs_every_kernel);
+    RUN(test_variant_chosen_by_compute_capability);
     RUN(test_generated_table_is_consistent);
     return test_summary();
 }

@@ -5,10 +5,11 @@
    bytes read only (a reduction reads what a copy reads and writes nothing); random counts
    bytes written.
    bench_kernels --cold-start   time from a ready ctx to the first built-in kernel's result
-   cc -std=c99 -O2 -I.. bench_kernels.c -o bench_kernels -ldl -lpthread -lm */
+   cc -std=c99 -O2 -I.. -I../tests bench_kernels.c -o bench_kernels -ldl -lpthread -lm */
 #define _POSIX_C_SOURCE 199309L
 #define GPUK_IMPLEMENTATION
 #include "gpuk.h"
+#include "scan_baseline.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,11 @@ static void w_min(void) { TRY(gpuk_min_f32(ctx, S, at0(z), at0(x), n_cur)); }
 static void w_max(void) { TRY(gpuk_max_f32(ctx, S, at0(z), at0(x), n_cur)); }
 static void w_scan_i32(void) { TRY(gpuk_scan_inclusive_i32(ctx, S, at0(y), at0(x), n_cur)); }
 static void w_scan_f32(void) { TRY(gpuk_scan_inclusive_f32(ctx, S, at0(y), at0(x), n_cur)); }
+static scan_baseline f64_base;
+static void w_scan_f64(void) { TRY(gpuk_scan_inclusive_f64(ctx, S, at0(y), at0(x), n_cur)); }
+static void w_scan_f64_base(void) {
+    TRY(scan_baseline_run(ctx, &f64_base, S, gpuk_buffer_devptr(ctx, y), gpuk_buffer_devptr(ctx, x), n_cur));
+}
 static void w_transpose(void) { TRY(gpuk_transpose_f32(ctx, S, at0(y), at0(x), SIDE, SIDE)); }
 static void w_hist(void) { TRY(gpuk_histogram_u8(ctx, S, at0(z), 256, 0, 256, at0(h8), n_cur)); }
 static void w_c2s2(void) { TRY(gpuk_cos2_plus_sin2_f32(ctx, S, at0(y), at0(x), n_cur)); }
@@ -140,6 +146,14 @@ int main(int argc, char** argv) {
     line("max_f32", N28, w_max, 4, "read", 1.0);
     line("scan_inclusive_i32", N28, w_scan_i32, 8, "read+write", 0.85);
     line("scan_inclusive_f32", N28, w_scan_f32, 8, "read+write", 0.85);
+    {   /* f64: the variant gpuk picks here, then the baseline PTX by hand */
+        char name[64];
+        snprintf(name, sizeof name, "scan_inclusive_f64 (%s)", gpuk__builtin_pick(ctx, GPUK__K_SCAN_INCLUSIVE_F64)->name + 5);
+        line(name, N28 / 2, w_scan_f64, 16, "read+write", 0.85);
+        TRY(scan_baseline_open(ctx, GPUK__K_SCAN_INCLUSIVE_F64, 8, N28 / 2, &f64_base));
+        line("scan_inclusive_f64 (baseline PTX)", N28 / 2, w_scan_f64_base, 16, "read+write", 0.85);
+        scan_baseline_close(ctx, &f64_base);
+    }
     line("transpose_f32 16384^2", SIDE * SIDE, w_transpose, 8, "read+write", 0.90);
     line("random_uniform_f32", N28, w_rand, 4, "write", 0.90);
     n_cur = N28;

@@ -92,6 +92,16 @@ def doc(text):
     return "/* " + text + " */"
 
 
+def variants_for(fam, op, t):
+    """[(variant entry, kernel it stands in for)]: faster forms for newer GPUs, named
+    <kernel>__smNN, chosen at run time where the device has them; no wrappers of their own."""
+    m = re.match(r"^(.*)_SM(\d+)$", fam)
+    if not m:
+        return []
+    bases = [k[0] for k in wrappers_for(m.group(1), op, t)]
+    return [(b + "__sm" + m.group(2), b) for b in bases]
+
+
 def wrappers_for(fam, op, t):
     """[(kernel, doc, params, body)] for one instantiation line. params excludes ctx, stream."""
     T, size = C_TYPES[t]
@@ -168,6 +178,8 @@ def wrappers_for(fam, op, t):
         add(k("random_normal"), "out[i] = standard normal (Box-Muller), Philox4x32-10 element offset + i of seed",
             "%s out, size_t n, uint64_t seed, uint64_t offset" % A,
             "gpuk__generate", "%d, n, out, &seed, &offset, sizeof seed, %d" % (size, 16 // size))
+    elif re.match(r"^.*_SM\d+$", fam):
+        pass  # a variant family: see variants_for
     else:
         fail("unknown family GPUK_" + fam)
     return res
@@ -323,8 +335,9 @@ def old_ptxas():
 
 def check_targets(modules, new_ptxas, old, jobs):
     """ptxas every module for every real target; returns the number of compiles."""
-    tasks = [(new_ptxas, a, n) for n in modules for a in NEW_PTXAS_ARCHS]
-    tasks += [(old, a, n) for n in modules for a in OLD_PTXAS_ARCHS]
+    target = {n: header_info(modules[n])[1] for n in modules}
+    tasks = [(new_ptxas, a, n) for n in modules for a in NEW_PTXAS_ARCHS if a >= target[n]]
+    tasks += [(old, a, n) for n in modules for a in OLD_PTXAS_ARCHS if a >= target[n]]
     errors = []
     with tempfile.TemporaryDirectory() as tmp:
         def one(task):
@@ -365,7 +378,21 @@ def header_info(text):
     return (int(m.group(1)), int(m.group(2))), int(m.group(3))
 
 
-def sections(kernels, modules, source_hash, nvcc_ver):
+def ptx_blob(name, mod):
+    """The C text of one module: an annotation, then the PTX in string-literal pieces."""
+    version, target = header_info(mod)
+    digest = hashlib.sha256(mod.encode()).hexdigest()
+    out = ["/* %s: ptx/%s.ptx, .version %d.%d, .target sm_%d, driver >= CUDA %s, %d bytes, sha256 %s */"
+           % (name, name, version[0], version[1], target, PTX_CUDA[version], len(mod), digest[:16]),
+           "static const char* const gpuk__ptx_%s[] = {" % name[5:]]
+    for piece in c_string_pieces(mod):
+        out.append("    " + "\n    ".join("\"%s\"" % lit for lit in piece) + ",")
+    out.append("    0\n};")
+    entry = "{ \"%s\", gpuk__ptx_%s, %d, %d, %d }" % (name, name[5:], len(mod), version[0] * 10 + version[1], target)
+    return out, entry
+
+
+def sections(kernels, variants, modules, source_hash, nvcc_ver):
     """{section name: text between its markers}."""
     stamp = "tools/gen_ptx.py v%s from gpuk_kernels.cuh sha256 %s, nvcc %s -- do not edit" % (
         GENERATOR_VERSION, source_hash[:16], nvcc_ver)
@@ -379,23 +406,23 @@ def sections(kernels, modules, source_hash, nvcc_ver):
         decl.append("GPUK_API " + proto + "; " + doc(text))
         ids.append("    GPUK__K_%s," % kern[5:].upper())
         defs.append("GPUK__IMPL " + proto + " {\n    " + body + "\n}")
-        mod = modules[kern]
-        version, target = header_info(mod)
-        digest = hashlib.sha256(mod.encode()).hexdigest()
-        ptx.append("/* %s: ptx/%s.ptx, .version %d.%d, .target sm_%d, driver >= CUDA %s, %d bytes, "
-                   "sha256 %s */" % (kern, kern, version[0], version[1], target,
-                                     PTX_CUDA[version], len(mod), digest[:16]))
-        ptx.append("static const char* const gpuk__ptx_%s[] = {" % kern[5:])
-        for piece in c_string_pieces(mod):
-            ptx.append("    " + "\n    ".join("\"%s\"" % lit for lit in piece) + ",")
-        ptx.append("    0\n};")
-        table.append("    { \"%s\", gpuk__ptx_%s, %d, %d, %d },"
-                     % (kern, kern[5:], len(mod), version[0] * 10 + version[1], target))
+        blob, entry = ptx_blob(kern, modules[kern])
+        ptx.extend(blob)
+        table.append("    " + entry + ",")
+    vtable = []
+    for name, base in variants:
+        blob, entry = ptx_blob(name, modules[name])
+        ptx.extend(blob)
+        vtable.append("    { GPUK__K_%s, %s }," % (base[5:].upper(), entry))
     decl.append("#endif")
     ids.append("    GPUK__KERNEL_COUNT\n};")
     ptx.append("static const gpuk__builtin_ptx gpuk__builtin_table[GPUK__KERNEL_COUNT] = {")
     ptx.extend(table)
     ptx.append("};")
+    ptx.append("/* faster forms for newer GPUs; the list ends at kernel -1 */")
+    ptx.append("static const gpuk__builtin_variant gpuk__builtin_variant_table[] = {")
+    ptx.extend(vtable)
+    ptx.append("    { -1, { 0, 0, 0, 0, 0 } }\n};")
     return {"kernels": "\n".join(decl), "kernel_ids": "\n".join(ids),
             "wrappers": "\n\n".join(defs), "ptx": "\n".join(ptx)}
 
@@ -432,12 +459,15 @@ def main():
     with open(SOURCE, "rb") as f:
         source = f.read()
     source_hash = hashlib.sha256(source).hexdigest()
-    kernels = []
+    kernels, variants = [], []
     for fam, op, t in kernel_list(source.decode()):
         kernels.extend(wrappers_for(fam, op, t))
-    names = [k[0] for k in kernels]
+        variants.extend(variants_for(fam, op, t))
+    names = [k[0] for k in kernels] + [v[0] for v in variants]
     if len(set(names)) != len(names):
         fail("duplicate kernel names")
+    if any(v[1] not in names for v in variants):
+        fail("a variant stands in for a kernel that does not exist")
 
     nvcc_ver = nvcc_version(args.nvcc)
     with open(HEADER) as f:
@@ -468,8 +498,11 @@ def main():
         for n in names:
             version, target = floors[n]
             modules[n] = with_header(split[n], version, target)
+        baseline_high = [n for n in names if "__sm" not in n and floors[n][1] > 52]
+        if baseline_high:
+            fail("baseline kernels must run on sm_52; these need more: " + ", ".join(baseline_high))
 
-    new_header = replace_sections(header, sections(kernels, modules, source_hash, nvcc_ver))
+    new_header = replace_sections(header, sections(kernels, variants, modules, source_hash, nvcc_ver))
     stale = []
     if new_header != header:
         stale.append(HEADER)
@@ -495,8 +528,8 @@ def main():
         with open(HEADER, "w", newline="\n") as f:
             f.write(new_header)
 
-    summary = "%d kernels, %d bytes of PTX; .version floors %s" % (
-        len(names), sum(len(m) for m in modules.values()),
+    summary = "%d kernels + %d variants, %d bytes of PTX; .version floors %s" % (
+        len(kernels), len(variants), sum(len(m) for m in modules.values()),
         ", ".join("%d.%d x%d" % (v[0], v[1], c) for v, c in sorted(
             {v: sum(1 for n in names if floors[n][0] == v) for v in set(f[0] for f in floors.values())}.items())))
     if not args.no_ptxas_checks:

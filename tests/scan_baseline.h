@@ -1,0 +1,52 @@
+/* tests/scan_baseline.h - runs the baseline PTX of a built-in scan by hand (module load, a
+   zeroed scratch of its own, gpuk_launch), so a test or bench on a GPU where gpuk picks a
+   faster variant can still run and time the baseline. Include after gpuk.h with
+   GPUK_IMPLEMENTATION (it reads the generated tables). */
+#ifndef SCAN_BASELINE_H
+#define SCAN_BASELINE_H
+
+typedef struct scan_baseline {
+    gpuk_module module;
+    gpuk_kernel kernel;
+    gpuk_buffer scratch;   /* ticket, a status word a tile, then two values a tile */
+    size_t tiles, tile;
+    uint32_t epoch;
+} scan_baseline;
+
+/* Baseline of kernel id (a scan of elem-byte elements) for up to n elements. */
+static gpuk_result scan_baseline_open(gpuk_ctx* ctx, int id, size_t elem, size_t n, scan_baseline* b) {
+    const gpuk__builtin_ptx* p = gpuk__builtin_ptx_of(id);
+    size_t bytes = 0, len = 0;
+    const char* const* piece;
+    char* text;
+    gpuk_result r;
+    memset(b, 0, sizeof *b);
+    b->tile = 256 * (elem == 4 ? 32 : 16);
+    b->tiles = n / b->tile + 1;
+    for (piece = p->pieces; *piece; piece++) bytes += strlen(*piece);
+    text = (char*)malloc(bytes + 1);
+    for (piece = p->pieces; *piece; piece++) { memcpy(text + len, *piece, strlen(*piece)); len += strlen(*piece); }
+    text[len] = 0;
+    r = gpuk_module_load(ctx, &(gpuk_module_desc){ .image = { text, 0 }, .label = p->name }, &b->module);
+    free(text);
+    if (r == GPUK_OK) r = gpuk_kernel_get(ctx, b->module, p->name, &b->kernel);
+    if (r == GPUK_OK) r = gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = 16 + b->tiles * 24 }, &b->scratch);
+    if (r == GPUK_OK) r = gpuk_buffer_memset(ctx, (gpuk_stream){ 0 }, b->scratch, 0, 0, 4, (16 + b->tiles * 24) / 4);
+    return r;
+}
+
+static gpuk_result scan_baseline_run(gpuk_ctx* ctx, scan_baseline* b, gpuk_stream s, gpuk_devptr out,
+                                     gpuk_devptr in, size_t n) {
+    gpuk_devptr scratch = gpuk_buffer_devptr(ctx, b->scratch), values = scratch + 16 + 8 * b->tiles;
+    unsigned long long n64 = n;
+    uint32_t epoch = ++b->epoch;
+    void* args[6] = { &out, &in, &n64, &scratch, &epoch, &values };
+    return gpuk_launch(ctx, b->kernel, &(gpuk_launch_desc){ .grid = { (uint32_t)((n + b->tile - 1) / b->tile) },
+                       .block = { 256 }, .stream = s, .args = args, .num_args = 6 });
+}
+
+static void scan_baseline_close(gpuk_ctx* ctx, scan_baseline* b) {
+    gpuk_module_unload(ctx, b->module);
+    gpuk_buffer_destroy(ctx, b->scratch);
+}
+#endif
