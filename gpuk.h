@@ -57,8 +57,10 @@ ERRORS
    created by fork() after the parent initialised gpuk, every call fails with GPUK_ERR_FORKED.
 
 MEMORY
-   Host memory: only in gpuk_init, ctx create/destroy and module load, through
-   gpuk_desc.allocator (default malloc/free); copies, launches and syncs never allocate.
+   Host memory: only in gpuk_init, ctx create/destroy, module load and a built-in kernel's
+   first use on a ctx, through gpuk_desc.allocator (default malloc/free); copies, launches and
+   syncs never allocate. Device memory of gpuk's own: a per-stream scratch area for built-in
+   reductions and scans (256 KiB, more for long scans), freed with its stream or ctx.
    Size 0: a buffer or pinned block of 0 bytes is a valid handle with no memory behind it
    (devptr 0 / NULL); copies and memsets of 0 bytes validate their handles and do nothing.
    Calls without a stream argument are synchronous: they run on the ctx's default stream and
@@ -76,16 +78,21 @@ HANDLES
 THREADS
    gpuk_init and gpuk_last_error are safe from any thread. A ctx may be used from many threads
    at once: handle create/destroy take the ctx's lock; copy, launch, record and sync take no gpuk
-   lock. gpuk makes the ctx's CUDA context current on the calling thread when it is not.
-   Destroying a ctx or a handle must not race with its use.
+   lock; built-in kernel calls take the ctx's kernel lock up to their launch (it covers the
+   first-use JIT and the scratch). gpuk makes the ctx's CUDA context current on the calling
+   thread when it is not. Destroying a ctx or a handle must not race with its use.
 
 KERNELS
    Bring your own as PTX text, cubin or fatbin (gpuk_module_load). PTX's .version is checked
    against the driver first: "PTX .version 9.0 needs a driver for CUDA 13.0 or newer".
+   Or call a built-in one (gpuk_add_f32, gpuk_sum_f64, gpuk_scan_inclusive_i32, ... below):
+   typed, argument-checked, JIT-loaded per kernel on first use, PTX lowered to run on every
+   driver gpuk supports and every GPU from sm_52 on, with faster variants picked on newer GPUs.
 
 GENERATED
-   Built-in kernels and their PTX will live between GPUK_GENERATED_BEGIN/END markers written by
-   tools/gen_ptx.py; never edit those by hand.
+   The built-in kernels' declarations, ids, wrappers and PTX live between
+   GPUK_GENERATED_BEGIN/END markers written by tools/gen_ptx.py from gpuk_kernels.cuh; never
+   edit those by hand.
 
 LICENSE
    MIT; see the end of this file.
