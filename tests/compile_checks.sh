@@ -37,5 +37,5 @@ best_ms() {
   echo $best
 }
 echo "info implementation TU compiles in $(best_ms -O0 -DGPUK_NO_KERNELS) ms at -O0 without the kernels," \
-     "$(best_ms -O2) ms at -O2 with all $(grep -c '^static const char\* const gpuk__ptx_' gpuk.h) kernels (goal <= 1000 ms)"
+     "$(best_ms -O2) ms at -O2 with all $(grep -c '^static const char\* const gpuk__ptx_' gpuk.h) PTX modules (goal <= 1000 ms)"
 echo "$passed passed, $failed failed, $skipped skipped"
