@@ -352,8 +352,6 @@ GPUK_DEV void reduce(F f, typename F::out* result, const T* a, const T* b, u64 n
    can pass for a flag. */
 #define SCAN_FLAG_AGG 1u
 #define SCAN_FLAG_INCL 2u
-/* 6 blocks of 32 KiB tiles fill an SM's shared memory; the host launches 8 an SM at most */
-#define SCAN_BLOCKS_PER_SM 6
 
 /* items a thread: 32 (4-byte) or 16 (8-byte), tiles of 32 KiB; on H100 twice the tile gave
    0.80 of copy bandwidth against 0.75 (f32) */
@@ -445,19 +443,26 @@ template <typename T> struct scan_status_sm70 {
    elements each do not all hit one bank. */
 GPUK_DEV u32 padded(u32 i) { return i + i / 32; }
 
-/* One tile: load, scan, look back, store; returns the tile to do next (drawn by thread 0
-   while this one runs, so that round trip to L2 is hidden). Not inlined: in the caller's loop
-   the compiler would keep every per-thread shared-memory address live across tiles, and run
-   out of registers. */
-template <typename T, bool EXCLUSIVE, typename STATUS>
-__device__ __noinline__ u64 scan_tile(T* out, const T* in, u64 n, u32* ticket, STATUS status, u32 ready, u64 index) {
+template <typename T, bool EXCLUSIVE, typename STATUS = scan_status<T> >
+GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, u32 epoch, void* values) {
     enum { ITEMS = scan_items<T>::n, TILE = GPUK_BLOCK * scan_items<T>::n };
     __shared__ T tile[TILE + TILE / 32];
     __shared__ T warp_sums[GPUK_WARPS];
     __shared__ T tile_prefix;
-    __shared__ u64 next_index;
+    __shared__ u64 tile_index;
     __shared__ u32 nearest; /* lowest thread whose tile has a full prefix, this look-back round */
     const u32 t = threadIdx.x, lane = t & 31, warp = t / 32;
+    const u64 ntiles = (n + TILE - 1) / TILE;
+    u32* ticket = (u32*)scratch;
+    STATUS status((char*)scratch + 16, values);
+
+    if (t == 0) {
+        u32 k = atomicAdd(ticket, 1u);
+        if (k == ntiles - 1) *ticket = 0; /* the last tile's block resets it for the next launch */
+        tile_index = k;
+    }
+    __syncthreads();
+    const u64 index = tile_index;
     const u64 base = index * TILE;
     const u32 valid = (u32)(n - base < TILE ? n - base : TILE);
     const T* src = in + base;
@@ -481,8 +486,7 @@ __device__ __noinline__ u64 scan_tile(T* out, const T* in, u64 n, u32* ticket, S
             tile[padded(j)] = j < valid ? src[j] : T(0);
         }
     }
-    __syncthreads(); /* every thread has read the last next_index: draw the next while this tile runs */
-    if (t == 0) next_index = atomicAdd(ticket, 1u);
+    __syncthreads();
     T run = T(0); /* this thread's total; its items are summed again at the end (from shared
                      memory, not registers: fewer registers, more blocks an SM) */
 #pragma unroll
@@ -502,6 +506,7 @@ __device__ __noinline__ u64 scan_tile(T* out, const T* in, u64 n, u32* ticket, S
 
     /* Look back with the whole block: thread L watches tile end - L, so one round trip to L2
        covers 256 tiles; the nearest tile with a full prefix ends the walk. */
+    const u32 ready = epoch << 2;
     if (index == 0) {
         if (t == 0) {
             status.publish(0, ready | SCAN_FLAG_INCL, block_total);
@@ -568,43 +573,25 @@ __device__ __noinline__ u64 scan_tile(T* out, const T* in, u64 n, u32* ticket, S
             if (j < valid) dst[j] = tile[padded(j)];
         }
     }
-    __syncthreads(); /* the tile buffer is reused, next_index is set */
-    return next_index;
-}
-
-/* Blocks stay resident and take tiles until none are left. Every block makes one draw past
-   the end, so the draws total ntiles + gridDim.x; the one that draws last resets the ticket. */
-template <typename T, bool EXCLUSIVE, typename STATUS = scan_status<T> >
-GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, u32 epoch, void* values) {
-    enum { TILE = GPUK_BLOCK * scan_items<T>::n };
-    __shared__ u64 first;
-    const u64 ntiles = (n + TILE - 1) / TILE;
-    u32* ticket = (u32*)scratch;
-    STATUS status((char*)scratch + 16, values);
-    if (threadIdx.x == 0) first = atomicAdd(ticket, 1u);
-    __syncthreads();
-    u64 index = first;
-    while (index < ntiles) index = scan_tile<T, EXCLUSIVE, STATUS>(out, in, n, ticket, status, epoch << 2, index);
-    if (threadIdx.x == 0 && index == ntiles + gridDim.x - 1) *ticket = 0;
 }
 
 #define GPUK_SCAN(T, t)                                                                      \
-    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK, SCAN_BLOCKS_PER_SM)             \
+    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
     gpuk_scan_inclusive_##t(T* out, const T* in, u64 n, void* scratch, u32 epoch, void* values) { \
         scan<T, false>(out, in, n, scratch, epoch, values);                                  \
     }                                                                                        \
-    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK, SCAN_BLOCKS_PER_SM)             \
+    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
     gpuk_scan_exclusive_##t(T* out, const T* in, u64 n, void* scratch, u32 epoch, void* values) { \
         scan<T, true>(out, in, n, scratch, epoch, values);                                   \
     }
 
 /* Variants: the same kernels, named <kernel>__sm70, with the release/acquire tile status. */
 #define GPUK_SCAN_SM70(T, t)                                                                 \
-    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK, SCAN_BLOCKS_PER_SM)             \
+    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
     gpuk_scan_inclusive_##t##__sm70(T* out, const T* in, u64 n, void* scratch, u32 epoch, void* values) { \
         scan<T, false, scan_status_sm70<T> >(out, in, n, scratch, epoch, values);            \
     }                                                                                        \
-    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK, SCAN_BLOCKS_PER_SM)             \
+    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
     gpuk_scan_exclusive_##t##__sm70(T* out, const T* in, u64 n, void* scratch, u32 epoch, void* values) { \
         scan<T, true, scan_status_sm70<T> >(out, in, n, scratch, epoch, values);             \
     }

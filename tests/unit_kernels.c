@@ -328,16 +328,15 @@ static int test_generated_table_is_consistent(void) {
         const gpuk__builtin_ptx* b = &gpuk__builtin_table[i];
         const char* const* p;
         size_t bytes = 0;
-        int major, minor, sm, named = 0;
+        int major, minor, sm;
         for (p = b->pieces; *p; p++) {
             CHECK(strlen(*p) <= 4095);
             bytes += strlen(*p);
-            named |= strstr(*p, ".entry ") && strstr(*p, b->name); /* lines are never split */
         }
-        CHECK(named);
         CHECK(bytes == b->bytes);
         CHECK(gpuk__ptx_header(b->pieces[0], strlen(b->pieces[0]), &major, &minor, &sm));
         CHECK(major * 10 + minor == b->version && sm == b->target && sm <= 52);
+        CHECK(strstr(b->pieces[0], b->name) != NULL);
     }
     for (v = gpuk__builtin_variants(); v->kernel >= 0; v++) { /* each beats its baseline's floor */
         CHECK(v->kernel < GPUK__KERNEL_COUNT && v->ptx.target > gpuk__builtin_ptx_of(v->kernel)->target);
