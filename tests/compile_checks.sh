@@ -1,4 +1,5 @@
-# tests/compile_checks.sh - gpuk.h compiles warning-free as C99 (gcc, clang), C++11/17, with
+# tests/compile_checks.sh - gpuk.h compiles warning-free as C99 (gcc, clang, aarch64 and
+# mingw-w64 cross compilers), C++11/17, with
 # GPUK_STATIC in two linked translation units, with GPUK_NO_KERNELS / GPUK_NO_STDIO, and the
 # declarations alone stay under 1,500 preprocessed lines. Run from the repository root.
 set -u
@@ -19,6 +20,10 @@ for std in c++11 c++17; do
   if ! command -v g++ >/dev/null; then skipped=$((skipped + 1)); continue; fi
   try "g++ -std=$std" g++ -std=$std -Wall -Wextra -Werror -I. -c tests/compile_cxx11.cpp -o "$tmp/x.o"
 done
+# Jetson and other arm64 Linux: cross-compiled and linked
+if command -v aarch64-linux-gnu-gcc >/dev/null; then
+  try "aarch64-linux-gnu-gcc c99 (Jetson), linked" aarch64-linux-gnu-gcc $C99 -I. tests/compile_c99.c -o "$tmp/arm" -ldl -lpthread
+else skipped=$((skipped + 1)); echo "skip aarch64-linux-gnu-gcc (not installed)"; fi
 # Windows: the nvcuda.dll path, kernel32 declared without windows.h; compiled and linked
 if command -v x86_64-w64-mingw32-gcc >/dev/null; then
   try "mingw-w64 c99 (Windows), linked" x86_64-w64-mingw32-gcc $C99 -I. tests/compile_c99.c -o "$tmp/w.exe"
