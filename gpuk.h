@@ -173,7 +173,7 @@ typedef struct gpuk_range { const void* ptr; size_t bytes; } gpuk_range;
 #ifdef __cplusplus
 #define GPUK_RANGE(x) gpuk_range{ &x, sizeof(x) }
 #else
-#define GPUK_RANGE(x) (gpuk_range){ &x, sizeof(x) }
+#define GPUK_RANGE(x) (gpuk_range){ &(x), sizeof(x) }
 #endif
 
 /* Logger: func must be reentrant; msg is valid for the call only. */
@@ -799,7 +799,7 @@ struct CUlib_st;
        void** library_values, unsigned int num_library_options))
 
 #define GPUK__X_TYPEDEF(name, ver, exp, req, params) \
-    typedef gpuk__cu_result(GPUK__CUDAAPI* gpuk__pfn_##name) params;
+    typedef gpuk__cu_result(GPUK__CUDAAPI* gpuk__pfn_##name) params; /* NOLINT(bugprone-macro-parentheses): a parameter list */
 GPUK__DRIVER_FUNCS(GPUK__X_TYPEDEF)
 #undef GPUK__X_TYPEDEF
 
@@ -1006,7 +1006,7 @@ static size_t gpuk__vfmt(char* buf, size_t cap, size_t pos, const char* fmt, va_
         case 'c': tmp[0] = (char)va_arg(ap, int); tmp[1] = 0; break;
         case 'd': {
             long long v = is_long >= 2 ? va_arg(ap, long long)
-                        : is_long ? (long long)va_arg(ap, long) : (long long)va_arg(ap, int);
+                        : is_long ? (long long)va_arg(ap, long) : (long long)va_arg(ap, int); /* NOLINT(bugprone-branch-clone): long is not int */
             neg = v < 0;
             u = neg ? (unsigned long long)(-(v + 1)) + 1u : (unsigned long long)v;
             s = NULL;
@@ -1015,7 +1015,7 @@ static size_t gpuk__vfmt(char* buf, size_t cap, size_t pos, const char* fmt, va_
         case 'u': case 'x':
             u = is_size ? (unsigned long long)va_arg(ap, size_t)
               : is_long >= 2 ? va_arg(ap, unsigned long long)
-              : is_long ? (unsigned long long)va_arg(ap, unsigned long)
+              : is_long ? (unsigned long long)va_arg(ap, unsigned long) /* NOLINT(bugprone-branch-clone) */
               : (unsigned long long)va_arg(ap, unsigned int);
             base = *fmt == 'x' ? 16 : 10;
             s = NULL;
@@ -2258,7 +2258,7 @@ GPUK__IMPL gpuk_result gpuk_stream_destroy(gpuk_ctx* ctx, gpuk_stream stream) {
    bad handle found after it never costs one. */
 #define GPUK__STREAM_HEAD(fn, ctx, stream, cs) \
     do { gpuk_result h_; GPUK__ALIVE(fn); GPUK__CTX_CHECK(fn, ctx); \
-         if ((h_ = gpuk__stream_resolve(fn, ctx, stream, &cs)) != GPUK_OK) return h_; } while (0)
+         if ((h_ = gpuk__stream_resolve(fn, ctx, stream, &(cs))) != GPUK_OK) return h_; } while (0)
 #define GPUK__ENTER(fn, ctx) \
     do { gpuk_result e_ = gpuk__enter(fn, ctx); if (e_ != GPUK_OK) return e_; } while (0)
 
@@ -2560,7 +2560,8 @@ static void gpuk__first_lines(char* dst, size_t cap, const char* log) {
     size_t n = 0;
     while (*log && n + 1 < cap) {
         char c = *log++;
-        dst[n++] = (c == '\n' || c == '\r') ? ' ' : c;
+        if (c == '\n' || c == '\r') c = ' ';
+        dst[n++] = c;
     }
     while (n && dst[n - 1] == ' ') n--;
     dst[n] = 0;
@@ -3228,7 +3229,7 @@ static GPUK__NOINLINE gpuk_result gpuk__reduce(const char* fn, int id, gpuk_ctx*
 /* Scans: (out, in, n, scratch, epoch, values); a block per tile of 8192 (4-byte) or 4096 elements. */
 static GPUK__NOINLINE gpuk_result gpuk__scan(const char* fn, int id, gpuk_ctx* ctx, gpuk_stream stream, size_t elem,
                               gpuk_array out, gpuk_array in, size_t n) {
-    const size_t tile = GPUK__BLOCK * (elem == 4 ? 32u : 16u); /* scan_items in gpuk_kernels.cuh */
+    const size_t tile = (size_t)GPUK__BLOCK * (elem == 4 ? 32u : 16u); /* scan_items in gpuk_kernels.cuh */
     gpuk_devptr po, pi, scratch = 0, values = 0;
     unsigned long long n64 = n;
     uint32_t epoch = 0;
@@ -3312,7 +3313,7 @@ static GPUK__NOINLINE gpuk_result gpuk__histogram(const char* fn, int id, gpuk_c
     k.args = args;
     copies = elem == 1 && nbins <= 256 ? GPUK__BLOCK / 32 : 1; /* u8: one copy of the counts per warp */
     k.shared = nbins <= 2048 ? copies * nbins * 4 : 0; /* HIST_SMEM_BINS in gpuk_kernels.cuh */
-    k.grid_x = gpuk__grid(n, GPUK__BLOCK * (elem == 1 ? 16u : 1u), gpuk__sm_blocks(ctx, 8));
+    k.grid_x = gpuk__grid(n, (size_t)GPUK__BLOCK * (elem == 1 ? 16u : 1u), gpuk__sm_blocks(ctx, 8));
     return gpuk__builtin_go(&k);
 }
 

@@ -284,11 +284,17 @@ static fres f_cuMemAlloc(fdevptr* p, size_t n) {
     void* m;
     FAKE_ENTER("cuMemAlloc"); FAKE_NEED_CTX("cuMemAlloc");
     if (n == 0) return 1; /* as measured on the real driver */
-    if (n > fake.cfg.mem_limit - fake.mem_in_use) return 2;
+    pthread_mutex_lock(&fake.lock); /* reserve under the lock: threads allocate at once */
+    if (n > fake.cfg.mem_limit - fake.mem_in_use) { pthread_mutex_unlock(&fake.lock); return 2; }
+    fake.mem_in_use += n;
+    pthread_mutex_unlock(&fake.lock);
     m = malloc(n);
-    if (!m || !fake_track(FK_ALLOC, m, n)) { free(m); return 2; }
+    if (!m || !fake_track(FK_ALLOC, m, n)) {
+        free(m);
+        pthread_mutex_lock(&fake.lock); fake.mem_in_use -= n; pthread_mutex_unlock(&fake.lock);
+        return 2;
+    }
     memset(m, 0xA5, n);
-    pthread_mutex_lock(&fake.lock); fake.mem_in_use += n; pthread_mutex_unlock(&fake.lock);
     *p = (fdevptr)(uintptr_t)m;
     return 0;
 }
@@ -413,8 +419,10 @@ static fres f_cuEventRecord(void* e, void* s) {
     FAKE_ENTER("cuEventRecord"); FAKE_NEED_CTX("cuEventRecord");
     if (!fake_stream_ok(s, "cuEventRecord")) return 400;
     if (!fake_is_live(FK_EVENT, e)) { fake_protocol("destroyed event", "cuEventRecord"); return 400; }
+    pthread_mutex_lock(&fake.lock);
     ((fake_event*)e)->recorded = 1;
     ((fake_event*)e)->t = (clock_ms += 1.5);
+    pthread_mutex_unlock(&fake.lock);
     return 0;
 }
 static fres f_cuEventSynchronize(void* e) {
