@@ -861,6 +861,8 @@ typedef struct gpuk__state {
     int broken;                /* atomic: 0, the first sticky CUresult, or GPUK_ERR_FORKED */
     char broken_text[256];     /* the first fault, as reported then */
     int fork_handler;          /* pthread_atfork registered */
+    int init_failed;           /* the last gpuk_init's failure; implicit inits do not retry it */
+    char init_failed_text[256];
     int live_ctxs;
     unsigned int next_gen;     /* atomic: handle generations, process-wide so that a handle of
                                   one ctx does not match a slot of another */
@@ -1122,6 +1124,14 @@ static void gpuk__atfork_child(void) {
 #endif
 
 /* ---- >>alloc ---- */
+/* src (NULL: empty) into dst of cap bytes, cut to fit, always terminated. */
+static void gpuk__copy_text(char* dst, size_t cap, const char* src) {
+    size_t n = src ? strlen(src) : 0;
+    if (n >= cap) n = cap - 1;
+    if (n) memcpy(dst, src, n);
+    dst[n] = 0;
+}
+
 static void* gpuk__alloc(size_t bytes) {
     void* p = gpuk__g.allocator.alloc_fn ? gpuk__g.allocator.alloc_fn(bytes, gpuk__g.allocator.user_data)
                                          : malloc(bytes);
@@ -1252,6 +1262,7 @@ GPUK__IMPL gpuk_result gpuk_init(const gpuk_desc* desc) {
     gpuk__g.log_level = d.log_level;
     gpuk__g.allocator = d.allocator;
     r = gpuk__load_driver(&d);
+    gpuk__g.init_failed = (int)r;
     if (r == GPUK_OK) {
         if (!gpuk__g.fork_handler) {
             gpuk__register_fork_handler();
@@ -1260,17 +1271,31 @@ GPUK__IMPL gpuk_result gpuk_init(const gpuk_desc* desc) {
         GPUK__ATOMIC_STORE(&gpuk__g.initialized, 1);
     } else {
         memset(&gpuk__g.drv, 0, sizeof gpuk__g.drv);
+        gpuk__copy_text(gpuk__g.init_failed_text, sizeof gpuk__g.init_failed_text, gpuk__tls_error);
     }
     gpuk__mutex_unlock(&gpuk__lock);
     return r;
 }
 
-/* The first call that needs the driver initialises with defaults. */
+/* A call that needs the driver before any gpuk_init initialises with defaults; after a failed
+   init it returns that failure without trying again (a driver without a device answers every
+   cuInit the same way, and the real one leaks a little each time): gpuk_init retries. */
+static gpuk_result gpuk__ready_slow(const char* fn) {
+    int failed;
+    char text[256];
+    gpuk__mutex_lock(&gpuk__lock);
+    failed = gpuk__g.init_failed;
+    gpuk__copy_text(text, sizeof text, gpuk__g.init_failed_text);
+    gpuk__mutex_unlock(&gpuk__lock);
+    if (!failed) return gpuk_init(NULL);
+    return gpuk__fail(fn, failed, "gpuk_init failed earlier (call it again to retry): %s", text);
+}
+
 #define GPUK__READY(fn) \
     do { \
         GPUK__ALIVE(fn); \
         if (GPUK__UNLIKELY(!GPUK__ATOMIC_LOAD(&gpuk__g.initialized))) { \
-            gpuk_result ready_r_ = gpuk_init(NULL); \
+            gpuk_result ready_r_ = gpuk__ready_slow(fn); \
             if (ready_r_ != GPUK_OK) return ready_r_; \
         } \
     } while (0)
@@ -1283,6 +1308,7 @@ GPUK__IMPL gpuk_result gpuk_shutdown(void) {
         return gpuk__fail("gpuk_shutdown", GPUK_ERR_BUSY, "%d ctx still alive: destroy them first", n);
     }
     GPUK__ATOMIC_STORE(&gpuk__g.initialized, 0);
+    gpuk__g.init_failed = 0;
     /* A fork child stays a fork child; any other fault is forgotten: a new init asks the driver. */
     if (gpuk__g.broken != GPUK_ERR_FORKED) GPUK__ATOMIC_STORE(&gpuk__g.broken, 0);
     memset(&gpuk__g.drv, 0, sizeof gpuk__g.drv);
@@ -1657,13 +1683,6 @@ static void gpuk__pool_give(gpuk__pool* pool, uint32_t slot) {
     pool->free_slots[pool->free_count++] = slot;
 }
 
-static void gpuk__copy_label(char* dst, size_t cap, const char* src) {
-    size_t n = src ? strlen(src) : 0;
-    if (n >= cap) n = cap - 1;
-    if (n) memcpy(dst, src, n);
-    dst[n] = 0;
-}
-
 /* A free slot of pool, taken under the ctx lock; 0 when the pool is full. */
 static uint32_t gpuk__slot_take(gpuk_ctx* ctx, gpuk__pool* pool) {
     uint32_t slot;
@@ -1954,7 +1973,7 @@ GPUK__IMPL gpuk_result gpuk_buffer_create(gpuk_ctx* ctx, const gpuk_buffer_desc*
     s->ptr = ptr;
     s->bytes = desc->bytes;
     s->owned = !desc->wrap;
-    gpuk__copy_label(s->label, sizeof s->label, desc->label);
+    gpuk__copy_text(s->label, sizeof s->label, desc->label);
     s->id = gpuk__new_id(slot);
     out_buffer->id = s->id;
     return GPUK_OK;
@@ -2160,7 +2179,7 @@ GPUK__IMPL gpuk_result gpuk_pinned_create(gpuk_ctx* ctx, const gpuk_pinned_desc*
     s->ptr = ptr;
     s->bytes = desc->bytes;
     s->registered = desc->host_ptr != NULL;
-    gpuk__copy_label(s->label, sizeof s->label, desc->label);
+    gpuk__copy_text(s->label, sizeof s->label, desc->label);
     s->id = gpuk__new_id(slot);
     out_pinned->id = s->id;
     return GPUK_OK;
@@ -2672,7 +2691,7 @@ GPUK__IMPL gpuk_result gpuk_module_load(gpuk_ctx* ctx, const gpuk_module_desc* d
     }
     s = &ctx->modules[slot];
     s->cu = cu;
-    gpuk__copy_label(s->label, sizeof s->label, label);
+    gpuk__copy_text(s->label, sizeof s->label, label);
     s->id = gpuk__new_id(slot);
     out_module->id = s->id;
     return GPUK_OK;
@@ -2740,7 +2759,7 @@ GPUK__IMPL gpuk_result gpuk_kernel_get(gpuk_ctx* ctx, gpuk_module module, const 
         else if (!gpuk__tolerate(fn, "cuFuncGetParamInfo", cr) && GPUK__ATOMIC_LOAD(&gpuk__g.broken))
             return gpuk__fail_broken(fn);
     }
-    gpuk__copy_label(k.name, sizeof k.name, name);
+    gpuk__copy_text(k.name, sizeof k.name, name);
     k.module_id = module.id;
     gpuk__mutex_lock(&ctx->lock);
     /* The module may have been unloaded meanwhile: check again under the lock. */

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# tests/real_driver.sh - gpuk against real libraries at the explicit driver path, under
+# ASan+UBSan (LeakSanitizer included): none at all, an empty file, a directory, a library that
+# is not a driver, a driver too old, an old driver without cuGetProcAddress (every entry point
+# found by its exported ABI name), and Debian's real libcuda1 on a machine with no GPU (fetched
+# with apt-get download + dpkg -x into .cache/, never committed). Run from the repository root.
+set -u
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+passed=0; failed=0; skipped=0
+check() { # name, output file, patterns that must all appear
+  local name=$1 out=$2; shift 2; local p
+  for p in "$@"; do
+    if ! grep -qE -- "$p" "$out"; then failed=$((failed + 1)); echo "FAIL $name: no '$p' in:"; sed 's/^/    /' "$out" | head -20; return; fi
+  done
+  passed=$((passed + 1)); echo "ok   $name"
+}
+# the driver's own allocations are its business; everything of gpuk's must be freed
+echo "leak:libcuda.so" >"$tmp/lsan.supp"
+run() { ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$tmp/lsan.supp "$tmp/real_driver" "$1" >"$2" 2>&1; echo "exit=$?" >>"$2"; }
+gcc -std=c99 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -I. tests/real_driver.c \
+  -o "$tmp/real_driver" -ldl -lpthread || { echo "FAIL build"; echo "0 passed, 1 failed, 0 skipped"; exit 1; }
+
+run /nonexistent/libcuda.so.1 "$tmp/a"
+check "no library at the path" "$tmp/a" "init=-1 " "cannot load the NVIDIA driver '/nonexistent/libcuda.so.1'" "count=-1 .*failed earlier" "again=-1" "exit=0"
+: >"$tmp/empty.so"
+run "$tmp/empty.so" "$tmp/b"
+check "an empty file" "$tmp/b" "init=-1 " "cannot load the NVIDIA driver '.*empty.so'" "exit=0"
+run "$tmp" "$tmp/c"
+check "a directory" "$tmp/c" "init=-1 " "cannot load" "exit=0"
+libm=$(gcc -print-file-name=libm.so.6)
+run "$libm" "$tmp/d"
+check "a library that is not a driver" "$tmp/d" "init=-1 " "is not a CUDA driver \\(no working cuDriverGetVersion\\)" "exit=0"
+
+# A stub driver exporting every entry point of gpuk's table by its ABI name, no cuGetProcAddress
+python3 - "$tmp/stub.c" <<'PY'
+import re, sys
+rows = re.findall(r'X\(\w+, \d+, "(\w+)", [01],', open("gpuk.h").read())
+with open(sys.argv[1], "w") as f:
+    f.write("#include <stdlib.h>\nint cuDriverGetVersion(int* v) { *v = atoi(getenv(\"STUB_VERSION\")); return 0; }\n")
+    for sym in sorted(set(rows) - {"cuDriverGetVersion", "cuGetProcAddress", "cuGetProcAddress_v2"}):
+        f.write("int %s(void) { return 0; }\n" % sym)
+PY
+gcc -shared -fPIC -o "$tmp/libstub.so" "$tmp/stub.c"
+STUB_VERSION=11020 run "$tmp/libstub.so" "$tmp/e"
+# features bit 0 (GPUK_FEATURE_PROC_ADDRESS) must be off: the entry points came from dlsym
+check "old driver (11.2), entry points by exported name" "$tmp/e" "init=0 features=0x[0-9a-f]*[02468ace] " "version=11020" "count=0 " "exit=0"
+STUB_VERSION=9020 run "$tmp/libstub.so" "$tmp/f"
+check "driver too old (9.2)" "$tmp/f" "init=-2 " "driver supports CUDA 9.2; gpuk needs 10.0" "exit=0"
+
+# Debian's libcuda1 (non-free), here with no GPU and no kernel module
+lib=.cache/libcuda1/usr/lib/x86_64-linux-gnu/nvidia/current/libcuda.so.1
+if [ ! -f "$lib" ] && [ "$(uname -m)" = x86_64 ] && command -v apt-get >/dev/null; then
+  w=.cache/apt-libcuda1; mkdir -p "$w/lists/partial" "$w/archives/partial"
+  echo "deb http://deb.debian.org/debian bookworm contrib non-free" >"$w/sources.list"
+  o=(-o "Dir::Etc::sourcelist=$PWD/$w/sources.list" -o Dir::Etc::sourceparts=- -o "Dir::State::Lists=$PWD/$w/lists"
+     -o "Dir::Cache=$PWD/$w" -o Debug::NoLocking=1)
+  (cd "$w" && apt-get -qq "${o[@]}" update && apt-get -qq "${o[@]}" download libcuda1) >"$tmp/apt.log" 2>&1 &&
+    dpkg -x "$w"/libcuda1_*.deb .cache/libcuda1 && rm -f "$w"/libcuda1_*.deb
+fi
+if [ -f "$lib" ]; then
+  run "$lib" "$tmp/g"
+  check "Debian libcuda1 without a GPU: a clear error, no crash, no leak of gpuk's" "$tmp/g" \
+    "init=[1-9][0-9]* .*cuInit: CUDA_ERROR_" "count=[1-9][0-9]* .*failed earlier" "again=[1-9]" "shutdown=0" "exit=0"
+  grep -m1 '^init=' "$tmp/g" | sed 's/^/     /'
+else
+  skipped=$((skipped + 1)); echo "skip Debian libcuda1 (could not fetch it)"; sed 's/^/    /' "$tmp/apt.log" 2>/dev/null | tail -3
+fi
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" = 0 ]
