@@ -2526,7 +2526,7 @@ static int gpuk__ptx_needs_cuda(int major, int minor) {
 }
 
 /* Reads the .version and .target directives at the head of PTX text, within len bytes.
-   Returns 1 with the numbers (target_sm 0 if none found), 0 if there is no .version. */
+   Returns 1 with the numbers (target_sm 0 if none found), 0 if there is no valid .version. */
 static int gpuk__ptx_header(const char* text, size_t len, int* major, int* minor, int* target_sm) {
     size_t i = 0;
     *major = *minor = *target_sm = 0;
@@ -2552,7 +2552,9 @@ static int gpuk__ptx_header(const char* text, size_t len, int* major, int* minor
             i++;
             digits = 0;
             while (i < len && text[i] >= '0' && text[i] <= '9' && b < 1000) { b = b * 10 + (text[i++] - '0'); digits++; }
-            if (!digits) return 0;
+            /* PTX ISA versions are major.minor with a one-digit minor; anything else is not a
+               version gpuk can compare (7.10 would read as 8.0) */
+            if (!digits || a > 99 || b > 9) return 0;
             *major = a;
             *minor = b;
             continue;
@@ -2603,8 +2605,8 @@ static gpuk_result gpuk__jit_load(const char* fn, gpuk_ctx* ctx, const unsigned 
         int major, minor, sm, need;
         if (len == 0) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "module '%s': the PTX text is empty", label);
         if (!gpuk__ptx_header((const char*)bytes, len, &major, &minor, &sm))
-            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "module '%s': no .version directive at the "
-                              "head of the PTX text (not PTX?)", label);
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "module '%s': no valid .version directive "
+                              "(major.minor) at the head of the PTX text (not PTX?)", label);
         need = gpuk__ptx_needs_cuda(major, minor);
         if (need > gpuk__g.driver_version || (need < 0 && gpuk__g.driver_version <= 13000))
             return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, "module '%s': PTX .version %d.%d needs a "

@@ -511,7 +511,10 @@ static int test_module_ptx_checks_and_jit_log(void) {
     CHECK_ERROR_MENTIONS("sm_100 is newer than the device (sm_90)");
     md.image.ptr = not_ptx;
     CHECK_RESULT(gpuk_module_load(ctx, &md, &m), GPUK_ERR_INVALID_ARG);
-    CHECK_ERROR_MENTIONS("no .version");
+    CHECK_ERROR_MENTIONS("no valid .version");
+    md.image.ptr = ".version 7.10\n.target sm_52\n.address_size 64\n"; /* not 8.0 (found by fuzzing) */
+    CHECK_RESULT(gpuk_module_load(ctx, &md, &m), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("no valid .version");
     md.image.ptr = NULL;
     CHECK_RESULT(gpuk_module_load(ctx, &md, &m), GPUK_ERR_INVALID_ARG);
     /* text given with a size and no NUL: gpuk copies it and terminates it */
