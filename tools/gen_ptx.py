@@ -25,6 +25,7 @@ import hashlib
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -209,7 +210,9 @@ def compile_ptx(nvcc, source_path):
 
 
 def split_ptx(text):
-    """{entry: module text} with each entry's module-scope dependencies, in source order."""
+    """({entry: module text}, {entry: the same as nvcc wrote it}) with each entry's
+    module-scope dependencies, in source order; the first is compacted and without the
+    pragmas gpuk drops, the second is kept to compare machine code against."""
     lines = text.replace("\r\n", "\n").split("\n")
     items, i = [], 0          # (names, text)
     while i < len(lines):
@@ -239,7 +242,7 @@ def split_ptx(text):
     by_name = {}
     for idx, (name, _, _) in enumerate(items):
         by_name.setdefault(name, []).append(idx)
-    modules = {}
+    modules, originals = {}, {}
     for idx, (name, is_entry, body) in enumerate(items):
         if not is_entry:
             continue
@@ -251,8 +254,9 @@ def split_ptx(text):
                     if k not in need and not items[k][1]:
                         need.add(k)
                         todo.append(k)
-        modules[name] = compact(DROPPED_PRAGMAS.sub("", "\n".join(items[k][2] for k in sorted(need)) + "\n"))
-    return modules
+        originals[name] = "\n".join(items[k][2] for k in sorted(need)) + "\n"
+        modules[name] = compact(DROPPED_PRAGMAS.sub("", originals[name]))
+    return modules, originals
 
 
 # nvcc 13 marks loads of padded structs with this hint, which only PTX ISA 8.3 (CUDA 12.3
@@ -331,6 +335,43 @@ def old_ptxas():
         fail("dpkg -x failed:\n" + r.stdout)
     os.remove(os.path.join(work, debs[-1]))
     return exe
+
+
+def code_sections(cubin):
+    """{section name: bytes} of the .text sections (the machine code) of an ELF64 cubin."""
+    b = open(cubin, "rb").read()
+    shoff = struct.unpack_from("<Q", b, 0x28)[0]
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", b, 0x3A)
+    secs = [struct.unpack_from("<IIQQQQ", b, shoff + i * shentsize) for i in range(shnum)]
+    names = secs[shstrndx][4]
+    def name(off):
+        return b[names + off:b.index(b"\0", names + off)].decode()
+    return {name(s[0]): b[s[4]:s[4] + s[5]] for s in secs if name(s[0]).startswith(".text")}
+
+
+def check_same_code(modules, originals, ptxas, jobs):
+    """Lowered modules compile to the same machine code as nvcc's own PTX (its .version 9.0,
+    .target sm_75 header and every line it wrote) for sm_75, sm_90 and sm_120; returns
+    (compiles, [(kernel, arch) that differ])."""
+    header = ".version 9.0\n.target sm_75\n.address_size 64\n"
+    tasks = [(n, a) for n in modules if n in originals for a in (75, 90, 120)
+             if a >= header_info(modules[n])[1]]
+    with tempfile.TemporaryDirectory() as tmp:
+        def one(task):
+            n, a = task
+            code = []
+            for tag, text in (("low", modules[n]), ("orig", header + originals[n])):
+                src, out = os.path.join(tmp, "%s_%d_%s.ptx" % (n, a, tag)), os.path.join(tmp, "%s_%d_%s.cubin" % (n, a, tag))
+                with open(src, "w") as f:
+                    f.write(text)
+                r = run([ptxas, "-arch=sm_%d" % a, "-o", out, src])
+                if r.returncode:
+                    fail("ptxas failed on %s for sm_%d:\n%s" % (src, a, r.stdout))
+                code.append(code_sections(out))
+            return None if code[0] == code[1] else (n, a)
+        with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+            diffs = [d for d in pool.map(one, tasks) if d]
+    return len(tasks) * 2, diffs
 
 
 def check_targets(modules, new_ptxas, old, jobs):
@@ -473,7 +514,7 @@ def main():
     with open(HEADER) as f:
         header = f.read()
     stamp = re.search(r"gpuk_kernels\.cuh sha256 ([0-9a-f]+), nvcc ([\w.]+)", header)
-    modules, floors = {}, {}
+    modules, floors, originals = {}, {}, {}
     if args.check and stamp and stamp.group(2) != nvcc_ver:
         # Another nvcc may emit other (equally good) PTX: check what it can without it: the
         # source is the one the PTX was made from, and gpuk.h matches ptx/.
@@ -489,7 +530,7 @@ def main():
             modules[n] = open(path).read()
             floors[n] = header_info(modules[n])
     else:
-        split = split_ptx(compile_ptx(args.nvcc, SOURCE))
+        split, originals = split_ptx(compile_ptx(args.nvcc, SOURCE))
         missing = sorted(set(names) ^ set(split))
         if missing:
             fail("kernels in the lists and entries in the PTX differ: " + ", ".join(missing))
@@ -532,6 +573,11 @@ def main():
         len(kernels), len(variants), sum(len(m) for m in modules.values()),
         ", ".join("%d.%d x%d" % (v[0], v[1], c) for v, c in sorted(
             {v: sum(1 for n in names if floors[n][0] == v) for v in set(f[0] for f in floors.values())}.items())))
+    if not args.no_ptxas_checks and originals:
+        compiles, diffs = check_same_code(modules, originals, ptxas, args.jobs)
+        if diffs:
+            fail("lowering changed the machine code of: " + ", ".join("%s (sm_%d)" % d for d in diffs))
+        summary += "; same machine code as nvcc's PTX for sm_75/90/120 (%d compiles)" % compiles
     if not args.no_ptxas_checks:
         count = check_targets(modules, ptxas, old_ptxas(), args.jobs)
         summary += "; ptxas: %d compiles (sm_%s with CUDA 13, sm_%s with CUDA 11.8) passed" % (

@@ -1,0 +1,237 @@
+/* tests/gpu_lowered.c - every built-in kernel gives bit-identical output from its lowered PTX
+   (what gpuk ships: .version/.target set to the oldest ptxas accepts) and from the same PTX
+   with nvcc's own header (.version 9.0, .target sm_75), on the same inputs. Two ctxs: one
+   loads the shipped PTX as usual, the other gets the nvcc-header modules put in its kernel
+   slots; every wrapper runs on both, at aligned and misaligned views, and the outputs are
+   compared byte for byte. The sizes keep float scans to one look-back step (deterministic).
+   (The module text is otherwise the shipped one: gen_ptx.py drops nvcc's comment lines and
+   whitespace and, in argmin/argmax, a used_bytes_mask hint; gen_ptx.py checks that the first
+   two change no machine code.) Skipped where no driver or GPU exists. */
+#define GPUK_IMPLEMENTATION
+#include "gpuk.h"
+#include "check.h"
+#include <stdlib.h>
+
+#define N_ANY 8000                      /* one 4-byte scan tile, two 8-byte ones */
+#define N_STRIDED (N_ANY / 3 - 1)
+#define ROWS 89
+#define COLS 89
+#define REGION ((size_t)N_ANY + 64)     /* elements of up to 8 bytes each output gets */
+
+static const gpuk_stream S = { 0 };
+typedef struct side {
+    gpuk_ctx* c;
+    gpuk_buffer outs[GPUK__KERNEL_COUNT];
+    gpuk_buffer in_f32, in_f64, in_i32, in_u32, in_u8;
+} side;
+
+static unsigned char* pattern;  /* the bytes every output starts from */
+static unsigned char* inputs[5]; /* f32, f64, i32, u32, u8 inputs */
+
+static void side_open(side* s) {
+    int k;
+    gpuk_buffer* ins[5];
+    CHECK_OK(gpuk_ctx_create(NULL, &s->c));
+    ins[0] = &s->in_f32; ins[1] = &s->in_f64; ins[2] = &s->in_i32; ins[3] = &s->in_u32; ins[4] = &s->in_u8;
+    for (k = 0; k < 5; k++) {
+        CHECK_OK(gpuk_buffer_create(s->c, &(gpuk_buffer_desc){ .bytes = REGION * 8 }, ins[k]));
+        CHECK_OK(gpuk_buffer_write(s->c, *ins[k], 0, inputs[k], REGION * 8));
+    }
+    for (k = 0; k < GPUK__KERNEL_COUNT; k++)
+        CHECK_OK(gpuk_buffer_create(s->c, &(gpuk_buffer_desc){ .bytes = REGION * 8 }, &s->outs[k]));
+}
+
+/* Puts the nvcc-header form of each kernel's module (the one gpuk picks here) in c's slots. */
+static void use_nvcc_headers(gpuk_ctx* c) {
+    int id;
+    for (id = 0; id < GPUK__KERNEL_COUNT; id++) {
+        const gpuk__builtin_ptx* b = gpuk__builtin_pick(c, id);
+        const char* const* piece;
+        size_t len = 0;
+        char* text = (char*)malloc(b->bytes + 64);
+        char* body;
+        gpuk_module m;
+        gpuk_kernel k;
+        for (piece = b->pieces; *piece; piece++) { memcpy(text + len, *piece, strlen(*piece)); len += strlen(*piece); }
+        text[len] = 0;
+        body = strstr(text, ".address_size"); /* after .version and .target */
+        memmove(text + 31, body, strlen(body) + 1);
+        memcpy(text, ".version 9.0\n.target sm_75    \n", 31);
+        CHECK_OK(gpuk_module_load(c, &(gpuk_module_desc){ .image = { text, 0 }, .label = b->name }, &m));
+        CHECK_OK(gpuk_kernel_get(c, m, b->name, &k));
+        /* the function only: the module stays the module handle's, unloaded once */
+        c->builtin_function[id] = gpuk__kernel_lookup(c, k.id)->cu;
+        free(text);
+    }
+}
+
+#define OUT gpuk_at(s->outs[k], off)
+#define IN(t) gpuk_at(s->in_##t, off)
+#define RUN_ONE(call) do { CHECK_OK(call); k++; } while (0)
+
+/* Every wrapper once, into its own output; outputs first reset to the pattern. */
+static void run_all(side* s, size_t off) {
+    gpuk_ctx* c = s->c;
+    int k;
+    for (k = 0; k < GPUK__KERNEL_COUNT; k++) CHECK_OK(gpuk_buffer_write(c, s->outs[k], 0, pattern, REGION * 8));
+    k = 0;
+    RUN_ONE(gpuk_fill_f32(c, S, OUT, N_ANY, 7));
+    RUN_ONE(gpuk_fill_f64(c, S, OUT, N_ANY, 7));
+    RUN_ONE(gpuk_fill_i32(c, S, OUT, N_ANY, 7));
+    RUN_ONE(gpuk_fill_u32(c, S, OUT, N_ANY, 7));
+    RUN_ONE(gpuk_iota_f32(c, S, OUT, N_ANY, 3, 2));
+    RUN_ONE(gpuk_iota_f64(c, S, OUT, N_ANY, 3, 2));
+    RUN_ONE(gpuk_iota_i32(c, S, OUT, N_ANY, 3, 2));
+    RUN_ONE(gpuk_iota_u32(c, S, OUT, N_ANY, 3, 2));
+    RUN_ONE(gpuk_linspace_f32(c, S, OUT, N_ANY, 3, 250));
+    RUN_ONE(gpuk_linspace_f64(c, S, OUT, N_ANY, 3, 250));
+    RUN_ONE(gpuk_copy_strided_f32(c, S, OUT, 1, IN(f32), 3, N_STRIDED));
+    RUN_ONE(gpuk_copy_strided_f64(c, S, OUT, 1, IN(f64), 3, N_STRIDED));
+    RUN_ONE(gpuk_copy_strided_i32(c, S, OUT, 1, IN(i32), 3, N_STRIDED));
+    RUN_ONE(gpuk_copy_strided_u32(c, S, OUT, 1, IN(u32), 3, N_STRIDED));
+    RUN_ONE(gpuk_add_f32(c, S, OUT, IN(f32), IN(f32), N_ANY));
+    RUN_ONE(gpuk_add_f64(c, S, OUT, IN(f64), IN(f64), N_ANY));
+    RUN_ONE(gpuk_add_i32(c, S, OUT, IN(i32), IN(i32), N_ANY));
+    RUN_ONE(gpuk_add_u32(c, S, OUT, IN(u32), IN(u32), N_ANY));
+    RUN_ONE(gpuk_sub_f32(c, S, OUT, IN(f32), IN(f32), N_ANY));
+    RUN_ONE(gpuk_sub_f64(c, S, OUT, IN(f64), IN(f64), N_ANY));
+    RUN_ONE(gpuk_sub_i32(c, S, OUT, IN(i32), IN(i32), N_ANY));
+    RUN_ONE(gpuk_sub_u32(c, S, OUT, IN(u32), IN(u32), N_ANY));
+    RUN_ONE(gpuk_mul_f32(c, S, OUT, IN(f32), IN(f32), N_ANY));
+    RUN_ONE(gpuk_mul_f64(c, S, OUT, IN(f64), IN(f64), N_ANY));
+    RUN_ONE(gpuk_mul_i32(c, S, OUT, IN(i32), IN(i32), N_ANY));
+    RUN_ONE(gpuk_mul_u32(c, S, OUT, IN(u32), IN(u32), N_ANY));
+    RUN_ONE(gpuk_div_f32(c, S, OUT, IN(f32), IN(f32), N_ANY));
+    RUN_ONE(gpuk_div_f64(c, S, OUT, IN(f64), IN(f64), N_ANY));
+    RUN_ONE(gpuk_minimum_f32(c, S, OUT, IN(f32), IN(f32), N_ANY));
+    RUN_ONE(gpuk_minimum_f64(c, S, OUT, IN(f64), IN(f64), N_ANY));
+    RUN_ONE(gpuk_minimum_i32(c, S, OUT, IN(i32), IN(i32), N_ANY));
+    RUN_ONE(gpuk_minimum_u32(c, S, OUT, IN(u32), IN(u32), N_ANY));
+    RUN_ONE(gpuk_maximum_f32(c, S, OUT, IN(f32), IN(f32), N_ANY));
+    RUN_ONE(gpuk_maximum_f64(c, S, OUT, IN(f64), IN(f64), N_ANY));
+    RUN_ONE(gpuk_maximum_i32(c, S, OUT, IN(i32), IN(i32), N_ANY));
+    RUN_ONE(gpuk_maximum_u32(c, S, OUT, IN(u32), IN(u32), N_ANY));
+    RUN_ONE(gpuk_axpy_f32(c, S, OUT, 1.5, IN(f32), N_ANY));
+    RUN_ONE(gpuk_axpy_f64(c, S, OUT, 1.5, IN(f64), N_ANY));
+    RUN_ONE(gpuk_scale_f32(c, S, OUT, 1.5, IN(f32), N_ANY));
+    RUN_ONE(gpuk_scale_f64(c, S, OUT, 1.5, IN(f64), N_ANY));
+    RUN_ONE(gpuk_abs_f32(c, S, OUT, IN(f32), N_ANY));
+    RUN_ONE(gpuk_abs_f64(c, S, OUT, IN(f64), N_ANY));
+    RUN_ONE(gpuk_abs_i32(c, S, OUT, IN(i32), N_ANY));
+    RUN_ONE(gpuk_sqrt_f32(c, S, OUT, IN(f32), N_ANY));
+    RUN_ONE(gpuk_sqrt_f64(c, S, OUT, IN(f64), N_ANY));
+    RUN_ONE(gpuk_exp_f32(c, S, OUT, IN(f32), N_ANY));
+    RUN_ONE(gpuk_exp_f64(c, S, OUT, IN(f64), N_ANY));
+    RUN_ONE(gpuk_log_f32(c, S, OUT, IN(f32), N_ANY));
+    RUN_ONE(gpuk_log_f64(c, S, OUT, IN(f64), N_ANY));
+    RUN_ONE(gpuk_sin_f32(c, S, OUT, IN(f32), N_ANY));
+    RUN_ONE(gpuk_sin_f64(c, S, OUT, IN(f64), N_ANY));
+    RUN_ONE(gpuk_cos_f32(c, S, OUT, IN(f32), N_ANY));
+    RUN_ONE(gpuk_cos_f64(c, S, OUT, IN(f64), N_ANY));
+    RUN_ONE(gpuk_cos2_plus_sin2_f32(c, S, OUT, IN(f32), N_ANY));
+    RUN_ONE(gpuk_cos2_plus_sin2_f64(c, S, OUT, IN(f64), N_ANY));
+    RUN_ONE(gpuk_selu_f32(c, S, OUT, IN(f32), N_ANY, 1.5, 1.0507));
+    RUN_ONE(gpuk_selu_f64(c, S, OUT, IN(f64), N_ANY, 1.5, 1.0507));
+    RUN_ONE(gpuk_sum_f32(c, S, OUT, IN(f32), N_ANY));
+    RUN_ONE(gpuk_sum_f64(c, S, OUT, IN(f64), N_ANY));
+    RUN_ONE(gpuk_sum_i32(c, S, OUT, IN(i32), N_ANY));
+    RUN_ONE(gpuk_sum_u32(c, S, OUT, IN(u32), N_ANY));
+    RUN_ONE(gpuk_min_f32(c, S, OUT, IN(f32), N_ANY));
+    RUN_ONE(gpuk_min_f64(c, S, OUT, IN(f64), N_ANY));
+    RUN_ONE(gpuk_min_i32(c, S, OUT, IN(i32), N_ANY));
+    RUN_ONE(gpuk_min_u32(c, S, OUT, IN(u32), N_ANY));
+    RUN_ONE(gpuk_max_f32(c, S, OUT, IN(f32), N_ANY));
+    RUN_ONE(gpuk_max_f64(c, S, OUT, IN(f64), N_ANY));
+    RUN_ONE(gpuk_max_i32(c, S, OUT, IN(i32), N_ANY));
+    RUN_ONE(gpuk_max_u32(c, S, OUT, IN(u32), N_ANY));
+    RUN_ONE(gpuk_argmin_f32(c, S, OUT, IN(f32), N_ANY));
+    RUN_ONE(gpuk_argmin_f64(c, S, OUT, IN(f64), N_ANY));
+    RUN_ONE(gpuk_argmin_i32(c, S, OUT, IN(i32), N_ANY));
+    RUN_ONE(gpuk_argmin_u32(c, S, OUT, IN(u32), N_ANY));
+    RUN_ONE(gpuk_argmax_f32(c, S, OUT, IN(f32), N_ANY));
+    RUN_ONE(gpuk_argmax_f64(c, S, OUT, IN(f64), N_ANY));
+    RUN_ONE(gpuk_argmax_i32(c, S, OUT, IN(i32), N_ANY));
+    RUN_ONE(gpuk_argmax_u32(c, S, OUT, IN(u32), N_ANY));
+    RUN_ONE(gpuk_dot_f32(c, S, OUT, IN(f32), IN(f32), N_ANY));
+    RUN_ONE(gpuk_dot_f64(c, S, OUT, IN(f64), IN(f64), N_ANY));
+    RUN_ONE(gpuk_norm2_f32(c, S, OUT, IN(f32), N_ANY));
+    RUN_ONE(gpuk_norm2_f64(c, S, OUT, IN(f64), N_ANY));
+    RUN_ONE(gpuk_scan_inclusive_f32(c, S, OUT, IN(f32), N_ANY));
+    RUN_ONE(gpuk_scan_exclusive_f32(c, S, OUT, IN(f32), N_ANY));
+    RUN_ONE(gpuk_scan_inclusive_f64(c, S, OUT, IN(f64), N_ANY));
+    RUN_ONE(gpuk_scan_exclusive_f64(c, S, OUT, IN(f64), N_ANY));
+    RUN_ONE(gpuk_scan_inclusive_i32(c, S, OUT, IN(i32), N_ANY));
+    RUN_ONE(gpuk_scan_exclusive_i32(c, S, OUT, IN(i32), N_ANY));
+    RUN_ONE(gpuk_scan_inclusive_u32(c, S, OUT, IN(u32), N_ANY));
+    RUN_ONE(gpuk_scan_exclusive_u32(c, S, OUT, IN(u32), N_ANY));
+    RUN_ONE(gpuk_transpose_f32(c, S, OUT, IN(f32), ROWS, COLS));
+    RUN_ONE(gpuk_transpose_f64(c, S, OUT, IN(f64), ROWS, COLS));
+    RUN_ONE(gpuk_histogram_u8(c, S, OUT, 61, 3, 250, IN(u8), N_ANY));
+    RUN_ONE(gpuk_histogram_i32(c, S, OUT, 61, -5, 1000000, IN(i32), N_ANY));
+    RUN_ONE(gpuk_random_uniform_f32(c, S, OUT, N_ANY, 12345, 77));
+    RUN_ONE(gpuk_random_normal_f32(c, S, OUT, N_ANY, 12345, 77));
+    RUN_ONE(gpuk_random_uniform_f64(c, S, OUT, N_ANY, 12345, 77));
+    RUN_ONE(gpuk_random_normal_f64(c, S, OUT, N_ANY, 12345, 77));
+    CHECK(k == GPUK__KERNEL_COUNT);
+    CHECK_OK(gpuk_ctx_sync(c));
+}
+
+static int test_lowered_and_nvcc_headers_give_the_same_bytes(void) {
+    side low, orig;
+    unsigned char* a = (unsigned char*)malloc(REGION * 8);
+    unsigned char* b = (unsigned char*)malloc(REGION * 8);
+    size_t off, i;
+    int k, same = 0, runs = 0;
+    side_open(&low);
+    side_open(&orig);
+    use_nvcc_headers(orig.c);
+    for (off = 0; off < 2; off++) { /* 16-byte aligned views, then one element in */
+        run_all(&low, off);
+        run_all(&orig, off);
+        for (k = 0; k < GPUK__KERNEL_COUNT; k++) {
+            CHECK_OK(gpuk_buffer_read(low.c, low.outs[k], 0, a, REGION * 8));
+            CHECK_OK(gpuk_buffer_read(orig.c, orig.outs[k], 0, b, REGION * 8));
+            runs++;
+            if (memcmp(a, b, REGION * 8) == 0) { same++; continue; }
+            for (i = 0; i < REGION * 8 && a[i] == b[i]; i++) {}
+            fprintf(stderr, "  %s (offset %zu): byte %zu differs\n", gpuk__builtin_ptx_of(k)->name, off, i);
+            check_failures++;
+        }
+    }
+    printf("     %d of %d kernel runs bit-identical (%d kernels, aligned and misaligned views)\n", same, runs,
+           GPUK__KERNEL_COUNT);
+    CHECK(gpuk_kernels_loaded(low.c) == GPUK__KERNEL_COUNT);
+    CHECK_OK(gpuk_ctx_destroy(orig.c));
+    CHECK_OK(gpuk_ctx_destroy(low.c));
+    free(a); free(b);
+    return TEST_PASS;
+}
+
+int main(void) {
+    int n = 0;
+    size_t i;
+    gpuk_result r = gpuk_device_count(&n);
+    if (r != GPUK_OK || n == 0) {
+        printf("skip gpu_lowered: no usable GPU (%s)\n", r != GPUK_OK ? gpuk_last_error() : "0 devices");
+        printf("0 passed, 0 failed, 1 skipped\n");
+        return 0;
+    }
+    pattern = (unsigned char*)malloc(REGION * 8);
+    for (i = 0; i < 5; i++) inputs[i] = (unsigned char*)malloc(REGION * 8);
+    for (i = 0; i < REGION * 8; i++) { /* a fixed pseudo-random mix: both sides see the same */
+        uint32_t h = (uint32_t)i * 2654435761u;
+        pattern[i] = (unsigned char)(h >> 13);
+        inputs[2][i] = inputs[3][i] = (unsigned char)(h >> 7);
+        inputs[4][i] = (unsigned char)(h >> 19);
+    }
+    for (i = 0; i < REGION; i++) { /* floats in [0.5, 2): valid for sqrt and log */
+        float f = 0.5f + 1.5f * (float)((i * 40503u) % 65537u) / 65537.0f;
+        double d = 0.5 + 1.5 * (double)((i * 2654435761u) % 1000003u) / 1000003.0;
+        memcpy(inputs[0] + 4 * i, &f, 4);
+        memcpy(inputs[1] + 8 * i, &d, 8);
+    }
+    RUN(test_lowered_and_nvcc_headers_give_the_same_bytes);
+    free(pattern);
+    for (i = 0; i < 5; i++) free(inputs[i]);
+    return test_summary();
+}
