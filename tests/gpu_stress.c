@@ -32,9 +32,13 @@ static uint64_t next(uint64_t* s) { /* xorshift64 */
     return *s;
 }
 
-#define W_TRY(w, call) do { gpuk_result r_ = (call); (w)->ops++; if (r_ != GPUK_OK) { \
-    if (!(w)->errors++) snprintf((w)->first_error, sizeof (w)->first_error, "%s", gpuk_last_error()); \
-    goto done; } } while (0)
+/* Counts a call; a failure counts as an error and keeps the first text. Returns r. */
+static gpuk_result note(worker* w, gpuk_result r) {
+    w->ops++;
+    if (r != GPUK_OK && !w->errors++) snprintf(w->first_error, sizeof w->first_error, "%s", gpuk_last_error());
+    return r;
+}
+#define W_TRY(w, call) do { if (note((w), (call)) != GPUK_OK) goto done; } while (0)
 
 static void* work(void* arg) {
     worker* w = (worker*)arg;
@@ -86,9 +90,9 @@ static void* work(void* arg) {
             break;
         }
     done:
-        if (a.id) W_TRY(w, gpuk_buffer_destroy(ctx, a));
-        if (b.id) W_TRY(w, gpuk_buffer_destroy(ctx, b));
-        if (t.id) W_TRY(w, gpuk_buffer_destroy(ctx, t));
+        if (a.id) note(w, gpuk_buffer_destroy(ctx, a));
+        if (b.id) note(w, gpuk_buffer_destroy(ctx, b));
+        if (t.id) note(w, gpuk_buffer_destroy(ctx, t));
         if (w->errors) break;
     }
     if (gpuk_event_destroy(ctx, e) != GPUK_OK || gpuk_stream_destroy(ctx, s) != GPUK_OK) w->errors++;
