@@ -1063,7 +1063,7 @@ GPUK__IMPL void gpuk_log_stderr(void* user_data, gpuk_log_level level, int code,
     static const char* const names[] = { "log", "error", "warn", "info", "debug" };
     (void)user_data;
     (void)code;
-    fprintf(stderr, "gpuk %s: %s\n", level < GPUK_LOG_NUM ? names[level] : "log", msg);
+    fprintf(stderr, "gpuk %s: %s\n", (unsigned)level < (unsigned)GPUK_LOG_NUM ? names[level] : "log", msg ? msg : "");
 }
 #endif
 
@@ -1388,8 +1388,8 @@ GPUK__IMPL gpuk_result gpuk_device_attribute(int device, int cu_attribute, int* 
     return GPUK_OK;
 }
 
-GPUK__IMPL gpuk_result gpuk_device_query(int device, gpuk_device_info* out_info) {
-    static const char fn[] = "gpuk_device_query";
+/* gpuk_device_query's body; fn names the public call errors are reported under. */
+static gpuk_result gpuk__device_query(const char* fn, int device, gpuk_device_info* out_info) {
     /* CU_DEVICE_ATTRIBUTE_* numbers, paired with where they land. */
     struct { unsigned attr; size_t offset; } const attrs[] = {
         { 75, offsetof(gpuk_device_info, cc_major) }, { 76, offsetof(gpuk_device_info, cc_minor) },
@@ -1447,6 +1447,10 @@ GPUK__IMPL gpuk_result gpuk_device_query(int device, gpuk_device_info* out_info)
         return gpuk__fail_broken(fn);
     }
     return GPUK_OK;
+}
+
+GPUK__IMPL gpuk_result gpuk_device_query(int device, gpuk_device_info* out_info) {
+    return gpuk__device_query("gpuk_device_query", device, out_info);
 }
 
 /* ---- >>pool ---- */
@@ -1811,7 +1815,7 @@ GPUK__IMPL gpuk_result gpuk_ctx_create(const gpuk_ctx_desc* desc, gpuk_ctx** out
     GPUK__POOL(module_pool, modules, max_modules, 64)
     GPUK__POOL(kernel_pool, kernels, max_kernels, 1024)
 #undef GPUK__POOL
-    if ((r = gpuk_device_query(d.device, &ctx->info)) != GPUK_OK) goto fail_host;
+    if ((r = gpuk__device_query(fn, d.device, &ctx->info)) != GPUK_OK) goto fail_host;
     if ((r = gpuk__device_get(fn, d.device, &ctx->dev)) != GPUK_OK) goto fail_host;
     /* The primary context is the one the runtime API and other libraries share; creating our
        own (cuCtxCreate) would split memory and streams from theirs. */
@@ -2489,8 +2493,18 @@ GPUK__IMPL gpuk_result gpuk_timer_destroy(gpuk_ctx* ctx, gpuk_timer* timer) {
     return a != GPUK_OK ? a : b;
 }
 
+/* A timer's events, checked under the timer call's own name before the event calls run. */
+static gpuk_result gpuk__timer_check(const char* fn, const gpuk_ctx* ctx, const gpuk_timer* t) {
+    GPUK__CTX_CHECK(fn, ctx);
+    if (!gpuk__event_lookup(ctx, t->start.id)) return gpuk__bad_handle(fn, "timer start event", t->start.id);
+    if (!gpuk__event_lookup(ctx, t->stop.id)) return gpuk__bad_handle(fn, "timer stop event", t->stop.id);
+    return GPUK_OK;
+}
+
 GPUK__IMPL gpuk_result gpuk_timer_start(gpuk_ctx* ctx, gpuk_timer* timer, gpuk_stream stream) {
+    gpuk_result r;
     if (!timer) return gpuk__fail("gpuk_timer_start", GPUK_ERR_INVALID_ARG, "timer is NULL");
+    if ((r = gpuk__timer_check("gpuk_timer_start", ctx, timer)) != GPUK_OK) return r;
     timer->stream = stream;
     return gpuk_event_record(ctx, timer->start, stream);
 }
@@ -2499,6 +2513,7 @@ GPUK__IMPL gpuk_result gpuk_timer_stop(gpuk_ctx* ctx, gpuk_timer* timer, float* 
     gpuk_result r;
     if (out_ms) *out_ms = 0.0f;
     if (!timer || !out_ms) return gpuk__fail("gpuk_timer_stop", GPUK_ERR_INVALID_ARG, "timer or out_ms is NULL");
+    if ((r = gpuk__timer_check("gpuk_timer_stop", ctx, timer)) != GPUK_OK) return r;
     if ((r = gpuk_event_record(ctx, timer->stop, timer->stream)) != GPUK_OK) return r;
     if ((r = gpuk_event_sync(ctx, timer->stop)) != GPUK_OK) return r;
     return gpuk_event_elapsed_ms(ctx, timer->start, timer->stop, out_ms);

@@ -1,0 +1,421 @@
+/* tests/unit_bad_input.c - every public function of gpuk's core called with bad input: NULL
+   pointers, zero and overflowing sizes, zero, destroyed and other-ctx handles, out-of-range
+   devices and launch shapes, misaligned addresses. One row per function; the test reads gpuk.h
+   and fails when a public function has no row, so none can be added without one. (The built-in
+   kernels' wrappers have theirs in tests/unit_kernels.c.) Each case must return the stated
+   result with a gpuk_last_error() that names the function, and handle checks must not reach
+   the driver. Fake driver; no GPU needed. Run from the repository root (it reads gpuk.h). */
+#define _GNU_SOURCE
+#define GPUK_IMPLEMENTATION
+#include "gpuk.h"
+#include "check.h"
+#include "fake_driver.h"
+#include <stdint.h>
+
+static const char ptx[] =
+    ".version 6.0\n.target sm_52\n.address_size 64\n"
+    ".visible .entry k(.param .u64 p, .param .u32 n)\n{\n ret;\n}\n";
+
+/* A: the ctx under test, with live objects; B: another ctx (device 1) with its own objects;
+   stale: handles of A's objects destroyed before the cases run. */
+static gpuk_ctx *A, *B;
+static gpuk_buffer buf, buf_b, buf_stale;
+static gpuk_pinned pin, pin_b, pin_stale;
+static gpuk_stream str, str_b, str_stale;
+static gpuk_event ev, ev_b, ev_stale;
+static gpuk_module mod, mod_b, mod_stale;
+static gpuk_kernel ker, ker_b, ker_stale;
+static const gpuk_buffer zbuf = { 0 };
+static const gpuk_pinned zpin = { 0 };
+static const gpuk_stream zstr = { 0 };
+static const gpuk_event zev = { 0 };
+static const gpuk_module zmod = { 0 };
+static const gpuk_kernel zker = { 0 };
+
+static int cases;
+static const char* row_name;
+static long calls_before;
+
+/* expr returns want, the text names the function; NODRV: and no driver call was made */
+#define BAD(expr, want) \
+    do { cases++; calls_before = fake.calls; CHECK_RESULT(expr, want); CHECK_ERROR_MENTIONS(row_name); } while (0)
+#define BAD_NODRV(expr, want) \
+    do { BAD(expr, want); CHECK(fake.calls == calls_before); } while (0)
+/* the three kinds of bad handle, for a call made by CALL(h) */
+#define BAD_HANDLES(CALL, zero, stale, other) \
+    do { BAD_NODRV(CALL(zero), GPUK_ERR_INVALID_HANDLE); BAD_NODRV(CALL(stale), GPUK_ERR_INVALID_HANDLE); \
+         BAD_NODRV(CALL(other), GPUK_ERR_INVALID_HANDLE); } while (0)
+/* a getter that answers 0/NULL for bad input */
+#define ZERO(expr) do { cases++; CHECK((expr) == 0); } while (0)
+
+static void* my_alloc(size_t n, void* user) { (void)user; return malloc(n); }
+static void row_init(void) {
+    gpuk_desc d;
+    memset(&d, 0, sizeof d);
+    d.log_level = GPUK_LOG_NUM;
+    BAD_NODRV(gpuk_init(&d), GPUK_ERR_INVALID_ARG);
+    memset(&d, 0, sizeof d);
+    d.allocator.alloc_fn = my_alloc; /* one half of a pair */
+    BAD_NODRV(gpuk_init(&d), GPUK_ERR_INVALID_ARG);
+    memset(&d, 0, sizeof d);
+    d._start_canary = 1;
+    BAD_NODRV(gpuk_init(&d), GPUK_ERR_INVALID_ARG);
+}
+static void row_shutdown(void) { BAD_NODRV(gpuk_shutdown(), GPUK_ERR_BUSY); /* ctxs alive */ }
+static void row_driver_version(void) { BAD_NODRV(gpuk_driver_version(NULL), GPUK_ERR_INVALID_ARG); }
+static void row_features(void) { cases++; CHECK((gpuk_features() & ~0x1Fu) == 0); }
+static void row_driver_symbol(void) {
+    ZERO(gpuk_driver_symbol(NULL, 1000));
+    ZERO(gpuk_driver_symbol("", 1000));
+    ZERO(gpuk_driver_symbol("cuNoSuchFunction", 1000));
+}
+static void row_result_str(void) {
+    cases += 3;
+    CHECK(gpuk_result_str(123456) != NULL && gpuk_result_str(-99999) != NULL && gpuk_result_str(GPUK_OK) != NULL);
+}
+static void row_last_error(void) { cases++; CHECK(gpuk_last_error() != NULL); }
+static void row_log_stderr(void) { /* out-of-range level and NULL text: no crash */
+    cases += 2;
+    gpuk_log_stderr(NULL, (gpuk_log_level)99, 0, "x");
+    gpuk_log_stderr(NULL, GPUK_LOG_ERROR, 0, NULL);
+}
+static void row_device_count(void) { BAD_NODRV(gpuk_device_count(NULL), GPUK_ERR_INVALID_ARG); }
+static void row_device_query(void) {
+    gpuk_device_info info;
+    BAD_NODRV(gpuk_device_query(0, NULL), GPUK_ERR_INVALID_ARG);
+    BAD(gpuk_device_query(-1, &info), GPUK_ERR_INVALID_ARG);
+    BAD(gpuk_device_query(99, &info), GPUK_ERR_INVALID_ARG);
+}
+static void row_device_attribute(void) {
+    int v;
+    BAD_NODRV(gpuk_device_attribute(0, 1, NULL), GPUK_ERR_INVALID_ARG);
+    BAD(gpuk_device_attribute(-1, 1, &v), GPUK_ERR_INVALID_ARG);
+    BAD(gpuk_device_attribute(99, 1, &v), GPUK_ERR_INVALID_ARG);
+}
+static void row_ctx_create(void) {
+    gpuk_ctx* c = NULL;
+    BAD_NODRV(gpuk_ctx_create(NULL, NULL), GPUK_ERR_INVALID_ARG);
+    BAD(gpuk_ctx_create(&(gpuk_ctx_desc){ .device = 99 }, &c), GPUK_ERR_INVALID_ARG);
+    BAD(gpuk_ctx_create(&(gpuk_ctx_desc){ .device = -1 }, &c), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_ctx_create(&(gpuk_ctx_desc){ .max_buffers = 70000 }, &c), GPUK_ERR_INVALID_ARG);
+    cases++;
+    CHECK(c == NULL);
+}
+static void row_ctx_destroy(void) { BAD_NODRV(gpuk_ctx_destroy(NULL), GPUK_ERR_INVALID_ARG); }
+static void row_ctx_sync(void) { BAD_NODRV(gpuk_ctx_sync(NULL), GPUK_ERR_INVALID_ARG); }
+static void row_ctx_mem_info(void) {
+    size_t f;
+    BAD_NODRV(gpuk_ctx_mem_info(NULL, &f, NULL), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_ctx_mem_info(A, NULL, NULL), GPUK_ERR_INVALID_ARG);
+}
+static void row_ctx_device_info(void) { ZERO(gpuk_ctx_device_info(NULL)); }
+static void row_ctx_make_current(void) { BAD_NODRV(gpuk_ctx_make_current(NULL), GPUK_ERR_INVALID_ARG); }
+
+static void row_buffer_create(void) {
+    gpuk_buffer b;
+    BAD_NODRV(gpuk_buffer_create(NULL, &(gpuk_buffer_desc){ .bytes = 8 }, &b), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_buffer_create(A, NULL, &b), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_buffer_create(A, &(gpuk_buffer_desc){ .bytes = 8 }, NULL), GPUK_ERR_INVALID_ARG);
+    BAD(gpuk_buffer_create(A, &(gpuk_buffer_desc){ .bytes = SIZE_MAX }, &b), 2); /* out of memory */
+}
+#define DESTROY_BUF(h) gpuk_buffer_destroy(A, h)
+static void row_buffer_destroy(void) { BAD_HANDLES(DESTROY_BUF, zbuf, buf_stale, buf_b); BAD_NODRV(gpuk_buffer_destroy(NULL, buf), GPUK_ERR_INVALID_ARG); }
+static void row_buffer_size(void) { ZERO(gpuk_buffer_size(NULL, buf)); ZERO(gpuk_buffer_size(A, buf_stale)); ZERO(gpuk_buffer_size(A, buf_b)); }
+static void row_buffer_devptr(void) { ZERO(gpuk_buffer_devptr(NULL, buf)); ZERO(gpuk_buffer_devptr(A, zbuf)); ZERO(gpuk_buffer_devptr(A, buf_b)); }
+
+static char host[64];
+#define WRITE(h) gpuk_buffer_write(A, h, 0, host, 8)
+static void row_buffer_write(void) {
+    BAD_HANDLES(WRITE, zbuf, buf_stale, buf_b);
+    BAD_NODRV(gpuk_buffer_write(A, buf, 0, NULL, 8), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_buffer_write(A, buf, 60, host, 8), GPUK_ERR_OUT_OF_BOUNDS);
+    BAD_NODRV(gpuk_buffer_write(A, buf, SIZE_MAX, host, 2), GPUK_ERR_OUT_OF_BOUNDS); /* offset + bytes overflows */
+}
+#define READ(h) gpuk_buffer_read(A, h, 0, host, 8)
+static void row_buffer_read(void) {
+    BAD_HANDLES(READ, zbuf, buf_stale, buf_b);
+    BAD_NODRV(gpuk_buffer_read(A, buf, 0, NULL, 8), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_buffer_read(A, buf, 8, host, SIZE_MAX), GPUK_ERR_OUT_OF_BOUNDS);
+}
+#define COPY_DST(h) gpuk_buffer_copy(A, h, 0, buf, 0, 8)
+#define COPY_SRC(h) gpuk_buffer_copy(A, buf, 0, h, 0, 8)
+static void row_buffer_copy(void) {
+    BAD_HANDLES(COPY_DST, zbuf, buf_stale, buf_b);
+    BAD_HANDLES(COPY_SRC, zbuf, buf_stale, buf_b);
+    BAD_NODRV(gpuk_buffer_copy(A, buf, 0, buf, 1, 64), GPUK_ERR_OUT_OF_BOUNDS);
+}
+#define WRITE_ASYNC_STREAM(s) gpuk_buffer_write_async(A, s, buf, 0, host, 8)
+static void row_buffer_write_async(void) {
+    BAD_NODRV(WRITE_ASYNC_STREAM(str_stale), GPUK_ERR_INVALID_HANDLE);
+    BAD_NODRV(WRITE_ASYNC_STREAM(str_b), GPUK_ERR_INVALID_HANDLE);
+    BAD_NODRV(gpuk_buffer_write_async(A, str, buf_b, 0, host, 8), GPUK_ERR_INVALID_HANDLE);
+    BAD_NODRV(gpuk_buffer_write_async(A, str, buf, 0, NULL, 8), GPUK_ERR_INVALID_ARG);
+}
+static void row_buffer_read_async(void) {
+    BAD_NODRV(gpuk_buffer_read_async(A, str_stale, buf, 0, host, 8), GPUK_ERR_INVALID_HANDLE);
+    BAD_NODRV(gpuk_buffer_read_async(A, str, buf_stale, 0, host, 8), GPUK_ERR_INVALID_HANDLE);
+    BAD_NODRV(gpuk_buffer_read_async(A, str, buf, 64, host, 1), GPUK_ERR_OUT_OF_BOUNDS);
+}
+static void row_buffer_copy_async(void) {
+    BAD_NODRV(gpuk_buffer_copy_async(A, str_b, buf, 0, buf, 0, 8), GPUK_ERR_INVALID_HANDLE);
+    BAD_NODRV(gpuk_buffer_copy_async(A, str, buf, 0, buf_b, 0, 8), GPUK_ERR_INVALID_HANDLE);
+    BAD_NODRV(gpuk_buffer_copy_async(A, str, buf, SIZE_MAX - 4, buf, 0, 8), GPUK_ERR_OUT_OF_BOUNDS);
+}
+#define MEMSET(h) gpuk_buffer_memset(A, zstr, h, 0, 0, 4, 2)
+static void row_buffer_memset(void) {
+    BAD_HANDLES(MEMSET, zbuf, buf_stale, buf_b);
+    BAD_NODRV(gpuk_buffer_memset(A, zstr, buf, 0, 0, 3, 2), GPUK_ERR_INVALID_ARG);          /* element size */
+    BAD_NODRV(gpuk_buffer_memset(A, zstr, buf, 0, 0x1FF, 1, 2), GPUK_ERR_INVALID_ARG);      /* value too wide */
+    BAD_NODRV(gpuk_buffer_memset(A, zstr, buf, 1, 0, 4, 2), GPUK_ERR_INVALID_ARG);          /* misaligned */
+    BAD_NODRV(gpuk_buffer_memset(A, zstr, buf, 0, 0, 4, SIZE_MAX / 2), GPUK_ERR_OUT_OF_BOUNDS); /* n * 4 overflows */
+}
+
+static void row_pinned_create(void) {
+    gpuk_pinned p;
+    BAD_NODRV(gpuk_pinned_create(NULL, &(gpuk_pinned_desc){ .bytes = 8 }, &p), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_pinned_create(A, NULL, &p), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_pinned_create(A, &(gpuk_pinned_desc){ .bytes = 8 }, NULL), GPUK_ERR_INVALID_ARG);
+}
+#define DESTROY_PIN(h) gpuk_pinned_destroy(A, h)
+static void row_pinned_destroy(void) { BAD_HANDLES(DESTROY_PIN, zpin, pin_stale, pin_b); }
+static void row_pinned_ptr(void) { ZERO(gpuk_pinned_ptr(NULL, pin)); ZERO(gpuk_pinned_ptr(A, pin_stale)); ZERO(gpuk_pinned_ptr(A, pin_b)); }
+static void row_pinned_size(void) { ZERO(gpuk_pinned_size(NULL, pin)); ZERO(gpuk_pinned_size(A, zpin)); ZERO(gpuk_pinned_size(A, pin_b)); }
+
+static void row_stream_create(void) {
+    gpuk_stream s;
+    BAD_NODRV(gpuk_stream_create(NULL, NULL, &s), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_stream_create(A, NULL, NULL), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_stream_create(A, &(gpuk_stream_desc){ ._end_canary = 7 }, &s), GPUK_ERR_INVALID_ARG);
+}
+#define DESTROY_STR(h) gpuk_stream_destroy(A, h)
+#define SYNC_STR(h) gpuk_stream_sync(A, h)
+#define NATIVE_STR(h) gpuk_stream_native(A, h)
+static void row_stream_destroy(void) { BAD_HANDLES(DESTROY_STR, zstr, str_stale, str_b); }
+static void row_stream_sync(void) { BAD_NODRV(SYNC_STR(str_stale), GPUK_ERR_INVALID_HANDLE); BAD_NODRV(SYNC_STR(str_b), GPUK_ERR_INVALID_HANDLE); }
+static void row_stream_query(void) {
+    bool done;
+    BAD_NODRV(gpuk_stream_query(A, str, NULL), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_stream_query(A, str_stale, &done), GPUK_ERR_INVALID_HANDLE);
+}
+static void row_stream_wait(void) {
+    BAD_NODRV(gpuk_stream_wait(A, str, zev), GPUK_ERR_INVALID_HANDLE);
+    BAD_NODRV(gpuk_stream_wait(A, str, ev_b), GPUK_ERR_INVALID_HANDLE);
+    BAD_NODRV(gpuk_stream_wait(A, str_stale, ev), GPUK_ERR_INVALID_HANDLE);
+}
+static void nothing(void* p) { (void)p; }
+static void row_stream_host_func(void) {
+    BAD_NODRV(gpuk_stream_host_func(A, str, NULL, NULL), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_stream_host_func(A, str_b, nothing, NULL), GPUK_ERR_INVALID_HANDLE);
+}
+static void row_stream_native(void) { ZERO(NATIVE_STR(str_stale)); ZERO(NATIVE_STR(str_b)); ZERO(gpuk_stream_native(NULL, str)); }
+static void row_stream_priority_range(void) {
+    int a, b;
+    BAD_NODRV(gpuk_stream_priority_range(NULL, &a, &b), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_stream_priority_range(A, NULL, NULL), GPUK_ERR_INVALID_ARG);
+}
+
+static void row_event_create(void) {
+    gpuk_event e;
+    BAD_NODRV(gpuk_event_create(NULL, NULL, &e), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_event_create(A, NULL, NULL), GPUK_ERR_INVALID_ARG);
+}
+#define DESTROY_EV(h) gpuk_event_destroy(A, h)
+#define RECORD_EV(h) gpuk_event_record(A, h, zstr)
+#define SYNC_EV(h) gpuk_event_sync(A, h)
+static void row_event_destroy(void) { BAD_HANDLES(DESTROY_EV, zev, ev_stale, ev_b); }
+static void row_event_record(void) { BAD_HANDLES(RECORD_EV, zev, ev_stale, ev_b); BAD_NODRV(gpuk_event_record(A, ev, str_b), GPUK_ERR_INVALID_HANDLE); }
+static void row_event_sync(void) { BAD_HANDLES(SYNC_EV, zev, ev_stale, ev_b); }
+static void row_event_query(void) {
+    bool done;
+    BAD_NODRV(gpuk_event_query(A, ev, NULL), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_event_query(A, ev_b, &done), GPUK_ERR_INVALID_HANDLE);
+}
+static void row_event_elapsed_ms(void) {
+    float ms;
+    BAD_NODRV(gpuk_event_elapsed_ms(A, ev, ev, NULL), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_event_elapsed_ms(A, ev_stale, ev, &ms), GPUK_ERR_INVALID_HANDLE);
+    BAD_NODRV(gpuk_event_elapsed_ms(A, ev, ev_b, &ms), GPUK_ERR_INVALID_HANDLE);
+}
+static void row_timer_create(void) { BAD_NODRV(gpuk_timer_create(A, NULL), GPUK_ERR_INVALID_ARG); BAD_NODRV(gpuk_timer_create(NULL, NULL), GPUK_ERR_INVALID_ARG); }
+static void row_timer_destroy(void) { BAD_NODRV(gpuk_timer_destroy(A, NULL), GPUK_ERR_INVALID_ARG); }
+static void row_timer_start(void) {
+    gpuk_timer t;
+    memset(&t, 0, sizeof t);
+    BAD_NODRV(gpuk_timer_start(A, NULL, zstr), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_timer_start(A, &t, zstr), GPUK_ERR_INVALID_HANDLE); /* never created */
+}
+static void row_timer_stop(void) {
+    gpuk_timer t;
+    float ms;
+    memset(&t, 0, sizeof t);
+    BAD_NODRV(gpuk_timer_stop(A, NULL, &ms), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_timer_stop(A, &t, &ms), GPUK_ERR_INVALID_HANDLE);
+}
+
+static void row_module_load(void) {
+    gpuk_module m;
+    BAD_NODRV(gpuk_module_load(NULL, &(gpuk_module_desc){ .image = { ptx, 0 } }, &m), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_module_load(A, NULL, &m), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_module_load(A, &(gpuk_module_desc){ .image = { NULL, 0 } }, &m), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_module_load(A, &(gpuk_module_desc){ .image = { ptx, 0 }, .kind = (gpuk_image_kind)77 }, &m), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_module_load(A, &(gpuk_module_desc){ .image = { "nonsense", 0 } }, &m), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_module_load(A, &(gpuk_module_desc){ .image = { ".version 7.10\n", 0 } }, &m), GPUK_ERR_INVALID_ARG);
+}
+#define UNLOAD(h) gpuk_module_unload(A, h)
+static void row_module_unload(void) { BAD_HANDLES(UNLOAD, zmod, mod_stale, mod_b); }
+#define KGET(h) gpuk_kernel_get(A, h, "k", &k)
+static void row_kernel_get(void) {
+    gpuk_kernel k;
+    BAD_HANDLES(KGET, zmod, mod_stale, mod_b);
+    BAD_NODRV(gpuk_kernel_get(A, mod, NULL, &k), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_kernel_get(A, mod, "k", NULL), GPUK_ERR_INVALID_ARG);
+    BAD(gpuk_kernel_get(A, mod, "no_such_kernel", &k), 500); /* CUDA_ERROR_NOT_FOUND */
+}
+#define KQUERY(h) gpuk_kernel_query(A, h, &info)
+static void row_kernel_query(void) {
+    gpuk_kernel_info info;
+    BAD_HANDLES(KQUERY, zker, ker_stale, ker_b);
+    BAD_NODRV(gpuk_kernel_query(A, ker, NULL), GPUK_ERR_INVALID_ARG);
+}
+#define KSHARED(h) gpuk_kernel_set_max_dynamic_shared(A, h, 1024)
+static void row_kernel_set_max_dynamic_shared(void) {
+    BAD_HANDLES(KSHARED, zker, ker_stale, ker_b);
+    BAD_NODRV(gpuk_kernel_set_max_dynamic_shared(A, ker, 0xFFFFFFFFu), GPUK_ERR_LIMIT);
+}
+#define KSUGGEST(h) gpuk_kernel_suggest_block(A, h, 0, &blk, &grid)
+static void row_kernel_suggest_block(void) {
+    int blk, grid;
+    BAD_HANDLES(KSUGGEST, zker, ker_stale, ker_b);
+    BAD_NODRV(gpuk_kernel_suggest_block(A, ker, 0, NULL, NULL), GPUK_ERR_INVALID_ARG);
+}
+static gpuk_devptr arg_p;
+static uint32_t arg_n = 4;
+static void* args[2] = { &arg_p, &arg_n };
+#define LAUNCH(h) gpuk_launch(A, h, &(gpuk_launch_desc){ .grid = { 1 }, .block = { 32 }, .args = args })
+static void row_launch(void) {
+    BAD_HANDLES(LAUNCH, zker, ker_stale, ker_b);
+    BAD_NODRV(gpuk_launch(A, ker, NULL), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_launch(A, ker, &(gpuk_launch_desc){ .grid = { 0 }, .block = { 32 }, .args = args }), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_launch(A, ker, &(gpuk_launch_desc){ .grid = { 1 }, .block = { 2048 }, .args = args }), GPUK_ERR_LIMIT);
+    BAD_NODRV(gpuk_launch(A, ker, &(gpuk_launch_desc){ .grid = { 1, 70000 }, .block = { 32 }, .args = args }), GPUK_ERR_LIMIT);
+    BAD_NODRV(gpuk_launch(A, ker, &(gpuk_launch_desc){ .grid = { 1 }, .block = { 32 }, .shared_bytes = 1u << 30, .args = args }), GPUK_ERR_LIMIT);
+    BAD_NODRV(gpuk_launch(A, ker, &(gpuk_launch_desc){ .grid = { 1 }, .block = { 32 } }), GPUK_ERR_INVALID_ARG); /* args NULL */
+    BAD_NODRV(gpuk_launch(A, ker, &(gpuk_launch_desc){ .grid = { 1 }, .block = { 32 }, .args = args, .num_args = 3 }), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_launch(A, ker, &(gpuk_launch_desc){ .grid = { 1 }, .block = { 32 }, .stream = { 999 }, .args = args }), GPUK_ERR_INVALID_HANDLE);
+}
+static void row_kernels_loaded(void) { ZERO(gpuk_kernels_loaded(NULL)); }
+
+typedef struct row { const char* name; void (*fn)(void); } row;
+#define ROW(f) { "gpuk_" #f, row_##f }
+static const row rows[] = {
+    ROW(init), ROW(shutdown), ROW(driver_version), ROW(features), ROW(driver_symbol), ROW(result_str),
+    ROW(last_error), ROW(log_stderr), ROW(device_count), ROW(device_query), ROW(device_attribute),
+    ROW(ctx_create), ROW(ctx_destroy), ROW(ctx_sync), ROW(ctx_mem_info), ROW(ctx_device_info),
+    ROW(ctx_make_current), ROW(buffer_create), ROW(buffer_destroy), ROW(buffer_size), ROW(buffer_devptr),
+    ROW(buffer_write), ROW(buffer_read), ROW(buffer_copy), ROW(buffer_write_async), ROW(buffer_read_async),
+    ROW(buffer_copy_async), ROW(buffer_memset), ROW(pinned_create), ROW(pinned_destroy), ROW(pinned_ptr),
+    ROW(pinned_size), ROW(stream_create), ROW(stream_destroy), ROW(stream_sync), ROW(stream_query),
+    ROW(stream_wait), ROW(stream_host_func), ROW(stream_native), ROW(stream_priority_range),
+    ROW(event_create), ROW(event_destroy), ROW(event_record), ROW(event_sync), ROW(event_query),
+    ROW(event_elapsed_ms), ROW(timer_create), ROW(timer_destroy), ROW(timer_start), ROW(timer_stop),
+    ROW(module_load), ROW(module_unload), ROW(kernel_get), ROW(kernel_query),
+    ROW(kernel_set_max_dynamic_shared), ROW(kernel_suggest_block), ROW(launch), ROW(kernels_loaded),
+};
+
+/* The public functions gpuk.h declares outside the generated kernel section. */
+static int declared(char names[][64], int cap) {
+    FILE* f = fopen("gpuk.h", "r");
+    char line[512];
+    int n = 0, generated = 0;
+    if (!f) return -1;
+    while (fgets(line, sizeof line, f) && !strstr(line, "#ifdef GPUK_IMPLEMENTATION")) {
+        char* p;
+        if (strstr(line, "GPUK_GENERATED_BEGIN(kernels)")) generated = 1;
+        if (strstr(line, "GPUK_GENERATED_END(kernels)")) generated = 0;
+        if (generated || strncmp(line, "GPUK_API ", 9) != 0 || !(p = strstr(line, "gpuk_"))) continue;
+        while (strstr(p + 1, "gpuk_") && strstr(p + 1, "gpuk_") < strchr(p, '(')) p = strstr(p + 1, "gpuk_");
+        if (n < cap) { size_t len = (size_t)(strchr(p, '(') - p); snprintf(names[n++], 64, "%.*s", (int)len, p); }
+    }
+    fclose(f);
+    return n;
+}
+
+static int test_every_public_function_has_a_row(void) {
+    static char names[128][64];
+    int n = declared(names, 128), i;
+    size_t j;
+    CHECK(n > 50);
+    for (i = 0; i < n; i++) {
+        int found = 0;
+        for (j = 0; j < sizeof rows / sizeof rows[0]; j++) found |= strcmp(rows[j].name, names[i]) == 0;
+        if (!found) fprintf(stderr, "  %s has no row in tests/unit_bad_input.c\n", names[i]);
+        CHECK(found);
+    }
+    printf("     %d public functions, %zu rows\n", n, sizeof rows / sizeof rows[0]);
+    return TEST_PASS;
+}
+
+static void setup(void) {
+    gpuk_desc d;
+    fake_config cfg;
+    gpuk_buffer b;
+    gpuk_pinned p;
+    gpuk_stream s;
+    gpuk_event e;
+    gpuk_module m;
+    gpuk_kernel k;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.devices = 2;
+    fake_reset(&cfg);
+    memset(&d, 0, sizeof d);
+    d.get_proc = fake_get_proc;
+    CHECK_OK(gpuk_init(&d));
+    CHECK_OK(gpuk_ctx_create(NULL, &A));
+    CHECK_OK(gpuk_ctx_create(&(gpuk_ctx_desc){ .device = 1 }, &B));
+#define MAKE_ALL(c, bb, pp, ss, ee, mm, kk) \
+    CHECK_OK(gpuk_buffer_create(c, &(gpuk_buffer_desc){ .bytes = 64 }, &bb)); \
+    CHECK_OK(gpuk_pinned_create(c, &(gpuk_pinned_desc){ .bytes = 64 }, &pp)); \
+    CHECK_OK(gpuk_stream_create(c, NULL, &ss)); \
+    CHECK_OK(gpuk_event_create(c, NULL, &ee)); \
+    CHECK_OK(gpuk_module_load(c, &(gpuk_module_desc){ .image = { ptx, 0 } }, &mm)); \
+    CHECK_OK(gpuk_kernel_get(c, mm, "k", &kk));
+    MAKE_ALL(A, buf, pin, str, ev, mod, ker)
+    MAKE_ALL(B, buf_b, pin_b, str_b, ev_b, mod_b, ker_b)
+    MAKE_ALL(A, b, p, s, e, m, k)
+#undef MAKE_ALL
+    buf_stale = b; pin_stale = p; str_stale = s; ev_stale = e; mod_stale = m; ker_stale = k;
+    CHECK_OK(gpuk_buffer_destroy(A, b));
+    CHECK_OK(gpuk_pinned_destroy(A, p));
+    CHECK_OK(gpuk_stream_destroy(A, s));
+    CHECK_OK(gpuk_event_destroy(A, e));
+    CHECK_OK(gpuk_module_unload(A, m)); /* takes its kernel with it */
+    arg_p = gpuk_buffer_devptr(A, buf);
+}
+
+static int test_bad_input_table(void) {
+    size_t i;
+    /* gpuk_init's own checks run before gpuk is up (a second init returns at once) */
+    gpuk_shutdown();
+    fake_reset(NULL);
+    row_name = "gpuk_init";
+    row_init();
+    setup();
+    for (i = 1; i < sizeof rows / sizeof rows[0]; i++) { /* rows[0] is init, done above */
+        int before = check_failures;
+        row_name = rows[i].name;
+        rows[i].fn();
+        if (check_failures != before) fprintf(stderr, "  in the row of %s\n", row_name);
+    }
+    printf("     %d bad-input cases over %zu functions\n", cases, sizeof rows / sizeof rows[0]);
+    CHECK_OK(gpuk_ctx_destroy(B));
+    CHECK_OK(gpuk_ctx_destroy(A));
+    CHECK(fake_all_released() && fake.protocol_errors == 0);
+    CHECK_OK(gpuk_shutdown());
+    return TEST_PASS;
+}
+
+int main(void) {
+    RUN(test_every_public_function_has_a_row);
+    RUN(test_bad_input_table);
+    return test_summary();
+}
