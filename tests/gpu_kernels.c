@@ -9,6 +9,7 @@
 #define GPUK_IMPLEMENTATION
 #include "gpuk.h"
 #include "check.h"
+#include "gpu_setup.h"
 #include "scan_baseline.h"
 #include <math.h>
 #include <stdlib.h>
@@ -744,20 +745,10 @@ static int test_kernels_load_lazily(void) {
 }
 
 int main(void) {
-    int n = 0;
-    gpuk_result r;
+    int code;
     rng_state ^= (uint64_t)time(NULL) * 0x2545F4914F6CDD1Dull;
     if (getenv("GPUK_TEST_QUICK")) sizes[NSIZES - 1] = 20011;
-    r = gpuk_device_count(&n);
-    if (r != GPUK_OK || n == 0) {
-        printf("skip gpu_kernels: no usable GPU (%s)\n", r != GPUK_OK ? gpuk_last_error() : "0 devices");
-        printf("0 passed, 0 failed, 13 skipped\n");
-        return 0;
-    }
-    if (gpuk_ctx_create(NULL, &ctx) != GPUK_OK) {
-        printf("FAIL setup: %s\n0 passed, 1 failed, 0 skipped\n", gpuk_last_error());
-        return 1;
-    }
+    if (!gpu_setup("gpu_kernels", 13, &ctx, &code)) return code;
     RUN(test_kernels_load_lazily);
     RUN(test_elementwise_ops_match_float64);
     RUN(test_iota_linspace_and_strided_copy);

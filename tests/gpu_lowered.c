@@ -10,6 +10,7 @@
 #define GPUK_IMPLEMENTATION
 #include "gpuk.h"
 #include "check.h"
+#include "gpu_setup.h"
 #include <stdlib.h>
 
 #define N_ANY 8000                      /* one 4-byte scan tile, two 8-byte ones */
@@ -209,14 +210,9 @@ static int test_lowered_and_nvcc_headers_give_the_same_bytes(void) {
 }
 
 int main(void) {
-    int n = 0;
+    int code;
     size_t i;
-    gpuk_result r = gpuk_device_count(&n);
-    if (r != GPUK_OK || n == 0) {
-        printf("skip gpu_lowered: no usable GPU (%s)\n", r != GPUK_OK ? gpuk_last_error() : "0 devices");
-        printf("0 passed, 0 failed, 1 skipped\n");
-        return 0;
-    }
+    if (!gpu_setup("gpu_lowered", 1, NULL, &code)) return code;
     pattern = (unsigned char*)malloc(REGION * 8);
     for (i = 0; i < 5; i++) inputs[i] = (unsigned char*)malloc(REGION * 8);
     for (i = 0; i < REGION * 8; i++) { /* a fixed pseudo-random mix: both sides see the same */

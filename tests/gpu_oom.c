@@ -4,6 +4,7 @@
 #define GPUK_IMPLEMENTATION
 #include "gpuk.h"
 #include "check.h"
+#include "gpu_setup.h"
 #include <stdlib.h>
 
 enum { MAX_CHUNKS = 1024 };
@@ -37,17 +38,8 @@ static int test_allocate_until_refused_then_recover(void) {
 }
 
 int main(void) {
-    int n = 0;
-    gpuk_result r = gpuk_device_count(&n);
-    if (r != GPUK_OK || n == 0) {
-        printf("skip gpu_oom: no usable GPU (%s)\n", r != GPUK_OK ? gpuk_last_error() : "0 devices");
-        printf("0 passed, 0 failed, 1 skipped\n");
-        return 0;
-    }
-    if (gpuk_ctx_create(NULL, &ctx) != GPUK_OK) {
-        printf("FAIL setup: %s\n0 passed, 1 failed, 0 skipped\n", gpuk_last_error());
-        return 1;
-    }
+    int code;
+    if (!gpu_setup("gpu_oom", 1, &ctx, &code)) return code;
     RUN(test_allocate_until_refused_then_recover);
     CHECK_OK(gpuk_ctx_destroy(ctx));
     return test_summary();

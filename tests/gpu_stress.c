@@ -7,6 +7,7 @@
 #define GPUK_IMPLEMENTATION
 #include "gpuk.h"
 #include "check.h"
+#include "gpu_setup.h"
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
@@ -144,18 +145,9 @@ static int test_sixteen_threads_mixed_work(void) {
 }
 
 int main(void) {
-    int n = 0;
-    gpuk_result r = gpuk_device_count(&n);
+    int code;
     if (getenv("GPUK_STRESS_SECONDS")) seconds = atof(getenv("GPUK_STRESS_SECONDS"));
-    if (r != GPUK_OK || n == 0) {
-        printf("skip gpu_stress: no usable GPU (%s)\n", r != GPUK_OK ? gpuk_last_error() : "0 devices");
-        printf("0 passed, 0 failed, 1 skipped\n");
-        return 0;
-    }
-    if (gpuk_ctx_create(NULL, &ctx) != GPUK_OK) {
-        printf("FAIL setup: %s\n0 passed, 1 failed, 0 skipped\n", gpuk_last_error());
-        return 1;
-    }
+    if (!gpu_setup("gpu_stress", 1, &ctx, &code)) return code;
     RUN(test_sixteen_threads_mixed_work);
     CHECK_OK(gpuk_ctx_destroy(ctx));
     return test_summary();
