@@ -862,7 +862,7 @@ typedef struct gpuk__state {
     char broken_text[256];     /* the first fault, as reported then */
     int fork_handler;          /* pthread_atfork registered */
     int init_failed;           /* the last gpuk_init's failure; implicit inits do not retry it */
-    char init_failed_text[256];
+    char init_failed_text[512];
     int live_ctxs;
     unsigned int next_gen;     /* atomic: handle generations, process-wide so that a handle of
                                   one ctx does not match a slot of another */
@@ -1282,13 +1282,15 @@ GPUK__IMPL gpuk_result gpuk_init(const gpuk_desc* desc) {
    cuInit the same way, and the real one leaks a little each time): gpuk_init retries. */
 static gpuk_result gpuk__ready_slow(const char* fn) {
     int failed;
-    char text[256];
     gpuk__mutex_lock(&gpuk__lock);
     failed = gpuk__g.init_failed;
-    gpuk__copy_text(text, sizeof text, gpuk__g.init_failed_text);
+    if (failed) /* the saved text carries its own hint: not gpuk__fail, which would add another */
+        gpuk__fmt(gpuk__tls_error, sizeof gpuk__tls_error, 0, "%s: gpuk_init failed earlier (call it again to retry): %s",
+                  fn, gpuk__g.init_failed_text);
     gpuk__mutex_unlock(&gpuk__lock);
     if (!failed) return gpuk_init(NULL);
-    return gpuk__fail(fn, failed, "gpuk_init failed earlier (call it again to retry): %s", text);
+    gpuk__log(GPUK_LOG_ERROR, failed, gpuk__tls_error);
+    return (gpuk_result)failed;
 }
 
 #define GPUK__READY(fn) \

@@ -7,6 +7,7 @@
 #include "gpuk.h"
 #include "check.h"
 #include "gpu_test_kernels.h"
+#include "gpu_setup.h"
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -169,7 +170,7 @@ static int test_elapsed_time_is_sane(void) {
     printf("     slow kernel: %.3f ms (spin 5000), %.3f ms (spin 50000)\n", ms_short, ms_long);
     CHECK(ms_short > 0.0f && ms_long < 10000.0f);
     /* 10x the work; not under a sanitizer, whose per-launch cost swamps both */
-    if (!getenv("GPUK_TEST_UNDER_SANITIZER")) CHECK(ms_long > 3.0f * ms_short);
+    if (!under_sanitizer()) CHECK(ms_long > 3.0f * ms_short);
     CHECK_OK(gpuk_timer_destroy(ctx, &t));
     return TEST_PASS;
 }
@@ -319,7 +320,7 @@ static int test_one_ctx_from_eight_threads(void) {
     /* The first round lets the driver set up what it caches per thread and stream; a leak in
        gpuk would show as less free memory after each later round. */
     run_workers(vadd);
-    if (getenv("GPUK_TEST_UNDER_SANITIZER")) return TEST_PASS; /* it allocates shadow memory */
+    if (under_sanitizer()) return TEST_PASS;
     CHECK_OK(gpuk_ctx_mem_info(ctx, &free_before, NULL));
     run_workers(vadd);
     run_workers(vadd);
@@ -376,19 +377,12 @@ static int test_fault_in_child_is_sticky_and_reported(void) {
 }
 
 int main(int argc, char** argv) {
-    int n = 0;
-    gpuk_result r;
+    int code;
     self_path = argv[0];
     if (argc > 1 && strcmp(argv[1], "--fault-child") == 0) return fault_child();
     rng_state ^= (uint64_t)time(NULL) * 0x2545F4914F6CDD1Dull;
-    r = gpuk_device_count(&n);
-    if (r != GPUK_OK || n == 0) {
-        printf("skip gpu_core: no usable GPU (%s)\n", r != GPUK_OK ? gpuk_last_error() : "0 devices");
-        printf("0 passed, 0 failed, 10 skipped\n");
-        return 0;
-    }
-    if (gpuk_ctx_create(NULL, &ctx) != GPUK_OK ||
-        gpuk_module_load(ctx, &(gpuk_module_desc){ .image = { gpu_test_ptx, 0 }, .label = "gpu_test" }, &mod) != GPUK_OK) {
+    if (!gpu_setup("gpu_core", 10, &ctx, &code)) return code;
+    if (gpuk_module_load(ctx, &(gpuk_module_desc){ .image = { gpu_test_ptx, 0 }, .label = "gpu_test" }, &mod) != GPUK_OK) {
         printf("FAIL setup: %s\n0 passed, 1 failed, 0 skipped\n", gpuk_last_error());
         return 1;
     }

@@ -140,7 +140,7 @@ static int test_sixteen_threads_mixed_work(void) {
            free_before, free_after, (long long)free_before - (long long)free_after,
            (long long)free_start - (long long)free_before);
     CHECK(errors == 0 && checks > 0);
-    CHECK(free_after == free_before);
+    if (!under_sanitizer()) CHECK(free_after == free_before);
     return TEST_PASS;
 }
 

@@ -118,9 +118,16 @@ static int test_no_driver_library(void) {
     CHECK_RESULT(gpuk_init(&d), GPUK_ERR_NO_DRIVER);
     CHECK_ERROR_MENTIONS("/nonexistent/libcuda.so.1");
     CHECK_ERROR_MENTIONS("install the NVIDIA driver");
-    /* not initialised: later calls retry with defaults rather than crash */
-    CHECK(gpuk_device_count(&n) != GPUK_OK || n >= 0);
-    CHECK(gpuk_features() == 0 || n >= 0);
+    /* later implicit inits give the same failure, with its text and one hint, not a new try */
+    CHECK_RESULT(gpuk_device_count(&n), GPUK_ERR_NO_DRIVER);
+    CHECK_ERROR_MENTIONS("gpuk_device_count: gpuk_init failed earlier");
+    CHECK_ERROR_MENTIONS("/nonexistent/libcuda.so.1");
+    {
+        const char* hint = strstr(gpuk_last_error(), "(hint:");
+        CHECK(hint != NULL && strstr(hint + 1, "(hint:") == NULL);
+        CHECK(gpuk_last_error()[strlen(gpuk_last_error()) - 1] == ')'); /* not cut inside the hint */
+    }
+    CHECK(gpuk_features() == 0);
     gpuk_shutdown();
     return TEST_PASS;
 }
