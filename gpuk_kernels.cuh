@@ -344,6 +344,12 @@ GPUK_DEV void reduce(F f, typename F::out* result, const T* a, const T* b, u64 n
    publishes its tile total, and finds its prefix by reading the totals of the tiles before it,
    256 at a time, until one has published a full inclusive prefix. Then it writes the tile out.
    in may equal out.
+   Prefetch: a block that has its tile in shared memory asks L2 for tile index + ahead (the
+   host picks ahead: a few tiles a multiprocessor, capped at a quarter of L2), so the block
+   that takes that tile later finds it on chip; the output goes out with evict-first stores so
+   it does not push the prefetched input out of L2. On H100 (2^28 i32) the look-ahead took
+   the scan from 0.84 to 0.94 of copy bandwidth; too far (a whole wave of resident blocks, 792
+   tiles) evicted tiles before use and fell to 0.66.
    scratch: u32 ticket (the last tile's block resets it), then a 64-bit status word a tile;
    values: 8-byte types' per-tile values, in an area of their own. A status flag holds the
    launch's epoch (from the host, different in consecutive launches) above its two state bits,
@@ -443,8 +449,21 @@ template <typename T> struct scan_status_sm70 {
    elements each do not all hit one bank. */
 GPUK_DEV u32 padded(u32 i) { return i + i / 32; }
 
+/* A 16-byte store marked evict-first (st.global.cs). */
+template <typename T> GPUK_DEV void store_streaming(pack16<T>* p, const pack16<T>& v) {
+    uint4 u;
+    memcpy(&u, &v, 16);
+    __stcs((uint4*)p, u);
+}
+
+/* Asks L2 for the bytes [p, p + bytes), one 128-byte line a thread and round. */
+GPUK_DEV void prefetch_l2(const char* p, u64 bytes) {
+    for (u64 off = (u64)threadIdx.x * 128; off < bytes; off += (u64)blockDim.x * 128)
+        asm volatile("prefetch.global.L2 [%0];" ::"l"(p + off));
+}
+
 template <typename T, bool EXCLUSIVE, typename STATUS = scan_status<T> >
-GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, u32 epoch, void* values) {
+GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, u32 epoch, void* values, u32 ahead) {
     enum { ITEMS = scan_items<T>::n, TILE = GPUK_BLOCK * scan_items<T>::n };
     __shared__ T tile[TILE + TILE / 32];
     __shared__ T warp_sums[GPUK_WARPS];
@@ -487,6 +506,10 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, u32 epoch, void* v
         }
     }
     __syncthreads();
+    if (ahead && index + ahead < ntiles) {
+        const u64 later = (index + ahead) * TILE;
+        prefetch_l2((const char*)(in + later), (n - later < TILE ? n - later : TILE) * sizeof(T));
+    }
     T run = T(0); /* this thread's total; its items are summed again at the end (from shared
                      memory, not registers: fewer registers, more blocks an SM) */
 #pragma unroll
@@ -561,7 +584,7 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, u32 epoch, void* v
             pack16<T> w;
 #pragma unroll
             for (int c = 0; c < V; c++) w.v[c] = tile[padded((k * GPUK_BLOCK + t) * V + c)];
-            ((pack16<T>*)dst)[k * GPUK_BLOCK + t] = w;
+            store_streaming((pack16<T>*)dst + k * GPUK_BLOCK + t, w);
         }
     } else if (valid == TILE) {
 #pragma unroll
@@ -577,23 +600,23 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, u32 epoch, void* v
 
 #define GPUK_SCAN(T, t)                                                                      \
     extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
-    gpuk_scan_inclusive_##t(T* out, const T* in, u64 n, void* scratch, u32 epoch, void* values) { \
-        scan<T, false>(out, in, n, scratch, epoch, values);                                  \
+    gpuk_scan_inclusive_##t(T* out, const T* in, u64 n, void* scratch, u32 epoch, void* values, u32 ahead) { \
+        scan<T, false>(out, in, n, scratch, epoch, values, ahead);                                  \
     }                                                                                        \
     extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
-    gpuk_scan_exclusive_##t(T* out, const T* in, u64 n, void* scratch, u32 epoch, void* values) { \
-        scan<T, true>(out, in, n, scratch, epoch, values);                                   \
+    gpuk_scan_exclusive_##t(T* out, const T* in, u64 n, void* scratch, u32 epoch, void* values, u32 ahead) { \
+        scan<T, true>(out, in, n, scratch, epoch, values, ahead);                                   \
     }
 
 /* Variants: the same kernels, named <kernel>__sm70, with the release/acquire tile status. */
 #define GPUK_SCAN_SM70(T, t)                                                                 \
     extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
-    gpuk_scan_inclusive_##t##__sm70(T* out, const T* in, u64 n, void* scratch, u32 epoch, void* values) { \
-        scan<T, false, scan_status_sm70<T> >(out, in, n, scratch, epoch, values);            \
+    gpuk_scan_inclusive_##t##__sm70(T* out, const T* in, u64 n, void* scratch, u32 epoch, void* values, u32 ahead) { \
+        scan<T, false, scan_status_sm70<T> >(out, in, n, scratch, epoch, values, ahead);            \
     }                                                                                        \
     extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
-    gpuk_scan_exclusive_##t##__sm70(T* out, const T* in, u64 n, void* scratch, u32 epoch, void* values) { \
-        scan<T, true, scan_status_sm70<T> >(out, in, n, scratch, epoch, values);             \
+    gpuk_scan_exclusive_##t##__sm70(T* out, const T* in, u64 n, void* scratch, u32 epoch, void* values, u32 ahead) { \
+        scan<T, true, scan_status_sm70<T> >(out, in, n, scratch, epoch, values, ahead);             \
     }
 
 /* ---- transpose: out (cols x rows) = in (rows x cols)^T, both row-major ----

@@ -37,6 +37,7 @@ typedef struct fake_config {
     size_t mem_limit;         /* cuMemAlloc above this total -> 2 (out of memory); 0 = 1 GiB */
     int fault_on_sync;        /* a launched kernel named "fault" makes the next sync return this */
     int cc_major;             /* compute capability major; 0 -> 9 */
+    int l2_bytes;             /* CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE; 0 -> 7 (as any other attribute) */
 } fake_config;
 
 typedef struct fake_state {
@@ -54,9 +55,10 @@ typedef struct fake_state {
     int pending_fault;
     int protocol_errors;      /* gpuk misused the driver: double free, bad handle, no context */
     char protocol_msg[256];
+    unsigned char last_args[16][8]; /* the last launch's kernel arguments, as passed */
 } fake_state;
 
-static fake_state fake = { { 0 }, PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, { 0 }, { { 0 } }, 0, 0, 0, 0, 0, { 0 } };
+static fake_state fake = { { 0 }, PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, { 0 }, { { 0 } }, 0, 0, 0, 0, 0, { 0 }, { { 0 } } };
 static __thread int fake_tls_ctx; /* 0 = none, else device + 1 */
 static const char* fake_last_failed_name = ""; /* entry point of the first injected failure */
 
@@ -228,6 +230,7 @@ static fres f_cuDeviceGetAttribute(int* v, unsigned attr, int dev) {
     case 75: *v = fake.cfg.cc_major ? fake.cfg.cc_major : 9; break;
     case 76: *v = 0; break;
     case 16: *v = 132; break;
+    case 38: *v = fake.cfg.l2_bytes ? fake.cfg.l2_bytes : 7; break;
     default: *v = 7; break;
     }
     return 0;
@@ -437,10 +440,13 @@ static fres f_cuEventElapsedTime(float* ms, void* a, void* b) {
     *ms = (float)(((fake_event*)b)->t - ((fake_event*)a)->t);
     return 0;
 }
-static size_t fake_param_size(const char* type) {
-    if (strstr(type, "64")) return 8;
-    if (strstr(type, "32")) return 4;
-    if (strstr(type, "16")) return 2;
+/* Size of the parameter whose ".<type> name" starts at p, read from the type alone. */
+static size_t fake_param_size(const char* p) {
+    const char* type = p + 1;
+    size_t len = strcspn(type, " \t");
+    if (len >= 2 && memcmp(type + len - 2, "64", 2) == 0) return 8;
+    if (len >= 2 && memcmp(type + len - 2, "32", 2) == 0) return 4;
+    if (len >= 2 && memcmp(type + len - 2, "16", 2) == 0) return 2;
     return 1;
 }
 /* Reads ".entry name(.param .u64 a, ...)" headers from PTX text. */
@@ -521,6 +527,7 @@ static fres f_cuLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned gz, uns
     if (fn->nparams && !params) return 1;
     for (i = 0; i < fn->nparams; i++) if (!params[i]) { fake_protocol("NULL kernel argument", "cuLaunchKernel"); return 1; }
     pthread_mutex_lock(&fake.lock);
+    for (i = 0; i < fn->nparams; i++) memcpy(fake.last_args[i], params[i], fn->psize[i] <= 8 ? fn->psize[i] : 8);
     fake.launches++;
     if (fn->fault) fake.pending_fault = fake.cfg.fault_on_sync ? fake.cfg.fault_on_sync : 700;
     pthread_mutex_unlock(&fake.lock);

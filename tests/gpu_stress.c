@@ -1,4 +1,4 @@
-/* tests/gpu_stress.c - 16 threads share one ctx for GPUK_STRESS_SECONDS (default 60) of mixed
+/* tests/gpu_stress.c - 16 threads (GPUK_STRESS_THREADS) share one ctx for GPUK_STRESS_SECONDS (default 60) of mixed
    work with random sizes: create a buffer, write it, copy it, run built-in kernels on it
    (fill, add, sum) on the thread's own stream, record and wait on events, read back and check
    values, destroy. Passes with 0 errors, every checked value right, and the device's free
@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <time.h>
 
-enum { THREADS = 16 };
+enum { MAX_THREADS = 16 };
+static int threads = MAX_THREADS; /* GPUK_STRESS_THREADS lowers it (racecheck loses track of 16) */
 static gpuk_ctx* ctx;
 static double seconds = 60;
 
@@ -101,19 +102,19 @@ static void* work(void* arg) {
     return NULL;
 }
 
-/* One round of THREADS workers for secs seconds; returns the errors, adds up the counts. */
+/* One round of `threads` workers for secs seconds; returns the errors, adds up the counts. */
 static long round_of(double secs, long* ops, long* checks) {
-    pthread_t th[THREADS];
-    worker w[THREADS];
+    pthread_t th[MAX_THREADS];
+    worker w[MAX_THREADS];
     long errors = 0;
     int i;
     seconds = secs;
-    for (i = 0; i < THREADS; i++) {
+    for (i = 0; i < threads; i++) {
         memset(&w[i], 0, sizeof w[i]);
         w[i].id = i;
         CHECK(pthread_create(&th[i], NULL, work, &w[i]) == 0);
     }
-    for (i = 0; i < THREADS; i++) {
+    for (i = 0; i < threads; i++) {
         pthread_join(th[i], NULL);
         *ops += w[i].ops; *checks += w[i].checks; errors += w[i].errors;
         if (w[i].errors) fprintf(stderr, "  thread %d: %ld errors; first: %s\n", i, w[i].errors, w[i].first_error);
@@ -136,7 +137,7 @@ static int test_sixteen_threads_mixed_work(void) {
     errors += round_of(full, &ops, &checks);
     CHECK_OK(gpuk_ctx_mem_info(ctx, &free_after, NULL));
     printf("     %d threads, %.0f s: %ld gpuk calls, %ld values checked, %ld errors; free memory %zu -> %zu bytes "
-           "(%lld leaked; the first round left %lld with the driver)\n", THREADS, full, ops, checks, errors,
+           "(%lld leaked; the first round left %lld with the driver)\n", threads, full, ops, checks, errors,
            free_before, free_after, (long long)free_before - (long long)free_after,
            (long long)free_start - (long long)free_before);
     CHECK(errors == 0 && checks > 0);
@@ -147,6 +148,8 @@ static int test_sixteen_threads_mixed_work(void) {
 int main(void) {
     int code;
     if (getenv("GPUK_STRESS_SECONDS")) seconds = atof(getenv("GPUK_STRESS_SECONDS"));
+    if (getenv("GPUK_STRESS_THREADS")) threads = atoi(getenv("GPUK_STRESS_THREADS"));
+    if (threads < 1 || threads > MAX_THREADS) threads = MAX_THREADS;
     if (!gpu_setup("gpu_stress", 1, &ctx, &code)) return code;
     RUN(test_sixteen_threads_mixed_work);
     CHECK_OK(gpuk_ctx_destroy(ctx));

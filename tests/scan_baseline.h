@@ -39,10 +39,10 @@ static gpuk_result scan_baseline_run(gpuk_ctx* ctx, scan_baseline* b, gpuk_strea
                                      gpuk_devptr in, size_t n) {
     gpuk_devptr scratch = gpuk_buffer_devptr(ctx, b->scratch), values = scratch + 16 + 8 * b->tiles;
     unsigned long long n64 = n;
-    uint32_t epoch = ++b->epoch;
-    void* args[6] = { &out, &in, &n64, &scratch, &epoch, &values };
+    uint32_t epoch = ++b->epoch, ahead = gpuk__scan_ahead(gpuk_ctx_device_info(ctx), b->tile == 8192 ? 4 : 8);
+    void* args[7] = { &out, &in, &n64, &scratch, &epoch, &values, &ahead };
     return gpuk_launch(ctx, b->kernel, &(gpuk_launch_desc){ .grid = { (uint32_t)((n + b->tile - 1) / b->tile) },
-                       .block = { 256 }, .stream = s, .args = args, .num_args = 6 });
+                       .block = { 256 }, .stream = s, .args = args, .num_args = 7 });
 }
 
 static void scan_baseline_close(gpuk_ctx* ctx, scan_baseline* b) {

@@ -320,6 +320,38 @@ static int test_variant_chosen_by_compute_capability(void) {
     return TEST_PASS;
 }
 
+/* A scan block prefetches the tile `ahead` tiles on into L2 (gpuk__scan_ahead): 2.5 tiles a
+   multiprocessor for 4-byte types, 2 for 8-byte, never more than a quarter of L2 in tiles of
+   32 KiB, none where the L2 size is unknown; the kernel gets that number as its last argument. */
+static int test_scan_prefetch_distance(void) {
+    gpuk_device_info h100, jetson, unknown;
+    fake_config cfg;
+    gpuk_buffer f;
+    uint32_t got;
+    memset(&h100, 0, sizeof h100);
+    h100.sm_count = 132;
+    h100.l2_bytes = 50 << 20;
+    jetson = unknown = h100;
+    jetson.sm_count = 16;
+    jetson.l2_bytes = 4 << 20;
+    unknown.l2_bytes = 0;
+    CHECK(gpuk__scan_ahead(&h100, 4) == 330 && gpuk__scan_ahead(&h100, 8) == 264);
+    CHECK(gpuk__scan_ahead(&jetson, 4) == 32 && gpuk__scan_ahead(&jetson, 8) == 32);
+    CHECK(gpuk__scan_ahead(&unknown, 4) == 0);
+    memset(&cfg, 0, sizeof cfg);
+    cfg.l2_bytes = 50 << 20; /* the fake has 132 multiprocessors */
+    ctx = up(&cfg);
+    f = buffer(1 << 20);
+    CHECK_OK(gpuk_scan_inclusive_i32(ctx, S, gpuk_at(f, 0), gpuk_at(f, 0), 1000));
+    memcpy(&got, fake.last_args[6], 4);
+    CHECK(got == 330);
+    CHECK_OK(gpuk_scan_exclusive_f64(ctx, S, gpuk_at(f, 0), gpuk_at(f, 0), 1000));
+    memcpy(&got, fake.last_args[6], 4);
+    CHECK(got == 264);
+    down(ctx);
+    return TEST_PASS;
+}
+
 /* The table the generator wrote agrees with itself: names, sizes, headers. */
 static int test_generated_table_is_consistent(void) {
     const gpuk__builtin_variant* v;
@@ -353,6 +385,7 @@ int main(void) {
     RUN(test_jit_failure_names_the_kernel_and_retries);
     RUN(test_oldest_supported_driver_runs_every_kernel);
     RUN(test_variant_chosen_by_compute_capability);
+    RUN(test_scan_prefetch_distance);
     RUN(test_generated_table_is_consistent);
     return test_summary();
 }
