@@ -13,7 +13,7 @@
 #include <time.h>
 
 enum { MAX_THREADS = 16 };
-static int threads = MAX_THREADS; /* GPUK_STRESS_THREADS lowers it (racecheck loses track of 16) */
+static int threads = MAX_THREADS; /* GPUK_STRESS_THREADS lowers it (racecheck hangs with several) */
 static gpuk_ctx* ctx;
 static double seconds = 60;
 
