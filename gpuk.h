@@ -3264,12 +3264,15 @@ static GPUK__NOINLINE gpuk_result gpuk__reduce(const char* fn, int id, gpuk_ctx*
     return gpuk__builtin_go(&k);
 }
 
-/* Scans: (out, in, n, scratch, epoch, values); a block per tile of 8192 (4-byte) or 4096 elements. */
+/* Scans: (out, in, n, scratch, epoch, values, ahead); a block per tile of 8192 (4-byte) or 4096
+   elements (scan_items in gpuk_kernels.cuh). */
+static size_t gpuk__scan_tile(size_t elem) { return (size_t)GPUK__BLOCK * (elem == 4 ? 32u : 16u); }
+
 /* How many tiles ahead a scan block prefetches into L2 (gpuk_kernels.cuh, scan): measured best
    on H100 at 2.5 tiles a multiprocessor for 4-byte types and 2 for 8-byte ones, and never more
    than a quarter of L2 (at half of it, prefetched tiles were evicted before use); 0: none. */
 static uint32_t gpuk__scan_ahead(const gpuk_device_info* info, size_t elem) {
-    const size_t tile_bytes = (size_t)GPUK__BLOCK * (elem == 4 ? 32u : 16u) * elem;
+    const size_t tile_bytes = gpuk__scan_tile(elem) * elem;
     const size_t l2_tiles = info->l2_bytes > 0 ? (size_t)info->l2_bytes / (4 * tile_bytes) : 0;
     const size_t per_sm = info->sm_count > 0 ? (size_t)info->sm_count * (elem == 4 ? 5 : 4) / 2 : 0;
     return (uint32_t)(per_sm < l2_tiles ? per_sm : l2_tiles);
@@ -3277,7 +3280,7 @@ static uint32_t gpuk__scan_ahead(const gpuk_device_info* info, size_t elem) {
 
 static GPUK__NOINLINE gpuk_result gpuk__scan(const char* fn, int id, gpuk_ctx* ctx, gpuk_stream stream, size_t elem,
                               gpuk_array out, gpuk_array in, size_t n) {
-    const size_t tile = (size_t)GPUK__BLOCK * (elem == 4 ? 32u : 16u); /* scan_items in gpuk_kernels.cuh */
+    const size_t tile = gpuk__scan_tile(elem);
     gpuk_devptr po, pi, scratch = 0, values = 0;
     unsigned long long n64 = n;
     uint32_t epoch = 0, ahead;

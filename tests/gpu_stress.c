@@ -1,8 +1,9 @@
-/* tests/gpu_stress.c - 16 threads (GPUK_STRESS_THREADS) share one ctx for GPUK_STRESS_SECONDS (default 60) of mixed
-   work with random sizes: create a buffer, write it, copy it, run built-in kernels on it
-   (fill, add, sum) on the thread's own stream, record and wait on events, read back and check
-   values, destroy. Passes with 0 errors, every checked value right, and the device's free
-   memory back to its value after a short first round. Skipped where no driver or GPU exists. */
+/* tests/gpu_stress.c - 16 threads share one ctx for 60 s of mixed work with random sizes:
+   create a buffer, write it, copy it, run built-in kernels on it (fill, add, sum) on the
+   thread's own stream, record and wait on events, read back and check values, destroy. Passes
+   with 0 errors, every checked value right, and the device's free memory back to its value
+   after a short first round. GPUK_STRESS_SECONDS and GPUK_STRESS_THREADS change the 60 and
+   the 16. Skipped where no driver or GPU exists. */
 #define _GNU_SOURCE
 #define GPUK_IMPLEMENTATION
 #include "gpuk.h"

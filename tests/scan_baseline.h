@@ -9,7 +9,7 @@ typedef struct scan_baseline {
     gpuk_module module;
     gpuk_kernel kernel;
     gpuk_buffer scratch;   /* ticket, a status word a tile, then two values a tile */
-    size_t tiles, tile;
+    size_t elem, tiles, tile;
     uint32_t epoch;
 } scan_baseline;
 
@@ -21,7 +21,8 @@ static gpuk_result scan_baseline_open(gpuk_ctx* ctx, int id, size_t elem, size_t
     char* text;
     gpuk_result r;
     memset(b, 0, sizeof *b);
-    b->tile = 256 * (elem == 4 ? 32 : 16);
+    b->elem = elem;
+    b->tile = gpuk__scan_tile(elem);
     b->tiles = n / b->tile + 1;
     for (piece = p->pieces; *piece; piece++) bytes += strlen(*piece);
     text = (char*)malloc(bytes + 1);
@@ -39,7 +40,7 @@ static gpuk_result scan_baseline_run(gpuk_ctx* ctx, scan_baseline* b, gpuk_strea
                                      gpuk_devptr in, size_t n) {
     gpuk_devptr scratch = gpuk_buffer_devptr(ctx, b->scratch), values = scratch + 16 + 8 * b->tiles;
     unsigned long long n64 = n;
-    uint32_t epoch = ++b->epoch, ahead = gpuk__scan_ahead(gpuk_ctx_device_info(ctx), b->tile == 8192 ? 4 : 8);
+    uint32_t epoch = ++b->epoch, ahead = gpuk__scan_ahead(gpuk_ctx_device_info(ctx), b->elem);
     void* args[7] = { &out, &in, &n64, &scratch, &epoch, &values, &ahead };
     return gpuk_launch(ctx, b->kernel, &(gpuk_launch_desc){ .grid = { (uint32_t)((n + b->tile - 1) / b->tile) },
                        .block = { 256 }, .stream = s, .args = args, .num_args = 7 });
