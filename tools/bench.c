@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 199309L
 #define GPUK_IMPLEMENTATION
 #include "gpuk.h"
+#include "bench_clock.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,17 +23,7 @@ typedef cu_res (*dtod_fn)(gpuk_devptr, gpuk_devptr, size_t);
 typedef cu_res (*sync_fn)(void);
 typedef cu_res (*getfn_fn)(void**, void*, const char*);
 
-static double now_us(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void* a, const void* b) {
-    double x = *(const double*)a, y = *(const double*)b;
-    return x < y ? -1 : x > y;
-}
-static double median(double* v, int n) { qsort(v, (size_t)n, sizeof *v, cmp_double); return v[n / 2]; }
+static double now_us(void) { return now_ms() * 1e3; }
 
 /* Symbols from the same driver gpuk loaded, at the ABI versions cuda.h 13 maps them to. */
 static void* sym(const char* name, int version) {

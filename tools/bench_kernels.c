@@ -10,6 +10,7 @@
 #define GPUK_IMPLEMENTATION
 #include "gpuk.h"
 #include "scan_baseline.h"
+#include "bench_clock.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,15 +24,6 @@ static gpuk_ctx* ctx;
 static const gpuk_stream S = { 0 };
 static gpuk_timer timer;
 
-static double now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-static int cmp_double(const void* a, const void* b) {
-    double x = *(const double*)a, y = *(const double*)b;
-    return x < y ? -1 : x > y;
-}
 
 /* Median milliseconds of one queued operation, timed by events around it. */
 typedef void (*work_fn)(void);
@@ -46,8 +38,7 @@ static double time_ms(work_fn work) {
         TRY(gpuk_timer_stop(ctx, &timer, &ms));
         t[i] = ms;
     }
-    qsort(t, REPEATS, sizeof t[0], cmp_double);
-    return t[REPEATS / 2];
+    return median(t, REPEATS);
 }
 
 #define N28 ((size_t)1 << 28)
