@@ -90,9 +90,9 @@ KERNELS
    driver gpuk supports and every GPU from sm_52 on, with faster variants picked on newer GPUs.
 
 GENERATED
-   The built-in kernels' declarations, ids, wrappers and PTX live between
-   GPUK_GENERATED_BEGIN/END markers written by tools/gen_ptx.py from gpuk_kernels.cuh; never
-   edit those by hand.
+   This file is generated: tools/gen_ptx.py joins the hand-written sources in src/ and fills
+   the GPUK_GENERATED_BEGIN/END sections (the built-in kernels' declarations, ids, wrappers and
+   PTX, from gpuk_kernels.cuh through ptx/). Change src/ or gpuk_kernels.cuh, never this file.
 
 LICENSE
    MIT; see the end of this file.
@@ -563,6 +563,8 @@ GPUK_API gpuk_result gpuk_random_normal_f64(gpuk_ctx* ctx, gpuk_stream stream, g
 #endif
 #endif /* GPUK_H_INCLUDED */
 
+/* src/gpuk_core.h - part of gpuk.h: the implementation's core (platform, driver loader, errors, ctx,
+   handles, memory, streams, events, modules, launch). tools/gen_ptx.py joins src/ into gpuk.h. */
 #ifdef GPUK_IMPLEMENTATION
 #ifndef GPUK_IMPL_INCLUDED
 #define GPUK_IMPL_INCLUDED
@@ -2935,6 +2937,8 @@ GPUK__IMPL gpuk_result gpuk_launch(gpuk_ctx* ctx, gpuk_kernel kernel, const gpuk
     return GPUK__UNLIKELY(cr) ? gpuk__fail_cu(fn, "cuLaunchKernel", cr, k->name) : GPUK_OK;
 }
 
+/* src/gpuk_builtin.h - part of gpuk.h: the built-in kernel layer (loading, scratch, launchers).
+   Its generated sections (wrappers, PTX) are filled in by tools/gen_ptx.py. */
 /* ---- >>builtin ---- */
 #if !defined(GPUK_NO_KERNELS)
 typedef struct gpuk__builtin_ptx {
@@ -45803,6 +45807,7 @@ static const gpuk__builtin_ptx* gpuk__builtin_ptx_of(int id) { return &gpuk__bui
 static const gpuk__builtin_variant* gpuk__builtin_variants(void) { return gpuk__builtin_variant_table; }
 #endif /* GPUK_NO_KERNELS */
 
+/* src/gpuk_end.h - part of gpuk.h: closes the implementation; the license. */
 #endif /* GPUK_IMPL_INCLUDED */
 #endif /* GPUK_IMPLEMENTATION */
 

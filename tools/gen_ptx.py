@@ -1,11 +1,17 @@
 #!/usr/bin/env python3
-"""gen_ptx.py - build gpuk's built-in kernels: gpuk_kernels.cuh -> ptx/*.ptx -> gpuk.h.
+"""gen_ptx.py - build gpuk.h: gpuk_kernels.cuh -> ptx/*.ptx, then src/*.h + ptx/ -> gpuk.h.
 
 For maintainers (users never run it). Python 3 standard library + the CUDA toolkit.
 
-  tools/gen_ptx.py            regenerate ptx/ and the generated sections of gpuk.h
-  tools/gen_ptx.py --check    fail when gpuk.h or ptx/ is stale, then run the ptxas checks
+  tools/gen_ptx.py             regenerate ptx/ (nvcc) and gpuk.h
+  tools/gen_ptx.py --from-ptx  rebuild gpuk.h from src/ and the committed ptx/ (no nvcc: after
+                               editing src/, this is all that is needed)
+  tools/gen_ptx.py --check     fail when gpuk.h or ptx/ is stale, then run the ptxas checks
   tools/gen_ptx.py --no-ptxas-checks ...   skip the ptxas target checks
+
+gpuk.h, the shipped header, is the hand-written sources in src/ (SOURCES, in that order)
+joined into one file, with the GPUK_GENERATED sections between their markers filled in; it is
+never edited by hand.
 
 Steps for every kernel (an extern "C" __global__ entry named by a GPUK_* line at the end of
 gpuk_kernels.cuh):
@@ -34,6 +40,8 @@ GENERATOR_VERSION = "1"
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SOURCE = "gpuk_kernels.cuh"
 HEADER = "gpuk.h"
+# The hand-written parts of gpuk.h, in the order they are joined.
+SOURCES = ["src/gpuk_api.h", "src/gpuk_core.h", "src/gpuk_builtin.h", "src/gpuk_end.h"]
 PTX_DIR = "ptx"
 CACHE = os.path.join(ROOT, ".cache")
 NVCC_ARCH = "compute_75"          # the oldest nvcc 13 emits; lowered afterwards
@@ -468,6 +476,17 @@ def sections(kernels, variants, modules, source_hash, nvcc_ver):
             "wrappers": "\n\n".join(defs), "ptx": "\n".join(ptx)}
 
 
+def join_sources():
+    """The hand-written parts of gpuk.h joined in order (generated sections still empty)."""
+    parts = []
+    for path in SOURCES:
+        if not os.path.exists(path):
+            fail("missing " + path)
+        with open(path) as f:
+            parts.append(f.read())
+    return "\n".join(parts)
+
+
 def replace_sections(header, new):
     out = header
     for name, body in new.items():
@@ -488,6 +507,7 @@ def replace_sections(header, new):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--check", action="store_true", help="fail if gpuk.h or ptx/ is stale; write nothing")
+    ap.add_argument("--from-ptx", action="store_true", help="rebuild gpuk.h from src/ and ptx/ without nvcc")
     ap.add_argument("--no-ptxas-checks", action="store_true", help="skip compiling for real targets")
     ap.add_argument("--nvcc", default=shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
@@ -495,7 +515,7 @@ def main():
     args = ap.parse_args()
     os.chdir(ROOT)
     ptxas = os.path.join(os.path.dirname(args.nvcc), "ptxas")
-    if not os.path.exists(args.nvcc) or not os.path.exists(ptxas):
+    if not args.from_ptx and (not os.path.exists(args.nvcc) or not os.path.exists(ptxas)):
         fail("needs nvcc and ptxas (CUDA toolkit 13); looked at " + args.nvcc)
 
     with open(SOURCE, "rb") as f:
@@ -511,16 +531,19 @@ def main():
     if any(v[1] not in names for v in variants):
         fail("a variant stands in for a kernel that does not exist")
 
-    nvcc_ver = nvcc_version(args.nvcc)
-    with open(HEADER) as f:
-        header = f.read()
+    header = open(HEADER).read() if os.path.exists(HEADER) else ""
+    joined = join_sources()
     stamp = re.search(r"gpuk_kernels\.cuh sha256 ([0-9a-f]+), nvcc ([\w.]+)", header)
+    nvcc_ver = "none" if args.from_ptx else nvcc_version(args.nvcc)
     modules, floors, originals = {}, {}, {}
-    if args.check and stamp and stamp.group(2) != nvcc_ver:
+    if args.from_ptx and not stamp:
+        fail("--from-ptx needs the nvcc stamp of the current gpuk.h; run tools/gen_ptx.py")
+    if args.from_ptx or (args.check and stamp and stamp.group(2) != nvcc_ver):
         # Another nvcc may emit other (equally good) PTX: check what it can without it: the
-        # source is the one the PTX was made from, and gpuk.h matches ptx/.
-        print("gen_ptx: nvcc %s here, %s made ptx/: checking hashes and gpuk.h against ptx/ only"
-              % (nvcc_ver, stamp.group(2)))
+        # source is the one the PTX was made from, and gpuk.h matches src/ and ptx/.
+        if not args.from_ptx:
+            print("gen_ptx: nvcc %s here, %s made ptx/: checking hashes and gpuk.h against ptx/ only"
+                  % (nvcc_ver, stamp.group(2)))
         if stamp.group(1) != source_hash[:16]:
             fail("stale: gpuk_kernels.cuh changed since ptx/ was generated (run tools/gen_ptx.py)")
         nvcc_ver = stamp.group(2)
@@ -544,7 +567,7 @@ def main():
         if baseline_high:
             fail("baseline kernels must run on sm_52; these need more: " + ", ".join(baseline_high))
 
-    new_header = replace_sections(header, sections(kernels, variants, modules, source_hash, nvcc_ver))
+    new_header = replace_sections(joined, sections(kernels, variants, modules, source_hash, nvcc_ver))
     stale = []
     if new_header != header:
         stale.append(HEADER)
@@ -574,6 +597,8 @@ def main():
         len(kernels), len(variants), sum(len(m) for m in modules.values()),
         ", ".join("%d.%d x%d" % (v[0], v[1], c) for v, c in sorted(
             {v: sum(1 for n in names if floors[n][0] == v) for v in set(f[0] for f in floors.values())}.items())))
+    if args.from_ptx:
+        args.no_ptxas_checks = True
     if not args.no_ptxas_checks and originals:
         # A lower .version or .target can change what ptxas emits (fence and atomic forms,
         # scheduling); where it does, tests/gpu_lowered.c compares the outputs on a GPU.

@@ -1,0 +1,464 @@
+/* gpuk.h - v0.1.0 - run CUDA kernels from C99
+
+   One header that loads the NVIDIA driver (libcuda.so.1 / nvcuda.dll) at run time and wraps
+   devices, contexts, memory, copies, streams, events, modules and kernel launch. No CUDA toolkit,
+   no cuda.h, no link to libcuda.
+
+USAGE
+   In exactly one C or C++ file:
+       #define GPUK_IMPLEMENTATION
+       #include "gpuk.h"
+   Everywhere else just #include "gpuk.h". Build: cc -std=c99 app.c -ldl (nothing on Windows;
+   add -lpthread on glibc older than 2.34).
+
+CONFIGURATION (define before the implementation include)
+   GPUK_IMPLEMENTATION   emit the implementation in this translation unit
+   GPUK_API              declaration prefix (default extern)
+   GPUK_STATIC           make every function static (one private copy per translation unit)
+   GPUK_ASSERT(c)        internal invariants (default assert(c))
+   GPUK_DEBUG            1 unless NDEBUG: desc canaries, kernel argument count/size checks with
+                         cuFuncGetParamInfo (driver >= 12.4), pageable-"async"-copy reports
+   GPUK_NO_KERNELS       leave out the built-in kernels and their PTX
+   GPUK_NO_STDIO         leave out gpuk_log_stderr and <stdio.h>
+   GPUK_NO_THREAD_LOCAL  gpuk_last_error() becomes process-global
+   Environment: GPUK_DRIVER_PATH (read with secure_getenv) names the driver library when
+   gpuk_desc.driver_path is NULL.
+
+gpuk DOES NOT
+   compile CUDA C (bring PTX, cubin or fatbin); manage unified/managed memory; create non-primary
+   contexts; wrap textures, graphics interop, IPC or graphs (yet); print anything unless given a
+   logger; exit or abort on caller error.
+
+QUICK START (examples/01_vector_add.c has the whole program)
+   gpuk_ctx* ctx; gpuk_buffer a; gpuk_module mod; gpuk_kernel k;
+   gpuk_init(&(gpuk_desc){ .logger = { gpuk_log_stderr, NULL } });
+   if (gpuk_ctx_create(&(gpuk_ctx_desc){ .device = 0 }, &ctx) != GPUK_OK) {
+       fprintf(stderr, "%s\n", gpuk_last_error()); return 1;
+   }
+   gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = n * sizeof(float) }, &a);
+   gpuk_buffer_write(ctx, a, 0, host, n * sizeof(float));
+   gpuk_module_load(ctx, &(gpuk_module_desc){ .image = { ptx_text, 0 } }, &mod);
+   gpuk_kernel_get(ctx, mod, "scale", &k);
+   gpuk_devptr p = gpuk_buffer_devptr(ctx, a); float s = 2.0f; unsigned un = (unsigned)n;
+   void* args[] = { &p, &s, &un };
+   gpuk_launch(ctx, k, &(gpuk_launch_desc){ .grid = { (un + 255) / 256 }, .block = { 256 },
+                                            .args = args, .num_args = 3 });
+   gpuk_buffer_read(ctx, a, 0, host, n * sizeof(float));   // waits for the launch
+   gpuk_ctx_destroy(ctx);                                    // frees a, mod, k too
+
+ERRORS
+   Every fallible call returns gpuk_result: GPUK_OK (0); a positive CUresult passed through from
+   the driver unchanged (2 = out of memory, 222 = PTX too new for the driver...); or one of gpuk's
+   own negative codes. On failure out_* parameters are zeroed and gpuk_last_error() holds this
+   thread's text: "gpuk_call: driver_call: CUDA_ERROR_NAME (code): detail (hint: ...)".
+   gpuk_result_str() never returns NULL. After an asynchronous kernel fault (700 illegal address,
+   716 misaligned, 719 launch failed and the other sticky codes) CUDA is unusable for the whole
+   process: gpuk records the first cause and every later call fails fast with it. In a child
+   created by fork() after the parent initialised gpuk, every call fails with GPUK_ERR_FORKED.
+
+MEMORY
+   Host memory: only in gpuk_init, ctx create/destroy, module load and a built-in kernel's
+   first use on a ctx, through gpuk_desc.allocator (default malloc/free); copies, launches and
+   syncs never allocate. Device memory of gpuk's own: a per-stream scratch area for built-in
+   reductions and scans (256 KiB, more for long scans), freed with its stream or ctx.
+   Size 0: a buffer or pinned block of 0 bytes is a valid handle with no memory behind it
+   (devptr 0 / NULL); copies and memsets of 0 bytes validate their handles and do nothing.
+   Calls without a stream argument are synchronous: they run on the ctx's default stream and
+   wait for it, so they are ordered after earlier work on that stream. Calls taking a stream
+   (the *_async copies, memset, launch, record) only enqueue. An async copy from pageable
+   (not pinned) host memory is made synchronous by the driver; debug builds say so in the log
+   at GPUK_LOG_DEBUG. Copies are checked against the buffer's size before the driver sees them.
+
+HANDLES
+   Buffers, pinned blocks, streams, events, modules and kernels are 32-bit handles owned by one
+   ctx. {0} never names a live object (a zero stream means the ctx's default stream). A zero,
+   destroyed or other-ctx handle returns GPUK_ERR_INVALID_HANDLE and never reaches the driver.
+   Destroying a ctx destroys everything it owns; unloading a module destroys its kernels.
+
+THREADS
+   gpuk_init and gpuk_last_error are safe from any thread. A ctx may be used from many threads
+   at once: handle create/destroy take the ctx's lock; copy, launch, record and sync take no gpuk
+   lock; built-in kernel calls take the ctx's kernel lock up to their launch (it covers the
+   first-use JIT and the scratch). gpuk makes the ctx's CUDA context current on the calling
+   thread when it is not. Destroying a ctx or a handle must not race with its use.
+
+KERNELS
+   Bring your own as PTX text, cubin or fatbin (gpuk_module_load). PTX's .version is checked
+   against the driver first: "PTX .version 9.0 needs a driver for CUDA 13.0 or newer".
+   Or call a built-in one (gpuk_add_f32, gpuk_sum_f64, gpuk_scan_inclusive_i32, ... below):
+   typed, argument-checked, JIT-loaded per kernel on first use, PTX lowered to run on every
+   driver gpuk supports and every GPU from sm_52 on, with faster variants picked on newer GPUs.
+
+GENERATED
+   This file is generated: tools/gen_ptx.py joins the hand-written sources in src/ and fills
+   the GPUK_GENERATED_BEGIN/END sections (the built-in kernels' declarations, ids, wrappers and
+   PTX, from gpuk_kernels.cuh through ptx/). Change src/ or gpuk_kernels.cuh, never this file.
+
+LICENSE
+   MIT; see the end of this file.
+*/
+#ifndef GPUK_H_INCLUDED
+#define GPUK_H_INCLUDED
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+#define GPUK_VERSION_MAJOR 0
+#define GPUK_VERSION_MINOR 1
+#define GPUK_VERSION_PATCH 0
+#define GPUK_VERSION (GPUK_VERSION_MAJOR * 10000 + GPUK_VERSION_MINOR * 100 + GPUK_VERSION_PATCH)
+#define GPUK_VERSION_STRING "0.1.0"
+
+#ifndef GPUK_API
+#if defined(GPUK_STATIC)
+#define GPUK_API static
+#else
+#define GPUK_API extern
+#endif
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A device address, the same type as the driver's CUdeviceptr. */
+typedef unsigned long long gpuk_devptr;
+
+/* gpuk_result: 0 ok, > 0 a CUresult from the driver unchanged, < 0 gpuk's own. */
+typedef enum gpuk_result {
+    GPUK_OK = 0,
+    GPUK_ERR_NO_DRIVER = -1,       /* driver library not found or not loadable */
+    GPUK_ERR_DRIVER_TOO_OLD = -2,  /* missing entry point or too old for the request, named */
+    GPUK_ERR_INVALID_ARG = -3,     /* NULL, zero, overflowing or malformed argument, named */
+    GPUK_ERR_INVALID_HANDLE = -4,  /* zero, destroyed or other-ctx handle */
+    GPUK_ERR_POOL_FULL = -5,       /* raise the ctx desc's max_* for that object */
+    GPUK_ERR_HOST_ALLOC = -6,      /* the host allocator returned NULL */
+    GPUK_ERR_FORKED = -7,          /* CUDA cannot be used in a child after fork() */
+    GPUK_ERR_BUSY = -8,            /* gpuk_shutdown with contexts still alive */
+    GPUK_ERR_LIMIT = -9,           /* launch shape or shared memory over a device/kernel limit */
+    GPUK_ERR_OUT_OF_BOUNDS = -10,  /* copy or memset outside the buffer */
+    GPUK_RESULT_FORCE_32 = 0x7FFFFFFF
+} gpuk_result;
+
+typedef enum gpuk_log_level {
+    GPUK_LOG_DEFAULT = 0, /* -> GPUK_LOG_WARN */
+    GPUK_LOG_ERROR,
+    GPUK_LOG_WARN,
+    GPUK_LOG_INFO,
+    GPUK_LOG_DEBUG,
+    GPUK_LOG_NUM,
+    GPUK_LOG_FORCE_U32 = 0x7FFFFFFF
+} gpuk_log_level;
+
+/* Optional features: bits of gpuk_features(), set where the driver has the entry points. */
+enum {
+    GPUK_FEATURE_PROC_ADDRESS = 1u << 0, /* resolved through cuGetProcAddress (driver >= 11.3) */
+    GPUK_FEATURE_PARAM_INFO = 1u << 1,   /* cuFuncGetParamInfo (>= 12.4): launch arg checks */
+    GPUK_FEATURE_LAUNCH_EX = 1u << 2,    /* cuLaunchKernelEx (>= 11.8) */
+    GPUK_FEATURE_GRAPHS = 1u << 3,       /* cuGraphInstantiateWithFlags (>= 11.4) */
+    GPUK_FEATURE_LIBRARY = 1u << 4       /* cuLibraryLoadData (>= 12.0) */
+};
+
+typedef struct gpuk_ctx gpuk_ctx; /* one per device, on its primary context; the only pointer */
+typedef struct gpuk_buffer { uint32_t id; } gpuk_buffer; /* device memory; {0} = none */
+typedef struct gpuk_pinned { uint32_t id; } gpuk_pinned; /* page-locked host memory */
+typedef struct gpuk_stream { uint32_t id; } gpuk_stream; /* {0} = the ctx default stream */
+typedef struct gpuk_event { uint32_t id; } gpuk_event;
+typedef struct gpuk_module { uint32_t id; } gpuk_module;
+typedef struct gpuk_kernel { uint32_t id; } gpuk_kernel;
+
+/* A pointer and a size. GPUK_RANGE(x) takes an array or struct by name. */
+typedef struct gpuk_range { const void* ptr; size_t bytes; } gpuk_range;
+#ifdef __cplusplus
+#define GPUK_RANGE(x) gpuk_range{ &x, sizeof(x) }
+#else
+#define GPUK_RANGE(x) (gpuk_range){ &(x), sizeof(x) }
+#endif
+
+/* Logger: func must be reentrant; msg is valid for the call only. */
+typedef void (*gpuk_log_fn)(void* user_data, gpuk_log_level level, int code, const char* msg);
+typedef struct gpuk_logger { gpuk_log_fn func; void* user_data; } gpuk_logger;
+
+/* Host allocator: both functions or neither (default malloc/free). */
+typedef struct gpuk_allocator {
+    void* (*alloc_fn)(size_t bytes, void* user_data);
+    void (*free_fn)(void* ptr, void* user_data);
+    void* user_data;
+} gpuk_allocator;
+
+/* Resolver for driver entry points (a fake driver in tests, or a program's own loader).
+   Returns NULL for a symbol it does not have. */
+typedef void* (*gpuk_get_proc_fn)(const char* symbol, int abi_version, void* user_data);
+
+/* gpuk_desc: process-wide settings for gpuk_init. All zero = defaults. */
+typedef struct gpuk_desc {
+    uint32_t _start_canary;
+    const char* driver_path;     // NULL -> $GPUK_DRIVER_PATH, then libcuda.so.1 / nvcuda.dll
+    gpuk_get_proc_fn get_proc;   // NULL -> load the driver library and resolve from it
+    void* get_proc_user_data;
+    gpuk_logger logger;          // NULL func -> silent
+    gpuk_log_level log_level;    // 0 -> GPUK_LOG_WARN
+    gpuk_allocator allocator;    // NULL -> malloc/free
+    uint32_t _end_canary;
+} gpuk_desc;
+
+typedef struct gpuk_device_info {
+    char name[256];
+    char pci_bus_id[32];           // "0000:3b:00.0"
+    int ordinal;
+    int cc_major, cc_minor;        // compute capability
+    int sm_count;
+    int clock_khz, mem_clock_khz, mem_bus_bits;
+    size_t total_bytes;            // global memory; free memory: gpuk_ctx_mem_info
+    int l2_bytes;
+    int shared_per_block, shared_per_block_optin, shared_per_sm;
+    int regs_per_block;
+    int max_threads_per_block, max_threads_per_sm, warp_size;
+    int max_block[3], max_grid[3];
+    int integrated, async_engines;
+    int driver_version;            // e.g. 13000 for CUDA 13.0
+} gpuk_device_info;
+
+typedef struct gpuk_ctx_desc {
+    uint32_t _start_canary;
+    int device;              // ordinal; 0 = first device
+    uint32_t max_buffers;    // 0 -> 4096 (each pool at most 65535)
+    uint32_t max_pinned;     // 0 -> 256
+    uint32_t max_streams;    // 0 -> 256
+    uint32_t max_events;     // 0 -> 1024
+    uint32_t max_modules;    // 0 -> 64
+    uint32_t max_kernels;    // 0 -> 1024
+    uint32_t _end_canary;
+} gpuk_ctx_desc;
+
+typedef struct gpuk_buffer_desc {
+    uint32_t _start_canary;
+    size_t bytes;            // 0 -> a valid empty buffer (devptr 0)
+    gpuk_devptr wrap;        // nonzero: wrap this existing allocation (not freed by gpuk)
+    const char* label;       // copied; shown in errors
+    uint32_t _end_canary;
+} gpuk_buffer_desc;
+
+typedef struct gpuk_pinned_desc {
+    uint32_t _start_canary;
+    size_t bytes;            // 0 -> a valid empty block (ptr NULL)
+    void* host_ptr;          // non-NULL: page-lock (register) this memory instead of allocating
+    const char* label;
+    uint32_t _end_canary;
+} gpuk_pinned_desc;
+
+typedef struct gpuk_stream_desc {
+    uint32_t _start_canary;
+    int priority;            // 0 -> default; lower is higher (gpuk_stream_priority_range)
+    bool blocking;           // false -> non-blocking (does not sync with the legacy NULL stream)
+    void* wrap;              // non-NULL: wrap this CUstream (not destroyed by gpuk)
+    uint32_t _end_canary;
+} gpuk_stream_desc;
+
+typedef struct gpuk_event_desc {
+    uint32_t _start_canary;
+    bool no_timing;          // false -> the event records time (gpuk_event_elapsed_ms)
+    bool blocking_sync;      // true -> gpuk_event_sync sleeps instead of spinning
+    uint32_t _end_canary;
+} gpuk_event_desc;
+
+typedef enum gpuk_image_kind {
+    GPUK_IMAGE_DEFAULT = 0,  /* detect: ELF -> cubin, fatbin magic -> fatbin, else PTX text */
+    GPUK_IMAGE_PTX,
+    GPUK_IMAGE_CUBIN,
+    GPUK_IMAGE_FATBIN,
+    GPUK_IMAGE_NUM,
+    GPUK_IMAGE_FORCE_U32 = 0x7FFFFFFF
+} gpuk_image_kind;
+
+typedef struct gpuk_module_desc {
+    uint32_t _start_canary;
+    gpuk_range image;        // PTX text (bytes 0 -> NUL-terminated), cubin or fatbin
+    gpuk_image_kind kind;    // 0 -> detect
+    const char* label;       // copied; shown in errors
+    uint32_t _end_canary;
+} gpuk_module_desc;
+
+typedef struct gpuk_kernel_info {
+    int num_regs;
+    int static_shared_bytes, const_bytes, local_bytes;
+    int max_threads_per_block;     // for this kernel on this device
+    int max_dynamic_shared_bytes;  // current limit; raise with gpuk_kernel_set_max_dynamic_shared
+    int ptx_version, binary_version;
+    int num_params;                // -1 where the driver cannot tell (< 12.4)
+} gpuk_kernel_info;
+
+typedef struct gpuk_dim3 { uint32_t x, y, z; } gpuk_dim3; /* y, z: 0 -> 1 */
+
+typedef struct gpuk_launch_desc {
+    uint32_t _start_canary;
+    gpuk_dim3 grid;              // x required
+    gpuk_dim3 block;             // x required
+    uint32_t shared_bytes;       // dynamic shared memory
+    gpuk_stream stream;          // {0} -> ctx default stream
+    void** args;                 // one pointer per kernel parameter, as cuLaunchKernel takes
+    uint32_t num_args;           // 0 -> not checked; else must match the kernel (debug builds)
+    const size_t* arg_sizes;     // NULL -> not checked; else each must match (debug builds)
+    uint32_t _end_canary;
+} gpuk_launch_desc;
+
+/* Two timing events on one stream: start, run work, stop -> milliseconds. */
+typedef struct gpuk_timer { gpuk_event start, stop; gpuk_stream stream; } gpuk_timer;
+
+// --- library ---
+/* Load the driver and cuInit, once per process. Optional: the first call that needs the driver
+   does it with defaults. Once it has succeeded, later calls return GPUK_OK and ignore their desc;
+   after a failure the next call tries again. */
+GPUK_API gpuk_result gpuk_init(const gpuk_desc* desc);
+/* Forget the driver table and any recorded fault; every ctx must be destroyed first. */
+GPUK_API gpuk_result gpuk_shutdown(void);
+GPUK_API gpuk_result gpuk_driver_version(int* out_version);
+GPUK_API uint32_t gpuk_features(void);
+/* Any driver entry point by name and ABI version, for calls gpuk does not wrap; NULL if none. */
+GPUK_API void* gpuk_driver_symbol(const char* symbol, int abi_version);
+GPUK_API const char* gpuk_result_str(gpuk_result result);
+GPUK_API const char* gpuk_last_error(void);
+#ifndef GPUK_NO_STDIO
+GPUK_API void gpuk_log_stderr(void* user_data, gpuk_log_level level, int code, const char* msg);
+#endif
+
+// --- devices ---
+GPUK_API gpuk_result gpuk_device_count(int* out_count);
+GPUK_API gpuk_result gpuk_device_query(int device, gpuk_device_info* out_info);
+/* Any CU_DEVICE_ATTRIBUTE_* by its number. */
+GPUK_API gpuk_result gpuk_device_attribute(int device, int cu_attribute, int* out_value);
+
+// --- contexts ---
+GPUK_API gpuk_result gpuk_ctx_create(const gpuk_ctx_desc* desc, gpuk_ctx** out_ctx);
+/* Waits for the device, then destroys everything the ctx owns and releases its primary ctx. */
+GPUK_API gpuk_result gpuk_ctx_destroy(gpuk_ctx* ctx);
+GPUK_API gpuk_result gpuk_ctx_sync(gpuk_ctx* ctx);
+GPUK_API gpuk_result gpuk_ctx_mem_info(gpuk_ctx* ctx, size_t* out_free, size_t* out_total);
+GPUK_API const gpuk_device_info* gpuk_ctx_device_info(const gpuk_ctx* ctx);
+/* Make the ctx current on this thread, for raw driver calls (interop). */
+GPUK_API gpuk_result gpuk_ctx_make_current(gpuk_ctx* ctx);
+
+// --- buffers (device memory) ---
+GPUK_API gpuk_result gpuk_buffer_create(gpuk_ctx* ctx, const gpuk_buffer_desc* desc,
+                                        gpuk_buffer* out_buffer);
+GPUK_API gpuk_result gpuk_buffer_destroy(gpuk_ctx* ctx, gpuk_buffer buffer);
+GPUK_API size_t gpuk_buffer_size(const gpuk_ctx* ctx, gpuk_buffer buffer);         /* 0 if bad */
+GPUK_API gpuk_devptr gpuk_buffer_devptr(const gpuk_ctx* ctx, gpuk_buffer buffer);  /* 0 if bad */
+GPUK_API gpuk_result gpuk_buffer_write(gpuk_ctx* ctx, gpuk_buffer dst, size_t dst_offset,
+                                       const void* src, size_t bytes);
+GPUK_API gpuk_result gpuk_buffer_read(gpuk_ctx* ctx, gpuk_buffer src, size_t src_offset,
+                                      void* dst, size_t bytes);
+GPUK_API gpuk_result gpuk_buffer_copy(gpuk_ctx* ctx, gpuk_buffer dst, size_t dst_offset,
+                                      gpuk_buffer src, size_t src_offset, size_t bytes);
+GPUK_API gpuk_result gpuk_buffer_write_async(gpuk_ctx* ctx, gpuk_stream stream, gpuk_buffer dst,
+                                             size_t dst_offset, const void* src, size_t bytes);
+GPUK_API gpuk_result gpuk_buffer_read_async(gpuk_ctx* ctx, gpuk_stream stream, gpuk_buffer src,
+                                            size_t src_offset, void* dst, size_t bytes);
+GPUK_API gpuk_result gpuk_buffer_copy_async(gpuk_ctx* ctx, gpuk_stream stream, gpuk_buffer dst,
+                                            size_t dst_offset, gpuk_buffer src,
+                                            size_t src_offset, size_t bytes);
+/* Set count elements of elem_bytes (1, 2 or 4) each to value, from byte_offset (aligned to
+   elem_bytes). Enqueued on stream. */
+GPUK_API gpuk_result gpuk_buffer_memset(gpuk_ctx* ctx, gpuk_stream stream, gpuk_buffer dst,
+                                        size_t byte_offset, uint32_t value, uint32_t elem_bytes,
+                                        size_t count);
+
+// --- pinned host memory ---
+GPUK_API gpuk_result gpuk_pinned_create(gpuk_ctx* ctx, const gpuk_pinned_desc* desc,
+                                        gpuk_pinned* out_pinned);
+/* Frees what gpuk allocated, or unregisters what it registered (the memory stays the caller's). */
+GPUK_API gpuk_result gpuk_pinned_destroy(gpuk_ctx* ctx, gpuk_pinned pinned);
+GPUK_API void* gpuk_pinned_ptr(const gpuk_ctx* ctx, gpuk_pinned pinned);     /* NULL if bad */
+GPUK_API size_t gpuk_pinned_size(const gpuk_ctx* ctx, gpuk_pinned pinned);   /* 0 if bad */
+
+// --- streams ---
+GPUK_API gpuk_result gpuk_stream_create(gpuk_ctx* ctx, const gpuk_stream_desc* desc,
+                                        gpuk_stream* out_stream);
+GPUK_API gpuk_result gpuk_stream_destroy(gpuk_ctx* ctx, gpuk_stream stream);
+GPUK_API gpuk_result gpuk_stream_sync(gpuk_ctx* ctx, gpuk_stream stream);
+/* *out_done = true when all work enqueued so far has finished. */
+GPUK_API gpuk_result gpuk_stream_query(gpuk_ctx* ctx, gpuk_stream stream, bool* out_done);
+/* Later work on stream waits until event's last record has completed. */
+GPUK_API gpuk_result gpuk_stream_wait(gpuk_ctx* ctx, gpuk_stream stream, gpuk_event event);
+/* fn(user_data) runs on a driver thread once earlier work on stream is done; it must not call
+   gpuk or CUDA. */
+GPUK_API gpuk_result gpuk_stream_host_func(gpuk_ctx* ctx, gpuk_stream stream,
+                                           void (*fn)(void* user_data), void* user_data);
+GPUK_API void* gpuk_stream_native(const gpuk_ctx* ctx, gpuk_stream stream); /* CUstream, NULL if bad */
+GPUK_API gpuk_result gpuk_stream_priority_range(gpuk_ctx* ctx, int* out_least,
+                                                int* out_greatest);
+
+// --- events and timing ---
+GPUK_API gpuk_result gpuk_event_create(gpuk_ctx* ctx, const gpuk_event_desc* desc,
+                                       gpuk_event* out_event);
+GPUK_API gpuk_result gpuk_event_destroy(gpuk_ctx* ctx, gpuk_event event);
+GPUK_API gpuk_result gpuk_event_record(gpuk_ctx* ctx, gpuk_event event, gpuk_stream stream);
+GPUK_API gpuk_result gpuk_event_sync(gpuk_ctx* ctx, gpuk_event event);
+GPUK_API gpuk_result gpuk_event_query(gpuk_ctx* ctx, gpuk_event event, bool* out_done);
+/* Milliseconds between two completed records of timing events. */
+GPUK_API gpuk_result gpuk_event_elapsed_ms(gpuk_ctx* ctx, gpuk_event start, gpuk_event stop,
+                                           float* out_ms);
+GPUK_API gpuk_result gpuk_timer_create(gpuk_ctx* ctx, gpuk_timer* out_timer);
+GPUK_API gpuk_result gpuk_timer_destroy(gpuk_ctx* ctx, gpuk_timer* timer);
+GPUK_API gpuk_result gpuk_timer_start(gpuk_ctx* ctx, gpuk_timer* timer, gpuk_stream stream);
+/* Records the stop, waits for it, returns the milliseconds since gpuk_timer_start. */
+GPUK_API gpuk_result gpuk_timer_stop(gpuk_ctx* ctx, gpuk_timer* timer, float* out_ms);
+
+// --- modules and kernels ---
+/* JIT error/info logs are always captured: the error log's first lines go to gpuk_last_error,
+   the whole logs to the logger. */
+GPUK_API gpuk_result gpuk_module_load(gpuk_ctx* ctx, const gpuk_module_desc* desc,
+                                      gpuk_module* out_module);
+GPUK_API gpuk_result gpuk_module_unload(gpuk_ctx* ctx, gpuk_module module);
+GPUK_API gpuk_result gpuk_kernel_get(gpuk_ctx* ctx, gpuk_module module, const char* name,
+                                     gpuk_kernel* out_kernel);
+GPUK_API gpuk_result gpuk_kernel_query(gpuk_ctx* ctx, gpuk_kernel kernel,
+                                      gpuk_kernel_info* out_info);
+GPUK_API gpuk_result gpuk_kernel_set_max_dynamic_shared(gpuk_ctx* ctx, gpuk_kernel kernel,
+                                                        uint32_t bytes);
+/* Block size with the best occupancy for shared_bytes of dynamic shared memory, and the
+   smallest grid that fills the device at that size. */
+GPUK_API gpuk_result gpuk_kernel_suggest_block(gpuk_ctx* ctx, gpuk_kernel kernel,
+                                               uint32_t shared_bytes, int* out_block,
+                                               int* out_min_grid);
+
+// --- launch ---
+GPUK_API gpuk_result gpuk_launch(gpuk_ctx* ctx, gpuk_kernel kernel, const gpuk_launch_desc* desc);
+
+// --- built-in kernels (left out by GPUK_NO_KERNELS) ---
+/* The library in gpuk_kernels.cuh, shipped below as PTX. Each call checks its arguments, loads
+   that one kernel's PTX the first time it is used on the ctx (the JIT costs milliseconds once;
+   a program pays only for the kernels it uses), and queues the kernel on stream ({0} = the ctx
+   default stream); it returns without waiting. Arrays are gpuk_array views: a buffer and the
+   index of the first element, counted in the kernel's element type, so sub-arrays at any
+   element offset work. Sizes are size_t: any n the memory holds. n = 0 does nothing (and the
+   sum of nothing is 0), except for min/max/argmin/argmax, which need n >= 1.
+   Every element-wise call may run in place (out the same view as an input). Reductions write
+   one element to out[0]; they are deterministic: the same input on the same device gives the
+   same bits every run. Scans and reductions use a small scratch area per stream, allocated on
+   first use (it grows for long scans; a stream sync precedes a regrowth). Integer arithmetic
+   wraps modulo 2^32; float min/max skip NaN like fmin/fmax. */
+typedef struct gpuk_array {
+    gpuk_buffer buffer;
+    size_t first;        /* element index in buffer where the array starts */
+} gpuk_array;
+
+#if !defined(GPUK_NO_KERNELS)
+static inline gpuk_array gpuk_at(gpuk_buffer buffer, size_t first) {
+    gpuk_array a;
+    a.buffer = buffer;
+    a.first = first;
+    return a;
+}
+/* Number of built-in kernels whose PTX is loaded on ctx (each loads on first use). */
+GPUK_API int gpuk_kernels_loaded(gpuk_ctx* ctx);
+#endif
+
+/* GPUK_GENERATED_BEGIN(kernels) */
+/* GPUK_GENERATED_END(kernels) */
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GPUK_H_INCLUDED */

@@ -1,0 +1,456 @@
+/* src/gpuk_builtin.h - part of gpuk.h: the built-in kernel layer (loading, scratch, launchers).
+   Its generated sections (wrappers, PTX) are filled in by tools/gen_ptx.py. */
+/* ---- >>builtin ---- */
+#if !defined(GPUK_NO_KERNELS)
+typedef struct gpuk__builtin_ptx {
+    const char* name;
+    const char* const* pieces;   /* the PTX text, cut under C99's 4095-char literal limit */
+    size_t bytes;
+    int version;                 /* PTX ISA major * 10 + minor */
+    int target;                  /* .target sm_XX */
+} gpuk__builtin_ptx;
+/* A faster form of a kernel for newer GPUs (its .target says which). */
+typedef struct gpuk__builtin_variant {
+    int kernel;                  /* GPUK__K_*, or -1 at the end of the list */
+    gpuk__builtin_ptx ptx;
+} gpuk__builtin_variant;
+static const gpuk__builtin_ptx* gpuk__builtin_ptx_of(int id); /* these two come after the PTX */
+static const gpuk__builtin_variant* gpuk__builtin_variants(void);
+
+/* The PTX to load for kernel id on ctx: the variant with the highest .target the device and
+   driver can take, else the baseline (.target sm_52 or lower), which every device takes. */
+static const gpuk__builtin_ptx* gpuk__builtin_pick(const gpuk_ctx* ctx, int id) {
+    const gpuk__builtin_ptx* best = gpuk__builtin_ptx_of(id);
+    const gpuk__builtin_variant* v;
+    int sm = ctx->info.cc_major * 10 + ctx->info.cc_minor;
+    for (v = gpuk__builtin_variants(); v->kernel >= 0; v++)
+        if (v->kernel == id && v->ptx.target <= sm && v->ptx.target > best->target &&
+            gpuk__ptx_needs_cuda(v->ptx.version / 10, v->ptx.version % 10) <= gpuk__g.driver_version)
+            best = &v->ptx;
+    return best;
+}
+
+#define GPUK__BLOCK 256u               /* every built-in kernel runs 256-thread blocks */
+#define GPUK__REDUCE_MAX_GRID 4096u
+#define GPUK__SCRATCH_SCAN (16u + GPUK__REDUCE_MAX_GRID * 16u) /* reduction ticket + partials */
+#define GPUK__SCRATCH_MIN ((size_t)1 << 18)
+
+/* One built-in launch: filled by a family function, run by gpuk__builtin_go. */
+typedef struct gpuk__kcall {
+    const char* fn;
+    gpuk_ctx* ctx;
+    int id;
+    gpuk_stream stream;
+    gpuk__cu_stream cs;
+    uint32_t grid_x, grid_y, block_x, block_y, shared;
+    int scratch;               /* the kernel takes scratch (reductions, scans) */
+    size_t scan_tiles;         /* scans: tiles; 0 for reductions */
+    gpuk_devptr* scratch_arg;  /* set to the scratch address (reductions) or its scan part */
+    uint32_t* epoch_arg;       /* scans: set to this launch's epoch */
+    gpuk_devptr* values_arg;   /* scans: set to the per-tile value area */
+    void** args;
+} gpuk__kcall;
+
+/* The function of built-in kernel id, its module JIT-loaded on first use on ctx. Call with
+   ctx->kernel_lock held. */
+static gpuk_result gpuk__builtin_locked(const char* fn, gpuk_ctx* ctx, int id, gpuk__cu_function* out) {
+    const gpuk__builtin_ptx* b = gpuk__builtin_pick(ctx, id);
+    const char* const* piece;
+    gpuk__cu_module mod = NULL;
+    gpuk__cu_function f = NULL;
+    gpuk__cu_result cr;
+    gpuk_result r;
+    size_t pos = 0;
+    char* text;
+    if ((*out = ctx->builtin_function[id]) != NULL) return GPUK_OK;
+    if (!(text = (char*)gpuk__alloc(b->bytes + 1)))
+        return gpuk__fail(fn, GPUK_ERR_HOST_ALLOC, "cannot allocate %zu bytes for the PTX of %s", b->bytes + 1, b->name);
+    for (piece = b->pieces; *piece; piece++) {
+        size_t n = strlen(*piece);
+        memcpy(text + pos, *piece, n);
+        pos += n;
+    }
+    text[pos] = 0;
+    GPUK_ASSERT(pos == b->bytes);
+    r = gpuk__jit_load(fn, ctx, (const unsigned char*)text, pos, 0, 1, b->name, &mod);
+    gpuk__free(text);
+    if (r != GPUK_OK) return r;
+    if ((cr = GPUK__DRV.cuModuleGetFunction(&f, mod, b->name)) != 0) {
+        r = gpuk__fail_cu(fn, "cuModuleGetFunction", cr, b->name);
+        if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken)) GPUK__DRV.cuModuleUnload(mod); /* none after a sticky fault */
+        return r;
+    }
+    ctx->builtin_module[id] = mod;
+    *out = ctx->builtin_function[id] = f;
+    return GPUK_OK;
+}
+
+/* Scratch layout: [reduction ticket + partials: GPUK__SCRATCH_SCAN][scan ticket: 16][a status
+   word for each of scan_tiles tiles][16 bytes of values a tile]. Status words only ever hold
+   status words, so leftovers can never look like a flag of a later scan. */
+static size_t gpuk__scratch_bytes(size_t scan_tiles) { return GPUK__SCRATCH_SCAN + 16 + scan_tiles * (8 + 16); }
+
+/* The stream's scratch, with room for a scan of tiles (zeroed when new). Call with kernel_lock
+   held. A regrowth waits for the stream first: kernels queued earlier may use the old area. */
+static gpuk_result gpuk__scratch_locked(const char* fn, gpuk_ctx* ctx, gpuk_stream stream,
+                                        gpuk__cu_stream cs, size_t tiles, gpuk__scratch** out) {
+    gpuk__scratch* s = &ctx->scratch;
+    gpuk__cu_result cr;
+    gpuk_devptr p = 0;
+    size_t want_tiles, want;
+    if (stream.id) {
+        gpuk__stream_slot* slot = gpuk__stream_lookup(ctx, stream.id);
+        if (!slot) return gpuk__bad_handle(fn, "stream", stream.id);
+        s = &slot->scratch;
+    }
+    *out = s;
+    if (s->ptr && s->scan_tiles >= tiles) return GPUK_OK;
+    want_tiles = tiles > 2 * s->scan_tiles ? tiles : 2 * s->scan_tiles;
+    if (want_tiles < (GPUK__SCRATCH_MIN - GPUK__SCRATCH_SCAN) / 24) want_tiles = (GPUK__SCRATCH_MIN - GPUK__SCRATCH_SCAN) / 24;
+    want = gpuk__scratch_bytes(want_tiles);
+    if (s->ptr) {
+        if ((cr = GPUK__DRV.cuStreamSynchronize(cs)) != 0) return gpuk__fail_cu(fn, "cuStreamSynchronize", cr, "before growing the scratch");
+        cr = GPUK__DRV.cuMemFree(s->ptr);
+        s->ptr = 0;
+        s->bytes = 0;
+        if (cr) return gpuk__fail_cu(fn, "cuMemFree", cr, "old scratch");
+    }
+    if ((cr = GPUK__DRV.cuMemAlloc(&p, want)) != 0)
+        return gpuk__fail_cu(fn, "cuMemAlloc", cr, "scratch for reductions and scans");
+    if ((cr = GPUK__DRV.cuMemsetD8Async(p, 0, want, cs)) != 0) {
+        gpuk_result r = gpuk__fail_cu(fn, "cuMemsetD8Async", cr, "clearing the scratch");
+        if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken)) GPUK__DRV.cuMemFree(p);
+        return r;
+    }
+    s->ptr = p;
+    s->bytes = want;
+    s->scan_tiles = want_tiles;
+    return GPUK_OK;
+}
+
+/* Loads (first use), takes scratch where the kernel needs it, and launches; the kernel lock
+   is held throughout, so a concurrent regrowth never frees scratch a launch is about to use. */
+static gpuk_result gpuk__builtin_go(gpuk__kcall* k) {
+    gpuk__cu_function f = NULL;
+    gpuk__scratch* s = NULL;
+    gpuk__cu_result cr;
+    gpuk_result r;
+    gpuk__mutex_lock(&k->ctx->kernel_lock);
+    if ((r = gpuk__enter(k->fn, k->ctx)) != GPUK_OK) goto done;
+    if ((r = gpuk__builtin_locked(k->fn, k->ctx, k->id, &f)) != GPUK_OK) goto done;
+    if (k->scratch) {
+        if ((r = gpuk__scratch_locked(k->fn, k->ctx, k->stream, k->cs, k->scan_tiles, &s)) != GPUK_OK) goto done;
+        *k->scratch_arg = s->ptr;
+        if (k->epoch_arg) {
+            *k->scratch_arg = s->ptr + GPUK__SCRATCH_SCAN;
+            *k->values_arg = s->ptr + GPUK__SCRATCH_SCAN + 16 + 8 * s->scan_tiles;
+            s->epoch = (s->epoch + 1u) & 0x3FFFFFFFu;
+            if (!s->epoch) s->epoch = 1; /* 0 is what fresh (zeroed) flags hold */
+            *k->epoch_arg = s->epoch;
+        }
+    }
+    cr = GPUK__DRV.cuLaunchKernel(f, k->grid_x, k->grid_y, 1, k->block_x, k->block_y, 1, k->shared, k->cs, k->args, NULL);
+    if (cr) r = gpuk__fail_cu(k->fn, "cuLaunchKernel", cr, gpuk__builtin_ptx_of(k->id)->name);
+done:
+    gpuk__mutex_unlock(&k->ctx->kernel_lock);
+    return r;
+}
+
+/* Checks common to every built-in call; fills the launch record's ctx, stream and ids. */
+static gpuk_result gpuk__kcall_init(gpuk__kcall* k, const char* fn, int id, gpuk_ctx* ctx, gpuk_stream stream) {
+    memset(k, 0, sizeof *k);
+    k->fn = fn;
+    k->ctx = ctx;
+    k->id = id;
+    k->stream = stream;
+    k->block_x = GPUK__BLOCK;
+    k->block_y = 1;
+    k->grid_y = 1;
+    GPUK__ALIVE(fn);
+    GPUK__CTX_CHECK(fn, ctx);
+    return gpuk__stream_resolve(fn, ctx, stream, &k->cs);
+}
+
+/* Address of n elements of elem bytes at a, after checking the handle, the bounds (without
+   overflow) and the element alignment. */
+static gpuk_result gpuk__array(const char* fn, const gpuk_ctx* ctx, const char* what, gpuk_array a,
+                               size_t elem, size_t n, gpuk_devptr* out) {
+    const gpuk__buffer_slot* s = gpuk__buffer_lookup(ctx, a.buffer.id);
+    size_t cap;
+    *out = 0;
+    if (!s) return gpuk__bad_handle(fn, what, a.buffer.id);
+    cap = s->bytes / elem;
+    if (a.first > cap || n > cap - a.first)
+        return gpuk__fail(fn, GPUK_ERR_OUT_OF_BOUNDS, "%s: elements %zu to %zu + %zu exceed buffer '%s' "
+                          "(%zu elements of %zu bytes)", what, a.first, a.first, n, s->label, cap, elem);
+    *out = s->ptr + (gpuk_devptr)a.first * elem;
+    if (*out % elem)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s: address 0x%llx is not aligned to its %zu-byte "
+                          "elements", what, (unsigned long long)*out, elem);
+    return GPUK_OK;
+}
+
+/* Two arrays that share bytes but do not start together: a kernel would read what it wrote. */
+static gpuk_result gpuk__overlap(const char* fn, const char* what, gpuk_devptr p, gpuk_devptr q,
+                                 size_t bytes_p, size_t bytes_q, int same_ok) {
+    if (!bytes_p || !bytes_q || p >= q + bytes_q || q >= p + bytes_p) return GPUK_OK;
+    if (same_ok && p == q) return GPUK_OK;
+    return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s overlap%s", what,
+                      same_ok ? " without being the same array (in-place use needs the same first element)" : "");
+}
+
+/* Blocks for units of work at per_block units a block, at least 1 and at most cap. */
+static uint32_t gpuk__grid(size_t units, size_t per_block, size_t cap) {
+    size_t g = units / per_block + (units % per_block != 0);
+    if (g < 1) g = 1;
+    return (uint32_t)(g < cap ? g : cap);
+}
+
+static size_t gpuk__sm_blocks(const gpuk_ctx* ctx, size_t per_sm) {
+    return (size_t)(ctx->info.sm_count > 0 ? ctx->info.sm_count : 1) * per_sm;
+}
+
+/* Element-wise kernels: (out, a, b, n, s0, s1). */
+/* not inlined: ~100 generated wrappers call these (compile time, code size) */
+static GPUK__NOINLINE gpuk_result gpuk__map(const char* fn, int id, gpuk_ctx* ctx, gpuk_stream stream, size_t elem,
+                             size_t n, gpuk_array out, const gpuk_array* a, const gpuk_array* b,
+                             const void* s0, const void* s1) {
+    static const unsigned char zero[16] = { 0 };
+    gpuk_devptr po, pa = 0, pb = 0;
+    unsigned long long n64 = n;
+    void* args[6];
+    gpuk__kcall k;
+    gpuk_result r;
+    if ((r = gpuk__kcall_init(&k, fn, id, ctx, stream)) != GPUK_OK) return r;
+    if ((r = gpuk__array(fn, ctx, "out", out, elem, n, &po)) != GPUK_OK) return r;
+    if (a && (r = gpuk__array(fn, ctx, "input", *a, elem, n, &pa)) != GPUK_OK) return r;
+    if (b && (r = gpuk__array(fn, ctx, "second input", *b, elem, n, &pb)) != GPUK_OK) return r;
+    if (a && (r = gpuk__overlap(fn, "out and input", po, pa, n * elem, n * elem, 1)) != GPUK_OK) return r;
+    if (b && (r = gpuk__overlap(fn, "out and second input", po, pb, n * elem, n * elem, 1)) != GPUK_OK) return r;
+    if (n == 0) return GPUK_OK;
+    args[0] = &po; args[1] = &pa; args[2] = &pb; args[3] = &n64;
+    args[4] = (void*)(uintptr_t)(s0 ? s0 : zero);
+    args[5] = (void*)(uintptr_t)(s1 ? s1 : zero);
+    k.args = args;
+    /* a block for every 256 packs: on H100 that moved add_f32 from 0.97 to 1.02 of copy bandwidth
+       against a grid of 32 blocks an SM looping over the rest */
+    k.grid_x = gpuk__grid(n, GPUK__BLOCK * (16 / elem), (size_t)ctx->info.max_grid[0]);
+    return gpuk__builtin_go(&k);
+}
+
+/* Kernels that make out[i] from i: (out, n, s0, s1), per_thread elements a thread. */
+static GPUK__NOINLINE gpuk_result gpuk__generate(const char* fn, int id, gpuk_ctx* ctx, gpuk_stream stream, size_t elem,
+                                  size_t n, gpuk_array out, const void* s0, const void* s1,
+                                  size_t scalar_bytes, size_t per_thread) {
+    gpuk_devptr po;
+    unsigned long long n64 = n;
+    void* args[4];
+    gpuk__kcall k;
+    gpuk_result r;
+    if ((r = gpuk__kcall_init(&k, fn, id, ctx, stream)) != GPUK_OK) return r;
+    if ((r = gpuk__array(fn, ctx, "out", out, elem, n, &po)) != GPUK_OK) return r;
+    if (per_thread > 1) { /* random: s1 is the element offset into the stream of numbers */
+        unsigned long long offset;
+        memcpy(&offset, s1, sizeof offset);
+        GPUK_ASSERT(scalar_bytes == sizeof offset);
+        if (n && offset > ~0ull - (n - 1))
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "offset %llu + n %zu passes 2^64", offset, n);
+    }
+    (void)scalar_bytes;
+    if (n == 0) return GPUK_OK;
+    args[0] = &po; args[1] = &n64;
+    args[2] = (void*)(uintptr_t)s0; args[3] = (void*)(uintptr_t)s1;
+    k.args = args;
+    /* 32 blocks an SM, looping: random_uniform_f32 ran at 0.96-1.00 of copy bandwidth so on H100,
+       0.81 with a block for every 256 Philox blocks */
+    k.grid_x = gpuk__grid(n / per_thread + 2, GPUK__BLOCK, gpuk__sm_blocks(ctx, 32));
+    return gpuk__builtin_go(&k);
+}
+
+/* Elements a stride walk of n touches: (n - 1) * stride + 1, or 0 on overflow or n = 0. */
+static size_t gpuk__extent(size_t n, size_t stride, int* overflow) {
+    *overflow = 0;
+    if (n == 0) return 0;
+    if (stride && n - 1 > ((size_t)-1 - 1) / stride) { *overflow = 1; return 0; }
+    return (n - 1) * stride + 1;
+}
+
+/* Strided copy: (out, in, n, out_stride, in_stride). */
+static GPUK__NOINLINE gpuk_result gpuk__strided(const char* fn, int id, gpuk_ctx* ctx, gpuk_stream stream, size_t elem,
+                                 gpuk_array out, size_t out_stride, gpuk_array in, size_t in_stride, size_t n) {
+    gpuk_devptr po, pi;
+    unsigned long long n64 = n, os = out_stride, is = in_stride;
+    size_t out_n, in_n;
+    int over_o, over_i;
+    void* args[5];
+    gpuk__kcall k;
+    gpuk_result r;
+    if ((r = gpuk__kcall_init(&k, fn, id, ctx, stream)) != GPUK_OK) return r;
+    if (out_stride == 0 && n > 1)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_stride is 0 with n = %zu: every element would land on out[0]", n);
+    out_n = gpuk__extent(n, out_stride, &over_o);
+    in_n = gpuk__extent(n, in_stride, &over_i);
+    if (over_o || over_i)
+        return gpuk__fail(fn, GPUK_ERR_OUT_OF_BOUNDS, "n %zu times the %s stride %zu passes SIZE_MAX", n,
+                          over_o ? "out" : "in", over_o ? out_stride : in_stride);
+    if ((r = gpuk__array(fn, ctx, "out", out, elem, out_n, &po)) != GPUK_OK) return r;
+    if ((r = gpuk__array(fn, ctx, "in", in, elem, in_n, &pi)) != GPUK_OK) return r;
+    if ((r = gpuk__overlap(fn, "out and in", po, pi, out_n * elem, in_n * elem, 0)) != GPUK_OK) return r;
+    if (n == 0) return GPUK_OK;
+    args[0] = &po; args[1] = &pi; args[2] = &n64; args[3] = &os; args[4] = &is;
+    k.args = args;
+    k.grid_x = gpuk__grid(n, GPUK__BLOCK, (size_t)ctx->info.max_grid[0]);
+    return gpuk__builtin_go(&k);
+}
+
+/* Reductions: (out, a, b, n, scratch). The grid depends only on n and the device, which is
+   what makes the result's bits repeat. */
+static GPUK__NOINLINE gpuk_result gpuk__reduce(const char* fn, int id, gpuk_ctx* ctx, gpuk_stream stream, size_t elem,
+                                size_t out_elem, int needs_elements, gpuk_array out, const gpuk_array* a,
+                                const gpuk_array* b, size_t n) {
+    gpuk_devptr po, pa, pb = 0, scratch = 0;
+    unsigned long long n64 = n;
+    void* args[5];
+    gpuk__kcall k;
+    gpuk_result r;
+    size_t cap;
+    if ((r = gpuk__kcall_init(&k, fn, id, ctx, stream)) != GPUK_OK) return r;
+    if ((r = gpuk__array(fn, ctx, "out", out, out_elem, 1, &po)) != GPUK_OK) return r;
+    if ((r = gpuk__array(fn, ctx, "input", *a, elem, n, &pa)) != GPUK_OK) return r;
+    if (b && (r = gpuk__array(fn, ctx, "second input", *b, elem, n, &pb)) != GPUK_OK) return r;
+    if (needs_elements && n == 0)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "n is 0: there is no smallest or largest of no elements");
+    args[0] = &po; args[1] = &pa; args[2] = &pb; args[3] = &n64; args[4] = &scratch;
+    k.args = args;
+    cap = gpuk__sm_blocks(ctx, 8);
+    k.grid_x = gpuk__grid(n, GPUK__BLOCK * (16 / elem), cap < GPUK__REDUCE_MAX_GRID ? cap : GPUK__REDUCE_MAX_GRID);
+    k.scratch = 1;
+    k.scratch_arg = &scratch;
+    return gpuk__builtin_go(&k);
+}
+
+/* Scans: (out, in, n, scratch, epoch, values, ahead); a block per tile of 8192 (4-byte) or 4096
+   elements (scan_items in gpuk_kernels.cuh). */
+static size_t gpuk__scan_tile(size_t elem) { return (size_t)GPUK__BLOCK * (elem == 4 ? 32u : 16u); }
+
+/* How many tiles ahead a scan block prefetches into L2 (gpuk_kernels.cuh, scan): measured best
+   on H100 at 2.5 tiles a multiprocessor for 4-byte types and 2 for 8-byte ones, and never more
+   than a quarter of L2 (at half of it, prefetched tiles were evicted before use); 0: none. */
+static uint32_t gpuk__scan_ahead(const gpuk_device_info* info, size_t elem) {
+    const size_t tile_bytes = gpuk__scan_tile(elem) * elem;
+    const size_t l2_tiles = info->l2_bytes > 0 ? (size_t)info->l2_bytes / (4 * tile_bytes) : 0;
+    const size_t per_sm = info->sm_count > 0 ? (size_t)info->sm_count * (elem == 4 ? 5 : 4) / 2 : 0;
+    return (uint32_t)(per_sm < l2_tiles ? per_sm : l2_tiles);
+}
+
+static GPUK__NOINLINE gpuk_result gpuk__scan(const char* fn, int id, gpuk_ctx* ctx, gpuk_stream stream, size_t elem,
+                              gpuk_array out, gpuk_array in, size_t n) {
+    const size_t tile = gpuk__scan_tile(elem);
+    gpuk_devptr po, pi, scratch = 0, values = 0;
+    unsigned long long n64 = n;
+    uint32_t epoch = 0, ahead;
+    size_t tiles;
+    void* args[7];
+    gpuk__kcall k;
+    gpuk_result r;
+    if ((r = gpuk__kcall_init(&k, fn, id, ctx, stream)) != GPUK_OK) return r;
+    if ((r = gpuk__array(fn, ctx, "out", out, elem, n, &po)) != GPUK_OK) return r;
+    if ((r = gpuk__array(fn, ctx, "in", in, elem, n, &pi)) != GPUK_OK) return r;
+    if ((r = gpuk__overlap(fn, "out and in", po, pi, n * elem, n * elem, 1)) != GPUK_OK) return r;
+    if (n == 0) return GPUK_OK;
+    tiles = n / tile + (n % tile != 0);
+    if (tiles > (size_t)ctx->info.max_grid[0] || tiles > 0xFFFFFFFFu)
+        return gpuk__fail(fn, GPUK_ERR_LIMIT, "n = %zu needs %zu tiles of %zu; the grid takes %d", n, tiles,
+                          tile, ctx->info.max_grid[0]);
+    ahead = gpuk__scan_ahead(&ctx->info, elem);
+    args[0] = &po; args[1] = &pi; args[2] = &n64; args[3] = &scratch; args[4] = &epoch; args[5] = &values;
+    args[6] = &ahead;
+    k.args = args;
+    k.grid_x = (uint32_t)tiles;
+    k.scratch = 1;
+    k.scan_tiles = tiles;
+    k.scratch_arg = &scratch;
+    k.epoch_arg = &epoch;
+    k.values_arg = &values;
+    return gpuk__builtin_go(&k);
+}
+
+/* Transpose: (out, in, rows, cols), 32x8 threads a 64x64 tile. */
+static GPUK__NOINLINE gpuk_result gpuk__transpose(const char* fn, int id, gpuk_ctx* ctx, gpuk_stream stream, size_t elem,
+                                   gpuk_array out, gpuk_array in, size_t rows, size_t cols) {
+    gpuk_devptr po, pi;
+    unsigned long long r64 = rows, c64 = cols;
+    size_t total;
+    void* args[4];
+    gpuk__kcall k;
+    gpuk_result r;
+    if ((r = gpuk__kcall_init(&k, fn, id, ctx, stream)) != GPUK_OK) return r;
+    if (cols && rows > (size_t)-1 / cols)
+        return gpuk__fail(fn, GPUK_ERR_OUT_OF_BOUNDS, "rows %zu x cols %zu passes SIZE_MAX", rows, cols);
+    total = rows * cols;
+    if ((r = gpuk__array(fn, ctx, "out", out, elem, total, &po)) != GPUK_OK) return r;
+    if ((r = gpuk__array(fn, ctx, "in", in, elem, total, &pi)) != GPUK_OK) return r;
+    if ((r = gpuk__overlap(fn, "out and in", po, pi, total * elem, total * elem, 0)) != GPUK_OK) return r;
+    if (total == 0) return GPUK_OK;
+    args[0] = &po; args[1] = &pi; args[2] = &r64; args[3] = &c64;
+    k.args = args;
+    k.block_x = 32;
+    k.block_y = GPUK__BLOCK / 32;
+    if (cols / 64 + 1 > (size_t)ctx->info.max_grid[0])
+        return gpuk__fail(fn, GPUK_ERR_LIMIT, "cols = %zu needs more than %d blocks across", cols, ctx->info.max_grid[0]);
+    k.grid_x = gpuk__grid(cols, 64, (size_t)ctx->info.max_grid[0]); /* 64x64 tiles (TRANSPOSE_TILE) */
+    k.grid_y = gpuk__grid(rows, 64, 65535); /* taller matrices loop inside the kernel */
+    return gpuk__builtin_go(&k);
+}
+
+/* Histogram: zero counts, then (counts, in, n, nbins, lo, hi) with per-block shared counts. */
+static GPUK__NOINLINE gpuk_result gpuk__histogram(const char* fn, int id, gpuk_ctx* ctx, gpuk_stream stream, size_t elem,
+                                   gpuk_array counts, uint32_t nbins, int64_t lo, int64_t hi, gpuk_array in, size_t n) {
+    gpuk_devptr pc, pi;
+    unsigned long long n64 = n;
+    long long lo64 = lo, hi64 = hi;
+    void* args[6];
+    gpuk__kcall k;
+    gpuk__cu_result cr;
+    gpuk_result r;
+    uint32_t copies;
+    if ((r = gpuk__kcall_init(&k, fn, id, ctx, stream)) != GPUK_OK) return r;
+    if (nbins == 0 || nbins > (1u << 24))
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "nbins is %u; it must be 1 to 2^24", nbins);
+    if (lo >= hi || (uint64_t)hi - (uint64_t)lo > ((uint64_t)1 << 40))
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "the range [%lld, %lld) is %s", (long long)lo, (long long)hi,
+                          lo >= hi ? "empty" : "wider than 2^40");
+    if ((r = gpuk__array(fn, ctx, "counts", counts, 8, nbins, &pc)) != GPUK_OK) return r;
+    if ((r = gpuk__array(fn, ctx, "in", in, elem, n, &pi)) != GPUK_OK) return r;
+    if ((r = gpuk__overlap(fn, "counts and in", pc, pi, (size_t)nbins * 8, n * elem, 0)) != GPUK_OK) return r;
+    if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
+    if ((cr = GPUK__DRV.cuMemsetD32Async(pc, 0, (size_t)nbins * 2, k.cs)) != 0)
+        return gpuk__fail_cu(fn, "cuMemsetD32Async", cr, "zeroing counts");
+    if (n == 0) return GPUK_OK;
+    args[0] = &pc; args[1] = &pi; args[2] = &n64; args[3] = &nbins; args[4] = &lo64; args[5] = &hi64;
+    k.args = args;
+    copies = elem == 1 && nbins <= 256 ? GPUK__BLOCK / 32 : 1; /* u8: one copy of the counts per warp */
+    k.shared = nbins <= 2048 ? copies * nbins * 4 : 0; /* HIST_SMEM_BINS in gpuk_kernels.cuh */
+    k.grid_x = gpuk__grid(n, (size_t)GPUK__BLOCK * (elem == 1 ? 16u : 1u), gpuk__sm_blocks(ctx, 8));
+    return gpuk__builtin_go(&k);
+}
+
+GPUK__IMPL int gpuk_kernels_loaded(gpuk_ctx* ctx) {
+    int i, count = 0;
+    if (!ctx) return 0;
+    gpuk__mutex_lock(&ctx->kernel_lock);
+    for (i = 0; i < GPUK__KERNEL_COUNT; i++) count += ctx->builtin_function[i] != NULL;
+    gpuk__mutex_unlock(&ctx->kernel_lock);
+    return count;
+}
+
+/* GPUK_GENERATED_BEGIN(wrappers) */
+/* GPUK_GENERATED_END(wrappers) */
+
+/* The PTX of every built-in kernel, and its table. */
+/* GPUK_GENERATED_BEGIN(ptx) */
+/* GPUK_GENERATED_END(ptx) */
+
+static const gpuk__builtin_ptx* gpuk__builtin_ptx_of(int id) { return &gpuk__builtin_table[id]; }
+static const gpuk__builtin_variant* gpuk__builtin_variants(void) { return gpuk__builtin_variant_table; }
+#endif /* GPUK_NO_KERNELS */
