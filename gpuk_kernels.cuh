@@ -246,7 +246,8 @@ template <typename T> struct fold_max {
     GPUK_DEV out done(acc a) { return a; }
 };
 /* argmin/argmax: the index of the first extreme element; NaN never wins; an index of all ones
-   stands for "none yet", so an all-NaN input gives that index (the host maps it to 0). */
+   stands for "none yet" while folding, and an all-NaN input gives index 0 (the first NaN, as
+   NumPy's argmin/argmax answer when a NaN is present). */
 template <typename T, bool MIN> struct fold_arg {
     typedef argval<T> P;
     typedef P acc; typedef u64 out;
@@ -259,7 +260,7 @@ template <typename T, bool MIN> struct fold_arg {
         if (b.v == a.v) b_wins = b.i < a.i;
         return b_wins ? b : a;
     }
-    GPUK_DEV out done(acc a) { return a.i; }
+    GPUK_DEV out done(acc a) { return a.i == ~0ull ? 0ull : a.i; }
 };
 
 template <typename F>
@@ -350,12 +351,20 @@ GPUK_DEV void reduce(F f, typename F::out* result, const T* a, const T* b, u64 n
    it does not push the prefetched input out of L2. On H100 (2^28 i32/f32, 330 tiles ahead)
    this took the scan from 0.84 to 0.95 of copy bandwidth (f64: 0.79 to 0.87); too far (a
    whole wave of resident blocks, 792 tiles) evicted tiles before use and fell to 0.66.
-   scratch: u32 ticket (the last tile's block resets it), then a 64-bit status word a tile;
+   scratch: a 64-bit ticket word (low half: tiles drawn in this launch; high half: the launch's
+   epoch), a 64-bit sweep cursor, then a 64-bit status word for each of `capacity` tiles;
    values: 8-byte types' per-tile values, in an area of their own. A status flag holds the
-   launch's epoch (from the host, different in consecutive launches) above its two state bits,
-   so stale flags from earlier launches never look ready and nothing needs clearing; the host
-   keeps the status words where nothing but status words is ever written, so no leftover data
-   can pass for a flag. */
+   launch's epoch above its two state bits, so stale flags from earlier launches never look
+   ready and nothing needs clearing between launches. The epoch lives in device memory and
+   the kernel advances it itself: the block that draws the last ticket resets the count and
+   steps the epoch in one store, after every other block of the launch has drawn its ticket
+   (and with it the epoch). So a launch replayed from a CUDA graph, whose arguments never
+   change, still gets a fresh epoch each time. Epochs repeat after 2^30 - 1 launches; a flag
+   that old must never survive, so each launch also clears the status words of 256 tiles past
+   its own end at a cursor that walks the whole area: every word is rewritten or cleared at
+   least once in capacity / 256 launches, far fewer than 2^30. The host keeps the status words
+   where nothing but status words is ever written, so no leftover data passes for a flag. */
+#define SCAN_EPOCH_MASK 0x3FFFFFFFu
 #define SCAN_FLAG_AGG 1u
 #define SCAN_FLAG_INCL 2u
 
@@ -463,24 +472,38 @@ GPUK_DEV void prefetch_l2(const char* p, u64 bytes) {
 }
 
 template <typename T, bool EXCLUSIVE, typename STATUS = scan_status<T> >
-GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, u32 epoch, void* values, u32 ahead) {
+GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, void* values, u32 ahead, u64 capacity) {
     enum { ITEMS = scan_items<T>::n, TILE = GPUK_BLOCK * scan_items<T>::n };
     __shared__ T tile[TILE + TILE / 32];
     __shared__ T warp_sums[GPUK_WARPS];
     __shared__ T tile_prefix;
     __shared__ u64 tile_index;
+    __shared__ u32 tile_epoch;
+    __shared__ u64 sweep_from; /* ~0: this block does not sweep */
     __shared__ u32 nearest; /* lowest thread whose tile has a full prefix, this look-back round */
     const u32 t = threadIdx.x, lane = t & 31, warp = t / 32;
     const u64 ntiles = (n + TILE - 1) / TILE;
-    u32* ticket = (u32*)scratch;
-    STATUS status((char*)scratch + 16, values);
+    u64* ticket = (u64*)scratch;
+    u64* cursor = ticket + 1;
+    volatile u64* words = (volatile u64*)(ticket + 2);
+    STATUS status(ticket + 2, values);
 
     if (t == 0) {
-        u32 k = atomicAdd(ticket, 1u);
-        if (k == ntiles - 1) *ticket = 0; /* the last tile's block resets it for the next launch */
-        tile_index = k;
+        const u64 w = atomicAdd((unsigned long long*)ticket, 1ull);
+        tile_index = (u32)w;
+        tile_epoch = (u32)(w >> 32);
+        sweep_from = ~0ull;
+        if ((u32)w == ntiles - 1) { /* every other block has its ticket: next launch's epoch */
+            *ticket = (u64)((tile_epoch + 1u) & SCAN_EPOCH_MASK) << 32;
+            const u64 c = *cursor;
+            sweep_from = c < capacity ? c : 0;
+            *cursor = sweep_from + GPUK_BLOCK;
+        }
     }
     __syncthreads();
+    if (sweep_from != ~0ull && sweep_from + t >= ntiles && sweep_from + t < capacity)
+        words[sweep_from + t] = 0; /* past this launch's tiles: no block of it reads them */
+    const u32 epoch = tile_epoch;
     const u64 index = tile_index;
     const u64 base = index * TILE;
     const u32 valid = (u32)(n - base < TILE ? n - base : TILE);
@@ -600,23 +623,23 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, u32 epoch, void* v
 
 #define GPUK_SCAN(T, t)                                                                      \
     extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
-    gpuk_scan_inclusive_##t(T* out, const T* in, u64 n, void* scratch, u32 epoch, void* values, u32 ahead) { \
-        scan<T, false>(out, in, n, scratch, epoch, values, ahead);                                  \
+    gpuk_scan_inclusive_##t(T* out, const T* in, u64 n, void* scratch, void* values, u32 ahead, u64 capacity) { \
+        scan<T, false>(out, in, n, scratch, values, ahead, capacity);                                  \
     }                                                                                        \
     extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
-    gpuk_scan_exclusive_##t(T* out, const T* in, u64 n, void* scratch, u32 epoch, void* values, u32 ahead) { \
-        scan<T, true>(out, in, n, scratch, epoch, values, ahead);                                   \
+    gpuk_scan_exclusive_##t(T* out, const T* in, u64 n, void* scratch, void* values, u32 ahead, u64 capacity) { \
+        scan<T, true>(out, in, n, scratch, values, ahead, capacity);                                   \
     }
 
 /* Variants: the same kernels, named <kernel>__sm70, with the release/acquire tile status. */
 #define GPUK_SCAN_SM70(T, t)                                                                 \
     extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
-    gpuk_scan_inclusive_##t##__sm70(T* out, const T* in, u64 n, void* scratch, u32 epoch, void* values, u32 ahead) { \
-        scan<T, false, scan_status_sm70<T> >(out, in, n, scratch, epoch, values, ahead);            \
+    gpuk_scan_inclusive_##t##__sm70(T* out, const T* in, u64 n, void* scratch, void* values, u32 ahead, u64 capacity) { \
+        scan<T, false, scan_status_sm70<T> >(out, in, n, scratch, values, ahead, capacity);            \
     }                                                                                        \
     extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
-    gpuk_scan_exclusive_##t##__sm70(T* out, const T* in, u64 n, void* scratch, u32 epoch, void* values, u32 ahead) { \
-        scan<T, true, scan_status_sm70<T> >(out, in, n, scratch, epoch, values, ahead);             \
+    gpuk_scan_exclusive_##t##__sm70(T* out, const T* in, u64 n, void* scratch, void* values, u32 ahead, u64 capacity) { \
+        scan<T, true, scan_status_sm70<T> >(out, in, n, scratch, values, ahead, capacity);             \
     }
 
 /* ---- transpose: out (cols x rows) = in (rows x cols)^T, both row-major ----

@@ -138,6 +138,8 @@ typedef enum gpuk_result {
     GPUK_ERR_BUSY = -8,            /* gpuk_shutdown with contexts still alive */
     GPUK_ERR_LIMIT = -9,           /* launch shape or shared memory over a device/kernel limit */
     GPUK_ERR_OUT_OF_BOUNDS = -10,  /* copy or memset outside the buffer */
+    GPUK_ERR_CAPTURING = -11,      /* needs work a CUDA graph capture cannot hold (a first-use
+                                      kernel load, a scratch allocation): prepare it first */
     GPUK_RESULT_FORCE_32 = 0x7FFFFFFF
 } gpuk_result;
 
@@ -453,6 +455,14 @@ static inline gpuk_array gpuk_at(gpuk_buffer buffer, size_t first) {
 }
 /* Number of built-in kernels whose PTX is loaded on ctx (each loads on first use). */
 GPUK_API int gpuk_kernels_loaded(gpuk_ctx* ctx);
+/* Loads built-in kernels now instead of on first use. names: kernel names separated by
+   spaces or commas, with or without the "gpuk_" ("scan_inclusive_i32, sum_f32"); a name
+   ending in '*' is a prefix ("scan_*"), and "*" loads every kernel (seconds with a cold JIT
+   cache). Unknown names fail with GPUK_ERR_INVALID_ARG. */
+GPUK_API gpuk_result gpuk_kernels_load(gpuk_ctx* ctx, const char* names);
+/* Allocates stream's scratch now, with room for scans of up to max_scan_n elements of any
+   type (and for every reduction), so no later built-in call on stream allocates. */
+GPUK_API gpuk_result gpuk_kernels_reserve(gpuk_ctx* ctx, gpuk_stream stream, size_t max_scan_n);
 #endif
 
 /* GPUK_GENERATED_BEGIN(kernels) */

@@ -2,6 +2,9 @@
    Its generated sections (wrappers, PTX) are filled in by tools/gen_ptx.py. */
 /* ---- >>builtin ---- */
 #if !defined(GPUK_NO_KERNELS)
+/* GPUK_GENERATED_BEGIN(kernel_ids) */
+/* GPUK_GENERATED_END(kernel_ids) */
+
 typedef struct gpuk__builtin_ptx {
     const char* name;
     const char* const* pieces;   /* the PTX text, cut under C99's 4095-char literal limit */
@@ -34,6 +37,33 @@ static const gpuk__builtin_ptx* gpuk__builtin_pick(const gpuk_ctx* ctx, int id) 
 #define GPUK__REDUCE_MAX_GRID 4096u
 #define GPUK__SCRATCH_SCAN (16u + GPUK__REDUCE_MAX_GRID * 16u) /* reduction ticket + partials */
 #define GPUK__SCRATCH_MIN ((size_t)1 << 18)
+#define GPUK__SCAN_TILE_MIN 4096u      /* elements in the smallest scan tile (8-byte types) */
+#define GPUK__CU_STREAM_PER_THREAD ((gpuk__cu_stream)(uintptr_t)2)
+
+/* Device scratch for the built-in reductions and scans, one per gpuk stream (kernels on one
+   CUDA stream run in order, so they can share it): reductions use the first
+   GPUK__SCRATCH_SCAN bytes, scans the rest. Zeroed when allocated; the kernels leave their
+   counters as the next launch needs them (the scans their epoch too). Its lock is held from
+   taking the area to the launch, so a regrowth by another thread never frees it in between;
+   a regrowth waits for this stream only. */
+typedef struct gpuk__scratch {
+    gpuk__mutex lock;
+    gpuk_devptr ptr;
+    size_t bytes;
+    size_t scan_tiles; /* tiles the scan status words have room for; their values follow */
+} gpuk__scratch;
+
+/* The built-in layer's per-ctx state (ctx->layer[GPUK__LAYER_BUILTIN]). */
+typedef struct gpuk__builtin_state {
+    gpuk__cu_function function[GPUK__KERNEL_COUNT]; /* atomic: published once loaded */
+    gpuk__cu_module module[GPUK__KERNEL_COUNT];
+    uint32_t scratch_count;                         /* stream slots + 1 */
+    gpuk__scratch* scratch;                         /* [0]: the ctx default stream */
+} gpuk__builtin_state;
+
+static gpuk__builtin_state* gpuk__builtin_of(const gpuk_ctx* ctx) {
+    return (gpuk__builtin_state*)ctx->layer[GPUK__LAYER_BUILTIN];
+}
 
 /* One built-in launch: filled by a family function, run by gpuk__builtin_go. */
 typedef struct gpuk__kcall {
@@ -43,18 +73,33 @@ typedef struct gpuk__kcall {
     gpuk_stream stream;
     gpuk__cu_stream cs;
     uint32_t grid_x, grid_y, block_x, block_y, shared;
-    int scratch;               /* the kernel takes scratch (reductions, scans) */
-    size_t scan_tiles;         /* scans: tiles; 0 for reductions */
-    gpuk_devptr* scratch_arg;  /* set to the scratch address (reductions) or its scan part */
-    uint32_t* epoch_arg;       /* scans: set to this launch's epoch */
+    size_t workspace_tiles;    /* scans: tiles their status words need; 0: none */
+    gpuk_devptr* scratch_arg;  /* kernels with scratch: set to its address (scans: their part) */
     gpuk_devptr* values_arg;   /* scans: set to the per-tile value area */
+    unsigned long long* capacity_arg; /* scans: set to the tiles the status area holds */
     void** args;
 } gpuk__kcall;
 
-/* The function of built-in kernel id, its module JIT-loaded on first use on ctx. Call with
-   ctx->kernel_lock held. */
-static gpuk_result gpuk__builtin_locked(const char* fn, gpuk_ctx* ctx, int id, gpuk__cu_function* out) {
-    const gpuk__builtin_ptx* b = gpuk__builtin_pick(ctx, id);
+/* A capture on the stream makes a first-use load or a scratch allocation impossible: the
+   driver would refuse it and invalidate the capture. Checked only on those slow paths. */
+static gpuk_result gpuk__not_capturing(const char* fn, gpuk__cu_stream cs, const char* what) {
+    unsigned int status = 0;
+    gpuk__cu_result cr;
+    if (!GPUK__DRV.cuStreamIsCapturing) return GPUK_OK; /* a driver before graphs */
+    if ((cr = GPUK__DRV.cuStreamIsCapturing(cs, &status)) != 0)
+        return gpuk__fail_cu(fn, "cuStreamIsCapturing", cr, NULL);
+    if (status == 0) return GPUK_OK;
+    return gpuk__fail(fn, GPUK_ERR_CAPTURING, "the stream is being captured into a CUDA graph, and "
+                      "this call needs %s first, which a capture cannot hold", what);
+}
+
+/* The function of built-in kernel id on ctx, its module JIT-loaded on first use. No lock is
+   held over the JIT, so launches of loaded kernels never wait for it; two threads that load
+   the same kernel at once both JIT it, and the second unloads its copy. */
+static gpuk_result gpuk__builtin_function(const char* fn, gpuk_ctx* ctx, int id, gpuk__cu_stream cs,
+                                          gpuk__cu_function* out) {
+    gpuk__builtin_state* st = gpuk__builtin_of(ctx);
+    const gpuk__builtin_ptx* b;
     const char* const* piece;
     gpuk__cu_module mod = NULL;
     gpuk__cu_function f = NULL;
@@ -62,7 +107,10 @@ static gpuk_result gpuk__builtin_locked(const char* fn, gpuk_ctx* ctx, int id, g
     gpuk_result r;
     size_t pos = 0;
     char* text;
-    if ((*out = ctx->builtin_function[id]) != NULL) return GPUK_OK;
+    if ((*out = (gpuk__cu_function)GPUK__ATOMIC_LOAD_PTR(&st->function[id])) != NULL) return GPUK_OK;
+    b = gpuk__builtin_pick(ctx, id);
+    if (cs && (r = gpuk__not_capturing(fn, cs, "loading the kernel (gpuk_kernels_load)")) != GPUK_OK)
+        return r;
     if (!(text = (char*)gpuk__alloc(b->bytes + 1)))
         return gpuk__fail(fn, GPUK_ERR_HOST_ALLOC, "cannot allocate %zu bytes for the PTX of %s", b->bytes + 1, b->name);
     for (piece = b->pieces; *piece; piece++) {
@@ -80,45 +128,78 @@ static gpuk_result gpuk__builtin_locked(const char* fn, gpuk_ctx* ctx, int id, g
         if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken)) GPUK__DRV.cuModuleUnload(mod); /* none after a sticky fault */
         return r;
     }
-    ctx->builtin_module[id] = mod;
-    *out = ctx->builtin_function[id] = f;
+    if (GPUK__ATOMIC_CAS_PTR(&st->function[id], NULL, f)) {
+        st->module[id] = mod; /* read only by ctx destroy, which no use may race */
+        *out = f;
+        return GPUK_OK;
+    }
+    /* another thread loaded it meanwhile: use that one */
+    if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken)) GPUK__DRV.cuModuleUnload(mod);
+    *out = (gpuk__cu_function)GPUK__ATOMIC_LOAD_PTR(&st->function[id]);
     return GPUK_OK;
 }
 
-/* Scratch layout: [reduction ticket + partials: GPUK__SCRATCH_SCAN][scan ticket: 16][a status
-   word for each of scan_tiles tiles][16 bytes of values a tile]. Status words only ever hold
-   status words, so leftovers can never look like a flag of a later scan. */
+/* Scratch layout: [reduction ticket + partials: GPUK__SCRATCH_SCAN][scan ticket and epoch: 8,
+   sweep cursor: 8][a status word for each of scan_tiles tiles][16 bytes of values a tile].
+   Status words only ever hold status words, so leftovers can never look like a flag of a
+   later scan. */
 static size_t gpuk__scratch_bytes(size_t scan_tiles) { return GPUK__SCRATCH_SCAN + 16 + scan_tiles * (8 + 16); }
 
-/* The stream's scratch, with room for a scan of tiles (zeroed when new). Call with kernel_lock
-   held. A regrowth waits for the stream first: kernels queued earlier may use the old area. */
-static gpuk_result gpuk__scratch_locked(const char* fn, gpuk_ctx* ctx, gpuk_stream stream,
-                                        gpuk__cu_stream cs, size_t tiles, gpuk__scratch** out) {
-    gpuk__scratch* s = &ctx->scratch;
+/* CU_STREAM_PER_THREAD is a different CUDA stream on every thread, so one scratch area for
+   the handle would be shared by kernels that do not run in order. */
+static gpuk_result gpuk__scratch_stream_ok(const char* fn, gpuk_stream stream, gpuk__cu_stream cs) {
+    if (cs != GPUK__CU_STREAM_PER_THREAD) return GPUK_OK;
+    return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "stream 0x%x wraps CU_STREAM_PER_THREAD, a different "
+                      "CUDA stream on each thread; reductions and scans keep scratch per stream: "
+                      "give them a stream of their own (gpuk_stream_create)", stream.id);
+}
+
+/* The scratch of the gpuk stream, locked; NULL with the error set when the handle is bad or
+   stands for a different CUDA stream on each thread. gpuk__scratch_unlock releases it. */
+static gpuk__scratch* gpuk__scratch_lock(const char* fn, gpuk_ctx* ctx, gpuk_stream stream,
+                                         gpuk__cu_stream cs, gpuk_result* r) {
+    gpuk__builtin_state* st = gpuk__builtin_of(ctx);
+    uint32_t slot = stream.id & GPUK__SLOT_MASK;
+    gpuk__scratch* s;
+    if ((*r = gpuk__scratch_stream_ok(fn, stream, cs)) != GPUK_OK) return NULL;
+    GPUK_ASSERT(slot < st->scratch_count);
+    s = &st->scratch[slot];
+    gpuk__mutex_lock(&s->lock);
+    *r = GPUK_OK;
+    return s;
+}
+
+static void gpuk__scratch_unlock(gpuk__scratch* s) { gpuk__mutex_unlock(&s->lock); }
+
+/* Frees s's device memory (waiting for kernels still using it); keeps the first failure. */
+static void gpuk__scratch_free(const char* fn, gpuk__scratch* s, gpuk_result* first) {
+    if (s->ptr) GPUK__KEEP_FIRST(*first, "cuMemFree", GPUK__DRV.cuMemFree(s->ptr));
+    s->ptr = 0; /* after a failed free too: the area is gone from gpuk's view (reported) */
+    s->bytes = 0;
+    s->scan_tiles = 0;
+}
+
+/* Makes s (locked) hold scans of tiles tiles, zeroed when new. A regrowth waits for the
+   stream first: kernels queued earlier may use the old area. */
+static gpuk_result gpuk__scratch_reserve(const char* fn, gpuk__scratch* s, gpuk__cu_stream cs, size_t tiles) {
     gpuk__cu_result cr;
     gpuk_devptr p = 0;
     size_t want_tiles, want;
-    if (stream.id) {
-        gpuk__stream_slot* slot = gpuk__stream_lookup(ctx, stream.id);
-        if (!slot) return gpuk__bad_handle(fn, "stream", stream.id);
-        s = &slot->scratch;
-    }
-    *out = s;
+    gpuk_result r = GPUK_OK;
     if (s->ptr && s->scan_tiles >= tiles) return GPUK_OK;
+    if ((r = gpuk__not_capturing(fn, cs, "device scratch (gpuk_kernels_reserve)")) != GPUK_OK) return r;
     want_tiles = tiles > 2 * s->scan_tiles ? tiles : 2 * s->scan_tiles;
     if (want_tiles < (GPUK__SCRATCH_MIN - GPUK__SCRATCH_SCAN) / 24) want_tiles = (GPUK__SCRATCH_MIN - GPUK__SCRATCH_SCAN) / 24;
     want = gpuk__scratch_bytes(want_tiles);
     if (s->ptr) {
         if ((cr = GPUK__DRV.cuStreamSynchronize(cs)) != 0) return gpuk__fail_cu(fn, "cuStreamSynchronize", cr, "before growing the scratch");
-        cr = GPUK__DRV.cuMemFree(s->ptr);
-        s->ptr = 0;
-        s->bytes = 0;
-        if (cr) return gpuk__fail_cu(fn, "cuMemFree", cr, "old scratch");
+        gpuk__scratch_free(fn, s, &r);
+        if (r != GPUK_OK) return r;
     }
     if ((cr = GPUK__DRV.cuMemAlloc(&p, want)) != 0)
         return gpuk__fail_cu(fn, "cuMemAlloc", cr, "scratch for reductions and scans");
     if ((cr = GPUK__DRV.cuMemsetD8Async(p, 0, want, cs)) != 0) {
-        gpuk_result r = gpuk__fail_cu(fn, "cuMemsetD8Async", cr, "clearing the scratch");
+        r = gpuk__fail_cu(fn, "cuMemsetD8Async", cr, "clearing the scratch");
         if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken)) GPUK__DRV.cuMemFree(p);
         return r;
     }
@@ -128,31 +209,30 @@ static gpuk_result gpuk__scratch_locked(const char* fn, gpuk_ctx* ctx, gpuk_stre
     return GPUK_OK;
 }
 
-/* Loads (first use), takes scratch where the kernel needs it, and launches; the kernel lock
-   is held throughout, so a concurrent regrowth never frees scratch a launch is about to use. */
+/* Loads (first use), takes scratch where the kernel needs it, and launches. Only the stream's
+   own scratch lock is held, from taking the area to the launch. */
 static gpuk_result gpuk__builtin_go(gpuk__kcall* k) {
     gpuk__cu_function f = NULL;
     gpuk__scratch* s = NULL;
     gpuk__cu_result cr;
     gpuk_result r;
-    gpuk__mutex_lock(&k->ctx->kernel_lock);
-    if ((r = gpuk__enter(k->fn, k->ctx)) != GPUK_OK) goto done;
-    if ((r = gpuk__builtin_locked(k->fn, k->ctx, k->id, &f)) != GPUK_OK) goto done;
-    if (k->scratch) {
-        if ((r = gpuk__scratch_locked(k->fn, k->ctx, k->stream, k->cs, k->scan_tiles, &s)) != GPUK_OK) goto done;
+    if (k->scratch_arg && (r = gpuk__scratch_stream_ok(k->fn, k->stream, k->cs)) != GPUK_OK) return r;
+    if ((r = gpuk__enter(k->fn, k->ctx)) != GPUK_OK) return r;
+    if ((r = gpuk__builtin_function(k->fn, k->ctx, k->id, k->cs, &f)) != GPUK_OK) return r;
+    if (k->scratch_arg) {
+        if (!(s = gpuk__scratch_lock(k->fn, k->ctx, k->stream, k->cs, &r))) return r;
+        if ((r = gpuk__scratch_reserve(k->fn, s, k->cs, k->workspace_tiles)) != GPUK_OK) goto done;
         *k->scratch_arg = s->ptr;
-        if (k->epoch_arg) {
+        if (k->values_arg) {
             *k->scratch_arg = s->ptr + GPUK__SCRATCH_SCAN;
             *k->values_arg = s->ptr + GPUK__SCRATCH_SCAN + 16 + 8 * s->scan_tiles;
-            s->epoch = (s->epoch + 1u) & 0x3FFFFFFFu;
-            if (!s->epoch) s->epoch = 1; /* 0 is what fresh (zeroed) flags hold */
-            *k->epoch_arg = s->epoch;
+            *k->capacity_arg = s->scan_tiles;
         }
     }
     cr = GPUK__DRV.cuLaunchKernel(f, k->grid_x, k->grid_y, 1, k->block_x, k->block_y, 1, k->shared, k->cs, k->args, NULL);
     if (cr) r = gpuk__fail_cu(k->fn, "cuLaunchKernel", cr, gpuk__builtin_ptx_of(k->id)->name);
 done:
-    gpuk__mutex_unlock(&k->ctx->kernel_lock);
+    if (s) gpuk__scratch_unlock(s);
     return r;
 }
 
@@ -169,6 +249,107 @@ static gpuk_result gpuk__kcall_init(gpuk__kcall* k, const char* fn, int id, gpuk
     GPUK__ALIVE(fn);
     GPUK__CTX_CHECK(fn, ctx);
     return gpuk__stream_resolve(fn, ctx, stream, &k->cs);
+}
+
+/* ---- the layer's hooks ---- */
+static gpuk_result gpuk__builtin_ctx_init(const char* fn, gpuk_ctx* ctx, void** state) {
+    gpuk__builtin_state* st = (gpuk__builtin_state*)gpuk__alloc(sizeof *st);
+    uint32_t i;
+    if (st) {
+        st->scratch_count = ctx->stream_pool.size; /* slot 0 (reserved in the pool): the default */
+        st->scratch = (gpuk__scratch*)gpuk__alloc(sizeof *st->scratch * st->scratch_count);
+    }
+    if (!st || !st->scratch) {
+        gpuk__free(st);
+        return gpuk__fail(fn, GPUK_ERR_HOST_ALLOC, "cannot allocate the built-in kernels' state");
+    }
+    for (i = 0; i < st->scratch_count; i++) gpuk__mutex_init(&st->scratch[i].lock);
+    *state = st;
+    return GPUK_OK;
+}
+
+static void gpuk__builtin_stream_release(const char* fn, gpuk_ctx* ctx, void* state, uint32_t slot,
+                                         gpuk_result* first) {
+    gpuk__builtin_state* st = (gpuk__builtin_state*)state;
+    (void)ctx;
+    if (st && slot < st->scratch_count) gpuk__scratch_free(fn, &st->scratch[slot], first);
+}
+
+static void gpuk__builtin_ctx_release(const char* fn, gpuk_ctx* ctx, void* state, gpuk_result* first) {
+    gpuk__builtin_state* st = (gpuk__builtin_state*)state;
+    uint32_t i;
+    (void)ctx;
+    if (!st) return;
+    for (i = 0; i < GPUK__KERNEL_COUNT; i++)
+        if (st->module[i]) GPUK__KEEP_FIRST(*first, "cuModuleUnload", GPUK__DRV.cuModuleUnload(st->module[i]));
+    for (i = 0; i < st->scratch_count; i++) {
+        gpuk__scratch_free(fn, &st->scratch[i], first);
+        gpuk__mutex_fini(&st->scratch[i].lock);
+    }
+    gpuk__free(st->scratch);
+    gpuk__free(st);
+}
+
+static const gpuk__layer gpuk__builtin_layer = {
+    gpuk__builtin_ctx_init, gpuk__builtin_stream_release, gpuk__builtin_ctx_release
+};
+
+static const gpuk__layer* gpuk__layer_of(int which) {
+    return which == GPUK__LAYER_BUILTIN ? &gpuk__builtin_layer : NULL;
+}
+
+/* ---- preparing for a graph capture ---- */
+/* 1 when the kernel called name (with or without "gpuk_") is matched by pattern of len bytes,
+   which may end in '*' (a prefix). */
+static int gpuk__name_matches(const char* name, const char* pattern, size_t len) {
+    if (!(len >= 5 && strncmp(pattern, "gpuk_", 5) == 0)) name += 5; /* names start "gpuk_" */
+    if (len && pattern[len - 1] == '*') return strncmp(name, pattern, len - 1) == 0;
+    return strlen(name) == len && strncmp(name, pattern, len) == 0;
+}
+
+GPUK__IMPL gpuk_result gpuk_kernels_load(gpuk_ctx* ctx, const char* names) {
+    static const char fn[] = "gpuk_kernels_load";
+    const char* p = names;
+    gpuk_result r;
+    GPUK__ALIVE(fn);
+    GPUK__CTX_CHECK(fn, ctx);
+    if (!names) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "names is NULL");
+    if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
+    for (;;) {
+        size_t len;
+        int i, found = 0;
+        while (*p == ' ' || *p == ',' || *p == '\t' || *p == '\n') p++;
+        if (!*p) return GPUK_OK;
+        for (len = 0; p[len] && p[len] != ' ' && p[len] != ',' && p[len] != '\t' && p[len] != '\n'; len++) {}
+        for (i = 0; i < GPUK__KERNEL_COUNT; i++) {
+            gpuk__cu_function f;
+            if (!gpuk__name_matches(gpuk__builtin_ptx_of(i)->name, p, len)) continue;
+            found = 1;
+            if ((r = gpuk__builtin_function(fn, ctx, i, NULL, &f)) != GPUK_OK) return r;
+        }
+        if (!found) {
+            char name[64];
+            gpuk__copy_text(name, len + 1 < sizeof name ? len + 1 : sizeof name, p);
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "no built-in kernel is named '%s'", name);
+        }
+        p += len;
+    }
+}
+
+GPUK__IMPL gpuk_result gpuk_kernels_reserve(gpuk_ctx* ctx, gpuk_stream stream, size_t max_scan_n) {
+    static const char fn[] = "gpuk_kernels_reserve";
+    gpuk__cu_stream cs;
+    gpuk__scratch* s;
+    gpuk_result r;
+    GPUK__ALIVE(fn);
+    GPUK__CTX_CHECK(fn, ctx);
+    if ((r = gpuk__stream_resolve(fn, ctx, stream, &cs)) != GPUK_OK) return r;
+    if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
+    if (!(s = gpuk__scratch_lock(fn, ctx, stream, cs, &r))) return r;
+    /* tiles of the smallest tile size, so a scan of any type fits */
+    r = gpuk__scratch_reserve(fn, s, cs, max_scan_n / GPUK__SCAN_TILE_MIN + (max_scan_n % GPUK__SCAN_TILE_MIN != 0));
+    gpuk__scratch_unlock(s);
+    return r;
 }
 
 /* Address of n elements of elem bytes at a, after checking the handle, the bounds (without
@@ -324,12 +505,11 @@ static GPUK__NOINLINE gpuk_result gpuk__reduce(const char* fn, int id, gpuk_ctx*
     k.args = args;
     cap = gpuk__sm_blocks(ctx, 8);
     k.grid_x = gpuk__grid(n, GPUK__BLOCK * (16 / elem), cap < GPUK__REDUCE_MAX_GRID ? cap : GPUK__REDUCE_MAX_GRID);
-    k.scratch = 1;
     k.scratch_arg = &scratch;
     return gpuk__builtin_go(&k);
 }
 
-/* Scans: (out, in, n, scratch, epoch, values, ahead); a block per tile of 8192 (4-byte) or 4096
+/* Scans: (out, in, n, scratch, values, ahead, capacity); a block per tile of 8192 (4-byte) or 4096
    elements (scan_items in gpuk_kernels.cuh). */
 static size_t gpuk__scan_tile(size_t elem) { return (size_t)GPUK__BLOCK * (elem == 4 ? 32u : 16u); }
 
@@ -347,8 +527,8 @@ static GPUK__NOINLINE gpuk_result gpuk__scan(const char* fn, int id, gpuk_ctx* c
                               gpuk_array out, gpuk_array in, size_t n) {
     const size_t tile = gpuk__scan_tile(elem);
     gpuk_devptr po, pi, scratch = 0, values = 0;
-    unsigned long long n64 = n;
-    uint32_t epoch = 0, ahead;
+    unsigned long long n64 = n, capacity = 0;
+    uint32_t ahead;
     size_t tiles;
     void* args[7];
     gpuk__kcall k;
@@ -363,15 +543,14 @@ static GPUK__NOINLINE gpuk_result gpuk__scan(const char* fn, int id, gpuk_ctx* c
         return gpuk__fail(fn, GPUK_ERR_LIMIT, "n = %zu needs %zu tiles of %zu; the grid takes %d", n, tiles,
                           tile, ctx->info.max_grid[0]);
     ahead = gpuk__scan_ahead(&ctx->info, elem);
-    args[0] = &po; args[1] = &pi; args[2] = &n64; args[3] = &scratch; args[4] = &epoch; args[5] = &values;
-    args[6] = &ahead;
+    args[0] = &po; args[1] = &pi; args[2] = &n64; args[3] = &scratch; args[4] = &values; args[5] = &ahead;
+    args[6] = &capacity;
     k.args = args;
     k.grid_x = (uint32_t)tiles;
-    k.scratch = 1;
-    k.scan_tiles = tiles;
+    k.workspace_tiles = tiles;
     k.scratch_arg = &scratch;
-    k.epoch_arg = &epoch;
     k.values_arg = &values;
+    k.capacity_arg = &capacity;
     return gpuk__builtin_go(&k);
 }
 
@@ -436,11 +615,10 @@ static GPUK__NOINLINE gpuk_result gpuk__histogram(const char* fn, int id, gpuk_c
 }
 
 GPUK__IMPL int gpuk_kernels_loaded(gpuk_ctx* ctx) {
+    const gpuk__builtin_state* st;
     int i, count = 0;
-    if (!ctx) return 0;
-    gpuk__mutex_lock(&ctx->kernel_lock);
-    for (i = 0; i < GPUK__KERNEL_COUNT; i++) count += ctx->builtin_function[i] != NULL;
-    gpuk__mutex_unlock(&ctx->kernel_lock);
+    if (!ctx || !(st = gpuk__builtin_of(ctx))) return 0;
+    for (i = 0; i < GPUK__KERNEL_COUNT; i++) count += GPUK__ATOMIC_LOAD_PTR(&st->function[i]) != NULL;
     return count;
 }
 
@@ -453,4 +631,6 @@ GPUK__IMPL int gpuk_kernels_loaded(gpuk_ctx* ctx) {
 
 static const gpuk__builtin_ptx* gpuk__builtin_ptx_of(int id) { return &gpuk__builtin_table[id]; }
 static const gpuk__builtin_variant* gpuk__builtin_variants(void) { return gpuk__builtin_variant_table; }
+#else
+static const gpuk__layer* gpuk__layer_of(int which) { (void)which; return NULL; }
 #endif /* GPUK_NO_KERNELS */

@@ -124,10 +124,23 @@ long _InterlockedExchangeAdd(long volatile* p, long v);
 #define GPUK__ATOMIC_LOAD(p) (*(volatile int*)(p))
 #define GPUK__ATOMIC_STORE(p, v) (void)(*(volatile int*)(p) = (v))
 #define GPUK__ATOMIC_ADD(p, v) ((unsigned)_InterlockedExchangeAdd((long volatile*)(p), (long)(v)))
+void* _InterlockedCompareExchangePointer(void* volatile* p, void* v, void* expected);
+/* x86 and x64 loads and stores of aligned pointers are atomic, and MSVC's volatile gives them
+   acquire/release order (/volatile:ms, the default there) */
+#define GPUK__ATOMIC_LOAD_PTR(p) (*(void* volatile*)(p))
+#define GPUK__ATOMIC_CAS_PTR(p, expected, v) \
+    (_InterlockedCompareExchangePointer((void* volatile*)(p), (v), (expected)) == (expected))
 #else
 #define GPUK__ATOMIC_LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define GPUK__ATOMIC_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 #define GPUK__ATOMIC_ADD(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
+#define GPUK__ATOMIC_LOAD_PTR(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+/* 1 when *p was expected and is now v */
+#define GPUK__ATOMIC_CAS_PTR(p, expected, v) \
+    gpuk__cas_ptr((void**)(p), (void*)(expected), (void*)(v))
+static int gpuk__cas_ptr(void** p, void* expected, void* v) {
+    return __atomic_compare_exchange_n(p, &expected, v, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
 #endif
 
 /* ---- >>driver ---- */
@@ -198,6 +211,8 @@ struct CUlib_st;
     X(cuStreamQuery, 2000, "cuStreamQuery", 1, (gpuk__cu_stream stream)) \
     X(cuStreamWaitEvent, 3020, "cuStreamWaitEvent", 1, \
       (gpuk__cu_stream stream, gpuk__cu_event event, unsigned int flags)) \
+    X(cuStreamIsCapturing, 10000, "cuStreamIsCapturing", 0, \
+      (gpuk__cu_stream stream, unsigned int* out_status)) \
     X(cuLaunchHostFunc, 10000, "cuLaunchHostFunc", 1, \
       (gpuk__cu_stream stream, gpuk__cu_host_fn fn, void* user_data)) \
     X(cuEventCreate, 2000, "cuEventCreate", 1, (gpuk__cu_event* out_event, unsigned int flags)) \
@@ -381,6 +396,7 @@ GPUK__IMPL const char* gpuk_result_str(gpuk_result result) {
     case GPUK_ERR_BUSY: return "GPUK_ERR_BUSY";
     case GPUK_ERR_LIMIT: return "GPUK_ERR_LIMIT";
     case GPUK_ERR_OUT_OF_BOUNDS: return "GPUK_ERR_OUT_OF_BOUNDS";
+    case GPUK_ERR_CAPTURING: return "GPUK_ERR_CAPTURING";
     case GPUK_RESULT_FORCE_32: break;
     }
     switch ((int)result) {
@@ -404,6 +420,9 @@ static const char* gpuk__hint(int code) {
                "or start the child with exec/posix_spawn";
     case GPUK_ERR_INVALID_HANDLE: return "the handle is zero, destroyed, or belongs to another ctx";
     case GPUK_ERR_POOL_FULL: return "raise the matching max_* in gpuk_ctx_desc";
+    case GPUK_ERR_CAPTURING:
+        return "before capturing, load the kernels (gpuk_kernels_load) and reserve their scratch "
+               "(gpuk_kernels_reserve), or run the call once outside the capture";
     case 2: return "device memory is exhausted: free buffers or allocate less";
     case 3: return "the driver is not initialised (cuInit failed, or CUDA was used before fork())";
     case 34: return "this libcuda is the CUDA toolkit's stub, not a driver: use the real libcuda.so.1";
@@ -920,21 +939,10 @@ typedef struct gpuk__pinned_slot {
     char label[24];
 } gpuk__pinned_slot;
 
-/* Device scratch for the built-in reductions and scans, one per stream (kernels on one
-   stream run in order, so they can share it): reductions use the first GPUK__SCRATCH_SCAN
-   bytes, scans the rest. Zeroed when allocated; the kernels leave their counters at zero. */
-typedef struct gpuk__scratch {
-    gpuk_devptr ptr;
-    size_t bytes;
-    size_t scan_tiles; /* tiles the scan status words have room for; their values follow */
-    uint32_t epoch;    /* scan launches on this scratch, so each launch's flags differ */
-} gpuk__scratch;
-
 typedef struct gpuk__stream_slot {
     uint32_t id;
     bool owned;
     gpuk__cu_stream cu;
-    gpuk__scratch scratch;
 } gpuk__stream_slot;
 
 typedef struct gpuk__event_slot {
@@ -962,10 +970,23 @@ typedef struct gpuk__kernel_slot {
     char name[40];
 } gpuk__kernel_slot;
 
-#if !defined(GPUK_NO_KERNELS)
-/* GPUK_GENERATED_BEGIN(kernel_ids) */
-/* GPUK_GENERATED_END(kernel_ids) */
-#endif
+/* Layers above the core (the built-in kernels; later compiled programs, graphs, peers) keep
+   their own per-ctx state in ctx->layer[] and hear of releases through these hooks, so the
+   core knows nothing of what they hold. Each hook is optional. */
+typedef struct gpuk__layer {
+    /* at the end of ctx create: make the layer's state (*state); a failure undoes the create */
+    gpuk_result (*ctx_init)(const char* fn, gpuk_ctx* ctx, void** state);
+    /* a stream (slot index; 0 = the ctx default stream) is about to be destroyed in the
+       driver: release what the layer holds for it; keep the first failure in *first */
+    void (*stream_release)(const char* fn, gpuk_ctx* ctx, void* state, uint32_t slot,
+                           gpuk_result* first);
+    /* ctx destroy, after the device is idle and before the core's objects go (state may be
+       NULL after a failed ctx_init); frees the state */
+    void (*ctx_release)(const char* fn, gpuk_ctx* ctx, void* state, gpuk_result* first);
+} gpuk__layer;
+enum { GPUK__LAYER_BUILTIN, GPUK__LAYER_COUNT };
+/* The layers, defined with their code further down; NULL where compiled out. */
+static const gpuk__layer* gpuk__layer_of(int which);
 
 struct gpuk_ctx {
     gpuk__cu_context cu;
@@ -980,12 +1001,7 @@ struct gpuk_ctx {
     gpuk__event_slot* events;
     gpuk__module_slot* modules;
     gpuk__kernel_slot* kernels;
-#if !defined(GPUK_NO_KERNELS)
-    gpuk__mutex kernel_lock;    /* built-in loading, and scratch use up to the launch */
-    gpuk__scratch scratch;      /* of the ctx default stream */
-    gpuk__cu_module builtin_module[GPUK__KERNEL_COUNT];
-    gpuk__cu_function builtin_function[GPUK__KERNEL_COUNT];
-#endif
+    void* layer[GPUK__LAYER_COUNT]; /* each layer's own state (gpuk__layer) */
 };
 
 static uint32_t gpuk__new_id(uint32_t slot) {
@@ -1128,11 +1144,30 @@ static void gpuk__ctx_free_host(gpuk_ctx* ctx) {
     gpuk__free(ctx);
 }
 
+/* One teardown step: goes on past ordinary failures, keeping the first, but makes no driver
+   call once a sticky fault is known (the driver may block or fail on every call then). */
+#define GPUK__KEEP_FIRST(first, call_name, expr) \
+    do { if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken)) { gpuk__cu_result kf_ = (expr); \
+         if (kf_) { gpuk_result kr_ = gpuk__fail_cu(fn, call_name, kf_, NULL); \
+                    if ((first) == GPUK_OK) (first) = kr_; } } } while (0)
+
+/* Every layer releases what it holds for ctx (device memory, modules: after a sticky fault,
+   host memory only) and its state; the layers above go first. */
+static void gpuk__layers_release(const char* fn, gpuk_ctx* ctx, gpuk_result* first) {
+    int i;
+    for (i = GPUK__LAYER_COUNT - 1; i >= 0; i--) {
+        const gpuk__layer* layer = gpuk__layer_of(i);
+        if (layer && layer->ctx_release) layer->ctx_release(fn, ctx, ctx->layer[i], first);
+        ctx->layer[i] = NULL;
+    }
+}
+
 GPUK__IMPL gpuk_result gpuk_ctx_create(const gpuk_ctx_desc* desc, gpuk_ctx** out_ctx) {
     static const char fn[] = "gpuk_ctx_create";
     gpuk_ctx_desc d;
     gpuk_ctx* ctx;
     gpuk_result r;
+    int i;
     gpuk__cu_result cr;
     if (!out_ctx) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_ctx is NULL");
     *out_ctx = NULL;
@@ -1167,9 +1202,16 @@ GPUK__IMPL gpuk_result gpuk_ctx_create(const gpuk_ctx_desc* desc, gpuk_ctx** out
         goto fail_retained;
     }
     gpuk__mutex_init(&ctx->lock);
-#if !defined(GPUK_NO_KERNELS)
-    gpuk__mutex_init(&ctx->kernel_lock);
-#endif
+    for (i = 0; i < GPUK__LAYER_COUNT; i++) {
+        const gpuk__layer* layer = gpuk__layer_of(i);
+        if (layer && layer->ctx_init && (r = layer->ctx_init(fn, ctx, &ctx->layer[i])) != GPUK_OK) {
+            gpuk_result ignored = GPUK_OK;
+            gpuk__layers_release(fn, ctx, &ignored);
+            gpuk__mutex_fini(&ctx->lock);
+            if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken)) GPUK__DRV.cuStreamDestroy(ctx->default_stream);
+            goto fail_retained;
+        }
+    }
     gpuk__mutex_lock(&gpuk__lock);
     gpuk__g.live_ctxs++;
     gpuk__mutex_unlock(&gpuk__lock);
@@ -1182,13 +1224,6 @@ fail_host:
     return r;
 }
 
-/* One teardown step: goes on past ordinary failures, keeping the first, but makes no driver
-   call once a sticky fault is known (the driver may block or fail on every call then). */
-#define GPUK__KEEP_FIRST(first, call_name, expr) \
-    do { if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken)) { gpuk__cu_result kf_ = (expr); \
-         if (kf_) { gpuk_result kr_ = gpuk__fail_cu(fn, call_name, kf_, NULL); \
-                    if ((first) == GPUK_OK) (first) = kr_; } } } while (0)
-
 GPUK__IMPL gpuk_result gpuk_ctx_destroy(gpuk_ctx* ctx) {
     static const char fn[] = "gpuk_ctx_destroy";
     gpuk_result first = GPUK_OK;
@@ -1199,16 +1234,9 @@ GPUK__IMPL gpuk_result gpuk_ctx_destroy(gpuk_ctx* ctx) {
     if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken) && (first = gpuk__enter(fn, ctx)) == GPUK_OK) {
         gpuk__cu_context cur = NULL;
         GPUK__KEEP_FIRST(first, "cuCtxSynchronize", GPUK__DRV.cuCtxSynchronize());
+        gpuk__layers_release(fn, ctx, &first);
         for (i = 1; i < ctx->module_pool.size; i++)
             if (ctx->modules[i].id) GPUK__KEEP_FIRST(first, "cuModuleUnload", GPUK__DRV.cuModuleUnload(ctx->modules[i].cu));
-#if !defined(GPUK_NO_KERNELS)
-        for (i = 0; i < GPUK__KERNEL_COUNT; i++)
-            if (ctx->builtin_module[i]) GPUK__KEEP_FIRST(first, "cuModuleUnload", GPUK__DRV.cuModuleUnload(ctx->builtin_module[i]));
-        if (ctx->scratch.ptr) GPUK__KEEP_FIRST(first, "cuMemFree", GPUK__DRV.cuMemFree(ctx->scratch.ptr));
-        for (i = 1; i < ctx->stream_pool.size; i++)
-            if (ctx->streams[i].id && ctx->streams[i].scratch.ptr)
-                GPUK__KEEP_FIRST(first, "cuMemFree", GPUK__DRV.cuMemFree(ctx->streams[i].scratch.ptr));
-#endif
         for (i = 1; i < ctx->event_pool.size; i++)
             if (ctx->events[i].id) GPUK__KEEP_FIRST(first, "cuEventDestroy", GPUK__DRV.cuEventDestroy(ctx->events[i].cu));
         for (i = 1; i < ctx->stream_pool.size; i++)
@@ -1229,11 +1257,9 @@ GPUK__IMPL gpuk_result gpuk_ctx_destroy(gpuk_ctx* ctx) {
             GPUK__KEEP_FIRST(first, "cuCtxSetCurrent", GPUK__DRV.cuCtxSetCurrent(NULL));
         GPUK__KEEP_FIRST(first, "cuDevicePrimaryCtxRelease", GPUK__DRV.cuDevicePrimaryCtxRelease(ctx->dev));
     }
+    gpuk__layers_release(fn, ctx, &first); /* host state, where the driver was not reached */
     if (GPUK__ATOMIC_LOAD(&gpuk__g.broken) && first == GPUK_OK) first = gpuk__fail_broken(fn);
     gpuk__mutex_fini(&ctx->lock);
-#if !defined(GPUK_NO_KERNELS)
-    gpuk__mutex_fini(&ctx->kernel_lock);
-#endif
     gpuk__ctx_free_host(ctx);
     gpuk__mutex_lock(&gpuk__lock);
     gpuk__g.live_ctxs--;
@@ -1586,7 +1612,6 @@ GPUK__IMPL gpuk_result gpuk_stream_create(gpuk_ctx* ctx, const gpuk_stream_desc*
     s = &ctx->streams[slot];
     s->cu = cu;
     s->owned = d.wrap == NULL;
-    memset(&s->scratch, 0, sizeof s->scratch);
     s->id = gpuk__new_id(slot);
     out_stream->id = s->id;
     return GPUK_OK;
@@ -1601,18 +1626,21 @@ GPUK__IMPL gpuk_result gpuk_stream_destroy(gpuk_ctx* ctx, gpuk_stream stream) {
     gpuk__cu_result cr;
     gpuk_result r;
     GPUK__CTX_CHECK(fn, ctx);
+    gpuk_result first = GPUK_OK;
+    int i;
     if (!gpuk__pool_release(ctx, &ctx->stream_pool, ctx->streams, sizeof s, stream.id, &s))
         return gpuk__bad_handle(fn, "stream", stream.id);
-    if (!s.owned && !s.scratch.ptr) return GPUK_OK;
     GPUK__ALIVE(fn);
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
-    /* cuMemFree waits for the kernels still using the scratch */
-    if (s.scratch.ptr && (cr = GPUK__DRV.cuMemFree(s.scratch.ptr)) != 0) {
-        r = gpuk__fail_cu(fn, "cuMemFree", cr, "stream scratch");
-        if (GPUK__ATOMIC_LOAD(&gpuk__g.broken)) return r; /* a sticky fault: no more driver calls */
+    /* the layers first: what they hold for the stream may still be in use by its work */
+    for (i = 0; i < GPUK__LAYER_COUNT; i++) {
+        const gpuk__layer* layer = gpuk__layer_of(i);
+        if (layer && layer->stream_release)
+            layer->stream_release(fn, ctx, ctx->layer[i], stream.id & GPUK__SLOT_MASK, &first);
     }
+    if (GPUK__ATOMIC_LOAD(&gpuk__g.broken)) return first != GPUK_OK ? first : gpuk__fail_broken(fn);
     if (s.owned && (cr = GPUK__DRV.cuStreamDestroy(s.cu)) != 0) return gpuk__fail_cu(fn, "cuStreamDestroy", cr, NULL);
-    return r;
+    return first;
 }
 
 /* The common head of stream calls: alive, ctx, stream handle. No driver call yet, so that a

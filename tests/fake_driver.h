@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef unsigned int fres; /* CUresult */
 typedef unsigned long long fdevptr;
@@ -38,6 +39,9 @@ typedef struct fake_config {
     int fault_on_sync;        /* a launched kernel named "fault" makes the next sync return this */
     int cc_major;             /* compute capability major; 0 -> 9 */
     int l2_bytes;             /* CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE; 0 -> 7 (as any other attribute) */
+    void* capturing_stream;   /* cuStreamIsCapturing says this stream is being captured */
+    int jit_delay_ms;         /* cuModuleLoadDataEx takes this long (a slow JIT) */
+    int sync_delay_ms;        /* stream and ctx syncs take this long (a long kernel draining) */
 } fake_config;
 
 typedef struct fake_state {
@@ -262,10 +266,18 @@ static fres f_cuCtxSetCurrent(void* ctx) {
     fake_tls_ctx = ctx ? (int)((uintptr_t)ctx - 0x1000) + 1 : 0;
     return 0;
 }
+static void fake_sleep_ms(int ms) {
+    struct timespec t;
+    if (ms <= 0) return;
+    t.tv_sec = ms / 1000;
+    t.tv_nsec = (long)(ms % 1000) * 1000000L;
+    nanosleep(&t, NULL);
+}
 static fres f_sync_common(const char* name) {
     int f;
     FAKE_ENTER(name);
     FAKE_NEED_CTX(name);
+    fake_sleep_ms(fake.cfg.sync_delay_ms);
     pthread_mutex_lock(&fake.lock);
     f = fake.pending_fault;
     if (f) { fake.sticky_now = 1; fake.cfg.fail_code = f; }
@@ -393,6 +405,12 @@ static fres f_cuStreamSynchronize(void* s) {
     if (!fake_stream_ok(s, "cuStreamSynchronize")) return 400;
     return f_sync_common("cuStreamSynchronize");
 }
+static fres f_cuStreamIsCapturing(void* s, unsigned* status) {
+    FAKE_ENTER("cuStreamIsCapturing");
+    if (!fake_stream_ok(s, "cuStreamIsCapturing")) return 400;
+    *status = s && s == fake.cfg.capturing_stream ? 1u : 0u; /* CU_STREAM_CAPTURE_STATUS_ACTIVE */
+    return 0;
+}
 static fres f_cuStreamQuery(void* s) { FAKE_ENTER("cuStreamQuery"); return fake_stream_ok(s, "cuStreamQuery") ? 0 : 400; }
 static fres f_cuStreamWaitEvent(void* s, void* e, unsigned flags) {
     FAKE_ENTER("cuStreamWaitEvent"); FAKE_NEED_CTX("cuStreamWaitEvent");
@@ -474,6 +492,7 @@ static fres f_cuModuleLoadDataEx(void** mod, const void* image, unsigned n, unsi
     char* err = NULL;
     size_t err_cap = 0;
     FAKE_ENTER("cuModuleLoadDataEx"); FAKE_NEED_CTX("cuModuleLoadDataEx");
+    fake_sleep_ms(fake.cfg.jit_delay_ms);
     for (i = 0; i < n; i++) {
         if (opts[i] == 5) err = (char*)vals[i];
         if (opts[i] == 6) err_cap = (size_t)(uintptr_t)vals[i];
@@ -553,7 +572,7 @@ static const fake_entry fake_entries[] = {
     FAKE_E(cuMemsetD8Async), FAKE_E(cuMemsetD16Async), FAKE_E(cuMemsetD32Async), FAKE_E(cuMemcpyHtoDAsync),
     FAKE_E(cuMemcpyDtoHAsync), FAKE_E(cuMemcpyDtoDAsync), FAKE_E(cuPointerGetAttribute),
     FAKE_E(cuStreamCreateWithPriority), FAKE_E(cuStreamDestroy), FAKE_E(cuStreamSynchronize),
-    FAKE_E(cuStreamQuery), FAKE_E(cuStreamWaitEvent), FAKE_E(cuLaunchHostFunc), FAKE_E(cuEventCreate),
+    FAKE_E(cuStreamQuery), FAKE_E(cuStreamIsCapturing), FAKE_E(cuStreamWaitEvent), FAKE_E(cuLaunchHostFunc), FAKE_E(cuEventCreate),
     FAKE_E(cuEventDestroy), FAKE_E(cuEventRecord), FAKE_E(cuEventSynchronize), FAKE_E(cuEventQuery),
     FAKE_E(cuEventElapsedTime), FAKE_E(cuModuleLoadDataEx), FAKE_E(cuModuleUnload),
     FAKE_E(cuModuleGetFunction), FAKE_E(cuFuncGetAttribute), FAKE_E(cuFuncSetAttribute),

@@ -62,7 +62,7 @@ static void use_nvcc_headers(gpuk_ctx* c) {
         CHECK_OK(gpuk_module_load(c, &(gpuk_module_desc){ .image = { text, 0 }, .label = b->name }, &m));
         CHECK_OK(gpuk_kernel_get(c, m, b->name, &k));
         /* the function only: the module stays the module handle's, unloaded once */
-        if (k.id) c->builtin_function[id] = gpuk__kernel_lookup(c, k.id)->cu;
+        if (k.id) gpuk__builtin_of(c)->function[id] = gpuk__kernel_lookup(c, k.id)->cu;
         free(text);
     }
 }

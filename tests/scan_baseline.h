@@ -8,9 +8,8 @@
 typedef struct scan_baseline {
     gpuk_module module;
     gpuk_kernel kernel;
-    gpuk_buffer scratch;   /* ticket, a status word a tile, then two values a tile */
+    gpuk_buffer scratch;   /* ticket and epoch, sweep cursor, a status word a tile, two values a tile */
     size_t elem, tiles, tile;
-    uint32_t epoch;
 } scan_baseline;
 
 /* Baseline of kernel id (a scan of elem-byte elements) for up to n elements. */
@@ -39,9 +38,9 @@ static gpuk_result scan_baseline_open(gpuk_ctx* ctx, int id, size_t elem, size_t
 static gpuk_result scan_baseline_run(gpuk_ctx* ctx, scan_baseline* b, gpuk_stream s, gpuk_devptr out,
                                      gpuk_devptr in, size_t n) {
     gpuk_devptr scratch = gpuk_buffer_devptr(ctx, b->scratch), values = scratch + 16 + 8 * b->tiles;
-    unsigned long long n64 = n;
-    uint32_t epoch = ++b->epoch, ahead = gpuk__scan_ahead(gpuk_ctx_device_info(ctx), b->elem);
-    void* args[7] = { &out, &in, &n64, &scratch, &epoch, &values, &ahead };
+    unsigned long long n64 = n, capacity = b->tiles;
+    uint32_t ahead = gpuk__scan_ahead(gpuk_ctx_device_info(ctx), b->elem);
+    void* args[7] = { &out, &in, &n64, &scratch, &values, &ahead, &capacity };
     return gpuk_launch(ctx, b->kernel, &(gpuk_launch_desc){ .grid = { (uint32_t)((n + b->tile - 1) / b->tile) },
                        .block = { 256 }, .stream = s, .args = args, .num_args = 7 });
 }

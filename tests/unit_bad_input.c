@@ -304,6 +304,20 @@ static void row_launch(void) {
     BAD_NODRV(gpuk_launch(A, ker, &(gpuk_launch_desc){ .grid = { 1 }, .block = { 32 }, .stream = { 999 }, .args = args }), GPUK_ERR_INVALID_HANDLE);
 }
 static void row_kernels_loaded(void) { ZERO(gpuk_kernels_loaded(NULL)); }
+static void row_kernels_load(void) {
+    BAD_NODRV(gpuk_kernels_load(NULL, "sum_f32"), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_kernels_load(A, NULL), GPUK_ERR_INVALID_ARG);
+    BAD(gpuk_kernels_load(A, "sum_f32, no_such_kernel"), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("'no_such_kernel'");
+    BAD(gpuk_kernels_load(A, "gpuk_sum_f3"), GPUK_ERR_INVALID_ARG); /* whole names, or a '*' */
+}
+#define RESERVE(h) gpuk_kernels_reserve(A, h, 1000)
+static void row_kernels_reserve(void) {
+    BAD_NODRV(gpuk_kernels_reserve(NULL, zstr, 1000), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(RESERVE(str_stale), GPUK_ERR_INVALID_HANDLE);
+    BAD_NODRV(RESERVE(str_b), GPUK_ERR_INVALID_HANDLE);
+    BAD(gpuk_kernels_reserve(A, zstr, (size_t)1 << 62), 2); /* more scratch than the device has */
+}
 
 typedef struct row { const char* name; void (*fn)(void); } row;
 #define ROW(f) { "gpuk_" #f, row_##f }
@@ -319,7 +333,8 @@ static const row rows[] = {
     ROW(event_create), ROW(event_destroy), ROW(event_record), ROW(event_sync), ROW(event_query),
     ROW(event_elapsed_ms), ROW(timer_create), ROW(timer_destroy), ROW(timer_start), ROW(timer_stop),
     ROW(module_load), ROW(module_unload), ROW(kernel_get), ROW(kernel_query),
-    ROW(kernel_set_max_dynamic_shared), ROW(kernel_suggest_block), ROW(launch), ROW(kernels_loaded),
+    ROW(kernel_set_max_dynamic_shared), ROW(kernel_suggest_block), ROW(launch), ROW(kernels_loaded), ROW(kernels_load),
+    ROW(kernels_reserve),
 };
 
 /* The public functions gpuk.h declares outside the generated kernel section. */

@@ -10,7 +10,9 @@
 #include "gpuk.h"
 #include "check.h"
 #include "fake_driver.h"
+#include <pthread.h>
 #include <stdint.h>
+#include <time.h>
 
 static const gpuk_stream S = { 0 };
 static const gpuk_array Z = { { 0 }, 0 };
@@ -312,7 +314,7 @@ static int test_variant_chosen_by_compute_capability(void) {
         ctx = up(&cfg);
         f = buffer(1024);
         CHECK_OK(gpuk_scan_inclusive_f64(ctx, S, gpuk_at(f, 0), gpuk_at(f, 0), 64));
-        m = (const fake_module*)ctx->builtin_module[GPUK__K_SCAN_INCLUSIVE_F64];
+        m = (const fake_module*)gpuk__builtin_of(ctx)->module[GPUK__K_SCAN_INCLUSIVE_F64];
         CHECK(m && (strstr(m->text, "gpuk_scan_inclusive_f64__sm70") != NULL) == (cc >= 7));
         CHECK(m && strstr(m->text, cc >= 7 ? ".target sm_70" : ".target sm_52") != NULL);
         down(ctx);
@@ -322,12 +324,14 @@ static int test_variant_chosen_by_compute_capability(void) {
 
 /* A scan block prefetches the tile `ahead` tiles on into L2 (gpuk__scan_ahead): 2.5 tiles a
    multiprocessor for 4-byte types, 2 for 8-byte, never more than a quarter of L2 in tiles of
-   32 KiB, none where the L2 size is unknown; the kernel gets that number as its last argument. */
+   32 KiB, none where the L2 size is unknown; the kernel gets that number as its sixth argument,
+   and the tiles its scratch holds (at least the first size, 10239) as its seventh. */
 static int test_scan_prefetch_distance(void) {
     gpuk_device_info h100, jetson, unknown;
     fake_config cfg;
     gpuk_buffer f;
     uint32_t got;
+    uint64_t capacity;
     memset(&h100, 0, sizeof h100);
     h100.sm_count = 132;
     h100.l2_bytes = 50 << 20;
@@ -343,11 +347,178 @@ static int test_scan_prefetch_distance(void) {
     ctx = up(&cfg);
     f = buffer(1 << 20);
     CHECK_OK(gpuk_scan_inclusive_i32(ctx, S, gpuk_at(f, 0), gpuk_at(f, 0), 1000));
-    memcpy(&got, fake.last_args[6], 4);
+    memcpy(&got, fake.last_args[5], 4);
     CHECK(got == 330);
+    memcpy(&capacity, fake.last_args[6], 8);
+    CHECK(capacity == (GPUK__SCRATCH_MIN - GPUK__SCRATCH_SCAN) / 24);
     CHECK_OK(gpuk_scan_exclusive_f64(ctx, S, gpuk_at(f, 0), gpuk_at(f, 0), 1000));
-    memcpy(&got, fake.last_args[6], 4);
+    memcpy(&got, fake.last_args[5], 4);
     CHECK(got == 264);
+    down(ctx);
+    return TEST_PASS;
+}
+
+/* Inside a CUDA graph capture nothing may load a module or allocate: a built-in that would
+   (first use, scratch missing or too small) fails with GPUK_ERR_CAPTURING before the driver is
+   asked, naming what to prepare; once gpuk_kernels_load and gpuk_kernels_reserve have done it
+   outside the capture, the same calls are captured (launched) with no load or allocation. */
+static int test_capture_needs_kernels_and_scratch_prepared(void) {
+    gpuk_buffer f;
+    gpuk_stream s;
+    int allocs, modules;
+    long launches;
+    ctx = up(NULL);
+    f = buffer(1 << 20);
+    CHECK_OK(gpuk_stream_create(ctx, NULL, &s));
+    fake.cfg.capturing_stream = gpuk_stream_native(ctx, s);
+    CHECK_RESULT(gpuk_sum_f32(ctx, s, gpuk_at(f, 0), gpuk_at(f, 1), 1000), GPUK_ERR_CAPTURING);
+    CHECK_ERROR_MENTIONS("gpuk_sum_f32");
+    CHECK_ERROR_MENTIONS("gpuk_kernels_load");
+    CHECK(gpuk_kernels_loaded(ctx) == 0);
+    fake.cfg.capturing_stream = NULL;
+    CHECK_OK(gpuk_kernels_load(ctx, "sum_f32, gpuk_scan_inclusive_*"));
+    CHECK(gpuk_kernels_loaded(ctx) == 5);
+    fake.cfg.capturing_stream = gpuk_stream_native(ctx, s);
+    CHECK_RESULT(gpuk_sum_f32(ctx, s, gpuk_at(f, 0), gpuk_at(f, 1), 1000), GPUK_ERR_CAPTURING);
+    CHECK_ERROR_MENTIONS("gpuk_kernels_reserve");
+    fake.cfg.capturing_stream = NULL;
+    CHECK_OK(gpuk_kernels_reserve(ctx, s, 200000));
+    fake.cfg.capturing_stream = gpuk_stream_native(ctx, s);
+    allocs = fake_live_count(FK_ALLOC);
+    modules = fake_live_count(FK_MODULE);
+    launches = fake.launches;
+    CHECK_OK(gpuk_sum_f32(ctx, s, gpuk_at(f, 0), gpuk_at(f, 1), 1000));
+    CHECK_OK(gpuk_scan_inclusive_i32(ctx, s, gpuk_at(f, 0), gpuk_at(f, 0), 200000));
+    CHECK_OK(gpuk_scan_inclusive_f64(ctx, s, gpuk_at(f, 0), gpuk_at(f, 0), 100000));
+    CHECK(fake.launches == launches + 3);
+    CHECK(fake_live_count(FK_ALLOC) == allocs && fake_live_count(FK_MODULE) == modules);
+    /* a longer scan than reserved, and a kernel not loaded: refused, the capture untouched */
+    CHECK_RESULT(gpuk_scan_inclusive_i32(ctx, s, gpuk_at(f, 0), gpuk_at(f, 0), 40000000), GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_RESULT(gpuk_scan_exclusive_i32(ctx, s, gpuk_at(f, 0), gpuk_at(f, 0), 1000), GPUK_ERR_CAPTURING);
+    CHECK(fake.launches == launches + 3);
+    /* another stream is not being captured: it loads as usual */
+    CHECK_OK(gpuk_scan_exclusive_i32(ctx, S, gpuk_at(f, 0), gpuk_at(f, 0), 1000));
+    fake.cfg.capturing_stream = NULL;
+    CHECK_OK(gpuk_stream_destroy(ctx, s));
+    down(ctx);
+    return TEST_PASS;
+}
+
+/* Growing the scratch during a capture (a scan longer than reserved takes the same path as
+   this larger reserve) is refused with the capture error; outside the capture it works. */
+static int test_capture_refuses_scratch_growth(void) {
+    int allocs;
+    ctx = up(NULL);
+    CHECK_OK(gpuk_kernels_reserve(ctx, S, 1000));
+    allocs = fake_live_count(FK_ALLOC);
+    fake.cfg.capturing_stream = gpuk_stream_native(ctx, S);
+    CHECK_RESULT(gpuk_kernels_reserve(ctx, S, (size_t)1 << 30), GPUK_ERR_CAPTURING);
+    CHECK_ERROR_MENTIONS("scratch");
+    CHECK(fake_live_count(FK_ALLOC) == allocs);
+    fake.cfg.capturing_stream = NULL;
+    CHECK_OK(gpuk_kernels_reserve(ctx, S, (size_t)1 << 30));
+    down(ctx);
+    return TEST_PASS;
+}
+
+/* gpuk_kernels_load takes names with or without "gpuk_", prefixes ending in '*', and "*". */
+static int test_kernels_load_by_name(void) {
+    ctx = up(NULL);
+    CHECK_OK(gpuk_kernels_load(ctx, "gpuk_sum_f32"));
+    CHECK_OK(gpuk_kernels_load(ctx, "sum_f32"));
+    CHECK(gpuk_kernels_loaded(ctx) == 1);
+    CHECK_OK(gpuk_kernels_load(ctx, " histogram_*\t"));
+    CHECK(gpuk_kernels_loaded(ctx) == 3);
+    CHECK_OK(gpuk_kernels_load(ctx, "*"));
+    CHECK(gpuk_kernels_loaded(ctx) == GPUK__KERNEL_COUNT);
+    CHECK(fake_live_count(FK_MODULE) == GPUK__KERNEL_COUNT);
+    CHECK_OK(gpuk_kernels_load(ctx, ""));
+    down(ctx);
+    return TEST_PASS;
+}
+
+/* A stream handle wrapping CU_STREAM_PER_THREAD is a different CUDA stream on each thread, so
+   one scratch area for it would be shared by kernels that do not run in order (wrong sums,
+   scans reading past their tiles): reductions and scans refuse it, from every thread. */
+static gpuk_stream per_thread;
+static gpuk_buffer per_thread_buf;
+static void* sum_on_per_thread_stream(void* arg) {
+    gpuk_result* r = (gpuk_result*)arg;
+    r[0] = gpuk_sum_f32(ctx, per_thread, gpuk_at(per_thread_buf, 0), gpuk_at(per_thread_buf, 1), 1000);
+    r[1] = gpuk_scan_inclusive_u32(ctx, per_thread, gpuk_at(per_thread_buf, 0), gpuk_at(per_thread_buf, 0), 1000);
+    return NULL;
+}
+static int test_per_thread_stream_refused_for_scratch(void) {
+    pthread_t t[2];
+    gpuk_result r[2][2];
+    int i;
+    long launches;
+    ctx = up(NULL);
+    per_thread_buf = buffer(1 << 16);
+    CHECK_OK(gpuk_stream_create(ctx, &(gpuk_stream_desc){ .wrap = (void*)(uintptr_t)2 }, &per_thread));
+    launches = fake.launches;
+    for (i = 0; i < 2; i++) CHECK(pthread_create(&t[i], NULL, sum_on_per_thread_stream, r[i]) == 0);
+    for (i = 0; i < 2; i++) {
+        pthread_join(t[i], NULL);
+        CHECK(r[i][0] == GPUK_ERR_INVALID_ARG && r[i][1] == GPUK_ERR_INVALID_ARG);
+    }
+    CHECK_RESULT(gpuk_sum_f32(ctx, per_thread, gpuk_at(per_thread_buf, 0), gpuk_at(per_thread_buf, 1), 1000), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("CU_STREAM_PER_THREAD");
+    CHECK(fake.launches == launches);
+    CHECK_OK(gpuk_stream_destroy(ctx, per_thread));
+    down(ctx);
+    return TEST_PASS;
+}
+
+/* Lock scope: a loaded built-in on stream B is not held up by a JIT of another kernel, or by
+   a scratch regrowth draining stream A (before, one ctx-wide lock covered both: 300 ms). */
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+static gpuk_buffer slow_buf;
+static gpuk_stream slow_stream;
+static volatile int slow_started;
+static void* jit_on_a(void* arg) {
+    (void)arg;
+    slow_started = 1;
+    CHECK_OK(gpuk_exp_f32(ctx, slow_stream, gpuk_at(slow_buf, 0), gpuk_at(slow_buf, 0), 100));
+    return NULL;
+}
+static void* regrow_on_a(void* arg) {
+    (void)arg;
+    slow_started = 1;
+    CHECK_OK(gpuk_kernels_reserve(ctx, slow_stream, (size_t)1 << 28));
+    return NULL;
+}
+static int test_loaded_builtin_not_delayed_by_jit_or_drain(void) {
+    void* (*slow[2])(void*) = { jit_on_a, regrow_on_a };
+    gpuk_stream b;
+    int k;
+    ctx = up(NULL);
+    slow_buf = buffer(1 << 20);
+    CHECK_OK(gpuk_stream_create(ctx, NULL, &slow_stream));
+    CHECK_OK(gpuk_stream_create(ctx, NULL, &b));
+    CHECK_OK(gpuk_kernels_load(ctx, "sum_f32"));
+    CHECK_OK(gpuk_kernels_reserve(ctx, b, 1000));
+    CHECK_OK(gpuk_kernels_reserve(ctx, slow_stream, 1000));
+    for (k = 0; k < 2; k++) {
+        pthread_t t;
+        double start, took;
+        fake.cfg.jit_delay_ms = fake.cfg.sync_delay_ms = 400;
+        slow_started = 0;
+        CHECK(pthread_create(&t, NULL, slow[k], NULL) == 0);
+        while (!slow_started) {}
+        fake_sleep_ms(50); /* well inside the slow call now */
+        start = now_ms();
+        CHECK_OK(gpuk_sum_f32(ctx, b, gpuk_at(slow_buf, 0), gpuk_at(slow_buf, 1), 1000));
+        took = now_ms() - start;
+        if (took >= 100) fprintf(stderr, "  %s: the sum on stream B took %.0f ms\n", k ? "drain" : "JIT", took);
+        CHECK(took < 100);
+        pthread_join(t, NULL);
+        fake.cfg.jit_delay_ms = fake.cfg.sync_delay_ms = 0;
+    }
     down(ctx);
     return TEST_PASS;
 }
@@ -387,5 +558,10 @@ int main(void) {
     RUN(test_variant_chosen_by_compute_capability);
     RUN(test_scan_prefetch_distance);
     RUN(test_generated_table_is_consistent);
+    RUN(test_capture_needs_kernels_and_scratch_prepared);
+    RUN(test_capture_refuses_scratch_growth);
+    RUN(test_kernels_load_by_name);
+    RUN(test_per_thread_stream_refused_for_scratch);
+    RUN(test_loaded_builtin_not_delayed_by_jit_or_drain);
     return test_summary();
 }
