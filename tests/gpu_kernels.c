@@ -441,6 +441,39 @@ static int test_reductions_are_deterministic(void) {
     return TEST_PASS;
 }
 
+/* argmin/argmax skip NaN; an all-NaN input gives index 0 (the first NaN, as NumPy), never an
+   out-of-range index; a NaN before the extreme element does not hide it. */
+static int test_argmin_argmax_with_nan(void) {
+    const size_t n = 5000;
+    arr x = arr_new(F64), xf = arr_new(F32), out = arr_new(F64);
+    uint64_t idx[4];
+    size_t i;
+    int pass;
+    for (pass = 0; pass < 2; pass++) { /* 0: all NaN; 1: NaN first, extremes at 1234 and 4321 */
+        for (i = 0; i < n; i++) {
+            double v = pass && i % 7 != 0 ? uniform(-10, 10) : NAN;
+            if (pass && i == 1234) v = -100;
+            if (pass && i == 4321) v = 100;
+            ((double*)x.host)[i] = v;
+            ((float*)xf.host)[i] = (float)v;
+        }
+        upload(&x);
+        upload(&xf);
+        poison(&out);
+        CHECK_OK(gpuk_argmin_f64(ctx, S, view(&out, 0), view(&x, 0), n));
+        CHECK_OK(gpuk_argmax_f64(ctx, S, view(&out, 1), view(&x, 0), n));
+        CHECK_OK(gpuk_argmin_f32(ctx, S, view(&out, 2), view(&xf, 0), n));
+        CHECK_OK(gpuk_argmax_f32(ctx, S, view(&out, 3), view(&xf, 0), n));
+        CHECK_OK(gpuk_buffer_read(ctx, out.buf, 0, idx, sizeof idx));
+        if (pass == 0) CHECK(idx[0] == 0 && idx[1] == 0 && idx[2] == 0 && idx[3] == 0);
+        else CHECK(idx[0] == 1234 && idx[1] == 4321 && idx[2] == 1234 && idx[3] == 4321);
+        if (check_failures) fprintf(stderr, "  pass %d: %llu %llu %llu %llu\n", pass, (unsigned long long)idx[0],
+                                    (unsigned long long)idx[1], (unsigned long long)idx[2], (unsigned long long)idx[3]);
+    }
+    arr_free(&x); arr_free(&xf); arr_free(&out);
+    return TEST_PASS;
+}
+
 /* ==== scans ==== */
 static int test_scans_match_float64(void) {
     int t, excl, inplace;
@@ -514,6 +547,58 @@ static int test_scan_after_scratch_regrowth(void) {
     CHECK_OK(gpuk_buffer_destroy(ctx, b));
     CHECK_OK(gpuk_stream_destroy(ctx, s));
     free(host); free(got);
+    return TEST_PASS;
+}
+
+/* Scans keep their epoch in device memory and step it themselves (graph replays need that):
+   started 3 launches before the 30-bit wrap, six scans of mixed lengths on one stream stay
+   exact across it, and the epoch word afterwards says six launches happened. Then a long
+   scan leaves status flags in 513 tiles; short scans (one tile) clear 256 words past their end
+   each launch at a walking cursor, so after capacity / 256 + 1 of them no stale flag remains. */
+static int test_scan_epoch_wrap_and_stale_flag_sweep(void) {
+    const size_t big = (size_t)512 * 8192 + 77, sizes6[6] = { 1000, (size_t)1 << 20, 8192, 5, 300001, big };
+    uint32_t* host = (uint32_t*)malloc(big * 4);
+    uint32_t* got = (uint32_t*)malloc(big * 4);
+    uint64_t word, *status;
+    gpuk_buffer b, scratch;
+    gpuk_stream s;
+    const gpuk__scratch* sc;
+    size_t k, i, bad = 0, stale = 0, launches;
+    CHECK_OK(gpuk_stream_create(ctx, NULL, &s));
+    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = big * 4 }, &b));
+    CHECK_OK(gpuk_kernels_reserve(ctx, s, big));
+    sc = &gpuk__builtin_of(ctx)->scratch[s.id & GPUK__SLOT_MASK];
+    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = sc->bytes, .wrap = sc->ptr }, &scratch));
+    word = (uint64_t)(0x3FFFFFFFu - 2) << 32; /* no tiles drawn; epoch 3 short of the wrap */
+    CHECK_OK(gpuk_stream_sync(ctx, s));
+    CHECK_OK(gpuk_buffer_write(ctx, scratch, GPUK__SCRATCH_SCAN, &word, 8));
+    for (k = 0; k < 6; k++) {
+        uint32_t run = 0;
+        size_t n = sizes6[k];
+        for (i = 0; i < n; i++) host[i] = (uint32_t)rng();
+        CHECK_OK(gpuk_buffer_write(ctx, b, 0, host, n * 4));
+        CHECK_OK(gpuk_scan_inclusive_u32(ctx, s, gpuk_at(b, 0), gpuk_at(b, 0), n));
+        CHECK_OK(gpuk_stream_sync(ctx, s));
+        CHECK_OK(gpuk_buffer_read(ctx, b, 0, got, n * 4));
+        for (i = 0; i < n; i++) { run += host[i]; bad += got[i] != run; }
+    }
+    CHECK(bad == 0);
+    CHECK_OK(gpuk_buffer_read(ctx, scratch, GPUK__SCRATCH_SCAN, &word, 8));
+    CHECK(word == (uint64_t)3 << 32); /* 0x3FFFFFFD + 6, modulo 2^30; the count back at 0 */
+    /* the last scan above (513 tiles) left flags in words 0..512: sweep them away */
+    launches = sc->scan_tiles / 256 + 2;
+    for (k = 0; k < launches; k++) CHECK_OK(gpuk_scan_inclusive_u32(ctx, s, gpuk_at(b, 0), gpuk_at(b, 0), 1000));
+    CHECK_OK(gpuk_stream_sync(ctx, s));
+    status = (uint64_t*)malloc(sc->scan_tiles * 8);
+    CHECK_OK(gpuk_buffer_read(ctx, scratch, GPUK__SCRATCH_SCAN + 16, status, sc->scan_tiles * 8));
+    for (i = 1; i < sc->scan_tiles; i++) stale += status[i] != 0;
+    CHECK(stale == 0);
+    CHECK(status[0] != 0); /* the short scans' own tile */
+    if (bad || stale) fprintf(stderr, "  %zu wrong prefix sums, %zu stale status words\n", bad, stale);
+    CHECK_OK(gpuk_buffer_destroy(ctx, scratch));
+    CHECK_OK(gpuk_buffer_destroy(ctx, b));
+    CHECK_OK(gpuk_stream_destroy(ctx, s));
+    free(host); free(got); free(status);
     return TEST_PASS;
 }
 
@@ -748,14 +833,16 @@ int main(void) {
     int code;
     rng_state ^= (uint64_t)time(NULL) * 0x2545F4914F6CDD1Dull;
     if (getenv("GPUK_TEST_QUICK")) sizes[NSIZES - 1] = 20011;
-    if (!gpu_setup("gpu_kernels", 13, &ctx, &code)) return code;
+    if (!gpu_setup("gpu_kernels", 15, &ctx, &code)) return code;
     RUN(test_kernels_load_lazily);
     RUN(test_elementwise_ops_match_float64);
     RUN(test_iota_linspace_and_strided_copy);
     RUN(test_reductions_match_float64);
     RUN(test_reductions_are_deterministic);
+    RUN(test_argmin_argmax_with_nan);
     RUN(test_scans_match_float64);
     RUN(test_scan_after_scratch_regrowth);
+    RUN(test_scan_epoch_wrap_and_stale_flag_sweep);
     RUN(test_scan_variant_and_baseline_agree);
     RUN(test_transpose_is_exact);
     RUN(test_histograms_count_exactly);
