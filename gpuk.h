@@ -78,8 +78,9 @@ HANDLES
 THREADS
    gpuk_init and gpuk_last_error are safe from any thread. A ctx may be used from many threads
    at once: handle create/destroy take the ctx's lock; copy, launch, record and sync take no gpuk
-   lock; built-in kernel calls take the ctx's kernel lock up to their launch (it covers the
-   first-use JIT and the scratch). gpuk makes the ctx's CUDA context current on the calling
+   lock; built-in reductions and scans take their stream's scratch lock up to their launch (a
+   scratch regrowth waits for that stream only), and a first-use JIT holds no lock, so calls
+   on other streams never wait for it. gpuk makes the ctx's CUDA context current on the calling
    thread when it is not. Destroying a ctx or a handle must not race with its use.
 
 KERNELS
@@ -88,6 +89,13 @@ KERNELS
    Or call a built-in one (gpuk_add_f32, gpuk_sum_f64, gpuk_scan_inclusive_i32, ... below):
    typed, argument-checked, JIT-loaded per kernel on first use, PTX lowered to run on every
    driver gpuk supports and every GPU from sm_52 on, with faster variants picked on newer GPUs.
+   CUDA graphs: built-in calls may be captured (stream capture through the driver) and the
+   graph replayed any number of times; each replay computes afresh. A capture cannot hold a
+   first-use JIT or a scratch allocation, so load the kernels (gpuk_kernels_load) and reserve
+   the stream's scratch for the longest scan (gpuk_kernels_reserve) before capturing; a call
+   that would still need either returns GPUK_ERR_CAPTURING and leaves the capture intact.
+   Capture in thread-local or relaxed mode when other threads use gpuk meanwhile (in global
+   mode the driver refuses their module loads and allocations).
 
 GENERATED
    This file is generated: tools/gen_ptx.py joins the hand-written sources in src/ and fills
@@ -438,9 +446,14 @@ GPUK_API gpuk_result gpuk_launch(gpuk_ctx* ctx, gpuk_kernel kernel, const gpuk_l
    sum of nothing is 0), except for min/max/argmin/argmax, which need n >= 1.
    Every element-wise call may run in place (out the same view as an input). Reductions write
    one element to out[0]; they are deterministic: the same input on the same device gives the
-   same bits every run. Scans and reductions use a small scratch area per stream, allocated on
-   first use (it grows for long scans; a stream sync precedes a regrowth). Integer arithmetic
-   wraps modulo 2^32; float min/max skip NaN like fmin/fmax. */
+   same bits every run. Float scans are not: which earlier tiles' totals a tile adds up
+   depends on timing, so the last bits of a float prefix sum may differ from run to run
+   (integer scans are exact). Scans and reductions use a small scratch area per stream,
+   allocated on first use (it grows for long scans; a sync of that stream precedes a regrowth;
+   gpuk_kernels_reserve allocates it ahead). Streams wrapping CU_STREAM_PER_THREAD are refused
+   by reductions and scans (one handle, a different CUDA stream on each thread). Integer
+   arithmetic wraps modulo 2^32; float min/max skip NaN like fmin/fmax; argmin/argmax skip NaN
+   and give 0 for an input that is all NaN. */
 typedef struct gpuk_array {
     gpuk_buffer buffer;
     size_t first;        /* element index in buffer where the array starts */
