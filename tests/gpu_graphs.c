@@ -53,7 +53,7 @@ static uint64_t rng(void) { /* splitmix64, seeded from the clock in main */
 static double uniform(double lo, double hi) { return lo + (hi - lo) * ((double)(rng() >> 11) / 9007199254740992.0); }
 
 #define NBIG ((size_t)1 << 24)     /* the scan that replays went wrong on */
-#define NF ((size_t)1 << 20) + 3   /* float arrays: several tiles and reduction blocks */
+#define NF (((size_t)1 << 20) + 3) /* float arrays: several tiles and reduction blocks */
 #define NBINS 100
 
 typedef struct work {
