@@ -479,7 +479,7 @@ GPUK_API gpuk_result gpuk_kernels_reserve(gpuk_ctx* ctx, gpuk_stream stream, siz
 #endif
 
 /* GPUK_GENERATED_BEGIN(kernels) */
-/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 988e09f642598b20, nvcc 13.0.88 -- do not edit */
+/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 d42d0954e046cde0, nvcc 13.0.88 -- do not edit */
 #if !defined(GPUK_NO_KERNELS)
 GPUK_API gpuk_result gpuk_fill_f32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, size_t n, float value); /* out[i] = value */
 GPUK_API gpuk_result gpuk_fill_f64(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, size_t n, double value); /* out[i] = value */
@@ -2892,7 +2892,7 @@ GPUK__IMPL gpuk_result gpuk_launch(gpuk_ctx* ctx, gpuk_kernel kernel, const gpuk
 /* ---- >>builtin ---- */
 #if !defined(GPUK_NO_KERNELS)
 /* GPUK_GENERATED_BEGIN(kernel_ids) */
-/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 988e09f642598b20, nvcc 13.0.88 -- do not edit */
+/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 d42d0954e046cde0, nvcc 13.0.88 -- do not edit */
 enum {
     GPUK__K_FILL_F32,
     GPUK__K_FILL_F64,
@@ -2993,6 +2993,112 @@ enum {
     GPUK__K_RANDOM_NORMAL_F64,
     GPUK__KERNEL_COUNT
 };
+/* constants the kernels and their host launchers share */
+#define GPUK__BLOCK 256u
+#define GPUK__SCAN_ITEMS_4 32u
+#define GPUK__SCAN_ITEMS_8 16u
+#define GPUK__TRANSPOSE_TILE 64u
+#define GPUK__HIST_SMEM_BINS 2048u
+#define GPUK__SCAN_EPOCH_MASK 0x3FFFFFFFu
+/* every kernel as X(family, name, type), in id order: tests expand it, one macro a family */
+#define GPUK__KERNEL_LIST(X) \
+    X(FILL, fill, f32) \
+    X(FILL, fill, f64) \
+    X(FILL, fill, i32) \
+    X(FILL, fill, u32) \
+    X(IOTA, iota, f32) \
+    X(IOTA, iota, f64) \
+    X(IOTA, iota, i32) \
+    X(IOTA, iota, u32) \
+    X(LINSPACE, linspace, f32) \
+    X(LINSPACE, linspace, f64) \
+    X(COPY_STRIDED, copy_strided, f32) \
+    X(COPY_STRIDED, copy_strided, f64) \
+    X(COPY_STRIDED, copy_strided, i32) \
+    X(COPY_STRIDED, copy_strided, u32) \
+    X(BINARY, add, f32) \
+    X(BINARY, add, f64) \
+    X(BINARY, add, i32) \
+    X(BINARY, add, u32) \
+    X(BINARY, sub, f32) \
+    X(BINARY, sub, f64) \
+    X(BINARY, sub, i32) \
+    X(BINARY, sub, u32) \
+    X(BINARY, mul, f32) \
+    X(BINARY, mul, f64) \
+    X(BINARY, mul, i32) \
+    X(BINARY, mul, u32) \
+    X(DIV, div, f32) \
+    X(DIV, div, f64) \
+    X(BINARY, minimum, f32) \
+    X(BINARY, minimum, f64) \
+    X(BINARY, minimum, i32) \
+    X(BINARY, minimum, u32) \
+    X(BINARY, maximum, f32) \
+    X(BINARY, maximum, f64) \
+    X(BINARY, maximum, i32) \
+    X(BINARY, maximum, u32) \
+    X(AXPY, axpy, f32) \
+    X(AXPY, axpy, f64) \
+    X(SCALE, scale, f32) \
+    X(SCALE, scale, f64) \
+    X(UNARY, abs, f32) \
+    X(UNARY, abs, f64) \
+    X(UNARY, abs, i32) \
+    X(UNARY, sqrt, f32) \
+    X(UNARY, sqrt, f64) \
+    X(UNARY, exp, f32) \
+    X(UNARY, exp, f64) \
+    X(UNARY, log, f32) \
+    X(UNARY, log, f64) \
+    X(UNARY_LONG, sin, f32) \
+    X(UNARY_LONG, sin, f64) \
+    X(UNARY_LONG, cos, f32) \
+    X(UNARY_LONG, cos, f64) \
+    X(COS2SIN2, cos2_plus_sin2, f32) \
+    X(COS2SIN2, cos2_plus_sin2, f64) \
+    X(SELU, selu, f32) \
+    X(SELU, selu, f64) \
+    X(SUM, sum, f32) \
+    X(SUM, sum, f64) \
+    X(SUM, sum, i32) \
+    X(SUM, sum, u32) \
+    X(MIN, min, f32) \
+    X(MIN, min, f64) \
+    X(MIN, min, i32) \
+    X(MIN, min, u32) \
+    X(MAX, max, f32) \
+    X(MAX, max, f64) \
+    X(MAX, max, i32) \
+    X(MAX, max, u32) \
+    X(ARGMIN, argmin, f32) \
+    X(ARGMIN, argmin, f64) \
+    X(ARGMIN, argmin, i32) \
+    X(ARGMIN, argmin, u32) \
+    X(ARGMAX, argmax, f32) \
+    X(ARGMAX, argmax, f64) \
+    X(ARGMAX, argmax, i32) \
+    X(ARGMAX, argmax, u32) \
+    X(DOT, dot, f32) \
+    X(DOT, dot, f64) \
+    X(NORM2, norm2, f32) \
+    X(NORM2, norm2, f64) \
+    X(SCAN, scan_inclusive, f32) \
+    X(SCAN, scan_exclusive, f32) \
+    X(SCAN, scan_inclusive, f64) \
+    X(SCAN, scan_exclusive, f64) \
+    X(SCAN, scan_inclusive, i32) \
+    X(SCAN, scan_exclusive, i32) \
+    X(SCAN, scan_inclusive, u32) \
+    X(SCAN, scan_exclusive, u32) \
+    X(TRANSPOSE, transpose, f32) \
+    X(TRANSPOSE, transpose, f64) \
+    X(HISTOGRAM, histogram, u8) \
+    X(HISTOGRAM, histogram, i32) \
+    X(RANDOM, random_uniform, f32) \
+    X(RANDOM, random_normal, f32) \
+    X(RANDOM, random_uniform, f64) \
+    X(RANDOM, random_normal, f64)
 /* GPUK_GENERATED_END(kernel_ids) */
 
 typedef struct gpuk__builtin_ptx {
@@ -3023,11 +3129,12 @@ static const gpuk__builtin_ptx* gpuk__builtin_pick(const gpuk_ctx* ctx, int id) 
     return best;
 }
 
-#define GPUK__BLOCK 256u               /* every built-in kernel runs 256-thread blocks */
+/* GPUK__BLOCK (threads a block, every built-in), GPUK__SCAN_ITEMS_4/8, GPUK__TRANSPOSE_TILE,
+   GPUK__HIST_SMEM_BINS: generated above from gpuk_kernels.cuh's shared constants */
 #define GPUK__REDUCE_MAX_GRID 4096u
 #define GPUK__SCRATCH_SCAN (16u + GPUK__REDUCE_MAX_GRID * 16u) /* reduction ticket + partials */
 #define GPUK__SCRATCH_MIN ((size_t)1 << 18)
-#define GPUK__SCAN_TILE_MIN 4096u      /* elements in the smallest scan tile (8-byte types) */
+#define GPUK__SCAN_TILE_MIN (GPUK__BLOCK * GPUK__SCAN_ITEMS_8) /* the smallest scan tile */
 #define GPUK__CU_STREAM_PER_THREAD ((gpuk__cu_stream)(uintptr_t)2)
 
 /* Device scratch for the built-in reductions and scans, one per gpuk stream (kernels on one
@@ -3501,7 +3608,9 @@ static GPUK__NOINLINE gpuk_result gpuk__reduce(const char* fn, int id, gpuk_ctx*
 
 /* Scans: (out, in, n, scratch, values, ahead, capacity); a block per tile of 8192 (4-byte) or 4096
    elements (scan_items in gpuk_kernels.cuh). */
-static size_t gpuk__scan_tile(size_t elem) { return (size_t)GPUK__BLOCK * (elem == 4 ? 32u : 16u); }
+static size_t gpuk__scan_tile(size_t elem) {
+    return (size_t)GPUK__BLOCK * (elem == 4 ? GPUK__SCAN_ITEMS_4 : GPUK__SCAN_ITEMS_8);
+}
 
 /* How many tiles ahead a scan block prefetches into L2 (gpuk_kernels.cuh, scan): measured best
    on H100 at 2.5 tiles a multiprocessor for 4-byte types and 2 for 8-byte ones, and never more
@@ -3565,10 +3674,10 @@ static GPUK__NOINLINE gpuk_result gpuk__transpose(const char* fn, int id, gpuk_c
     k.args = args;
     k.block_x = 32;
     k.block_y = GPUK__BLOCK / 32;
-    if (cols / 64 + 1 > (size_t)ctx->info.max_grid[0])
+    if (cols / GPUK__TRANSPOSE_TILE + 1 > (size_t)ctx->info.max_grid[0])
         return gpuk__fail(fn, GPUK_ERR_LIMIT, "cols = %zu needs more than %d blocks across", cols, ctx->info.max_grid[0]);
-    k.grid_x = gpuk__grid(cols, 64, (size_t)ctx->info.max_grid[0]); /* 64x64 tiles (TRANSPOSE_TILE) */
-    k.grid_y = gpuk__grid(rows, 64, 65535); /* taller matrices loop inside the kernel */
+    k.grid_x = gpuk__grid(cols, GPUK__TRANSPOSE_TILE, (size_t)ctx->info.max_grid[0]);
+    k.grid_y = gpuk__grid(rows, GPUK__TRANSPOSE_TILE, 65535); /* taller matrices loop inside the kernel */
     return gpuk__builtin_go(&k);
 }
 
@@ -3599,7 +3708,7 @@ static GPUK__NOINLINE gpuk_result gpuk__histogram(const char* fn, int id, gpuk_c
     args[0] = &pc; args[1] = &pi; args[2] = &n64; args[3] = &nbins; args[4] = &lo64; args[5] = &hi64;
     k.args = args;
     copies = elem == 1 && nbins <= 256 ? GPUK__BLOCK / 32 : 1; /* u8: one copy of the counts per warp */
-    k.shared = nbins <= 2048 ? copies * nbins * 4 : 0; /* HIST_SMEM_BINS in gpuk_kernels.cuh */
+    k.shared = nbins <= GPUK__HIST_SMEM_BINS ? copies * nbins * 4 : 0;
     k.grid_x = gpuk__grid(n, (size_t)GPUK__BLOCK * (elem == 1 ? 16u : 1u), gpuk__sm_blocks(ctx, 8));
     return gpuk__builtin_go(&k);
 }
@@ -3613,7 +3722,7 @@ GPUK__IMPL int gpuk_kernels_loaded(gpuk_ctx* ctx) {
 }
 
 /* GPUK_GENERATED_BEGIN(wrappers) */
-/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 988e09f642598b20, nvcc 13.0.88 -- do not edit */
+/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 d42d0954e046cde0, nvcc 13.0.88 -- do not edit */
 
 GPUK__IMPL gpuk_result gpuk_fill_f32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, size_t n, float value) {
     return gpuk__map("gpuk_fill_f32", GPUK__K_FILL_F32, ctx, stream, 4, n, out, NULL, NULL, &value, NULL);
@@ -4006,7 +4115,7 @@ GPUK__IMPL gpuk_result gpuk_random_normal_f64(gpuk_ctx* ctx, gpuk_stream stream,
 
 /* The PTX of every built-in kernel, and its table. */
 /* GPUK_GENERATED_BEGIN(ptx) */
-/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 988e09f642598b20, nvcc 13.0.88 -- do not edit */
+/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 d42d0954e046cde0, nvcc 13.0.88 -- do not edit */
 /* gpuk_fill_f32: ptx/gpuk_fill_f32.ptx, .version 4.2, .target sm_52, driver >= CUDA 7.0, 1826 bytes, sha256 c104bfeafe8c4980 */
 static const char* const gpuk__ptx_fill_f32[] = {
     ".version 4.2\n"

@@ -11,13 +11,29 @@
    - pointers need only element alignment: kernels that read 16 bytes at a time check the
      addresses themselves and fall back to one element at a time;
    - each kernel is an extern "C" entry named gpuk_<op>_<type>, made by one line of the
-     GPUK_* instantiation lists at the end (the generator reads those lines too). */
+     GPUK_* instantiation lists at the end (the generator reads those lines too);
+   - each family macro (#define GPUK_<FAMILY>(params)) is preceded by one "// wrap" declaration
+     per C wrapper it gets: the wrapper's prototype, "=" the host launcher it calls (in
+     src/gpuk_builtin.h; the generator adds the name, id, ctx and stream arguments), "|" its
+     one-line doc. {t} {T} {size} stand for the type suffix, its C type and size, other {x} for
+     the family macro's parameter x; {op: a=..; b=..} picks a doc piece by the op parameter.
+     So a new family is its kernel, its wrap lines, its host launcher and its tests. */
+
+/* ---- constants shared with the host launchers: tools/gen_ptx.py copies each into gpuk.h
+   as GPUK__<NAME> (GPUK_BLOCK as GPUK__BLOCK) ---- */
+// ==== shared constants ====
+#define GPUK_BLOCK 256
+#define SCAN_ITEMS_4 32
+#define SCAN_ITEMS_8 16
+#define TRANSPOSE_TILE 64
+#define HIST_SMEM_BINS 2048
+#define SCAN_EPOCH_MASK 0x3FFFFFFFu
+// ==== end of shared constants ====
 
 typedef unsigned long long u64;
 typedef long long i64;
 typedef unsigned int u32;
 
-#define GPUK_BLOCK 256
 #define GPUK_WARPS (GPUK_BLOCK / 32)
 #define GPUK_DEV __device__ __forceinline__
 
@@ -129,22 +145,42 @@ GPUK_DEV void map(F f, T* out, const T* a, const T* b, u64 n) {
     }
 
 /* fill: out[i] = s0. */
+// wrap gpuk_fill_{t}(gpuk_array out, size_t n, {T} value)
+//      = gpuk__map({size}, n, out, NULL, NULL, &value, NULL) | out[i] = value
 #define GPUK_FILL(T, t) GPUK_MAP_KERNEL_U(gpuk_fill_##t, T, 0, 1, s0)
 /* binary: out[i] = a[i] op b[i]. */
+// wrap gpuk_{op}_{t}(gpuk_array out, gpuk_array a, gpuk_array b, size_t n)
+//      = gpuk__map({size}, n, out, &a, &b, NULL, NULL)
+//      | out[i] = {op: add=a[i] + b[i]; sub=a[i] - b[i]; mul=a[i] * b[i]; minimum=min(a[i], b[i]); maximum=max(a[i], b[i])}
 #define GPUK_BINARY(op, T, t) GPUK_MAP_KERNEL(gpuk_##op##_##t, T, 2, k_##op(x, y))
+// wrap gpuk_div_{t}(gpuk_array out, gpuk_array a, gpuk_array b, size_t n)
+//      = gpuk__map({size}, n, out, &a, &b, NULL, NULL) | out[i] = a[i] / b[i]
 #define GPUK_DIV(T, t) GPUK_MAP_KERNEL(gpuk_div_##t, T, 2, x / y)
 /* axpy: y[i] = s0 * x[i] + y[i] (launched with out = b = y, a = x). */
+// wrap gpuk_axpy_{t}(gpuk_array y, {T} alpha, gpuk_array x, size_t n)
+//      = gpuk__map({size}, n, y, &x, &y, &alpha, NULL) | y[i] = alpha * x[i] + y[i]
 #define GPUK_AXPY(T, t) GPUK_MAP_KERNEL(gpuk_axpy_##t, T, 2, s0 * x + y)
 /* scale: out[i] = s0 * x[i]. */
+// wrap gpuk_scale_{t}(gpuk_array out, {T} alpha, gpuk_array x, size_t n)
+//      = gpuk__map({size}, n, out, &x, NULL, &alpha, NULL) | out[i] = alpha * x[i]
 #define GPUK_SCALE(T, t) GPUK_MAP_KERNEL(gpuk_scale_##t, T, 1, s0 * x)
 /* unary: out[i] = op(x[i]). */
+// wrap gpuk_{op}_{t}(gpuk_array out, gpuk_array x, size_t n)
+//      = gpuk__map({size}, n, out, &x, NULL, NULL, NULL) | out[i] = {op}(x[i])
 #define GPUK_UNARY(op, T, t) GPUK_MAP_KERNEL(gpuk_##op##_##t, T, 1, k_##op(x))
+// wrap gpuk_{op}_{t}(gpuk_array out, gpuk_array x, size_t n)
+//      = gpuk__map({size}, n, out, &x, NULL, NULL, NULL) | out[i] = {op}(x[i])
 #define GPUK_UNARY_LONG(op, T, t) GPUK_MAP_KERNEL_U(gpuk_##op##_##t, T, 1, 1, k_##op(x))
 /* cos(x)^2 + sin(x)^2, one argument reduction for both (the seed books' ufunc). */
 GPUK_DEV float cos2_plus_sin2(float x) { float s, c; k_sincos(x, &s, &c); return c * c + s * s; }
 GPUK_DEV double cos2_plus_sin2(double x) { double s, c; k_sincos(x, &s, &c); return c * c + s * s; }
+// wrap gpuk_cos2_plus_sin2_{t}(gpuk_array out, gpuk_array x, size_t n)
+//      = gpuk__map({size}, n, out, &x, NULL, NULL, NULL) | out[i] = cos(x[i])^2 + sin(x[i])^2
 #define GPUK_COS2SIN2(T, t) GPUK_MAP_KERNEL_U(gpuk_cos2_plus_sin2_##t, T, 1, 1, cos2_plus_sin2(x))
 /* SELU: lambda * (x > 0 ? x : alpha * exp(x) - alpha), with s0 = alpha, s1 = lambda. */
+// wrap gpuk_selu_{t}(gpuk_array out, gpuk_array x, size_t n, {T} alpha, {T} lambda)
+//      = gpuk__map({size}, n, out, &x, NULL, &alpha, &lambda)
+//      | out[i] = lambda * (x > 0 ? x : alpha * exp(x) - alpha)
 #define GPUK_SELU(T, t) GPUK_MAP_KERNEL(gpuk_selu_##t, T, 1, s1 * (x > T(0) ? x : s0 * k_exp(x) - s0))
 
 /* ---- iota and linspace: out[i] from i alone ---- */
@@ -153,6 +189,9 @@ template <typename T> GPUK_DEV T iota_at(u64 i, T start, T step) { return start 
 template <> GPUK_DEV int iota_at<int>(u64 i, int start, int step) { return (int)((u32)start + (u32)i * (u32)step); }
 template <> GPUK_DEV u32 iota_at<u32>(u64 i, u32 start, u32 step) { return start + (u32)i * step; }
 
+// wrap gpuk_iota_{t}(gpuk_array out, size_t n, {T} start, {T} step)
+//      = gpuk__generate({size}, n, out, &start, &step, sizeof start, 1)
+//      | out[i] = start + i * step (arange)
 #define GPUK_IOTA(T, t)                                                                      \
     extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
     gpuk_iota_##t(T* out, u64 n, T start, T step) {                                          \
@@ -163,6 +202,8 @@ template <> GPUK_DEV u32 iota_at<u32>(u64 i, u32 start, u32 step) { return start
 
 /* linspace: n points from lo to hi inclusive; the first half steps up from lo and the second
    down from hi, so both ends are exact and the error never grows past half the range. */
+// wrap gpuk_linspace_{t}(gpuk_array out, size_t n, {T} lo, {T} hi)
+//      = gpuk__generate({size}, n, out, &lo, &hi, sizeof lo, 1) | n points from lo to hi inclusive
 #define GPUK_LINSPACE(T, t)                                                                  \
     extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
     gpuk_linspace_##t(T* out, u64 n, T lo, T hi) {                                           \
@@ -174,6 +215,9 @@ template <> GPUK_DEV u32 iota_at<u32>(u64 i, u32 start, u32 step) { return start
 
 /* ---- strided copy: out[i * out_stride] = in[i * in_stride] (gathers a column of a
    row-major matrix with in_stride = its row length; in_stride 0 broadcasts in[0]) ---- */
+// wrap gpuk_copy_strided_{t}(gpuk_array out, size_t out_stride, gpuk_array in, size_t in_stride, size_t n)
+//      = gpuk__strided({size}, out, out_stride, in, in_stride, n)
+//      | out[i * out_stride] = in[i * in_stride]; in_stride 0 broadcasts in[0]
 #define GPUK_COPY_STRIDED(T, t)                                                              \
     extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
     gpuk_copy_strided_##t(T* out, const T* in, u64 n, u64 out_stride, u64 in_stride) {       \
@@ -328,13 +372,29 @@ GPUK_DEV void reduce(F f, typename F::out* result, const T* a, const T* b, u64 n
     name(F::out* out, const T* a, const T* b, u64 n, void* scratch) {                        \
         reduce<NIN>(F(), out, a, b, n, scratch);                                             \
     }
+// wrap gpuk_sum_{t}(gpuk_array out, gpuk_array x, size_t n)
+//      = gpuk__reduce({size}, {size}, 0, out, &x, NULL, n) | out[0] = x[0] + ... + x[n-1]
 #define GPUK_SUM(T, t) GPUK_REDUCE_KERNEL(gpuk_sum_##t, T, 1, fold_sum<T>)
+// wrap gpuk_min_{t}(gpuk_array out, gpuk_array x, size_t n)
+//      = gpuk__reduce({size}, {size}, 1, out, &x, NULL, n) | out[0] = smallest x[i] (n >= 1)
 #define GPUK_MIN(T, t) GPUK_REDUCE_KERNEL(gpuk_min_##t, T, 1, fold_min<T>)
+// wrap gpuk_max_{t}(gpuk_array out, gpuk_array x, size_t n)
+//      = gpuk__reduce({size}, {size}, 1, out, &x, NULL, n) | out[0] = largest x[i] (n >= 1)
 #define GPUK_MAX(T, t) GPUK_REDUCE_KERNEL(gpuk_max_##t, T, 1, fold_max<T>)
+// wrap gpuk_argmin_{t}(gpuk_array out, gpuk_array x, size_t n)
+//      = gpuk__reduce({size}, 8, 1, out, &x, NULL, n)
+//      | out[0] (uint64) = index of the first smallest x[i] (n >= 1)
 #define GPUK_ARGMIN(T, t) GPUK_REDUCE_KERNEL(gpuk_argmin_##t, T, 1, GPUK_ARG_FOLD(T, true))
+// wrap gpuk_argmax_{t}(gpuk_array out, gpuk_array x, size_t n)
+//      = gpuk__reduce({size}, 8, 1, out, &x, NULL, n)
+//      | out[0] (uint64) = index of the first largest x[i] (n >= 1)
 #define GPUK_ARGMAX(T, t) GPUK_REDUCE_KERNEL(gpuk_argmax_##t, T, 1, GPUK_ARG_FOLD(T, false))
 #define GPUK_ARG_FOLD(T, is_min) fold_arg<T, is_min>
+// wrap gpuk_dot_{t}(gpuk_array out, gpuk_array x, gpuk_array y, size_t n)
+//      = gpuk__reduce({size}, {size}, 0, out, &x, &y, n) | out[0] = x[0]*y[0] + ... + x[n-1]*y[n-1]
 #define GPUK_DOT(T, t) GPUK_REDUCE_KERNEL(gpuk_dot_##t, T, 2, fold_dot<T>)
+// wrap gpuk_norm2_{t}(gpuk_array out, gpuk_array x, size_t n)
+//      = gpuk__reduce({size}, {size}, 0, out, &x, NULL, n) | out[0] = sqrt(sum of x[i]^2)
 #define GPUK_NORM2(T, t) GPUK_REDUCE_KERNEL(gpuk_norm2_##t, T, 1, fold_norm2<T>)
 
 /* ---- scan (prefix sum), single pass with decoupled look-back ----
@@ -364,13 +424,12 @@ GPUK_DEV void reduce(F f, typename F::out* result, const T* a, const T* b, u64 n
    its own end at a cursor that walks the whole area: every word is rewritten or cleared at
    least once in capacity / 256 launches, far fewer than 2^30. The host keeps the status words
    where nothing but status words is ever written, so no leftover data passes for a flag. */
-#define SCAN_EPOCH_MASK 0x3FFFFFFFu
 #define SCAN_FLAG_AGG 1u
 #define SCAN_FLAG_INCL 2u
 
 /* items a thread: 32 (4-byte) or 16 (8-byte), tiles of 32 KiB; on H100 twice the tile gave
    0.80 of copy bandwidth against 0.75 (f32) */
-template <typename T> struct scan_items { enum { n = sizeof(T) == 4 ? 32 : 16 }; };
+template <typename T> struct scan_items { enum { n = sizeof(T) == 4 ? SCAN_ITEMS_4 : SCAN_ITEMS_8 }; };
 
 template <typename T>
 GPUK_DEV T warp_inclusive_sum(T v) {
@@ -621,6 +680,10 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, void* values, u32 
     }
 }
 
+// wrap gpuk_scan_inclusive_{t}(gpuk_array out, gpuk_array in, size_t n)
+//      = gpuk__scan({size}, out, in, n) | out[i] = in[0] + ... + in[i] (out may be in)
+// wrap gpuk_scan_exclusive_{t}(gpuk_array out, gpuk_array in, size_t n)
+//      = gpuk__scan({size}, out, in, n) | out[i] = in[0] + ... + in[i-1], out[0] = 0 (out may be in)
 #define GPUK_SCAN(T, t)                                                                      \
     extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
     gpuk_scan_inclusive_##t(T* out, const T* in, u64 n, void* scratch, void* values, u32 ahead, u64 capacity) { \
@@ -647,7 +710,6 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, void* values, u32 
    conflict), reading rows of in and writing rows of out, so both sides are coalesced; each
    thread moves 16 elements a tile, all loads issued before the stores. Tiles beyond the grid's
    y range are taken in a loop, so any height works. */
-#define TRANSPOSE_TILE 64
 
 template <typename T>
 GPUK_DEV void transpose(T* out, const T* in, u64 rows, u64 cols) {
@@ -675,6 +737,9 @@ GPUK_DEV void transpose(T* out, const T* in, u64 rows, u64 cols) {
     }
 }
 
+// wrap gpuk_transpose_{t}(gpuk_array out, gpuk_array in, size_t rows, size_t cols)
+//      = gpuk__transpose({size}, out, in, rows, cols)
+//      | out (cols x rows) = transpose of in (rows x cols), row-major; out != in
 #define GPUK_TRANSPOSE(T, t)                                                                 \
     extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
     gpuk_transpose_##t(T* out, const T* in, u64 rows, u64 cols) {                            \
@@ -688,7 +753,6 @@ GPUK_DEV void transpose(T* out, const T* in, u64 rows, u64 cols) {
    it adds to global memory directly. The host zeroes counts first. u8 input is read 16 bytes
    at a time where aligned; bytes map to bins by a shift when the bin width is a power of two,
    else through a 256-entry table per block. */
-#define HIST_SMEM_BINS 2048
 #define HIST_PACKS 2
 
 extern __shared__ u32 hist_smem[];
@@ -798,6 +862,9 @@ GPUK_DEV void histogram(u64* counts, const T* in, u64 n, u32 nbins, i64 lo, i64 
 
 /* Dynamic shared memory the host gives: copies * nbins * 4 bytes (0 above HIST_SMEM_BINS).
    The host launches 8 blocks an SM, so the kernel must fit 8 (32 registers a thread). */
+// wrap gpuk_histogram_{t}(gpuk_array counts, uint32_t nbins, int64_t lo, int64_t hi, gpuk_array in, size_t n)
+//      = gpuk__histogram({size}, counts, nbins, lo, hi, in, n)
+//      | counts[b] (uint64, nbins of them) = number of in[i] with lo <= in[i] < hi and (in[i] - lo) * nbins / (hi - lo) == b
 #define GPUK_HISTOGRAM(T, t)                                                                 \
     extern "C" __global__ void __launch_bounds__(GPUK_BLOCK, 8)                              \
     gpuk_histogram_##t(u64* counts, const T* in, u64 n, u32 nbins, i64 lo, i64 hi) {         \
@@ -870,6 +937,12 @@ GPUK_DEV void random_blocks(T* out, u64 n, u64 offset, u64 seed, bool normal) {
     }
 }
 
+// wrap gpuk_random_uniform_{t}(gpuk_array out, size_t n, uint64_t seed, uint64_t offset)
+//      = gpuk__generate({size}, n, out, &seed, &offset, sizeof seed, {per})
+//      | out[i] = uniform in [0, 1), Philox4x32-10 element offset + i of seed
+// wrap gpuk_random_normal_{t}(gpuk_array out, size_t n, uint64_t seed, uint64_t offset)
+//      = gpuk__generate({size}, n, out, &seed, &offset, sizeof seed, {per})
+//      | out[i] = standard normal (Box-Muller), Philox4x32-10 element offset + i of seed
 #define GPUK_RANDOM(T, t, per)                                                               \
     extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
     gpuk_random_uniform_##t(T* out, u64 n, u64 seed, u64 offset) {                           \

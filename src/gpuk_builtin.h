@@ -33,11 +33,12 @@ static const gpuk__builtin_ptx* gpuk__builtin_pick(const gpuk_ctx* ctx, int id) 
     return best;
 }
 
-#define GPUK__BLOCK 256u               /* every built-in kernel runs 256-thread blocks */
+/* GPUK__BLOCK (threads a block, every built-in), GPUK__SCAN_ITEMS_4/8, GPUK__TRANSPOSE_TILE,
+   GPUK__HIST_SMEM_BINS: generated above from gpuk_kernels.cuh's shared constants */
 #define GPUK__REDUCE_MAX_GRID 4096u
 #define GPUK__SCRATCH_SCAN (16u + GPUK__REDUCE_MAX_GRID * 16u) /* reduction ticket + partials */
 #define GPUK__SCRATCH_MIN ((size_t)1 << 18)
-#define GPUK__SCAN_TILE_MIN 4096u      /* elements in the smallest scan tile (8-byte types) */
+#define GPUK__SCAN_TILE_MIN (GPUK__BLOCK * GPUK__SCAN_ITEMS_8) /* the smallest scan tile */
 #define GPUK__CU_STREAM_PER_THREAD ((gpuk__cu_stream)(uintptr_t)2)
 
 /* Device scratch for the built-in reductions and scans, one per gpuk stream (kernels on one
@@ -511,7 +512,9 @@ static GPUK__NOINLINE gpuk_result gpuk__reduce(const char* fn, int id, gpuk_ctx*
 
 /* Scans: (out, in, n, scratch, values, ahead, capacity); a block per tile of 8192 (4-byte) or 4096
    elements (scan_items in gpuk_kernels.cuh). */
-static size_t gpuk__scan_tile(size_t elem) { return (size_t)GPUK__BLOCK * (elem == 4 ? 32u : 16u); }
+static size_t gpuk__scan_tile(size_t elem) {
+    return (size_t)GPUK__BLOCK * (elem == 4 ? GPUK__SCAN_ITEMS_4 : GPUK__SCAN_ITEMS_8);
+}
 
 /* How many tiles ahead a scan block prefetches into L2 (gpuk_kernels.cuh, scan): measured best
    on H100 at 2.5 tiles a multiprocessor for 4-byte types and 2 for 8-byte ones, and never more
@@ -575,10 +578,10 @@ static GPUK__NOINLINE gpuk_result gpuk__transpose(const char* fn, int id, gpuk_c
     k.args = args;
     k.block_x = 32;
     k.block_y = GPUK__BLOCK / 32;
-    if (cols / 64 + 1 > (size_t)ctx->info.max_grid[0])
+    if (cols / GPUK__TRANSPOSE_TILE + 1 > (size_t)ctx->info.max_grid[0])
         return gpuk__fail(fn, GPUK_ERR_LIMIT, "cols = %zu needs more than %d blocks across", cols, ctx->info.max_grid[0]);
-    k.grid_x = gpuk__grid(cols, 64, (size_t)ctx->info.max_grid[0]); /* 64x64 tiles (TRANSPOSE_TILE) */
-    k.grid_y = gpuk__grid(rows, 64, 65535); /* taller matrices loop inside the kernel */
+    k.grid_x = gpuk__grid(cols, GPUK__TRANSPOSE_TILE, (size_t)ctx->info.max_grid[0]);
+    k.grid_y = gpuk__grid(rows, GPUK__TRANSPOSE_TILE, 65535); /* taller matrices loop inside the kernel */
     return gpuk__builtin_go(&k);
 }
 
@@ -609,7 +612,7 @@ static GPUK__NOINLINE gpuk_result gpuk__histogram(const char* fn, int id, gpuk_c
     args[0] = &pc; args[1] = &pi; args[2] = &n64; args[3] = &nbins; args[4] = &lo64; args[5] = &hi64;
     k.args = args;
     copies = elem == 1 && nbins <= 256 ? GPUK__BLOCK / 32 : 1; /* u8: one copy of the counts per warp */
-    k.shared = nbins <= 2048 ? copies * nbins * 4 : 0; /* HIST_SMEM_BINS in gpuk_kernels.cuh */
+    k.shared = nbins <= GPUK__HIST_SMEM_BINS ? copies * nbins * 4 : 0;
     k.grid_x = gpuk__grid(n, (size_t)GPUK__BLOCK * (elem == 1 ? 16u : 1u), gpuk__sm_blocks(ctx, 8));
     return gpuk__builtin_go(&k);
 }

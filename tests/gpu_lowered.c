@@ -70,6 +70,33 @@ static void use_nvcc_headers(gpuk_ctx* c) {
 #define OUT gpuk_at(s->outs[k], off)
 #define IN(t) gpuk_at(s->in_##t, off)
 #define RUN_ONE(call) do { CHECK_OK(call); k++; } while (0)
+/* one call shape a family, expanded over gpuk.h's list of every kernel (GPUK__KERNEL_LIST) */
+#define RUN_FAMILY(fam, name, t) RUN_##fam(gpuk_##name##_##t, t);
+#define RUN_FILL(f, t) RUN_ONE(f(c, S, OUT, N_ANY, 7))
+#define RUN_IOTA(f, t) RUN_ONE(f(c, S, OUT, N_ANY, 3, 2))
+#define RUN_LINSPACE(f, t) RUN_ONE(f(c, S, OUT, N_ANY, 3, 250))
+#define RUN_COPY_STRIDED(f, t) RUN_ONE(f(c, S, OUT, 1, IN(t), 3, N_STRIDED))
+#define RUN_BINARY(f, t) RUN_ONE(f(c, S, OUT, IN(t), IN(t), N_ANY))
+#define RUN_DIV RUN_BINARY
+#define RUN_DOT RUN_BINARY
+#define RUN_AXPY(f, t) RUN_ONE(f(c, S, OUT, 1.5, IN(t), N_ANY))
+#define RUN_SCALE RUN_AXPY
+#define RUN_UNARY(f, t) RUN_ONE(f(c, S, OUT, IN(t), N_ANY))
+#define RUN_UNARY_LONG RUN_UNARY
+#define RUN_COS2SIN2 RUN_UNARY
+#define RUN_SUM RUN_UNARY
+#define RUN_MIN RUN_UNARY
+#define RUN_MAX RUN_UNARY
+#define RUN_ARGMIN RUN_UNARY
+#define RUN_ARGMAX RUN_UNARY
+#define RUN_NORM2 RUN_UNARY
+#define RUN_SCAN RUN_UNARY
+#define RUN_SELU(f, t) RUN_ONE(f(c, S, OUT, IN(t), N_ANY, 1.5, 1.0507))
+#define RUN_TRANSPOSE(f, t) RUN_ONE(f(c, S, OUT, IN(t), ROWS, COLS))
+#define HIST_RANGE_u8 3, 250
+#define HIST_RANGE_i32 -5, 1000000
+#define RUN_HISTOGRAM(f, t) RUN_ONE(f(c, S, OUT, 61, HIST_RANGE_##t, IN(t), N_ANY))
+#define RUN_RANDOM(f, t) RUN_ONE(f(c, S, OUT, N_ANY, 12345, 77))
 
 /* Every wrapper once, into its own output; outputs first reset to the pattern. */
 static void run_all(side* s, size_t off) {
@@ -77,103 +104,7 @@ static void run_all(side* s, size_t off) {
     int k;
     for (k = 0; k < GPUK__KERNEL_COUNT; k++) CHECK_OK(gpuk_buffer_write(c, s->outs[k], 0, pattern, REGION * 8));
     k = 0;
-    RUN_ONE(gpuk_fill_f32(c, S, OUT, N_ANY, 7));
-    RUN_ONE(gpuk_fill_f64(c, S, OUT, N_ANY, 7));
-    RUN_ONE(gpuk_fill_i32(c, S, OUT, N_ANY, 7));
-    RUN_ONE(gpuk_fill_u32(c, S, OUT, N_ANY, 7));
-    RUN_ONE(gpuk_iota_f32(c, S, OUT, N_ANY, 3, 2));
-    RUN_ONE(gpuk_iota_f64(c, S, OUT, N_ANY, 3, 2));
-    RUN_ONE(gpuk_iota_i32(c, S, OUT, N_ANY, 3, 2));
-    RUN_ONE(gpuk_iota_u32(c, S, OUT, N_ANY, 3, 2));
-    RUN_ONE(gpuk_linspace_f32(c, S, OUT, N_ANY, 3, 250));
-    RUN_ONE(gpuk_linspace_f64(c, S, OUT, N_ANY, 3, 250));
-    RUN_ONE(gpuk_copy_strided_f32(c, S, OUT, 1, IN(f32), 3, N_STRIDED));
-    RUN_ONE(gpuk_copy_strided_f64(c, S, OUT, 1, IN(f64), 3, N_STRIDED));
-    RUN_ONE(gpuk_copy_strided_i32(c, S, OUT, 1, IN(i32), 3, N_STRIDED));
-    RUN_ONE(gpuk_copy_strided_u32(c, S, OUT, 1, IN(u32), 3, N_STRIDED));
-    RUN_ONE(gpuk_add_f32(c, S, OUT, IN(f32), IN(f32), N_ANY));
-    RUN_ONE(gpuk_add_f64(c, S, OUT, IN(f64), IN(f64), N_ANY));
-    RUN_ONE(gpuk_add_i32(c, S, OUT, IN(i32), IN(i32), N_ANY));
-    RUN_ONE(gpuk_add_u32(c, S, OUT, IN(u32), IN(u32), N_ANY));
-    RUN_ONE(gpuk_sub_f32(c, S, OUT, IN(f32), IN(f32), N_ANY));
-    RUN_ONE(gpuk_sub_f64(c, S, OUT, IN(f64), IN(f64), N_ANY));
-    RUN_ONE(gpuk_sub_i32(c, S, OUT, IN(i32), IN(i32), N_ANY));
-    RUN_ONE(gpuk_sub_u32(c, S, OUT, IN(u32), IN(u32), N_ANY));
-    RUN_ONE(gpuk_mul_f32(c, S, OUT, IN(f32), IN(f32), N_ANY));
-    RUN_ONE(gpuk_mul_f64(c, S, OUT, IN(f64), IN(f64), N_ANY));
-    RUN_ONE(gpuk_mul_i32(c, S, OUT, IN(i32), IN(i32), N_ANY));
-    RUN_ONE(gpuk_mul_u32(c, S, OUT, IN(u32), IN(u32), N_ANY));
-    RUN_ONE(gpuk_div_f32(c, S, OUT, IN(f32), IN(f32), N_ANY));
-    RUN_ONE(gpuk_div_f64(c, S, OUT, IN(f64), IN(f64), N_ANY));
-    RUN_ONE(gpuk_minimum_f32(c, S, OUT, IN(f32), IN(f32), N_ANY));
-    RUN_ONE(gpuk_minimum_f64(c, S, OUT, IN(f64), IN(f64), N_ANY));
-    RUN_ONE(gpuk_minimum_i32(c, S, OUT, IN(i32), IN(i32), N_ANY));
-    RUN_ONE(gpuk_minimum_u32(c, S, OUT, IN(u32), IN(u32), N_ANY));
-    RUN_ONE(gpuk_maximum_f32(c, S, OUT, IN(f32), IN(f32), N_ANY));
-    RUN_ONE(gpuk_maximum_f64(c, S, OUT, IN(f64), IN(f64), N_ANY));
-    RUN_ONE(gpuk_maximum_i32(c, S, OUT, IN(i32), IN(i32), N_ANY));
-    RUN_ONE(gpuk_maximum_u32(c, S, OUT, IN(u32), IN(u32), N_ANY));
-    RUN_ONE(gpuk_axpy_f32(c, S, OUT, 1.5, IN(f32), N_ANY));
-    RUN_ONE(gpuk_axpy_f64(c, S, OUT, 1.5, IN(f64), N_ANY));
-    RUN_ONE(gpuk_scale_f32(c, S, OUT, 1.5, IN(f32), N_ANY));
-    RUN_ONE(gpuk_scale_f64(c, S, OUT, 1.5, IN(f64), N_ANY));
-    RUN_ONE(gpuk_abs_f32(c, S, OUT, IN(f32), N_ANY));
-    RUN_ONE(gpuk_abs_f64(c, S, OUT, IN(f64), N_ANY));
-    RUN_ONE(gpuk_abs_i32(c, S, OUT, IN(i32), N_ANY));
-    RUN_ONE(gpuk_sqrt_f32(c, S, OUT, IN(f32), N_ANY));
-    RUN_ONE(gpuk_sqrt_f64(c, S, OUT, IN(f64), N_ANY));
-    RUN_ONE(gpuk_exp_f32(c, S, OUT, IN(f32), N_ANY));
-    RUN_ONE(gpuk_exp_f64(c, S, OUT, IN(f64), N_ANY));
-    RUN_ONE(gpuk_log_f32(c, S, OUT, IN(f32), N_ANY));
-    RUN_ONE(gpuk_log_f64(c, S, OUT, IN(f64), N_ANY));
-    RUN_ONE(gpuk_sin_f32(c, S, OUT, IN(f32), N_ANY));
-    RUN_ONE(gpuk_sin_f64(c, S, OUT, IN(f64), N_ANY));
-    RUN_ONE(gpuk_cos_f32(c, S, OUT, IN(f32), N_ANY));
-    RUN_ONE(gpuk_cos_f64(c, S, OUT, IN(f64), N_ANY));
-    RUN_ONE(gpuk_cos2_plus_sin2_f32(c, S, OUT, IN(f32), N_ANY));
-    RUN_ONE(gpuk_cos2_plus_sin2_f64(c, S, OUT, IN(f64), N_ANY));
-    RUN_ONE(gpuk_selu_f32(c, S, OUT, IN(f32), N_ANY, 1.5, 1.0507));
-    RUN_ONE(gpuk_selu_f64(c, S, OUT, IN(f64), N_ANY, 1.5, 1.0507));
-    RUN_ONE(gpuk_sum_f32(c, S, OUT, IN(f32), N_ANY));
-    RUN_ONE(gpuk_sum_f64(c, S, OUT, IN(f64), N_ANY));
-    RUN_ONE(gpuk_sum_i32(c, S, OUT, IN(i32), N_ANY));
-    RUN_ONE(gpuk_sum_u32(c, S, OUT, IN(u32), N_ANY));
-    RUN_ONE(gpuk_min_f32(c, S, OUT, IN(f32), N_ANY));
-    RUN_ONE(gpuk_min_f64(c, S, OUT, IN(f64), N_ANY));
-    RUN_ONE(gpuk_min_i32(c, S, OUT, IN(i32), N_ANY));
-    RUN_ONE(gpuk_min_u32(c, S, OUT, IN(u32), N_ANY));
-    RUN_ONE(gpuk_max_f32(c, S, OUT, IN(f32), N_ANY));
-    RUN_ONE(gpuk_max_f64(c, S, OUT, IN(f64), N_ANY));
-    RUN_ONE(gpuk_max_i32(c, S, OUT, IN(i32), N_ANY));
-    RUN_ONE(gpuk_max_u32(c, S, OUT, IN(u32), N_ANY));
-    RUN_ONE(gpuk_argmin_f32(c, S, OUT, IN(f32), N_ANY));
-    RUN_ONE(gpuk_argmin_f64(c, S, OUT, IN(f64), N_ANY));
-    RUN_ONE(gpuk_argmin_i32(c, S, OUT, IN(i32), N_ANY));
-    RUN_ONE(gpuk_argmin_u32(c, S, OUT, IN(u32), N_ANY));
-    RUN_ONE(gpuk_argmax_f32(c, S, OUT, IN(f32), N_ANY));
-    RUN_ONE(gpuk_argmax_f64(c, S, OUT, IN(f64), N_ANY));
-    RUN_ONE(gpuk_argmax_i32(c, S, OUT, IN(i32), N_ANY));
-    RUN_ONE(gpuk_argmax_u32(c, S, OUT, IN(u32), N_ANY));
-    RUN_ONE(gpuk_dot_f32(c, S, OUT, IN(f32), IN(f32), N_ANY));
-    RUN_ONE(gpuk_dot_f64(c, S, OUT, IN(f64), IN(f64), N_ANY));
-    RUN_ONE(gpuk_norm2_f32(c, S, OUT, IN(f32), N_ANY));
-    RUN_ONE(gpuk_norm2_f64(c, S, OUT, IN(f64), N_ANY));
-    RUN_ONE(gpuk_scan_inclusive_f32(c, S, OUT, IN(f32), N_ANY));
-    RUN_ONE(gpuk_scan_exclusive_f32(c, S, OUT, IN(f32), N_ANY));
-    RUN_ONE(gpuk_scan_inclusive_f64(c, S, OUT, IN(f64), N_ANY));
-    RUN_ONE(gpuk_scan_exclusive_f64(c, S, OUT, IN(f64), N_ANY));
-    RUN_ONE(gpuk_scan_inclusive_i32(c, S, OUT, IN(i32), N_ANY));
-    RUN_ONE(gpuk_scan_exclusive_i32(c, S, OUT, IN(i32), N_ANY));
-    RUN_ONE(gpuk_scan_inclusive_u32(c, S, OUT, IN(u32), N_ANY));
-    RUN_ONE(gpuk_scan_exclusive_u32(c, S, OUT, IN(u32), N_ANY));
-    RUN_ONE(gpuk_transpose_f32(c, S, OUT, IN(f32), ROWS, COLS));
-    RUN_ONE(gpuk_transpose_f64(c, S, OUT, IN(f64), ROWS, COLS));
-    RUN_ONE(gpuk_histogram_u8(c, S, OUT, 61, 3, 250, IN(u8), N_ANY));
-    RUN_ONE(gpuk_histogram_i32(c, S, OUT, 61, -5, 1000000, IN(i32), N_ANY));
-    RUN_ONE(gpuk_random_uniform_f32(c, S, OUT, N_ANY, 12345, 77));
-    RUN_ONE(gpuk_random_normal_f32(c, S, OUT, N_ANY, 12345, 77));
-    RUN_ONE(gpuk_random_uniform_f64(c, S, OUT, N_ANY, 12345, 77));
-    RUN_ONE(gpuk_random_normal_f64(c, S, OUT, N_ANY, 12345, 77));
+    GPUK__KERNEL_LIST(RUN_FAMILY)
     CHECK(k == GPUK__KERNEL_COUNT);
     CHECK_OK(gpuk_ctx_sync(c));
 }

@@ -75,14 +75,17 @@ def fail(msg):
 
 
 # ---------------------------------------------------------------------------------------------
-# The kernel list: the GPUK_* instantiation lines of gpuk_kernels.cuh, and what each family's
-# C wrapper looks like. A family maps to (kernel names, wrapper parameters, launcher call).
+# The kernel list: the GPUK_* instantiation lines of gpuk_kernels.cuh, and the "// wrap"
+# declarations before each family macro, which say what each kernel's C wrapper looks like.
 
 def kernel_list(source_text):
-    """[(family, op, t)] in source order, from lines like 'GPUK_BINARY(add, float, f32)'."""
+    """[(family, {param: value})] in source order, from lines like 'GPUK_BINARY(add, float, f32)',
+    the values named by the family macro's own parameters (op, T, t, ...)."""
     tail = source_text.split("// ==== instantiation lists ====\n", 1)
     if len(tail) != 2:
         fail(SOURCE + ": no '==== instantiation lists' marker")
+    params = {m.group(1): [a.strip() for a in m.group(2).split(",")]
+              for m in re.finditer(r"^#define GPUK_([A-Z0-9_]+)\(([^)]*)\)", source_text, re.M)}
     out = []
     for line in tail[1].splitlines():
         m = re.match(r"^GPUK_([A-Z0-9_]+)\(([^)]*)\)\s*$", line.strip())
@@ -91,9 +94,52 @@ def kernel_list(source_text):
                 fail(SOURCE + ": cannot read instantiation line: " + line)
             continue
         fam, args = m.group(1), [a.strip() for a in m.group(2).split(",")]
-        op = args[0] if fam in ("BINARY", "UNARY", "UNARY_LONG") else None
-        t = args[-1] if fam != "RANDOM" else args[1]
-        out.append((fam, op, t))
+        if fam not in params or len(params[fam]) != len(args):
+            fail(SOURCE + ": %s does not match its family macro's parameters" % line.strip())
+        out.append((fam, dict(zip(params[fam], args))))
+    return out
+
+
+def family_wraps(source_text):
+    """{family: [declaration text]} from the '// wrap' lines (with their '//      '
+    continuation lines) right before each '#define GPUK_<FAMILY>(...)'."""
+    wraps, pending, cur = {}, [], None
+    for line in source_text.split("\n"):
+        s = line.strip()
+        if s.startswith("// wrap "):
+            if cur:
+                pending.append(cur)
+            cur = s[len("// wrap "):]
+            continue
+        if cur is not None and line.startswith("//      "):
+            cur += " " + s[2:].strip()
+            continue
+        if cur is not None:
+            pending.append(cur)
+            cur = None
+        m = re.match(r"#define GPUK_([A-Z0-9_]+)\(", s)
+        if m and pending:
+            wraps[m.group(1)] = pending
+            pending = []
+        elif pending:
+            fail(SOURCE + ": '// wrap' lines must come right before their family macro, not before: " + s)
+    return wraps
+
+
+def shared_constants(source_text):
+    """[(host name, value)] from the '#define NAME value' lines between the shared-constant
+    markers: the host launchers use them as GPUK__NAME (a leading GPUK_ dropped)."""
+    m = re.search(r"// ==== shared constants ====\n(.*?)// ==== end of shared constants ====", source_text, re.S)
+    if not m:
+        fail(SOURCE + ": no '==== shared constants ====' block")
+    out = []
+    for line in m.group(1).strip().split("\n"):
+        d = re.match(r"^#define (\w+) (\w+)$", line.strip())
+        if not d:
+            fail(SOURCE + ": cannot read shared constant: " + line)
+        name, value = d.group(1), d.group(2)
+        out.append(("GPUK__" + (name[5:] if name.startswith("GPUK_") else name),
+                    value + "u" if value.isdigit() else value))
     return out
 
 
@@ -101,97 +147,48 @@ def doc(text):
     return "/* " + text + " */"
 
 
-def variants_for(fam, op, t):
+def expand(text, values):
+    """The {op: a=..; b=..} choices and the {x} names of a wrap declaration filled in."""
+    def choose(m):
+        picks = dict(p.strip().split("=", 1) for p in m.group(2).split(";"))
+        if values.get(m.group(1)) not in picks:
+            fail("%s: no choice for %s = %s" % (text, m.group(1), values.get(m.group(1))))
+        return picks[values[m.group(1)]]
+    text = re.sub(r"\{(\w+): ([^}]*)\}", choose, text)
+    def name(m):
+        if m.group(1) not in values:
+            fail("%s: unknown {%s}" % (text, m.group(1)))
+        return values[m.group(1)]
+    return re.sub(r"\{(\w+)\}", name, text)
+
+
+def wrappers_for(fam, args, wraps):
+    """[(kernel, doc, params, body)] for one instantiation line. params excludes ctx, stream."""
+    if re.match(r"^.*_SM\d+$", fam):
+        return []  # a variant family: see variants_for
+    if fam not in wraps:
+        fail("family GPUK_%s has no '// wrap' declaration" % fam)
+    T, size = C_TYPES[args["t"]]
+    values = dict(args, T=T, size=str(size))
+    res = []
+    for decl in wraps[fam]:
+        m = re.match(r"^(gpuk_[\w{}]+)\((.*?)\) = (\w+)\((.*)\) \| (.*)$", decl)
+        if not m:
+            fail("cannot read wrap declaration: " + decl)
+        kern, params, launcher, rest, text = (expand(g, values) for g in m.groups())
+        body = "return %s(\"%s\", GPUK__K_%s, ctx, stream, %s);" % (launcher, kern, kern[5:].upper(), rest)
+        res.append((kern, text, params, body))
+    return res
+
+
+def variants_for(fam, args, wraps):
     """[(variant entry, kernel it stands in for)]: faster forms for newer GPUs, named
     <kernel>__smNN, chosen at run time where the device has them; no wrappers of their own."""
     m = re.match(r"^(.*)_SM(\d+)$", fam)
     if not m:
         return []
-    bases = [k[0] for k in wrappers_for(m.group(1), op, t)]
+    bases = [k[0] for k in wrappers_for(m.group(1), args, wraps)]
     return [(b + "__sm" + m.group(2), b) for b in bases]
-
-
-def wrappers_for(fam, op, t):
-    """[(kernel, doc, params, body)] for one instantiation line. params excludes ctx, stream."""
-    T, size = C_TYPES[t]
-    A = "gpuk_array"
-    call = lambda kern, launcher, rest: "return %s(\"%s\", GPUK__K_%s, ctx, stream, %s);" % (
-        launcher, kern, kern[5:].upper(), rest)
-    res = []
-    def add(kern, text, params, launcher, rest):
-        res.append((kern, text, params, call(kern, launcher, rest)))
-    k = lambda name: "gpuk_%s_%s" % (name, t)
-    if fam == "FILL":
-        add(k("fill"), "out[i] = value", "%s out, size_t n, %s value" % (A, T),
-            "gpuk__map", "%d, n, out, NULL, NULL, &value, NULL" % size)
-    elif fam == "IOTA":
-        add(k("iota"), "out[i] = start + i * step (arange)", "%s out, size_t n, %s start, %s step" % (A, T, T),
-            "gpuk__generate", "%d, n, out, &start, &step, sizeof start, 1" % size)
-    elif fam == "LINSPACE":
-        add(k("linspace"), "n points from lo to hi inclusive", "%s out, size_t n, %s lo, %s hi" % (A, T, T),
-            "gpuk__generate", "%d, n, out, &lo, &hi, sizeof lo, 1" % size)
-    elif fam == "COPY_STRIDED":
-        add(k("copy_strided"), "out[i * out_stride] = in[i * in_stride]; in_stride 0 broadcasts in[0]",
-            "%s out, size_t out_stride, %s in, size_t in_stride, size_t n" % (A, A),
-            "gpuk__strided", "%d, out, out_stride, in, in_stride, n" % size)
-    elif fam in ("BINARY", "DIV"):
-        op = op or "div"
-        sym = {"add": "a[i] + b[i]", "sub": "a[i] - b[i]", "mul": "a[i] * b[i]", "div": "a[i] / b[i]",
-               "minimum": "min(a[i], b[i])", "maximum": "max(a[i], b[i])"}[op]
-        add(k(op), "out[i] = " + sym, "%s out, %s a, %s b, size_t n" % (A, A, A),
-            "gpuk__map", "%d, n, out, &a, &b, NULL, NULL" % size)
-    elif fam == "AXPY":
-        add(k("axpy"), "y[i] = alpha * x[i] + y[i]", "%s y, %s alpha, %s x, size_t n" % (A, T, A),
-            "gpuk__map", "%d, n, y, &x, &y, &alpha, NULL" % size)
-    elif fam == "SCALE":
-        add(k("scale"), "out[i] = alpha * x[i]", "%s out, %s alpha, %s x, size_t n" % (A, T, A),
-            "gpuk__map", "%d, n, out, &x, NULL, &alpha, NULL" % size)
-    elif fam in ("UNARY", "UNARY_LONG", "COS2SIN2"):
-        op = op or "cos2_plus_sin2"
-        text = "out[i] = cos(x[i])^2 + sin(x[i])^2" if op == "cos2_plus_sin2" else "out[i] = %s(x[i])" % op
-        add(k(op), text, "%s out, %s x, size_t n" % (A, A), "gpuk__map", "%d, n, out, &x, NULL, NULL, NULL" % size)
-    elif fam == "SELU":
-        add(k("selu"), "out[i] = lambda * (x > 0 ? x : alpha * exp(x) - alpha)",
-            "%s out, %s x, size_t n, %s alpha, %s lambda" % (A, A, T, T),
-            "gpuk__map", "%d, n, out, &x, NULL, &alpha, &lambda" % size)
-    elif fam in ("SUM", "MIN", "MAX", "NORM2"):
-        name = fam.lower()
-        text = {"sum": "out[0] = x[0] + ... + x[n-1]", "min": "out[0] = smallest x[i] (n >= 1)",
-                "max": "out[0] = largest x[i] (n >= 1)", "norm2": "out[0] = sqrt(sum of x[i]^2)"}[name]
-        add(k(name), text, "%s out, %s x, size_t n" % (A, A),
-            "gpuk__reduce", "%d, %d, %d, out, &x, NULL, n" % (size, size, name in ("min", "max")))
-    elif fam in ("ARGMIN", "ARGMAX"):
-        name = fam.lower()
-        add(k(name), "out[0] (uint64) = index of the first %s x[i] (n >= 1)" % ("smallest" if name == "argmin" else "largest"),
-            "%s out, %s x, size_t n" % (A, A), "gpuk__reduce", "%d, 8, 1, out, &x, NULL, n" % size)
-    elif fam == "DOT":
-        add(k("dot"), "out[0] = x[0]*y[0] + ... + x[n-1]*y[n-1]", "%s out, %s x, %s y, size_t n" % (A, A, A),
-            "gpuk__reduce", "%d, %d, 0, out, &x, &y, n" % (size, size))
-    elif fam == "SCAN":
-        add(k("scan_inclusive"), "out[i] = in[0] + ... + in[i] (out may be in)", "%s out, %s in, size_t n" % (A, A),
-            "gpuk__scan", "%d, out, in, n" % size)
-        add(k("scan_exclusive"), "out[i] = in[0] + ... + in[i-1], out[0] = 0 (out may be in)",
-            "%s out, %s in, size_t n" % (A, A), "gpuk__scan", "%d, out, in, n" % size)
-    elif fam == "TRANSPOSE":
-        add(k("transpose"), "out (cols x rows) = transpose of in (rows x cols), row-major; out != in",
-            "%s out, %s in, size_t rows, size_t cols" % (A, A), "gpuk__transpose", "%d, out, in, rows, cols" % size)
-    elif fam == "HISTOGRAM":
-        add(k("histogram"), "counts[b] (uint64, nbins of them) = number of in[i] with lo <= in[i] < hi "
-            "and (in[i] - lo) * nbins / (hi - lo) == b",
-            "%s counts, uint32_t nbins, int64_t lo, int64_t hi, %s in, size_t n" % (A, A),
-            "gpuk__histogram", "%d, counts, nbins, lo, hi, in, n" % size)
-    elif fam == "RANDOM":
-        add(k("random_uniform"), "out[i] = uniform in [0, 1), Philox4x32-10 element offset + i of seed",
-            "%s out, size_t n, uint64_t seed, uint64_t offset" % A,
-            "gpuk__generate", "%d, n, out, &seed, &offset, sizeof seed, %d" % (size, 16 // size))
-        add(k("random_normal"), "out[i] = standard normal (Box-Muller), Philox4x32-10 element offset + i of seed",
-            "%s out, size_t n, uint64_t seed, uint64_t offset" % A,
-            "gpuk__generate", "%d, n, out, &seed, &offset, sizeof seed, %d" % (size, 16 // size))
-    elif re.match(r"^.*_SM\d+$", fam):
-        pass  # a variant family: see variants_for
-    else:
-        fail("unknown family GPUK_" + fam)
-    return res
 
 
 # ---------------------------------------------------------------------------------------------
@@ -441,7 +438,7 @@ def ptx_blob(name, mod):
     return out, entry
 
 
-def sections(kernels, variants, modules, source_hash, nvcc_ver):
+def sections(kernels, variants, modules, source_hash, nvcc_ver, constants, families):
     """{section name: text between its markers}."""
     stamp = "tools/gen_ptx.py v%s from gpuk_kernels.cuh sha256 %s, nvcc %s -- do not edit" % (
         GENERATOR_VERSION, source_hash[:16], nvcc_ver)
@@ -465,6 +462,12 @@ def sections(kernels, variants, modules, source_hash, nvcc_ver):
         vtable.append("    { GPUK__K_%s, %s }," % (base[5:].upper(), entry))
     decl.append("#endif")
     ids.append("    GPUK__KERNEL_COUNT\n};")
+    ids.append("/* constants the kernels and their host launchers share */")
+    ids.extend("#define %s %s" % c for c in constants)
+    ids.append("/* every kernel as X(family, name, type), in id order: tests expand it, one macro a family */")
+    ids.append("#define GPUK__KERNEL_LIST(X) \\")
+    ids.extend("    X(%s, %s, %s)%s" % (fam, kern[5:-len(t) - 1], t, " \\" if i + 1 < len(families) else "")
+               for i, (fam, kern, t) in enumerate(families))
     ptx.append("static const gpuk__builtin_ptx gpuk__builtin_table[GPUK__KERNEL_COUNT] = {")
     ptx.extend(table)
     ptx.append("};")
@@ -521,10 +524,14 @@ def main():
     with open(SOURCE, "rb") as f:
         source = f.read()
     source_hash = hashlib.sha256(source).hexdigest()
-    kernels, variants = [], []
-    for fam, op, t in kernel_list(source.decode()):
-        kernels.extend(wrappers_for(fam, op, t))
-        variants.extend(variants_for(fam, op, t))
+    kernels, variants, families = [], [], []
+    wraps = family_wraps(source.decode())
+    for fam, inst in kernel_list(source.decode()):
+        made = wrappers_for(fam, inst, wraps)
+        kernels.extend(made)
+        families.extend((fam, k[0], inst["t"]) for k in made)
+        variants.extend(variants_for(fam, inst, wraps))
+    constants = shared_constants(source.decode())
     names = [k[0] for k in kernels] + [v[0] for v in variants]
     if len(set(names)) != len(names):
         fail("duplicate kernel names")
@@ -567,7 +574,8 @@ def main():
         if baseline_high:
             fail("baseline kernels must run on sm_52; these need more: " + ", ".join(baseline_high))
 
-    new_header = replace_sections(joined, sections(kernels, variants, modules, source_hash, nvcc_ver))
+    new_header = replace_sections(joined, sections(kernels, variants, modules, source_hash, nvcc_ver,
+                                                   constants, families))
     stale = []
     if new_header != header:
         stale.append(HEADER)
