@@ -320,28 +320,10 @@ def lower(ptxas, name, body, tmp):
 def old_ptxas():
     """Path of the CUDA 11.8 ptxas from Debian's nvidia-cuda-toolkit, fetched on first use."""
     exe = os.path.join(CACHE, "cuda-11.8", "usr", "bin", "ptxas")
-    if os.path.exists(exe):
-        return exe
-    work = os.path.join(CACHE, "apt")
-    for d in ("lists/partial", "archives/partial"):
-        os.makedirs(os.path.join(work, d), exist_ok=True)
-    sources = os.path.join(work, "sources.list")
-    with open(sources, "w") as f:
-        f.write("deb http://deb.debian.org/debian bookworm contrib non-free\n")
-    opts = ["-o", "Dir::Etc::sourcelist=" + sources, "-o", "Dir::Etc::sourceparts=-",
-            "-o", "Dir::State::Lists=" + os.path.join(work, "lists"),
-            "-o", "Dir::Cache=" + work, "-o", "Debug::NoLocking=1"]
-    for cmd in (["apt-get"] + opts + ["update"], ["apt-get"] + opts + ["download", OLD_PTXAS_DEB]):
-        r = run(cmd, cwd=work)
-        if r.returncode:
-            fail("cannot fetch the CUDA 11.8 ptxas (%s):\n%s" % (" ".join(cmd[:1] + cmd[-1:]), r.stdout[-2000:]))
-    debs = sorted(f for f in os.listdir(work) if f.startswith(OLD_PTXAS_DEB + "_") and f.endswith(".deb"))
-    if not debs:
-        fail("apt-get download left no %s .deb" % OLD_PTXAS_DEB)
-    r = run(["dpkg", "-x", os.path.join(work, debs[-1]), os.path.join(CACHE, "cuda-11.8")])
-    if r.returncode or not os.path.exists(exe):
-        fail("dpkg -x failed:\n" + r.stdout)
-    os.remove(os.path.join(work, debs[-1]))
+    if not os.path.exists(exe):
+        r = run(["bash", os.path.join(ROOT, "tools", "deb-fetch"), OLD_PTXAS_DEB, os.path.join(CACHE, "cuda-11.8")])
+        if r.returncode or not os.path.exists(exe):
+            fail("cannot fetch the CUDA 11.8 ptxas (tools/deb-fetch %s):\n%s" % (OLD_PTXAS_DEB, r.stdout[-2000:]))
     return exe
 
 
