@@ -60,7 +60,8 @@ PTX_CUDA = {
     (8, 3): "12.3", (8, 4): "12.4", (8, 5): "12.5", (8, 6): "12.7", (8, 7): "12.8",
     (8, 8): "12.9", (9, 0): "13.0",
 }
-# Oldest .version ptxas takes for a .target (measured with ptxas 13, see DESIGN.md).
+# Oldest .version ptxas 13 takes with each .target (measured: one lower fails with "PTX .version
+# X does not support .target sm_NN"; sm_52/53 take older still, 4.2 is where PTX_CUDA starts).
 TARGET_MIN_VERSION = {52: (4, 2), 53: (4, 2), 60: (5, 0), 61: (5, 0), 62: (5, 0), 70: (6, 0),
                       72: (6, 1), 75: (6, 3)}
 VERSIONS = sorted(PTX_CUDA)
