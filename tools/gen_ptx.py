@@ -496,8 +496,9 @@ def replace_sections(header, new):
 # way the built-ins are: the same nvcc call, compaction, lowering and ptxas checks.
 
 def module_body(text):
-    """nvcc's whole PTX without its .version/.target/.address_size lines, compacted and without
-    the pragmas gpuk drops: one module keeping every entry (the built-ins split per entry)."""
+    """(nvcc's whole PTX without its .version/.target/.address_size lines, the same compacted
+    and without the pragmas gpuk drops): one module keeping every entry, where the built-ins
+    are split per entry; the first is what check_same_code compares against."""
     keep = [l for l in text.replace("\r\n", "\n").split("\n")
             if not l.strip().startswith((".version", ".target", ".address_size"))]
     return "\n".join(keep), compact(DROPPED_PRAGMAS.sub("", "\n".join(keep)))
