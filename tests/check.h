@@ -1,6 +1,6 @@
 /* tests/check.h - the few macros the tests share. Each test is a function returning
    TEST_PASS/TEST_SKIP; CHECK records a failure with the file, line and gpuk_last_error().
-   A test binary ends with the line "N passed, N failed, N skipped" (tools/run-tests sums them). */
+   A test binary ends with the line "N passed, N failed, N skipped" (tests/run-tests sums them). */
 #ifndef CHECK_H
 #define CHECK_H
 #include <stdio.h>

@@ -10,7 +10,7 @@
 #include "gpuk.h"
 #include "check.h"
 #include "gpu_setup.h"
-#include "scan_baseline.h"
+#include "bench/scan_baseline.h"
 #include <math.h>
 #include <stdlib.h>
 #include <time.h>

@@ -5,13 +5,13 @@
 #define GPU_SETUP_H
 #include <stdlib.h>
 
-/* tools/gpu-check sets GPUK_TEST_UNDER_SANITIZER when it runs a test under compute-sanitizer:
+/* tests/gpu-check sets GPUK_TEST_UNDER_SANITIZER when it runs a test under compute-sanitizer:
    the tool allocates device memory of its own (shadow state), so free-memory accounting is
    meaningless there, and its cost per launch swamps timing ratios. */
 static inline int under_sanitizer(void) { return getenv("GPUK_TEST_UNDER_SANITIZER") != NULL; }
 
 /* 1 with *ctx ready (ctx may be NULL: no ctx wanted); 0 after printing the summary line that
-   tools/run-tests reads, with *exit_code set for main to return. */
+   tests/run-tests reads, with *exit_code set for main to return. */
 static int gpu_setup(const char* program, int tests, gpuk_ctx** ctx, int* exit_code) {
     int n = 0;
     gpuk_result r = gpuk_device_count(&n);

@@ -1,5 +1,5 @@
-// tests/gpu_test_kernels.cu - kernels the GPU tests load as user PTX (tools/ptx_embed.py turns
-// this into tests/gpu_test_kernels.h). extern "C" keeps the .entry names unmangled.
+// tests/gpu_test_kernels.cu - kernels the GPU tests load as user PTX (tools/gen_ptx.py --embed
+// turns this into tests/gpu_test_kernels.h). extern "C" keeps the .entry names unmangled.
 #include <stdint.h>
 
 // Every scalar width and a pointer arrive intact: out[] gets each argument widened to 64 bits.

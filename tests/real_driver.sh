@@ -3,7 +3,7 @@
 # ASan+UBSan (LeakSanitizer included): none at all, an empty file, a directory, a library that
 # is not a driver, a driver too old, an old driver without cuGetProcAddress (every entry point
 # found by its exported ABI name), and Debian's real libcuda1 on a machine with no GPU (fetched
-# with apt-get download + dpkg -x into .cache/, never committed). Run from the repository root.
+# by tools/deb-fetch into .cache/, never committed). Run from the repository root.
 set -u
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 passed=0; failed=0; skipped=0
@@ -49,13 +49,8 @@ check "driver too old (9.2)" "$tmp/f" "init=-2 " "driver supports CUDA 9.2; gpuk
 
 # Debian's libcuda1 (non-free), here with no GPU and no kernel module
 lib=.cache/libcuda1/usr/lib/x86_64-linux-gnu/nvidia/current/libcuda.so.1
-if [ ! -f "$lib" ] && [ "$(uname -m)" = x86_64 ] && command -v apt-get >/dev/null; then
-  w=.cache/apt-libcuda1; mkdir -p "$w/lists/partial" "$w/archives/partial"
-  echo "deb http://deb.debian.org/debian bookworm contrib non-free" >"$w/sources.list"
-  o=(-o "Dir::Etc::sourcelist=$PWD/$w/sources.list" -o Dir::Etc::sourceparts=- -o "Dir::State::Lists=$PWD/$w/lists"
-     -o "Dir::Cache=$PWD/$w" -o Debug::NoLocking=1)
-  (cd "$w" && apt-get -qq "${o[@]}" update && apt-get -qq "${o[@]}" download libcuda1) >"$tmp/apt.log" 2>&1 &&
-    dpkg -x "$w"/libcuda1_*.deb .cache/libcuda1 && rm -f "$w"/libcuda1_*.deb
+if [ ! -f "$lib" ] && [ "$(uname -m)" = x86_64 ]; then
+  tools/deb-fetch libcuda1 .cache/libcuda1 >"$tmp/apt.log" 2>&1
 fi
 if [ -f "$lib" ]; then
   run "$lib" "$tmp/g"

@@ -8,6 +8,10 @@ For maintainers (users never run it). Python 3 standard library + the CUDA toolk
                                editing src/, this is all that is needed)
   tools/gen_ptx.py --check     fail when gpuk.h or ptx/ is stale, then run the ptxas checks
   tools/gen_ptx.py --no-ptxas-checks ...   skip the ptxas target checks
+  tools/gen_ptx.py --embed SRC.cu OUT.h NAME [--check]
+                               other CUDA C as one PTX module in a C header (the GPU
+                               tests' user kernels): `static const char NAME[]`, lowered
+                               and checked like the built-ins; see embed()
 
 gpuk.h, the shipped header, is the hand-written sources in src/ (SOURCES, in that order)
 joined into one file, with the GPUK_GENERATED sections between their markers filled in; it is
@@ -60,7 +64,8 @@ PTX_CUDA = {
     (8, 3): "12.3", (8, 4): "12.4", (8, 5): "12.5", (8, 6): "12.7", (8, 7): "12.8",
     (8, 8): "12.9", (9, 0): "13.0",
 }
-# Oldest .version ptxas takes for a .target (measured with ptxas 13, see DESIGN.md).
+# Oldest .version ptxas 13 takes with each .target (measured: one lower fails with "PTX .version
+# X does not support .target sm_NN"; sm_52/53 take older still, 4.2 is where PTX_CUDA starts).
 TARGET_MIN_VERSION = {52: (4, 2), 53: (4, 2), 60: (5, 0), 61: (5, 0), 62: (5, 0), 70: (6, 0),
                       72: (6, 1), 75: (6, 3)}
 VERSIONS = sorted(PTX_CUDA)
@@ -317,28 +322,10 @@ def lower(ptxas, name, body, tmp):
 def old_ptxas():
     """Path of the CUDA 11.8 ptxas from Debian's nvidia-cuda-toolkit, fetched on first use."""
     exe = os.path.join(CACHE, "cuda-11.8", "usr", "bin", "ptxas")
-    if os.path.exists(exe):
-        return exe
-    work = os.path.join(CACHE, "apt")
-    for d in ("lists/partial", "archives/partial"):
-        os.makedirs(os.path.join(work, d), exist_ok=True)
-    sources = os.path.join(work, "sources.list")
-    with open(sources, "w") as f:
-        f.write("deb http://deb.debian.org/debian bookworm contrib non-free\n")
-    opts = ["-o", "Dir::Etc::sourcelist=" + sources, "-o", "Dir::Etc::sourceparts=-",
-            "-o", "Dir::State::Lists=" + os.path.join(work, "lists"),
-            "-o", "Dir::Cache=" + work, "-o", "Debug::NoLocking=1"]
-    for cmd in (["apt-get"] + opts + ["update"], ["apt-get"] + opts + ["download", OLD_PTXAS_DEB]):
-        r = run(cmd, cwd=work)
-        if r.returncode:
-            fail("cannot fetch the CUDA 11.8 ptxas (%s):\n%s" % (" ".join(cmd[:1] + cmd[-1:]), r.stdout[-2000:]))
-    debs = sorted(f for f in os.listdir(work) if f.startswith(OLD_PTXAS_DEB + "_") and f.endswith(".deb"))
-    if not debs:
-        fail("apt-get download left no %s .deb" % OLD_PTXAS_DEB)
-    r = run(["dpkg", "-x", os.path.join(work, debs[-1]), os.path.join(CACHE, "cuda-11.8")])
-    if r.returncode or not os.path.exists(exe):
-        fail("dpkg -x failed:\n" + r.stdout)
-    os.remove(os.path.join(work, debs[-1]))
+    if not os.path.exists(exe):
+        r = run(["bash", os.path.join(ROOT, "tools", "deb-fetch"), OLD_PTXAS_DEB, os.path.join(CACHE, "cuda-11.8")])
+        if r.returncode or not os.path.exists(exe):
+            fail("cannot fetch the CUDA 11.8 ptxas (tools/deb-fetch %s):\n%s" % (OLD_PTXAS_DEB, r.stdout[-2000:]))
     return exe
 
 
@@ -507,6 +494,68 @@ def replace_sections(header, new):
     return out
 
 
+# ---------------------------------------------------------------------------------------------
+# --embed: any CUDA C file as one PTX module in a C header (tests/gpu_test_kernels.h), made the
+# way the built-ins are: the same nvcc call, compaction, lowering and ptxas checks.
+
+def module_body(text):
+    """(nvcc's whole PTX without its .version/.target/.address_size lines, the same compacted
+    and without the pragmas gpuk drops): one module keeping every entry, where the built-ins
+    are split per entry; the first is what check_same_code compares against."""
+    keep = [l for l in text.replace("\r\n", "\n").split("\n")
+            if not l.strip().startswith((".version", ".target", ".address_size"))]
+    return "\n".join(keep), compact(DROPPED_PRAGMAS.sub("", "\n".join(keep)))
+
+
+def embed(args, ptxas):
+    """Write (or with --check, compare) args.embed's OUT.h: SRC.cu's PTX as the NUL-terminated
+    `static const char NAME[]`, one string literal a line. The string is what gpuk_module_load
+    takes as it is; its literals join into one, so a compiler warns past C99's 4095 chars with
+    -Wpedantic (-Woverlength-strings): the tests that include it build without -Wpedantic."""
+    (src, out), name = args.embed_paths, args.embed[2]
+    if not re.match(r"^[A-Za-z_]\w*$", name):
+        fail("--embed: NAME must be a C identifier: " + name)
+    rel, rel_out = (os.path.relpath(p, ROOT).replace(os.sep, "/") for p in (src, out))
+    with open(src, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()[:16]
+    nvcc_ver = nvcc_version(args.nvcc)
+    old = open(out).read() if os.path.exists(out) else ""
+    stamp = re.search(r"sha256 ([0-9a-f]+), nvcc ([\w.]+)", old)
+    if args.check and stamp and stamp.group(2) != nvcc_ver:
+        # another nvcc writes other (equally good) PTX: only the source hash can be checked
+        if stamp.group(1) != digest:
+            fail("stale: %s changed since %s was generated (run tools/gen_ptx.py --embed)" % (rel, rel_out))
+        print("up to date (source hash only: nvcc %s here, %s made it): %s" % (nvcc_ver, stamp.group(2), rel_out))
+        return
+    original, body = module_body(compile_ptx(args.nvcc, src))
+    with tempfile.TemporaryDirectory() as tmp:
+        version, target = lower(ptxas, name, body, tmp)
+    module = with_header(body, version, target)
+    lits = ["\"%s\"" % lit for piece in c_string_pieces(module) for lit in piece]
+    text = ("/* %s - generated, do not edit: one PTX module (.version %d.%d, .target sm_%d,\n"
+            "   driver >= CUDA %s, %d bytes) from %s sha256 %s,\n   nvcc %s, by\n"
+            "   tools/gen_ptx.py --embed %s %s %s */\n"
+            "static const char %s[] =\n    %s;\n" % (
+                os.path.basename(out), version[0], version[1], target, PTX_CUDA[version], len(module),
+                rel, digest, nvcc_ver, rel, rel_out, name, name, "\n    ".join(lits)))
+    summary = "%s from %s: .version %d.%d, .target sm_%d, %d bytes" % (
+        rel_out, rel, version[0], version[1], target, len(module))
+    if not args.no_ptxas_checks:
+        compiles, diffs = check_same_code({name: module}, {name: original}, ptxas, args.jobs)
+        summary += "; machine code as from nvcc's own PTX for %d of %d archs (sm_75/90/120)" % (
+            compiles // 2 - len(diffs), compiles // 2)
+        count = check_targets({name: module}, ptxas, old_ptxas(), args.jobs)
+        summary += "; ptxas: %d compiles passed" % count
+    if args.check:
+        if text != old:
+            fail("stale (run tools/gen_ptx.py --embed %s %s %s): %s" % (rel, rel_out, name, rel_out))
+        print("up to date: " + summary)
+    else:
+        with open(out, "w", newline="\n") as f:
+            f.write(text)
+        print("wrote " + summary)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--check", action="store_true", help="fail if gpuk.h or ptx/ is stale; write nothing")
@@ -515,11 +564,17 @@ def main():
     ap.add_argument("--nvcc", default=shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--verbose", action="store_true", help="list the kernels whose machine code the lowering changes")
+    ap.add_argument("--embed", nargs=3, metavar=("SRC.cu", "OUT.h", "NAME"),
+                    help="write other CUDA C as one lowered PTX module in a C header (see embed())")
     args = ap.parse_args()
+    if args.embed:  # its paths are the caller's, from before the chdir
+        args.embed_paths = [os.path.abspath(p) for p in args.embed[:2]]
     os.chdir(ROOT)
     ptxas = os.path.join(os.path.dirname(args.nvcc), "ptxas")
     if not args.from_ptx and (not os.path.exists(args.nvcc) or not os.path.exists(ptxas)):
         fail("needs nvcc and ptxas (CUDA toolkit 13); looked at " + args.nvcc)
+    if args.embed:
+        return embed(args, ptxas)
 
     with open(SOURCE, "rb") as f:
         source = f.read()

@@ -1,11 +1,11 @@
-/* tools/bench_kernels.c - the built-in kernels against the device's own copy bandwidth,
+/* bench/bench_kernels.c - the built-in kernels against the device's own copy bandwidth,
    measured in the same run: each line is a median of 11 timed runs after 2 warm-ups (events on
    one stream) and its ratio to a device-to-device copy of the same size class.
    Ratios: element-wise and scans count bytes read + written, like the copy; reductions count
    bytes read only (a reduction reads what a copy reads and writes nothing); random counts
    bytes written.
    bench_kernels --cold-start   time from a ready ctx to the first built-in kernel's result
-   cc -std=c99 -O2 -I.. -I../tests bench_kernels.c -o bench_kernels -ldl -lpthread -lm */
+   cc -std=c99 -O2 -I.. bench_kernels.c -o bench_kernels -ldl -lpthread -lm */
 #define _POSIX_C_SOURCE 199309L
 #define GPUK_IMPLEMENTATION
 #include "gpuk.h"

@@ -1,4 +1,4 @@
-/* tools/bench_clock.h - what both benchmarks need to time things on the host: a monotonic
+/* bench/bench_clock.h - what both benchmarks need to time things on the host: a monotonic
    clock in milliseconds and the median of a run of samples (sorted in place). */
 #ifndef BENCH_CLOCK_H
 #define BENCH_CLOCK_H

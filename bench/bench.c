@@ -1,4 +1,4 @@
-/* tools/bench.c - gpuk against the raw driver in one run: launch host cost of an empty kernel,
+/* bench/bench.c - gpuk against the raw driver in one run: launch host cost of an empty kernel,
    pinned 256 MiB host<->device copies, device->device copy, and init to the first kernel.
    Medians of repeats after warm-up; ratios, never absolute pass/fail times.
    cc -std=c99 -O2 -I.. bench.c -o bench -ldl -lpthread */
