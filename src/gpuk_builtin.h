@@ -38,7 +38,7 @@ static const gpuk__builtin_ptx* gpuk__builtin_pick(const gpuk_ctx* ctx, int id) 
 #define GPUK__REDUCE_MAX_GRID 4096u
 #define GPUK__SCRATCH_SCAN (16u + GPUK__REDUCE_MAX_GRID * 16u) /* reduction ticket + partials */
 #define GPUK__SCRATCH_MIN ((size_t)1 << 18)
-#define GPUK__SCAN_TILE_MIN (GPUK__BLOCK * GPUK__SCAN_ITEMS_8) /* the smallest scan tile */
+#define GPUK__SCAN_TILE_MIN ((size_t)GPUK__BLOCK * GPUK__SCAN_ITEMS_8) /* the smallest scan tile */
 #define GPUK__CU_STREAM_PER_THREAD ((gpuk__cu_stream)(uintptr_t)2)
 
 /* Device scratch for the built-in reductions and scans, one per gpuk stream (kernels on one
@@ -172,10 +172,18 @@ static gpuk__scratch* gpuk__scratch_lock(const char* fn, gpuk_ctx* ctx, gpuk_str
 
 static void gpuk__scratch_unlock(gpuk__scratch* s) { gpuk__mutex_unlock(&s->lock); }
 
-/* Frees s's device memory (waiting for kernels still using it); keeps the first failure. */
+/* Frees s's device memory (waiting for kernels still using it); keeps the first failure. An
+   area the driver would not free stays recorded (and usable), so a later release tries again
+   instead of leaking it; after a sticky fault it is forgotten, as every driver object is. */
 static void gpuk__scratch_free(const char* fn, gpuk__scratch* s, gpuk_result* first) {
-    if (s->ptr) GPUK__KEEP_FIRST(*first, "cuMemFree", GPUK__DRV.cuMemFree(s->ptr));
-    s->ptr = 0; /* after a failed free too: the area is gone from gpuk's view (reported) */
+    gpuk_result r = GPUK_OK;
+    if (s->ptr) GPUK__KEEP_FIRST(r, "cuMemFree", GPUK__DRV.cuMemFree(s->ptr));
+    if (r != GPUK_OK && !GPUK__ATOMIC_LOAD(&gpuk__g.broken)) {
+        if (*first == GPUK_OK) *first = r;
+        return;
+    }
+    if (*first == GPUK_OK) *first = r;
+    s->ptr = 0;
     s->bytes = 0;
     s->scan_tiles = 0;
 }

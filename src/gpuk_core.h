@@ -138,7 +138,7 @@ void* _InterlockedCompareExchangePointer(void* volatile* p, void* v, void* expec
 /* 1 when *p was expected and is now v */
 #define GPUK__ATOMIC_CAS_PTR(p, expected, v) \
     gpuk__cas_ptr((void**)(p), (void*)(expected), (void*)(v))
-static int gpuk__cas_ptr(void** p, void* expected, void* v) {
+static inline int gpuk__cas_ptr(void** p, void* expected, void* v) {
     return __atomic_compare_exchange_n(p, &expected, v, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 }
 #endif

@@ -189,6 +189,28 @@ static int test_scratch_lives_with_its_stream(void) {
     return TEST_PASS;
 }
 
+/* A regrowth whose cuMemFree of the old area fails reports it and keeps the old area (still
+   allocated, still used by the next calls) instead of forgetting it; once the driver frees
+   again, the regrowth goes through, and ctx destroy releases everything. */
+static int test_scratch_kept_when_its_free_fails(void) {
+    gpuk_buffer f;
+    int allocs;
+    ctx = up(NULL);
+    f = buffer(4096);
+    CHECK_OK(gpuk_kernels_reserve(ctx, S, 1000));
+    allocs = fake_live_count(FK_ALLOC);
+    fake.cfg.fail_name = "cuMemFree";
+    CHECK_RESULT(gpuk_kernels_reserve(ctx, S, (size_t)1 << 26), 1);
+    CHECK_ERROR_MENTIONS("cuMemFree");
+    CHECK(fake_live_count(FK_ALLOC) == allocs);
+    fake.cfg.fail_name = NULL;
+    CHECK_OK(gpuk_sum_f32(ctx, S, gpuk_at(f, 0), gpuk_at(f, 1), 1000));
+    CHECK_OK(gpuk_kernels_reserve(ctx, S, (size_t)1 << 26));
+    CHECK(fake_live_count(FK_ALLOC) == allocs);
+    down(ctx);
+    return TEST_PASS;
+}
+
 /* A failed JIT names the kernel and its log; nothing is kept, and the next call tries again. */
 static int test_jit_failure_names_the_kernel_and_retries(void) {
     fake_config cfg;
@@ -409,16 +431,16 @@ static double now_ms(void) {
 }
 static gpuk_buffer slow_buf;
 static gpuk_stream slow_stream;
-static volatile int slow_started;
+static int slow_started; /* atomic */
 static void* jit_on_a(void* arg) {
     (void)arg;
-    slow_started = 1;
+    __atomic_store_n(&slow_started, 1, __ATOMIC_RELEASE);
     CHECK_OK(gpuk_exp_f32(ctx, slow_stream, gpuk_at(slow_buf, 0), gpuk_at(slow_buf, 0), 100));
     return NULL;
 }
 static void* regrow_on_a(void* arg) {
     (void)arg;
-    slow_started = 1;
+    __atomic_store_n(&slow_started, 1, __ATOMIC_RELEASE);
     CHECK_OK(gpuk_kernels_reserve(ctx, slow_stream, (size_t)1 << 28));
     return NULL;
 }
@@ -437,9 +459,9 @@ static int test_loaded_builtin_not_delayed_by_jit_or_drain(void) {
         pthread_t t;
         double start, took;
         fake.cfg.jit_delay_ms = fake.cfg.sync_delay_ms = 400;
-        slow_started = 0;
+        __atomic_store_n(&slow_started, 0, __ATOMIC_RELEASE);
         CHECK(pthread_create(&t, NULL, slow[k], NULL) == 0);
-        while (!slow_started) {}
+        while (!__atomic_load_n(&slow_started, __ATOMIC_ACQUIRE)) {}
         fake_sleep_ms(50); /* well inside the slow call now */
         start = now_ms();
         CHECK_OK(gpuk_sum_f32(ctx, b, gpuk_at(slow_buf, 0), gpuk_at(slow_buf, 1), 1000));
@@ -483,6 +505,7 @@ int main(void) {
     RUN(test_bad_arguments_get_clear_errors_before_the_driver);
     RUN(test_kernels_load_lazily_one_module_each);
     RUN(test_scratch_lives_with_its_stream);
+    RUN(test_scratch_kept_when_its_free_fails);
     RUN(test_jit_failure_names_the_kernel_and_retries);
     RUN(test_oldest_supported_driver_runs_every_kernel);
     RUN(test_variant_chosen_by_compute_capability);
