@@ -65,8 +65,9 @@ MEMORY
    (devptr 0 / NULL); copies and memsets of 0 bytes validate their handles and do nothing.
    Calls without a stream argument (gpuk_buffer_write/read/copy) are synchronous and ordered
    like cudaMemcpy: they run on the CUDA context's legacy stream, so they start only after all
-   work queued earlier on the ctx's default stream and on every blocking stream (gpuk creates
-   streams blocking unless gpuk_stream_desc.non_blocking is set), and they return once done;
+   work queued earlier on the ctx's default stream and on every blocking stream of the device's
+   primary context (gpuk's, and those of other libraries sharing it; gpuk creates streams
+   blocking unless gpuk_stream_desc.non_blocking is set), and they return once done;
    work queued later on those streams runs after them. Work on a non-blocking stream, or on a
    wrapped stream created non-blocking, is not ordered with them: sync it (or record an event
    and wait) first. Calls taking a stream (the *_async copies, memset, launch, record) only

@@ -278,6 +278,7 @@ enum {
     GPUK__CU_POINTER_ATTRIBUTE_CONTEXT = 1,
     GPUK__CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,
     GPUK__CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9,
+    GPUK__CU_MEMORYTYPE_HOST = 1,
     GPUK__CU_GET_PROC_ADDRESS_LEGACY_STREAM = 1,
     GPUK__CU_JIT_INFO_LOG_BUFFER = 3,
     GPUK__CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4,
@@ -1317,11 +1318,16 @@ GPUK__IMPL gpuk_result gpuk_ctx_make_current(gpuk_ctx* ctx) {
 /* ---- >>buffer ---- */
 /* A wrapped pointer of another device or CUDA context fails or corrupts memory at its first
    use, far from the cause: ask the driver whose it is. A pointer the driver does not know
-   (an error other than a sticky one) is let through: gpuk cannot tell, and its use will. */
+   (an error other than a sticky one) is let through: gpuk cannot tell, and its use will. So is
+   mapped host memory (its device is where it was allocated, yet every context may use it). */
 static gpuk_result gpuk__wrap_check_ptr(const char* fn, const gpuk_ctx* ctx, gpuk_devptr p) {
     gpuk__cu_context owner = NULL;
+    unsigned int type = 0;
     int ordinal = -1;
-    gpuk__cu_result cr = GPUK__DRV.cuPointerGetAttribute(&ordinal, GPUK__CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, p);
+    gpuk__cu_result cr = GPUK__DRV.cuPointerGetAttribute(&type, GPUK__CU_POINTER_ATTRIBUTE_MEMORY_TYPE, p);
+    if (cr == 0 && type == GPUK__CU_MEMORYTYPE_HOST) return GPUK_OK;
+    if (!gpuk__tolerate(fn, "cuPointerGetAttribute", cr) && gpuk__is_sticky((int)cr)) return (gpuk_result)cr;
+    cr = GPUK__DRV.cuPointerGetAttribute(&ordinal, GPUK__CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, p);
     if (cr == 0 && ordinal != ctx->info.ordinal)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "wrapped device pointer 0x%llx is memory of device "
                           "%d; this ctx is on device %d", p, ordinal, ctx->info.ordinal);

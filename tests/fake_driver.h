@@ -434,24 +434,30 @@ static fres f_cuPointerGetAttribute(void* out, unsigned attr, fdevptr p) {
     int i, found = 0;
     FAKE_ENTER("cuPointerGetAttribute");
     pthread_mutex_lock(&fake.lock);
-    for (i = 0; i < fake.nobjs && (attr == 1 || attr == 9); i++) { /* CONTEXT, DEVICE_ORDINAL */
+    for (i = 0; i < fake.nobjs; i++) { /* device memory: CONTEXT, MEMORY_TYPE, DEVICE_ORDINAL */
         fake_obj* o = &fake.objs[i];
         if (o->live && o->kind == FK_ALLOC && (uintptr_t)p >= (uintptr_t)o->mem &&
             (uintptr_t)p < (uintptr_t)o->mem + o->bytes) {
             if (attr == 1) *(void**)out = (void*)(uintptr_t)(0x1000 + o->device);
+            else if (attr == 2) *(unsigned*)out = 2; /* CU_MEMORYTYPE_DEVICE */
             else *(int*)out = o->device;
             pthread_mutex_unlock(&fake.lock);
             return 0;
         }
     }
-    for (i = 0; i < fake.nobjs && attr == 2; i++) { /* MEMORY_TYPE */
+    for (i = 0; i < fake.nobjs && !found; i++) { /* page-locked host memory */
         fake_obj* o = &fake.objs[i];
         if (o->live && (o->kind == FK_HOST || o->kind == FK_REGISTERED) && (uintptr_t)p >= (uintptr_t)o->mem &&
-            (uintptr_t)p < (uintptr_t)o->mem + o->bytes) found = 1;
+            (uintptr_t)p < (uintptr_t)o->mem + o->bytes) {
+            found = 1;
+            /* as the real driver: the context and device it was allocated in */
+            if (attr == 1) { *(void**)out = (void*)(uintptr_t)(0x1000 + o->device); found = 2; }
+            if (attr == 9) { *(int*)out = o->device; found = 2; }
+        }
     }
     pthread_mutex_unlock(&fake.lock);
     if (!found) return 1; /* pageable host memory: the real driver says INVALID_VALUE */
-    *(unsigned*)out = 1;
+    if (found == 1) *(unsigned*)out = 1; /* CU_MEMORYTYPE_HOST */
     return 0;
 }
 static fres f_cuStreamCreateWithPriority(void** s, unsigned flags, int prio) {

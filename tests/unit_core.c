@@ -1041,6 +1041,17 @@ static int test_wrapping_foreign_pointers_and_streams_is_refused(void) {
     CHECK(w.id == 0);
     CHECK_OK(gpuk_buffer_create(c1, &bd, &w)); /* its own device's pointer is fine */
     CHECK_OK(gpuk_buffer_destroy(c1, w));
+    { /* mapped host memory is usable from every context: not refused */
+        gpuk_pinned hp;
+        gpuk_pinned_desc pd;
+        memset(&pd, 0, sizeof pd);
+        pd.bytes = 64;
+        CHECK_OK(gpuk_pinned_create(c1, &pd, &hp));
+        bd.wrap = (gpuk_devptr)(uintptr_t)gpuk_pinned_ptr(c1, hp);
+        CHECK_OK(gpuk_buffer_create(c0, &bd, &w));
+        CHECK_OK(gpuk_buffer_destroy(c0, w));
+        CHECK_OK(gpuk_pinned_destroy(c1, hp));
+    }
     memset(&sd, 0, sizeof sd);
     sd.wrap = gpuk_stream_native(c1, s1);
     CHECK_RESULT(gpuk_stream_create(c0, &sd, &ws), GPUK_ERR_INVALID_ARG);
