@@ -2006,21 +2006,25 @@ static gpuk_result gpuk__wrap_check_ptr(const char* fn, const gpuk_ctx* ctx, gpu
     gpuk__cu_context owner = NULL;
     unsigned int type = 0;
     int ordinal = -1;
-    gpuk__cu_result cr = GPUK__DRV.cuPointerGetAttribute(&type, GPUK__CU_POINTER_ATTRIBUTE_MEMORY_TYPE, p);
+    gpuk__cu_result cr;
+    cr = GPUK__DRV.cuPointerGetAttribute(&type, GPUK__CU_POINTER_ATTRIBUTE_MEMORY_TYPE, p);
     if (cr == 0 && type == GPUK__CU_MEMORYTYPE_HOST) return GPUK_OK;
-    if (!gpuk__tolerate(fn, "cuPointerGetAttribute", cr) && gpuk__is_sticky((int)cr)) return (gpuk_result)cr;
+    if (!gpuk__tolerate(fn, "cuPointerGetAttribute", cr) && gpuk__is_sticky((int)cr))
+        return (gpuk_result)cr;
     cr = GPUK__DRV.cuPointerGetAttribute(&ordinal, GPUK__CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, p);
     if (cr == 0 && ordinal != ctx->info.ordinal)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "wrapped device pointer 0x%llx is memory of device "
                           "%d; this ctx is on device %d", p, ordinal, ctx->info.ordinal);
-    if (!gpuk__tolerate(fn, "cuPointerGetAttribute", cr) && gpuk__is_sticky((int)cr)) return (gpuk_result)cr;
+    if (!gpuk__tolerate(fn, "cuPointerGetAttribute", cr) && gpuk__is_sticky((int)cr))
+        return (gpuk_result)cr;
     cr = GPUK__DRV.cuPointerGetAttribute((void*)&owner, GPUK__CU_POINTER_ATTRIBUTE_CONTEXT, p);
     /* NULL: memory of no one context (e.g. cuMemMap'ed), usable from any on its device */
     if (cr == 0 && owner && owner != ctx->cu)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "wrapped device pointer 0x%llx belongs to another "
                           "CUDA context of device %d (gpuk uses the device's primary context)", p,
                           ctx->info.ordinal);
-    if (!gpuk__tolerate(fn, "cuPointerGetAttribute", cr) && gpuk__is_sticky((int)cr)) return (gpuk_result)cr;
+    if (!gpuk__tolerate(fn, "cuPointerGetAttribute", cr) && gpuk__is_sticky((int)cr))
+        return (gpuk_result)cr;
     return GPUK_OK;
 }
 
@@ -2144,7 +2148,8 @@ static gpuk_result gpuk__copy(const char* fn, gpuk_ctx* ctx, gpuk_stream stream,
     if (bytes == 0) return GPUK_OK;
     /* cuMemcpyDtoD promises no memmove semantics; compared as addresses, so that wrapped
        views of one allocation count too */
-    if (dir == GPUK__DTOD && d->ptr + dst_off < s->ptr + src_off + bytes && s->ptr + src_off < d->ptr + dst_off + bytes)
+    if (dir == GPUK__DTOD && d->ptr + dst_off < s->ptr + src_off + bytes &&
+        s->ptr + src_off < d->ptr + dst_off + bytes)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "the source ('%s' + %zu) and destination ('%s' + %zu) "
                           "of %zu bytes overlap; the driver's device copy does not allow that (copy "
                           "through a second buffer)", s->label, src_off, d->label, dst_off, bytes);
@@ -2351,8 +2356,8 @@ GPUK__IMPL gpuk_result gpuk_stream_create(gpuk_ctx* ctx, const gpuk_stream_desc*
         gpuk__cu_result cr;
         if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) goto fail;
         /* blocking by default (flags 0): ordered with gpuk's stream-less calls */
-        cr = GPUK__DRV.cuStreamCreateWithPriority(&cu, d.non_blocking ? (unsigned)GPUK__CU_STREAM_NON_BLOCKING : 0u,
-                                                  d.priority);
+        cr = GPUK__DRV.cuStreamCreateWithPriority(
+            &cu, d.non_blocking ? (unsigned)GPUK__CU_STREAM_NON_BLOCKING : 0u, d.priority);
         if (cr) { r = gpuk__fail_cu(fn, "cuStreamCreateWithPriority", cr, NULL); goto fail; }
     }
     s = &ctx->streams[slot];
@@ -2758,7 +2763,8 @@ static gpuk_result gpuk__jit_load(const char* fn, gpuk_ctx* ctx, const unsigned 
         /* Newer than gpuk's table: a driver newer than the table's last entry may know it (let
            it judge); an older one cannot. */
         if (need < 0 && gpuk__g.driver_version <= gpuk__ptx_cuda[GPUK__PTX_TABLE_LAST].cuda) {
-            int known = gpuk__ptx_cuda[GPUK__PTX_TABLE_LAST].ptx, loads = gpuk__ptx_of_driver(gpuk__g.driver_version);
+            int known = gpuk__ptx_cuda[GPUK__PTX_TABLE_LAST].ptx;
+            int loads = gpuk__ptx_of_driver(gpuk__g.driver_version);
             return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, "module '%s': PTX .version %d.%d is newer than "
                               "any PTX version gpuk knows (%d.%d); this driver supports CUDA %d.%d (PTX "
                               ".version %d.%d and older)", label, major, minor, known / 10, known % 10,
