@@ -63,11 +63,22 @@ MEMORY
    reductions and scans (256 KiB, more for long scans), freed with its stream or ctx.
    Size 0: a buffer or pinned block of 0 bytes is a valid handle with no memory behind it
    (devptr 0 / NULL); copies and memsets of 0 bytes validate their handles and do nothing.
-   Calls without a stream argument are synchronous: they run on the ctx's default stream and
-   wait for it, so they are ordered after earlier work on that stream. Calls taking a stream
-   (the *_async copies, memset, launch, record) only enqueue. An async copy from pageable
-   (not pinned) host memory is made synchronous by the driver; debug builds say so in the log
-   at GPUK_LOG_DEBUG. Copies are checked against the buffer's size before the driver sees them.
+   Calls without a stream argument (gpuk_buffer_write/read/copy) are synchronous and ordered
+   like cudaMemcpy: they run on the CUDA context's legacy stream, so they start only after all
+   work queued earlier on the ctx's default stream and on every blocking stream of the device's
+   primary context (gpuk's, and those of other libraries sharing it; gpuk creates streams
+   blocking unless gpuk_stream_desc.non_blocking is set), and they return once done;
+   work queued later on those streams runs after them. Work on a non-blocking stream, or on a
+   wrapped stream created non-blocking, is not ordered with them: sync it (or record an event
+   and wait) first. Calls taking a stream (the *_async copies, memset, launch, record) only
+   enqueue. An async copy from pageable (not pinned) host memory is made synchronous by the
+   driver; debug builds say so in the log at GPUK_LOG_DEBUG. Copies are checked against the
+   buffer's size before the driver sees them; a device-to-device copy whose source and
+   destination overlap is refused (the driver's copy has no memmove semantics).
+   Wrapped device pointers (gpuk_buffer_desc.wrap) and streams (gpuk_stream_desc.wrap) must
+   belong to the ctx's device and primary context: gpuk asks the driver and refuses others
+   (streams where the driver has cuStreamGetCtx, 9.2+). Memory of a peer device cannot be
+   wrapped; a wrapped stream keeps the blocking or non-blocking kind it was created with.
 
 HANDLES
    Buffers, pinned blocks, streams, events, modules and kernels are 32-bit handles owned by one
@@ -81,7 +92,11 @@ THREADS
    lock; built-in reductions and scans take their stream's scratch lock up to their launch (a
    scratch regrowth waits for that stream only), and a first-use JIT holds no lock, so calls
    on other streams never wait for it. gpuk makes the ctx's CUDA context current on the calling
-   thread when it is not. Destroying a ctx or a handle must not race with its use.
+   thread when it is not (a failed gpuk_ctx_create leaves the thread's current context as it
+   was). Destroying a ctx or a handle must not race with its use. gpuk_shutdown while a
+   gpuk_ctx_create runs on another thread returns GPUK_ERR_BUSY (the create goes on).
+   Ordering across threads and streams: a stream-less call waits for work queued earlier (on
+   any thread) on the ctx's default stream and its blocking streams; see MEMORY.
 
 KERNELS
    Bring your own as PTX text, cubin or fatbin (gpuk_module_load). PTX's .version is checked
@@ -95,7 +110,9 @@ KERNELS
    the stream's scratch for the longest scan (gpuk_kernels_reserve) before capturing; a call
    that would still need either returns GPUK_ERR_CAPTURING and leaves the capture intact.
    Capture in thread-local or relaxed mode when other threads use gpuk meanwhile (in global
-   mode the driver refuses their module loads and allocations).
+   mode the driver refuses their module loads and allocations), and capture on a stream
+   created non_blocking when stream-less calls may run meanwhile: they use the legacy stream,
+   which would join a blocking stream's capture and invalidate it.
 
 GENERATED
    This file is generated: tools/gen_ptx.py joins the hand-written sources in src/ and fills
@@ -143,7 +160,7 @@ typedef enum gpuk_result {
     GPUK_ERR_POOL_FULL = -5,       /* raise the ctx desc's max_* for that object */
     GPUK_ERR_HOST_ALLOC = -6,      /* the host allocator returned NULL */
     GPUK_ERR_FORKED = -7,          /* CUDA cannot be used in a child after fork() */
-    GPUK_ERR_BUSY = -8,            /* gpuk_shutdown with contexts still alive */
+    GPUK_ERR_BUSY = -8,            /* gpuk_shutdown with contexts alive or being created */
     GPUK_ERR_LIMIT = -9,           /* launch shape or shared memory over a device/kernel limit */
     GPUK_ERR_OUT_OF_BOUNDS = -10,  /* copy or memset outside the buffer */
     GPUK_ERR_CAPTURING = -11,      /* needs work a CUDA graph capture cannot hold (a first-use
@@ -261,7 +278,8 @@ typedef struct gpuk_pinned_desc {
 typedef struct gpuk_stream_desc {
     uint32_t _start_canary;
     int priority;            // 0 -> default; lower is higher (gpuk_stream_priority_range)
-    bool blocking;           // false -> non-blocking (does not sync with the legacy NULL stream)
+    bool non_blocking;       // false -> blocking: stream-less calls wait for its earlier work
+                             // (see MEMORY); true -> not ordered with them (CU_STREAM_NON_BLOCKING)
     void* wrap;              // non-NULL: wrap this CUstream (not destroyed by gpuk)
     uint32_t _end_canary;
 } gpuk_stream_desc;
@@ -797,6 +815,7 @@ struct CUlib_st;
     X(cuStreamDestroy, 4000, "cuStreamDestroy_v2", 1, (gpuk__cu_stream stream)) \
     X(cuStreamSynchronize, 2000, "cuStreamSynchronize", 1, (gpuk__cu_stream stream)) \
     X(cuStreamQuery, 2000, "cuStreamQuery", 1, (gpuk__cu_stream stream)) \
+    X(cuStreamGetCtx, 9020, "cuStreamGetCtx", 0, (gpuk__cu_stream stream, gpuk__cu_context* out_ctx)) \
     X(cuStreamWaitEvent, 3020, "cuStreamWaitEvent", 1, \
       (gpuk__cu_stream stream, gpuk__cu_event event, unsigned int flags)) \
     X(cuStreamIsCapturing, 10000, "cuStreamIsCapturing", 0, \
@@ -877,7 +896,10 @@ enum {
     GPUK__CU_EVENT_DISABLE_TIMING = 2,
     GPUK__CU_MEMHOSTALLOC_PORTABLE = 1,
     GPUK__CU_MEMHOSTREGISTER_PORTABLE = 1,
+    GPUK__CU_POINTER_ATTRIBUTE_CONTEXT = 1,
     GPUK__CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,
+    GPUK__CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9,
+    GPUK__CU_MEMORYTYPE_HOST = 1,
     GPUK__CU_GET_PROC_ADDRESS_LEGACY_STREAM = 1,
     GPUK__CU_JIT_INFO_LOG_BUFFER = 3,
     GPUK__CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4,
@@ -925,6 +947,11 @@ static gpuk__mutex gpuk__lock = GPUK__MUTEX_INIT;       /* init, shutdown, ctx c
 static gpuk__mutex gpuk__fault_lock = GPUK__MUTEX_INIT; /* the first sticky fault; may be taken
                                                           while gpuk__lock is held (in init) */
 #define GPUK__DRV (gpuk__g.drv)
+/* CU_STREAM_LEGACY: the context's legacy NULL stream, named explicitly (a plain NULL means the
+   per-thread stream in code built with per-thread default streams). Work on it waits for
+   earlier work on every blocking stream of the context, and later work on those waits for it:
+   cudaMemcpy's ordering, which gpuk's stream-less calls use. */
+#define GPUK__CU_STREAM_LEGACY ((gpuk__cu_stream)(uintptr_t)1)
 
 /* ---- >>result ---- */
 static GPUK__TLS char gpuk__tls_error[512];
@@ -1351,7 +1378,8 @@ GPUK__IMPL gpuk_result gpuk_shutdown(void) {
     if (gpuk__g.live_ctxs) {
         int n = gpuk__g.live_ctxs;
         gpuk__mutex_unlock(&gpuk__lock);
-        return gpuk__fail("gpuk_shutdown", GPUK_ERR_BUSY, "%d ctx still alive: destroy them first", n);
+        return gpuk__fail("gpuk_shutdown", GPUK_ERR_BUSY, "%d ctx still alive or being created: "
+                          "destroy them first", n);
     }
     GPUK__ATOMIC_STORE(&gpuk__g.initialized, 0);
     gpuk__g.init_failed = 0;
@@ -1754,6 +1782,7 @@ GPUK__IMPL gpuk_result gpuk_ctx_create(const gpuk_ctx_desc* desc, gpuk_ctx** out
     static const char fn[] = "gpuk_ctx_create";
     gpuk_ctx_desc d;
     gpuk_ctx* ctx;
+    gpuk__cu_context prev = NULL;
     gpuk_result r;
     int i;
     gpuk__cu_result cr;
@@ -1764,8 +1793,20 @@ GPUK__IMPL gpuk_result gpuk_ctx_create(const gpuk_ctx_desc* desc, gpuk_ctx** out
     if (gpuk__desc_canaries_bad(d._start_canary, d._end_canary))
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_ctx_desc canaries are not zero");
     GPUK__READY(fn);
+    /* Counted as live from here, so that a gpuk_shutdown on another thread cannot unload the
+       driver table under a create halfway through: it fails with GPUK_ERR_BUSY instead. */
+    gpuk__mutex_lock(&gpuk__lock);
+    if (!gpuk__g.initialized) {
+        gpuk__mutex_unlock(&gpuk__lock);
+        return gpuk__fail(fn, GPUK_ERR_BUSY, "gpuk_shutdown ran on another thread as this call began");
+    }
+    gpuk__g.live_ctxs++;
+    gpuk__mutex_unlock(&gpuk__lock);
     ctx = (gpuk_ctx*)gpuk__alloc(sizeof *ctx);
-    if (!ctx) return gpuk__fail(fn, GPUK_ERR_HOST_ALLOC, "cannot allocate the ctx");
+    if (!ctx) {
+        r = gpuk__fail(fn, GPUK_ERR_HOST_ALLOC, "cannot allocate the ctx");
+        goto fail_count;
+    }
 #define GPUK__POOL(pool, arr, field, dflt) \
     if ((r = gpuk__pool_init(fn, &ctx->pool, (void**)&ctx->arr, sizeof *ctx->arr, d.field, dflt, #field)) != GPUK_OK) \
         goto fail_host;
@@ -1778,16 +1819,23 @@ GPUK__IMPL gpuk_result gpuk_ctx_create(const gpuk_ctx_desc* desc, gpuk_ctx** out
 #undef GPUK__POOL
     if ((r = gpuk__device_query(fn, d.device, &ctx->info)) != GPUK_OK) goto fail_host;
     if ((r = gpuk__device_get(fn, d.device, &ctx->dev)) != GPUK_OK) goto fail_host;
+    /* A failed create leaves the thread's current context as it found it. */
+    if ((cr = GPUK__DRV.cuCtxGetCurrent(&prev)) != 0) {
+        r = gpuk__fail_cu(fn, "cuCtxGetCurrent", cr, NULL);
+        goto fail_host;
+    }
     /* The primary context is the one the runtime API and other libraries share; creating our
        own (cuCtxCreate) would split memory and streams from theirs. */
     if ((cr = GPUK__DRV.cuDevicePrimaryCtxRetain(&ctx->cu, ctx->dev)) != 0) {
         r = gpuk__fail_cu(fn, "cuDevicePrimaryCtxRetain", cr, NULL);
         goto fail_host;
     }
-    if ((r = gpuk__enter_slow(fn, ctx)) != GPUK_OK) goto fail_retained;
-    if ((cr = GPUK__DRV.cuStreamCreateWithPriority(&ctx->default_stream, GPUK__CU_STREAM_NON_BLOCKING, 0)) != 0) {
+    if ((r = gpuk__enter_slow(fn, ctx)) != GPUK_OK) goto fail_current;
+    /* Blocking (flags 0), like user streams by default: the stream-less calls run on the
+       legacy stream, which is then ordered after the work queued here (built-in kernels). */
+    if ((cr = GPUK__DRV.cuStreamCreateWithPriority(&ctx->default_stream, 0u, 0)) != 0) {
         r = gpuk__fail_cu(fn, "cuStreamCreateWithPriority", cr, "the ctx default stream");
-        goto fail_retained;
+        goto fail_current;
     }
     gpuk__mutex_init(&ctx->lock);
     for (i = 0; i < GPUK__LAYER_COUNT; i++) {
@@ -1797,18 +1845,23 @@ GPUK__IMPL gpuk_result gpuk_ctx_create(const gpuk_ctx_desc* desc, gpuk_ctx** out
             gpuk__layers_release(fn, ctx, &ignored);
             gpuk__mutex_fini(&ctx->lock);
             if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken)) GPUK__DRV.cuStreamDestroy(ctx->default_stream);
-            goto fail_retained;
+            goto fail_current;
         }
     }
-    gpuk__mutex_lock(&gpuk__lock);
-    gpuk__g.live_ctxs++;
-    gpuk__mutex_unlock(&gpuk__lock);
     *out_ctx = ctx;
     return GPUK_OK;
-fail_retained:
-    if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken)) GPUK__DRV.cuDevicePrimaryCtxRelease(ctx->dev);
+fail_current:
+    /* not after a sticky fault: no driver calls then (and the primary ctx is not released) */
+    if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken)) {
+        GPUK__DRV.cuCtxSetCurrent(prev);
+        GPUK__DRV.cuDevicePrimaryCtxRelease(ctx->dev);
+    }
 fail_host:
     gpuk__ctx_free_host(ctx);
+fail_count:
+    gpuk__mutex_lock(&gpuk__lock);
+    gpuk__g.live_ctxs--;
+    gpuk__mutex_unlock(&gpuk__lock);
     return r;
 }
 
@@ -1895,6 +1948,36 @@ GPUK__IMPL gpuk_result gpuk_ctx_make_current(gpuk_ctx* ctx) {
 }
 
 /* ---- >>buffer ---- */
+/* A wrapped pointer of another device or CUDA context fails or corrupts memory at its first
+   use, far from the cause: ask the driver whose it is. A pointer the driver does not know
+   (an error other than a sticky one) is let through: gpuk cannot tell, and its use will. So is
+   mapped host memory (its device is where it was allocated, yet every context may use it). */
+static gpuk_result gpuk__wrap_check_ptr(const char* fn, const gpuk_ctx* ctx, gpuk_devptr p) {
+    gpuk__cu_context owner = NULL;
+    unsigned int type = 0;
+    int ordinal = -1;
+    gpuk__cu_result cr;
+    cr = GPUK__DRV.cuPointerGetAttribute(&type, GPUK__CU_POINTER_ATTRIBUTE_MEMORY_TYPE, p);
+    if (cr == 0 && type == GPUK__CU_MEMORYTYPE_HOST) return GPUK_OK;
+    if (!gpuk__tolerate(fn, "cuPointerGetAttribute", cr) && gpuk__is_sticky((int)cr))
+        return (gpuk_result)cr;
+    cr = GPUK__DRV.cuPointerGetAttribute(&ordinal, GPUK__CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, p);
+    if (cr == 0 && ordinal != ctx->info.ordinal)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "wrapped device pointer 0x%llx is memory of device "
+                          "%d; this ctx is on device %d", p, ordinal, ctx->info.ordinal);
+    if (!gpuk__tolerate(fn, "cuPointerGetAttribute", cr) && gpuk__is_sticky((int)cr))
+        return (gpuk_result)cr;
+    cr = GPUK__DRV.cuPointerGetAttribute((void*)&owner, GPUK__CU_POINTER_ATTRIBUTE_CONTEXT, p);
+    /* NULL: memory of no one context (e.g. cuMemMap'ed), usable from any on its device */
+    if (cr == 0 && owner && owner != ctx->cu)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "wrapped device pointer 0x%llx belongs to another "
+                          "CUDA context of device %d (gpuk uses the device's primary context)", p,
+                          ctx->info.ordinal);
+    if (!gpuk__tolerate(fn, "cuPointerGetAttribute", cr) && gpuk__is_sticky((int)cr))
+        return (gpuk_result)cr;
+    return GPUK_OK;
+}
+
 GPUK__IMPL gpuk_result gpuk_buffer_create(gpuk_ctx* ctx, const gpuk_buffer_desc* desc,
                                           gpuk_buffer* out_buffer) {
     static const char fn[] = "gpuk_buffer_create";
@@ -1914,6 +1997,7 @@ GPUK__IMPL gpuk_result gpuk_buffer_create(gpuk_ctx* ctx, const gpuk_buffer_desc*
     slot = gpuk__slot_take(ctx, &ctx->buffer_pool);
     if (!slot) return gpuk__fail(fn, GPUK_ERR_POOL_FULL, "all %u buffer slots are in use", ctx->buffer_pool.size - 1);
     if (desc->wrap) {
+        if ((r = gpuk__wrap_check_ptr(fn, ctx, desc->wrap)) != GPUK_OK) goto fail;
         ptr = desc->wrap;
     } else if (desc->bytes) {
         gpuk__cu_result cr;
@@ -1991,7 +2075,10 @@ static void gpuk__check_pageable(const char* fn, const void* host) {
 
 typedef enum gpuk__copy_dir { GPUK__HTOD, GPUK__DTOH, GPUK__DTOD } gpuk__copy_dir;
 
-/* Every buffer copy: validate, then one async driver call on stream; wait when sync. */
+/* Every buffer copy: validate, then one async driver call on stream; wait when sync. A sync
+   (stream-less) copy runs on the legacy stream, so that it starts after the work queued
+   earlier on the ctx default stream and on every blocking stream, like cudaMemcpy; stream is
+   then only validated. */
 static gpuk_result gpuk__copy(const char* fn, gpuk_ctx* ctx, gpuk_stream stream, int sync,
                               gpuk__copy_dir dir, uint32_t dst_id, size_t dst_off, void* host,
                               uint32_t src_id, size_t src_off, size_t bytes) {
@@ -2009,6 +2096,14 @@ static gpuk_result gpuk__copy(const char* fn, gpuk_ctx* ctx, gpuk_stream stream,
     if (d && !gpuk__in_bounds(dst_off, bytes, d->bytes)) return gpuk__bounds_fail(fn, d, dst_off, bytes);
     if (s && !gpuk__in_bounds(src_off, bytes, s->bytes)) return gpuk__bounds_fail(fn, s, src_off, bytes);
     if (bytes == 0) return GPUK_OK;
+    /* cuMemcpyDtoD promises no memmove semantics; compared as addresses, so that wrapped
+       views of one allocation count too */
+    if (dir == GPUK__DTOD && d->ptr + dst_off < s->ptr + src_off + bytes &&
+        s->ptr + src_off < d->ptr + dst_off + bytes)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "the source ('%s' + %zu) and destination ('%s' + %zu) "
+                          "of %zu bytes overlap; the driver's device copy does not allow that (copy "
+                          "through a second buffer)", s->label, src_off, d->label, dst_off, bytes);
+    if (sync) cs = GPUK__CU_STREAM_LEGACY;
     if (dir != GPUK__DTOD && !host)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s is NULL", dir == GPUK__HTOD ? "src" : "dst");
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
@@ -2190,11 +2285,29 @@ GPUK__IMPL gpuk_result gpuk_stream_create(gpuk_ctx* ctx, const gpuk_stream_desc*
     if (!slot) return gpuk__fail(fn, GPUK_ERR_POOL_FULL, "all %u stream slots are in use", ctx->stream_pool.size - 1);
     if (d.wrap) {
         cu = (gpuk__cu_stream)d.wrap;
+        /* A stream of another context fails or misbehaves at its first use, far from the
+           cause. cuStreamGetCtx (9.2+) tells; without it the stream is taken on trust. */
+        if (GPUK__DRV.cuStreamGetCtx) {
+            gpuk__cu_context owner = NULL;
+            gpuk__cu_result cr;
+            if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) goto fail; /* the answer for legacy handles */
+            if ((cr = GPUK__DRV.cuStreamGetCtx(cu, &owner)) != 0) {
+                r = gpuk__fail_cu(fn, "cuStreamGetCtx", cr, "the wrapped stream");
+                goto fail;
+            }
+            if (owner != ctx->cu) {
+                r = gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "wrapped stream %p belongs to another CUDA "
+                               "context (%p; this ctx's is the primary context %p of device %d)",
+                               d.wrap, (void*)owner, (void*)ctx->cu, ctx->info.ordinal);
+                goto fail;
+            }
+        }
     } else {
         gpuk__cu_result cr;
         if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) goto fail;
-        cr = GPUK__DRV.cuStreamCreateWithPriority(&cu, d.blocking ? 0u : (unsigned)GPUK__CU_STREAM_NON_BLOCKING,
-                                                  d.priority);
+        /* blocking by default (flags 0): ordered with gpuk's stream-less calls */
+        cr = GPUK__DRV.cuStreamCreateWithPriority(
+            &cu, d.non_blocking ? (unsigned)GPUK__CU_STREAM_NON_BLOCKING : 0u, d.priority);
         if (cr) { r = gpuk__fail_cu(fn, "cuStreamCreateWithPriority", cr, NULL); goto fail; }
     }
     s = &ctx->streams[slot];
@@ -2363,8 +2476,8 @@ GPUK__IMPL gpuk_result gpuk_event_destroy(gpuk_ctx* ctx, gpuk_event event) {
     return cr ? gpuk__fail_cu(fn, "cuEventDestroy", cr, NULL) : GPUK_OK;
 }
 
-GPUK__IMPL gpuk_result gpuk_event_record(gpuk_ctx* ctx, gpuk_event event, gpuk_stream stream) {
-    static const char fn[] = "gpuk_event_record";
+/* Shared by gpuk_event_record and the timer, each under its own name. */
+static gpuk_result gpuk__event_record(const char* fn, gpuk_ctx* ctx, gpuk_event event, gpuk_stream stream) {
     const gpuk__event_slot* e;
     gpuk__cu_stream cs;
     gpuk__cu_result cr;
@@ -2373,6 +2486,10 @@ GPUK__IMPL gpuk_result gpuk_event_record(gpuk_ctx* ctx, gpuk_event event, gpuk_s
     GPUK__ENTER(fn, ctx);
     cr = GPUK__DRV.cuEventRecord(e->cu, cs);
     return cr ? gpuk__fail_cu(fn, "cuEventRecord", cr, NULL) : GPUK_OK;
+}
+
+GPUK__IMPL gpuk_result gpuk_event_record(gpuk_ctx* ctx, gpuk_event event, gpuk_stream stream) {
+    return gpuk__event_record("gpuk_event_record", ctx, event, stream);
 }
 
 /* The common head of event calls: alive, ctx, event handle. */
@@ -2459,8 +2576,10 @@ GPUK__IMPL gpuk_result gpuk_timer_start(gpuk_ctx* ctx, gpuk_timer* timer, gpuk_s
     gpuk_result r;
     if (!timer) return gpuk__fail("gpuk_timer_start", GPUK_ERR_INVALID_ARG, "timer is NULL");
     if ((r = gpuk__timer_check("gpuk_timer_start", ctx, timer)) != GPUK_OK) return r;
+    /* the stream is kept for gpuk_timer_stop only once it has proved valid */
+    if ((r = gpuk__event_record("gpuk_timer_start", ctx, timer->start, stream)) != GPUK_OK) return r;
     timer->stream = stream;
-    return gpuk_event_record(ctx, timer->start, stream);
+    return GPUK_OK;
 }
 
 GPUK__IMPL gpuk_result gpuk_timer_stop(gpuk_ctx* ctx, gpuk_timer* timer, float* out_ms) {
@@ -2468,7 +2587,7 @@ GPUK__IMPL gpuk_result gpuk_timer_stop(gpuk_ctx* ctx, gpuk_timer* timer, float* 
     if (out_ms) *out_ms = 0.0f;
     if (!timer || !out_ms) return gpuk__fail("gpuk_timer_stop", GPUK_ERR_INVALID_ARG, "timer or out_ms is NULL");
     if ((r = gpuk__timer_check("gpuk_timer_stop", ctx, timer)) != GPUK_OK) return r;
-    if ((r = gpuk_event_record(ctx, timer->stop, timer->stream)) != GPUK_OK) return r;
+    if ((r = gpuk__event_record("gpuk_timer_stop", ctx, timer->stop, timer->stream)) != GPUK_OK) return r;
     if ((r = gpuk_event_sync(ctx, timer->stop)) != GPUK_OK) return r;
     return gpuk_event_elapsed_ms(ctx, timer->start, timer->stop, out_ms);
 }
@@ -2482,6 +2601,17 @@ static const struct { int ptx, cuda; } gpuk__ptx_cuda[] = {
     { 83, 12030 }, { 84, 12040 }, { 85, 12050 }, { 86, 12070 }, { 87, 12080 }, { 88, 12090 },
     { 90, 13000 },
 };
+
+#define GPUK__PTX_TABLE_LAST (sizeof gpuk__ptx_cuda / sizeof gpuk__ptx_cuda[0] - 1)
+
+/* The newest PTX ISA version (major * 10 + minor) a driver for CUDA version cuda loads. */
+static int gpuk__ptx_of_driver(int cuda) {
+    size_t i;
+    int ptx = gpuk__ptx_cuda[0].ptx;
+    for (i = 0; i <= GPUK__PTX_TABLE_LAST; i++)
+        if (gpuk__ptx_cuda[i].cuda <= cuda) ptx = gpuk__ptx_cuda[i].ptx;
+    return ptx;
+}
 
 /* CUDA version a driver needs for PTX ISA major.minor; 0 = older than the table (any driver
    gpuk runs on), -1 = newer than the table (let the driver judge). */
@@ -2577,11 +2707,22 @@ static gpuk_result gpuk__jit_load(const char* fn, gpuk_ctx* ctx, const unsigned 
             return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "module '%s': no valid .version directive "
                               "(major.minor) at the head of the PTX text (not PTX?)", label);
         need = gpuk__ptx_needs_cuda(major, minor);
-        if (need > gpuk__g.driver_version || (need < 0 && gpuk__g.driver_version <= 13000))
+        if (need > gpuk__g.driver_version)
             return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, "module '%s': PTX .version %d.%d needs a "
                               "driver for CUDA %d.%d or newer; this driver supports CUDA %d.%d", label,
-                              major, minor, need > 0 ? need / 1000 : 13, need > 0 ? need % 1000 / 10 : 1,
+                              major, minor, need / 1000, need % 1000 / 10,
                               gpuk__g.driver_version / 1000, gpuk__g.driver_version % 1000 / 10);
+        /* Newer than gpuk's table: a driver newer than the table's last entry may know it (let
+           it judge); an older one cannot. */
+        if (need < 0 && gpuk__g.driver_version <= gpuk__ptx_cuda[GPUK__PTX_TABLE_LAST].cuda) {
+            int known = gpuk__ptx_cuda[GPUK__PTX_TABLE_LAST].ptx;
+            int loads = gpuk__ptx_of_driver(gpuk__g.driver_version);
+            return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, "module '%s': PTX .version %d.%d is newer than "
+                              "any PTX version gpuk knows (%d.%d); this driver supports CUDA %d.%d (PTX "
+                              ".version %d.%d and older)", label, major, minor, known / 10, known % 10,
+                              gpuk__g.driver_version / 1000, gpuk__g.driver_version % 1000 / 10,
+                              loads / 10, loads % 10);
+        }
         if (sm > ctx->info.cc_major * 10 + ctx->info.cc_minor)
             return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "module '%s': PTX .target sm_%d is newer than "
                               "the device (sm_%d%d)", label, sm, ctx->info.cc_major, ctx->info.cc_minor);
@@ -2769,7 +2910,7 @@ GPUK__IMPL gpuk_result gpuk_kernel_query(gpuk_ctx* ctx, gpuk_kernel kernel, gpuk
         return gpuk__fail_cu(fn, "cuFuncGetAttribute", cr, k->name);
     info.static_shared_bytes = k->static_shared;
     info.max_threads_per_block = k->max_threads;
-    info.max_dynamic_shared_bytes = k->max_dynamic_shared;
+    info.max_dynamic_shared_bytes = GPUK__ATOMIC_LOAD(&k->max_dynamic_shared);
     info.num_params = k->num_params;
     *out_info = info;
     return GPUK_OK;
@@ -2790,7 +2931,8 @@ GPUK__IMPL gpuk_result gpuk_kernel_set_max_dynamic_shared(gpuk_ctx* ctx, gpuk_ke
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
     if ((cr = GPUK__DRV.cuFuncSetAttribute(k->cu, GPUK__CU_FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)bytes)) != 0)
         return gpuk__fail_cu(fn, "cuFuncSetAttribute", cr, k->name);
-    k->max_dynamic_shared = (int)bytes;
+    /* atomic: gpuk_launch on another thread reads it */
+    GPUK__ATOMIC_STORE(&k->max_dynamic_shared, (int)bytes);
     return GPUK_OK;
 }
 
@@ -2827,7 +2969,7 @@ static gpuk_result gpuk__launch_check(const char* fn, const gpuk_ctx* ctx, const
                                       const gpuk_launch_desc* d, const uint32_t g[3], const uint32_t b[3]) {
     static const char* const gnames[3] = { "grid.x", "grid.y", "grid.z" };
     static const char* const bnames[3] = { "block.x", "block.y", "block.z" };
-    int i;
+    int i, max_dynamic_shared = GPUK__ATOMIC_LOAD(&k->max_dynamic_shared);
     if (gpuk__desc_canaries_bad(d->_start_canary, d->_end_canary))
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_launch_desc canaries are not zero");
     if (!d->grid.x || !d->block.x)
@@ -2840,10 +2982,10 @@ static gpuk_result gpuk__launch_check(const char* fn, const gpuk_ctx* ctx, const
         return gpuk__fail(fn, GPUK_ERR_LIMIT, "kernel '%s': block %ux%ux%u = %llu threads exceeds its limit "
                           "of %d threads per block", k->name, b[0], b[1], b[2],
                           (unsigned long long)b[0] * b[1] * b[2], k->max_threads);
-    if (d->shared_bytes > (uint32_t)k->max_dynamic_shared)
+    if (d->shared_bytes > (uint32_t)max_dynamic_shared)
         return gpuk__fail(fn, GPUK_ERR_LIMIT, "kernel '%s': %u bytes of dynamic shared memory exceed its "
                           "limit of %d (raise it with gpuk_kernel_set_max_dynamic_shared, up to %d bytes "
-                          "minus %d static)", k->name, d->shared_bytes, k->max_dynamic_shared,
+                          "minus %d static)", k->name, d->shared_bytes, max_dynamic_shared,
                           ctx->info.shared_per_block_optin, k->static_shared);
     if (k->num_params > 0 && !d->args)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "kernel '%s' takes %d parameters but args is NULL",

@@ -63,11 +63,22 @@ MEMORY
    reductions and scans (256 KiB, more for long scans), freed with its stream or ctx.
    Size 0: a buffer or pinned block of 0 bytes is a valid handle with no memory behind it
    (devptr 0 / NULL); copies and memsets of 0 bytes validate their handles and do nothing.
-   Calls without a stream argument are synchronous: they run on the ctx's default stream and
-   wait for it, so they are ordered after earlier work on that stream. Calls taking a stream
-   (the *_async copies, memset, launch, record) only enqueue. An async copy from pageable
-   (not pinned) host memory is made synchronous by the driver; debug builds say so in the log
-   at GPUK_LOG_DEBUG. Copies are checked against the buffer's size before the driver sees them.
+   Calls without a stream argument (gpuk_buffer_write/read/copy) are synchronous and ordered
+   like cudaMemcpy: they run on the CUDA context's legacy stream, so they start only after all
+   work queued earlier on the ctx's default stream and on every blocking stream of the device's
+   primary context (gpuk's, and those of other libraries sharing it; gpuk creates streams
+   blocking unless gpuk_stream_desc.non_blocking is set), and they return once done;
+   work queued later on those streams runs after them. Work on a non-blocking stream, or on a
+   wrapped stream created non-blocking, is not ordered with them: sync it (or record an event
+   and wait) first. Calls taking a stream (the *_async copies, memset, launch, record) only
+   enqueue. An async copy from pageable (not pinned) host memory is made synchronous by the
+   driver; debug builds say so in the log at GPUK_LOG_DEBUG. Copies are checked against the
+   buffer's size before the driver sees them; a device-to-device copy whose source and
+   destination overlap is refused (the driver's copy has no memmove semantics).
+   Wrapped device pointers (gpuk_buffer_desc.wrap) and streams (gpuk_stream_desc.wrap) must
+   belong to the ctx's device and primary context: gpuk asks the driver and refuses others
+   (streams where the driver has cuStreamGetCtx, 9.2+). Memory of a peer device cannot be
+   wrapped; a wrapped stream keeps the blocking or non-blocking kind it was created with.
 
 HANDLES
    Buffers, pinned blocks, streams, events, modules and kernels are 32-bit handles owned by one
@@ -81,7 +92,11 @@ THREADS
    lock; built-in reductions and scans take their stream's scratch lock up to their launch (a
    scratch regrowth waits for that stream only), and a first-use JIT holds no lock, so calls
    on other streams never wait for it. gpuk makes the ctx's CUDA context current on the calling
-   thread when it is not. Destroying a ctx or a handle must not race with its use.
+   thread when it is not (a failed gpuk_ctx_create leaves the thread's current context as it
+   was). Destroying a ctx or a handle must not race with its use. gpuk_shutdown while a
+   gpuk_ctx_create runs on another thread returns GPUK_ERR_BUSY (the create goes on).
+   Ordering across threads and streams: a stream-less call waits for work queued earlier (on
+   any thread) on the ctx's default stream and its blocking streams; see MEMORY.
 
 KERNELS
    Bring your own as PTX text, cubin or fatbin (gpuk_module_load). PTX's .version is checked
@@ -95,7 +110,9 @@ KERNELS
    the stream's scratch for the longest scan (gpuk_kernels_reserve) before capturing; a call
    that would still need either returns GPUK_ERR_CAPTURING and leaves the capture intact.
    Capture in thread-local or relaxed mode when other threads use gpuk meanwhile (in global
-   mode the driver refuses their module loads and allocations).
+   mode the driver refuses their module loads and allocations), and capture on a stream
+   created non_blocking when stream-less calls may run meanwhile: they use the legacy stream,
+   which would join a blocking stream's capture and invalidate it.
 
 GENERATED
    This file is generated: tools/gen_ptx.py joins the hand-written sources in src/ and fills
@@ -143,7 +160,7 @@ typedef enum gpuk_result {
     GPUK_ERR_POOL_FULL = -5,       /* raise the ctx desc's max_* for that object */
     GPUK_ERR_HOST_ALLOC = -6,      /* the host allocator returned NULL */
     GPUK_ERR_FORKED = -7,          /* CUDA cannot be used in a child after fork() */
-    GPUK_ERR_BUSY = -8,            /* gpuk_shutdown with contexts still alive */
+    GPUK_ERR_BUSY = -8,            /* gpuk_shutdown with contexts alive or being created */
     GPUK_ERR_LIMIT = -9,           /* launch shape or shared memory over a device/kernel limit */
     GPUK_ERR_OUT_OF_BOUNDS = -10,  /* copy or memset outside the buffer */
     GPUK_ERR_CAPTURING = -11,      /* needs work a CUDA graph capture cannot hold (a first-use
@@ -261,7 +278,8 @@ typedef struct gpuk_pinned_desc {
 typedef struct gpuk_stream_desc {
     uint32_t _start_canary;
     int priority;            // 0 -> default; lower is higher (gpuk_stream_priority_range)
-    bool blocking;           // false -> non-blocking (does not sync with the legacy NULL stream)
+    bool non_blocking;       // false -> blocking: stream-less calls wait for its earlier work
+                             // (see MEMORY); true -> not ordered with them (CU_STREAM_NON_BLOCKING)
     void* wrap;              // non-NULL: wrap this CUstream (not destroyed by gpuk)
     uint32_t _end_canary;
 } gpuk_stream_desc;

@@ -21,6 +21,9 @@ int main(void) {
     _Static_assert((int)GPUK__CU_MEMHOSTALLOC_PORTABLE == (int)CU_MEMHOSTALLOC_PORTABLE, "host alloc flag");
     _Static_assert((int)GPUK__CU_MEMHOSTREGISTER_PORTABLE == (int)CU_MEMHOSTREGISTER_PORTABLE, "register flag");
     _Static_assert((int)GPUK__CU_POINTER_ATTRIBUTE_MEMORY_TYPE == (int)CU_POINTER_ATTRIBUTE_MEMORY_TYPE, "ptr attr");
+    _Static_assert((int)GPUK__CU_POINTER_ATTRIBUTE_CONTEXT == (int)CU_POINTER_ATTRIBUTE_CONTEXT, "ptr attr");
+    _Static_assert((int)GPUK__CU_MEMORYTYPE_HOST == (int)CU_MEMORYTYPE_HOST, "memory type");
+    _Static_assert((int)GPUK__CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL == (int)CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, "ptr attr");
     _Static_assert((int)GPUK__CU_JIT_INFO_LOG_BUFFER == (int)CU_JIT_INFO_LOG_BUFFER, "jit");
     _Static_assert((int)GPUK__CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES == (int)CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, "jit");
     _Static_assert((int)GPUK__CU_JIT_ERROR_LOG_BUFFER == (int)CU_JIT_ERROR_LOG_BUFFER, "jit");
@@ -36,6 +39,7 @@ int main(void) {
     _Static_assert((int)GPUK__CU_GET_PROC_ADDRESS_LEGACY_STREAM == (int)CU_GET_PROC_ADDRESS_LEGACY_STREAM, "proc");
     _Static_assert((int)GPUK__CU_ERROR_NOT_READY == (int)CUDA_ERROR_NOT_READY, "code");
     _Static_assert(sizeof(gpuk_devptr) == sizeof(CUdeviceptr), "devptr");
+    if (GPUK__CU_STREAM_LEGACY != CU_STREAM_LEGACY) { printf("FAIL GPUK__CU_STREAM_LEGACY\n"); return 1; }
     {   /* the cuGetProcAddress ABIs gpuk calls by hand */
         PFN_cuGetProcAddress_v11030 v1 = 0; gpuk__pfn_get_proc_v1 g1 = v1; (void)g1;
         PFN_cuGetProcAddress_v12000 v2 = 0; gpuk__pfn_get_proc_v2 g2 = (gpuk__pfn_get_proc_v2)v2; (void)g2;

@@ -42,7 +42,14 @@ typedef struct fake_config {
     void* capturing_stream;   /* cuStreamIsCapturing says this stream is being captured */
     int jit_delay_ms;         /* cuModuleLoadDataEx takes this long (a slow JIT) */
     int sync_delay_ms;        /* stream and ctx syncs take this long (a long kernel draining) */
+    void (*on_call)(const char* name); /* called at the start of every entry point (a test can
+                                          pause a thread there to force an interleaving) */
 } fake_config;
+
+/* A stream: its creation flags and whether work is queued on it that nothing has waited for
+   yet (the fake runs work at once, but tracks the order a real GPU would need). */
+typedef struct fake_stream { unsigned flags; int pending; } fake_stream;
+#define FAKE_STREAM_LEGACY ((void*)(uintptr_t)1) /* CU_STREAM_LEGACY */
 
 typedef struct fake_state {
     fake_config cfg;
@@ -60,9 +67,14 @@ typedef struct fake_state {
     int protocol_errors;      /* gpuk misused the driver: double free, bad handle, no context */
     char protocol_msg[256];
     unsigned char last_args[16][8]; /* the last launch's kernel arguments, as passed */
+    int legacy_pending;       /* work queued on the legacy stream not yet waited for */
+    long unordered;           /* copies that a real GPU could run before (or while) earlier
+                                 queued work on another stream runs: stale or clobbered data */
+    void* last_copy_stream;   /* the stream of the last memcpy */
 } fake_state;
 
-static fake_state fake = { { 0 }, PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, { 0 }, { { 0 } }, 0, 0, 0, 0, 0, { 0 }, { { 0 } } };
+static fake_state fake = { { 0 }, PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, { 0 }, { { 0 } }, 0, 0, 0, 0, 0, { 0 }, { { 0 } },
+                           0, 0, NULL };
 static __thread int fake_tls_ctx; /* 0 = none, else device + 1 */
 static const char* fake_last_failed_name = ""; /* entry point of the first injected failure */
 
@@ -96,6 +108,9 @@ static void fake_reset(const fake_config* cfg) {
     fake.pending_fault = 0;
     fake.protocol_errors = 0;
     fake.protocol_msg[0] = 0;
+    fake.legacy_pending = 0;
+    fake.unordered = 0;
+    fake.last_copy_stream = NULL;
     pthread_mutex_unlock(&fake.lock);
     fake_tls_ctx = 0;
 }
@@ -103,6 +118,7 @@ static void fake_reset(const fake_config* cfg) {
 /* Count the call; decide whether it fails. */
 static int fake_fail(const char* fn) {
     int code = 0;
+    if (fake.cfg.on_call) fake.cfg.on_call(fn);
     pthread_mutex_lock(&fake.lock);
     fake.calls++;
     if (fake.sticky_now) code = fake.cfg.fail_code;
@@ -202,6 +218,47 @@ static int fake_all_released(void) {
            fake_live_count(FK_EVENT) == 0 && fake_live_count(FK_MODULE) == 0;
 }
 
+/* The legacy stream and a blocking stream are ordered with each other (cuda.h: "the legacy
+   stream synchronizes with all blocking streams"); any other two streams are not. */
+static int fake_streams_ordered(void* a, void* b) {
+    if (a == b) return 1;
+    if (a == FAKE_STREAM_LEGACY) return ((fake_stream*)b)->flags == 0;
+    if (b == FAKE_STREAM_LEGACY) return ((fake_stream*)a)->flags == 0;
+    return 0;
+}
+/* Work queued on s: counts it as unordered when other streams hold queued work that s is not
+   ordered after, then marks s pending. Work on the legacy stream waits for the blocking ones. */
+static void fake_enqueue(void* s, int is_copy) {
+    int i;
+    pthread_mutex_lock(&fake.lock);
+    if (fake.legacy_pending && !fake_streams_ordered(s, FAKE_STREAM_LEGACY) && is_copy) fake.unordered++;
+    for (i = 0; i < fake.nobjs; i++) {
+        fake_obj* o = &fake.objs[i];
+        if (!o->live || o->kind != FK_STREAM || o->mem == s || !((fake_stream*)o->mem)->pending) continue;
+        if (fake_streams_ordered(s, o->mem)) ((fake_stream*)o->mem)->pending = 0; /* s waits for it */
+        else if (is_copy) fake.unordered++;
+    }
+    if (s == FAKE_STREAM_LEGACY) fake.legacy_pending = 1;
+    else ((fake_stream*)s)->pending = 1;
+    if (is_copy) fake.last_copy_stream = s;
+    pthread_mutex_unlock(&fake.lock);
+}
+/* s has been waited for (its work is done). The legacy stream's work waited for the blocking
+   streams' earlier work, so that is done too. */
+static void fake_stream_done(void* s) {
+    pthread_mutex_lock(&fake.lock);
+    if (s == FAKE_STREAM_LEGACY) fake.legacy_pending = 0;
+    else if (s) ((fake_stream*)s)->pending = 0;
+    pthread_mutex_unlock(&fake.lock);
+}
+static void fake_all_done(void) {
+    int i;
+    pthread_mutex_lock(&fake.lock);
+    fake.legacy_pending = 0;
+    for (i = 0; i < fake.nobjs; i++)
+        if (fake.objs[i].live && fake.objs[i].kind == FK_STREAM) ((fake_stream*)fake.objs[i].mem)->pending = 0;
+    pthread_mutex_unlock(&fake.lock);
+}
 /* --- the entry points --- */
 static fres f_cuInit(unsigned int flags) { FAKE_ENTER("cuInit"); return flags ? 1 : 0; }
 static fres f_cuDriverGetVersion(int* v) { FAKE_ENTER("cuDriverGetVersion"); *v = fake.cfg.version; return 0; }
@@ -284,7 +341,11 @@ static fres f_sync_common(const char* name) {
     pthread_mutex_unlock(&fake.lock);
     return (fres)f;
 }
-static fres f_cuCtxSynchronize(void) { return f_sync_common("cuCtxSynchronize"); }
+static fres f_cuCtxSynchronize(void) {
+    fres r = f_sync_common("cuCtxSynchronize");
+    if (!r) fake_all_done();
+    return r;
+}
 static fres f_cuCtxGetStreamPriorityRange(int* least, int* greatest) {
     FAKE_ENTER("cuCtxGetStreamPriorityRange"); FAKE_NEED_CTX("cuCtxGetStreamPriorityRange");
     *least = 0; *greatest = -5;
@@ -338,7 +399,8 @@ static fres f_cuMemHostUnregister(void* p) {
     return fake_release(FK_REGISTERED, p, "cuMemHostUnregister") ? 0 : 713;
 }
 static int fake_stream_ok(void* s, const char* fn) {
-    if (!s) { fake_protocol("NULL (legacy) stream used", fn); return 0; }
+    if (!s) { fake_protocol("NULL stream used (ambiguous: legacy or per-thread)", fn); return 0; }
+    if (s == FAKE_STREAM_LEGACY) return 1;
     if (!fake_is_live(FK_STREAM, s)) { fake_protocol("destroyed or unknown stream", fn); return 0; }
     return 1;
 }
@@ -348,6 +410,7 @@ static int fake_stream_ok(void* s, const char* fn) {
         if (!fake_stream_ok(s, #NAME)) return 400; \
         if (!fake_dev_ok(d, n * sizeof(T))) { fake_protocol("memset out of bounds", #NAME); return 1; } \
         for (i = 0; i < n; i++) memcpy((char*)(uintptr_t)d + i * sizeof(T), &v, sizeof(T)); \
+        fake_enqueue(s, 0); \
         return 0; }
 FAKE_MEMSET(cuMemsetD8Async, unsigned char)
 FAKE_MEMSET(cuMemsetD16Async, unsigned short)
@@ -357,6 +420,7 @@ static fres f_cuMemcpyHtoDAsync(fdevptr d, const void* h, size_t n, void* s) {
     if (!fake_stream_ok(s, "cuMemcpyHtoDAsync")) return 400;
     if (!fake_dev_ok(d, n)) { fake_protocol("copy out of bounds", "cuMemcpyHtoDAsync"); return 1; }
     memcpy((void*)(uintptr_t)d, h, n);
+    fake_enqueue(s, 1);
     return 0;
 }
 static fres f_cuMemcpyDtoHAsync(void* h, fdevptr d, size_t n, void* s) {
@@ -364,46 +428,90 @@ static fres f_cuMemcpyDtoHAsync(void* h, fdevptr d, size_t n, void* s) {
     if (!fake_stream_ok(s, "cuMemcpyDtoHAsync")) return 400;
     if (!fake_dev_ok(d, n)) { fake_protocol("copy out of bounds", "cuMemcpyDtoHAsync"); return 1; }
     memcpy(h, (void*)(uintptr_t)d, n);
+    fake_enqueue(s, 1);
     return 0;
 }
 static fres f_cuMemcpyDtoDAsync(fdevptr d, fdevptr s2, size_t n, void* s) {
     FAKE_ENTER("cuMemcpyDtoDAsync"); FAKE_NEED_CTX("cuMemcpyDtoDAsync");
     if (!fake_stream_ok(s, "cuMemcpyDtoDAsync")) return 400;
     if (!fake_dev_ok(d, n) || !fake_dev_ok(s2, n)) { fake_protocol("copy out of bounds", "cuMemcpyDtoDAsync"); return 1; }
-    memmove((void*)(uintptr_t)d, (void*)(uintptr_t)s2, n);
+    /* The driver promises no memmove semantics: copy forward byte by byte (as memcpy may),
+       so that an overlapping copy comes out wrong here too, and say so. */
+    if (d < s2 + n && s2 < d + n) fake_protocol("overlapping device-to-device copy", "cuMemcpyDtoDAsync");
+    { size_t i; for (i = 0; i < n; i++) ((char*)(uintptr_t)d)[i] = ((const char*)(uintptr_t)s2)[i]; }
+    fake_enqueue(s, 1);
     return 0;
 }
 static fres f_cuPointerGetAttribute(void* out, unsigned attr, fdevptr p) {
     int i, found = 0;
     FAKE_ENTER("cuPointerGetAttribute");
-    (void)attr;
     pthread_mutex_lock(&fake.lock);
-    for (i = 0; i < fake.nobjs; i++) {
+    for (i = 0; i < fake.nobjs; i++) { /* device memory: CONTEXT, MEMORY_TYPE, DEVICE_ORDINAL */
+        fake_obj* o = &fake.objs[i];
+        if (o->live && o->kind == FK_ALLOC && (uintptr_t)p >= (uintptr_t)o->mem &&
+            (uintptr_t)p < (uintptr_t)o->mem + o->bytes) {
+            if (attr == 1) *(void**)out = (void*)(uintptr_t)(0x1000 + o->device);
+            else if (attr == 2) *(unsigned*)out = 2; /* CU_MEMORYTYPE_DEVICE */
+            else *(int*)out = o->device;
+            pthread_mutex_unlock(&fake.lock);
+            return 0;
+        }
+    }
+    for (i = 0; i < fake.nobjs && !found; i++) { /* page-locked host memory */
         fake_obj* o = &fake.objs[i];
         if (o->live && (o->kind == FK_HOST || o->kind == FK_REGISTERED) && (uintptr_t)p >= (uintptr_t)o->mem &&
-            (uintptr_t)p < (uintptr_t)o->mem + o->bytes) found = 1;
+            (uintptr_t)p < (uintptr_t)o->mem + o->bytes) {
+            found = 1;
+            /* as the real driver: the context and device it was allocated in */
+            if (attr == 1) { *(void**)out = (void*)(uintptr_t)(0x1000 + o->device); found = 2; }
+            if (attr == 9) { *(int*)out = o->device; found = 2; }
+        }
     }
     pthread_mutex_unlock(&fake.lock);
     if (!found) return 1; /* pageable host memory: the real driver says INVALID_VALUE */
-    *(unsigned*)out = 1;
+    if (found == 1) *(unsigned*)out = 1; /* CU_MEMORYTYPE_HOST */
     return 0;
 }
 static fres f_cuStreamCreateWithPriority(void** s, unsigned flags, int prio) {
-    void* m;
+    fake_stream* m;
     FAKE_ENTER("cuStreamCreateWithPriority"); FAKE_NEED_CTX("cuStreamCreateWithPriority");
-    (void)flags; (void)prio;
-    m = malloc(16);
-    if (!m || !fake_track(FK_STREAM, m, 16)) { free(m); return 2; }
+    (void)prio;
+    m = (fake_stream*)calloc(1, sizeof *m);
+    if (!m || !fake_track(FK_STREAM, m, sizeof *m)) { free(m); return 2; }
+    m->flags = flags;
     *s = m;
     return 0;
+}
+static inline unsigned fake_stream_flags(void* s) { return s == FAKE_STREAM_LEGACY ? 0u : ((fake_stream*)s)->flags; }
+static fres f_cuStreamGetCtx(void* s, void** ctx) {
+    int i;
+    FAKE_ENTER("cuStreamGetCtx");
+    if (!s || s == FAKE_STREAM_LEGACY || s == (void*)(uintptr_t)2) { /* legacy, per-thread: the current context's */
+        FAKE_NEED_CTX("cuStreamGetCtx");
+        *ctx = (void*)(uintptr_t)(0x1000 + fake_tls_ctx - 1);
+        return 0;
+    }
+    pthread_mutex_lock(&fake.lock);
+    for (i = 0; i < fake.nobjs; i++)
+        if (fake.objs[i].live && fake.objs[i].kind == FK_STREAM && fake.objs[i].mem == s) {
+            *ctx = (void*)(uintptr_t)(0x1000 + fake.objs[i].device);
+            pthread_mutex_unlock(&fake.lock);
+            return 0;
+        }
+    pthread_mutex_unlock(&fake.lock);
+    fake_protocol("destroyed or unknown stream", "cuStreamGetCtx");
+    return 400;
 }
 static fres f_cuStreamDestroy(void* s) {
     FAKE_ENTER("cuStreamDestroy");
     return fake_release(FK_STREAM, s, "cuStreamDestroy") ? 0 : 400;
 }
 static fres f_cuStreamSynchronize(void* s) {
+    fres r;
     if (!fake_stream_ok(s, "cuStreamSynchronize")) return 400;
-    return f_sync_common("cuStreamSynchronize");
+    r = f_sync_common("cuStreamSynchronize");
+    if (!r) fake_stream_done(s);
+    return r;
 }
 static fres f_cuStreamIsCapturing(void* s, unsigned* status) {
     FAKE_ENTER("cuStreamIsCapturing");
@@ -548,6 +656,9 @@ static fres f_cuLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned gz, uns
     pthread_mutex_lock(&fake.lock);
     for (i = 0; i < fn->nparams; i++) memcpy(fake.last_args[i], params[i], fn->psize[i] <= 8 ? fn->psize[i] : 8);
     fake.launches++;
+    pthread_mutex_unlock(&fake.lock);
+    fake_enqueue(s, 0);
+    pthread_mutex_lock(&fake.lock);
     if (fn->fault) fake.pending_fault = fake.cfg.fault_on_sync ? fake.cfg.fault_on_sync : 700;
     pthread_mutex_unlock(&fake.lock);
     return 0;
@@ -572,7 +683,7 @@ static const fake_entry fake_entries[] = {
     FAKE_E(cuMemsetD8Async), FAKE_E(cuMemsetD16Async), FAKE_E(cuMemsetD32Async), FAKE_E(cuMemcpyHtoDAsync),
     FAKE_E(cuMemcpyDtoHAsync), FAKE_E(cuMemcpyDtoDAsync), FAKE_E(cuPointerGetAttribute),
     FAKE_E(cuStreamCreateWithPriority), FAKE_E(cuStreamDestroy), FAKE_E(cuStreamSynchronize),
-    FAKE_E(cuStreamQuery), FAKE_E(cuStreamIsCapturing), FAKE_E(cuStreamWaitEvent), FAKE_E(cuLaunchHostFunc), FAKE_E(cuEventCreate),
+    FAKE_E(cuStreamQuery), FAKE_E(cuStreamIsCapturing), FAKE_E(cuStreamGetCtx), FAKE_E(cuStreamWaitEvent), FAKE_E(cuLaunchHostFunc), FAKE_E(cuEventCreate),
     FAKE_E(cuEventDestroy), FAKE_E(cuEventRecord), FAKE_E(cuEventSynchronize), FAKE_E(cuEventQuery),
     FAKE_E(cuEventElapsedTime), FAKE_E(cuModuleLoadDataEx), FAKE_E(cuModuleUnload),
     FAKE_E(cuModuleGetFunction), FAKE_E(cuFuncGetAttribute), FAKE_E(cuFuncSetAttribute),

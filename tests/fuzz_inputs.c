@@ -90,7 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         bd._start_canary = (uint32_t)take(&p, &n) % 3 == 0 ? 1u : 0u;
         if (gpuk_buffer_create(ctx, &bd, &nb) == GPUK_OK) expect_result(gpuk_buffer_destroy(ctx, nb));
         sd.priority = (int)take(&p, &n);
-        sd.blocking = take(&p, &n) & 1;
+        sd.non_blocking = take(&p, &n) & 1;
         if (gpuk_stream_create(ctx, &sd, &ns) == GPUK_OK) expect_result(gpuk_stream_destroy(ctx, ns));
         ld.grid.x = (uint32_t)take(&p, &n); ld.grid.y = (uint32_t)take(&p, &n); ld.grid.z = (uint32_t)take(&p, &n);
         ld.block.x = (uint32_t)take(&p, &n); ld.block.y = (uint32_t)take(&p, &n); ld.block.z = (uint32_t)take(&p, &n);

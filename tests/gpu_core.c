@@ -148,6 +148,73 @@ static int test_stream_order_and_events_across_streams(void) {
     return TEST_PASS;
 }
 
+/* Stream-less calls are ordered like cudaMemcpy: after a long kernel queued on a user stream
+   (created with the default desc, so blocking), gpuk_buffer_read sees its results,
+   gpuk_buffer_write does not overwrite an input the kernel has not read yet, and
+   gpuk_buffer_copy copies its results. Outputs are poisoned (NaN) and the kernel spins for tens of
+   milliseconds, so a call that ran beside it would show stale or changed data. */
+static int test_streamless_calls_wait_for_user_streams(void) {
+    const unsigned n = 1u << 16; /* one wave on any GPU gpuk supports, so the spin sets the time */
+    const size_t bytes = n * sizeof(float);
+    gpuk_kernel slow = kernel("slow_affine");
+    gpuk_stream s;
+    gpuk_buffer x = buffer(bytes), y = buffer(bytes), z = buffer(bytes);
+    float* hx = (float*)malloc(bytes);
+    float* hx2 = (float*)malloc(bytes);
+    float* out = (float*)malloc(bytes);
+    float sc = 1.5f, add = 0.25f;
+    unsigned spin = 1u << 24, i; /* about 40 ms on an H100 */
+    gpuk_devptr dx = gpuk_buffer_devptr(ctx, x), dy = gpuk_buffer_devptr(ctx, y);
+    void* args[6] = { &dx, &dy, &sc, &add, (void*)&n, &spin };
+    gpuk_launch_desc ld;
+    memset(&ld, 0, sizeof ld);
+    ld.grid.x = (n + 255) / 256;
+    ld.block.x = 256;
+    ld.args = args;
+    ld.num_args = 6;
+    if (under_sanitizer()) spin = 1u << 16; /* ordering is still checked, just less long */
+    CHECK_OK(gpuk_stream_create(ctx, NULL, &s));
+    ld.stream = s;
+    for (i = 0; i < n; i++) { hx[i] = rngf(); hx2[i] = rngf() + 10.0f; }
+    CHECK_OK(gpuk_buffer_write(ctx, x, 0, hx, bytes));
+    /* 1. read after a kernel on the user stream */
+    CHECK_OK(gpuk_buffer_memset(ctx, s, y, 0, 0x7FC00000u, 4, n));
+    CHECK_OK(gpuk_stream_sync(ctx, s));
+    CHECK_OK(gpuk_launch(ctx, slow, &ld));
+    for (i = 0; i < n; i++) out[i] = NAN;
+    CHECK_OK(gpuk_buffer_read(ctx, y, 0, out, bytes));
+    CHECK(check_affine(hx, out, n, sc, add));
+    /* 2. write of the kernel's input right after the launch: the kernel must see the old x */
+    CHECK_OK(gpuk_buffer_memset(ctx, s, y, 0, 0x7FC00000u, 4, n));
+    CHECK_OK(gpuk_launch(ctx, slow, &ld));
+    CHECK_OK(gpuk_buffer_write(ctx, x, 0, hx2, bytes));
+    CHECK_OK(gpuk_buffer_read(ctx, y, 0, out, bytes));
+    CHECK(check_affine(hx, out, n, sc, add));
+    /* 3. device copy of the kernel's output, then read */
+    CHECK_OK(gpuk_buffer_memset(ctx, s, y, 0, 0x7FC00000u, 4, n));
+    CHECK_OK(gpuk_buffer_memset(ctx, s, z, 0, 0x7FC00000u, 4, n));
+    CHECK_OK(gpuk_launch(ctx, slow, &ld));
+    CHECK_OK(gpuk_buffer_copy(ctx, z, 0, y, 0, bytes));
+    for (i = 0; i < n; i++) out[i] = NAN;
+    CHECK_OK(gpuk_buffer_read(ctx, z, 0, out, bytes));
+    CHECK(check_affine(hx2, out, n, sc, add));
+    /* 4. a kernel on the ctx default stream (where built-in kernels run), then a read */
+    CHECK_OK(gpuk_buffer_memset(ctx, (gpuk_stream){ 0 }, y, 0, 0x7FC00000u, 4, n));
+    ld.stream.id = 0;
+    CHECK_OK(gpuk_launch(ctx, slow, &ld));
+    for (i = 0; i < n; i++) out[i] = NAN;
+    CHECK_OK(gpuk_buffer_read(ctx, y, 0, out, bytes));
+    CHECK(check_affine(hx2, out, n, sc, add));
+    CHECK_OK(gpuk_stream_destroy(ctx, s));
+    CHECK_OK(gpuk_buffer_destroy(ctx, x));
+    CHECK_OK(gpuk_buffer_destroy(ctx, y));
+    CHECK_OK(gpuk_buffer_destroy(ctx, z));
+    free(hx);
+    free(hx2);
+    free(out);
+    return TEST_PASS;
+}
+
 static int test_elapsed_time_is_sane(void) {
     const unsigned n = 1u << 16;
     gpuk_kernel slow = kernel("slow_affine");
@@ -381,7 +448,7 @@ int main(int argc, char** argv) {
     self_path = argv[0];
     if (argc > 1 && strcmp(argv[1], "--fault-child") == 0) return fault_child();
     rng_state ^= (uint64_t)time(NULL) * 0x2545F4914F6CDD1Dull;
-    if (!gpu_setup("gpu_core", 10, &ctx, &code)) return code;
+    if (!gpu_setup("gpu_core", 11, &ctx, &code)) return code;
     if (gpuk_module_load(ctx, &(gpuk_module_desc){ .image = { gpu_test_ptx, 0 }, .label = "gpu_test" }, &mod) != GPUK_OK) {
         printf("FAIL setup: %s\n0 passed, 1 failed, 0 skipped\n", gpuk_last_error());
         return 1;
@@ -389,6 +456,7 @@ int main(int argc, char** argv) {
     RUN(test_device_info_is_sane);
     RUN(test_copies_round_trip_exactly);
     RUN(test_stream_order_and_events_across_streams);
+    RUN(test_streamless_calls_wait_for_user_streams);
     RUN(test_elapsed_time_is_sane);
     RUN(test_every_scalar_argument_width);
     RUN(test_bad_ptx_gives_jit_log);

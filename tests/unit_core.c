@@ -7,6 +7,7 @@
 #include "check.h"
 #include "fake_driver.h"
 #include <pthread.h>
+#include <semaphore.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -699,7 +700,7 @@ static int test_ctx_destroy_releases_everything(void) {
     int i;
     for (i = 0; i < 10; i++) make_buffer(ctx, 100 + (size_t)i, "leak me");
     CHECK_OK(gpuk_stream_create(ctx, &(gpuk_stream_desc){ .priority = -1 }, &s));
-    CHECK_OK(gpuk_stream_create(ctx, &(gpuk_stream_desc){ .blocking = true }, &s));
+    CHECK_OK(gpuk_stream_create(ctx, &(gpuk_stream_desc){ .non_blocking = true }, &s));
     CHECK_OK(gpuk_event_create(ctx, &(gpuk_event_desc){ .no_timing = true }, &e));
     CHECK_OK(gpuk_timer_create(ctx, &t));
     CHECK_OK(gpuk_pinned_create(ctx, &(gpuk_pinned_desc){ .bytes = 4096 }, &p));
@@ -808,6 +809,313 @@ static int test_new_thread_gets_the_ctx_made_current(void) {
     return TEST_PASS;
 }
 
+/* Calls without a stream (gpuk_buffer_write/read/copy) are ordered after all work queued
+   earlier on the ctx default stream and on streams created blocking (the default): like
+   cudaMemcpy. The fake tracks which queued work a copy could overtake on a real GPU. */
+static int test_streamless_calls_wait_for_user_streams(void) {
+    gpuk_ctx* ctx = fake_up(NULL, 1);
+    gpuk_module m;
+    gpuk_kernel k = load_scale(ctx, &m);
+    gpuk_buffer b = make_buffer(ctx, 64, "b"), c = make_buffer(ctx, 64, "c");
+    gpuk_stream s, nb;
+    gpuk_stream_desc sd;
+    gpuk_devptr p = gpuk_buffer_devptr(ctx, b);
+    float sc = 2.0f;
+    unsigned n = 16;
+    void* args[3] = { &p, &sc, &n };
+    unsigned char out[64];
+    gpuk_launch_desc ld;
+    memset(&ld, 0, sizeof ld);
+    ld.grid.x = 1;
+    ld.block.x = 16;
+    ld.args = args;
+    ld.num_args = 3;
+    memset(out, 0, sizeof out);
+    CHECK_OK(gpuk_stream_create(ctx, NULL, &s));
+    CHECK(fake_stream_flags(gpuk_stream_native(ctx, s)) == 0); /* blocking by default */
+    CHECK(fake_stream_flags(gpuk_stream_native(ctx, (gpuk_stream){ 0 })) == 0);
+    /* a kernel on a user stream, then a read: the read must wait for it */
+    ld.stream = s;
+    CHECK_OK(gpuk_launch(ctx, k, &ld));
+    CHECK_OK(gpuk_buffer_read(ctx, b, 0, out, 64));
+    CHECK(fake.unordered == 0);
+    CHECK(fake.last_copy_stream == FAKE_STREAM_LEGACY);
+    CHECK(fake.legacy_pending == 0); /* and it returned only once the copy was done */
+    /* a write must not overwrite an input a queued kernel has not read yet */
+    CHECK_OK(gpuk_launch(ctx, k, &ld));
+    CHECK_OK(gpuk_buffer_write(ctx, b, 0, out, 64));
+    CHECK(fake.unordered == 0);
+    /* work on the ctx default stream (where built-in kernels run by default), then a copy */
+    ld.stream.id = 0;
+    CHECK_OK(gpuk_launch(ctx, k, &ld));
+    CHECK_OK(gpuk_buffer_copy(ctx, c, 0, b, 0, 64));
+    CHECK(fake.unordered == 0);
+    /* an async call on a stream after a stream-less one is ordered after it too */
+    CHECK_OK(gpuk_buffer_read_async(ctx, s, c, 0, out, 64));
+    CHECK(fake.unordered == 0);
+    CHECK_OK(gpuk_stream_sync(ctx, s));
+    /* a stream created non-blocking is not ordered with stream-less calls (documented) */
+    memset(&sd, 0, sizeof sd);
+    sd.non_blocking = true;
+    CHECK_OK(gpuk_stream_create(ctx, &sd, &nb));
+    CHECK(fake_stream_flags(gpuk_stream_native(ctx, nb)) == 1);
+    ld.stream = nb;
+    CHECK_OK(gpuk_launch(ctx, k, &ld));
+    CHECK_OK(gpuk_buffer_read(ctx, b, 0, out, 64));
+    CHECK(fake.unordered == 1);
+    CHECK_OK(gpuk_stream_sync(ctx, nb));
+    fake_down(ctx);
+    return TEST_PASS;
+}
+
+/* A failed gpuk_ctx_create leaves the thread's current context as it found it, whichever
+   driver call failed: never on a primary context it has released. */
+static int test_failed_ctx_create_restores_the_current_ctx(void) {
+    fake_config cfg;
+    gpuk_ctx* ctx = NULL;
+    int before, n, failures = 0;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.devices = 2;
+    fake_up(&cfg, 0);
+    for (before = 0; before <= 2; before++) { /* none current, device 0's, device 1's */
+        for (n = 1; n < 100; n++) {
+            gpuk_result r;
+            int reached;
+            f_cuCtxSetCurrent(before ? (void*)(uintptr_t)(0x1000 + before - 1) : NULL);
+            fake.cfg.fail_at = fake.calls + n;
+            r = gpuk_ctx_create(NULL, &ctx);
+            reached = fake.calls >= fake.cfg.fail_at;
+            fake.cfg.fail_at = 0;
+            if (r == GPUK_OK) { /* a tolerated failure, or none: the new ctx is current */
+                CHECK(fake_tls_ctx == 1);
+                CHECK_OK(gpuk_ctx_destroy(ctx));
+                if (!reached) break; /* the whole create ran without the injected failure */
+                continue;
+            }
+            failures++;
+            CHECK(ctx == NULL);
+            if (fake_tls_ctx != before)
+                fprintf(stderr, "  failing call %d (%s): current ctx %d, was %d\n", n, fake_last_failed_name,
+                        fake_tls_ctx, before);
+            CHECK(fake_tls_ctx == before);
+            CHECK(fake.primary_refs[0] == 0);
+        }
+        CHECK(n < 100);
+    }
+    CHECK(failures >= 3 * 5);
+    f_cuCtxSetCurrent(NULL);
+    fake_down(NULL);
+    return TEST_PASS;
+}
+
+typedef struct race_arg { gpuk_ctx* ctx; gpuk_kernel k; int failures; } race_arg;
+static void* race_set_shared(void* p) {
+    race_arg* a = (race_arg*)p;
+    int i;
+    for (i = 0; i < 2000; i++)
+        if (gpuk_kernel_set_max_dynamic_shared(a->ctx, a->k, i % 2 ? 4096u : 65536u) != GPUK_OK) a->failures++;
+    return NULL;
+}
+static void* race_launch(void* p) {
+    race_arg* a = (race_arg*)p;
+    gpuk_devptr dp = 0;
+    float sc = 1.0f;
+    unsigned n = 0;
+    void* args[3] = { &dp, &sc, &n };
+    gpuk_launch_desc ld;
+    int i;
+    memset(&ld, 0, sizeof ld);
+    ld.grid.x = 1;
+    ld.block.x = 32;
+    ld.shared_bytes = 4096; /* within both limits the other thread sets */
+    ld.args = args;
+    for (i = 0; i < 2000; i++)
+        if (gpuk_launch(a->ctx, a->k, &ld) != GPUK_OK) a->failures++;
+    return NULL;
+}
+
+/* gpuk_kernel_set_max_dynamic_shared on one thread while another launches the kernel: no data
+   race (tests/analyze.sh runs this under ThreadSanitizer) and every launch passes. */
+static int test_set_max_dynamic_shared_while_launching(void) {
+    gpuk_ctx* ctx = fake_up(NULL, 1);
+    gpuk_module m;
+    race_arg a;
+    pthread_t t1, t2;
+    a.ctx = ctx;
+    a.k = load_scale(ctx, &m);
+    a.failures = 0;
+    CHECK(pthread_create(&t1, NULL, race_set_shared, &a) == 0);
+    CHECK(pthread_create(&t2, NULL, race_launch, &a) == 0);
+    pthread_join(t1, NULL);
+    pthread_join(t2, NULL);
+    CHECK(a.failures == 0);
+    fake_down(ctx);
+    return TEST_PASS;
+}
+
+/* Error texts name the call the user made and the fact that failed. */
+static int test_error_texts_name_the_right_call_and_fact(void) {
+    fake_config cfg;
+    gpuk_ctx* ctx;
+    gpuk_stream s;
+    gpuk_timer t;
+    gpuk_module m;
+    gpuk_module_desc md;
+    gpuk_stream bogus;
+    float ms = 0;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.version = 12080;
+    ctx = fake_up(&cfg, 1);
+    CHECK_OK(gpuk_stream_create(ctx, NULL, &s));
+    CHECK_OK(gpuk_timer_create(ctx, &t));
+    CHECK_OK(gpuk_timer_start(ctx, &t, s));
+    bogus.id = 0x12345;
+    CHECK_RESULT(gpuk_timer_start(ctx, &t, bogus), GPUK_ERR_INVALID_HANDLE);
+    CHECK(strncmp(gpuk_last_error(), "gpuk_timer_start: ", 18) == 0);
+    CHECK(t.stream.id == s.id); /* the timer keeps its last good stream */
+    CHECK_OK(gpuk_timer_start(ctx, &t, s));
+    CHECK_OK(gpuk_timer_stop(ctx, &t, &ms));
+    CHECK_OK(gpuk_timer_destroy(ctx, &t));
+    memset(&md, 0, sizeof md);
+    md.image.ptr = ".version 99.0\n.target sm_52\n.address_size 64\n.visible .entry k()\n{ ret; }\n";
+    CHECK_RESULT(gpuk_module_load(ctx, &md, &m), GPUK_ERR_DRIVER_TOO_OLD);
+    CHECK_ERROR_MENTIONS("PTX .version 99.0 is newer than any PTX version gpuk knows (9.0); this driver "
+                         "supports CUDA 12.8 (PTX .version 8.7 and older)");
+    CHECK(strstr(gpuk_last_error(), "13.1") == NULL);
+    fake_down(ctx);
+    return TEST_PASS;
+}
+
+/* cuMemcpyDtoD promises no memmove semantics, so overlapping ranges (in one buffer, or
+   through a wrapped view of it) are refused; adjacent ones are fine. */
+static int test_overlapping_device_copy_is_refused(void) {
+    gpuk_ctx* ctx = fake_up(NULL, 1);
+    gpuk_buffer b = make_buffer(ctx, 64, "b"), view;
+    gpuk_buffer_desc vd;
+    unsigned char in[64], out[64];
+    int i;
+    for (i = 0; i < 64; i++) in[i] = (unsigned char)i;
+    CHECK_OK(gpuk_buffer_write(ctx, b, 0, in, 64));
+    CHECK_RESULT(gpuk_buffer_copy(ctx, b, 8, b, 0, 32), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("overlap");
+    CHECK_RESULT(gpuk_buffer_copy(ctx, b, 0, b, 8, 32), GPUK_ERR_INVALID_ARG);
+    CHECK_RESULT(gpuk_buffer_copy_async(ctx, (gpuk_stream){ 0 }, b, 1, b, 0, 32), GPUK_ERR_INVALID_ARG);
+    memset(&vd, 0, sizeof vd);
+    vd.bytes = 32;
+    vd.wrap = gpuk_buffer_devptr(ctx, b) + 4;
+    CHECK_OK(gpuk_buffer_create(ctx, &vd, &view));
+    CHECK_RESULT(gpuk_buffer_copy(ctx, view, 0, b, 0, 32), GPUK_ERR_INVALID_ARG);
+    CHECK_OK(gpuk_buffer_read(ctx, b, 0, out, 64));
+    CHECK(memcmp(in, out, 64) == 0); /* nothing was copied */
+    CHECK_OK(gpuk_buffer_copy(ctx, b, 32, b, 0, 32)); /* adjacent: no overlap */
+    CHECK_OK(gpuk_buffer_read(ctx, b, 32, out, 32));
+    CHECK(memcmp(in, out, 32) == 0);
+    CHECK_OK(gpuk_buffer_destroy(ctx, view));
+    fake_down(ctx);
+    return TEST_PASS;
+}
+
+/* A wrapped device pointer or stream of another device/context is refused at create time
+   (it would fail or corrupt later, far from the cause). */
+static int test_wrapping_foreign_pointers_and_streams_is_refused(void) {
+    fake_config cfg;
+    gpuk_ctx *c0, *c1 = NULL;
+    gpuk_ctx_desc cd;
+    gpuk_buffer b1, w;
+    gpuk_buffer_desc bd;
+    gpuk_stream s1, ws;
+    gpuk_stream_desc sd;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.devices = 2;
+    c0 = fake_up(&cfg, 1);
+    memset(&cd, 0, sizeof cd);
+    cd.device = 1;
+    CHECK_OK(gpuk_ctx_create(&cd, &c1));
+    b1 = make_buffer(c1, 64, "on device 1");
+    CHECK_OK(gpuk_stream_create(c1, NULL, &s1));
+    memset(&bd, 0, sizeof bd);
+    bd.bytes = 64;
+    bd.wrap = gpuk_buffer_devptr(c1, b1);
+    CHECK_RESULT(gpuk_buffer_create(c0, &bd, &w), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("device 1");
+    CHECK(w.id == 0);
+    CHECK_OK(gpuk_buffer_create(c1, &bd, &w)); /* its own device's pointer is fine */
+    CHECK_OK(gpuk_buffer_destroy(c1, w));
+    { /* mapped host memory is usable from every context: not refused */
+        gpuk_pinned hp;
+        gpuk_pinned_desc pd;
+        memset(&pd, 0, sizeof pd);
+        pd.bytes = 64;
+        CHECK_OK(gpuk_pinned_create(c1, &pd, &hp));
+        bd.wrap = (gpuk_devptr)(uintptr_t)gpuk_pinned_ptr(c1, hp);
+        CHECK_OK(gpuk_buffer_create(c0, &bd, &w));
+        CHECK_OK(gpuk_buffer_destroy(c0, w));
+        CHECK_OK(gpuk_pinned_destroy(c1, hp));
+    }
+    memset(&sd, 0, sizeof sd);
+    sd.wrap = gpuk_stream_native(c1, s1);
+    CHECK_RESULT(gpuk_stream_create(c0, &sd, &ws), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("another CUDA context");
+    CHECK(ws.id == 0);
+    CHECK_OK(gpuk_stream_create(c1, &sd, &ws));
+    CHECK_OK(gpuk_stream_destroy(c1, ws));
+    /* a driver without cuStreamGetCtx: wrapping is not checked, as before */
+    CHECK_OK(gpuk_ctx_destroy(c1));
+    fake_down(c0);
+    cfg.missing[0] = "cuStreamGetCtx";
+    c0 = fake_up(&cfg, 1);
+    sd.wrap = gpuk_stream_native(c0, (gpuk_stream){ 0 });
+    CHECK_OK(gpuk_stream_create(c0, &sd, &ws));
+    CHECK_OK(gpuk_stream_destroy(c0, ws));
+    fake_down(c0);
+    return TEST_PASS;
+}
+
+static sem_t create_paused, create_resume;
+static int pause_armed;
+static void pause_in_retain(const char* name) {
+    if (pause_armed && strcmp(name, "cuDevicePrimaryCtxRetain") == 0) {
+        pause_armed = 0;
+        sem_post(&create_paused);
+        sem_wait(&create_resume);
+    }
+}
+typedef struct create_arg { gpuk_ctx* ctx; gpuk_result r; } create_arg;
+static void* create_body(void* p) {
+    create_arg* a = (create_arg*)p;
+    a->r = gpuk_ctx_create(NULL, &a->ctx);
+    return NULL;
+}
+
+/* gpuk_shutdown while another thread is inside gpuk_ctx_create must not unload the driver
+   table under it: it is refused as if the ctx were alive. The fake pauses the creating thread
+   inside the driver so that the interleaving is forced, not hoped for. */
+static int test_shutdown_during_ctx_create_is_refused(void) {
+    fake_config cfg;
+    create_arg a;
+    pthread_t t;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.on_call = pause_in_retain;
+    fake_up(&cfg, 0);
+    sem_init(&create_paused, 0, 0);
+    sem_init(&create_resume, 0, 0);
+    pause_armed = 1;
+    a.ctx = NULL;
+    a.r = GPUK_ERR_INVALID_ARG;
+    CHECK(pthread_create(&t, NULL, create_body, &a) == 0);
+    sem_wait(&create_paused);
+    CHECK_RESULT(gpuk_shutdown(), GPUK_ERR_BUSY);
+    CHECK_ERROR_MENTIONS("being created");
+    sem_post(&create_resume);
+    pthread_join(t, NULL);
+    CHECK_OK(a.r);
+    CHECK(a.ctx != NULL);
+    sem_destroy(&create_paused);
+    sem_destroy(&create_resume);
+    fake_down(a.ctx);
+    return TEST_PASS;
+}
+
 int main(void) {
     srand(12345);
     RUN(test_version_macros_match_doc_line);
@@ -835,5 +1143,12 @@ int main(void) {
     RUN(test_streams_events_timer);
     RUN(test_wrapped_buffer_is_not_freed);
     RUN(test_new_thread_gets_the_ctx_made_current);
+    RUN(test_streamless_calls_wait_for_user_streams);
+    RUN(test_failed_ctx_create_restores_the_current_ctx);
+    RUN(test_set_max_dynamic_shared_while_launching);
+    RUN(test_error_texts_name_the_right_call_and_fact);
+    RUN(test_overlapping_device_copy_is_refused);
+    RUN(test_wrapping_foreign_pointers_and_streams_is_refused);
+    RUN(test_shutdown_during_ctx_create_is_refused);
     return test_summary();
 }
