@@ -20,13 +20,6 @@ static gpuk_ctx* ctx;
 static gpuk_module mod;
 static const char* self_path;
 
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static uint64_t rng(void) { /* splitmix64: fresh inputs, seeded per run from the clock */
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
 static float rngf(void) { return (float)((double)(rng() >> 11) / 9007199254740992.0 * 2.0 - 1.0); }
 
 static gpuk_kernel kernel(const char* name) {
@@ -447,7 +440,7 @@ int main(int argc, char** argv) {
     int code;
     self_path = argv[0];
     if (argc > 1 && strcmp(argv[1], "--fault-child") == 0) return fault_child();
-    rng_state ^= (uint64_t)time(NULL) * 0x2545F4914F6CDD1Dull;
+    rng_seed_from_clock();
     if (!gpu_setup("gpu_core", 11, &ctx, &code)) return code;
     if (gpuk_module_load(ctx, &(gpuk_module_desc){ .image = { gpu_test_ptx, 0 }, .label = "gpu_test" }, &mod) != GPUK_OK) {
         printf("FAIL setup: %s\n0 passed, 1 failed, 0 skipped\n", gpuk_last_error());

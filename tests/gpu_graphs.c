@@ -43,14 +43,6 @@ static int graphs_available(void) {
 }
 #define CHECK_CU(expr) do { unsigned int cu_ = (expr); if (cu_) fprintf(stderr, "  %s -> CUresult %u\n", #expr, cu_); CHECK(cu_ == 0); } while (0)
 
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static uint64_t rng(void) { /* splitmix64, seeded from the clock in main */
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-static double uniform(double lo, double hi) { return lo + (hi - lo) * ((double)(rng() >> 11) / 9007199254740992.0); }
 
 #define NBIG ((size_t)1 << 24)     /* the scan that replays went wrong on */
 #define NF (((size_t)1 << 20) + 3) /* float arrays: several tiles and reduction blocks */
@@ -253,7 +245,7 @@ static int test_unprepared_builtin_refused_during_capture(void) {
 
 int main(void) {
     int code;
-    rng_state ^= (uint64_t)time(NULL) * 0x2545F4914F6CDD1Dull;
+    rng_seed_from_clock();
     if (!gpu_setup("gpu_graphs", 2, &ctx, &code)) return code;
     if (!graphs_available()) {
         printf("skip gpu_graphs: the driver has no graph entry points\n0 passed, 0 failed, 2 skipped\n");

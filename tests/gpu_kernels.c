@@ -22,14 +22,6 @@ static size_t sizes[] = { 0, 1, 31, 32, 33, 1023, 1025, (1u << 20) + 7 };
 #define MAXN ((1u << 20) + 7)
 #define PAD 8 /* elements of room before and after each array for misaligned views */
 
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static uint64_t rng(void) { /* splitmix64, seeded from the clock in main */
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-static double uniform(double lo, double hi) { return lo + (hi - lo) * ((double)(rng() >> 11) / 9007199254740992.0); }
 
 /* ---- element types, handled through one tag ---- */
 typedef enum { F32, F64, I32, U32 } ty;
@@ -831,7 +823,7 @@ static int test_kernels_load_lazily(void) {
 
 int main(void) {
     int code;
-    rng_state ^= (uint64_t)time(NULL) * 0x2545F4914F6CDD1Dull;
+    rng_seed_from_clock();
     if (getenv("GPUK_TEST_QUICK")) sizes[NSIZES - 1] = 20011;
     if (!gpu_setup("gpu_kernels", 15, &ctx, &code)) return code;
     RUN(test_kernels_load_lazily);

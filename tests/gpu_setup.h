@@ -3,7 +3,23 @@
    after gpuk.h and check.h. */
 #ifndef GPU_SETUP_H
 #define GPU_SETUP_H
+#include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
+
+/* splitmix64: fresh random inputs every run (rng_seed_from_clock in main) */
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static inline uint64_t rng(void) {
+    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+static inline void rng_seed_from_clock(void) { rng_state ^= (uint64_t)time(NULL) * 0x2545F4914F6CDD1Dull; }
+/* uniform in [lo, hi) from 53 random bits */
+static inline double uniform(double lo, double hi) {
+    return lo + (hi - lo) * ((double)(rng() >> 11) / 9007199254740992.0);
+}
 
 /* tests/gpu-check sets GPUK_TEST_UNDER_SANITIZER when it runs a test under compute-sanitizer:
    the tool allocates device memory of its own (shadow state), so free-memory accounting is
