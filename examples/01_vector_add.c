@@ -103,21 +103,21 @@ int main(void) {
         pc[i] = -12345.0f; /* poison: every element must be written */
     }
     TRY(gpuk_timer_create(ctx, &timer));
-    TRY(gpuk_timer_start(ctx, &timer, (gpuk_stream){ 0 }));
-    TRY(gpuk_buffer_write_async(ctx, (gpuk_stream){ 0 }, a, 0, pa, bytes));
-    TRY(gpuk_buffer_write_async(ctx, (gpuk_stream){ 0 }, b, 0, pb, bytes));
+    TRY(gpuk_timer_start(ctx, GPUK_DEFAULT_STREAM, &timer));
+    TRY(gpuk_buffer_write_async(ctx, GPUK_DEFAULT_STREAM, a, 0, pa, bytes));
+    TRY(gpuk_buffer_write_async(ctx, GPUK_DEFAULT_STREAM, b, 0, pb, bytes));
     TRY(gpuk_timer_stop(ctx, &timer, &ms_up));
     {
         gpuk_devptr da = gpuk_buffer_devptr(ctx, a), db = gpuk_buffer_devptr(ctx, b), dc = gpuk_buffer_devptr(ctx, c);
         void* args[] = { &da, &db, &dc, (void*)&n };
         TRY(gpuk_kernel_suggest_block(ctx, vadd, 0, &block, NULL));
-        TRY(gpuk_timer_start(ctx, &timer, (gpuk_stream){ 0 }));
+        TRY(gpuk_timer_start(ctx, GPUK_DEFAULT_STREAM, &timer));
         TRY(gpuk_launch(ctx, vadd, &(gpuk_launch_desc){ .grid = { (n + (unsigned)block - 1) / (unsigned)block },
                                                         .block = { (unsigned)block }, .args = args, .num_args = 4 }));
         TRY(gpuk_timer_stop(ctx, &timer, &ms_kernel));
     }
-    TRY(gpuk_timer_start(ctx, &timer, (gpuk_stream){ 0 }));
-    TRY(gpuk_buffer_read_async(ctx, (gpuk_stream){ 0 }, c, 0, pc, bytes));
+    TRY(gpuk_timer_start(ctx, GPUK_DEFAULT_STREAM, &timer));
+    TRY(gpuk_buffer_read_async(ctx, GPUK_DEFAULT_STREAM, c, 0, pc, bytes));
     TRY(gpuk_timer_stop(ctx, &timer, &ms_down));
     for (i = 0; i < n; i++) if (pc[i] != pa[i] + pb[i]) bad++; /* one float add: exact on both sides */
     printf("init %.1f ms, context %.1f ms, module load (PTX JIT) %.1f ms\n", t_init - t0, t_ctx - t_init, t_mod - t_ctx);

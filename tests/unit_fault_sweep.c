@@ -43,7 +43,7 @@ static gpuk_result program(int* saw_text) {
     STEP(gpuk_kernel_get(ctx, m, "scale", &k));
     memcpy(gpuk_pinned_ptr(ctx, p), host, sizeof host);
     STEP(gpuk_buffer_write_async(ctx, s, a, 0, gpuk_pinned_ptr(ctx, p), sizeof host));
-    STEP(gpuk_event_record(ctx, e0, s));
+    STEP(gpuk_event_record(ctx, s, e0));
     {
         gpuk_devptr ptr = gpuk_buffer_devptr(ctx, a);
         float sc = 2.0f;
@@ -57,7 +57,7 @@ static gpuk_result program(int* saw_text) {
     STEP(gpuk_sum_f32(ctx, s, gpuk_at(a, 0), gpuk_at(b, 1), 255));
     STEP(gpuk_histogram_u8(ctx, s, gpuk_at(a, 0), 16, 0, 256, gpuk_at(b, 0), 128));
     STEP(gpuk_buffer_memset(ctx, s, a, 0, 0, 4, 256));
-    STEP(gpuk_event_record(ctx, e1, s));
+    STEP(gpuk_event_record(ctx, s, e1));
     STEP(gpuk_stream_sync(ctx, s));
     STEP(gpuk_event_elapsed_ms(ctx, e0, e1, &ms));
     STEP(gpuk_buffer_read(ctx, b, 0, host, sizeof host));
