@@ -268,6 +268,44 @@ static int test_out_of_memory_then_continue(void) {
     return TEST_PASS;
 }
 
+/* API v0.2 on a GPU: buffers created with their data, a launch through GPUK_ARGS on
+   GPUK_DEFAULT_STREAM, the result downloaded in one call; &buffer refused where the driver
+   reports parameter sizes. c = a + b is one float add: exact on both sides. */
+static int test_v02_upload_args_download(void) {
+    unsigned n = 100003, i, bad = 0;
+    size_t bytes = (size_t)n * sizeof(float), got_bytes = 0;
+    float* a = (float*)malloc(bytes);
+    float* b = (float*)malloc(bytes);
+    float* c = NULL;
+    gpuk_kernel vadd = kernel("vadd");
+    gpuk_buffer da, db, dc;
+    gpuk_devptr pa, pb, pc;
+    for (i = 0; i < n; i++) { a[i] = rngf() * 1000.0f; b[i] = rngf(); }
+    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .data = { a, bytes }, .label = "a" }, &da));
+    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .data = { b, bytes }, .label = "b" }, &db));
+    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = bytes, .label = "c" }, &dc));
+    CHECK_OK(gpuk_buffer_memset(ctx, GPUK_DEFAULT_STREAM, dc, 0, 0xFFFFFFFFu, 4, n)); /* NaN poison */
+    pa = gpuk_buffer_devptr(ctx, da); pb = gpuk_buffer_devptr(ctx, db); pc = gpuk_buffer_devptr(ctx, dc);
+    CHECK_OK(gpuk_launch(ctx, vadd, &(gpuk_launch_desc){ .grid = GPUK_DIM1((n + 255) / 256), .block = GPUK_DIM1(256),
+                                                         GPUK_ARGS(&pa, &pb, &pc, &n) }));
+    if (gpuk_features() & GPUK_FEATURE_PARAM_INFO) {
+        CHECK_RESULT(gpuk_launch(ctx, vadd, &(gpuk_launch_desc){ .grid = GPUK_DIM1(1), .block = GPUK_DIM1(32),
+                                                                 GPUK_ARGS(&da, &pb, &pc, &n) }), GPUK_ERR_INVALID_ARG);
+        CHECK_ERROR_MENTIONS("a gpuk_buffer handle where the kernel takes a device pointer");
+    }
+    CHECK_OK(gpuk_buffer_download(ctx, dc, (void**)&c, &got_bytes));
+    CHECK(c != NULL && got_bytes == bytes);
+    if (c) for (i = 0; i < n; i++) bad += c[i] != a[i] + b[i];
+    CHECK(bad == 0);
+    gpuk_host_free(c);
+    CHECK_OK(gpuk_buffer_destroy(ctx, da));
+    CHECK_OK(gpuk_buffer_destroy(ctx, db));
+    CHECK_OK(gpuk_buffer_destroy(ctx, dc));
+    free(a);
+    free(b);
+    return TEST_PASS;
+}
+
 typedef struct worker { gpuk_kernel vadd; int failures; unsigned seed; } worker;
 
 static void* worker_body(void* p) {
@@ -394,6 +432,7 @@ int main(int argc, char** argv) {
     RUN(test_bad_ptx_gives_jit_log);
     RUN(test_stale_handles_never_reach_the_driver);
     RUN(test_out_of_memory_then_continue);
+    RUN(test_v02_upload_args_download);
     RUN(test_one_ctx_from_eight_threads);
     if (!getenv("GPUK_SKIP_FAULT_TEST")) RUN(test_fault_in_child_is_sticky_and_reported);
     CHECK_OK(gpuk_ctx_destroy(ctx));
