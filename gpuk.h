@@ -347,7 +347,8 @@ typedef struct gpuk_launch_desc {
 #define GPUK__CAT_(a, b) a##b
 #define GPUK__NARGS(...) GPUK__NARGS_(__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, \
                                       3, 2, 1, 0)
-#define GPUK__NARGS_(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, n, ...) n
+#define GPUK__NARGS_(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, n, \
+                     ...) n
 #define GPUK__SZ1(a) (sizeof *(a))
 #define GPUK__SZ2(a, ...) sizeof *(a), GPUK__SZ1(__VA_ARGS__)
 #define GPUK__SZ3(a, ...) sizeof *(a), GPUK__SZ2(__VA_ARGS__)
