@@ -69,7 +69,7 @@ int main(void) {
     TRY(gpuk_kernel_get(ctx, mod, "empty", &k));
     t_mod = now_us();
     TRY(gpuk_launch(ctx, k, &(gpuk_launch_desc){ .grid = { 1 }, .block = { 32 } }));
-    TRY(gpuk_stream_sync(ctx, (gpuk_stream){ 0 }));
+    TRY(gpuk_stream_sync(ctx, GPUK_DEFAULT_STREAM));
     t_first = now_us();
     info = *gpuk_ctx_device_info(ctx);
 
@@ -88,7 +88,7 @@ int main(void) {
         RAW(raw_load(&raw_mod, empty_ptx));
         RAW(raw_getfn(&raw_func, raw_mod, "empty"));
     }
-    stream = gpuk_stream_native(ctx, (gpuk_stream){ 0 });
+    stream = gpuk_stream_native(ctx, GPUK_DEFAULT_STREAM);
 
     /* launch: host time per call, in batches so the queue never fills; interleaved raw/gpuk */
     for (rep = -2; rep < REPEATS; rep++) {
@@ -97,11 +97,11 @@ int main(void) {
             double s = now_us();
             for (i = 0; i < BATCH; i++) RAW(raw_launch(raw_func, 1, 1, 1, 32, 1, 1, 0, stream, NULL, NULL));
             traw += now_us() - s;
-            TRY(gpuk_stream_sync(ctx, (gpuk_stream){ 0 }));
+            TRY(gpuk_stream_sync(ctx, GPUK_DEFAULT_STREAM));
             s = now_us();
             for (i = 0; i < BATCH; i++) TRY(gpuk_launch(ctx, k, &(gpuk_launch_desc){ .grid = { 1 }, .block = { 32 } }));
             tg += now_us() - s;
-            TRY(gpuk_stream_sync(ctx, (gpuk_stream){ 0 }));
+            TRY(gpuk_stream_sync(ctx, GPUK_DEFAULT_STREAM));
         }
         if (rep >= 0) { raw_us[rep] = traw / (BATCH * BATCHES); gpuk_us[rep] = tg / (BATCH * BATCHES); }
     }

@@ -33,7 +33,7 @@ static double time_ms(work_fn work) {
     for (i = 0; i < WARMUP; i++) work();
     for (i = 0; i < REPEATS; i++) {
         float ms = 0;
-        TRY(gpuk_timer_start(ctx, &timer, S));
+        TRY(gpuk_timer_start(ctx, S, &timer));
         work();
         TRY(gpuk_timer_stop(ctx, &timer, &ms));
         t[i] = ms;

@@ -32,7 +32,7 @@ static gpuk_result scan_baseline_open(gpuk_ctx* ctx, int id, size_t elem, size_t
     free(text);
     if (r == GPUK_OK) r = gpuk_kernel_get(ctx, b->module, p->name, &b->kernel);
     if (r == GPUK_OK) r = gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = 16 + b->tiles * 24 }, &b->scratch);
-    if (r == GPUK_OK) r = gpuk_buffer_memset(ctx, (gpuk_stream){ 0 }, b->scratch, 0, 0, 4, (16 + b->tiles * 24) / 4);
+    if (r == GPUK_OK) r = gpuk_buffer_memset(ctx, GPUK_DEFAULT_STREAM, b->scratch, 0, 0, 4, (16 + b->tiles * 24) / 4);
     return r;
 }
 

@@ -47,8 +47,10 @@ static const char vadd_ptx[] =
     "    ret;\n"
     "}\n";
 
+/* The logger installed below already prints every failure's text (gpuk_last_error() holds the
+   same), so TRY only says which call it was. */
 #define TRY(call) do { gpuk_result r_ = (call); if (r_ != GPUK_OK) { \
-    fprintf(stderr, "vector_add: %s\n", gpuk_last_error()); return 1; } } while (0)
+    fprintf(stderr, "vector_add: %s failed\n", #call); return 1; } } while (0)
 
 static double now_ms(void) {
     struct timespec t;
@@ -103,21 +105,22 @@ int main(void) {
         pc[i] = -12345.0f; /* poison: every element must be written */
     }
     TRY(gpuk_timer_create(ctx, &timer));
-    TRY(gpuk_timer_start(ctx, &timer, (gpuk_stream){ 0 }));
-    TRY(gpuk_buffer_write_async(ctx, (gpuk_stream){ 0 }, a, 0, pa, bytes));
-    TRY(gpuk_buffer_write_async(ctx, (gpuk_stream){ 0 }, b, 0, pb, bytes));
+    TRY(gpuk_timer_start(ctx, GPUK_DEFAULT_STREAM, &timer));
+    TRY(gpuk_buffer_write_async(ctx, GPUK_DEFAULT_STREAM, a, 0, pa, bytes));
+    TRY(gpuk_buffer_write_async(ctx, GPUK_DEFAULT_STREAM, b, 0, pb, bytes));
     TRY(gpuk_timer_stop(ctx, &timer, &ms_up));
     {
         gpuk_devptr da = gpuk_buffer_devptr(ctx, a), db = gpuk_buffer_devptr(ctx, b), dc = gpuk_buffer_devptr(ctx, c);
-        void* args[] = { &da, &db, &dc, (void*)&n };
+        unsigned un = n;
         TRY(gpuk_kernel_suggest_block(ctx, vadd, 0, &block, NULL));
-        TRY(gpuk_timer_start(ctx, &timer, (gpuk_stream){ 0 }));
-        TRY(gpuk_launch(ctx, vadd, &(gpuk_launch_desc){ .grid = { (n + (unsigned)block - 1) / (unsigned)block },
-                                                        .block = { (unsigned)block }, .args = args, .num_args = 4 }));
+        TRY(gpuk_timer_start(ctx, GPUK_DEFAULT_STREAM, &timer));
+        /* GPUK_ARGS records each argument's size too: debug builds check them against vadd's */
+        TRY(gpuk_launch(ctx, vadd, &(gpuk_launch_desc){ .grid = GPUK_DIM1((n + (unsigned)block - 1) / (unsigned)block),
+                                                        .block = GPUK_DIM1(block), GPUK_ARGS(&da, &db, &dc, &un) }));
         TRY(gpuk_timer_stop(ctx, &timer, &ms_kernel));
     }
-    TRY(gpuk_timer_start(ctx, &timer, (gpuk_stream){ 0 }));
-    TRY(gpuk_buffer_read_async(ctx, (gpuk_stream){ 0 }, c, 0, pc, bytes));
+    TRY(gpuk_timer_start(ctx, GPUK_DEFAULT_STREAM, &timer));
+    TRY(gpuk_buffer_read_async(ctx, GPUK_DEFAULT_STREAM, c, 0, pc, bytes));
     TRY(gpuk_timer_stop(ctx, &timer, &ms_down));
     for (i = 0; i < n; i++) if (pc[i] != pa[i] + pb[i]) bad++; /* one float add: exact on both sides */
     printf("init %.1f ms, context %.1f ms, module load (PTX JIT) %.1f ms\n", t_init - t0, t_ctx - t_init, t_mod - t_ctx);

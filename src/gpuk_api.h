@@ -1,4 +1,4 @@
-/* gpuk.h - v0.1.0 - run CUDA kernels from C99
+/* gpuk.h - v0.2.0 - run CUDA kernels from C99
 
    One header that loads the NVIDIA driver (libcuda.so.1 / nvcuda.dll) at run time and wraps
    devices, contexts, memory, copies, streams, events, modules and kernel launch. No CUDA toolkit,
@@ -31,20 +31,16 @@ gpuk DOES NOT
 
 QUICK START (examples/01_vector_add.c has the whole program)
    gpuk_ctx* ctx; gpuk_buffer a; gpuk_module mod; gpuk_kernel k;
-   gpuk_init(&(gpuk_desc){ .logger = { gpuk_log_stderr, NULL } });
-   if (gpuk_ctx_create(&(gpuk_ctx_desc){ .device = 0 }, &ctx) != GPUK_OK) {
-       fprintf(stderr, "%s\n", gpuk_last_error()); return 1;
-   }
-   gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = n * sizeof(float) }, &a);
-   gpuk_buffer_write(ctx, a, 0, host, n * sizeof(float));
+   gpuk_init(&(gpuk_desc){ .logger = { gpuk_log_stderr, NULL } }); // prints every failure
+   if (gpuk_ctx_create(&(gpuk_ctx_desc){ .device = 0 }, &ctx) != GPUK_OK) return 1;
+   gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .data = { host, sizeof host } }, &a); // + upload
    gpuk_module_load(ctx, &(gpuk_module_desc){ .image = { ptx_text, 0 } }, &mod);
    gpuk_kernel_get(ctx, mod, "scale", &k);
-   gpuk_devptr p = gpuk_buffer_devptr(ctx, a); float s = 2.0f; unsigned un = (unsigned)n;
-   void* args[] = { &p, &s, &un };
-   gpuk_launch(ctx, k, &(gpuk_launch_desc){ .grid = { (un + 255) / 256 }, .block = { 256 },
-                                            .args = args, .num_args = 3 });
-   gpuk_buffer_read(ctx, a, 0, host, n * sizeof(float));   // waits for the launch
-   gpuk_ctx_destroy(ctx);                                    // frees a, mod, k too
+   gpuk_devptr p = gpuk_buffer_devptr(ctx, a); float s = 2.0f; unsigned n = 1024;
+   gpuk_launch(ctx, k, &(gpuk_launch_desc){ .grid = GPUK_DIM1((n + 255) / 256),
+                                            .block = GPUK_DIM1(256), GPUK_ARGS(&p, &s, &n) });
+   gpuk_buffer_read(ctx, a, 0, host, sizeof host);   // waits for the launch
+   gpuk_ctx_destroy(ctx);                              // frees a, mod, k too
 
 ERRORS
    Every fallible call returns gpuk_result: GPUK_OK (0); a positive CUresult passed through from
@@ -53,13 +49,18 @@ ERRORS
    thread's text: "gpuk_call: driver_call: CUDA_ERROR_NAME (code): detail (hint: ...)".
    gpuk_result_str() never returns NULL. After an asynchronous kernel fault (700 illegal address,
    716 misaligned, 719 launch failed and the other sticky codes) CUDA is unusable for the whole
-   process: gpuk records the first cause and every later call fails fast with it. In a child
-   created by fork() after the parent initialised gpuk, every call fails with GPUK_ERR_FORKED.
+   process: gpuk records the first cause and every later call fails fast with it.
+   gpuk_shutdown forgets that record, but the driver's own state in the process stays broken:
+   the next ctx create fails with the same code (700...). Only a new process recovers; run
+   work that may fault in a child process if the parent must go on. In a child created by
+   fork() after the parent initialised gpuk, every call fails with GPUK_ERR_FORKED.
+   Install a logger or print gpuk_last_error(), not both: the logger already gets the same
+   text for every failure (at GPUK_LOG_ERROR).
 
 MEMORY
-   Host memory: only in gpuk_init, ctx create/destroy, module load and a built-in kernel's
-   first use on a ctx, through gpuk_desc.allocator (default malloc/free); copies, launches and
-   syncs never allocate. Device memory of gpuk's own: a per-stream scratch area for built-in
+   Host memory: only in gpuk_init, ctx create/destroy, module load, a built-in kernel's
+   first use on a ctx and gpuk_buffer_download (freed by gpuk_host_free), through
+   gpuk_desc.allocator (default malloc/free); copies, launches and syncs never allocate. Device memory of gpuk's own: a per-stream scratch area for built-in
    reductions and scans (256 KiB, more for long scans), freed with its stream or ctx.
    Size 0: a buffer or pinned block of 0 bytes is a valid handle with no memory behind it
    (devptr 0 / NULL); copies and memsets of 0 bytes validate their handles and do nothing.
@@ -79,10 +80,15 @@ MEMORY
    belong to the ctx's device and primary context: gpuk asks the driver and refuses others
    (streams where the driver has cuStreamGetCtx, 9.2+). Memory of a peer device cannot be
    wrapped; a wrapped stream keeps the blocking or non-blocking kind it was created with.
+   Units: copy, memset and buffer offsets and sizes count BYTES; views (gpuk_array,
+   gpuk_array2d: first, rows, cols, row_stride) and the built-in kernels' n count ELEMENTS of
+   the kernel's type. gpuk_buffer_desc.data uploads initial contents at create (one call);
+   gpuk_buffer_download copies a whole buffer into new host memory.
 
 HANDLES
    Buffers, pinned blocks, streams, events, modules and kernels are 32-bit handles owned by one
-   ctx. {0} never names a live object (a zero stream means the ctx's default stream). A zero,
+   ctx. {0} never names a live object (a zero stream, GPUK_DEFAULT_STREAM, means the ctx's
+   default stream). A zero,
    destroyed or other-ctx handle returns GPUK_ERR_INVALID_HANDLE and never reaches the driver.
    Destroying a ctx destroys everything it owns; unloading a module destroys its kernels.
 
@@ -101,6 +107,12 @@ THREADS
 KERNELS
    Bring your own as PTX text, cubin or fatbin (gpuk_module_load). PTX's .version is checked
    against the driver first: "PTX .version 9.0 needs a driver for CUDA 13.0 or newer".
+   Launch arguments: GPUK_ARGS(&p, &s, &n) inside a gpuk_launch_desc (C only) fills args,
+   arg_sizes and num_args, so debug builds compare each argument's size with the kernel's
+   parameter (driver >= 12.4) and refuse &buffer (a 4-byte gpuk_buffer handle) where the
+   kernel takes an 8-byte device pointer, instead of faulting the GPU. C++ sets the three
+   fields itself. GPUK_DIM1/2/3 build grid and block shapes (warning-free under -Wextra).
+   Argument order everywhere: ctx, then the stream where there is one, then the object.
    Or call a built-in one (gpuk_add_f32, gpuk_sum_f64, gpuk_scan_inclusive_i32, ... below):
    typed, argument-checked, JIT-loaded per kernel on first use, PTX lowered to run on every
    driver gpuk supports and every GPU from sm_52 on, with faster variants picked on newer GPUs.
@@ -130,10 +142,10 @@ LICENSE
 #include <stdbool.h>
 
 #define GPUK_VERSION_MAJOR 0
-#define GPUK_VERSION_MINOR 1
+#define GPUK_VERSION_MINOR 2
 #define GPUK_VERSION_PATCH 0
 #define GPUK_VERSION (GPUK_VERSION_MAJOR * 10000 + GPUK_VERSION_MINOR * 100 + GPUK_VERSION_PATCH)
-#define GPUK_VERSION_STRING "0.1.0"
+#define GPUK_VERSION_STRING "0.2.0"
 
 #ifndef GPUK_API
 #if defined(GPUK_STATIC)
@@ -203,6 +215,14 @@ typedef struct gpuk_range { const void* ptr; size_t bytes; } gpuk_range;
 #define GPUK_RANGE(x) (gpuk_range){ &(x), sizeof(x) }
 #endif
 
+/* The ctx's default stream ({0}) as a value, in C and C++: gpuk_stream_sync(ctx,
+   GPUK_DEFAULT_STREAM). Any zero gpuk_stream means the same. */
+#ifdef __cplusplus
+#define GPUK_DEFAULT_STREAM (gpuk_stream{ 0u })
+#else
+#define GPUK_DEFAULT_STREAM ((gpuk_stream){ 0u })
+#endif
+
 /* Logger: func must be reentrant; msg is valid for the call only. */
 typedef void (*gpuk_log_fn)(void* user_data, gpuk_log_level level, int code, const char* msg);
 typedef struct gpuk_logger { gpuk_log_fn func; void* user_data; } gpuk_logger;
@@ -261,17 +281,20 @@ typedef struct gpuk_ctx_desc {
 
 typedef struct gpuk_buffer_desc {
     uint32_t _start_canary;
-    size_t bytes;            // 0 -> a valid empty buffer (devptr 0)
+    size_t bytes;            // 0 -> data.bytes; both 0 -> a valid empty buffer (devptr 0)
     gpuk_devptr wrap;        // nonzero: wrap this existing allocation (not freed by gpuk)
     const char* label;       // copied; shown in errors
+    gpuk_range data;         // copied to the start of the buffer at create (synchronous);
+                             // data.bytes > bytes is an error; NULL ptr -> left uninitialised
     uint32_t _end_canary;
 } gpuk_buffer_desc;
 
 typedef struct gpuk_pinned_desc {
     uint32_t _start_canary;
-    size_t bytes;            // 0 -> a valid empty block (ptr NULL)
+    size_t bytes;            // 0 -> data.bytes; both 0 -> a valid empty block (ptr NULL)
     void* host_ptr;          // non-NULL: page-lock (register) this memory instead of allocating
     const char* label;
+    gpuk_range data;         // copied to the start of the block at create; data.bytes <= bytes
     uint32_t _end_canary;
 } gpuk_pinned_desc;
 
@@ -318,6 +341,15 @@ typedef struct gpuk_kernel_info {
 } gpuk_kernel_info;
 
 typedef struct gpuk_dim3 { uint32_t x, y, z; } gpuk_dim3; /* y, z: 0 -> 1 */
+/* Launch shapes without a missing-initializer warning: .grid = GPUK_DIM1(n), .block =
+   GPUK_DIM2(16, 16). Each value is converted to uint32_t. */
+#ifdef __cplusplus
+#define GPUK_DIM3(x, y, z) (gpuk_dim3{ (uint32_t)(x), (uint32_t)(y), (uint32_t)(z) })
+#else
+#define GPUK_DIM3(x, y, z) ((gpuk_dim3){ (uint32_t)(x), (uint32_t)(y), (uint32_t)(z) })
+#endif
+#define GPUK_DIM2(x, y) GPUK_DIM3(x, y, 1)
+#define GPUK_DIM1(x) GPUK_DIM3(x, 1, 1)
 
 typedef struct gpuk_launch_desc {
     uint32_t _start_canary;
@@ -331,6 +363,38 @@ typedef struct gpuk_launch_desc {
     uint32_t _end_canary;
 } gpuk_launch_desc;
 
+/* GPUK_ARGS(&a, &b, ...): up to 16 pointers to the kernel's arguments, in a gpuk_launch_desc
+   initialiser (C only: it builds two compound-literal arrays). Expands to .args, .arg_sizes
+   (sizeof each pointed-to object) and .num_args, so debug builds check every size against
+   the kernel's parameters. Pass the variables themselves: &devptr, not &buffer. */
+#ifndef __cplusplus
+#define GPUK_ARGS(...) .args = (void*[]){ __VA_ARGS__ }, \
+    .arg_sizes = (const size_t[]){ GPUK__CAT(GPUK__SZ, GPUK__NARGS(__VA_ARGS__))(__VA_ARGS__) }, \
+    .num_args = GPUK__NARGS(__VA_ARGS__)
+#define GPUK__CAT(a, b) GPUK__CAT_(a, b)
+#define GPUK__CAT_(a, b) a##b
+#define GPUK__NARGS(...) GPUK__NARGS_(__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, \
+                                      3, 2, 1, 0)
+#define GPUK__NARGS_(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, n, \
+                     ...) n
+#define GPUK__SZ1(a) (sizeof *(a))
+#define GPUK__SZ2(a, ...) sizeof *(a), GPUK__SZ1(__VA_ARGS__)
+#define GPUK__SZ3(a, ...) sizeof *(a), GPUK__SZ2(__VA_ARGS__)
+#define GPUK__SZ4(a, ...) sizeof *(a), GPUK__SZ3(__VA_ARGS__)
+#define GPUK__SZ5(a, ...) sizeof *(a), GPUK__SZ4(__VA_ARGS__)
+#define GPUK__SZ6(a, ...) sizeof *(a), GPUK__SZ5(__VA_ARGS__)
+#define GPUK__SZ7(a, ...) sizeof *(a), GPUK__SZ6(__VA_ARGS__)
+#define GPUK__SZ8(a, ...) sizeof *(a), GPUK__SZ7(__VA_ARGS__)
+#define GPUK__SZ9(a, ...) sizeof *(a), GPUK__SZ8(__VA_ARGS__)
+#define GPUK__SZ10(a, ...) sizeof *(a), GPUK__SZ9(__VA_ARGS__)
+#define GPUK__SZ11(a, ...) sizeof *(a), GPUK__SZ10(__VA_ARGS__)
+#define GPUK__SZ12(a, ...) sizeof *(a), GPUK__SZ11(__VA_ARGS__)
+#define GPUK__SZ13(a, ...) sizeof *(a), GPUK__SZ12(__VA_ARGS__)
+#define GPUK__SZ14(a, ...) sizeof *(a), GPUK__SZ13(__VA_ARGS__)
+#define GPUK__SZ15(a, ...) sizeof *(a), GPUK__SZ14(__VA_ARGS__)
+#define GPUK__SZ16(a, ...) sizeof *(a), GPUK__SZ15(__VA_ARGS__)
+#endif
+
 /* Two timing events on one stream: start, run work, stop -> milliseconds. */
 typedef struct gpuk_timer { gpuk_event start, stop; gpuk_stream stream; } gpuk_timer;
 
@@ -339,7 +403,9 @@ typedef struct gpuk_timer { gpuk_event start, stop; gpuk_stream stream; } gpuk_t
    does it with defaults. Once it has succeeded, later calls return GPUK_OK and ignore their desc;
    after a failure the next call tries again. */
 GPUK_API gpuk_result gpuk_init(const gpuk_desc* desc);
-/* Forget the driver table and any recorded fault; every ctx must be destroyed first. */
+/* Forget the driver table and any recorded fault; every ctx must be destroyed first. After a
+   sticky fault (700...) the driver itself stays broken in this process, so the next ctx
+   create fails with the same code: only a new process recovers. */
 GPUK_API gpuk_result gpuk_shutdown(void);
 GPUK_API gpuk_result gpuk_driver_version(int* out_version);
 GPUK_API uint32_t gpuk_features(void);
@@ -350,6 +416,16 @@ GPUK_API const char* gpuk_last_error(void);
 #ifndef GPUK_NO_STDIO
 GPUK_API void gpuk_log_stderr(void* user_data, gpuk_log_level level, int code, const char* msg);
 #endif
+
+// --- desc defaults ---
+/* A desc with every zero member replaced by the default that create would use (NULL desc =
+   all zero). What gpuk itself resolves; descs of streams and events have no defaults. */
+GPUK_API gpuk_desc gpuk_desc_defaults(const gpuk_desc* desc);
+GPUK_API gpuk_ctx_desc gpuk_ctx_desc_defaults(const gpuk_ctx_desc* desc);
+GPUK_API gpuk_buffer_desc gpuk_buffer_desc_defaults(const gpuk_buffer_desc* desc);
+GPUK_API gpuk_pinned_desc gpuk_pinned_desc_defaults(const gpuk_pinned_desc* desc);
+GPUK_API gpuk_module_desc gpuk_module_desc_defaults(const gpuk_module_desc* desc);
+GPUK_API gpuk_launch_desc gpuk_launch_desc_defaults(const gpuk_launch_desc* desc);
 
 // --- devices ---
 GPUK_API gpuk_result gpuk_device_count(int* out_count);
@@ -368,6 +444,8 @@ GPUK_API const gpuk_device_info* gpuk_ctx_device_info(const gpuk_ctx* ctx);
 GPUK_API gpuk_result gpuk_ctx_make_current(gpuk_ctx* ctx);
 
 // --- buffers (device memory) ---
+/* Offsets and sizes of buffer calls count bytes (views of the built-in kernels count
+   elements). A buffer without a label shows as "unlabelled buffer 0x<handle>" in errors. */
 GPUK_API gpuk_result gpuk_buffer_create(gpuk_ctx* ctx, const gpuk_buffer_desc* desc,
                                         gpuk_buffer* out_buffer);
 GPUK_API gpuk_result gpuk_buffer_destroy(gpuk_ctx* ctx, gpuk_buffer buffer);
@@ -379,6 +457,13 @@ GPUK_API gpuk_result gpuk_buffer_read(gpuk_ctx* ctx, gpuk_buffer src, size_t src
                                       void* dst, size_t bytes);
 GPUK_API gpuk_result gpuk_buffer_copy(gpuk_ctx* ctx, gpuk_buffer dst, size_t dst_offset,
                                       gpuk_buffer src, size_t src_offset, size_t bytes);
+/* The whole buffer into new host memory from gpuk_desc.allocator (synchronous, like
+   gpuk_buffer_read). Free it with gpuk_host_free before gpuk_shutdown. A 0-byte buffer gives
+   NULL and 0. */
+GPUK_API gpuk_result gpuk_buffer_download(gpuk_ctx* ctx, gpuk_buffer src, void** out_ptr,
+                                          size_t* out_bytes);
+/* Frees host memory gpuk handed out (gpuk_buffer_download); NULL does nothing. */
+GPUK_API void gpuk_host_free(void* ptr);
 GPUK_API gpuk_result gpuk_buffer_write_async(gpuk_ctx* ctx, gpuk_stream stream, gpuk_buffer dst,
                                              size_t dst_offset, const void* src, size_t bytes);
 GPUK_API gpuk_result gpuk_buffer_read_async(gpuk_ctx* ctx, gpuk_stream stream, gpuk_buffer src,
@@ -421,7 +506,7 @@ GPUK_API gpuk_result gpuk_stream_priority_range(gpuk_ctx* ctx, int* out_least,
 GPUK_API gpuk_result gpuk_event_create(gpuk_ctx* ctx, const gpuk_event_desc* desc,
                                        gpuk_event* out_event);
 GPUK_API gpuk_result gpuk_event_destroy(gpuk_ctx* ctx, gpuk_event event);
-GPUK_API gpuk_result gpuk_event_record(gpuk_ctx* ctx, gpuk_event event, gpuk_stream stream);
+GPUK_API gpuk_result gpuk_event_record(gpuk_ctx* ctx, gpuk_stream stream, gpuk_event event);
 GPUK_API gpuk_result gpuk_event_sync(gpuk_ctx* ctx, gpuk_event event);
 GPUK_API gpuk_result gpuk_event_query(gpuk_ctx* ctx, gpuk_event event, bool* out_done);
 /* Milliseconds between two completed records of timing events. */
@@ -429,7 +514,7 @@ GPUK_API gpuk_result gpuk_event_elapsed_ms(gpuk_ctx* ctx, gpuk_event start, gpuk
                                            float* out_ms);
 GPUK_API gpuk_result gpuk_timer_create(gpuk_ctx* ctx, gpuk_timer* out_timer);
 GPUK_API gpuk_result gpuk_timer_destroy(gpuk_ctx* ctx, gpuk_timer* timer);
-GPUK_API gpuk_result gpuk_timer_start(gpuk_ctx* ctx, gpuk_timer* timer, gpuk_stream stream);
+GPUK_API gpuk_result gpuk_timer_start(gpuk_ctx* ctx, gpuk_stream stream, gpuk_timer* timer);
 /* Records the stop, waits for it, returns the milliseconds since gpuk_timer_start. */
 GPUK_API gpuk_result gpuk_timer_stop(gpuk_ctx* ctx, gpuk_timer* timer, float* out_ms);
 
@@ -471,11 +556,42 @@ GPUK_API gpuk_result gpuk_launch(gpuk_ctx* ctx, gpuk_kernel kernel, const gpuk_l
    gpuk_kernels_reserve allocates it ahead). Streams wrapping CU_STREAM_PER_THREAD are refused
    by reductions and scans (one handle, a different CUDA stream on each thread). Integer
    arithmetic wraps modulo 2^32; float min/max skip NaN like fmin/fmax; argmin/argmax skip NaN
-   and give 0 for an input that is all NaN. */
+   and give 0 for an input that is all NaN.
+   64-bit outputs: argmin/argmax write a uint64 index (of the first extreme element, counted
+   from x's first; 0 for all-NaN input) and histograms uint64 counts; there, out.first and
+   counts.first count uint64 elements (8 bytes each). Histograms overwrite: counts is zeroed
+   first, then nbins counts are written (to add up several inputs, sum the count arrays). */
 typedef struct gpuk_array {
     gpuk_buffer buffer;
     size_t first;        /* element index in buffer where the array starts */
 } gpuk_array;
+
+/* A 2-D view for matrix and stencil calls: rows x cols elements, row r starting at element
+   first + r * row_stride of buffer. All counts are elements; row_stride 0 -> cols, else it
+   must be >= cols. gpuk checks the whole strided region against the buffer, without
+   overflow, before a kernel sees it. */
+typedef struct gpuk_array2d {
+    gpuk_buffer buffer;
+    size_t first;        /* element index of row 0, column 0 */
+    size_t rows, cols;
+    size_t row_stride;   /* elements from one row's start to the next; 0 -> cols */
+} gpuk_array2d;
+
+static inline gpuk_array2d gpuk_at2d(gpuk_buffer buffer, size_t first, size_t rows, size_t cols,
+                                     size_t row_stride) {
+    gpuk_array2d a;
+    a.buffer = buffer;
+    a.first = first;
+    a.rows = rows;
+    a.cols = cols;
+    a.row_stride = row_stride;
+    return a;
+}
+/* For a kernel of your own: checks view (handle, rows not overlapping, the whole strided
+   region inside the buffer without overflow, alignment to elem_bytes = 1, 2, 4, 8 or 16) and
+   gives the device address of element (0, 0) and the row stride in elements. */
+GPUK_API gpuk_result gpuk_array2d_resolve(gpuk_ctx* ctx, gpuk_array2d view, size_t elem_bytes,
+                                          gpuk_devptr* out_devptr, size_t* out_row_stride);
 
 #if !defined(GPUK_NO_KERNELS)
 static inline gpuk_array gpuk_at(gpuk_buffer buffer, size_t first) {

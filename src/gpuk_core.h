@@ -699,6 +699,18 @@ static int gpuk__desc_canaries_bad(uint32_t start, uint32_t end) {
     return GPUK_DEBUG && (start != 0 || end != 0);
 }
 
+/* Every desc's defaults in one place (STYLE.md §4): NULL = all zero; out-of-range values stay
+   as they are, for the create call to name. */
+static gpuk_desc gpuk__desc_defaults(const gpuk_desc* desc) {
+    gpuk_desc d;
+    memset(&d, 0, sizeof d);
+    if (desc) d = *desc;
+    if (d.log_level == GPUK_LOG_DEFAULT) d.log_level = GPUK_LOG_WARN;
+    return d;
+}
+
+GPUK__IMPL gpuk_desc gpuk_desc_defaults(const gpuk_desc* desc) { return gpuk__desc_defaults(desc); }
+
 GPUK__IMPL gpuk_result gpuk_init(const gpuk_desc* desc) {
     static const char fn[] = "gpuk_init";
     gpuk_desc d;
@@ -707,8 +719,7 @@ GPUK__IMPL gpuk_result gpuk_init(const gpuk_desc* desc) {
         GPUK__ALIVE(fn);
         return GPUK_OK;
     }
-    memset(&d, 0, sizeof d);
-    if (desc) d = *desc;
+    d = gpuk__desc_defaults(desc);
     if (gpuk__desc_canaries_bad(d._start_canary, d._end_canary))
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_desc canaries are not zero (desc not "
                           "zero-initialised?)");
@@ -1127,10 +1138,72 @@ static int gpuk__in_bounds(size_t off, size_t bytes, size_t cap) {
     return off <= cap && bytes <= cap - off;
 }
 
+/* "buffer 'x'", or "unlabelled buffer 0x10002" where none was given ("buffer ''" read like a
+   bug to newcomers). */
+static const char* gpuk__buffer_name(char* buf, size_t cap, const gpuk__buffer_slot* s) {
+    if (s->label[0]) gpuk__fmt(buf, cap, 0, "buffer '%s'", s->label);
+    else gpuk__fmt(buf, cap, 0, "unlabelled buffer 0x%x", s->id);
+    return buf;
+}
+
+/* A 2-D view of elem-byte elements: the address of element (0, 0) and the row stride in
+   elements (0 -> cols), after checking the handle, that rows do not overlap, that the whole
+   strided region lies inside the buffer (without overflow) and the element alignment. An
+   empty view (rows or cols 0) checks the handle and first only. For the matrix and stencil
+   calls (GEMM, stencils). */
+static gpuk_result gpuk__array2d(const char* fn, const gpuk_ctx* ctx, const char* what, gpuk_array2d v,
+                                 size_t elem, gpuk_devptr* out, size_t* out_stride) {
+    const gpuk__buffer_slot* s = gpuk__buffer_lookup(ctx, v.buffer.id);
+    size_t cap, stride = v.row_stride ? v.row_stride : v.cols;
+    char name[48];
+    *out = 0;
+    *out_stride = 0;
+    if (!s) return gpuk__bad_handle(fn, what, v.buffer.id);
+    if (v.row_stride && v.row_stride < v.cols)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s: row_stride %zu is less than cols %zu (rows "
+                          "would overlap)", what, v.row_stride, v.cols);
+    cap = s->bytes / elem;
+    /* Last element: first + (rows - 1) * stride + cols - 1 < cap, checked term by term. */
+    if (v.first > cap || (v.rows && v.cols && (v.cols > cap - v.first ||
+                          (v.rows - 1) > (cap - v.first - v.cols) / stride)))
+        return gpuk__fail(fn, GPUK_ERR_OUT_OF_BOUNDS, "%s: %zu x %zu elements (row stride %zu) from "
+                          "element %zu exceed %s (%zu elements of %zu bytes)", what, v.rows, v.cols,
+                          stride, v.first, gpuk__buffer_name(name, sizeof name, s), cap, elem);
+    *out = s->ptr + (gpuk_devptr)v.first * elem;
+    if (*out % elem) {
+        gpuk_devptr bad = *out;
+        *out = 0;
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s: address 0x%llx is not aligned to its %zu-byte "
+                          "elements", what, (unsigned long long)bad, elem);
+    }
+    *out_stride = stride;
+    return GPUK_OK;
+}
+
+GPUK__IMPL gpuk_result gpuk_array2d_resolve(gpuk_ctx* ctx, gpuk_array2d view, size_t elem_bytes,
+                                            gpuk_devptr* out_devptr, size_t* out_row_stride) {
+    static const char fn[] = "gpuk_array2d_resolve";
+    gpuk_devptr p = 0;
+    size_t stride = 0;
+    gpuk_result r;
+    if (out_devptr) *out_devptr = 0;
+    if (out_row_stride) *out_row_stride = 0;
+    if (!out_devptr || !out_row_stride)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_devptr or out_row_stride is NULL");
+    GPUK__ALIVE(fn);
+    GPUK__CTX_CHECK(fn, ctx);
+    if (elem_bytes == 0 || elem_bytes > 16 || (elem_bytes & (elem_bytes - 1)))
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "elem_bytes is %zu; it must be 1, 2, 4, 8 or 16", elem_bytes);
+    if ((r = gpuk__array2d(fn, ctx, "view", view, elem_bytes, &p, &stride)) != GPUK_OK) return r;
+    *out_devptr = p;
+    *out_row_stride = stride;
+    return GPUK_OK;
+}
+
 /* ---- >>ctx ---- */
 static gpuk_result gpuk__pool_init(const char* fn, gpuk__pool* pool, void** slots, size_t stride,
-                                   uint32_t want, uint32_t dflt, const char* field) {
-    uint32_t n = want ? want : dflt, i;
+                                   uint32_t n, const char* field) {
+    uint32_t i;
     if (n > 65535u)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_ctx_desc.%s = %u exceeds 65535", field, n);
     pool->size = n + 1u;
@@ -1172,6 +1245,23 @@ static void gpuk__layers_release(const char* fn, gpuk_ctx* ctx, gpuk_result* fir
     }
 }
 
+static gpuk_ctx_desc gpuk__ctx_desc_defaults(const gpuk_ctx_desc* desc) {
+    gpuk_ctx_desc d;
+    memset(&d, 0, sizeof d);
+    if (desc) d = *desc;
+    if (!d.max_buffers) d.max_buffers = 4096;
+    if (!d.max_pinned) d.max_pinned = 256;
+    if (!d.max_streams) d.max_streams = 256;
+    if (!d.max_events) d.max_events = 1024;
+    if (!d.max_modules) d.max_modules = 64;
+    if (!d.max_kernels) d.max_kernels = 1024;
+    return d;
+}
+
+GPUK__IMPL gpuk_ctx_desc gpuk_ctx_desc_defaults(const gpuk_ctx_desc* desc) {
+    return gpuk__ctx_desc_defaults(desc);
+}
+
 GPUK__IMPL gpuk_result gpuk_ctx_create(const gpuk_ctx_desc* desc, gpuk_ctx** out_ctx) {
     static const char fn[] = "gpuk_ctx_create";
     gpuk_ctx_desc d;
@@ -1182,8 +1272,7 @@ GPUK__IMPL gpuk_result gpuk_ctx_create(const gpuk_ctx_desc* desc, gpuk_ctx** out
     gpuk__cu_result cr;
     if (!out_ctx) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_ctx is NULL");
     *out_ctx = NULL;
-    memset(&d, 0, sizeof d);
-    if (desc) d = *desc;
+    d = gpuk__ctx_desc_defaults(desc);
     if (gpuk__desc_canaries_bad(d._start_canary, d._end_canary))
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_ctx_desc canaries are not zero");
     GPUK__READY(fn);
@@ -1201,15 +1290,15 @@ GPUK__IMPL gpuk_result gpuk_ctx_create(const gpuk_ctx_desc* desc, gpuk_ctx** out
         r = gpuk__fail(fn, GPUK_ERR_HOST_ALLOC, "cannot allocate the ctx");
         goto fail_count;
     }
-#define GPUK__POOL(pool, arr, field, dflt) \
-    if ((r = gpuk__pool_init(fn, &ctx->pool, (void**)&ctx->arr, sizeof *ctx->arr, d.field, dflt, #field)) != GPUK_OK) \
+#define GPUK__POOL(pool, arr, field) \
+    if ((r = gpuk__pool_init(fn, &ctx->pool, (void**)&ctx->arr, sizeof *ctx->arr, d.field, #field)) != GPUK_OK) \
         goto fail_host;
-    GPUK__POOL(buffer_pool, buffers, max_buffers, 4096)
-    GPUK__POOL(pinned_pool, pinned, max_pinned, 256)
-    GPUK__POOL(stream_pool, streams, max_streams, 256)
-    GPUK__POOL(event_pool, events, max_events, 1024)
-    GPUK__POOL(module_pool, modules, max_modules, 64)
-    GPUK__POOL(kernel_pool, kernels, max_kernels, 1024)
+    GPUK__POOL(buffer_pool, buffers, max_buffers)
+    GPUK__POOL(pinned_pool, pinned, max_pinned)
+    GPUK__POOL(stream_pool, streams, max_streams)
+    GPUK__POOL(event_pool, events, max_events)
+    GPUK__POOL(module_pool, modules, max_modules)
+    GPUK__POOL(kernel_pool, kernels, max_kernels)
 #undef GPUK__POOL
     if ((r = gpuk__device_query(fn, d.device, &ctx->info)) != GPUK_OK) goto fail_host;
     if ((r = gpuk__device_get(fn, d.device, &ctx->dev)) != GPUK_OK) goto fail_host;
@@ -1372,9 +1461,34 @@ static gpuk_result gpuk__wrap_check_ptr(const char* fn, const gpuk_ctx* ctx, gpu
     return GPUK_OK;
 }
 
+static gpuk_buffer_desc gpuk__buffer_desc_defaults(const gpuk_buffer_desc* desc) {
+    gpuk_buffer_desc d;
+    memset(&d, 0, sizeof d);
+    if (desc) d = *desc;
+    if (!d.bytes) d.bytes = d.data.bytes;
+    return d;
+}
+
+GPUK__IMPL gpuk_buffer_desc gpuk_buffer_desc_defaults(const gpuk_buffer_desc* desc) {
+    return gpuk__buffer_desc_defaults(desc);
+}
+
+/* The initial contents of a buffer or pinned block: data.bytes must fit, data.ptr must be
+   there when data.bytes is not 0. */
+static gpuk_result gpuk__check_data(const char* fn, const char* desc_name, gpuk_range data, size_t bytes) {
+    if (data.bytes > bytes)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s.data.bytes = %zu exceeds %s.bytes = %zu",
+                          desc_name, data.bytes, desc_name, bytes);
+    if (data.bytes && !data.ptr)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s.data.ptr is NULL but data.bytes is %zu",
+                          desc_name, data.bytes);
+    return GPUK_OK;
+}
+
 GPUK__IMPL gpuk_result gpuk_buffer_create(gpuk_ctx* ctx, const gpuk_buffer_desc* desc,
                                           gpuk_buffer* out_buffer) {
     static const char fn[] = "gpuk_buffer_create";
+    gpuk_buffer_desc d;
     gpuk__buffer_slot* s;
     gpuk_devptr ptr = 0;
     uint32_t slot;
@@ -1384,33 +1498,54 @@ GPUK__IMPL gpuk_result gpuk_buffer_create(gpuk_ctx* ctx, const gpuk_buffer_desc*
     GPUK__ALIVE(fn);
     GPUK__CTX_CHECK(fn, ctx);
     if (!desc) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc is NULL");
-    if (gpuk__desc_canaries_bad(desc->_start_canary, desc->_end_canary))
+    d = gpuk__buffer_desc_defaults(desc);
+    if (gpuk__desc_canaries_bad(d._start_canary, d._end_canary))
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_buffer_desc canaries are not zero");
-    if (desc->wrap && !desc->bytes)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "wrapping device pointer 0x%llx needs desc.bytes", desc->wrap);
+    if (d.wrap && !d.bytes)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "wrapping device pointer 0x%llx needs desc.bytes", d.wrap);
+    if ((r = gpuk__check_data(fn, "gpuk_buffer_desc", d.data, d.bytes)) != GPUK_OK) return r;
     slot = gpuk__slot_take(ctx, &ctx->buffer_pool);
     if (!slot) return gpuk__fail(fn, GPUK_ERR_POOL_FULL, "all %u buffer slots are in use", ctx->buffer_pool.size - 1);
-    if (desc->wrap) {
-        if ((r = gpuk__wrap_check_ptr(fn, ctx, desc->wrap)) != GPUK_OK) goto fail;
-        ptr = desc->wrap;
-    } else if (desc->bytes) {
+    if (d.wrap) {
+        if ((r = gpuk__wrap_check_ptr(fn, ctx, d.wrap)) != GPUK_OK) goto fail;
+        ptr = d.wrap;
+    } else if (d.bytes) {
         gpuk__cu_result cr;
         if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) goto fail;
-        if ((cr = GPUK__DRV.cuMemAlloc(&ptr, desc->bytes)) != 0) {
-            char what[64];
-            gpuk__fmt(what, sizeof what, 0, "%zu bytes for '%s'", desc->bytes, desc->label ? desc->label : "");
+        if ((cr = GPUK__DRV.cuMemAlloc(&ptr, d.bytes)) != 0) {
+            char what[80];
+            if (d.label && *d.label) gpuk__fmt(what, sizeof what, 0, "%zu bytes for buffer '%s'", d.bytes, d.label);
+            else gpuk__fmt(what, sizeof what, 0, "%zu bytes for an unlabelled buffer", d.bytes);
             r = gpuk__fail_cu(fn, "cuMemAlloc", cr, what);
             goto fail;
         }
     }
+    if (d.data.bytes) {
+        /* Like gpuk_buffer_write: on the legacy stream, after earlier work (a wrapped
+           allocation may be in use), waited for. */
+        gpuk__cu_result cr;
+        const char* cu_fn = "cuMemcpyHtoDAsync";
+        if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) goto fail_alloc;
+        cr = GPUK__DRV.cuMemcpyHtoDAsync(ptr, d.data.ptr, d.data.bytes, GPUK__CU_STREAM_LEGACY);
+        if (!cr) {
+            cu_fn = "cuStreamSynchronize";
+            cr = GPUK__DRV.cuStreamSynchronize(GPUK__CU_STREAM_LEGACY);
+        }
+        if (cr) {
+            r = gpuk__fail_cu(fn, cu_fn, cr, "uploading desc.data");
+            goto fail_alloc;
+        }
+    }
     s = &ctx->buffers[slot];
     s->ptr = ptr;
-    s->bytes = desc->bytes;
-    s->owned = !desc->wrap;
-    gpuk__copy_text(s->label, sizeof s->label, desc->label);
+    s->bytes = d.bytes;
+    s->owned = !d.wrap;
+    gpuk__copy_text(s->label, sizeof s->label, d.label);
     s->id = gpuk__new_id(slot);
     out_buffer->id = s->id;
     return GPUK_OK;
+fail_alloc:
+    if (!d.wrap && ptr && !GPUK__ATOMIC_LOAD(&gpuk__g.broken)) GPUK__DRV.cuMemFree(ptr);
 fail:
     gpuk__slot_give(ctx, &ctx->buffer_pool, slot);
     return r;
@@ -1442,8 +1577,9 @@ GPUK__IMPL gpuk_devptr gpuk_buffer_devptr(const gpuk_ctx* ctx, gpuk_buffer buffe
 }
 
 static gpuk_result gpuk__bounds_fail(const char* fn, const gpuk__buffer_slot* s, size_t off, size_t bytes) {
-    return gpuk__fail(fn, GPUK_ERR_OUT_OF_BOUNDS, "offset %zu + %zu bytes exceeds buffer '%s' of %zu bytes",
-                      off, bytes, s->label, s->bytes);
+    char name[48];
+    return gpuk__fail(fn, GPUK_ERR_OUT_OF_BOUNDS, "offset %zu + %zu bytes exceeds %s of %zu bytes",
+                      off, bytes, gpuk__buffer_name(name, sizeof name, s), s->bytes);
 }
 
 /* In debug builds, report an "async" copy that the driver will make synchronous because the
@@ -1539,6 +1675,38 @@ GPUK__IMPL gpuk_result gpuk_buffer_copy(gpuk_ctx* ctx, gpuk_buffer dst, size_t d
                       dst_offset, NULL, src.id, src_offset, bytes);
 }
 
+GPUK__IMPL gpuk_result gpuk_buffer_download(gpuk_ctx* ctx, gpuk_buffer src, void** out_ptr,
+                                            size_t* out_bytes) {
+    static const char fn[] = "gpuk_buffer_download";
+    const gpuk__buffer_slot* s;
+    size_t bytes;
+    void* host;
+    gpuk_result r;
+    if (out_ptr) *out_ptr = NULL;
+    if (out_bytes) *out_bytes = 0;
+    if (!out_ptr || !out_bytes) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_ptr or out_bytes is NULL");
+    GPUK__ALIVE(fn);
+    GPUK__CTX_CHECK(fn, ctx);
+    if (!(s = gpuk__buffer_lookup(ctx, src.id))) return gpuk__bad_handle(fn, "src buffer", src.id);
+    bytes = s->bytes;
+    if (bytes == 0) return GPUK_OK;
+    if (!(host = gpuk__alloc(bytes))) {
+        char name[48];
+        return gpuk__fail(fn, GPUK_ERR_HOST_ALLOC, "cannot allocate %zu bytes of host memory for %s",
+                          bytes, gpuk__buffer_name(name, sizeof name, s));
+    }
+    r = gpuk__copy(fn, ctx, gpuk__default_stream, 1, GPUK__DTOH, 0, 0, host, src.id, 0, bytes);
+    if (r != GPUK_OK) {
+        gpuk__free(host);
+        return r;
+    }
+    *out_ptr = host;
+    *out_bytes = bytes;
+    return GPUK_OK;
+}
+
+GPUK__IMPL void gpuk_host_free(void* ptr) { gpuk__free(ptr); }
+
 GPUK__IMPL gpuk_result gpuk_buffer_write_async(gpuk_ctx* ctx, gpuk_stream stream, gpuk_buffer dst,
                                                size_t dst_offset, const void* src, size_t bytes) {
     return gpuk__copy("gpuk_buffer_write_async", ctx, stream, 0, GPUK__HTOD, dst.id, dst_offset,
@@ -1574,9 +1742,12 @@ GPUK__IMPL gpuk_result gpuk_buffer_memset(gpuk_ctx* ctx, gpuk_stream stream, gpu
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "elem_bytes is %u; it must be 1, 2 or 4", elem_bytes);
     if (elem_bytes < 4 && value >> (8 * elem_bytes))
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "value 0x%x does not fit in %u bytes", value, elem_bytes);
-    if (count > (size_t)-1 / elem_bytes || !gpuk__in_bounds(byte_offset, count * elem_bytes, d->bytes))
+    if (count > (size_t)-1 / elem_bytes || !gpuk__in_bounds(byte_offset, count * elem_bytes, d->bytes)) {
+        char name[48];
         return gpuk__fail(fn, GPUK_ERR_OUT_OF_BOUNDS, "offset %zu + %zu elements of %u bytes "
-                          "exceeds buffer '%s' of %zu bytes", byte_offset, count, elem_bytes, d->label, d->bytes);
+                          "exceeds %s of %zu bytes", byte_offset, count, elem_bytes,
+                          gpuk__buffer_name(name, sizeof name, d), d->bytes);
+    }
     if ((d->ptr + byte_offset) % elem_bytes)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "address 0x%llx is not aligned to %u bytes",
                           d->ptr + byte_offset, elem_bytes);
@@ -1589,9 +1760,22 @@ GPUK__IMPL gpuk_result gpuk_buffer_memset(gpuk_ctx* ctx, gpuk_stream stream, gpu
 }
 
 /* ---- >>pinned ---- */
+static gpuk_pinned_desc gpuk__pinned_desc_defaults(const gpuk_pinned_desc* desc) {
+    gpuk_pinned_desc d;
+    memset(&d, 0, sizeof d);
+    if (desc) d = *desc;
+    if (!d.bytes) d.bytes = d.data.bytes;
+    return d;
+}
+
+GPUK__IMPL gpuk_pinned_desc gpuk_pinned_desc_defaults(const gpuk_pinned_desc* desc) {
+    return gpuk__pinned_desc_defaults(desc);
+}
+
 GPUK__IMPL gpuk_result gpuk_pinned_create(gpuk_ctx* ctx, const gpuk_pinned_desc* desc,
                                           gpuk_pinned* out_pinned) {
     static const char fn[] = "gpuk_pinned_create";
+    gpuk_pinned_desc d;
     gpuk__pinned_slot* s;
     void* ptr = NULL;
     uint32_t slot;
@@ -1601,30 +1785,34 @@ GPUK__IMPL gpuk_result gpuk_pinned_create(gpuk_ctx* ctx, const gpuk_pinned_desc*
     GPUK__ALIVE(fn);
     GPUK__CTX_CHECK(fn, ctx);
     if (!desc) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc is NULL");
-    if (gpuk__desc_canaries_bad(desc->_start_canary, desc->_end_canary))
+    d = gpuk__pinned_desc_defaults(desc);
+    if (gpuk__desc_canaries_bad(d._start_canary, d._end_canary))
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_pinned_desc canaries are not zero");
-    if (desc->host_ptr && !desc->bytes)
+    if (d.host_ptr && !d.bytes)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "registering host memory needs desc.bytes");
+    if ((r = gpuk__check_data(fn, "gpuk_pinned_desc", d.data, d.bytes)) != GPUK_OK) return r;
     slot = gpuk__slot_take(ctx, &ctx->pinned_pool);
     if (!slot) return gpuk__fail(fn, GPUK_ERR_POOL_FULL, "all %u pinned slots are in use", ctx->pinned_pool.size - 1);
-    if (desc->bytes) {
+    if (d.bytes) {
         gpuk__cu_result cr;
         if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) goto fail;
         /* PORTABLE: the memory counts as pinned for every context, not just this one. */
-        if (desc->host_ptr) {
-            ptr = desc->host_ptr;
-            cr = GPUK__DRV.cuMemHostRegister(ptr, desc->bytes, GPUK__CU_MEMHOSTREGISTER_PORTABLE);
+        if (d.host_ptr) {
+            ptr = d.host_ptr;
+            cr = GPUK__DRV.cuMemHostRegister(ptr, d.bytes, GPUK__CU_MEMHOSTREGISTER_PORTABLE);
             if (cr) { r = gpuk__fail_cu(fn, "cuMemHostRegister", cr, NULL); goto fail; }
         } else {
-            cr = GPUK__DRV.cuMemHostAlloc(&ptr, desc->bytes, GPUK__CU_MEMHOSTALLOC_PORTABLE);
+            cr = GPUK__DRV.cuMemHostAlloc(&ptr, d.bytes, GPUK__CU_MEMHOSTALLOC_PORTABLE);
             if (cr) { r = gpuk__fail_cu(fn, "cuMemHostAlloc", cr, NULL); goto fail; }
         }
     }
+    /* Host memory: a plain copy (memmove: data may lie inside registered host_ptr memory). */
+    if (d.data.bytes) memmove(ptr, d.data.ptr, d.data.bytes);
     s = &ctx->pinned[slot];
     s->ptr = ptr;
-    s->bytes = desc->bytes;
-    s->registered = desc->host_ptr != NULL;
-    gpuk__copy_text(s->label, sizeof s->label, desc->label);
+    s->bytes = d.bytes;
+    s->registered = d.host_ptr != NULL;
+    gpuk__copy_text(s->label, sizeof s->label, d.label);
     s->id = gpuk__new_id(slot);
     out_pinned->id = s->id;
     return GPUK_OK;
@@ -1871,7 +2059,7 @@ GPUK__IMPL gpuk_result gpuk_event_destroy(gpuk_ctx* ctx, gpuk_event event) {
 }
 
 /* Shared by gpuk_event_record and the timer, each under its own name. */
-static gpuk_result gpuk__event_record(const char* fn, gpuk_ctx* ctx, gpuk_event event, gpuk_stream stream) {
+static gpuk_result gpuk__event_record(const char* fn, gpuk_ctx* ctx, gpuk_stream stream, gpuk_event event) {
     const gpuk__event_slot* e;
     gpuk__cu_stream cs;
     gpuk__cu_result cr;
@@ -1882,8 +2070,8 @@ static gpuk_result gpuk__event_record(const char* fn, gpuk_ctx* ctx, gpuk_event 
     return cr ? gpuk__fail_cu(fn, "cuEventRecord", cr, NULL) : GPUK_OK;
 }
 
-GPUK__IMPL gpuk_result gpuk_event_record(gpuk_ctx* ctx, gpuk_event event, gpuk_stream stream) {
-    return gpuk__event_record("gpuk_event_record", ctx, event, stream);
+GPUK__IMPL gpuk_result gpuk_event_record(gpuk_ctx* ctx, gpuk_stream stream, gpuk_event event) {
+    return gpuk__event_record("gpuk_event_record", ctx, stream, event);
 }
 
 /* The common head of event calls: alive, ctx, event handle. */
@@ -1966,12 +2154,12 @@ static gpuk_result gpuk__timer_check(const char* fn, const gpuk_ctx* ctx, const 
     return GPUK_OK;
 }
 
-GPUK__IMPL gpuk_result gpuk_timer_start(gpuk_ctx* ctx, gpuk_timer* timer, gpuk_stream stream) {
+GPUK__IMPL gpuk_result gpuk_timer_start(gpuk_ctx* ctx, gpuk_stream stream, gpuk_timer* timer) {
     gpuk_result r;
     if (!timer) return gpuk__fail("gpuk_timer_start", GPUK_ERR_INVALID_ARG, "timer is NULL");
     if ((r = gpuk__timer_check("gpuk_timer_start", ctx, timer)) != GPUK_OK) return r;
     /* the stream is kept for gpuk_timer_stop only once it has proved valid */
-    if ((r = gpuk__event_record("gpuk_timer_start", ctx, timer->start, stream)) != GPUK_OK) return r;
+    if ((r = gpuk__event_record("gpuk_timer_start", ctx, stream, timer->start)) != GPUK_OK) return r;
     timer->stream = stream;
     return GPUK_OK;
 }
@@ -1981,7 +2169,7 @@ GPUK__IMPL gpuk_result gpuk_timer_stop(gpuk_ctx* ctx, gpuk_timer* timer, float* 
     if (out_ms) *out_ms = 0.0f;
     if (!timer || !out_ms) return gpuk__fail("gpuk_timer_stop", GPUK_ERR_INVALID_ARG, "timer or out_ms is NULL");
     if ((r = gpuk__timer_check("gpuk_timer_stop", ctx, timer)) != GPUK_OK) return r;
-    if ((r = gpuk__event_record("gpuk_timer_stop", ctx, timer->stop, timer->stream)) != GPUK_OK) return r;
+    if ((r = gpuk__event_record("gpuk_timer_stop", ctx, timer->stream, timer->stop)) != GPUK_OK) return r;
     if ((r = gpuk_event_sync(ctx, timer->stop)) != GPUK_OK) return r;
     return gpuk_event_elapsed_ms(ctx, timer->start, timer->stop, out_ms);
 }
@@ -2153,9 +2341,34 @@ static gpuk_result gpuk__jit_load(const char* fn, gpuk_ctx* ctx, const unsigned 
     return GPUK_OK;
 }
 
+/* Detects the image kind where it is 0 and names an unlabelled module "". image.bytes stays 0
+   for NUL-terminated PTX (the loader then passes the caller's text without a copy). */
+static gpuk_module_desc gpuk__module_desc_defaults(const gpuk_module_desc* desc) {
+    gpuk_module_desc d;
+    memset(&d, 0, sizeof d);
+    if (desc) d = *desc;
+    if (!d.label) d.label = "";
+    if (d.kind == GPUK_IMAGE_DEFAULT && d.image.ptr) {
+        const unsigned char* b = (const unsigned char*)d.image.ptr;
+        size_t len = d.image.bytes ? d.image.bytes : strlen((const char*)b);
+        if (len >= 4 && b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F') d.kind = GPUK_IMAGE_CUBIN;
+        /* fatbin (0xBA55ED50) or its fatbinc wrapper (0x466243B1), little endian */
+        else if (len >= 4 && ((b[0] == 0x50 && b[1] == 0xED && b[2] == 0x55 && b[3] == 0xBA) ||
+                              (b[0] == 0xB1 && b[1] == 0x43 && b[2] == 0x62 && b[3] == 0x46)))
+            d.kind = GPUK_IMAGE_FATBIN;
+        else d.kind = GPUK_IMAGE_PTX;
+    }
+    return d;
+}
+
+GPUK__IMPL gpuk_module_desc gpuk_module_desc_defaults(const gpuk_module_desc* desc) {
+    return gpuk__module_desc_defaults(desc);
+}
+
 GPUK__IMPL gpuk_result gpuk_module_load(gpuk_ctx* ctx, const gpuk_module_desc* desc,
                                         gpuk_module* out_module) {
     static const char fn[] = "gpuk_module_load";
+    gpuk_module_desc d;
     const unsigned char* bytes;
     gpuk_image_kind kind;
     size_t len;
@@ -2169,28 +2382,21 @@ GPUK__IMPL gpuk_result gpuk_module_load(gpuk_ctx* ctx, const gpuk_module_desc* d
     GPUK__ALIVE(fn);
     GPUK__CTX_CHECK(fn, ctx);
     if (!desc) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc is NULL");
-    if (gpuk__desc_canaries_bad(desc->_start_canary, desc->_end_canary))
+    d = gpuk__module_desc_defaults(desc);
+    if (gpuk__desc_canaries_bad(d._start_canary, d._end_canary))
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_module_desc canaries are not zero");
-    if (!desc->image.ptr) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.image.ptr is NULL");
-    if ((unsigned)desc->kind >= (unsigned)GPUK_IMAGE_NUM)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.kind %d is out of range", (int)desc->kind);
-    label = desc->label ? desc->label : "";
-    bytes = (const unsigned char*)desc->image.ptr;
-    len = desc->image.bytes ? desc->image.bytes : strlen((const char*)bytes);
-    kind = desc->kind;
-    if (kind == GPUK_IMAGE_DEFAULT) {
-        if (len >= 4 && bytes[0] == 0x7f && bytes[1] == 'E' && bytes[2] == 'L' && bytes[3] == 'F') kind = GPUK_IMAGE_CUBIN;
-        /* fatbin (0xBA55ED50) or its fatbinc wrapper (0x466243B1), little endian */
-        else if (len >= 4 && ((bytes[0] == 0x50 && bytes[1] == 0xED && bytes[2] == 0x55 && bytes[3] == 0xBA) ||
-                              (bytes[0] == 0xB1 && bytes[1] == 0x43 && bytes[2] == 0x62 && bytes[3] == 0x46)))
-            kind = GPUK_IMAGE_FATBIN;
-        else kind = GPUK_IMAGE_PTX;
-    }
+    if (!d.image.ptr) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.image.ptr is NULL");
+    if ((unsigned)d.kind >= (unsigned)GPUK_IMAGE_NUM)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.kind %d is out of range", (int)d.kind);
+    label = d.label;
+    bytes = (const unsigned char*)d.image.ptr;
+    len = d.image.bytes ? d.image.bytes : strlen((const char*)bytes);
+    kind = d.kind;
     if (kind == GPUK_IMAGE_PTX && len == 0)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "module '%s': the PTX text is empty", label);
     slot = gpuk__slot_take(ctx, &ctx->module_pool);
     if (!slot) return gpuk__fail(fn, GPUK_ERR_POOL_FULL, "all %u module slots are in use", ctx->module_pool.size - 1);
-    r = gpuk__jit_load(fn, ctx, bytes, len, desc->image.bytes, kind == GPUK_IMAGE_PTX, label, &cu);
+    r = gpuk__jit_load(fn, ctx, bytes, len, d.image.bytes, kind == GPUK_IMAGE_PTX, label, &cu);
     if (r != GPUK_OK) {
         gpuk__slot_give(ctx, &ctx->module_pool, slot);
         return r;
@@ -2352,6 +2558,21 @@ GPUK__IMPL gpuk_result gpuk_kernel_suggest_block(gpuk_ctx* ctx, gpuk_kernel kern
 }
 
 /* ---- >>launch ---- */
+static gpuk_launch_desc gpuk__launch_desc_defaults(const gpuk_launch_desc* desc) {
+    gpuk_launch_desc d;
+    memset(&d, 0, sizeof d);
+    if (desc) d = *desc;
+    if (!d.grid.y) d.grid.y = 1;
+    if (!d.grid.z) d.grid.z = 1;
+    if (!d.block.y) d.block.y = 1;
+    if (!d.block.z) d.block.z = 1;
+    return d;
+}
+
+GPUK__IMPL gpuk_launch_desc gpuk_launch_desc_defaults(const gpuk_launch_desc* desc) {
+    return gpuk__launch_desc_defaults(desc);
+}
+
 static gpuk_result gpuk__launch_limit(const char* fn, const gpuk__kernel_slot* k, const char* what,
                                       uint32_t value, long long limit) {
     return gpuk__fail(fn, GPUK_ERR_LIMIT, "kernel '%s': %s = %u exceeds the limit of %lld", k->name,
@@ -2395,7 +2616,11 @@ static gpuk_result gpuk__launch_check(const char* fn, const gpuk_ctx* ctx, const
             if (d->arg_sizes && k->num_params >= 0 && a < GPUK__MAX_CHECKED_PARAMS &&
                 d->arg_sizes[a] != k->param_bytes[a])
                 return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "kernel '%s': argument %u is %zu bytes, the "
-                                  "parameter is %u bytes", k->name, a, d->arg_sizes[a], (unsigned)k->param_bytes[a]);
+                                  "parameter is %u bytes%s", k->name, a, d->arg_sizes[a],
+                                  (unsigned)k->param_bytes[a],
+                                  d->arg_sizes[a] == sizeof(gpuk_buffer) && k->param_bytes[a] == sizeof(gpuk_devptr)
+                                  ? " (a gpuk_buffer handle where the kernel takes a device pointer? pass "
+                                    "&p with gpuk_devptr p = gpuk_buffer_devptr(ctx, buffer))" : "");
         }
     }
 #endif
@@ -2405,6 +2630,7 @@ static gpuk_result gpuk__launch_check(const char* fn, const gpuk_ctx* ctx, const
 GPUK__IMPL gpuk_result gpuk_launch(gpuk_ctx* ctx, gpuk_kernel kernel, const gpuk_launch_desc* desc) {
     static const char fn[] = "gpuk_launch";
     const gpuk__kernel_slot* k;
+    gpuk_launch_desc d;
     gpuk__cu_stream cs;
     gpuk__cu_result cr;
     gpuk_result r;
@@ -2413,12 +2639,13 @@ GPUK__IMPL gpuk_result gpuk_launch(gpuk_ctx* ctx, gpuk_kernel kernel, const gpuk
     GPUK__CTX_CHECK(fn, ctx);
     if (GPUK__UNLIKELY(!desc)) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc is NULL");
     if (GPUK__UNLIKELY(!(k = gpuk__kernel_lookup(ctx, kernel.id)))) return gpuk__bad_handle(fn, "kernel", kernel.id);
-    if ((r = gpuk__stream_resolve(fn, ctx, desc->stream, &cs)) != GPUK_OK) return r;
-    g[0] = desc->grid.x; g[1] = desc->grid.y ? desc->grid.y : 1u; g[2] = desc->grid.z ? desc->grid.z : 1u;
-    b[0] = desc->block.x; b[1] = desc->block.y ? desc->block.y : 1u; b[2] = desc->block.z ? desc->block.z : 1u;
-    if ((r = gpuk__launch_check(fn, ctx, k, desc, g, b)) != GPUK_OK) return r;
+    d = gpuk__launch_desc_defaults(desc);
+    if ((r = gpuk__stream_resolve(fn, ctx, d.stream, &cs)) != GPUK_OK) return r;
+    g[0] = d.grid.x; g[1] = d.grid.y; g[2] = d.grid.z;
+    b[0] = d.block.x; b[1] = d.block.y; b[2] = d.block.z;
+    if ((r = gpuk__launch_check(fn, ctx, k, &d, g, b)) != GPUK_OK) return r;
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
-    cr = GPUK__DRV.cuLaunchKernel(k->cu, g[0], g[1], g[2], b[0], b[1], b[2], desc->shared_bytes, cs,
-                                  desc->args, NULL);
+    cr = GPUK__DRV.cuLaunchKernel(k->cu, g[0], g[1], g[2], b[0], b[1], b[2], d.shared_bytes, cs,
+                                  d.args, NULL);
     return GPUK__UNLIKELY(cr) ? gpuk__fail_cu(fn, "cuLaunchKernel", cr, k->name) : GPUK_OK;
 }

@@ -31,6 +31,16 @@ else skipped=$((skipped + 1)); echo "skip mingw-w64 (not installed)"; fi
 # the README's quick start is real code: it must compile as it stands
 awk '/^```c$/{f=1;next} /^```$/{f=0} f' README.md > "$tmp/quickstart.c"
 try "README quick start compiles (gcc c99)" gcc -std=c99 -Wall -Wextra -Werror -I. "$tmp/quickstart.c" -o "$tmp/qs" -ldl -lpthread
+# what users copy must be warning-free under clang -Wextra too (it flags .grid = { n }: missing
+# field initializer), and so must the example
+if command -v clang >/dev/null; then
+  try "README quick start compiles (clang c99 -Wextra -Wpedantic)" clang -std=c99 -Wall -Wextra -Wpedantic -Werror -I. -c "$tmp/quickstart.c" -o "$tmp/qs.o"
+  try "examples/01_vector_add.c compiles (clang c99 -Wextra -Wpedantic)" clang -std=c99 -Wall -Wextra -Wpedantic -Werror -I. -c examples/01_vector_add.c -o "$tmp/va.o"
+else skipped=$((skipped + 1)); echo "skip clang README/example checks (clang not installed)"; fi
+# the C++ spellings of the public macros (GPUK_DEFAULT_STREAM, GPUK_DIM*, GPUK_RANGE) also run
+if command -v g++ >/dev/null; then
+  try "C++11 macros compile and run" sh -c "g++ -std=c++11 -Wall -Wextra -Werror -I. tests/compile_cxx11.cpp -o $tmp/cxx -ldl -lpthread && $tmp/cxx"
+fi
 lines=$(printf '#include "gpuk.h"\n' | gcc -std=c99 -E -P -I. -x c - | wc -l)
 if [ "$lines" -le 1500 ]; then ok "declarations-only TU: $lines preprocessed lines (<= 1500)"
 else echo "$lines lines" >"$tmp/err"; bad "declarations-only TU over 1500 lines"; fi

@@ -77,6 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         expect_result(gpuk_histogram_i32(ctx, s, a, (uint32_t)y, lo, hi, b, x));
         expect_result(gpuk_random_normal_f32(ctx, s, a, x, (uint64_t)lo, (uint64_t)hi));
     } else { /* desc structs from the bytes (pointers cleared, bools from bits) */
+        static char upload[8192];
         gpuk_buffer_desc bd;
         gpuk_stream_desc sd;
         gpuk_launch_desc ld;
@@ -88,6 +89,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         memset(&bd, 0, sizeof bd); memset(&sd, 0, sizeof sd); memset(&ld, 0, sizeof ld);
         bd.bytes = (size_t)take(&p, &n) % (1u << 20);
         bd._start_canary = (uint32_t)take(&p, &n) % 3 == 0 ? 1u : 0u;
+        bd.data.ptr = take(&p, &n) & 1 ? upload : NULL; /* v0.2: create-and-upload */
+        bd.data.bytes = (size_t)take(&p, &n) % (sizeof upload + 1);
         if (gpuk_buffer_create(ctx, &bd, &nb) == GPUK_OK) expect_result(gpuk_buffer_destroy(ctx, nb));
         sd.priority = (int)take(&p, &n);
         sd.non_blocking = take(&p, &n) & 1;
@@ -98,6 +101,13 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         ld.num_args = (uint32_t)take(&p, &n) % 4;
         ld.args = take(&p, &n) & 1 ? args : NULL;
         expect_result(gpuk_launch(ctx, kern, &ld));
+        { /* 2-D views: any rows, cols, stride and first, against the 4096-byte buffer */
+            gpuk_devptr dp2;
+            size_t stride2;
+            gpuk_array2d v = gpuk_at2d(buf, (size_t)take(&p, &n), (size_t)take(&p, &n), (size_t)take(&p, &n),
+                                       (size_t)take(&p, &n));
+            expect_result(gpuk_array2d_resolve(ctx, v, (size_t)1 << (take(&p, &n) % 5), &dp2, &stride2));
+        }
     }
     return 0;
 }

@@ -56,7 +56,7 @@ static void round_trip(size_t bytes) {
     size_t i;
     for (i = 0; i < bytes; i++) src[i] = (unsigned char)rng();
     memset(dst, 0xCD, bytes);
-    CHECK_OK(gpuk_buffer_memset(ctx, (gpuk_stream){ 0 }, b, 0, 0xEE, 1, bytes + 3));
+    CHECK_OK(gpuk_buffer_memset(ctx, GPUK_DEFAULT_STREAM, b, 0, 0xEE, 1, bytes + 3));
     CHECK_OK(gpuk_buffer_write(ctx, a, 0, src, bytes));
     CHECK_OK(gpuk_buffer_copy(ctx, b, 3, a, 0, bytes)); /* odd offset */
     CHECK_OK(gpuk_buffer_read(ctx, b, 3, dst, bytes));
@@ -66,8 +66,8 @@ static void round_trip(size_t bytes) {
     /* pinned + async on the default stream */
     CHECK_OK(gpuk_pinned_create(ctx, &(gpuk_pinned_desc){ .bytes = bytes }, &pin));
     memset(gpuk_pinned_ptr(ctx, pin), 0xAB, bytes);
-    CHECK_OK(gpuk_buffer_read_async(ctx, (gpuk_stream){ 0 }, a, 0, gpuk_pinned_ptr(ctx, pin), bytes));
-    CHECK_OK(gpuk_stream_sync(ctx, (gpuk_stream){ 0 }));
+    CHECK_OK(gpuk_buffer_read_async(ctx, GPUK_DEFAULT_STREAM, a, 0, gpuk_pinned_ptr(ctx, pin), bytes));
+    CHECK_OK(gpuk_stream_sync(ctx, GPUK_DEFAULT_STREAM));
     CHECK(memcmp(src, gpuk_pinned_ptr(ctx, pin), bytes) == 0);
     CHECK_OK(gpuk_pinned_destroy(ctx, pin));
     CHECK_OK(gpuk_buffer_destroy(ctx, a));
@@ -122,7 +122,7 @@ static int test_stream_order_and_events_across_streams(void) {
     CHECK_OK(gpuk_buffer_write_async(ctx, sa, x, 0, px, bytes));
     CHECK_OK(gpuk_launch(ctx, slow, &(gpuk_launch_desc){ .grid = { (n + 255) / 256 }, .block = { 256 },
                                                           .stream = sa, .args = args, .num_args = 6 }));
-    CHECK_OK(gpuk_event_record(ctx, done_a, sa));
+    CHECK_OK(gpuk_event_record(ctx, sa, done_a));
     CHECK_OK(gpuk_stream_wait(ctx, sb, done_a));
     CHECK_OK(gpuk_buffer_copy_async(ctx, sb, z, 0, y, 0, bytes));
     CHECK_OK(gpuk_buffer_read_async(ctx, sb, z, 0, pz, bytes));
@@ -218,13 +218,13 @@ static int test_elapsed_time_is_sane(void) {
     void* args[6] = { &dx, &dy, &s, &add, (void*)&n, &spin };
     gpuk_launch_desc ld = { 0, { (n + 255) / 256, 0, 0 }, { 256, 0, 0 }, 0, { 0 }, args, 6, NULL, 0 };
     gpuk_timer t;
-    CHECK_OK(gpuk_buffer_memset(ctx, (gpuk_stream){ 0 }, x, 0, 0x3F800000u, 4, n));
+    CHECK_OK(gpuk_buffer_memset(ctx, GPUK_DEFAULT_STREAM, x, 0, 0x3F800000u, 4, n));
     CHECK_OK(gpuk_timer_create(ctx, &t));
-    CHECK_OK(gpuk_timer_start(ctx, &t, (gpuk_stream){ 0 }));
+    CHECK_OK(gpuk_timer_start(ctx, GPUK_DEFAULT_STREAM, &t));
     CHECK_OK(gpuk_launch(ctx, slow, &ld));
     CHECK_OK(gpuk_timer_stop(ctx, &t, &ms_short));
     spin = 50000;
-    CHECK_OK(gpuk_timer_start(ctx, &t, (gpuk_stream){ 0 }));
+    CHECK_OK(gpuk_timer_start(ctx, GPUK_DEFAULT_STREAM, &t));
     CHECK_OK(gpuk_launch(ctx, slow, &ld));
     CHECK_OK(gpuk_timer_stop(ctx, &t, &ms_long));
     printf("     slow kernel: %.3f ms (spin 5000), %.3f ms (spin 50000)\n", ms_short, ms_long);
@@ -253,7 +253,7 @@ static int test_every_scalar_argument_width(void) {
         void* args[8] = { &a, &b, &c, &d, &e, &f, &g, &p };
         size_t sizes[8] = { 1, 2, 4, 8, 4, 8, 1, 8 };
         memset(got, 0xEE, sizeof got);
-        CHECK_OK(gpuk_buffer_memset(ctx, (gpuk_stream){ 0 }, out, 0, 0xEEEEEEEEu, 4, 16));
+        CHECK_OK(gpuk_buffer_memset(ctx, GPUK_DEFAULT_STREAM, out, 0, 0xEEEEEEEEu, 4, 16));
         CHECK_OK(gpuk_launch(ctx, k, &(gpuk_launch_desc){ .grid = { 1 }, .block = { 32 }, .args = args,
                                                           .num_args = 8, .arg_sizes = sizes }));
         CHECK_OK(gpuk_buffer_read(ctx, out, 0, got, sizeof got));
@@ -307,9 +307,9 @@ static int test_stale_handles_never_reach_the_driver(void) {
     CHECK_OK(gpuk_buffer_destroy(ctx, b));
     /* the raw driver segfaults on these (measured); gpuk answers */
     CHECK_RESULT(gpuk_stream_sync(ctx, s), GPUK_ERR_INVALID_HANDLE);
-    CHECK_RESULT(gpuk_event_record(ctx, e, (gpuk_stream){ 0 }), GPUK_ERR_INVALID_HANDLE);
+    CHECK_RESULT(gpuk_event_record(ctx, GPUK_DEFAULT_STREAM, e), GPUK_ERR_INVALID_HANDLE);
     CHECK_RESULT(gpuk_event_sync(ctx, e), GPUK_ERR_INVALID_HANDLE);
-    CHECK_RESULT(gpuk_stream_wait(ctx, (gpuk_stream){ 0 }, e), GPUK_ERR_INVALID_HANDLE);
+    CHECK_RESULT(gpuk_stream_wait(ctx, GPUK_DEFAULT_STREAM, e), GPUK_ERR_INVALID_HANDLE);
     CHECK_RESULT(gpuk_buffer_write(ctx, b, 0, "x", 1), GPUK_ERR_INVALID_HANDLE);
     CHECK_RESULT(gpuk_buffer_destroy(ctx, b), GPUK_ERR_INVALID_HANDLE);
     CHECK_OK(gpuk_ctx_sync(ctx)); /* and the ctx is fine */
@@ -325,6 +325,44 @@ static int test_out_of_memory_then_continue(void) {
     ok = buffer(1 << 20);
     CHECK(ok.id != 0);
     CHECK_OK(gpuk_buffer_destroy(ctx, ok));
+    return TEST_PASS;
+}
+
+/* API v0.2 on a GPU: buffers created with their data, a launch through GPUK_ARGS on
+   GPUK_DEFAULT_STREAM, the result downloaded in one call; &buffer refused where the driver
+   reports parameter sizes. c = a + b is one float add: exact on both sides. */
+static int test_v02_upload_args_download(void) {
+    unsigned n = 100003, i, bad = 0;
+    size_t bytes = (size_t)n * sizeof(float), got_bytes = 0;
+    float* a = (float*)malloc(bytes);
+    float* b = (float*)malloc(bytes);
+    float* c = NULL;
+    gpuk_kernel vadd = kernel("vadd");
+    gpuk_buffer da, db, dc;
+    gpuk_devptr pa, pb, pc;
+    for (i = 0; i < n; i++) { a[i] = rngf() * 1000.0f; b[i] = rngf(); }
+    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .data = { a, bytes }, .label = "a" }, &da));
+    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .data = { b, bytes }, .label = "b" }, &db));
+    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = bytes, .label = "c" }, &dc));
+    CHECK_OK(gpuk_buffer_memset(ctx, GPUK_DEFAULT_STREAM, dc, 0, 0xFFFFFFFFu, 4, n)); /* NaN poison */
+    pa = gpuk_buffer_devptr(ctx, da); pb = gpuk_buffer_devptr(ctx, db); pc = gpuk_buffer_devptr(ctx, dc);
+    CHECK_OK(gpuk_launch(ctx, vadd, &(gpuk_launch_desc){ .grid = GPUK_DIM1((n + 255) / 256), .block = GPUK_DIM1(256),
+                                                         GPUK_ARGS(&pa, &pb, &pc, &n) }));
+    if (gpuk_features() & GPUK_FEATURE_PARAM_INFO) {
+        CHECK_RESULT(gpuk_launch(ctx, vadd, &(gpuk_launch_desc){ .grid = GPUK_DIM1(1), .block = GPUK_DIM1(32),
+                                                                 GPUK_ARGS(&da, &pb, &pc, &n) }), GPUK_ERR_INVALID_ARG);
+        CHECK_ERROR_MENTIONS("a gpuk_buffer handle where the kernel takes a device pointer");
+    }
+    CHECK_OK(gpuk_buffer_download(ctx, dc, (void**)&c, &got_bytes));
+    CHECK(c != NULL && got_bytes == bytes);
+    if (c) for (i = 0; i < n; i++) bad += c[i] != a[i] + b[i];
+    CHECK(bad == 0);
+    gpuk_host_free(c);
+    CHECK_OK(gpuk_buffer_destroy(ctx, da));
+    CHECK_OK(gpuk_buffer_destroy(ctx, db));
+    CHECK_OK(gpuk_buffer_destroy(ctx, dc));
+    free(a);
+    free(b);
     return TEST_PASS;
 }
 
@@ -455,6 +493,7 @@ int main(int argc, char** argv) {
     RUN(test_bad_ptx_gives_jit_log);
     RUN(test_stale_handles_never_reach_the_driver);
     RUN(test_out_of_memory_then_continue);
+    RUN(test_v02_upload_args_download);
     RUN(test_one_ctx_from_eight_threads);
     if (!getenv("GPUK_SKIP_FAULT_TEST")) RUN(test_fault_in_child_is_sticky_and_reported);
     CHECK_OK(gpuk_ctx_destroy(ctx));

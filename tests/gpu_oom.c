@@ -29,8 +29,8 @@ static int test_allocate_until_refused_then_recover(void) {
     if (!under_sanitizer()) CHECK(free_after == free_before);
     /* and everything still works */
     CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = 1 << 20 }, &small));
-    CHECK_OK(gpuk_fill_f32(ctx, (gpuk_stream){ 0 }, gpuk_at(small, 1), 1000, 0.5f));
-    CHECK_OK(gpuk_sum_f32(ctx, (gpuk_stream){ 0 }, gpuk_at(small, 0), gpuk_at(small, 1), 1000));
+    CHECK_OK(gpuk_fill_f32(ctx, GPUK_DEFAULT_STREAM, gpuk_at(small, 1), 1000, 0.5f));
+    CHECK_OK(gpuk_sum_f32(ctx, GPUK_DEFAULT_STREAM, gpuk_at(small, 0), gpuk_at(small, 1), 1000));
     CHECK_OK(gpuk_buffer_read(ctx, small, 0, &sum, 4));
     CHECK(sum == 500.0f);
     CHECK_OK(gpuk_buffer_destroy(ctx, small));

@@ -68,7 +68,7 @@ static void* work(void* arg) {
             for (i = 0; i < n; i++) host[i] = (float)((i + (size_t)w->id) % 251);
             W_TRY(w, gpuk_buffer_write_async(ctx, s, a, 0, host, n * 4));
             W_TRY(w, gpuk_buffer_copy_async(ctx, s, b, 0, a, 0, n * 4));
-            W_TRY(w, gpuk_event_record(ctx, e, s));
+            W_TRY(w, gpuk_event_record(ctx, s, e));
             W_TRY(w, gpuk_event_sync(ctx, e));
             W_TRY(w, gpuk_buffer_read(ctx, b, probe * 4, &got, 4));
             w->checks++;

@@ -79,6 +79,38 @@ static void row_log_stderr(void) { /* out-of-range level and NULL text: no crash
     gpuk_log_stderr(NULL, (gpuk_log_level)99, 0, "x");
     gpuk_log_stderr(NULL, GPUK_LOG_ERROR, 0, NULL);
 }
+/* The desc defaults are infallible: NULL = all zero resolved; out-of-range values pass
+   through for create to name. */
+static void row_desc_defaults(void) {
+    cases += 2;
+    CHECK(gpuk_desc_defaults(NULL).log_level == GPUK_LOG_WARN);
+    CHECK(gpuk_desc_defaults(&(gpuk_desc){ .log_level = (gpuk_log_level)99 }).log_level == 99);
+}
+static void row_ctx_desc_defaults(void) {
+    cases += 2;
+    CHECK(gpuk_ctx_desc_defaults(NULL).max_buffers == 4096);
+    CHECK(gpuk_ctx_desc_defaults(&(gpuk_ctx_desc){ .max_buffers = 70000, .device = -1 }).max_buffers == 70000);
+}
+static void row_buffer_desc_defaults(void) {
+    cases += 2;
+    CHECK(gpuk_buffer_desc_defaults(NULL).bytes == 0);
+    CHECK(gpuk_buffer_desc_defaults(&(gpuk_buffer_desc){ .data = { NULL, SIZE_MAX } }).bytes == SIZE_MAX);
+}
+static void row_pinned_desc_defaults(void) {
+    cases += 2;
+    CHECK(gpuk_pinned_desc_defaults(NULL).bytes == 0);
+    CHECK(gpuk_pinned_desc_defaults(&(gpuk_pinned_desc){ ._end_canary = 3 })._end_canary == 3);
+}
+static void row_module_desc_defaults(void) {
+    cases += 2;
+    CHECK(gpuk_module_desc_defaults(NULL).kind == GPUK_IMAGE_DEFAULT); /* no image: nothing to detect */
+    CHECK(gpuk_module_desc_defaults(&(gpuk_module_desc){ .kind = (gpuk_image_kind)77 }).kind == 77);
+}
+static void row_launch_desc_defaults(void) {
+    cases += 2;
+    CHECK(gpuk_launch_desc_defaults(NULL).block.z == 1);
+    CHECK(gpuk_launch_desc_defaults(&(gpuk_launch_desc){ .grid = { 0, 70000, 0 } }).grid.y == 70000);
+}
 static void row_device_count(void) { BAD_NODRV(gpuk_device_count(NULL), GPUK_ERR_INVALID_ARG); }
 static void row_device_query(void) {
     gpuk_device_info info;
@@ -111,19 +143,21 @@ static void row_ctx_mem_info(void) {
 static void row_ctx_device_info(void) { ZERO(gpuk_ctx_device_info(NULL)); }
 static void row_ctx_make_current(void) { BAD_NODRV(gpuk_ctx_make_current(NULL), GPUK_ERR_INVALID_ARG); }
 
+static char host[64];
 static void row_buffer_create(void) {
     gpuk_buffer b;
     BAD_NODRV(gpuk_buffer_create(NULL, &(gpuk_buffer_desc){ .bytes = 8 }, &b), GPUK_ERR_INVALID_ARG);
     BAD_NODRV(gpuk_buffer_create(A, NULL, &b), GPUK_ERR_INVALID_ARG);
     BAD_NODRV(gpuk_buffer_create(A, &(gpuk_buffer_desc){ .bytes = 8 }, NULL), GPUK_ERR_INVALID_ARG);
     BAD(gpuk_buffer_create(A, &(gpuk_buffer_desc){ .bytes = SIZE_MAX }, &b), 2); /* out of memory */
+    BAD_NODRV(gpuk_buffer_create(A, &(gpuk_buffer_desc){ .bytes = 4, .data = { host, 8 } }, &b), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_buffer_create(A, &(gpuk_buffer_desc){ .data = { NULL, 8 } }, &b), GPUK_ERR_INVALID_ARG);
 }
 #define DESTROY_BUF(h) gpuk_buffer_destroy(A, h)
 static void row_buffer_destroy(void) { BAD_HANDLES(DESTROY_BUF, zbuf, buf_stale, buf_b); BAD_NODRV(gpuk_buffer_destroy(NULL, buf), GPUK_ERR_INVALID_ARG); }
 static void row_buffer_size(void) { ZERO(gpuk_buffer_size(NULL, buf)); ZERO(gpuk_buffer_size(A, buf_stale)); ZERO(gpuk_buffer_size(A, buf_b)); }
 static void row_buffer_devptr(void) { ZERO(gpuk_buffer_devptr(NULL, buf)); ZERO(gpuk_buffer_devptr(A, zbuf)); ZERO(gpuk_buffer_devptr(A, buf_b)); }
 
-static char host[64];
 #define WRITE(h) gpuk_buffer_write(A, h, 0, host, 8)
 static void row_buffer_write(void) {
     BAD_HANDLES(WRITE, zbuf, buf_stale, buf_b);
@@ -143,6 +177,32 @@ static void row_buffer_copy(void) {
     BAD_HANDLES(COPY_DST, zbuf, buf_stale, buf_b);
     BAD_HANDLES(COPY_SRC, zbuf, buf_stale, buf_b);
     BAD_NODRV(gpuk_buffer_copy(A, buf, 0, buf, 1, 64), GPUK_ERR_OUT_OF_BOUNDS);
+}
+#define DOWNLOAD(h) gpuk_buffer_download(A, h, &dl, &dl_bytes)
+static void row_buffer_download(void) {
+    void* dl;
+    size_t dl_bytes;
+    BAD_HANDLES(DOWNLOAD, zbuf, buf_stale, buf_b);
+    BAD_NODRV(gpuk_buffer_download(A, buf, NULL, &dl_bytes), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_buffer_download(A, buf, &dl, NULL), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_buffer_download(NULL, buf, &dl, &dl_bytes), GPUK_ERR_INVALID_ARG);
+    cases++;
+    CHECK(dl == NULL && dl_bytes == 0);
+}
+static void row_host_free(void) { cases++; gpuk_host_free(NULL); /* no-op, no crash */ }
+#define RESOLVE2D(h) gpuk_array2d_resolve(A, gpuk_at2d(h, 0, 1, 1, 0), 4, &p2, &s2)
+static void row_array2d_resolve(void) {
+    gpuk_devptr p2;
+    size_t s2;
+    BAD_HANDLES(RESOLVE2D, zbuf, buf_stale, buf_b);
+    BAD_NODRV(gpuk_array2d_resolve(NULL, gpuk_at2d(buf, 0, 1, 1, 0), 4, &p2, &s2), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_array2d_resolve(A, gpuk_at2d(buf, 0, 1, 1, 0), 4, NULL, &s2), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_array2d_resolve(A, gpuk_at2d(buf, 0, 1, 1, 0), 0, &p2, &s2), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_array2d_resolve(A, gpuk_at2d(buf, 0, 4, 4, 3), 4, &p2, &s2), GPUK_ERR_INVALID_ARG); /* overlap */
+    BAD_NODRV(gpuk_array2d_resolve(A, gpuk_at2d(buf, 0, 5, 4, 0), 4, &p2, &s2), GPUK_ERR_OUT_OF_BOUNDS);
+    BAD_NODRV(gpuk_array2d_resolve(A, gpuk_at2d(buf, 1, SIZE_MAX, 1, SIZE_MAX), 4, &p2, &s2), GPUK_ERR_OUT_OF_BOUNDS);
+    cases++;
+    CHECK(p2 == 0 && s2 == 0);
 }
 #define WRITE_ASYNC_STREAM(s) gpuk_buffer_write_async(A, s, buf, 0, host, 8)
 static void row_buffer_write_async(void) {
@@ -175,6 +235,7 @@ static void row_pinned_create(void) {
     BAD_NODRV(gpuk_pinned_create(NULL, &(gpuk_pinned_desc){ .bytes = 8 }, &p), GPUK_ERR_INVALID_ARG);
     BAD_NODRV(gpuk_pinned_create(A, NULL, &p), GPUK_ERR_INVALID_ARG);
     BAD_NODRV(gpuk_pinned_create(A, &(gpuk_pinned_desc){ .bytes = 8 }, NULL), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_pinned_create(A, &(gpuk_pinned_desc){ .bytes = 4, .data = { host, 8 } }, &p), GPUK_ERR_INVALID_ARG);
 }
 #define DESTROY_PIN(h) gpuk_pinned_destroy(A, h)
 static void row_pinned_destroy(void) { BAD_HANDLES(DESTROY_PIN, zpin, pin_stale, pin_b); }
@@ -220,10 +281,10 @@ static void row_event_create(void) {
     BAD_NODRV(gpuk_event_create(A, NULL, NULL), GPUK_ERR_INVALID_ARG);
 }
 #define DESTROY_EV(h) gpuk_event_destroy(A, h)
-#define RECORD_EV(h) gpuk_event_record(A, h, zstr)
+#define RECORD_EV(h) gpuk_event_record(A, zstr, h)
 #define SYNC_EV(h) gpuk_event_sync(A, h)
 static void row_event_destroy(void) { BAD_HANDLES(DESTROY_EV, zev, ev_stale, ev_b); }
-static void row_event_record(void) { BAD_HANDLES(RECORD_EV, zev, ev_stale, ev_b); BAD_NODRV(gpuk_event_record(A, ev, str_b), GPUK_ERR_INVALID_HANDLE); }
+static void row_event_record(void) { BAD_HANDLES(RECORD_EV, zev, ev_stale, ev_b); BAD_NODRV(gpuk_event_record(A, str_b, ev), GPUK_ERR_INVALID_HANDLE); }
 static void row_event_sync(void) { BAD_HANDLES(SYNC_EV, zev, ev_stale, ev_b); }
 static void row_event_query(void) {
     bool done;
@@ -241,8 +302,8 @@ static void row_timer_destroy(void) { BAD_NODRV(gpuk_timer_destroy(A, NULL), GPU
 static void row_timer_start(void) {
     gpuk_timer t;
     memset(&t, 0, sizeof t);
-    BAD_NODRV(gpuk_timer_start(A, NULL, zstr), GPUK_ERR_INVALID_ARG);
-    BAD_NODRV(gpuk_timer_start(A, &t, zstr), GPUK_ERR_INVALID_HANDLE); /* never created */
+    BAD_NODRV(gpuk_timer_start(A, zstr, NULL), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_timer_start(A, zstr, &t), GPUK_ERR_INVALID_HANDLE); /* never created */
 }
 static void row_timer_stop(void) {
     gpuk_timer t;
@@ -323,10 +384,12 @@ typedef struct row { const char* name; void (*fn)(void); } row;
 #define ROW(f) { "gpuk_" #f, row_##f }
 static const row rows[] = {
     ROW(init), ROW(shutdown), ROW(driver_version), ROW(features), ROW(driver_symbol), ROW(result_str),
-    ROW(last_error), ROW(log_stderr), ROW(device_count), ROW(device_query), ROW(device_attribute),
+    ROW(last_error), ROW(log_stderr), ROW(desc_defaults), ROW(ctx_desc_defaults), ROW(buffer_desc_defaults),
+    ROW(pinned_desc_defaults), ROW(module_desc_defaults), ROW(launch_desc_defaults), ROW(device_count), ROW(device_query), ROW(device_attribute),
     ROW(ctx_create), ROW(ctx_destroy), ROW(ctx_sync), ROW(ctx_mem_info), ROW(ctx_device_info),
     ROW(ctx_make_current), ROW(buffer_create), ROW(buffer_destroy), ROW(buffer_size), ROW(buffer_devptr),
-    ROW(buffer_write), ROW(buffer_read), ROW(buffer_copy), ROW(buffer_write_async), ROW(buffer_read_async),
+    ROW(buffer_write), ROW(buffer_read), ROW(buffer_copy), ROW(buffer_download), ROW(host_free),
+    ROW(array2d_resolve), ROW(buffer_write_async), ROW(buffer_read_async),
     ROW(buffer_copy_async), ROW(buffer_memset), ROW(pinned_create), ROW(pinned_destroy), ROW(pinned_ptr),
     ROW(pinned_size), ROW(stream_create), ROW(stream_destroy), ROW(stream_sync), ROW(stream_query),
     ROW(stream_wait), ROW(stream_host_func), ROW(stream_native), ROW(stream_priority_range),

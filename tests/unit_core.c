@@ -241,7 +241,7 @@ static int test_copies_round_trip_and_bounds(void) {
     CHECK_OK(gpuk_buffer_copy(ctx, b, 100, a, 300, 500));
     CHECK_OK(gpuk_buffer_read(ctx, b, 100, dst, 500));
     CHECK(memcmp(dst, src + 300, 500) == 0);
-    CHECK_OK(gpuk_buffer_read_async(ctx, (gpuk_stream){ 0 }, a, 999, dst, 1));
+    CHECK_OK(gpuk_buffer_read_async(ctx, GPUK_DEFAULT_STREAM, a, 999, dst, 1));
     CHECK(dst[0] == src[999]);
     /* bounds: past the end, overflow of offset + bytes */
     CHECK_RESULT(gpuk_buffer_write(ctx, a, 1, src, 1000), GPUK_ERR_OUT_OF_BOUNDS);
@@ -264,21 +264,21 @@ static int test_memset_widths(void) {
     unsigned char out[64];
     uint16_t h;
     uint32_t w;
-    CHECK_OK(gpuk_buffer_memset(ctx, (gpuk_stream){ 0 }, a, 0, 0x11, 1, 64));
-    CHECK_OK(gpuk_buffer_memset(ctx, (gpuk_stream){ 0 }, a, 8, 0xBEEF, 2, 4));
-    CHECK_OK(gpuk_buffer_memset(ctx, (gpuk_stream){ 0 }, a, 32, 0xCAFEF00Du, 4, 2));
+    CHECK_OK(gpuk_buffer_memset(ctx, GPUK_DEFAULT_STREAM, a, 0, 0x11, 1, 64));
+    CHECK_OK(gpuk_buffer_memset(ctx, GPUK_DEFAULT_STREAM, a, 8, 0xBEEF, 2, 4));
+    CHECK_OK(gpuk_buffer_memset(ctx, GPUK_DEFAULT_STREAM, a, 32, 0xCAFEF00Du, 4, 2));
     CHECK_OK(gpuk_buffer_read(ctx, a, 0, out, 64));
     CHECK(out[0] == 0x11 && out[7] == 0x11 && out[16] == 0x11 && out[63] == 0x11);
     memcpy(&h, out + 14, 2);
     CHECK(h == 0xBEEF);
     memcpy(&w, out + 36, 4);
     CHECK(w == 0xCAFEF00Du);
-    CHECK_RESULT(gpuk_buffer_memset(ctx, (gpuk_stream){ 0 }, a, 1, 0, 4, 1), GPUK_ERR_INVALID_ARG);
+    CHECK_RESULT(gpuk_buffer_memset(ctx, GPUK_DEFAULT_STREAM, a, 1, 0, 4, 1), GPUK_ERR_INVALID_ARG);
     CHECK_ERROR_MENTIONS("aligned");
-    CHECK_RESULT(gpuk_buffer_memset(ctx, (gpuk_stream){ 0 }, a, 0, 0, 3, 1), GPUK_ERR_INVALID_ARG);
-    CHECK_RESULT(gpuk_buffer_memset(ctx, (gpuk_stream){ 0 }, a, 0, 0x100, 1, 1), GPUK_ERR_INVALID_ARG);
-    CHECK_RESULT(gpuk_buffer_memset(ctx, (gpuk_stream){ 0 }, a, 0, 0, 4, 17), GPUK_ERR_OUT_OF_BOUNDS);
-    CHECK_RESULT(gpuk_buffer_memset(ctx, (gpuk_stream){ 0 }, a, 0, 0, 4, (size_t)-1 / 2), GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_RESULT(gpuk_buffer_memset(ctx, GPUK_DEFAULT_STREAM, a, 0, 0, 3, 1), GPUK_ERR_INVALID_ARG);
+    CHECK_RESULT(gpuk_buffer_memset(ctx, GPUK_DEFAULT_STREAM, a, 0, 0x100, 1, 1), GPUK_ERR_INVALID_ARG);
+    CHECK_RESULT(gpuk_buffer_memset(ctx, GPUK_DEFAULT_STREAM, a, 0, 0, 4, 17), GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_RESULT(gpuk_buffer_memset(ctx, GPUK_DEFAULT_STREAM, a, 0, 0, 4, (size_t)-1 / 2), GPUK_ERR_OUT_OF_BOUNDS);
     fake_down(ctx);
     return TEST_PASS;
 }
@@ -335,7 +335,7 @@ static int test_async_from_pageable_is_reported(void) {
     char pageable[256];
     memset(pageable, 1, sizeof pageable);
     captured_count = 0;
-    CHECK_OK(gpuk_buffer_write_async(ctx, (gpuk_stream){ 0 }, a, 0, pageable, sizeof pageable));
+    CHECK_OK(gpuk_buffer_write_async(ctx, GPUK_DEFAULT_STREAM, a, 0, pageable, sizeof pageable));
 #if GPUK_DEBUG
     CHECK(captured_count == 1 && strstr(captured, "pageable") != NULL);
 #endif
@@ -343,7 +343,7 @@ static int test_async_from_pageable_is_reported(void) {
     pd.bytes = 256;
     CHECK_OK(gpuk_pinned_create(ctx, &pd, &p));
     captured_count = 0;
-    CHECK_OK(gpuk_buffer_write_async(ctx, (gpuk_stream){ 0 }, a, 0, gpuk_pinned_ptr(ctx, p), 256));
+    CHECK_OK(gpuk_buffer_write_async(ctx, GPUK_DEFAULT_STREAM, a, 0, gpuk_pinned_ptr(ctx, p), 256));
     CHECK(captured_count == 0);
     fake_down(ctx);
     return TEST_PASS;
@@ -377,7 +377,7 @@ static int test_stale_zero_and_foreign_handles(void) {
     CHECK_RESULT(gpuk_buffer_write(ctx, b, 0, buf, 16), GPUK_ERR_INVALID_HANDLE);
     CHECK_ERROR_MENTIONS("belongs to another ctx");
     CHECK_RESULT(gpuk_stream_sync(other, s), GPUK_ERR_INVALID_HANDLE);
-    CHECK_RESULT(gpuk_event_record(other, e, (gpuk_stream){ 0 }), GPUK_ERR_INVALID_HANDLE);
+    CHECK_RESULT(gpuk_event_record(other, GPUK_DEFAULT_STREAM, e), GPUK_ERR_INVALID_HANDLE);
     CHECK_RESULT(gpuk_kernel_query(other, k, &(gpuk_kernel_info){ 0 }), GPUK_ERR_INVALID_HANDLE);
     CHECK_RESULT(gpuk_buffer_destroy(other, a), GPUK_ERR_INVALID_HANDLE);
     CHECK(gpuk_buffer_devptr(other, a) == 0);
@@ -397,11 +397,11 @@ static int test_stale_zero_and_foreign_handles(void) {
     CHECK(k.id == 0);
     CHECK(fake.calls == calls);
     CHECK(gpuk_stream_native(ctx, s) == NULL);
-    CHECK(gpuk_stream_native(ctx, (gpuk_stream){ 0 }) != NULL);
+    CHECK(gpuk_stream_native(ctx, GPUK_DEFAULT_STREAM) != NULL);
     /* zero handles */
     CHECK_RESULT(gpuk_buffer_destroy(ctx, (gpuk_buffer){ 0 }), GPUK_ERR_INVALID_HANDLE);
     CHECK_ERROR_MENTIONS("handle is zero");
-    CHECK_RESULT(gpuk_event_record(ctx, (gpuk_event){ 0 }, (gpuk_stream){ 0 }), GPUK_ERR_INVALID_HANDLE);
+    CHECK_RESULT(gpuk_event_record(ctx, GPUK_DEFAULT_STREAM, (gpuk_event){ 0 }), GPUK_ERR_INVALID_HANDLE);
     CHECK_RESULT(gpuk_module_unload(ctx, (gpuk_module){ 0 }), GPUK_ERR_INVALID_HANDLE);
     /* a slot reused by a new object does not revive the old handle */
     {
@@ -560,7 +560,7 @@ static int test_out_of_memory(void) {
     a = make_buffer(ctx, 1 << 19, "half");
     CHECK_RESULT(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = 1 << 20, .label = "too big" }, &b), (gpuk_result)2);
     CHECK(b.id == 0);
-    CHECK_ERROR_MENTIONS("cuMemAlloc: CUDA_ERROR_OUT_OF_MEMORY (2): 1048576 bytes for 'too big'");
+    CHECK_ERROR_MENTIONS("cuMemAlloc: CUDA_ERROR_OUT_OF_MEMORY (2): 1048576 bytes for buffer 'too big'");
     CHECK_ERROR_MENTIONS("free buffers");
     CHECK_OK(gpuk_buffer_destroy(ctx, a));
     b = make_buffer(ctx, 1 << 20, "fits now");
@@ -587,7 +587,7 @@ static int test_sticky_fault_fails_fast(void) {
     memset(&ld, 0, sizeof ld);
     ld.grid.x = ld.block.x = 1;
     CHECK_OK(gpuk_launch(ctx, k, &ld));
-    CHECK_RESULT(gpuk_stream_sync(ctx, (gpuk_stream){ 0 }), (gpuk_result)700);
+    CHECK_RESULT(gpuk_stream_sync(ctx, GPUK_DEFAULT_STREAM), (gpuk_result)700);
     CHECK_ERROR_MENTIONS("cuStreamSynchronize: CUDA_ERROR_ILLEGAL_ADDRESS (700)");
     CHECK_ERROR_MENTIONS("compute-sanitizer");
     calls = fake.calls;
@@ -659,7 +659,7 @@ static void* thread_body(void* p) {
         ld.grid.x = 1; ld.block.x = 32; ld.stream = s; ld.args = args; ld.num_args = 3;
         if (gpuk_buffer_write_async(a->ctx, s, b, 0, in, sizeof in) != GPUK_OK) a->failures++;
         if (gpuk_launch(a->ctx, a->k, &ld) != GPUK_OK) a->failures++;
-        if (gpuk_event_record(a->ctx, e, s) != GPUK_OK) a->failures++;
+        if (gpuk_event_record(a->ctx, s, e) != GPUK_OK) a->failures++;
         if (gpuk_buffer_read_async(a->ctx, s, b, 0, out, sizeof out) != GPUK_OK) a->failures++;
         if (gpuk_stream_sync(a->ctx, s) != GPUK_OK) a->failures++;
         if (memcmp(in, out, sizeof in) != 0) a->failures++;
@@ -745,9 +745,9 @@ static int test_streams_events_timer(void) {
     CHECK_OK(gpuk_event_create(ctx, NULL, &a));
     CHECK_OK(gpuk_event_create(ctx, NULL, &b));
     CHECK_OK(gpuk_event_create(ctx, &(gpuk_event_desc){ .no_timing = true }, &nt));
-    CHECK_OK(gpuk_event_record(ctx, a, s));
-    CHECK_OK(gpuk_stream_wait(ctx, (gpuk_stream){ 0 }, a));
-    CHECK_OK(gpuk_event_record(ctx, b, (gpuk_stream){ 0 }));
+    CHECK_OK(gpuk_event_record(ctx, s, a));
+    CHECK_OK(gpuk_stream_wait(ctx, GPUK_DEFAULT_STREAM, a));
+    CHECK_OK(gpuk_event_record(ctx, GPUK_DEFAULT_STREAM, b));
     CHECK_OK(gpuk_event_sync(ctx, b));
     CHECK_OK(gpuk_event_query(ctx, b, &done));
     CHECK(done);
@@ -755,11 +755,11 @@ static int test_streams_events_timer(void) {
     CHECK(done);
     CHECK_OK(gpuk_event_elapsed_ms(ctx, a, b, &ms));
     CHECK(ms > 0.0f);
-    CHECK_OK(gpuk_event_record(ctx, nt, s));
+    CHECK_OK(gpuk_event_record(ctx, s, nt));
     CHECK_RESULT(gpuk_event_elapsed_ms(ctx, a, nt, &ms), GPUK_ERR_INVALID_ARG);
     CHECK_ERROR_MENTIONS("no_timing");
     CHECK_OK(gpuk_timer_create(ctx, &t));
-    CHECK_OK(gpuk_timer_start(ctx, &t, s));
+    CHECK_OK(gpuk_timer_start(ctx, s, &t));
     CHECK_OK(gpuk_timer_stop(ctx, &t, &ms));
     CHECK(ms > 0.0f);
     CHECK_OK(gpuk_timer_destroy(ctx, &t));
@@ -783,7 +783,7 @@ static int test_wrapped_buffer_is_not_freed(void) {
     gpuk_buffer owner = make_buffer(ctx, 128, "owner"), view;
     unsigned char out[4];
     CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = 64, .wrap = gpuk_buffer_devptr(ctx, owner) + 64 }, &view));
-    CHECK_OK(gpuk_buffer_memset(ctx, (gpuk_stream){ 0 }, view, 0, 0x7E, 1, 64));
+    CHECK_OK(gpuk_buffer_memset(ctx, GPUK_DEFAULT_STREAM, view, 0, 0x7E, 1, 64));
     CHECK_OK(gpuk_buffer_read(ctx, owner, 64, out, 4));
     CHECK(out[0] == 0x7E && out[3] == 0x7E);
     CHECK_OK(gpuk_buffer_destroy(ctx, view));
@@ -864,6 +864,18 @@ static int test_streamless_calls_wait_for_user_streams(void) {
     CHECK_OK(gpuk_buffer_read(ctx, b, 0, out, 64));
     CHECK(fake.unordered == 1);
     CHECK_OK(gpuk_stream_sync(ctx, nb));
+    fake_down(ctx);
+    return TEST_PASS;
+}
+
+/* API v0.2: GPUK_DEFAULT_STREAM names the ctx default stream in C (and C++, compile_cxx11). */
+static int test_default_stream_constant(void) {
+    gpuk_ctx* ctx = fake_up(NULL, 1);
+    gpuk_stream zero = { 0 };
+    CHECK(GPUK_DEFAULT_STREAM.id == 0);
+    CHECK(gpuk_stream_native(ctx, GPUK_DEFAULT_STREAM) == gpuk_stream_native(ctx, zero));
+    CHECK(gpuk_stream_native(ctx, GPUK_DEFAULT_STREAM) != NULL);
+    CHECK_OK(gpuk_stream_sync(ctx, GPUK_DEFAULT_STREAM));
     fake_down(ctx);
     return TEST_PASS;
 }
@@ -953,6 +965,86 @@ static int test_set_max_dynamic_shared_while_launching(void) {
     return TEST_PASS;
 }
 
+/* Create-and-upload: desc.data is copied in at create; bytes 0 takes data.bytes; data larger
+   than bytes, or bytes without a pointer, is refused before any allocation. */
+static int test_create_with_initial_data(void) {
+    gpuk_ctx* ctx = fake_up(NULL, 1);
+    float init[100], back[100], tail[50];
+    gpuk_buffer a, b, c;
+    gpuk_pinned p;
+    long allocs;
+    int i;
+    for (i = 0; i < 100; i++) init[i] = (float)i * 0.5f - 7.0f;
+    memset(back, 0x5A, sizeof back);
+    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .data = GPUK_RANGE(init), .label = "init" }, &a));
+    CHECK(gpuk_buffer_size(ctx, a) == sizeof init);
+    CHECK_OK(gpuk_buffer_read(ctx, a, 0, back, sizeof back));
+    CHECK(memcmp(back, init, sizeof init) == 0);
+    /* larger buffer: data at the start, the rest is the caller's to fill */
+    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = 2 * sizeof init, .data = GPUK_RANGE(init) }, &b));
+    CHECK(gpuk_buffer_size(ctx, b) == 2 * sizeof init);
+    CHECK_OK(gpuk_buffer_read(ctx, b, 50 * sizeof(float), tail, sizeof tail));
+    CHECK(memcmp(tail, init + 50, sizeof tail) == 0);
+    allocs = fake.calls;
+    CHECK_RESULT(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = 8, .data = GPUK_RANGE(init) }, &c),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("gpuk_buffer_desc.data.bytes = 400 exceeds gpuk_buffer_desc.bytes = 8");
+    CHECK(c.id == 0 && fake.calls == allocs);
+    CHECK_RESULT(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .data = { NULL, 16 } }, &c), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("data.ptr is NULL");
+    CHECK(fake.calls == allocs);
+    /* pinned: the same, by memcpy */
+    CHECK_OK(gpuk_pinned_create(ctx, &(gpuk_pinned_desc){ .data = GPUK_RANGE(init) }, &p));
+    CHECK(gpuk_pinned_size(ctx, p) == sizeof init);
+    CHECK(memcmp(gpuk_pinned_ptr(ctx, p), init, sizeof init) == 0);
+    CHECK_RESULT(gpuk_pinned_create(ctx, &(gpuk_pinned_desc){ .bytes = 4, .data = GPUK_RANGE(init) }, &p),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK(p.id == 0);
+    fake_down(ctx);
+    return TEST_PASS;
+}
+
+/* A failed upload frees the new allocation and slot (the fault sweep covers every call). */
+static int test_create_with_data_upload_failure(void) {
+    fake_config cfg;
+    gpuk_ctx* ctx;
+    gpuk_buffer a;
+    char data[64] = { 1 };
+    memset(&cfg, 0, sizeof cfg);
+    cfg.fail_name = "cuMemcpyHtoDAsync";
+    cfg.fail_code = 999;
+    ctx = fake_up(&cfg, 1);
+    CHECK_RESULT(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .data = GPUK_RANGE(data) }, &a), (gpuk_result)999);
+    CHECK_ERROR_MENTIONS("uploading desc.data");
+    CHECK(a.id == 0);
+    fake_down(ctx); /* every allocation given back */
+    return TEST_PASS;
+}
+
+/* One-call download into host memory from the gpuk allocator, freed by gpuk_host_free. */
+static int test_download_whole_buffer(void) {
+    gpuk_ctx* ctx = fake_up(NULL, 1);
+    unsigned char src[300];
+    void* out = (void*)1;
+    size_t bytes = 7;
+    gpuk_buffer a, empty = make_buffer(ctx, 0, "empty");
+    int i;
+    for (i = 0; i < 300; i++) src[i] = (unsigned char)(i * 7 + 3);
+    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .data = GPUK_RANGE(src) }, &a));
+    CHECK_OK(gpuk_buffer_download(ctx, a, &out, &bytes));
+    CHECK(out != NULL && bytes == sizeof src && memcmp(out, src, sizeof src) == 0);
+    gpuk_host_free(out);
+    CHECK_OK(gpuk_buffer_download(ctx, empty, &out, &bytes));
+    CHECK(out == NULL && bytes == 0);
+    gpuk_host_free(NULL);
+    out = (void*)1;
+    bytes = 7;
+    CHECK_RESULT(gpuk_buffer_download(ctx, (gpuk_buffer){ 0 }, &out, &bytes), GPUK_ERR_INVALID_HANDLE);
+    CHECK(out == NULL && bytes == 0);
+    fake_down(ctx);
+    return TEST_PASS;
+}
+
 /* Error texts name the call the user made and the fact that failed. */
 static int test_error_texts_name_the_right_call_and_fact(void) {
     fake_config cfg;
@@ -968,12 +1060,12 @@ static int test_error_texts_name_the_right_call_and_fact(void) {
     ctx = fake_up(&cfg, 1);
     CHECK_OK(gpuk_stream_create(ctx, NULL, &s));
     CHECK_OK(gpuk_timer_create(ctx, &t));
-    CHECK_OK(gpuk_timer_start(ctx, &t, s));
+    CHECK_OK(gpuk_timer_start(ctx, s, &t));
     bogus.id = 0x12345;
-    CHECK_RESULT(gpuk_timer_start(ctx, &t, bogus), GPUK_ERR_INVALID_HANDLE);
+    CHECK_RESULT(gpuk_timer_start(ctx, bogus, &t), GPUK_ERR_INVALID_HANDLE);
     CHECK(strncmp(gpuk_last_error(), "gpuk_timer_start: ", 18) == 0);
     CHECK(t.stream.id == s.id); /* the timer keeps its last good stream */
-    CHECK_OK(gpuk_timer_start(ctx, &t, s));
+    CHECK_OK(gpuk_timer_start(ctx, s, &t));
     CHECK_OK(gpuk_timer_stop(ctx, &t, &ms));
     CHECK_OK(gpuk_timer_destroy(ctx, &t));
     memset(&md, 0, sizeof md);
@@ -982,6 +1074,21 @@ static int test_error_texts_name_the_right_call_and_fact(void) {
     CHECK_ERROR_MENTIONS("PTX .version 99.0 is newer than any PTX version gpuk knows (9.0); this driver "
                          "supports CUDA 12.8 (PTX .version 8.7 and older)");
     CHECK(strstr(gpuk_last_error(), "13.1") == NULL);
+    fake_down(ctx);
+    return TEST_PASS;
+}
+
+/* A buffer without a label is named by its handle in errors, not as buffer ''. */
+static int test_unlabelled_buffer_is_named_readably(void) {
+    gpuk_ctx* ctx = fake_up(NULL, 1);
+    char text[64], src[8] = { 0 };
+    gpuk_buffer a = make_buffer(ctx, 4, NULL);
+    CHECK_RESULT(gpuk_buffer_write(ctx, a, 0, src, 8), GPUK_ERR_OUT_OF_BOUNDS);
+    snprintf(text, sizeof text, "exceeds unlabelled buffer 0x%x of 4 bytes", a.id);
+    CHECK_ERROR_MENTIONS(text);
+    CHECK(strstr(gpuk_last_error(), "''") == NULL);
+    CHECK_RESULT(gpuk_buffer_memset(ctx, GPUK_DEFAULT_STREAM, a, 0, 0, 4, 2), GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_ERROR_MENTIONS(text + 8);
     fake_down(ctx);
     return TEST_PASS;
 }
@@ -1011,6 +1118,55 @@ static int test_overlapping_device_copy_is_refused(void) {
     CHECK_OK(gpuk_buffer_read(ctx, b, 32, out, 32));
     CHECK(memcmp(in, out, 32) == 0);
     CHECK_OK(gpuk_buffer_destroy(ctx, view));
+    fake_down(ctx);
+    return TEST_PASS;
+}
+
+/* The 2-D view check: the whole strided region inside the buffer, no overflow, no overlap. */
+static int test_array2d_bounds(void) {
+    gpuk_ctx* ctx = fake_up(NULL, 1);
+    gpuk_buffer a = make_buffer(ctx, 100 * 4, "m"); /* 100 floats */
+    gpuk_buffer odd;
+    gpuk_devptr base = gpuk_buffer_devptr(ctx, a), p = 1;
+    size_t stride = 1;
+    const size_t big = (size_t)1 << (sizeof(size_t) * 8 - 2);
+    /* 10 x 10 dense fills it exactly; stride defaults to cols */
+    CHECK_OK(gpuk_array2d_resolve(ctx, gpuk_at2d(a, 0, 10, 10, 0), 4, &p, &stride));
+    CHECK(p == base && stride == 10);
+    /* 4 x 5 inside a stride of 20, from element 32: last element 32 + 3*20 + 4 = 96 */
+    CHECK_OK(gpuk_array2d_resolve(ctx, gpuk_at2d(a, 32, 4, 5, 20), 4, &p, &stride));
+    CHECK(p == base + 32 * 4 && stride == 20);
+    /* the last row may end at the buffer's end even though rows * stride does not fit */
+    CHECK_OK(gpuk_array2d_resolve(ctx, gpuk_at2d(a, 0, 5, 20, 20), 4, &p, &stride));
+    CHECK_OK(gpuk_array2d_resolve(ctx, gpuk_at2d(a, 99, 1, 1, 0), 4, &p, &stride));
+    CHECK_OK(gpuk_array2d_resolve(ctx, gpuk_at2d(a, 0, 4, 1, 33), 4, &p, &stride)); /* 0, 33, 66, 99 */
+    /* one element past the end, in each direction (36 + 3 * 20 + 4 = 100) */
+    CHECK_RESULT(gpuk_array2d_resolve(ctx, gpuk_at2d(a, 36, 4, 5, 20), 4, &p, &stride), GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_ERROR_MENTIONS("4 x 5 elements (row stride 20) from element 36 exceed buffer 'm' (100 elements of 4 bytes)");
+    CHECK(p == 0 && stride == 0);
+    CHECK_RESULT(gpuk_array2d_resolve(ctx, gpuk_at2d(a, 0, 11, 10, 0), 4, &p, &stride), GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_RESULT(gpuk_array2d_resolve(ctx, gpuk_at2d(a, 0, 1, 101, 0), 4, &p, &stride), GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_RESULT(gpuk_array2d_resolve(ctx, gpuk_at2d(a, 0, 4, 1, 34), 4, &p, &stride), GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_RESULT(gpuk_array2d_resolve(ctx, gpuk_at2d(a, 101, 0, 0, 0), 4, &p, &stride), GPUK_ERR_OUT_OF_BOUNDS);
+    /* overflow: rows * stride and first + cols wrap around size_t */
+    CHECK_RESULT(gpuk_array2d_resolve(ctx, gpuk_at2d(a, 0, big, 1, big), 4, &p, &stride), GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_RESULT(gpuk_array2d_resolve(ctx, gpuk_at2d(a, 0, 3, 2, SIZE_MAX / 2 + 1), 4, &p, &stride), GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_RESULT(gpuk_array2d_resolve(ctx, gpuk_at2d(a, 50, 1, SIZE_MAX - 10, 0), 4, &p, &stride), GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_RESULT(gpuk_array2d_resolve(ctx, gpuk_at2d(a, SIZE_MAX, 1, 1, 0), 4, &p, &stride), GPUK_ERR_OUT_OF_BOUNDS);
+    /* overlapping rows, empty views, element sizes, handles, alignment */
+    CHECK_RESULT(gpuk_array2d_resolve(ctx, gpuk_at2d(a, 0, 2, 10, 9), 4, &p, &stride), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("row_stride 9 is less than cols 10");
+    CHECK_OK(gpuk_array2d_resolve(ctx, gpuk_at2d(a, 100, 0, 5, 0), 4, &p, &stride));
+    CHECK_OK(gpuk_array2d_resolve(ctx, gpuk_at2d(a, 100, SIZE_MAX, 0, 0), 4, &p, &stride));
+    CHECK_OK(gpuk_array2d_resolve(ctx, gpuk_at2d(a, 0, 2, 25, 0), 8, &p, &stride)); /* 50 doubles */
+    CHECK_RESULT(gpuk_array2d_resolve(ctx, gpuk_at2d(a, 0, 2, 26, 0), 8, &p, &stride), GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_RESULT(gpuk_array2d_resolve(ctx, gpuk_at2d(a, 0, 1, 1, 0), 3, &p, &stride), GPUK_ERR_INVALID_ARG);
+    CHECK_RESULT(gpuk_array2d_resolve(ctx, gpuk_at2d((gpuk_buffer){ 0 }, 0, 1, 1, 0), 4, &p, &stride),
+                 GPUK_ERR_INVALID_HANDLE);
+    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = 64, .wrap = 0x1002 }, &odd));
+    CHECK_RESULT(gpuk_array2d_resolve(ctx, gpuk_at2d(odd, 0, 1, 1, 0), 4, &p, &stride), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("not aligned");
+    CHECK(p == 0 && stride == 0);
     fake_down(ctx);
     return TEST_PASS;
 }
@@ -1116,6 +1272,94 @@ static int test_shutdown_during_ctx_create_is_refused(void) {
     return TEST_PASS;
 }
 
+/* Each desc's defaults come from one function; the public twin shows what create uses. */
+static int test_desc_defaults(void) {
+    gpuk_desc gd = gpuk_desc_defaults(NULL);
+    gpuk_ctx_desc cd = gpuk_ctx_desc_defaults(NULL);
+    gpuk_buffer_desc bd;
+    gpuk_pinned_desc pd;
+    gpuk_module_desc md;
+    gpuk_launch_desc ld;
+    static const unsigned char elf[] = { 0x7f, 'E', 'L', 'F', 0 };
+    static const unsigned char fatbin[] = { 0x50, 0xED, 0x55, 0xBA, 0 };
+    char data[40];
+    CHECK(gd.log_level == GPUK_LOG_WARN && gd.get_proc == NULL);
+    gd = gpuk_desc_defaults(&(gpuk_desc){ .log_level = GPUK_LOG_DEBUG });
+    CHECK(gd.log_level == GPUK_LOG_DEBUG);
+    CHECK(cd.device == 0 && cd.max_buffers == 4096 && cd.max_pinned == 256 && cd.max_streams == 256 &&
+          cd.max_events == 1024 && cd.max_modules == 64 && cd.max_kernels == 1024);
+    cd = gpuk_ctx_desc_defaults(&(gpuk_ctx_desc){ .device = 1, .max_buffers = 70000, .max_events = 3 });
+    CHECK(cd.device == 1 && cd.max_buffers == 70000 && cd.max_events == 3 && cd.max_kernels == 1024);
+    bd = gpuk_buffer_desc_defaults(&(gpuk_buffer_desc){ .data = GPUK_RANGE(data) });
+    CHECK(bd.bytes == sizeof data && bd.data.ptr == data);
+    bd = gpuk_buffer_desc_defaults(&(gpuk_buffer_desc){ .bytes = 8, .data = GPUK_RANGE(data) });
+    CHECK(bd.bytes == 8); /* kept: create names the mismatch */
+    CHECK(gpuk_buffer_desc_defaults(NULL).bytes == 0);
+    pd = gpuk_pinned_desc_defaults(&(gpuk_pinned_desc){ .data = GPUK_RANGE(data) });
+    CHECK(pd.bytes == sizeof data);
+    md = gpuk_module_desc_defaults(&(gpuk_module_desc){ .image = { scale_ptx, 0 } });
+    CHECK(md.kind == GPUK_IMAGE_PTX && md.label && md.label[0] == 0 && md.image.bytes == 0);
+    md = gpuk_module_desc_defaults(&(gpuk_module_desc){ .image = { elf, 4 } });
+    CHECK(md.kind == GPUK_IMAGE_CUBIN);
+    md = gpuk_module_desc_defaults(&(gpuk_module_desc){ .image = { fatbin, 4 }, .label = "f" });
+    CHECK(md.kind == GPUK_IMAGE_FATBIN && strcmp(md.label, "f") == 0);
+    md = gpuk_module_desc_defaults(&(gpuk_module_desc){ .image = { elf, 4 }, .kind = GPUK_IMAGE_PTX });
+    CHECK(md.kind == GPUK_IMAGE_PTX);
+    ld = gpuk_launch_desc_defaults(&(gpuk_launch_desc){ .grid = GPUK_DIM1(7), .block = { 32, 0, 0 } });
+    CHECK(ld.grid.x == 7 && ld.grid.y == 1 && ld.grid.z == 1 && ld.block.x == 32 && ld.block.y == 1 &&
+          ld.block.z == 1);
+    ld = gpuk_launch_desc_defaults(NULL);
+    CHECK(ld.grid.x == 0 && ld.grid.y == 1 && ld.args == NULL);
+    return TEST_PASS;
+}
+
+/* GPUK_ARGS records each argument's size, so passing &buffer (a 4-byte gpuk_buffer handle)
+   for a device pointer parameter is refused with a clear text instead of faulting the GPU. */
+static int test_launch_args_macro_catches_buffer_handle(void) {
+    gpuk_ctx* ctx = fake_up(NULL, 1);
+    gpuk_module m;
+    gpuk_kernel k = load_scale(ctx, &m); /* scale(.u64 p, .f32 s, .u32 n) */
+    gpuk_buffer buf = make_buffer(ctx, 64, "x");
+    gpuk_devptr p = gpuk_buffer_devptr(ctx, buf);
+    float s = 2.0f;
+    unsigned n = 16;
+    double wide = 1.0;
+    gpuk_launch_desc ld = { GPUK_ARGS(&p, &s, &n) };
+    CHECK(ld.num_args == 3 && ld.arg_sizes[0] == 8 && ld.arg_sizes[1] == 4 && ld.arg_sizes[2] == 4);
+    CHECK(ld.args[0] == &p && ld.args[1] == &s && ld.args[2] == &n);
+    CHECK_OK(gpuk_launch(ctx, k, &(gpuk_launch_desc){ .grid = GPUK_DIM1(1), .block = GPUK_DIM1(32),
+                                                      GPUK_ARGS(&p, &s, &n) }));
+    CHECK(fake.launches == 1);
+    CHECK_RESULT(gpuk_launch(ctx, k, &(gpuk_launch_desc){ .grid = GPUK_DIM1(1), .block = GPUK_DIM1(32),
+                                                          GPUK_ARGS(&buf, &s, &n) }), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("kernel 'scale': argument 0 is 4 bytes, the parameter is 8 bytes (a gpuk_buffer "
+                         "handle where the kernel takes a device pointer?");
+    CHECK_RESULT(gpuk_launch(ctx, k, &(gpuk_launch_desc){ .grid = GPUK_DIM1(1), .block = GPUK_DIM1(32),
+                                                          GPUK_ARGS(&p, &wide, &n) }), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("argument 1 is 8 bytes, the parameter is 4 bytes");
+    CHECK(strstr(gpuk_last_error(), "gpuk_buffer") == NULL);
+    CHECK_RESULT(gpuk_launch(ctx, k, &(gpuk_launch_desc){ .grid = GPUK_DIM1(1), .block = GPUK_DIM1(32),
+                                                          GPUK_ARGS(&p, &s) }), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("takes 3 parameters, num_args is 2");
+    CHECK(fake.launches == 1); /* nothing bad reached the driver */
+    fake_down(ctx);
+    return TEST_PASS;
+}
+
+/* The argument-counting macro up to its limit of 16. */
+static int test_args_macro_counts_to_16(void) {
+    char c1 = 0; short s2 = 0; int i3 = 0; long long l4 = 0; float f5 = 0; double d6 = 0;
+    struct { char b[24]; } big = { { 0 } };
+    gpuk_launch_desc a = { GPUK_ARGS(&c1) };
+    gpuk_launch_desc b = { GPUK_ARGS(&c1, &s2, &i3, &l4, &f5, &d6, &big, &c1, &c1, &c1, &c1, &c1, &c1, &c1,
+                                     &c1, &d6) };
+    CHECK(a.num_args == 1 && a.arg_sizes[0] == 1 && a.args[0] == &c1);
+    CHECK(b.num_args == 16 && b.arg_sizes[0] == 1 && b.arg_sizes[1] == 2 && b.arg_sizes[2] == 4 &&
+          b.arg_sizes[3] == 8 && b.arg_sizes[4] == 4 && b.arg_sizes[5] == 8 && b.arg_sizes[6] == 24 &&
+          b.arg_sizes[14] == 1 && b.arg_sizes[15] == 8 && b.args[15] == &d6 && b.args[6] == &big);
+    return TEST_PASS;
+}
+
 int main(void) {
     srand(12345);
     RUN(test_version_macros_match_doc_line);
@@ -1150,5 +1394,14 @@ int main(void) {
     RUN(test_overlapping_device_copy_is_refused);
     RUN(test_wrapping_foreign_pointers_and_streams_is_refused);
     RUN(test_shutdown_during_ctx_create_is_refused);
+    RUN(test_default_stream_constant);
+    RUN(test_create_with_initial_data);
+    RUN(test_create_with_data_upload_failure);
+    RUN(test_download_whole_buffer);
+    RUN(test_unlabelled_buffer_is_named_readably);
+    RUN(test_array2d_bounds);
+    RUN(test_desc_defaults);
+    RUN(test_launch_args_macro_catches_buffer_handle);
+    RUN(test_args_macro_counts_to_16);
     return test_summary();
 }

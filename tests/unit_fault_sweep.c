@@ -34,22 +34,21 @@ static gpuk_result program(int* saw_text) {
     STEP(gpuk_init(&d));
     STEP(gpuk_ctx_create(NULL, &ctx));
     STEP(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = sizeof host, .label = "a" }, &a));
-    STEP(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = sizeof host, .label = "b" }, &b));
-    STEP(gpuk_pinned_create(ctx, &(gpuk_pinned_desc){ .bytes = sizeof host }, &p));
+    STEP(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .data = GPUK_RANGE(host), .label = "b" }, &b));
+    STEP(gpuk_pinned_create(ctx, &(gpuk_pinned_desc){ .data = GPUK_RANGE(host) }, &p));
     STEP(gpuk_stream_create(ctx, NULL, &s));
     STEP(gpuk_event_create(ctx, NULL, &e0));
     STEP(gpuk_event_create(ctx, NULL, &e1));
     STEP(gpuk_module_load(ctx, &(gpuk_module_desc){ .image = { ptx, 0 }, .label = "sweep" }, &m));
     STEP(gpuk_kernel_get(ctx, m, "scale", &k));
-    memcpy(gpuk_pinned_ptr(ctx, p), host, sizeof host);
     STEP(gpuk_buffer_write_async(ctx, s, a, 0, gpuk_pinned_ptr(ctx, p), sizeof host));
-    STEP(gpuk_event_record(ctx, e0, s));
+    STEP(gpuk_event_record(ctx, s, e0));
     {
         gpuk_devptr ptr = gpuk_buffer_devptr(ctx, a);
         float sc = 2.0f;
         unsigned n = 256;
-        void* args[3] = { &ptr, &sc, &n };
-        STEP(gpuk_launch(ctx, k, &(gpuk_launch_desc){ .grid = { 1, 0, 0 }, .block = { 256, 0, 0 }, .stream = s, .args = args, .num_args = 3 }));
+        STEP(gpuk_launch(ctx, k, &(gpuk_launch_desc){ .grid = GPUK_DIM1(1), .block = GPUK_DIM1(256), .stream = s,
+                                                      GPUK_ARGS(&ptr, &sc, &n) }));
     }
     STEP(gpuk_buffer_copy_async(ctx, s, b, 0, a, 0, sizeof host));
     /* built-in kernels: first-use JIT, a reduction's scratch on s, a histogram's zeroing */
@@ -57,10 +56,16 @@ static gpuk_result program(int* saw_text) {
     STEP(gpuk_sum_f32(ctx, s, gpuk_at(a, 0), gpuk_at(b, 1), 255));
     STEP(gpuk_histogram_u8(ctx, s, gpuk_at(a, 0), 16, 0, 256, gpuk_at(b, 0), 128));
     STEP(gpuk_buffer_memset(ctx, s, a, 0, 0, 4, 256));
-    STEP(gpuk_event_record(ctx, e1, s));
+    STEP(gpuk_event_record(ctx, s, e1));
     STEP(gpuk_stream_sync(ctx, s));
     STEP(gpuk_event_elapsed_ms(ctx, e0, e1, &ms));
     STEP(gpuk_buffer_read(ctx, b, 0, host, sizeof host));
+    {
+        void* copy = NULL;
+        size_t bytes = 0;
+        STEP(gpuk_buffer_download(ctx, a, &copy, &bytes));
+        gpuk_host_free(copy);
+    }
     STEP(gpuk_module_unload(ctx, m));
     STEP(gpuk_event_destroy(ctx, e1));
     STEP(gpuk_stream_destroy(ctx, s));
