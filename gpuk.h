@@ -866,8 +866,8 @@ typedef struct gpuk__state {
     int init_failed;           /* the last gpuk_init's failure; implicit inits do not retry it */
     char init_failed_text[512];
     int live_ctxs;
-    unsigned int next_gen;     /* atomic: handle generations, process-wide so that a handle of
-                                  one ctx does not match a slot of another */
+    int tag_users[16];         /* live ctxs per handle tag (GPUK__TAGS) */
+    uint32_t next_tag;         /* tags go round, so a new ctx does not reuse a just-freed one */
     uint32_t features;
     int driver_version;
     gpuk_logger logger;
@@ -1458,15 +1458,26 @@ GPUK__IMPL gpuk_result gpuk_device_query(int device, gpuk_device_info* out_info)
 }
 
 /* ---- >>pool ---- */
-/* Handle ids: low 16 bits the slot (0 reserved), high 16 a process-wide generation. A slot
-   holds the id it was created with; lookup = one compare. */
-#define GPUK__SLOT_BITS 16u
-#define GPUK__SLOT_MASK 0xFFFFu
+/* Handle ids: (ctx tag << 28) | (generation << slot bits) | slot. The slot bits fit the pool
+   (13 for 4096 slots, 16 for the largest), slot 0 is reserved (so no live id is 0), and the
+   generation takes the bits left: a slot's generation advances each time it is freed, and free
+   slots are reused oldest first, so a destroyed handle's id comes back only when its slot has
+   been reused 2^(28 - slot bits) times. The tag is the owning ctx's (gpuk__ctx_tag_take): a
+   handle is refused by every other live ctx. A slot holds the id it was created with (0 when
+   free), so a lookup is one compare. */
+#define GPUK__TAG_SHIFT 28u
+#define GPUK__TAGS 16u
 
 typedef struct gpuk__pool {
+    char* slots;          /* size slots of stride bytes, each beginning with its uint32_t id */
+    size_t stride;
     uint32_t size;        /* slots including the reserved slot 0 */
+    uint32_t slot_bits;   /* low id bits that hold the slot */
+    uint32_t tag;         /* the ctx's tag, in place */
+    uint32_t free_head;   /* ring of free slots, oldest at free_head */
     uint32_t free_count;
-    uint32_t* free_slots;
+    uint32_t* free_ring;  /* size - 1 entries */
+    uint32_t* gens;       /* per slot, the generation its next id gets */
 } gpuk__pool;
 
 typedef struct gpuk__buffer_slot {
@@ -1526,6 +1537,26 @@ typedef struct gpuk__kernel_slot {
     uint16_t param_bytes[GPUK__MAX_CHECKED_PARAMS];
     char name[40];
 } gpuk__kernel_slot;
+
+/* The handle kinds, one row each, in the order a ctx destroy releases them (kernels before
+   their modules, events and streams before memory): name, slot type, gpuk_ctx_desc field of
+   the pool size, its default. Each kind has a gpuk__<name>_lookup (below) and a
+   gpuk__<name>_release (in its section) that gives the slot's object back to the driver. */
+#define GPUK__HANDLE_KINDS(X) \
+    X(kernel, gpuk__kernel_slot, max_kernels, 1024) \
+    X(module, gpuk__module_slot, max_modules, 64) \
+    X(event, gpuk__event_slot, max_events, 1024) \
+    X(stream, gpuk__stream_slot, max_streams, 256) \
+    X(pinned, gpuk__pinned_slot, max_pinned, 256) \
+    X(buffer, gpuk__buffer_slot, max_buffers, 4096)
+
+#define GPUK__KIND_ENUM(name, type, field, dflt) gpuk__kind_##name,
+typedef enum gpuk__kind { GPUK__HANDLE_KINDS(GPUK__KIND_ENUM) GPUK__KIND_NUM } gpuk__kind;
+#undef GPUK__KIND_ENUM
+
+#define GPUK__KIND_NAME(name, type, field, dflt) #name,
+static const char* const gpuk__kind_name[GPUK__KIND_NUM] = { GPUK__HANDLE_KINDS(GPUK__KIND_NAME) };
+#undef GPUK__KIND_NAME
 
 #if !defined(GPUK_NO_KERNELS)
 /* GPUK_GENERATED_BEGIN(kernel_ids) */
@@ -1639,13 +1670,8 @@ struct gpuk_ctx {
     gpuk__cu_stream default_stream;
     gpuk__mutex lock;
     gpuk_device_info info;
-    gpuk__pool buffer_pool, pinned_pool, stream_pool, event_pool, module_pool, kernel_pool;
-    gpuk__buffer_slot* buffers;
-    gpuk__pinned_slot* pinned;
-    gpuk__stream_slot* streams;
-    gpuk__event_slot* events;
-    gpuk__module_slot* modules;
-    gpuk__kernel_slot* kernels;
+    uint32_t tag;
+    gpuk__pool pools[GPUK__KIND_NUM];
 #if !defined(GPUK_NO_KERNELS)
     gpuk__mutex kernel_lock;    /* built-in loading, and scratch use up to the launch */
     gpuk__scratch scratch;      /* of the ctx default stream */
@@ -1654,74 +1680,170 @@ struct gpuk_ctx {
 #endif
 };
 
-static uint32_t gpuk__new_id(uint32_t slot) {
-    uint32_t gen = GPUK__ATOMIC_ADD(&gpuk__g.next_gen, 1u) % 0xFFFFu + 1u;
-    return (gen << GPUK__SLOT_BITS) | slot;
-}
+/* Gives a live slot's driver objects back (the ctx is current); returns the driver's result
+   and names the failing call in *out_call. After a failure the slot still describes what is
+   left to release, so the call can be made again. */
+typedef gpuk__cu_result (*gpuk__release_fn)(void* slot, const char** out_call);
+#define GPUK__KIND_RELEASE(name, type, field, dflt) \
+    static gpuk__cu_result gpuk__##name##_release(void* slot, const char** out_call);
+GPUK__HANDLE_KINDS(GPUK__KIND_RELEASE)
+#undef GPUK__KIND_RELEASE
+#define GPUK__KIND_RELEASE(name, type, field, dflt) gpuk__##name##_release,
+static const gpuk__release_fn gpuk__release[GPUK__KIND_NUM] = { GPUK__HANDLE_KINDS(GPUK__KIND_RELEASE) };
+#undef GPUK__KIND_RELEASE
 
-/* Slot index for id in a pool of ids stored at stride bytes, or 0 when id is not live there. */
-static uint32_t gpuk__pool_find(const gpuk__pool* pool, const void* slots, size_t stride, uint32_t id) {
-    uint32_t i = id & GPUK__SLOT_MASK;
+static void* gpuk__pool_slot(const gpuk__pool* pool, uint32_t i) { return pool->slots + i * pool->stride; }
+
+/* Slot index of id in pool, or 0 when id is not live there. */
+static uint32_t gpuk__pool_find(const gpuk__pool* pool, uint32_t id) {
+    uint32_t i = id & ((1u << pool->slot_bits) - 1u);
     uint32_t live;
     if (i == 0 || i >= pool->size) return 0;
-    memcpy(&live, (const char*)slots + i * stride, sizeof live);
+    memcpy(&live, gpuk__pool_slot(pool, i), sizeof live);
     return live == id ? i : 0;
 }
 
-#define GPUK__DEFINE_LOOKUP(kind, slot_type, array, pool) \
-    static slot_type* gpuk__##kind##_lookup(const gpuk_ctx* ctx, uint32_t id) { \
-        uint32_t i = gpuk__pool_find(&ctx->pool, ctx->array, sizeof(slot_type), id); \
-        return i ? &ctx->array[i] : NULL; \
+#define GPUK__DEFINE_LOOKUP(name, type, field, dflt) \
+    static type* gpuk__##name##_lookup(const gpuk_ctx* ctx, uint32_t id) { \
+        const gpuk__pool* p_ = &ctx->pools[gpuk__kind_##name]; \
+        uint32_t i_ = gpuk__pool_find(p_, id); \
+        return i_ ? (type*)gpuk__pool_slot(p_, i_) : NULL; \
     }
-GPUK__DEFINE_LOOKUP(buffer, gpuk__buffer_slot, buffers, buffer_pool)
-GPUK__DEFINE_LOOKUP(pinned, gpuk__pinned_slot, pinned, pinned_pool)
-GPUK__DEFINE_LOOKUP(stream, gpuk__stream_slot, streams, stream_pool)
-GPUK__DEFINE_LOOKUP(event, gpuk__event_slot, events, event_pool)
-GPUK__DEFINE_LOOKUP(module, gpuk__module_slot, modules, module_pool)
-GPUK__DEFINE_LOOKUP(kernel, gpuk__kernel_slot, kernels, kernel_pool)
+GPUK__HANDLE_KINDS(GPUK__DEFINE_LOOKUP)
 #undef GPUK__DEFINE_LOOKUP
 
-/* Takes a free slot (call with ctx->lock held); 0 when the pool is full. */
+/* The oldest free slot (call with ctx->lock held); 0 when the pool is full. */
 static uint32_t gpuk__pool_take(gpuk__pool* pool) {
-    return pool->free_count ? pool->free_slots[--pool->free_count] : 0;
+    uint32_t i;
+    if (!pool->free_count) return 0;
+    i = pool->free_ring[pool->free_head];
+    pool->free_head = (pool->free_head + 1u) % (pool->size - 1u);
+    pool->free_count--;
+    return i;
 }
 
-static void gpuk__pool_give(gpuk__pool* pool, uint32_t slot) {
+/* Frees slot i (call with ctx->lock held): its id is retired for good, by the next
+   generation, and the slot waits behind every other free slot. */
+static void gpuk__pool_free(gpuk__pool* pool, uint32_t i) {
+    uint32_t zero = 0;
     GPUK_ASSERT(pool->free_count + 1 < pool->size);
-    pool->free_slots[pool->free_count++] = slot;
+    memcpy(gpuk__pool_slot(pool, i), &zero, sizeof zero);
+    pool->gens[i] = (pool->gens[i] + 1u) & ((1u << (GPUK__TAG_SHIFT - pool->slot_bits)) - 1u);
+    pool->free_ring[(pool->free_head + pool->free_count) % (pool->size - 1u)] = i;
+    pool->free_count++;
 }
 
-/* A free slot of pool, taken under the ctx lock; 0 when the pool is full. */
-static uint32_t gpuk__slot_take(gpuk_ctx* ctx, gpuk__pool* pool) {
-    uint32_t slot;
-    gpuk__mutex_lock(&ctx->lock);
-    slot = gpuk__pool_take(pool);
-    gpuk__mutex_unlock(&ctx->lock);
-    return slot;
+/* Gives slot i its id, which makes it live; returns the id. */
+static uint32_t gpuk__pool_publish(gpuk__pool* pool, uint32_t i) {
+    uint32_t id = pool->tag | (pool->gens[i] << pool->slot_bits) | i;
+    memcpy(gpuk__pool_slot(pool, i), &id, sizeof id);
+    return id;
 }
 
-/* Gives back a slot taken by gpuk__slot_take whose object was never published. */
-static void gpuk__slot_give(gpuk_ctx* ctx, gpuk__pool* pool, uint32_t slot) {
-    gpuk__mutex_lock(&ctx->lock);
-    gpuk__pool_give(pool, slot);
-    gpuk__mutex_unlock(&ctx->lock);
-}
-
-/* Frees id's slot under the ctx lock after copying it to out (the slot may be reused at once).
-   Returns 0 when id is not live. */
-static uint32_t gpuk__pool_release(gpuk_ctx* ctx, gpuk__pool* pool, void* slots, size_t stride,
-                                   uint32_t id, void* out) {
+/* A create's first step: a free slot of kind, reserved under the ctx lock, or NULL after
+   failing with GPUK_ERR_POOL_FULL. The create ends in gpuk__slot_commit or gpuk__slot_abort. */
+static void* gpuk__slot_begin(const char* fn, gpuk_ctx* ctx, gpuk__kind kind, gpuk_result* out_r) {
+    gpuk__pool* pool = &ctx->pools[kind];
     uint32_t i;
     gpuk__mutex_lock(&ctx->lock);
-    i = gpuk__pool_find(pool, slots, stride, id);
-    if (i) {
-        char* slot = (char*)slots + i * stride;
-        memcpy(out, slot, stride);
-        memset(slot, 0, sizeof(uint32_t));
-        gpuk__pool_give(pool, i);
-    }
+    i = gpuk__pool_take(pool);
+    gpuk__mutex_unlock(&ctx->lock);
+    if (i) return gpuk__pool_slot(pool, i);
+    *out_r = gpuk__fail(fn, GPUK_ERR_POOL_FULL, "all %u %s slots are in use", pool->size - 1u,
+                        gpuk__kind_name[kind]);
+    return NULL;
+}
+
+static uint32_t gpuk__slot_index(const gpuk__pool* pool, const void* slot) {
+    return (uint32_t)((size_t)((const char*)slot - pool->slots) / pool->stride);
+}
+
+/* Publishes a slot from gpuk__slot_begin, filled in; returns its id. */
+static uint32_t gpuk__slot_commit(gpuk_ctx* ctx, gpuk__kind kind, void* slot) {
+    gpuk__pool* pool = &ctx->pools[kind];
+    return gpuk__pool_publish(pool, gpuk__slot_index(pool, slot));
+}
+
+/* Gives back a slot from gpuk__slot_begin whose create failed (its id was never handed out,
+   so the generation stays). */
+static void gpuk__slot_abort(gpuk_ctx* ctx, gpuk__kind kind, void* slot) {
+    gpuk__pool* pool = &ctx->pools[kind];
+    gpuk__mutex_lock(&ctx->lock);
+    pool->free_ring[(pool->free_head + pool->free_count) % (pool->size - 1u)] = gpuk__slot_index(pool, slot);
+    pool->free_count++;
+    gpuk__mutex_unlock(&ctx->lock);
+}
+
+/* A create's common head, in this order: the out handle (zeroed), no sticky fault, ctx, desc
+   (NULL allowed when desc_optional) and its canaries (GPUK__CANARIES); then a free slot of
+   kind (gpuk__slot_begin). Returns the slot, or NULL with *out_r set. */
+static void* gpuk__create_begin(const char* fn, gpuk_ctx* ctx, gpuk__kind kind, uint32_t* out_id,
+                                const void* desc, int desc_optional, uint32_t start_canary,
+                                uint32_t end_canary, gpuk_result* out_r) {
+    const char* name = gpuk__kind_name[kind];
+    if (!out_id) *out_r = gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_%s is NULL", name);
+    else if ((*out_id = 0), GPUK__UNLIKELY(GPUK__ATOMIC_LOAD(&gpuk__g.broken))) *out_r = gpuk__fail_broken(fn);
+    else if (GPUK__UNLIKELY(!ctx)) *out_r = gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "ctx is NULL");
+    else if (!desc && !desc_optional) *out_r = gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc is NULL");
+    else if (gpuk__desc_canaries_bad(start_canary, end_canary))
+        *out_r = gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_%s_desc canaries are not zero", name);
+    else return gpuk__slot_begin(fn, ctx, kind, out_r);
+    return NULL;
+}
+#define GPUK__CANARIES(desc) (desc) ? (desc)->_start_canary : 0u, (desc) ? (desc)->_end_canary : 0u
+
+/* A create's last step: on success the slot from gpuk__slot_begin is published into *out_id,
+   on failure (r) it is given back. Returns r. */
+static gpuk_result gpuk__slot_end(gpuk_ctx* ctx, gpuk__kind kind, void* slot, gpuk_result r, uint32_t* out_id) {
+    if (r == GPUK_OK) *out_id = gpuk__slot_commit(ctx, kind, slot);
+    else gpuk__slot_abort(ctx, kind, slot);
+    return r;
+}
+
+/* Detaches id's slot under the ctx lock: its id is zeroed (lookups fail, a second destroy
+   fails cleanly) but it is not free. Returns the slot, or 0 when id is not live. */
+static uint32_t gpuk__slot_detach(gpuk_ctx* ctx, gpuk__pool* pool, uint32_t id) {
+    uint32_t i, zero = 0;
+    gpuk__mutex_lock(&ctx->lock);
+    i = gpuk__pool_find(pool, id);
+    if (i) memcpy(gpuk__pool_slot(pool, i), &zero, sizeof zero);
     gpuk__mutex_unlock(&ctx->lock);
     return i;
+}
+
+static gpuk_result gpuk__enter(const char* fn, gpuk_ctx* ctx); /* >>validate */
+static gpuk_result gpuk__bad_handle(const char* fn, const char* what, uint32_t id);
+
+/* Releases detached slot i (once id) of kind in the driver, then frees it. On a failure that
+   is not a sticky fault the slot gets its id back, so its handle can be destroyed again; after
+   a sticky fault the driver is not called and the slot is freed all the same. */
+static gpuk_result gpuk__slot_release(const char* fn, gpuk_ctx* ctx, gpuk__kind kind, uint32_t i,
+                                      uint32_t id) {
+    gpuk__pool* pool = &ctx->pools[kind];
+    void* slot = gpuk__pool_slot(pool, i);
+    gpuk_result r = GPUK_OK;
+    int broken;
+    if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken) && (r = gpuk__enter(fn, ctx)) == GPUK_OK) {
+        const char* call = "";
+        gpuk__cu_result cr = gpuk__release[kind](slot, &call);
+        if (cr) r = gpuk__fail_cu(fn, call, cr, NULL);
+    }
+    broken = GPUK__ATOMIC_LOAD(&gpuk__g.broken);
+    gpuk__mutex_lock(&ctx->lock);
+    if (r == GPUK_OK || broken) gpuk__pool_free(pool, i);
+    else memcpy(slot, &id, sizeof id);
+    gpuk__mutex_unlock(&ctx->lock);
+    /* freed only because of a fault: say so, whatever the failing call said */
+    if (broken && r != (gpuk_result)broken) r = gpuk__fail_broken(fn);
+    return r;
+}
+
+/* The destroy of every kind. */
+static gpuk_result gpuk__handle_destroy(const char* fn, gpuk_ctx* ctx, gpuk__kind kind, uint32_t id) {
+    uint32_t i;
+    if (GPUK__UNLIKELY(!ctx)) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "ctx is NULL");
+    if (!(i = gpuk__slot_detach(ctx, &ctx->pools[kind], id))) return gpuk__bad_handle(fn, gpuk__kind_name[kind], id);
+    return gpuk__slot_release(fn, ctx, kind, i, id);
 }
 
 /* ---- >>validate ---- */
@@ -1768,29 +1890,46 @@ static int gpuk__in_bounds(size_t off, size_t bytes, size_t cap) {
 }
 
 /* ---- >>ctx ---- */
-static gpuk_result gpuk__pool_init(const char* fn, gpuk__pool* pool, void** slots, size_t stride,
-                                   uint32_t want, uint32_t dflt, const char* field) {
+/* A handle tag for a new ctx: the next one round that no live ctx has (call under gpuk__lock).
+   With more than GPUK__TAGS live ctxs, tags are shared and only the slot check remains. */
+static uint32_t gpuk__ctx_tag_take(void) {
+    uint32_t i, t = gpuk__g.next_tag % GPUK__TAGS;
+    for (i = 0; i < GPUK__TAGS && gpuk__g.tag_users[(t + i) % GPUK__TAGS]; i++) {}
+    if (i < GPUK__TAGS) t = (t + i) % GPUK__TAGS;
+    gpuk__g.next_tag = t + 1u;
+    gpuk__g.tag_users[t]++;
+    return t;
+}
+
+static gpuk_result gpuk__pool_init(const char* fn, gpuk__pool* pool, size_t stride, uint32_t want,
+                                   uint32_t dflt, const char* field) {
     uint32_t n = want ? want : dflt, i;
     if (n > 65535u)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_ctx_desc.%s = %u exceeds 65535", field, n);
     pool->size = n + 1u;
-    *slots = gpuk__alloc(stride * pool->size);
-    pool->free_slots = (uint32_t*)gpuk__alloc(sizeof(uint32_t) * pool->size);
-    if (!*slots || !pool->free_slots)
+    pool->stride = stride;
+    for (pool->slot_bits = 1; (1u << pool->slot_bits) <= n; pool->slot_bits++) {}
+    pool->slots = (char*)gpuk__alloc(stride * pool->size);
+    pool->free_ring = (uint32_t*)gpuk__alloc(sizeof(uint32_t) * pool->size);
+    pool->gens = (uint32_t*)gpuk__alloc(sizeof(uint32_t) * pool->size);
+    if (!pool->slots || !pool->free_ring || !pool->gens)
         return gpuk__fail(fn, GPUK_ERR_HOST_ALLOC, "cannot allocate the %s pool (%u slots)", field, n);
+    memset(pool->slots, 0, stride * pool->size);
+    memset(pool->gens, 0, sizeof(uint32_t) * pool->size);
     /* Hand out low slots first: ids stay small and readable in logs. */
-    for (i = 0; i < n; i++) pool->free_slots[i] = n - i;
+    for (i = 0; i < n; i++) pool->free_ring[i] = i + 1u;
+    pool->free_head = 0;
     pool->free_count = n;
     return GPUK_OK;
 }
 
 static void gpuk__ctx_free_host(gpuk_ctx* ctx) {
-    gpuk__free(ctx->buffers); gpuk__free(ctx->buffer_pool.free_slots);
-    gpuk__free(ctx->pinned); gpuk__free(ctx->pinned_pool.free_slots);
-    gpuk__free(ctx->streams); gpuk__free(ctx->stream_pool.free_slots);
-    gpuk__free(ctx->events); gpuk__free(ctx->event_pool.free_slots);
-    gpuk__free(ctx->modules); gpuk__free(ctx->module_pool.free_slots);
-    gpuk__free(ctx->kernels); gpuk__free(ctx->kernel_pool.free_slots);
+    uint32_t k;
+    for (k = 0; k < GPUK__KIND_NUM; k++) {
+        gpuk__free(ctx->pools[k].slots);
+        gpuk__free(ctx->pools[k].free_ring);
+        gpuk__free(ctx->pools[k].gens);
+    }
     gpuk__free(ctx);
 }
 
@@ -1809,15 +1948,11 @@ GPUK__IMPL gpuk_result gpuk_ctx_create(const gpuk_ctx_desc* desc, gpuk_ctx** out
     GPUK__READY(fn);
     ctx = (gpuk_ctx*)gpuk__alloc(sizeof *ctx);
     if (!ctx) return gpuk__fail(fn, GPUK_ERR_HOST_ALLOC, "cannot allocate the ctx");
-#define GPUK__POOL(pool, arr, field, dflt) \
-    if ((r = gpuk__pool_init(fn, &ctx->pool, (void**)&ctx->arr, sizeof *ctx->arr, d.field, dflt, #field)) != GPUK_OK) \
+    memset(ctx, 0, sizeof *ctx);
+#define GPUK__POOL(name, type, field, dflt) \
+    if ((r = gpuk__pool_init(fn, &ctx->pools[gpuk__kind_##name], sizeof(type), d.field, dflt, #field)) != GPUK_OK) \
         goto fail_host;
-    GPUK__POOL(buffer_pool, buffers, max_buffers, 4096)
-    GPUK__POOL(pinned_pool, pinned, max_pinned, 256)
-    GPUK__POOL(stream_pool, streams, max_streams, 256)
-    GPUK__POOL(event_pool, events, max_events, 1024)
-    GPUK__POOL(module_pool, modules, max_modules, 64)
-    GPUK__POOL(kernel_pool, kernels, max_kernels, 1024)
+    GPUK__HANDLE_KINDS(GPUK__POOL)
 #undef GPUK__POOL
     if ((r = gpuk__device_query(fn, d.device, &ctx->info)) != GPUK_OK) goto fail_host;
     if ((r = gpuk__device_get(fn, d.device, &ctx->dev)) != GPUK_OK) goto fail_host;
@@ -1838,7 +1973,12 @@ GPUK__IMPL gpuk_result gpuk_ctx_create(const gpuk_ctx_desc* desc, gpuk_ctx** out
 #endif
     gpuk__mutex_lock(&gpuk__lock);
     gpuk__g.live_ctxs++;
+    ctx->tag = gpuk__ctx_tag_take();
     gpuk__mutex_unlock(&gpuk__lock);
+    {
+        uint32_t k;
+        for (k = 0; k < GPUK__KIND_NUM; k++) ctx->pools[k].tag = ctx->tag << GPUK__TAG_SHIFT;
+    }
     *out_ctx = ctx;
     return GPUK_OK;
 fail_retained:
@@ -1848,63 +1988,84 @@ fail_host:
     return r;
 }
 
-/* One teardown step: goes on past ordinary failures, keeping the first, but makes no driver
-   call once a sticky fault is known (the driver may block or fail on every call then). */
-#define GPUK__KEEP_FIRST(first, call_name, expr) \
-    do { if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken)) { gpuk__cu_result kf_ = (expr); \
-         if (kf_) { gpuk_result kr_ = gpuk__fail_cu(fn, call_name, kf_, NULL); \
-                    if ((first) == GPUK_OK) (first) = kr_; } } } while (0)
+/* One ctx teardown call: a failure is kept (the first one) and reported; teardown goes on. */
+static void gpuk__keep_first(const char* fn, gpuk_result* first, const char* call_name, gpuk__cu_result cr) {
+    gpuk_result r;
+    if (!cr) return;
+    r = gpuk__fail_cu(fn, call_name, cr, NULL);
+    if (*first == GPUK_OK) *first = r;
+}
+
+/* Releases everything ctx holds in the driver, each object once: what is released is
+   forgotten, so after a failure (GPUK_OK not returned, no sticky fault) the call can be made
+   again for what is left. Objects first, each kind in GPUK__HANDLE_KINDS order; the default
+   stream and the primary context reference only once every object is gone. Stops at a sticky
+   fault (no driver call after it). */
+static gpuk_result gpuk__ctx_release(const char* fn, gpuk_ctx* ctx) {
+    gpuk_result first = GPUK_OK, r;
+    gpuk__cu_context cur = NULL;
+    uint32_t k, i;
+    if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
+    gpuk__keep_first(fn, &first, "cuCtxSynchronize", GPUK__DRV.cuCtxSynchronize());
+#if !defined(GPUK_NO_KERNELS)
+    /* The ctx release hook: the built-in layer's own objects of this ctx go here. */
+    for (i = 0; i < GPUK__KERNEL_COUNT && !GPUK__ATOMIC_LOAD(&gpuk__g.broken); i++) {
+        gpuk__cu_result cr = ctx->builtin_module[i] ? GPUK__DRV.cuModuleUnload(ctx->builtin_module[i]) : 0;
+        gpuk__keep_first(fn, &first, "cuModuleUnload", cr);
+        if (!cr) ctx->builtin_module[i] = NULL;
+    }
+    if (ctx->scratch.ptr && !GPUK__ATOMIC_LOAD(&gpuk__g.broken)) {
+        gpuk__cu_result cr = GPUK__DRV.cuMemFree(ctx->scratch.ptr);
+        gpuk__keep_first(fn, &first, "cuMemFree", cr);
+        if (!cr) ctx->scratch.ptr = 0;
+    }
+#endif
+    for (k = 0; k < GPUK__KIND_NUM; k++) {
+        gpuk__pool* pool = &ctx->pools[k];
+        for (i = 1; i < pool->size && !GPUK__ATOMIC_LOAD(&gpuk__g.broken); i++) {
+            uint32_t id;
+            memcpy(&id, gpuk__pool_slot(pool, i), sizeof id);
+            if (id && gpuk__slot_detach(ctx, pool, id) &&
+                (r = gpuk__slot_release(fn, ctx, (gpuk__kind)k, i, id)) != GPUK_OK && first == GPUK_OK)
+                first = r;
+        }
+    }
+    if (first != GPUK_OK || GPUK__ATOMIC_LOAD(&gpuk__g.broken)) return first;
+    if (ctx->default_stream) {
+        gpuk__keep_first(fn, &first, "cuStreamDestroy", GPUK__DRV.cuStreamDestroy(ctx->default_stream));
+        if (first != GPUK_OK) return first;
+        ctx->default_stream = NULL;
+    }
+    /* Leave no thread pointing at a primary context it no longer holds. */
+    if (GPUK__DRV.cuCtxGetCurrent(&cur) == 0 && cur == ctx->cu)
+        gpuk__keep_first(fn, &first, "cuCtxSetCurrent", GPUK__DRV.cuCtxSetCurrent(NULL));
+    if (first != GPUK_OK) return first;
+    gpuk__keep_first(fn, &first, "cuDevicePrimaryCtxRelease", GPUK__DRV.cuDevicePrimaryCtxRelease(ctx->dev));
+    return first;
+}
 
 GPUK__IMPL gpuk_result gpuk_ctx_destroy(gpuk_ctx* ctx) {
     static const char fn[] = "gpuk_ctx_destroy";
-    gpuk_result first = GPUK_OK;
-    uint32_t i;
+    gpuk_result r = GPUK_OK;
     GPUK__CTX_CHECK(fn, ctx);
     /* After a sticky fault or in a fork child the driver must not be called (it may block or
-       fail); host memory is freed all the same. */
-    if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken) && (first = gpuk__enter(fn, ctx)) == GPUK_OK) {
-        gpuk__cu_context cur = NULL;
-        GPUK__KEEP_FIRST(first, "cuCtxSynchronize", GPUK__DRV.cuCtxSynchronize());
-        for (i = 1; i < ctx->module_pool.size; i++)
-            if (ctx->modules[i].id) GPUK__KEEP_FIRST(first, "cuModuleUnload", GPUK__DRV.cuModuleUnload(ctx->modules[i].cu));
-#if !defined(GPUK_NO_KERNELS)
-        for (i = 0; i < GPUK__KERNEL_COUNT; i++)
-            if (ctx->builtin_module[i]) GPUK__KEEP_FIRST(first, "cuModuleUnload", GPUK__DRV.cuModuleUnload(ctx->builtin_module[i]));
-        if (ctx->scratch.ptr) GPUK__KEEP_FIRST(first, "cuMemFree", GPUK__DRV.cuMemFree(ctx->scratch.ptr));
-        for (i = 1; i < ctx->stream_pool.size; i++)
-            if (ctx->streams[i].id && ctx->streams[i].scratch.ptr)
-                GPUK__KEEP_FIRST(first, "cuMemFree", GPUK__DRV.cuMemFree(ctx->streams[i].scratch.ptr));
-#endif
-        for (i = 1; i < ctx->event_pool.size; i++)
-            if (ctx->events[i].id) GPUK__KEEP_FIRST(first, "cuEventDestroy", GPUK__DRV.cuEventDestroy(ctx->events[i].cu));
-        for (i = 1; i < ctx->stream_pool.size; i++)
-            if (ctx->streams[i].id && ctx->streams[i].owned)
-                GPUK__KEEP_FIRST(first, "cuStreamDestroy", GPUK__DRV.cuStreamDestroy(ctx->streams[i].cu));
-        for (i = 1; i < ctx->pinned_pool.size; i++) {
-            gpuk__pinned_slot* p = &ctx->pinned[i];
-            if (!p->id || !p->ptr) continue;
-            if (p->registered) GPUK__KEEP_FIRST(first, "cuMemHostUnregister", GPUK__DRV.cuMemHostUnregister(p->ptr));
-            else GPUK__KEEP_FIRST(first, "cuMemFreeHost", GPUK__DRV.cuMemFreeHost(p->ptr));
-        }
-        for (i = 1; i < ctx->buffer_pool.size; i++)
-            if (ctx->buffers[i].id && ctx->buffers[i].owned && ctx->buffers[i].ptr)
-                GPUK__KEEP_FIRST(first, "cuMemFree", GPUK__DRV.cuMemFree(ctx->buffers[i].ptr));
-        GPUK__KEEP_FIRST(first, "cuStreamDestroy", GPUK__DRV.cuStreamDestroy(ctx->default_stream));
-        /* Leave no thread pointing at a primary context it no longer holds. */
-        if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken) && GPUK__DRV.cuCtxGetCurrent(&cur) == 0 && cur == ctx->cu)
-            GPUK__KEEP_FIRST(first, "cuCtxSetCurrent", GPUK__DRV.cuCtxSetCurrent(NULL));
-        GPUK__KEEP_FIRST(first, "cuDevicePrimaryCtxRelease", GPUK__DRV.cuDevicePrimaryCtxRelease(ctx->dev));
+       fail); host memory is freed all the same. Any other failure keeps the ctx for a retry. */
+    if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken)) r = gpuk__ctx_release(fn, ctx);
+    if (GPUK__ATOMIC_LOAD(&gpuk__g.broken)) {
+        if (r != (gpuk_result)GPUK__ATOMIC_LOAD(&gpuk__g.broken)) r = gpuk__fail_broken(fn);
+    } else if (r != GPUK_OK) {
+        return r;
     }
-    if (GPUK__ATOMIC_LOAD(&gpuk__g.broken) && first == GPUK_OK) first = gpuk__fail_broken(fn);
     gpuk__mutex_fini(&ctx->lock);
 #if !defined(GPUK_NO_KERNELS)
     gpuk__mutex_fini(&ctx->kernel_lock);
 #endif
-    gpuk__ctx_free_host(ctx);
     gpuk__mutex_lock(&gpuk__lock);
     gpuk__g.live_ctxs--;
+    gpuk__g.tag_users[ctx->tag]--;
     gpuk__mutex_unlock(&gpuk__lock);
-    return first;
+    gpuk__ctx_free_host(ctx);
+    return r;
 }
 
 GPUK__IMPL gpuk_result gpuk_ctx_sync(gpuk_ctx* ctx) {
@@ -1949,60 +2110,35 @@ GPUK__IMPL gpuk_result gpuk_ctx_make_current(gpuk_ctx* ctx) {
 /* ---- >>buffer ---- */
 GPUK__IMPL gpuk_result gpuk_buffer_create(gpuk_ctx* ctx, const gpuk_buffer_desc* desc,
                                           gpuk_buffer* out_buffer) {
-    static const char fn[] = "gpuk_buffer_create";
     gpuk__buffer_slot* s;
-    gpuk_devptr ptr = 0;
-    uint32_t slot;
-    gpuk_result r;
-    if (!out_buffer) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_buffer is NULL");
-    out_buffer->id = 0;
-    GPUK__ALIVE(fn);
-    GPUK__CTX_CHECK(fn, ctx);
-    if (!desc) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc is NULL");
-    if (gpuk__desc_canaries_bad(desc->_start_canary, desc->_end_canary))
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_buffer_desc canaries are not zero");
-    if (desc->wrap && !desc->bytes)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "wrapping device pointer 0x%llx needs desc.bytes", desc->wrap);
-    slot = gpuk__slot_take(ctx, &ctx->buffer_pool);
-    if (!slot) return gpuk__fail(fn, GPUK_ERR_POOL_FULL, "all %u buffer slots are in use", ctx->buffer_pool.size - 1);
-    if (desc->wrap) {
-        ptr = desc->wrap;
-    } else if (desc->bytes) {
-        gpuk__cu_result cr;
-        if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) goto fail;
-        if ((cr = GPUK__DRV.cuMemAlloc(&ptr, desc->bytes)) != 0) {
-            char what[64];
-            gpuk__fmt(what, sizeof what, 0, "%zu bytes for '%s'", desc->bytes, desc->label ? desc->label : "");
-            r = gpuk__fail_cu(fn, "cuMemAlloc", cr, what);
-            goto fail;
-        }
-    }
-    s = &ctx->buffers[slot];
-    s->ptr = ptr;
+    gpuk__cu_result cr;
+    gpuk_result r = GPUK_OK;
+    if (!(s = (gpuk__buffer_slot*)gpuk__create_begin(__func__, ctx, gpuk__kind_buffer, out_buffer ? &out_buffer->id : NULL,
+                                                     desc, 0, GPUK__CANARIES(desc), &r)))
+        return r;
+    s->ptr = desc->wrap;
     s->bytes = desc->bytes;
     s->owned = !desc->wrap;
     gpuk__copy_text(s->label, sizeof s->label, desc->label);
-    s->id = gpuk__new_id(slot);
-    out_buffer->id = s->id;
-    return GPUK_OK;
-fail:
-    gpuk__slot_give(ctx, &ctx->buffer_pool, slot);
-    return r;
+    if (desc->wrap && !desc->bytes) {
+        r = gpuk__fail(__func__, GPUK_ERR_INVALID_ARG, "wrapping device pointer 0x%llx needs desc.bytes", desc->wrap);
+    } else if (s->owned && desc->bytes && (r = gpuk__enter(__func__, ctx)) == GPUK_OK &&
+               (cr = GPUK__DRV.cuMemAlloc(&s->ptr, desc->bytes)) != 0) {
+        char what[64];
+        gpuk__fmt(what, sizeof what, 0, "%zu bytes for '%s'", desc->bytes, s->label);
+        r = gpuk__fail_cu(__func__, "cuMemAlloc", cr, what);
+    }
+    return gpuk__slot_end(ctx, gpuk__kind_buffer, s, r, &out_buffer->id);
+}
+
+static gpuk__cu_result gpuk__buffer_release(void* slot, const char** out_call) {
+    const gpuk__buffer_slot* s = (const gpuk__buffer_slot*)slot;
+    *out_call = "cuMemFree";
+    return s->owned && s->ptr ? GPUK__DRV.cuMemFree(s->ptr) : 0;
 }
 
 GPUK__IMPL gpuk_result gpuk_buffer_destroy(gpuk_ctx* ctx, gpuk_buffer buffer) {
-    static const char fn[] = "gpuk_buffer_destroy";
-    gpuk__buffer_slot s;
-    gpuk__cu_result cr;
-    gpuk_result r;
-    GPUK__CTX_CHECK(fn, ctx);
-    if (!gpuk__pool_release(ctx, &ctx->buffer_pool, ctx->buffers, sizeof s, buffer.id, &s))
-        return gpuk__bad_handle(fn, "buffer", buffer.id);
-    if (!s.owned || !s.ptr) return GPUK_OK;
-    GPUK__ALIVE(fn);
-    if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
-    cr = GPUK__DRV.cuMemFree(s.ptr);
-    return cr ? gpuk__fail_cu(fn, "cuMemFree", cr, NULL) : GPUK_OK;
+    return gpuk__handle_destroy(__func__, ctx, gpuk__kind_buffer, buffer.id);
 }
 
 GPUK__IMPL size_t gpuk_buffer_size(const gpuk_ctx* ctx, gpuk_buffer buffer) {
@@ -2154,61 +2290,36 @@ GPUK__IMPL gpuk_result gpuk_buffer_memset(gpuk_ctx* ctx, gpuk_stream stream, gpu
 /* ---- >>pinned ---- */
 GPUK__IMPL gpuk_result gpuk_pinned_create(gpuk_ctx* ctx, const gpuk_pinned_desc* desc,
                                           gpuk_pinned* out_pinned) {
-    static const char fn[] = "gpuk_pinned_create";
     gpuk__pinned_slot* s;
-    void* ptr = NULL;
-    uint32_t slot;
+    gpuk__cu_result cr = 0;
     gpuk_result r = GPUK_OK;
-    if (!out_pinned) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_pinned is NULL");
-    out_pinned->id = 0;
-    GPUK__ALIVE(fn);
-    GPUK__CTX_CHECK(fn, ctx);
-    if (!desc) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc is NULL");
-    if (gpuk__desc_canaries_bad(desc->_start_canary, desc->_end_canary))
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_pinned_desc canaries are not zero");
-    if (desc->host_ptr && !desc->bytes)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "registering host memory needs desc.bytes");
-    slot = gpuk__slot_take(ctx, &ctx->pinned_pool);
-    if (!slot) return gpuk__fail(fn, GPUK_ERR_POOL_FULL, "all %u pinned slots are in use", ctx->pinned_pool.size - 1);
-    if (desc->bytes) {
-        gpuk__cu_result cr;
-        if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) goto fail;
-        /* PORTABLE: the memory counts as pinned for every context, not just this one. */
-        if (desc->host_ptr) {
-            ptr = desc->host_ptr;
-            cr = GPUK__DRV.cuMemHostRegister(ptr, desc->bytes, GPUK__CU_MEMHOSTREGISTER_PORTABLE);
-            if (cr) { r = gpuk__fail_cu(fn, "cuMemHostRegister", cr, NULL); goto fail; }
-        } else {
-            cr = GPUK__DRV.cuMemHostAlloc(&ptr, desc->bytes, GPUK__CU_MEMHOSTALLOC_PORTABLE);
-            if (cr) { r = gpuk__fail_cu(fn, "cuMemHostAlloc", cr, NULL); goto fail; }
-        }
-    }
-    s = &ctx->pinned[slot];
-    s->ptr = ptr;
+    if (!(s = (gpuk__pinned_slot*)gpuk__create_begin(__func__, ctx, gpuk__kind_pinned, out_pinned ? &out_pinned->id : NULL,
+                                                     desc, 0, GPUK__CANARIES(desc), &r)))
+        return r;
+    s->ptr = desc->host_ptr;
     s->bytes = desc->bytes;
     s->registered = desc->host_ptr != NULL;
     gpuk__copy_text(s->label, sizeof s->label, desc->label);
-    s->id = gpuk__new_id(slot);
-    out_pinned->id = s->id;
-    return GPUK_OK;
-fail:
-    gpuk__slot_give(ctx, &ctx->pinned_pool, slot);
-    return r;
+    if (s->registered && !desc->bytes) {
+        r = gpuk__fail(__func__, GPUK_ERR_INVALID_ARG, "registering host memory needs desc.bytes");
+    } else if (desc->bytes && (r = gpuk__enter(__func__, ctx)) == GPUK_OK) {
+        /* PORTABLE: the memory counts as pinned for every context, not just this one. */
+        if (s->registered) cr = GPUK__DRV.cuMemHostRegister(s->ptr, desc->bytes, GPUK__CU_MEMHOSTREGISTER_PORTABLE);
+        else cr = GPUK__DRV.cuMemHostAlloc(&s->ptr, desc->bytes, GPUK__CU_MEMHOSTALLOC_PORTABLE);
+        if (cr) r = gpuk__fail_cu(__func__, s->registered ? "cuMemHostRegister" : "cuMemHostAlloc", cr, NULL);
+    }
+    return gpuk__slot_end(ctx, gpuk__kind_pinned, s, r, &out_pinned->id);
+}
+
+static gpuk__cu_result gpuk__pinned_release(void* slot, const char** out_call) {
+    const gpuk__pinned_slot* s = (const gpuk__pinned_slot*)slot;
+    *out_call = s->registered ? "cuMemHostUnregister" : "cuMemFreeHost";
+    if (!s->ptr) return 0;
+    return s->registered ? GPUK__DRV.cuMemHostUnregister(s->ptr) : GPUK__DRV.cuMemFreeHost(s->ptr);
 }
 
 GPUK__IMPL gpuk_result gpuk_pinned_destroy(gpuk_ctx* ctx, gpuk_pinned pinned) {
-    static const char fn[] = "gpuk_pinned_destroy";
-    gpuk__pinned_slot s;
-    gpuk__cu_result cr;
-    gpuk_result r;
-    GPUK__CTX_CHECK(fn, ctx);
-    if (!gpuk__pool_release(ctx, &ctx->pinned_pool, ctx->pinned, sizeof s, pinned.id, &s))
-        return gpuk__bad_handle(fn, "pinned", pinned.id);
-    if (!s.ptr) return GPUK_OK;
-    GPUK__ALIVE(fn);
-    if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
-    cr = s.registered ? GPUK__DRV.cuMemHostUnregister(s.ptr) : GPUK__DRV.cuMemFreeHost(s.ptr);
-    return cr ? gpuk__fail_cu(fn, s.registered ? "cuMemHostUnregister" : "cuMemFreeHost", cr, NULL) : GPUK_OK;
+    return gpuk__handle_destroy(__func__, ctx, gpuk__kind_pinned, pinned.id);
 }
 
 GPUK__IMPL void* gpuk_pinned_ptr(const gpuk_ctx* ctx, gpuk_pinned pinned) {
@@ -2224,61 +2335,41 @@ GPUK__IMPL size_t gpuk_pinned_size(const gpuk_ctx* ctx, gpuk_pinned pinned) {
 /* ---- >>stream ---- */
 GPUK__IMPL gpuk_result gpuk_stream_create(gpuk_ctx* ctx, const gpuk_stream_desc* desc,
                                           gpuk_stream* out_stream) {
-    static const char fn[] = "gpuk_stream_create";
     gpuk_stream_desc d;
     gpuk__stream_slot* s;
-    gpuk__cu_stream cu = NULL;
-    uint32_t slot;
+    gpuk__cu_result cr;
     gpuk_result r = GPUK_OK;
-    if (!out_stream) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_stream is NULL");
-    out_stream->id = 0;
-    GPUK__ALIVE(fn);
-    GPUK__CTX_CHECK(fn, ctx);
+    if (!(s = (gpuk__stream_slot*)gpuk__create_begin(__func__, ctx, gpuk__kind_stream, out_stream ? &out_stream->id : NULL,
+                                                     desc, 1, GPUK__CANARIES(desc), &r)))
+        return r;
     memset(&d, 0, sizeof d);
     if (desc) d = *desc;
-    if (gpuk__desc_canaries_bad(d._start_canary, d._end_canary))
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_stream_desc canaries are not zero");
-    slot = gpuk__slot_take(ctx, &ctx->stream_pool);
-    if (!slot) return gpuk__fail(fn, GPUK_ERR_POOL_FULL, "all %u stream slots are in use", ctx->stream_pool.size - 1);
-    if (d.wrap) {
-        cu = (gpuk__cu_stream)d.wrap;
-    } else {
-        gpuk__cu_result cr;
-        if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) goto fail;
-        cr = GPUK__DRV.cuStreamCreateWithPriority(&cu, d.blocking ? 0u : (unsigned)GPUK__CU_STREAM_NON_BLOCKING,
-                                                  d.priority);
-        if (cr) { r = gpuk__fail_cu(fn, "cuStreamCreateWithPriority", cr, NULL); goto fail; }
-    }
-    s = &ctx->streams[slot];
-    s->cu = cu;
+    s->cu = (gpuk__cu_stream)d.wrap;
     s->owned = d.wrap == NULL;
     memset(&s->scratch, 0, sizeof s->scratch);
-    s->id = gpuk__new_id(slot);
-    out_stream->id = s->id;
-    return GPUK_OK;
-fail:
-    gpuk__slot_give(ctx, &ctx->stream_pool, slot);
-    return r;
+    if (s->owned && (r = gpuk__enter(__func__, ctx)) == GPUK_OK &&
+        (cr = GPUK__DRV.cuStreamCreateWithPriority(&s->cu, d.blocking ? 0u : (unsigned)GPUK__CU_STREAM_NON_BLOCKING,
+                                                   d.priority)) != 0)
+        r = gpuk__fail_cu(__func__, "cuStreamCreateWithPriority", cr, NULL);
+    return gpuk__slot_end(ctx, gpuk__kind_stream, s, r, &out_stream->id);
+}
+
+static gpuk__cu_result gpuk__stream_release(void* slot, const char** out_call) {
+    gpuk__stream_slot* s = (gpuk__stream_slot*)slot;
+    gpuk__cu_result cr;
+    /* The stream release hook: what the built-in layer keeps per stream goes here, before the
+       CUDA stream does. cuMemFree waits for the kernels still using the scratch. */
+    *out_call = "cuMemFree";
+    if (s->scratch.ptr) {
+        if ((cr = GPUK__DRV.cuMemFree(s->scratch.ptr)) != 0) return cr;
+        s->scratch.ptr = 0;
+    }
+    *out_call = "cuStreamDestroy";
+    return s->owned ? GPUK__DRV.cuStreamDestroy(s->cu) : 0;
 }
 
 GPUK__IMPL gpuk_result gpuk_stream_destroy(gpuk_ctx* ctx, gpuk_stream stream) {
-    static const char fn[] = "gpuk_stream_destroy";
-    gpuk__stream_slot s;
-    gpuk__cu_result cr;
-    gpuk_result r;
-    GPUK__CTX_CHECK(fn, ctx);
-    if (!gpuk__pool_release(ctx, &ctx->stream_pool, ctx->streams, sizeof s, stream.id, &s))
-        return gpuk__bad_handle(fn, "stream", stream.id);
-    if (!s.owned && !s.scratch.ptr) return GPUK_OK;
-    GPUK__ALIVE(fn);
-    if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
-    /* cuMemFree waits for the kernels still using the scratch */
-    if (s.scratch.ptr && (cr = GPUK__DRV.cuMemFree(s.scratch.ptr)) != 0) {
-        r = gpuk__fail_cu(fn, "cuMemFree", cr, "stream scratch");
-        if (GPUK__ATOMIC_LOAD(&gpuk__g.broken)) return r; /* a sticky fault: no more driver calls */
-    }
-    if (s.owned && (cr = GPUK__DRV.cuStreamDestroy(s.cu)) != 0) return gpuk__fail_cu(fn, "cuStreamDestroy", cr, NULL);
-    return r;
+    return gpuk__handle_destroy(__func__, ctx, gpuk__kind_stream, stream.id);
 }
 
 /* The common head of stream calls: alive, ctx, stream handle. No driver call yet, so that a
@@ -2367,50 +2458,28 @@ GPUK__IMPL gpuk_result gpuk_stream_priority_range(gpuk_ctx* ctx, int* out_least,
 /* ---- >>event ---- */
 GPUK__IMPL gpuk_result gpuk_event_create(gpuk_ctx* ctx, const gpuk_event_desc* desc,
                                          gpuk_event* out_event) {
-    static const char fn[] = "gpuk_event_create";
-    gpuk_event_desc d;
     gpuk__event_slot* s;
-    gpuk__cu_event cu = NULL;
     gpuk__cu_result cr;
-    uint32_t slot;
-    gpuk_result r;
-    if (!out_event) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_event is NULL");
-    out_event->id = 0;
-    GPUK__ALIVE(fn);
-    GPUK__CTX_CHECK(fn, ctx);
-    memset(&d, 0, sizeof d);
-    if (desc) d = *desc;
-    if (gpuk__desc_canaries_bad(d._start_canary, d._end_canary))
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_event_desc canaries are not zero");
-    slot = gpuk__slot_take(ctx, &ctx->event_pool);
-    if (!slot) return gpuk__fail(fn, GPUK_ERR_POOL_FULL, "all %u event slots are in use", ctx->event_pool.size - 1);
-    if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) goto fail;
-    cr = GPUK__DRV.cuEventCreate(&cu, (d.no_timing ? (unsigned)GPUK__CU_EVENT_DISABLE_TIMING : 0u) |
-                                          (d.blocking_sync ? (unsigned)GPUK__CU_EVENT_BLOCKING_SYNC : 0u));
-    if (cr) { r = gpuk__fail_cu(fn, "cuEventCreate", cr, NULL); goto fail; }
-    s = &ctx->events[slot];
-    s->cu = cu;
-    s->timing = !d.no_timing;
-    s->id = gpuk__new_id(slot);
-    out_event->id = s->id;
-    return GPUK_OK;
-fail:
-    gpuk__slot_give(ctx, &ctx->event_pool, slot);
-    return r;
+    gpuk_result r = GPUK_OK;
+    unsigned flags;
+    if (!(s = (gpuk__event_slot*)gpuk__create_begin(__func__, ctx, gpuk__kind_event, out_event ? &out_event->id : NULL,
+                                                    desc, 1, GPUK__CANARIES(desc), &r)))
+        return r;
+    s->timing = !(desc && desc->no_timing);
+    flags = (s->timing ? 0u : (unsigned)GPUK__CU_EVENT_DISABLE_TIMING) |
+            (desc && desc->blocking_sync ? (unsigned)GPUK__CU_EVENT_BLOCKING_SYNC : 0u);
+    if ((r = gpuk__enter(__func__, ctx)) == GPUK_OK && (cr = GPUK__DRV.cuEventCreate(&s->cu, flags)) != 0)
+        r = gpuk__fail_cu(__func__, "cuEventCreate", cr, NULL);
+    return gpuk__slot_end(ctx, gpuk__kind_event, s, r, &out_event->id);
+}
+
+static gpuk__cu_result gpuk__event_release(void* slot, const char** out_call) {
+    *out_call = "cuEventDestroy";
+    return GPUK__DRV.cuEventDestroy(((const gpuk__event_slot*)slot)->cu);
 }
 
 GPUK__IMPL gpuk_result gpuk_event_destroy(gpuk_ctx* ctx, gpuk_event event) {
-    static const char fn[] = "gpuk_event_destroy";
-    gpuk__event_slot s;
-    gpuk__cu_result cr;
-    gpuk_result r;
-    GPUK__CTX_CHECK(fn, ctx);
-    if (!gpuk__pool_release(ctx, &ctx->event_pool, ctx->events, sizeof s, event.id, &s))
-        return gpuk__bad_handle(fn, "event", event.id);
-    GPUK__ALIVE(fn);
-    if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
-    cr = GPUK__DRV.cuEventDestroy(s.cu);
-    return cr ? gpuk__fail_cu(fn, "cuEventDestroy", cr, NULL) : GPUK_OK;
+    return gpuk__handle_destroy(__func__, ctx, gpuk__kind_event, event.id);
 }
 
 GPUK__IMPL gpuk_result gpuk_event_record(gpuk_ctx* ctx, gpuk_event event, gpuk_stream stream) {
@@ -2675,9 +2744,7 @@ GPUK__IMPL gpuk_result gpuk_module_load(gpuk_ctx* ctx, const gpuk_module_desc* d
     gpuk_image_kind kind;
     size_t len;
     gpuk__module_slot* s;
-    gpuk__cu_module cu = NULL;
     gpuk_result r;
-    uint32_t slot;
     const char* label;
     if (!out_module) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_module is NULL");
     out_module->id = 0;
@@ -2703,42 +2770,33 @@ GPUK__IMPL gpuk_result gpuk_module_load(gpuk_ctx* ctx, const gpuk_module_desc* d
     }
     if (kind == GPUK_IMAGE_PTX && len == 0)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "module '%s': the PTX text is empty", label);
-    slot = gpuk__slot_take(ctx, &ctx->module_pool);
-    if (!slot) return gpuk__fail(fn, GPUK_ERR_POOL_FULL, "all %u module slots are in use", ctx->module_pool.size - 1);
-    r = gpuk__jit_load(fn, ctx, bytes, len, desc->image.bytes, kind == GPUK_IMAGE_PTX, label, &cu);
-    if (r != GPUK_OK) {
-        gpuk__slot_give(ctx, &ctx->module_pool, slot);
-        return r;
-    }
-    s = &ctx->modules[slot];
-    s->cu = cu;
+    if (!(s = (gpuk__module_slot*)gpuk__slot_begin(fn, ctx, gpuk__kind_module, &r))) return r;
     gpuk__copy_text(s->label, sizeof s->label, label);
-    s->id = gpuk__new_id(slot);
-    out_module->id = s->id;
-    return GPUK_OK;
+    r = gpuk__jit_load(fn, ctx, bytes, len, desc->image.bytes, kind == GPUK_IMAGE_PTX, label, &s->cu);
+    return gpuk__slot_end(ctx, gpuk__kind_module, s, r, &out_module->id);
+}
+
+static gpuk__cu_result gpuk__module_release(void* slot, const char** out_call) {
+    *out_call = "cuModuleUnload";
+    return GPUK__DRV.cuModuleUnload(((const gpuk__module_slot*)slot)->cu);
 }
 
 GPUK__IMPL gpuk_result gpuk_module_unload(gpuk_ctx* ctx, gpuk_module module) {
-    static const char fn[] = "gpuk_module_unload";
-    gpuk__module_slot s;
-    gpuk__cu_result cr;
-    gpuk_result r;
+    gpuk_result r = gpuk__handle_destroy(__func__, ctx, gpuk__kind_module, module.id);
+    gpuk__pool* kp;
     uint32_t i;
-    GPUK__CTX_CHECK(fn, ctx);
-    if (!gpuk__pool_release(ctx, &ctx->module_pool, ctx->modules, sizeof s, module.id, &s))
-        return gpuk__bad_handle(fn, "module", module.id);
+    if (r != GPUK_OK && (r == GPUK_ERR_INVALID_HANDLE || r == GPUK_ERR_INVALID_ARG ||
+                         !GPUK__ATOMIC_LOAD(&gpuk__g.broken)))
+        return r; /* the module is still there (or never was) */
     /* Its kernels die with it: a launch through one would reach freed driver state. */
+    kp = &ctx->pools[gpuk__kind_kernel];
     gpuk__mutex_lock(&ctx->lock);
-    for (i = 1; i < ctx->kernel_pool.size; i++)
-        if (ctx->kernels[i].id && ctx->kernels[i].module_id == module.id) {
-            ctx->kernels[i].id = 0;
-            gpuk__pool_give(&ctx->kernel_pool, i);
-        }
+    for (i = 1; i < kp->size; i++) {
+        const gpuk__kernel_slot* k = (const gpuk__kernel_slot*)gpuk__pool_slot(kp, i);
+        if (k->id && k->module_id == module.id) gpuk__pool_free(kp, i);
+    }
     gpuk__mutex_unlock(&ctx->lock);
-    GPUK__ALIVE(fn);
-    if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
-    cr = GPUK__DRV.cuModuleUnload(s.cu);
-    return cr ? gpuk__fail_cu(fn, "cuModuleUnload", cr, NULL) : GPUK_OK;
+    return r;
 }
 
 /* ---- >>kernel ---- */
@@ -2747,6 +2805,7 @@ GPUK__IMPL gpuk_result gpuk_kernel_get(gpuk_ctx* ctx, gpuk_module module, const 
     static const char fn[] = "gpuk_kernel_get";
     const gpuk__module_slot* m;
     gpuk__kernel_slot k;
+    gpuk__pool* kp;
     gpuk__cu_result cr;
     gpuk_result r;
     uint32_t slot;
@@ -2782,17 +2841,18 @@ GPUK__IMPL gpuk_result gpuk_kernel_get(gpuk_ctx* ctx, gpuk_module module, const 
     }
     gpuk__copy_text(k.name, sizeof k.name, name);
     k.module_id = module.id;
+    kp = &ctx->pools[gpuk__kind_kernel];
     gpuk__mutex_lock(&ctx->lock);
     /* The module may have been unloaded meanwhile: check again under the lock. */
-    slot = gpuk__module_lookup(ctx, module.id) ? gpuk__pool_take(&ctx->kernel_pool) : 0;
+    slot = gpuk__module_lookup(ctx, module.id) ? gpuk__pool_take(kp) : 0;
     if (slot) {
-        k.id = gpuk__new_id(slot);
-        ctx->kernels[slot] = k;
+        memcpy(gpuk__pool_slot(kp, slot), &k, sizeof k);
+        k.id = gpuk__pool_publish(kp, slot);
     }
     gpuk__mutex_unlock(&ctx->lock);
     if (!slot) {
         if (!gpuk__module_lookup(ctx, module.id)) return gpuk__bad_handle(fn, "module", module.id);
-        return gpuk__fail(fn, GPUK_ERR_POOL_FULL, "all %u kernel slots are in use", ctx->kernel_pool.size - 1);
+        return gpuk__fail(fn, GPUK_ERR_POOL_FULL, "all %u kernel slots are in use", kp->size - 1);
     }
     out_kernel->id = k.id;
     return GPUK_OK;
@@ -2863,6 +2923,13 @@ GPUK__IMPL gpuk_result gpuk_kernel_suggest_block(gpuk_ctx* ctx, gpuk_kernel kern
     *out_block = block;
     if (out_min_grid) *out_min_grid = grid;
     return GPUK_OK;
+}
+
+/* Kernels hold no driver object of their own: they go with their module. */
+static gpuk__cu_result gpuk__kernel_release(void* slot, const char** out_call) {
+    (void)slot;
+    (void)out_call;
+    return 0;
 }
 
 /* ---- >>launch ---- */
