@@ -672,7 +672,7 @@ static int gpuk__desc_canaries_bad(uint32_t start, uint32_t end) {
 }
 
 GPUK__IMPL gpuk_result gpuk_init(const gpuk_desc* desc) {
-    static const char fn[] = "gpuk_init";
+    const char* const fn = __func__;
     gpuk_desc d;
     gpuk_result r;
     if (GPUK__ATOMIC_LOAD(&gpuk__g.initialized)) {
@@ -744,7 +744,7 @@ GPUK__IMPL gpuk_result gpuk_shutdown(void) {
     if (gpuk__g.live_ctxs) {
         int n = gpuk__g.live_ctxs;
         gpuk__mutex_unlock(&gpuk__lock);
-        return gpuk__fail("gpuk_shutdown", GPUK_ERR_BUSY, "%d ctx still alive: destroy them first", n);
+        return gpuk__fail(__func__, GPUK_ERR_BUSY, "%d ctx still alive: destroy them first", n);
     }
     GPUK__ATOMIC_STORE(&gpuk__g.initialized, 0);
     gpuk__g.init_failed = 0;
@@ -761,9 +761,9 @@ GPUK__IMPL gpuk_result gpuk_shutdown(void) {
 }
 
 GPUK__IMPL gpuk_result gpuk_driver_version(int* out_version) {
-    if (!out_version) return gpuk__fail("gpuk_driver_version", GPUK_ERR_INVALID_ARG, "out_version is NULL");
+    if (!out_version) return gpuk__fail(__func__, GPUK_ERR_INVALID_ARG, "out_version is NULL");
     *out_version = 0;
-    GPUK__READY("gpuk_driver_version");
+    GPUK__READY(__func__);
     *out_version = gpuk__g.driver_version;
     return GPUK_OK;
 }
@@ -797,7 +797,7 @@ static gpuk_result gpuk__device_get(const char* fn, int device, gpuk__cu_device*
 }
 
 GPUK__IMPL gpuk_result gpuk_device_count(int* out_count) {
-    static const char fn[] = "gpuk_device_count";
+    const char* const fn = __func__;
     gpuk__cu_result r;
     if (!out_count) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_count is NULL");
     *out_count = 0;
@@ -811,7 +811,7 @@ GPUK__IMPL gpuk_result gpuk_device_count(int* out_count) {
 }
 
 GPUK__IMPL gpuk_result gpuk_device_attribute(int device, int cu_attribute, int* out_value) {
-    static const char fn[] = "gpuk_device_attribute";
+    const char* const fn = __func__;
     gpuk__cu_device dev;
     gpuk__cu_result cr;
     gpuk_result r;
@@ -889,7 +889,7 @@ static gpuk_result gpuk__device_query(const char* fn, int device, gpuk_device_in
 }
 
 GPUK__IMPL gpuk_result gpuk_device_query(int device, gpuk_device_info* out_info) {
-    return gpuk__device_query("gpuk_device_query", device, out_info);
+    return gpuk__device_query(__func__, device, out_info);
 }
 
 /* ---- >>pool ---- */
@@ -1268,7 +1268,7 @@ static void gpuk__ctx_free_host(gpuk_ctx* ctx) {
 }
 
 GPUK__IMPL gpuk_result gpuk_ctx_create(const gpuk_ctx_desc* desc, gpuk_ctx** out_ctx) {
-    static const char fn[] = "gpuk_ctx_create";
+    const char* const fn = __func__;
     gpuk_ctx_desc d;
     gpuk_ctx* ctx;
     gpuk_result r;
@@ -1379,7 +1379,7 @@ static gpuk_result gpuk__ctx_release(const char* fn, gpuk_ctx* ctx) {
 }
 
 GPUK__IMPL gpuk_result gpuk_ctx_destroy(gpuk_ctx* ctx) {
-    static const char fn[] = "gpuk_ctx_destroy";
+    const char* const fn = __func__;
     gpuk_result r = GPUK_OK;
     GPUK__CTX_CHECK(fn, ctx);
     /* After a sticky fault or in a fork child the driver must not be called (it may block or
@@ -1403,7 +1403,7 @@ GPUK__IMPL gpuk_result gpuk_ctx_destroy(gpuk_ctx* ctx) {
 }
 
 GPUK__IMPL gpuk_result gpuk_ctx_sync(gpuk_ctx* ctx) {
-    static const char fn[] = "gpuk_ctx_sync";
+    const char* const fn = __func__;
     gpuk__cu_result cr;
     gpuk_result r;
     GPUK__ALIVE(fn);
@@ -1414,7 +1414,7 @@ GPUK__IMPL gpuk_result gpuk_ctx_sync(gpuk_ctx* ctx) {
 }
 
 GPUK__IMPL gpuk_result gpuk_ctx_mem_info(gpuk_ctx* ctx, size_t* out_free, size_t* out_total) {
-    static const char fn[] = "gpuk_ctx_mem_info";
+    const char* const fn = __func__;
     size_t f = 0, t = 0;
     gpuk__cu_result cr;
     gpuk_result r;
@@ -1435,7 +1435,7 @@ GPUK__IMPL const gpuk_device_info* gpuk_ctx_device_info(const gpuk_ctx* ctx) {
 }
 
 GPUK__IMPL gpuk_result gpuk_ctx_make_current(gpuk_ctx* ctx) {
-    static const char fn[] = "gpuk_ctx_make_current";
+    const char* const fn = __func__;
     GPUK__ALIVE(fn);
     GPUK__CTX_CHECK(fn, ctx);
     return gpuk__enter(fn, ctx);
@@ -1556,45 +1556,45 @@ static const gpuk_stream gpuk__default_stream = { 0 };
 
 GPUK__IMPL gpuk_result gpuk_buffer_write(gpuk_ctx* ctx, gpuk_buffer dst, size_t dst_offset,
                                          const void* src, size_t bytes) {
-    return gpuk__copy("gpuk_buffer_write", ctx, gpuk__default_stream, 1, GPUK__HTOD, dst.id,
+    return gpuk__copy(__func__, ctx, gpuk__default_stream, 1, GPUK__HTOD, dst.id,
                       dst_offset, (void*)(uintptr_t)src, 0, 0, bytes);
 }
 
 GPUK__IMPL gpuk_result gpuk_buffer_read(gpuk_ctx* ctx, gpuk_buffer src, size_t src_offset,
                                         void* dst, size_t bytes) {
-    return gpuk__copy("gpuk_buffer_read", ctx, gpuk__default_stream, 1, GPUK__DTOH, 0, 0, dst,
+    return gpuk__copy(__func__, ctx, gpuk__default_stream, 1, GPUK__DTOH, 0, 0, dst,
                       src.id, src_offset, bytes);
 }
 
 GPUK__IMPL gpuk_result gpuk_buffer_copy(gpuk_ctx* ctx, gpuk_buffer dst, size_t dst_offset,
                                         gpuk_buffer src, size_t src_offset, size_t bytes) {
-    return gpuk__copy("gpuk_buffer_copy", ctx, gpuk__default_stream, 1, GPUK__DTOD, dst.id,
+    return gpuk__copy(__func__, ctx, gpuk__default_stream, 1, GPUK__DTOD, dst.id,
                       dst_offset, NULL, src.id, src_offset, bytes);
 }
 
 GPUK__IMPL gpuk_result gpuk_buffer_write_async(gpuk_ctx* ctx, gpuk_stream stream, gpuk_buffer dst,
                                                size_t dst_offset, const void* src, size_t bytes) {
-    return gpuk__copy("gpuk_buffer_write_async", ctx, stream, 0, GPUK__HTOD, dst.id, dst_offset,
+    return gpuk__copy(__func__, ctx, stream, 0, GPUK__HTOD, dst.id, dst_offset,
                       (void*)(uintptr_t)src, 0, 0, bytes);
 }
 
 GPUK__IMPL gpuk_result gpuk_buffer_read_async(gpuk_ctx* ctx, gpuk_stream stream, gpuk_buffer src,
                                               size_t src_offset, void* dst, size_t bytes) {
-    return gpuk__copy("gpuk_buffer_read_async", ctx, stream, 0, GPUK__DTOH, 0, 0, dst, src.id,
+    return gpuk__copy(__func__, ctx, stream, 0, GPUK__DTOH, 0, 0, dst, src.id,
                       src_offset, bytes);
 }
 
 GPUK__IMPL gpuk_result gpuk_buffer_copy_async(gpuk_ctx* ctx, gpuk_stream stream, gpuk_buffer dst,
                                               size_t dst_offset, gpuk_buffer src,
                                               size_t src_offset, size_t bytes) {
-    return gpuk__copy("gpuk_buffer_copy_async", ctx, stream, 0, GPUK__DTOD, dst.id, dst_offset,
+    return gpuk__copy(__func__, ctx, stream, 0, GPUK__DTOD, dst.id, dst_offset,
                       NULL, src.id, src_offset, bytes);
 }
 
 GPUK__IMPL gpuk_result gpuk_buffer_memset(gpuk_ctx* ctx, gpuk_stream stream, gpuk_buffer dst,
                                           size_t byte_offset, uint32_t value, uint32_t elem_bytes,
                                           size_t count) {
-    static const char fn[] = "gpuk_buffer_memset";
+    const char* const fn = __func__;
     const gpuk__buffer_slot* d;
     gpuk__cu_stream cs;
     gpuk__cu_result cr;
@@ -1715,7 +1715,7 @@ GPUK__IMPL gpuk_result gpuk_stream_destroy(gpuk_ctx* ctx, gpuk_stream stream) {
     do { gpuk_result e_ = gpuk__enter(fn, ctx); if (e_ != GPUK_OK) return e_; } while (0)
 
 GPUK__IMPL gpuk_result gpuk_stream_sync(gpuk_ctx* ctx, gpuk_stream stream) {
-    static const char fn[] = "gpuk_stream_sync";
+    const char* const fn = __func__;
     gpuk__cu_stream cs;
     gpuk__cu_result cr;
     GPUK__STREAM_HEAD(fn, ctx, stream, cs);
@@ -1725,7 +1725,7 @@ GPUK__IMPL gpuk_result gpuk_stream_sync(gpuk_ctx* ctx, gpuk_stream stream) {
 }
 
 GPUK__IMPL gpuk_result gpuk_stream_query(gpuk_ctx* ctx, gpuk_stream stream, bool* out_done) {
-    static const char fn[] = "gpuk_stream_query";
+    const char* const fn = __func__;
     gpuk__cu_stream cs;
     gpuk__cu_result cr;
     if (!out_done) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_done is NULL");
@@ -1740,7 +1740,7 @@ GPUK__IMPL gpuk_result gpuk_stream_query(gpuk_ctx* ctx, gpuk_stream stream, bool
 }
 
 GPUK__IMPL gpuk_result gpuk_stream_wait(gpuk_ctx* ctx, gpuk_stream stream, gpuk_event event) {
-    static const char fn[] = "gpuk_stream_wait";
+    const char* const fn = __func__;
     const gpuk__event_slot* e;
     gpuk__cu_stream cs;
     gpuk__cu_result cr;
@@ -1753,7 +1753,7 @@ GPUK__IMPL gpuk_result gpuk_stream_wait(gpuk_ctx* ctx, gpuk_stream stream, gpuk_
 
 GPUK__IMPL gpuk_result gpuk_stream_host_func(gpuk_ctx* ctx, gpuk_stream stream,
                                              void (*fn_ptr)(void* user_data), void* user_data) {
-    static const char fn[] = "gpuk_stream_host_func";
+    const char* const fn = __func__;
     gpuk__cu_stream cs;
     gpuk__cu_result cr;
     if (!fn_ptr) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "fn is NULL");
@@ -1772,7 +1772,7 @@ GPUK__IMPL void* gpuk_stream_native(const gpuk_ctx* ctx, gpuk_stream stream) {
 }
 
 GPUK__IMPL gpuk_result gpuk_stream_priority_range(gpuk_ctx* ctx, int* out_least, int* out_greatest) {
-    static const char fn[] = "gpuk_stream_priority_range";
+    const char* const fn = __func__;
     int least = 0, greatest = 0;
     gpuk__cu_result cr;
     gpuk_result r;
@@ -1817,7 +1817,7 @@ GPUK__IMPL gpuk_result gpuk_event_destroy(gpuk_ctx* ctx, gpuk_event event) {
 }
 
 GPUK__IMPL gpuk_result gpuk_event_record(gpuk_ctx* ctx, gpuk_event event, gpuk_stream stream) {
-    static const char fn[] = "gpuk_event_record";
+    const char* const fn = __func__;
     const gpuk__event_slot* e;
     gpuk__cu_stream cs;
     gpuk__cu_result cr;
@@ -1834,7 +1834,7 @@ GPUK__IMPL gpuk_result gpuk_event_record(gpuk_ctx* ctx, gpuk_event event, gpuk_s
          if (!((e) = gpuk__event_lookup(ctx, (event).id))) return gpuk__bad_handle(fn, "event", (event).id); } while (0)
 
 GPUK__IMPL gpuk_result gpuk_event_sync(gpuk_ctx* ctx, gpuk_event event) {
-    static const char fn[] = "gpuk_event_sync";
+    const char* const fn = __func__;
     const gpuk__event_slot* e;
     gpuk__cu_result cr;
     GPUK__EVENT_HEAD(fn, ctx, event, e);
@@ -1844,7 +1844,7 @@ GPUK__IMPL gpuk_result gpuk_event_sync(gpuk_ctx* ctx, gpuk_event event) {
 }
 
 GPUK__IMPL gpuk_result gpuk_event_query(gpuk_ctx* ctx, gpuk_event event, bool* out_done) {
-    static const char fn[] = "gpuk_event_query";
+    const char* const fn = __func__;
     const gpuk__event_slot* e;
     gpuk__cu_result cr;
     if (!out_done) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_done is NULL");
@@ -1860,7 +1860,7 @@ GPUK__IMPL gpuk_result gpuk_event_query(gpuk_ctx* ctx, gpuk_event event, bool* o
 
 GPUK__IMPL gpuk_result gpuk_event_elapsed_ms(gpuk_ctx* ctx, gpuk_event start, gpuk_event stop,
                                              float* out_ms) {
-    static const char fn[] = "gpuk_event_elapsed_ms";
+    const char* const fn = __func__;
     const gpuk__event_slot* a;
     const gpuk__event_slot* b;
     gpuk__cu_result cr;
@@ -1881,7 +1881,7 @@ GPUK__IMPL gpuk_result gpuk_event_elapsed_ms(gpuk_ctx* ctx, gpuk_event start, gp
 /* ---- >>timer ---- */
 GPUK__IMPL gpuk_result gpuk_timer_create(gpuk_ctx* ctx, gpuk_timer* out_timer) {
     gpuk_result r;
-    if (!out_timer) return gpuk__fail("gpuk_timer_create", GPUK_ERR_INVALID_ARG, "out_timer is NULL");
+    if (!out_timer) return gpuk__fail(__func__, GPUK_ERR_INVALID_ARG, "out_timer is NULL");
     memset(out_timer, 0, sizeof *out_timer);
     if ((r = gpuk_event_create(ctx, NULL, &out_timer->start)) != GPUK_OK) return r;
     if ((r = gpuk_event_create(ctx, NULL, &out_timer->stop)) != GPUK_OK) {
@@ -1893,7 +1893,7 @@ GPUK__IMPL gpuk_result gpuk_timer_create(gpuk_ctx* ctx, gpuk_timer* out_timer) {
 
 GPUK__IMPL gpuk_result gpuk_timer_destroy(gpuk_ctx* ctx, gpuk_timer* timer) {
     gpuk_result a, b;
-    if (!timer) return gpuk__fail("gpuk_timer_destroy", GPUK_ERR_INVALID_ARG, "timer is NULL");
+    if (!timer) return gpuk__fail(__func__, GPUK_ERR_INVALID_ARG, "timer is NULL");
     a = gpuk_event_destroy(ctx, timer->start);
     b = gpuk_event_destroy(ctx, timer->stop);
     memset(timer, 0, sizeof *timer);
@@ -1910,8 +1910,8 @@ static gpuk_result gpuk__timer_check(const char* fn, const gpuk_ctx* ctx, const 
 
 GPUK__IMPL gpuk_result gpuk_timer_start(gpuk_ctx* ctx, gpuk_timer* timer, gpuk_stream stream) {
     gpuk_result r;
-    if (!timer) return gpuk__fail("gpuk_timer_start", GPUK_ERR_INVALID_ARG, "timer is NULL");
-    if ((r = gpuk__timer_check("gpuk_timer_start", ctx, timer)) != GPUK_OK) return r;
+    if (!timer) return gpuk__fail(__func__, GPUK_ERR_INVALID_ARG, "timer is NULL");
+    if ((r = gpuk__timer_check(__func__, ctx, timer)) != GPUK_OK) return r;
     timer->stream = stream;
     return gpuk_event_record(ctx, timer->start, stream);
 }
@@ -1919,8 +1919,8 @@ GPUK__IMPL gpuk_result gpuk_timer_start(gpuk_ctx* ctx, gpuk_timer* timer, gpuk_s
 GPUK__IMPL gpuk_result gpuk_timer_stop(gpuk_ctx* ctx, gpuk_timer* timer, float* out_ms) {
     gpuk_result r;
     if (out_ms) *out_ms = 0.0f;
-    if (!timer || !out_ms) return gpuk__fail("gpuk_timer_stop", GPUK_ERR_INVALID_ARG, "timer or out_ms is NULL");
-    if ((r = gpuk__timer_check("gpuk_timer_stop", ctx, timer)) != GPUK_OK) return r;
+    if (!timer || !out_ms) return gpuk__fail(__func__, GPUK_ERR_INVALID_ARG, "timer or out_ms is NULL");
+    if ((r = gpuk__timer_check(__func__, ctx, timer)) != GPUK_OK) return r;
     if ((r = gpuk_event_record(ctx, timer->stop, timer->stream)) != GPUK_OK) return r;
     if ((r = gpuk_event_sync(ctx, timer->stop)) != GPUK_OK) return r;
     return gpuk_event_elapsed_ms(ctx, timer->start, timer->stop, out_ms);
@@ -2073,7 +2073,7 @@ static gpuk_result gpuk__jit_load(const char* fn, gpuk_ctx* ctx, const unsigned 
 
 GPUK__IMPL gpuk_result gpuk_module_load(gpuk_ctx* ctx, const gpuk_module_desc* desc,
                                         gpuk_module* out_module) {
-    static const char fn[] = "gpuk_module_load";
+    const char* const fn = __func__;
     const unsigned char* bytes;
     gpuk_image_kind kind;
     size_t len;
@@ -2136,7 +2136,7 @@ GPUK__IMPL gpuk_result gpuk_module_unload(gpuk_ctx* ctx, gpuk_module module) {
 /* ---- >>kernel ---- */
 GPUK__IMPL gpuk_result gpuk_kernel_get(gpuk_ctx* ctx, gpuk_module module, const char* name,
                                        gpuk_kernel* out_kernel) {
-    static const char fn[] = "gpuk_kernel_get";
+    const char* const fn = __func__;
     const gpuk__module_slot* m;
     gpuk__kernel_slot k;
     gpuk__pool* kp;
@@ -2193,7 +2193,7 @@ GPUK__IMPL gpuk_result gpuk_kernel_get(gpuk_ctx* ctx, gpuk_module module, const 
 }
 
 GPUK__IMPL gpuk_result gpuk_kernel_query(gpuk_ctx* ctx, gpuk_kernel kernel, gpuk_kernel_info* out_info) {
-    static const char fn[] = "gpuk_kernel_query";
+    const char* const fn = __func__;
     const gpuk__kernel_slot* k;
     gpuk_kernel_info info;
     gpuk__cu_result cr;
@@ -2220,7 +2220,7 @@ GPUK__IMPL gpuk_result gpuk_kernel_query(gpuk_ctx* ctx, gpuk_kernel kernel, gpuk
 }
 
 GPUK__IMPL gpuk_result gpuk_kernel_set_max_dynamic_shared(gpuk_ctx* ctx, gpuk_kernel kernel, uint32_t bytes) {
-    static const char fn[] = "gpuk_kernel_set_max_dynamic_shared";
+    const char* const fn = __func__;
     gpuk__kernel_slot* k;
     gpuk__cu_result cr;
     gpuk_result r;
@@ -2240,7 +2240,7 @@ GPUK__IMPL gpuk_result gpuk_kernel_set_max_dynamic_shared(gpuk_ctx* ctx, gpuk_ke
 
 GPUK__IMPL gpuk_result gpuk_kernel_suggest_block(gpuk_ctx* ctx, gpuk_kernel kernel, uint32_t shared_bytes,
                                                  int* out_block, int* out_min_grid) {
-    static const char fn[] = "gpuk_kernel_suggest_block";
+    const char* const fn = __func__;
     const gpuk__kernel_slot* k;
     int block = 0, grid = 0;
     gpuk__cu_result cr;
@@ -2318,7 +2318,7 @@ static gpuk_result gpuk__launch_check(const char* fn, const gpuk_ctx* ctx, const
 }
 
 GPUK__IMPL gpuk_result gpuk_launch(gpuk_ctx* ctx, gpuk_kernel kernel, const gpuk_launch_desc* desc) {
-    static const char fn[] = "gpuk_launch";
+    const char* const fn = __func__;
     const gpuk__kernel_slot* k;
     gpuk__cu_stream cs;
     gpuk__cu_result cr;
