@@ -1115,8 +1115,12 @@ static void* gpuk__create_begin(const char* fn, gpuk_ctx* ctx, gpuk__kind kind, 
                                 const void* desc, int desc_optional, uint32_t start_canary,
                                 uint32_t end_canary, gpuk_result* out_r) {
     const char* name = gpuk__kind_name[kind];
-    if (!out_id) *out_r = gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_%s is NULL", name);
-    else if ((*out_id = 0), GPUK__UNLIKELY(GPUK__ATOMIC_LOAD(&gpuk__g.broken))) *out_r = gpuk__fail_broken(fn);
+    if (!out_id) {
+        *out_r = gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_%s is NULL", name);
+        return NULL;
+    }
+    *out_id = 0;
+    if (GPUK__UNLIKELY(GPUK__ATOMIC_LOAD(&gpuk__g.broken))) *out_r = gpuk__fail_broken(fn);
     else if (GPUK__UNLIKELY(!ctx)) *out_r = gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "ctx is NULL");
     else if (!desc && !desc_optional) *out_r = gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc is NULL");
     else if (gpuk__desc_canaries_bad(start_canary, end_canary))

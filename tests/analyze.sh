@@ -14,7 +14,7 @@ passed=0; failed=0; skipped=0
 ok() { passed=$((passed + 1)); echo "ok   $1"; }
 bad() { failed=$((failed + 1)); echo "FAIL $1"; sed 's/^/    /' "$tmp/out" | grep -v '^    ok ' | head -30; }
 skip() { skipped=$((skipped + 1)); echo "skip $1"; }
-hosts="unit_core unit_kernels unit_fault_sweep"
+hosts="unit_core unit_kernels unit_fault_sweep unit_handles"
 
 for t in $hosts; do
   if gcc -std=c99 -g -O1 -fsanitize=thread -I. -Itests "tests/$t.c" -o "$tmp/$t.tsan" -ldl -lpthread 2>"$tmp/out" &&
