@@ -44,13 +44,28 @@ static void down(void) {
     CHECK_OK(gpuk_shutdown());
 }
 
+/* Creates and destroys CYCLES 0-byte buffers on ctx (no driver call: this is about ids);
+   returns how many came before one matched h or h's destroy did not fail, or -1 for none. */
+static int cycles_until_alias(gpuk_ctx* ctx, gpuk_buffer h) {
+    gpuk_buffer_desc bd;
+    gpuk_buffer x;
+    int i;
+    memset(&bd, 0, sizeof bd);
+    for (i = 0; i < CYCLES; i++) {
+        CHECK_OK(gpuk_buffer_create(ctx, &bd, &x));
+        if (x.id == h.id || gpuk_buffer_destroy(ctx, h) != GPUK_ERR_INVALID_HANDLE) return i;
+        gpuk_buffer_destroy(ctx, x);
+    }
+    return -1;
+}
+
 /* A stale handle stays refused through CYCLES creations on its own ctx: its destroy neither
    succeeds nor frees the buffer that now holds its slot. */
 static void stale_after_many(uint32_t max_buffers) {
     gpuk_ctx* ctx;
-    gpuk_buffer stale, x, live;
+    gpuk_buffer stale, live;
     gpuk_buffer_desc bd;
-    int i, aliased = 0;
+    int n;
     up(1);
     ctx = ctx_on(0, max_buffers);
     if (!ctx) return;
@@ -58,16 +73,10 @@ static void stale_after_many(uint32_t max_buffers) {
     bd.bytes = 64;
     CHECK_OK(gpuk_buffer_create(ctx, &bd, &stale));
     CHECK_OK(gpuk_buffer_destroy(ctx, stale));
-    bd.bytes = 0; /* no driver call: the loop is about ids */
-    for (i = 0; i < CYCLES && !aliased; i++) {
-        CHECK_OK(gpuk_buffer_create(ctx, &bd, &x));
-        if (x.id == stale.id) aliased = 1;
-        if (gpuk_buffer_destroy(ctx, stale) != GPUK_ERR_INVALID_HANDLE) aliased = 1;
-        gpuk_buffer_destroy(ctx, x);
-    }
-    CHECK(!aliased);
-    if (aliased) fprintf(stderr, "  max_buffers %u: stale handle 0x%x matched after %d creations\n",
-                         max_buffers, stale.id, i);
+    n = cycles_until_alias(ctx, stale);
+    CHECK(n < 0);
+    if (n >= 0) fprintf(stderr, "  max_buffers %u: stale handle 0x%x matched after %d creations\n",
+                        max_buffers, stale.id, n);
     /* the live buffer in the stale handle's slot survives the stale destroy */
     bd.bytes = 64;
     CHECK_OK(gpuk_buffer_create(ctx, &bd, &live));
@@ -93,9 +102,9 @@ static int test_stale_refused_after_wrap_one_slot(void) {
 static void foreign_refused(int dev_a, int dev_b) {
     gpuk_ctx* a;
     gpuk_ctx* b;
-    gpuk_buffer ha, hb, x;
+    gpuk_buffer ha, hb;
     gpuk_buffer_desc bd;
-    int i, aliased = 0;
+    int n;
     up(2);
     a = ctx_on(dev_a, 0);
     b = ctx_on(dev_b, 0);
@@ -103,17 +112,10 @@ static void foreign_refused(int dev_a, int dev_b) {
     memset(&bd, 0, sizeof bd);
     bd.bytes = 64;
     CHECK_OK(gpuk_buffer_create(a, &bd, &ha));
-    bd.bytes = 0;
-    for (i = 0; i < CYCLES && !aliased; i++) {
-        CHECK_OK(gpuk_buffer_create(b, &bd, &x));
-        if (x.id == ha.id) aliased = 1;
-        if (gpuk_buffer_destroy(b, ha) != GPUK_ERR_INVALID_HANDLE) aliased = 1;
-        gpuk_buffer_destroy(b, x);
-    }
-    CHECK(!aliased);
-    if (aliased) fprintf(stderr, "  devices %d/%d: a's handle 0x%x matched in b after %d creations\n",
-                         dev_a, dev_b, ha.id, i);
-    bd.bytes = 64;
+    n = cycles_until_alias(b, ha);
+    CHECK(n < 0);
+    if (n >= 0) fprintf(stderr, "  devices %d/%d: a's handle 0x%x matched in b after %d creations\n",
+                        dev_a, dev_b, ha.id, n);
     CHECK_OK(gpuk_buffer_create(b, &bd, &hb));
     CHECK(ha.id != hb.id);
     CHECK(gpuk_buffer_size(b, ha) == 0 && gpuk_buffer_devptr(b, ha) == 0);
