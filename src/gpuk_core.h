@@ -1017,9 +1017,9 @@ struct gpuk_ctx {
 /* Gives a live slot's driver objects back (the ctx is current); returns the driver's result
    and names the failing call in *out_call. After a failure the slot still describes what is
    left to release, so the call can be made again. */
-typedef gpuk__cu_result (*gpuk__release_fn)(void* slot, const char** out_call);
+typedef gpuk__cu_result (*gpuk__release_fn)(gpuk_ctx* ctx, void* slot, const char** out_call);
 #define GPUK__KIND_RELEASE(name, type, field, dflt) \
-    static gpuk__cu_result gpuk__##name##_release(void* slot, const char** out_call);
+    static gpuk__cu_result gpuk__##name##_release(gpuk_ctx* ctx, void* slot, const char** out_call);
 GPUK__HANDLE_KINDS(GPUK__KIND_RELEASE)
 #undef GPUK__KIND_RELEASE
 #define GPUK__KIND_RELEASE(name, type, field, dflt) gpuk__##name##_release,
@@ -1163,7 +1163,7 @@ static gpuk_result gpuk__slot_release(const char* fn, gpuk_ctx* ctx, gpuk__kind 
     int broken;
     if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken) && (r = gpuk__enter(fn, ctx)) == GPUK_OK) {
         const char* call = "";
-        gpuk__cu_result cr = gpuk__release[kind](slot, &call);
+        gpuk__cu_result cr = gpuk__release[kind](ctx, slot, &call);
         if (cr) r = gpuk__fail_cu(fn, call, cr, NULL);
     }
     broken = GPUK__ATOMIC_LOAD(&gpuk__g.broken);
@@ -1469,8 +1469,9 @@ GPUK__IMPL gpuk_result gpuk_buffer_create(gpuk_ctx* ctx, const gpuk_buffer_desc*
     return gpuk__slot_end(ctx, gpuk__kind_buffer, s, r, &out_buffer->id);
 }
 
-static gpuk__cu_result gpuk__buffer_release(void* slot, const char** out_call) {
+static gpuk__cu_result gpuk__buffer_release(gpuk_ctx* ctx, void* slot, const char** out_call) {
     const gpuk__buffer_slot* s = (const gpuk__buffer_slot*)slot;
+    (void)ctx;
     *out_call = "cuMemFree";
     return s->owned && s->ptr ? GPUK__DRV.cuMemFree(s->ptr) : 0;
 }
@@ -1649,8 +1650,9 @@ GPUK__IMPL gpuk_result gpuk_pinned_create(gpuk_ctx* ctx, const gpuk_pinned_desc*
     return gpuk__slot_end(ctx, gpuk__kind_pinned, s, r, &out_pinned->id);
 }
 
-static gpuk__cu_result gpuk__pinned_release(void* slot, const char** out_call) {
+static gpuk__cu_result gpuk__pinned_release(gpuk_ctx* ctx, void* slot, const char** out_call) {
     const gpuk__pinned_slot* s = (const gpuk__pinned_slot*)slot;
+    (void)ctx;
     *out_call = s->registered ? "cuMemHostUnregister" : "cuMemFreeHost";
     if (!s->ptr) return 0;
     return s->registered ? GPUK__DRV.cuMemHostUnregister(s->ptr) : GPUK__DRV.cuMemFreeHost(s->ptr);
@@ -1692,11 +1694,12 @@ GPUK__IMPL gpuk_result gpuk_stream_create(gpuk_ctx* ctx, const gpuk_stream_desc*
     return gpuk__slot_end(ctx, gpuk__kind_stream, s, r, &out_stream->id);
 }
 
-static gpuk__cu_result gpuk__stream_release(void* slot, const char** out_call) {
+static gpuk__cu_result gpuk__stream_release(gpuk_ctx* ctx, void* slot, const char** out_call) {
     gpuk__stream_slot* s = (gpuk__stream_slot*)slot;
     gpuk__cu_result cr;
-    /* The stream release hook: what the built-in layer keeps per stream goes here, before the
-       CUDA stream does. cuMemFree waits for the kernels still using the scratch. */
+    (void)ctx;
+    /* The stream release hook (ctx, s): what the built-in layer keeps per stream goes here,
+       before the CUDA stream. cuMemFree waits for the kernels still using the scratch. */
     *out_call = "cuMemFree";
     if (s->scratch.ptr) {
         if ((cr = GPUK__DRV.cuMemFree(s->scratch.ptr)) != 0) return cr;
@@ -1811,7 +1814,8 @@ GPUK__IMPL gpuk_result gpuk_event_create(gpuk_ctx* ctx, const gpuk_event_desc* d
     return gpuk__slot_end(ctx, gpuk__kind_event, s, r, &out_event->id);
 }
 
-static gpuk__cu_result gpuk__event_release(void* slot, const char** out_call) {
+static gpuk__cu_result gpuk__event_release(gpuk_ctx* ctx, void* slot, const char** out_call) {
+    (void)ctx;
     *out_call = "cuEventDestroy";
     return GPUK__DRV.cuEventDestroy(((const gpuk__event_slot*)slot)->cu);
 }
@@ -2114,7 +2118,8 @@ GPUK__IMPL gpuk_result gpuk_module_load(gpuk_ctx* ctx, const gpuk_module_desc* d
     return gpuk__slot_end(ctx, gpuk__kind_module, s, r, &out_module->id);
 }
 
-static gpuk__cu_result gpuk__module_release(void* slot, const char** out_call) {
+static gpuk__cu_result gpuk__module_release(gpuk_ctx* ctx, void* slot, const char** out_call) {
+    (void)ctx;
     *out_call = "cuModuleUnload";
     return GPUK__DRV.cuModuleUnload(((const gpuk__module_slot*)slot)->cu);
 }
@@ -2264,7 +2269,8 @@ GPUK__IMPL gpuk_result gpuk_kernel_suggest_block(gpuk_ctx* ctx, gpuk_kernel kern
 }
 
 /* Kernels hold no driver object of their own: they go with their module. */
-static gpuk__cu_result gpuk__kernel_release(void* slot, const char** out_call) {
+static gpuk__cu_result gpuk__kernel_release(gpuk_ctx* ctx, void* slot, const char** out_call) {
+    (void)ctx;
     (void)slot;
     (void)out_call;
     return 0;
