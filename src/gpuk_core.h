@@ -1023,7 +1023,9 @@ typedef gpuk__cu_result (*gpuk__release_fn)(gpuk_ctx* ctx, void* slot, const cha
 GPUK__HANDLE_KINDS(GPUK__KIND_RELEASE)
 #undef GPUK__KIND_RELEASE
 #define GPUK__KIND_RELEASE(name, type, field, dflt) gpuk__##name##_release,
-static const gpuk__release_fn gpuk__release[GPUK__KIND_NUM] = { GPUK__HANDLE_KINDS(GPUK__KIND_RELEASE) };
+static const gpuk__release_fn gpuk__release[GPUK__KIND_NUM] = {
+    GPUK__HANDLE_KINDS(GPUK__KIND_RELEASE)
+};
 #undef GPUK__KIND_RELEASE
 
 static void* gpuk__pool_slot(const gpuk__pool* pool, uint32_t i) { return pool->slots + i * pool->stride; }
@@ -1132,7 +1134,8 @@ static void* gpuk__create_begin(const char* fn, gpuk_ctx* ctx, gpuk__kind kind, 
 
 /* A create's last step: on success the slot from gpuk__slot_begin is published into *out_id,
    on failure (r) it is given back. Returns r. */
-static gpuk_result gpuk__slot_end(gpuk_ctx* ctx, gpuk__kind kind, void* slot, gpuk_result r, uint32_t* out_id) {
+static gpuk_result gpuk__slot_end(gpuk_ctx* ctx, gpuk__kind kind, void* slot, gpuk_result r,
+                                  uint32_t* out_id) {
     if (r == GPUK_OK) *out_id = gpuk__slot_commit(ctx, kind, slot);
     else gpuk__slot_abort(ctx, kind, slot);
     return r;
@@ -1180,7 +1183,8 @@ static gpuk_result gpuk__slot_release(const char* fn, gpuk_ctx* ctx, gpuk__kind 
 static gpuk_result gpuk__handle_destroy(const char* fn, gpuk_ctx* ctx, gpuk__kind kind, uint32_t id) {
     uint32_t i;
     if (GPUK__UNLIKELY(!ctx)) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "ctx is NULL");
-    if (!(i = gpuk__slot_detach(ctx, &ctx->pools[kind], id))) return gpuk__bad_handle(fn, gpuk__kind_name[kind], id);
+    if (!(i = gpuk__slot_detach(ctx, &ctx->pools[kind], id)))
+        return gpuk__bad_handle(fn, gpuk__kind_name[kind], id);
     return gpuk__slot_release(fn, ctx, kind, i, id);
 }
 
@@ -1327,7 +1331,8 @@ fail_host:
 }
 
 /* One ctx teardown call: a failure is kept (the first one) and reported; teardown goes on. */
-static void gpuk__keep_first(const char* fn, gpuk_result* first, const char* call_name, gpuk__cu_result cr) {
+static void gpuk__keep_first(const char* fn, gpuk_result* first, const char* call_name,
+                             gpuk__cu_result cr) {
     gpuk_result r;
     if (!cr) return;
     r = gpuk__fail_cu(fn, call_name, cr, NULL);
@@ -1451,15 +1456,17 @@ GPUK__IMPL gpuk_result gpuk_buffer_create(gpuk_ctx* ctx, const gpuk_buffer_desc*
     gpuk__buffer_slot* s;
     gpuk__cu_result cr;
     gpuk_result r = GPUK_OK;
-    if (!(s = (gpuk__buffer_slot*)gpuk__create_begin(__func__, ctx, gpuk__kind_buffer, out_buffer ? &out_buffer->id : NULL,
-                                                     desc, 0, GPUK__CANARIES(desc), &r)))
-        return r;
+    s = (gpuk__buffer_slot*)gpuk__create_begin(__func__, ctx, gpuk__kind_buffer,
+                                               out_buffer ? &out_buffer->id : NULL, desc, 0,
+                                               GPUK__CANARIES(desc), &r);
+    if (!s) return r;
     s->ptr = desc->wrap;
     s->bytes = desc->bytes;
     s->owned = !desc->wrap;
     gpuk__copy_text(s->label, sizeof s->label, desc->label);
     if (desc->wrap && !desc->bytes) {
-        r = gpuk__fail(__func__, GPUK_ERR_INVALID_ARG, "wrapping device pointer 0x%llx needs desc.bytes", desc->wrap);
+        r = gpuk__fail(__func__, GPUK_ERR_INVALID_ARG, "wrapping device pointer 0x%llx needs desc.bytes",
+                       desc->wrap);
     } else if (s->owned && desc->bytes && (r = gpuk__enter(__func__, ctx)) == GPUK_OK &&
                (cr = GPUK__DRV.cuMemAlloc(&s->ptr, desc->bytes)) != 0) {
         char what[64];
@@ -1632,9 +1639,10 @@ GPUK__IMPL gpuk_result gpuk_pinned_create(gpuk_ctx* ctx, const gpuk_pinned_desc*
     gpuk__pinned_slot* s;
     gpuk__cu_result cr = 0;
     gpuk_result r = GPUK_OK;
-    if (!(s = (gpuk__pinned_slot*)gpuk__create_begin(__func__, ctx, gpuk__kind_pinned, out_pinned ? &out_pinned->id : NULL,
-                                                     desc, 0, GPUK__CANARIES(desc), &r)))
-        return r;
+    s = (gpuk__pinned_slot*)gpuk__create_begin(__func__, ctx, gpuk__kind_pinned,
+                                               out_pinned ? &out_pinned->id : NULL, desc, 0,
+                                               GPUK__CANARIES(desc), &r);
+    if (!s) return r;
     s->ptr = desc->host_ptr;
     s->bytes = desc->bytes;
     s->registered = desc->host_ptr != NULL;
@@ -1679,9 +1687,10 @@ GPUK__IMPL gpuk_result gpuk_stream_create(gpuk_ctx* ctx, const gpuk_stream_desc*
     gpuk__stream_slot* s;
     gpuk__cu_result cr;
     gpuk_result r = GPUK_OK;
-    if (!(s = (gpuk__stream_slot*)gpuk__create_begin(__func__, ctx, gpuk__kind_stream, out_stream ? &out_stream->id : NULL,
-                                                     desc, 1, GPUK__CANARIES(desc), &r)))
-        return r;
+    s = (gpuk__stream_slot*)gpuk__create_begin(__func__, ctx, gpuk__kind_stream,
+                                               out_stream ? &out_stream->id : NULL, desc, 1,
+                                               GPUK__CANARIES(desc), &r);
+    if (!s) return r;
     memset(&d, 0, sizeof d);
     if (desc) d = *desc;
     s->cu = (gpuk__cu_stream)d.wrap;
@@ -1803,9 +1812,10 @@ GPUK__IMPL gpuk_result gpuk_event_create(gpuk_ctx* ctx, const gpuk_event_desc* d
     gpuk__cu_result cr;
     gpuk_result r = GPUK_OK;
     unsigned flags;
-    if (!(s = (gpuk__event_slot*)gpuk__create_begin(__func__, ctx, gpuk__kind_event, out_event ? &out_event->id : NULL,
-                                                    desc, 1, GPUK__CANARIES(desc), &r)))
-        return r;
+    s = (gpuk__event_slot*)gpuk__create_begin(__func__, ctx, gpuk__kind_event,
+                                              out_event ? &out_event->id : NULL, desc, 1,
+                                              GPUK__CANARIES(desc), &r);
+    if (!s) return r;
     s->timing = !(desc && desc->no_timing);
     flags = (s->timing ? 0u : (unsigned)GPUK__CU_EVENT_DISABLE_TIMING) |
             (desc && desc->blocking_sync ? (unsigned)GPUK__CU_EVENT_BLOCKING_SYNC : 0u);
