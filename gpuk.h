@@ -91,6 +91,21 @@ HANDLES
    default stream). A zero,
    destroyed or other-ctx handle returns GPUK_ERR_INVALID_HANDLE and never reaches the driver.
    Destroying a ctx destroys everything it owns; unloading a module destroys its kernels.
+   An id holds a slot of its ctx's pool, a generation per slot and a tag of its ctx. Guarantees:
+   - a handle of one ctx is refused by every other ctx alive at the same time while at most 16
+     ctxs are alive (tags go round: a destroyed ctx's tag is handed out again only after the
+     other 15 have been handed out or are taken, so a new ctx refuses its handles too);
+   - a destroyed handle stays refused until its slot has been reused 2^(28 - b) times, where b
+     is the bits of the pool size (max_* + 1 <= 2^b: 13 for 4096 buffers, 16 at most), i.e.
+     32,768 reuses for the default buffer pool, 4,096 for a pool of 65535; free slots are
+     reused oldest first, so that takes at least that many times the pool's free slots of
+     creations of that kind (2^27, about 134 million, with the pool otherwise idle).
+   Destroy failures: the driver releases the object first; when that fails (or making the
+   ctx current does) the handle stays valid and the destroy can be retried. The same holds
+   for gpuk_ctx_destroy: what it released is gone, the rest (and the ctx) stays for a retry.
+   After a sticky fault or in a fork child (the result is then a sticky code, see ERRORS, or
+   GPUK_ERR_FORKED) nothing is left to retry: no driver call is made and the handle or ctx is
+   freed all the same.
 
 THREADS
    gpuk_init and gpuk_last_error are safe from any thread. A ctx may be used from many threads
@@ -1042,8 +1057,8 @@ typedef struct gpuk__state {
     int init_failed;           /* the last gpuk_init's failure; implicit inits do not retry it */
     char init_failed_text[512];
     int live_ctxs;
-    unsigned int next_gen;     /* atomic: handle generations, process-wide so that a handle of
-                                  one ctx does not match a slot of another */
+    int tag_users[16];         /* live ctxs per handle tag (GPUK__TAGS) */
+    uint32_t next_tag;         /* tags go round, so a new ctx does not reuse a just-freed one */
     uint32_t features;
     int driver_version;
     gpuk_logger logger;
@@ -1434,7 +1449,7 @@ static gpuk_desc gpuk__desc_defaults(const gpuk_desc* desc) {
 GPUK__IMPL gpuk_desc gpuk_desc_defaults(const gpuk_desc* desc) { return gpuk__desc_defaults(desc); }
 
 GPUK__IMPL gpuk_result gpuk_init(const gpuk_desc* desc) {
-    static const char fn[] = "gpuk_init";
+    const char* const fn = __func__;
     gpuk_desc d;
     gpuk_result r;
     if (GPUK__ATOMIC_LOAD(&gpuk__g.initialized)) {
@@ -1505,7 +1520,7 @@ GPUK__IMPL gpuk_result gpuk_shutdown(void) {
     if (gpuk__g.live_ctxs) {
         int n = gpuk__g.live_ctxs;
         gpuk__mutex_unlock(&gpuk__lock);
-        return gpuk__fail("gpuk_shutdown", GPUK_ERR_BUSY, "%d ctx still alive or being created: "
+        return gpuk__fail(__func__, GPUK_ERR_BUSY, "%d ctx still alive or being created: "
                           "destroy them first", n);
     }
     GPUK__ATOMIC_STORE(&gpuk__g.initialized, 0);
@@ -1523,9 +1538,9 @@ GPUK__IMPL gpuk_result gpuk_shutdown(void) {
 }
 
 GPUK__IMPL gpuk_result gpuk_driver_version(int* out_version) {
-    if (!out_version) return gpuk__fail("gpuk_driver_version", GPUK_ERR_INVALID_ARG, "out_version is NULL");
+    if (!out_version) return gpuk__fail(__func__, GPUK_ERR_INVALID_ARG, "out_version is NULL");
     *out_version = 0;
-    GPUK__READY("gpuk_driver_version");
+    GPUK__READY(__func__);
     *out_version = gpuk__g.driver_version;
     return GPUK_OK;
 }
@@ -1559,7 +1574,7 @@ static gpuk_result gpuk__device_get(const char* fn, int device, gpuk__cu_device*
 }
 
 GPUK__IMPL gpuk_result gpuk_device_count(int* out_count) {
-    static const char fn[] = "gpuk_device_count";
+    const char* const fn = __func__;
     gpuk__cu_result r;
     if (!out_count) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_count is NULL");
     *out_count = 0;
@@ -1573,7 +1588,7 @@ GPUK__IMPL gpuk_result gpuk_device_count(int* out_count) {
 }
 
 GPUK__IMPL gpuk_result gpuk_device_attribute(int device, int cu_attribute, int* out_value) {
-    static const char fn[] = "gpuk_device_attribute";
+    const char* const fn = __func__;
     gpuk__cu_device dev;
     gpuk__cu_result cr;
     gpuk_result r;
@@ -1651,19 +1666,30 @@ static gpuk_result gpuk__device_query(const char* fn, int device, gpuk_device_in
 }
 
 GPUK__IMPL gpuk_result gpuk_device_query(int device, gpuk_device_info* out_info) {
-    return gpuk__device_query("gpuk_device_query", device, out_info);
+    return gpuk__device_query(__func__, device, out_info);
 }
 
 /* ---- >>pool ---- */
-/* Handle ids: low 16 bits the slot (0 reserved), high 16 a process-wide generation. A slot
-   holds the id it was created with; lookup = one compare. */
-#define GPUK__SLOT_BITS 16u
-#define GPUK__SLOT_MASK 0xFFFFu
+/* Handle ids: (ctx tag << 28) | (generation << slot bits) | slot. The slot bits fit the pool
+   (13 for 4096 slots, 16 for the largest), slot 0 is reserved (so no live id is 0), and the
+   generation takes the bits left: a slot's generation advances each time it is freed, and free
+   slots are reused oldest first, so a destroyed handle's id comes back only when its slot has
+   been reused 2^(28 - slot bits) times. The tag is the owning ctx's (gpuk__ctx_tag_take): a
+   handle is refused by every other live ctx. A slot holds the id it was created with (0 when
+   free), so a lookup is one compare. */
+#define GPUK__TAG_SHIFT 28u
+#define GPUK__TAGS 16u
 
 typedef struct gpuk__pool {
+    char* slots;          /* size slots of stride bytes, each beginning with its uint32_t id */
+    size_t stride;
     uint32_t size;        /* slots including the reserved slot 0 */
+    uint32_t slot_bits;   /* low id bits that hold the slot */
+    uint32_t tag;         /* the ctx's tag, in place */
+    uint32_t free_head;   /* ring of free slots, oldest at free_head */
     uint32_t free_count;
-    uint32_t* free_slots;
+    uint32_t* free_ring;  /* size - 1 entries */
+    uint32_t* gens;       /* per slot, the generation its next id gets */
 } gpuk__pool;
 
 typedef struct gpuk__buffer_slot {
@@ -1723,13 +1749,36 @@ typedef struct gpuk__layer {
        driver: release what the layer holds for it; keep the first failure in *first */
     void (*stream_release)(const char* fn, gpuk_ctx* ctx, void* state, uint32_t slot,
                            gpuk_result* first);
-    /* ctx destroy, after the device is idle and before the core's objects go (state may be
-       NULL after a failed ctx_init); frees the state */
-    void (*ctx_release)(const char* fn, gpuk_ctx* ctx, void* state, gpuk_result* first);
+    /* ctx destroy, after the device is idle and before the core's objects go: releases what
+       the layer holds and frees *state, setting it NULL (NULL already after a failed
+       ctx_init). On a failure that is not a sticky fault it keeps in *state what it could not
+       release, for the retry of the destroy, and keeps the failure in *first. */
+    void (*ctx_release)(const char* fn, gpuk_ctx* ctx, void** state, gpuk_result* first);
 } gpuk__layer;
 enum { GPUK__LAYER_BUILTIN, GPUK__LAYER_COUNT };
 /* The layers, defined with their code further down; NULL where compiled out. */
 static const gpuk__layer* gpuk__layer_of(int which);
+
+/* The handle kinds, one row each, in the order a ctx destroy releases them (kernels before
+   their modules, events and streams before memory): name, slot type, gpuk_ctx_desc field of
+   the pool size, its default. Each kind has a gpuk__<name>_lookup (below) and a
+   gpuk__<name>_release (in its section) that gives the slot's object back to the driver. */
+#define GPUK__HANDLE_KINDS(X) \
+    X(kernel, gpuk__kernel_slot, max_kernels, 1024) \
+    X(module, gpuk__module_slot, max_modules, 64) \
+    X(event, gpuk__event_slot, max_events, 1024) \
+    X(stream, gpuk__stream_slot, max_streams, 256) \
+    X(pinned, gpuk__pinned_slot, max_pinned, 256) \
+    X(buffer, gpuk__buffer_slot, max_buffers, 4096)
+
+#define GPUK__KIND_ENUM(name, type, field, dflt) gpuk__kind_##name,
+typedef enum gpuk__kind { GPUK__HANDLE_KINDS(GPUK__KIND_ENUM) GPUK__KIND_NUM } gpuk__kind;
+#undef GPUK__KIND_ENUM
+
+#define GPUK__KIND_NAME(name, type, field, dflt) #name,
+static const char* const gpuk__kind_name[GPUK__KIND_NUM] = { GPUK__HANDLE_KINDS(GPUK__KIND_NAME) };
+#undef GPUK__KIND_NAME
+
 
 struct gpuk_ctx {
     gpuk__cu_context cu;
@@ -1737,84 +1786,183 @@ struct gpuk_ctx {
     gpuk__cu_stream default_stream;
     gpuk__mutex lock;
     gpuk_device_info info;
-    gpuk__pool buffer_pool, pinned_pool, stream_pool, event_pool, module_pool, kernel_pool;
-    gpuk__buffer_slot* buffers;
-    gpuk__pinned_slot* pinned;
-    gpuk__stream_slot* streams;
-    gpuk__event_slot* events;
-    gpuk__module_slot* modules;
-    gpuk__kernel_slot* kernels;
+    uint32_t tag;
+    gpuk__pool pools[GPUK__KIND_NUM];
     void* layer[GPUK__LAYER_COUNT]; /* each layer's own state (gpuk__layer) */
 };
 
-static uint32_t gpuk__new_id(uint32_t slot) {
-    uint32_t gen = GPUK__ATOMIC_ADD(&gpuk__g.next_gen, 1u) % 0xFFFFu + 1u;
-    return (gen << GPUK__SLOT_BITS) | slot;
-}
+/* Gives a live slot's driver objects back (the ctx is current); returns the driver's result
+   and names the failing call in *out_call. After a failure the slot still describes what is
+   left to release, so the call can be made again. */
+typedef gpuk__cu_result (*gpuk__release_fn)(gpuk_ctx* ctx, void* slot, const char** out_call);
+#define GPUK__KIND_RELEASE(name, type, field, dflt) \
+    static gpuk__cu_result gpuk__##name##_release(gpuk_ctx* ctx, void* slot, const char** out_call);
+GPUK__HANDLE_KINDS(GPUK__KIND_RELEASE)
+#undef GPUK__KIND_RELEASE
+#define GPUK__KIND_RELEASE(name, type, field, dflt) gpuk__##name##_release,
+static const gpuk__release_fn gpuk__release[GPUK__KIND_NUM] = {
+    GPUK__HANDLE_KINDS(GPUK__KIND_RELEASE)
+};
+#undef GPUK__KIND_RELEASE
 
-/* Slot index for id in a pool of ids stored at stride bytes, or 0 when id is not live there. */
-static uint32_t gpuk__pool_find(const gpuk__pool* pool, const void* slots, size_t stride, uint32_t id) {
-    uint32_t i = id & GPUK__SLOT_MASK;
+static void* gpuk__pool_slot(const gpuk__pool* pool, uint32_t i) { return pool->slots + i * pool->stride; }
+
+/* Slot index of id in pool, or 0 when id is not live there. */
+static uint32_t gpuk__pool_find(const gpuk__pool* pool, uint32_t id) {
+    uint32_t i = id & ((1u << pool->slot_bits) - 1u);
     uint32_t live;
     if (i == 0 || i >= pool->size) return 0;
-    memcpy(&live, (const char*)slots + i * stride, sizeof live);
+    memcpy(&live, gpuk__pool_slot(pool, i), sizeof live);
     return live == id ? i : 0;
 }
 
-#define GPUK__DEFINE_LOOKUP(kind, slot_type, array, pool) \
-    static slot_type* gpuk__##kind##_lookup(const gpuk_ctx* ctx, uint32_t id) { \
-        uint32_t i = gpuk__pool_find(&ctx->pool, ctx->array, sizeof(slot_type), id); \
-        return i ? &ctx->array[i] : NULL; \
+#define GPUK__DEFINE_LOOKUP(name, type, field, dflt) \
+    static type* gpuk__##name##_lookup(const gpuk_ctx* ctx, uint32_t id) { \
+        const gpuk__pool* p_ = &ctx->pools[gpuk__kind_##name]; \
+        uint32_t i_ = gpuk__pool_find(p_, id); \
+        return i_ ? (type*)gpuk__pool_slot(p_, i_) : NULL; \
     }
-GPUK__DEFINE_LOOKUP(buffer, gpuk__buffer_slot, buffers, buffer_pool)
-GPUK__DEFINE_LOOKUP(pinned, gpuk__pinned_slot, pinned, pinned_pool)
-GPUK__DEFINE_LOOKUP(stream, gpuk__stream_slot, streams, stream_pool)
-GPUK__DEFINE_LOOKUP(event, gpuk__event_slot, events, event_pool)
-GPUK__DEFINE_LOOKUP(module, gpuk__module_slot, modules, module_pool)
-GPUK__DEFINE_LOOKUP(kernel, gpuk__kernel_slot, kernels, kernel_pool)
+GPUK__HANDLE_KINDS(GPUK__DEFINE_LOOKUP)
 #undef GPUK__DEFINE_LOOKUP
 
-/* Takes a free slot (call with ctx->lock held); 0 when the pool is full. */
+/* The oldest free slot (call with ctx->lock held); 0 when the pool is full. */
 static uint32_t gpuk__pool_take(gpuk__pool* pool) {
-    return pool->free_count ? pool->free_slots[--pool->free_count] : 0;
+    uint32_t i;
+    if (!pool->free_count) return 0;
+    i = pool->free_ring[pool->free_head];
+    pool->free_head = (pool->free_head + 1u) % (pool->size - 1u);
+    pool->free_count--;
+    return i;
 }
 
-static void gpuk__pool_give(gpuk__pool* pool, uint32_t slot) {
+/* Frees slot i (call with ctx->lock held): its id is retired for good, by the next
+   generation, and the slot waits behind every other free slot. */
+static void gpuk__pool_free(gpuk__pool* pool, uint32_t i) {
+    uint32_t zero = 0;
     GPUK_ASSERT(pool->free_count + 1 < pool->size);
-    pool->free_slots[pool->free_count++] = slot;
+    memcpy(gpuk__pool_slot(pool, i), &zero, sizeof zero);
+    pool->gens[i] = (pool->gens[i] + 1u) & ((1u << (GPUK__TAG_SHIFT - pool->slot_bits)) - 1u);
+    pool->free_ring[(pool->free_head + pool->free_count) % (pool->size - 1u)] = i;
+    pool->free_count++;
 }
 
-/* A free slot of pool, taken under the ctx lock; 0 when the pool is full. */
-static uint32_t gpuk__slot_take(gpuk_ctx* ctx, gpuk__pool* pool) {
-    uint32_t slot;
-    gpuk__mutex_lock(&ctx->lock);
-    slot = gpuk__pool_take(pool);
-    gpuk__mutex_unlock(&ctx->lock);
-    return slot;
+/* Gives slot i its id, which makes it live; returns the id. */
+static uint32_t gpuk__pool_publish(gpuk__pool* pool, uint32_t i) {
+    uint32_t id = pool->tag | (pool->gens[i] << pool->slot_bits) | i;
+    memcpy(gpuk__pool_slot(pool, i), &id, sizeof id);
+    return id;
 }
 
-/* Gives back a slot taken by gpuk__slot_take whose object was never published. */
-static void gpuk__slot_give(gpuk_ctx* ctx, gpuk__pool* pool, uint32_t slot) {
-    gpuk__mutex_lock(&ctx->lock);
-    gpuk__pool_give(pool, slot);
-    gpuk__mutex_unlock(&ctx->lock);
-}
-
-/* Frees id's slot under the ctx lock after copying it to out (the slot may be reused at once).
-   Returns 0 when id is not live. */
-static uint32_t gpuk__pool_release(gpuk_ctx* ctx, gpuk__pool* pool, void* slots, size_t stride,
-                                   uint32_t id, void* out) {
+/* A create's first step: a free slot of kind, reserved under the ctx lock, or NULL after
+   failing with GPUK_ERR_POOL_FULL. The create ends in gpuk__slot_commit or gpuk__slot_abort. */
+static void* gpuk__slot_begin(const char* fn, gpuk_ctx* ctx, gpuk__kind kind, gpuk_result* out_r) {
+    gpuk__pool* pool = &ctx->pools[kind];
     uint32_t i;
     gpuk__mutex_lock(&ctx->lock);
-    i = gpuk__pool_find(pool, slots, stride, id);
-    if (i) {
-        char* slot = (char*)slots + i * stride;
-        memcpy(out, slot, stride);
-        memset(slot, 0, sizeof(uint32_t));
-        gpuk__pool_give(pool, i);
+    i = gpuk__pool_take(pool);
+    gpuk__mutex_unlock(&ctx->lock);
+    if (i) return gpuk__pool_slot(pool, i);
+    *out_r = gpuk__fail(fn, GPUK_ERR_POOL_FULL, "all %u %s slots are in use", pool->size - 1u,
+                        gpuk__kind_name[kind]);
+    return NULL;
+}
+
+static uint32_t gpuk__slot_index(const gpuk__pool* pool, const void* slot) {
+    return (uint32_t)((size_t)((const char*)slot - pool->slots) / pool->stride);
+}
+
+/* Publishes a slot from gpuk__slot_begin, filled in; returns its id. */
+static uint32_t gpuk__slot_commit(gpuk_ctx* ctx, gpuk__kind kind, void* slot) {
+    gpuk__pool* pool = &ctx->pools[kind];
+    return gpuk__pool_publish(pool, gpuk__slot_index(pool, slot));
+}
+
+/* Gives back a slot from gpuk__slot_begin whose create failed (its id was never handed out,
+   so the generation stays). */
+static void gpuk__slot_abort(gpuk_ctx* ctx, gpuk__kind kind, void* slot) {
+    gpuk__pool* pool = &ctx->pools[kind];
+    gpuk__mutex_lock(&ctx->lock);
+    pool->free_ring[(pool->free_head + pool->free_count) % (pool->size - 1u)] = gpuk__slot_index(pool, slot);
+    pool->free_count++;
+    gpuk__mutex_unlock(&ctx->lock);
+}
+
+/* A create's common head, in this order: the out handle (zeroed), no sticky fault, ctx, desc
+   (NULL allowed when desc_optional) and its canaries (GPUK__CANARIES); then a free slot of
+   kind (gpuk__slot_begin). Returns the slot, or NULL with *out_r set. */
+static void* gpuk__create_begin(const char* fn, gpuk_ctx* ctx, gpuk__kind kind, uint32_t* out_id,
+                                const void* desc, int desc_optional, uint32_t start_canary,
+                                uint32_t end_canary, gpuk_result* out_r) {
+    const char* name = gpuk__kind_name[kind];
+    if (!out_id) {
+        *out_r = gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_%s is NULL", name);
+        return NULL;
     }
+    *out_id = 0;
+    if (GPUK__UNLIKELY(GPUK__ATOMIC_LOAD(&gpuk__g.broken))) *out_r = gpuk__fail_broken(fn);
+    else if (GPUK__UNLIKELY(!ctx)) *out_r = gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "ctx is NULL");
+    else if (!desc && !desc_optional) *out_r = gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc is NULL");
+    else if (gpuk__desc_canaries_bad(start_canary, end_canary))
+        *out_r = gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_%s_desc canaries are not zero", name);
+    else return gpuk__slot_begin(fn, ctx, kind, out_r);
+    return NULL;
+}
+#define GPUK__CANARIES(desc) (desc) ? (desc)->_start_canary : 0u, (desc) ? (desc)->_end_canary : 0u
+
+/* A create's last step: on success the slot from gpuk__slot_begin is published into *out_id,
+   on failure (r) it is given back. Returns r. */
+static gpuk_result gpuk__slot_end(gpuk_ctx* ctx, gpuk__kind kind, void* slot, gpuk_result r,
+                                  uint32_t* out_id) {
+    if (r == GPUK_OK) *out_id = gpuk__slot_commit(ctx, kind, slot);
+    else gpuk__slot_abort(ctx, kind, slot);
+    return r;
+}
+
+/* Detaches id's slot under the ctx lock: its id is zeroed (lookups fail, a second destroy
+   fails cleanly) but it is not free. Returns the slot, or 0 when id is not live. */
+static uint32_t gpuk__slot_detach(gpuk_ctx* ctx, gpuk__pool* pool, uint32_t id) {
+    uint32_t i, zero = 0;
+    gpuk__mutex_lock(&ctx->lock);
+    i = gpuk__pool_find(pool, id);
+    if (i) memcpy(gpuk__pool_slot(pool, i), &zero, sizeof zero);
     gpuk__mutex_unlock(&ctx->lock);
     return i;
+}
+
+static gpuk_result gpuk__enter(const char* fn, gpuk_ctx* ctx); /* >>validate */
+static gpuk_result gpuk__bad_handle(const char* fn, const char* what, uint32_t id);
+
+/* Releases detached slot i (once id) of kind in the driver, then frees it. On a failure that
+   is not a sticky fault the slot gets its id back, so its handle can be destroyed again; after
+   a sticky fault the driver is not called and the slot is freed all the same. */
+static gpuk_result gpuk__slot_release(const char* fn, gpuk_ctx* ctx, gpuk__kind kind, uint32_t i,
+                                      uint32_t id) {
+    gpuk__pool* pool = &ctx->pools[kind];
+    void* slot = gpuk__pool_slot(pool, i);
+    gpuk_result r = GPUK_OK;
+    int broken;
+    if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken) && (r = gpuk__enter(fn, ctx)) == GPUK_OK) {
+        const char* call = "";
+        gpuk__cu_result cr = gpuk__release[kind](ctx, slot, &call);
+        if (cr) r = gpuk__fail_cu(fn, call, cr, NULL);
+    }
+    broken = GPUK__ATOMIC_LOAD(&gpuk__g.broken);
+    gpuk__mutex_lock(&ctx->lock);
+    if (r == GPUK_OK || broken) gpuk__pool_free(pool, i);
+    else memcpy(slot, &id, sizeof id);
+    gpuk__mutex_unlock(&ctx->lock);
+    /* freed only because of a fault: say so, whatever the failing call said */
+    if (broken && r != (gpuk_result)broken) r = gpuk__fail_broken(fn);
+    return r;
+}
+
+/* The destroy of every kind. */
+static gpuk_result gpuk__handle_destroy(const char* fn, gpuk_ctx* ctx, gpuk__kind kind, uint32_t id) {
+    uint32_t i;
+    if (GPUK__UNLIKELY(!ctx)) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "ctx is NULL");
+    if (!(i = gpuk__slot_detach(ctx, &ctx->pools[kind], id)))
+        return gpuk__bad_handle(fn, gpuk__kind_name[kind], id);
+    return gpuk__slot_release(fn, ctx, kind, i, id);
 }
 
 /* ---- >>validate ---- */
@@ -1853,6 +2001,12 @@ static gpuk_result gpuk__stream_resolve(const char* fn, const gpuk_ctx* ctx, gpu
     if (GPUK__UNLIKELY(!slot)) return gpuk__bad_handle(fn, "stream", s.id);
     *out = slot->cu;
     return GPUK_OK;
+}
+
+/* The pool slot of a resolved stream handle: 0 for the ctx default stream ({0}), which no
+   slot holds; layers keep per-stream state by it. */
+static uint32_t gpuk__stream_slot_of(const gpuk_ctx* ctx, gpuk_stream s) {
+    return s.id ? gpuk__pool_find(&ctx->pools[gpuk__kind_stream], s.id) : 0;
 }
 
 /* off + bytes <= cap without overflow */
@@ -1904,7 +2058,7 @@ static gpuk_result gpuk__array2d(const char* fn, const gpuk_ctx* ctx, const char
 
 GPUK__IMPL gpuk_result gpuk_array2d_resolve(gpuk_ctx* ctx, gpuk_array2d view, size_t elem_bytes,
                                             gpuk_devptr* out_devptr, size_t* out_row_stride) {
-    static const char fn[] = "gpuk_array2d_resolve";
+    const char* const fn = __func__;
     gpuk_devptr p = 0;
     size_t stride = 0;
     gpuk_result r;
@@ -1923,29 +2077,46 @@ GPUK__IMPL gpuk_result gpuk_array2d_resolve(gpuk_ctx* ctx, gpuk_array2d view, si
 }
 
 /* ---- >>ctx ---- */
-static gpuk_result gpuk__pool_init(const char* fn, gpuk__pool* pool, void** slots, size_t stride,
-                                   uint32_t n, const char* field) {
-    uint32_t i;
+/* A handle tag for a new ctx: the next one round that no live ctx has (call under gpuk__lock).
+   With more than GPUK__TAGS live ctxs, tags are shared and only the slot check remains. */
+static uint32_t gpuk__ctx_tag_take(void) {
+    uint32_t i, t = gpuk__g.next_tag % GPUK__TAGS;
+    for (i = 0; i < GPUK__TAGS && gpuk__g.tag_users[(t + i) % GPUK__TAGS]; i++) {}
+    if (i < GPUK__TAGS) t = (t + i) % GPUK__TAGS;
+    gpuk__g.next_tag = t + 1u;
+    gpuk__g.tag_users[t]++;
+    return t;
+}
+
+static gpuk_result gpuk__pool_init(const char* fn, gpuk__pool* pool, size_t stride, uint32_t want,
+                                   uint32_t dflt, const char* field) {
+    uint32_t n = want ? want : dflt, i;
     if (n > 65535u)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_ctx_desc.%s = %u exceeds 65535", field, n);
     pool->size = n + 1u;
-    *slots = gpuk__alloc(stride * pool->size);
-    pool->free_slots = (uint32_t*)gpuk__alloc(sizeof(uint32_t) * pool->size);
-    if (!*slots || !pool->free_slots)
+    pool->stride = stride;
+    for (pool->slot_bits = 1; (1u << pool->slot_bits) <= n; pool->slot_bits++) {}
+    pool->slots = (char*)gpuk__alloc(stride * pool->size);
+    pool->free_ring = (uint32_t*)gpuk__alloc(sizeof(uint32_t) * pool->size);
+    pool->gens = (uint32_t*)gpuk__alloc(sizeof(uint32_t) * pool->size);
+    if (!pool->slots || !pool->free_ring || !pool->gens)
         return gpuk__fail(fn, GPUK_ERR_HOST_ALLOC, "cannot allocate the %s pool (%u slots)", field, n);
+    memset(pool->slots, 0, stride * pool->size);
+    memset(pool->gens, 0, sizeof(uint32_t) * pool->size);
     /* Hand out low slots first: ids stay small and readable in logs. */
-    for (i = 0; i < n; i++) pool->free_slots[i] = n - i;
+    for (i = 0; i < n; i++) pool->free_ring[i] = i + 1u;
+    pool->free_head = 0;
     pool->free_count = n;
     return GPUK_OK;
 }
 
 static void gpuk__ctx_free_host(gpuk_ctx* ctx) {
-    gpuk__free(ctx->buffers); gpuk__free(ctx->buffer_pool.free_slots);
-    gpuk__free(ctx->pinned); gpuk__free(ctx->pinned_pool.free_slots);
-    gpuk__free(ctx->streams); gpuk__free(ctx->stream_pool.free_slots);
-    gpuk__free(ctx->events); gpuk__free(ctx->event_pool.free_slots);
-    gpuk__free(ctx->modules); gpuk__free(ctx->module_pool.free_slots);
-    gpuk__free(ctx->kernels); gpuk__free(ctx->kernel_pool.free_slots);
+    uint32_t k;
+    for (k = 0; k < GPUK__KIND_NUM; k++) {
+        gpuk__free(ctx->pools[k].slots);
+        gpuk__free(ctx->pools[k].free_ring);
+        gpuk__free(ctx->pools[k].gens);
+    }
     gpuk__free(ctx);
 }
 
@@ -1957,15 +2128,62 @@ static void gpuk__ctx_free_host(gpuk_ctx* ctx) {
                     if ((first) == GPUK_OK) (first) = kr_; } } } while (0)
 
 /* Every layer releases what it holds for ctx (device memory, modules: after a sticky fault,
-   host memory only) and its state; the layers above go first. */
+   host memory only) and its state, or keeps what failed for a retry; the layers above go
+   first. */
 static void gpuk__layers_release(const char* fn, gpuk_ctx* ctx, gpuk_result* first) {
     int i;
     for (i = GPUK__LAYER_COUNT - 1; i >= 0; i--) {
         const gpuk__layer* layer = gpuk__layer_of(i);
-        if (layer && layer->ctx_release) layer->ctx_release(fn, ctx, ctx->layer[i], first);
-        ctx->layer[i] = NULL;
+        if (layer && layer->ctx_release) layer->ctx_release(fn, ctx, &ctx->layer[i], first);
     }
 }
+
+/* One ctx teardown call: a failure is kept (the first one) and reported; teardown goes on. */
+static void gpuk__keep_first(const char* fn, gpuk_result* first, const char* call_name,
+                             gpuk__cu_result cr) {
+    gpuk_result r;
+    if (!cr) return;
+    r = gpuk__fail_cu(fn, call_name, cr, NULL);
+    if (*first == GPUK_OK) *first = r;
+}
+
+/* Releases everything ctx holds in the driver, each object once: what is released is
+   forgotten, so after a failure (GPUK_OK not returned, no sticky fault) the call can be made
+   again for what is left. Objects first, each kind in GPUK__HANDLE_KINDS order; the default
+   stream and the primary context reference only once every object is gone. Stops at a sticky
+   fault (no driver call after it). */
+static gpuk_result gpuk__ctx_release(const char* fn, gpuk_ctx* ctx) {
+    gpuk_result first = GPUK_OK, r;
+    gpuk__cu_context cur = NULL;
+    uint32_t k, i;
+    if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
+    gpuk__keep_first(fn, &first, "cuCtxSynchronize", GPUK__DRV.cuCtxSynchronize());
+    /* the layers first (built-in modules and scratch): what they hold may use the core's */
+    gpuk__layers_release(fn, ctx, &first);
+    for (k = 0; k < GPUK__KIND_NUM; k++) {
+        gpuk__pool* pool = &ctx->pools[k];
+        for (i = 1; i < pool->size && !GPUK__ATOMIC_LOAD(&gpuk__g.broken); i++) {
+            uint32_t id;
+            memcpy(&id, gpuk__pool_slot(pool, i), sizeof id);
+            if (id && gpuk__slot_detach(ctx, pool, id) &&
+                (r = gpuk__slot_release(fn, ctx, (gpuk__kind)k, i, id)) != GPUK_OK && first == GPUK_OK)
+                first = r;
+        }
+    }
+    if (first != GPUK_OK || GPUK__ATOMIC_LOAD(&gpuk__g.broken)) return first;
+    if (ctx->default_stream) {
+        gpuk__keep_first(fn, &first, "cuStreamDestroy", GPUK__DRV.cuStreamDestroy(ctx->default_stream));
+        if (first != GPUK_OK) return first;
+        ctx->default_stream = NULL;
+    }
+    /* Leave no thread pointing at a primary context it no longer holds. */
+    if (GPUK__DRV.cuCtxGetCurrent(&cur) == 0 && cur == ctx->cu)
+        gpuk__keep_first(fn, &first, "cuCtxSetCurrent", GPUK__DRV.cuCtxSetCurrent(NULL));
+    if (first != GPUK_OK) return first;
+    gpuk__keep_first(fn, &first, "cuDevicePrimaryCtxRelease", GPUK__DRV.cuDevicePrimaryCtxRelease(ctx->dev));
+    return first;
+}
+
 
 static gpuk_ctx_desc gpuk__ctx_desc_defaults(const gpuk_ctx_desc* desc) {
     gpuk_ctx_desc d;
@@ -1985,7 +2203,7 @@ GPUK__IMPL gpuk_ctx_desc gpuk_ctx_desc_defaults(const gpuk_ctx_desc* desc) {
 }
 
 GPUK__IMPL gpuk_result gpuk_ctx_create(const gpuk_ctx_desc* desc, gpuk_ctx** out_ctx) {
-    static const char fn[] = "gpuk_ctx_create";
+    const char* const fn = __func__;
     gpuk_ctx_desc d;
     gpuk_ctx* ctx;
     gpuk__cu_context prev = NULL;
@@ -2012,15 +2230,10 @@ GPUK__IMPL gpuk_result gpuk_ctx_create(const gpuk_ctx_desc* desc, gpuk_ctx** out
         r = gpuk__fail(fn, GPUK_ERR_HOST_ALLOC, "cannot allocate the ctx");
         goto fail_count;
     }
-#define GPUK__POOL(pool, arr, field) \
-    if ((r = gpuk__pool_init(fn, &ctx->pool, (void**)&ctx->arr, sizeof *ctx->arr, d.field, #field)) != GPUK_OK) \
+#define GPUK__POOL(name, type, field, dflt) \
+    if ((r = gpuk__pool_init(fn, &ctx->pools[gpuk__kind_##name], sizeof(type), d.field, dflt, #field)) != GPUK_OK) \
         goto fail_host;
-    GPUK__POOL(buffer_pool, buffers, max_buffers)
-    GPUK__POOL(pinned_pool, pinned, max_pinned)
-    GPUK__POOL(stream_pool, streams, max_streams)
-    GPUK__POOL(event_pool, events, max_events)
-    GPUK__POOL(module_pool, modules, max_modules)
-    GPUK__POOL(kernel_pool, kernels, max_kernels)
+    GPUK__HANDLE_KINDS(GPUK__POOL)
 #undef GPUK__POOL
     if ((r = gpuk__device_query(fn, d.device, &ctx->info)) != GPUK_OK) goto fail_host;
     if ((r = gpuk__device_get(fn, d.device, &ctx->dev)) != GPUK_OK) goto fail_host;
@@ -2053,6 +2266,10 @@ GPUK__IMPL gpuk_result gpuk_ctx_create(const gpuk_ctx_desc* desc, gpuk_ctx** out
             goto fail_current;
         }
     }
+    gpuk__mutex_lock(&gpuk__lock);
+    ctx->tag = gpuk__ctx_tag_take();
+    gpuk__mutex_unlock(&gpuk__lock);
+    for (i = 0; i < GPUK__KIND_NUM; i++) ctx->pools[i].tag = ctx->tag << GPUK__TAG_SHIFT;
     *out_ctx = ctx;
     return GPUK_OK;
 fail_current:
@@ -2071,50 +2288,29 @@ fail_count:
 }
 
 GPUK__IMPL gpuk_result gpuk_ctx_destroy(gpuk_ctx* ctx) {
-    static const char fn[] = "gpuk_ctx_destroy";
-    gpuk_result first = GPUK_OK;
-    uint32_t i;
+    const char* const fn = __func__;
+    gpuk_result r = GPUK_OK;
     GPUK__CTX_CHECK(fn, ctx);
     /* After a sticky fault or in a fork child the driver must not be called (it may block or
-       fail); host memory is freed all the same. */
-    if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken) && (first = gpuk__enter(fn, ctx)) == GPUK_OK) {
-        gpuk__cu_context cur = NULL;
-        GPUK__KEEP_FIRST(first, "cuCtxSynchronize", GPUK__DRV.cuCtxSynchronize());
-        gpuk__layers_release(fn, ctx, &first);
-        for (i = 1; i < ctx->module_pool.size; i++)
-            if (ctx->modules[i].id) GPUK__KEEP_FIRST(first, "cuModuleUnload", GPUK__DRV.cuModuleUnload(ctx->modules[i].cu));
-        for (i = 1; i < ctx->event_pool.size; i++)
-            if (ctx->events[i].id) GPUK__KEEP_FIRST(first, "cuEventDestroy", GPUK__DRV.cuEventDestroy(ctx->events[i].cu));
-        for (i = 1; i < ctx->stream_pool.size; i++)
-            if (ctx->streams[i].id && ctx->streams[i].owned)
-                GPUK__KEEP_FIRST(first, "cuStreamDestroy", GPUK__DRV.cuStreamDestroy(ctx->streams[i].cu));
-        for (i = 1; i < ctx->pinned_pool.size; i++) {
-            gpuk__pinned_slot* p = &ctx->pinned[i];
-            if (!p->id || !p->ptr) continue;
-            if (p->registered) GPUK__KEEP_FIRST(first, "cuMemHostUnregister", GPUK__DRV.cuMemHostUnregister(p->ptr));
-            else GPUK__KEEP_FIRST(first, "cuMemFreeHost", GPUK__DRV.cuMemFreeHost(p->ptr));
-        }
-        for (i = 1; i < ctx->buffer_pool.size; i++)
-            if (ctx->buffers[i].id && ctx->buffers[i].owned && ctx->buffers[i].ptr)
-                GPUK__KEEP_FIRST(first, "cuMemFree", GPUK__DRV.cuMemFree(ctx->buffers[i].ptr));
-        GPUK__KEEP_FIRST(first, "cuStreamDestroy", GPUK__DRV.cuStreamDestroy(ctx->default_stream));
-        /* Leave no thread pointing at a primary context it no longer holds. */
-        if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken) && GPUK__DRV.cuCtxGetCurrent(&cur) == 0 && cur == ctx->cu)
-            GPUK__KEEP_FIRST(first, "cuCtxSetCurrent", GPUK__DRV.cuCtxSetCurrent(NULL));
-        GPUK__KEEP_FIRST(first, "cuDevicePrimaryCtxRelease", GPUK__DRV.cuDevicePrimaryCtxRelease(ctx->dev));
+       fail); host memory is freed all the same. Any other failure keeps the ctx for a retry. */
+    if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken)) r = gpuk__ctx_release(fn, ctx);
+    if (GPUK__ATOMIC_LOAD(&gpuk__g.broken)) {
+        if (r != (gpuk_result)GPUK__ATOMIC_LOAD(&gpuk__g.broken)) r = gpuk__fail_broken(fn);
+    } else if (r != GPUK_OK) {
+        return r;
     }
-    gpuk__layers_release(fn, ctx, &first); /* host state, where the driver was not reached */
-    if (GPUK__ATOMIC_LOAD(&gpuk__g.broken) && first == GPUK_OK) first = gpuk__fail_broken(fn);
     gpuk__mutex_fini(&ctx->lock);
-    gpuk__ctx_free_host(ctx);
+    gpuk__layers_release(fn, ctx, &r); /* host state (no driver call after a sticky fault) */
     gpuk__mutex_lock(&gpuk__lock);
     gpuk__g.live_ctxs--;
+    gpuk__g.tag_users[ctx->tag]--;
     gpuk__mutex_unlock(&gpuk__lock);
-    return first;
+    gpuk__ctx_free_host(ctx);
+    return r;
 }
 
 GPUK__IMPL gpuk_result gpuk_ctx_sync(gpuk_ctx* ctx) {
-    static const char fn[] = "gpuk_ctx_sync";
+    const char* const fn = __func__;
     gpuk__cu_result cr;
     gpuk_result r;
     GPUK__ALIVE(fn);
@@ -2125,7 +2321,7 @@ GPUK__IMPL gpuk_result gpuk_ctx_sync(gpuk_ctx* ctx) {
 }
 
 GPUK__IMPL gpuk_result gpuk_ctx_mem_info(gpuk_ctx* ctx, size_t* out_free, size_t* out_total) {
-    static const char fn[] = "gpuk_ctx_mem_info";
+    const char* const fn = __func__;
     size_t f = 0, t = 0;
     gpuk__cu_result cr;
     gpuk_result r;
@@ -2146,7 +2342,7 @@ GPUK__IMPL const gpuk_device_info* gpuk_ctx_device_info(const gpuk_ctx* ctx) {
 }
 
 GPUK__IMPL gpuk_result gpuk_ctx_make_current(gpuk_ctx* ctx) {
-    static const char fn[] = "gpuk_ctx_make_current";
+    const char* const fn = __func__;
     GPUK__ALIVE(fn);
     GPUK__CTX_CHECK(fn, ctx);
     return gpuk__enter(fn, ctx);
@@ -2209,83 +2405,59 @@ static gpuk_result gpuk__check_data(const char* fn, const char* desc_name, gpuk_
 
 GPUK__IMPL gpuk_result gpuk_buffer_create(gpuk_ctx* ctx, const gpuk_buffer_desc* desc,
                                           gpuk_buffer* out_buffer) {
-    static const char fn[] = "gpuk_buffer_create";
     gpuk_buffer_desc d;
     gpuk__buffer_slot* s;
-    gpuk_devptr ptr = 0;
-    uint32_t slot;
-    gpuk_result r;
-    if (!out_buffer) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_buffer is NULL");
-    out_buffer->id = 0;
-    GPUK__ALIVE(fn);
-    GPUK__CTX_CHECK(fn, ctx);
-    if (!desc) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc is NULL");
+    gpuk__cu_result cr;
+    gpuk_result r = GPUK_OK;
+    s = (gpuk__buffer_slot*)gpuk__create_begin(__func__, ctx, gpuk__kind_buffer,
+                                               out_buffer ? &out_buffer->id : NULL, desc, 0,
+                                               GPUK__CANARIES(desc), &r);
+    if (!s) return r;
     d = gpuk__buffer_desc_defaults(desc);
-    if (gpuk__desc_canaries_bad(d._start_canary, d._end_canary))
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_buffer_desc canaries are not zero");
-    if (d.wrap && !d.bytes)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "wrapping device pointer 0x%llx needs desc.bytes", d.wrap);
-    if ((r = gpuk__check_data(fn, "gpuk_buffer_desc", d.data, d.bytes)) != GPUK_OK) return r;
-    slot = gpuk__slot_take(ctx, &ctx->buffer_pool);
-    if (!slot) return gpuk__fail(fn, GPUK_ERR_POOL_FULL, "all %u buffer slots are in use", ctx->buffer_pool.size - 1);
-    if (d.wrap) {
-        if ((r = gpuk__wrap_check_ptr(fn, ctx, d.wrap)) != GPUK_OK) goto fail;
-        ptr = d.wrap;
-    } else if (d.bytes) {
-        gpuk__cu_result cr;
-        if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) goto fail;
-        if ((cr = GPUK__DRV.cuMemAlloc(&ptr, d.bytes)) != 0) {
-            char what[80];
-            if (d.label && *d.label) gpuk__fmt(what, sizeof what, 0, "%zu bytes for buffer '%s'", d.bytes, d.label);
-            else gpuk__fmt(what, sizeof what, 0, "%zu bytes for an unlabelled buffer", d.bytes);
-            r = gpuk__fail_cu(fn, "cuMemAlloc", cr, what);
-            goto fail;
-        }
-    }
-    if (d.data.bytes) {
-        /* Like gpuk_buffer_write: on the legacy stream, after earlier work (a wrapped
-           allocation may be in use), waited for. */
-        gpuk__cu_result cr;
-        const char* cu_fn = "cuMemcpyHtoDAsync";
-        if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) goto fail_alloc;
-        cr = GPUK__DRV.cuMemcpyHtoDAsync(ptr, d.data.ptr, d.data.bytes, GPUK__CU_STREAM_LEGACY);
-        if (!cr) {
-            cu_fn = "cuStreamSynchronize";
-            cr = GPUK__DRV.cuStreamSynchronize(GPUK__CU_STREAM_LEGACY);
-        }
-        if (cr) {
-            r = gpuk__fail_cu(fn, cu_fn, cr, "uploading desc.data");
-            goto fail_alloc;
-        }
-    }
-    s = &ctx->buffers[slot];
-    s->ptr = ptr;
+    s->ptr = d.wrap;
     s->bytes = d.bytes;
     s->owned = !d.wrap;
     gpuk__copy_text(s->label, sizeof s->label, d.label);
-    s->id = gpuk__new_id(slot);
-    out_buffer->id = s->id;
-    return GPUK_OK;
-fail_alloc:
-    if (!d.wrap && ptr && !GPUK__ATOMIC_LOAD(&gpuk__g.broken)) GPUK__DRV.cuMemFree(ptr);
-fail:
-    gpuk__slot_give(ctx, &ctx->buffer_pool, slot);
-    return r;
+    if (d.wrap && !d.bytes) {
+        r = gpuk__fail(__func__, GPUK_ERR_INVALID_ARG, "wrapping device pointer 0x%llx needs desc.bytes",
+                       d.wrap);
+    } else if ((r = gpuk__check_data(__func__, "gpuk_buffer_desc", d.data, d.bytes)) != GPUK_OK) {
+    } else if (d.wrap) {
+        r = gpuk__wrap_check_ptr(__func__, ctx, d.wrap);
+    } else if (d.bytes && (r = gpuk__enter(__func__, ctx)) == GPUK_OK &&
+               (cr = GPUK__DRV.cuMemAlloc(&s->ptr, d.bytes)) != 0) {
+        char what[80];
+        if (d.label && *d.label) gpuk__fmt(what, sizeof what, 0, "%zu bytes for buffer '%s'", d.bytes, d.label);
+        else gpuk__fmt(what, sizeof what, 0, "%zu bytes for an unlabelled buffer", d.bytes);
+        s->ptr = 0;
+        r = gpuk__fail_cu(__func__, "cuMemAlloc", cr, what);
+    }
+    if (r == GPUK_OK && d.data.bytes) {
+        /* Like gpuk_buffer_write: on the legacy stream, after earlier work (a wrapped
+           allocation may be in use), waited for. */
+        const char* cu_fn = "cuMemcpyHtoDAsync";
+        if ((r = gpuk__enter(__func__, ctx)) == GPUK_OK) {
+            cr = GPUK__DRV.cuMemcpyHtoDAsync(s->ptr, d.data.ptr, d.data.bytes, GPUK__CU_STREAM_LEGACY);
+            if (!cr) {
+                cu_fn = "cuStreamSynchronize";
+                cr = GPUK__DRV.cuStreamSynchronize(GPUK__CU_STREAM_LEGACY);
+            }
+            if (cr) r = gpuk__fail_cu(__func__, cu_fn, cr, "uploading desc.data");
+        }
+        if (r != GPUK_OK && s->owned && s->ptr && !GPUK__ATOMIC_LOAD(&gpuk__g.broken)) GPUK__DRV.cuMemFree(s->ptr);
+    }
+    return gpuk__slot_end(ctx, gpuk__kind_buffer, s, r, &out_buffer->id);
+}
+
+static gpuk__cu_result gpuk__buffer_release(gpuk_ctx* ctx, void* slot, const char** out_call) {
+    const gpuk__buffer_slot* s = (const gpuk__buffer_slot*)slot;
+    (void)ctx;
+    *out_call = "cuMemFree";
+    return s->owned && s->ptr ? GPUK__DRV.cuMemFree(s->ptr) : 0;
 }
 
 GPUK__IMPL gpuk_result gpuk_buffer_destroy(gpuk_ctx* ctx, gpuk_buffer buffer) {
-    static const char fn[] = "gpuk_buffer_destroy";
-    gpuk__buffer_slot s;
-    gpuk__cu_result cr;
-    gpuk_result r;
-    GPUK__CTX_CHECK(fn, ctx);
-    if (!gpuk__pool_release(ctx, &ctx->buffer_pool, ctx->buffers, sizeof s, buffer.id, &s))
-        return gpuk__bad_handle(fn, "buffer", buffer.id);
-    if (!s.owned || !s.ptr) return GPUK_OK;
-    GPUK__ALIVE(fn);
-    if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
-    cr = GPUK__DRV.cuMemFree(s.ptr);
-    return cr ? gpuk__fail_cu(fn, "cuMemFree", cr, NULL) : GPUK_OK;
+    return gpuk__handle_destroy(__func__, ctx, gpuk__kind_buffer, buffer.id);
 }
 
 GPUK__IMPL size_t gpuk_buffer_size(const gpuk_ctx* ctx, gpuk_buffer buffer) {
@@ -2381,25 +2553,25 @@ static const gpuk_stream gpuk__default_stream = { 0 };
 
 GPUK__IMPL gpuk_result gpuk_buffer_write(gpuk_ctx* ctx, gpuk_buffer dst, size_t dst_offset,
                                          const void* src, size_t bytes) {
-    return gpuk__copy("gpuk_buffer_write", ctx, gpuk__default_stream, 1, GPUK__HTOD, dst.id,
+    return gpuk__copy(__func__, ctx, gpuk__default_stream, 1, GPUK__HTOD, dst.id,
                       dst_offset, (void*)(uintptr_t)src, 0, 0, bytes);
 }
 
 GPUK__IMPL gpuk_result gpuk_buffer_read(gpuk_ctx* ctx, gpuk_buffer src, size_t src_offset,
                                         void* dst, size_t bytes) {
-    return gpuk__copy("gpuk_buffer_read", ctx, gpuk__default_stream, 1, GPUK__DTOH, 0, 0, dst,
+    return gpuk__copy(__func__, ctx, gpuk__default_stream, 1, GPUK__DTOH, 0, 0, dst,
                       src.id, src_offset, bytes);
 }
 
 GPUK__IMPL gpuk_result gpuk_buffer_copy(gpuk_ctx* ctx, gpuk_buffer dst, size_t dst_offset,
                                         gpuk_buffer src, size_t src_offset, size_t bytes) {
-    return gpuk__copy("gpuk_buffer_copy", ctx, gpuk__default_stream, 1, GPUK__DTOD, dst.id,
+    return gpuk__copy(__func__, ctx, gpuk__default_stream, 1, GPUK__DTOD, dst.id,
                       dst_offset, NULL, src.id, src_offset, bytes);
 }
 
 GPUK__IMPL gpuk_result gpuk_buffer_download(gpuk_ctx* ctx, gpuk_buffer src, void** out_ptr,
                                             size_t* out_bytes) {
-    static const char fn[] = "gpuk_buffer_download";
+    const char* const fn = __func__;
     const gpuk__buffer_slot* s;
     size_t bytes;
     void* host;
@@ -2431,27 +2603,27 @@ GPUK__IMPL void gpuk_host_free(void* ptr) { gpuk__free(ptr); }
 
 GPUK__IMPL gpuk_result gpuk_buffer_write_async(gpuk_ctx* ctx, gpuk_stream stream, gpuk_buffer dst,
                                                size_t dst_offset, const void* src, size_t bytes) {
-    return gpuk__copy("gpuk_buffer_write_async", ctx, stream, 0, GPUK__HTOD, dst.id, dst_offset,
+    return gpuk__copy(__func__, ctx, stream, 0, GPUK__HTOD, dst.id, dst_offset,
                       (void*)(uintptr_t)src, 0, 0, bytes);
 }
 
 GPUK__IMPL gpuk_result gpuk_buffer_read_async(gpuk_ctx* ctx, gpuk_stream stream, gpuk_buffer src,
                                               size_t src_offset, void* dst, size_t bytes) {
-    return gpuk__copy("gpuk_buffer_read_async", ctx, stream, 0, GPUK__DTOH, 0, 0, dst, src.id,
+    return gpuk__copy(__func__, ctx, stream, 0, GPUK__DTOH, 0, 0, dst, src.id,
                       src_offset, bytes);
 }
 
 GPUK__IMPL gpuk_result gpuk_buffer_copy_async(gpuk_ctx* ctx, gpuk_stream stream, gpuk_buffer dst,
                                               size_t dst_offset, gpuk_buffer src,
                                               size_t src_offset, size_t bytes) {
-    return gpuk__copy("gpuk_buffer_copy_async", ctx, stream, 0, GPUK__DTOD, dst.id, dst_offset,
+    return gpuk__copy(__func__, ctx, stream, 0, GPUK__DTOD, dst.id, dst_offset,
                       NULL, src.id, src_offset, bytes);
 }
 
 GPUK__IMPL gpuk_result gpuk_buffer_memset(gpuk_ctx* ctx, gpuk_stream stream, gpuk_buffer dst,
                                           size_t byte_offset, uint32_t value, uint32_t elem_bytes,
                                           size_t count) {
-    static const char fn[] = "gpuk_buffer_memset";
+    const char* const fn = __func__;
     const gpuk__buffer_slot* d;
     gpuk__cu_stream cs;
     gpuk__cu_result cr;
@@ -2496,66 +2668,46 @@ GPUK__IMPL gpuk_pinned_desc gpuk_pinned_desc_defaults(const gpuk_pinned_desc* de
 
 GPUK__IMPL gpuk_result gpuk_pinned_create(gpuk_ctx* ctx, const gpuk_pinned_desc* desc,
                                           gpuk_pinned* out_pinned) {
-    static const char fn[] = "gpuk_pinned_create";
     gpuk_pinned_desc d;
     gpuk__pinned_slot* s;
-    void* ptr = NULL;
-    uint32_t slot;
+    gpuk__cu_result cr = 0;
     gpuk_result r = GPUK_OK;
-    if (!out_pinned) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_pinned is NULL");
-    out_pinned->id = 0;
-    GPUK__ALIVE(fn);
-    GPUK__CTX_CHECK(fn, ctx);
-    if (!desc) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc is NULL");
+    s = (gpuk__pinned_slot*)gpuk__create_begin(__func__, ctx, gpuk__kind_pinned,
+                                               out_pinned ? &out_pinned->id : NULL, desc, 0,
+                                               GPUK__CANARIES(desc), &r);
+    if (!s) return r;
     d = gpuk__pinned_desc_defaults(desc);
-    if (gpuk__desc_canaries_bad(d._start_canary, d._end_canary))
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_pinned_desc canaries are not zero");
-    if (d.host_ptr && !d.bytes)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "registering host memory needs desc.bytes");
-    if ((r = gpuk__check_data(fn, "gpuk_pinned_desc", d.data, d.bytes)) != GPUK_OK) return r;
-    slot = gpuk__slot_take(ctx, &ctx->pinned_pool);
-    if (!slot) return gpuk__fail(fn, GPUK_ERR_POOL_FULL, "all %u pinned slots are in use", ctx->pinned_pool.size - 1);
-    if (d.bytes) {
-        gpuk__cu_result cr;
-        if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) goto fail;
-        /* PORTABLE: the memory counts as pinned for every context, not just this one. */
-        if (d.host_ptr) {
-            ptr = d.host_ptr;
-            cr = GPUK__DRV.cuMemHostRegister(ptr, d.bytes, GPUK__CU_MEMHOSTREGISTER_PORTABLE);
-            if (cr) { r = gpuk__fail_cu(fn, "cuMemHostRegister", cr, NULL); goto fail; }
-        } else {
-            cr = GPUK__DRV.cuMemHostAlloc(&ptr, d.bytes, GPUK__CU_MEMHOSTALLOC_PORTABLE);
-            if (cr) { r = gpuk__fail_cu(fn, "cuMemHostAlloc", cr, NULL); goto fail; }
-        }
-    }
-    /* Host memory: a plain copy (memmove: data may lie inside registered host_ptr memory). */
-    if (d.data.bytes) memmove(ptr, d.data.ptr, d.data.bytes);
-    s = &ctx->pinned[slot];
-    s->ptr = ptr;
+    s->ptr = d.host_ptr;
     s->bytes = d.bytes;
     s->registered = d.host_ptr != NULL;
     gpuk__copy_text(s->label, sizeof s->label, d.label);
-    s->id = gpuk__new_id(slot);
-    out_pinned->id = s->id;
-    return GPUK_OK;
-fail:
-    gpuk__slot_give(ctx, &ctx->pinned_pool, slot);
-    return r;
+    if (s->registered && !d.bytes) {
+        r = gpuk__fail(__func__, GPUK_ERR_INVALID_ARG, "registering host memory needs desc.bytes");
+    } else if ((r = gpuk__check_data(__func__, "gpuk_pinned_desc", d.data, d.bytes)) != GPUK_OK) {
+    } else if (d.bytes && (r = gpuk__enter(__func__, ctx)) == GPUK_OK) {
+        /* PORTABLE: the memory counts as pinned for every context, not just this one. */
+        if (s->registered) cr = GPUK__DRV.cuMemHostRegister(s->ptr, d.bytes, GPUK__CU_MEMHOSTREGISTER_PORTABLE);
+        else cr = GPUK__DRV.cuMemHostAlloc(&s->ptr, d.bytes, GPUK__CU_MEMHOSTALLOC_PORTABLE);
+        if (cr) {
+            if (!s->registered) s->ptr = NULL;
+            r = gpuk__fail_cu(__func__, s->registered ? "cuMemHostRegister" : "cuMemHostAlloc", cr, NULL);
+        }
+    }
+    /* Host memory: a plain copy (memmove: data may lie inside registered host_ptr memory). */
+    if (r == GPUK_OK && d.data.bytes) memmove(s->ptr, d.data.ptr, d.data.bytes);
+    return gpuk__slot_end(ctx, gpuk__kind_pinned, s, r, &out_pinned->id);
+}
+
+static gpuk__cu_result gpuk__pinned_release(gpuk_ctx* ctx, void* slot, const char** out_call) {
+    const gpuk__pinned_slot* s = (const gpuk__pinned_slot*)slot;
+    (void)ctx;
+    *out_call = s->registered ? "cuMemHostUnregister" : "cuMemFreeHost";
+    if (!s->ptr) return 0;
+    return s->registered ? GPUK__DRV.cuMemHostUnregister(s->ptr) : GPUK__DRV.cuMemFreeHost(s->ptr);
 }
 
 GPUK__IMPL gpuk_result gpuk_pinned_destroy(gpuk_ctx* ctx, gpuk_pinned pinned) {
-    static const char fn[] = "gpuk_pinned_destroy";
-    gpuk__pinned_slot s;
-    gpuk__cu_result cr;
-    gpuk_result r;
-    GPUK__CTX_CHECK(fn, ctx);
-    if (!gpuk__pool_release(ctx, &ctx->pinned_pool, ctx->pinned, sizeof s, pinned.id, &s))
-        return gpuk__bad_handle(fn, "pinned", pinned.id);
-    if (!s.ptr) return GPUK_OK;
-    GPUK__ALIVE(fn);
-    if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
-    cr = s.registered ? GPUK__DRV.cuMemHostUnregister(s.ptr) : GPUK__DRV.cuMemFreeHost(s.ptr);
-    return cr ? gpuk__fail_cu(fn, s.registered ? "cuMemHostUnregister" : "cuMemFreeHost", cr, NULL) : GPUK_OK;
+    return gpuk__handle_destroy(__func__, ctx, gpuk__kind_pinned, pinned.id);
 }
 
 GPUK__IMPL void* gpuk_pinned_ptr(const gpuk_ctx* ctx, gpuk_pinned pinned) {
@@ -2571,81 +2723,60 @@ GPUK__IMPL size_t gpuk_pinned_size(const gpuk_ctx* ctx, gpuk_pinned pinned) {
 /* ---- >>stream ---- */
 GPUK__IMPL gpuk_result gpuk_stream_create(gpuk_ctx* ctx, const gpuk_stream_desc* desc,
                                           gpuk_stream* out_stream) {
-    static const char fn[] = "gpuk_stream_create";
     gpuk_stream_desc d;
     gpuk__stream_slot* s;
-    gpuk__cu_stream cu = NULL;
-    uint32_t slot;
+    gpuk__cu_result cr;
     gpuk_result r = GPUK_OK;
-    if (!out_stream) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_stream is NULL");
-    out_stream->id = 0;
-    GPUK__ALIVE(fn);
-    GPUK__CTX_CHECK(fn, ctx);
+    s = (gpuk__stream_slot*)gpuk__create_begin(__func__, ctx, gpuk__kind_stream,
+                                               out_stream ? &out_stream->id : NULL, desc, 1,
+                                               GPUK__CANARIES(desc), &r);
+    if (!s) return r;
     memset(&d, 0, sizeof d);
     if (desc) d = *desc;
-    if (gpuk__desc_canaries_bad(d._start_canary, d._end_canary))
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_stream_desc canaries are not zero");
-    slot = gpuk__slot_take(ctx, &ctx->stream_pool);
-    if (!slot) return gpuk__fail(fn, GPUK_ERR_POOL_FULL, "all %u stream slots are in use", ctx->stream_pool.size - 1);
-    if (d.wrap) {
-        cu = (gpuk__cu_stream)d.wrap;
+    s->cu = (gpuk__cu_stream)d.wrap;
+    s->owned = d.wrap == NULL;
+    if (!s->owned && GPUK__DRV.cuStreamGetCtx) {
         /* A stream of another context fails or misbehaves at its first use, far from the
            cause. cuStreamGetCtx (9.2+) tells; without it the stream is taken on trust. */
-        if (GPUK__DRV.cuStreamGetCtx) {
-            gpuk__cu_context owner = NULL;
-            gpuk__cu_result cr;
-            if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) goto fail; /* the answer for legacy handles */
-            if ((cr = GPUK__DRV.cuStreamGetCtx(cu, &owner)) != 0) {
-                r = gpuk__fail_cu(fn, "cuStreamGetCtx", cr, "the wrapped stream");
-                goto fail;
-            }
-            if (owner != ctx->cu) {
-                r = gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "wrapped stream %p belongs to another CUDA "
-                               "context (%p; this ctx's is the primary context %p of device %d)",
-                               d.wrap, (void*)owner, (void*)ctx->cu, ctx->info.ordinal);
-                goto fail;
-            }
+        gpuk__cu_context owner = NULL;
+        if ((r = gpuk__enter(__func__, ctx)) != GPUK_OK) { /* the answer for legacy handles */
+        } else if ((cr = GPUK__DRV.cuStreamGetCtx(s->cu, &owner)) != 0) {
+            r = gpuk__fail_cu(__func__, "cuStreamGetCtx", cr, "the wrapped stream");
+        } else if (owner != ctx->cu) {
+            r = gpuk__fail(__func__, GPUK_ERR_INVALID_ARG, "wrapped stream %p belongs to another CUDA "
+                           "context (%p; this ctx's is the primary context %p of device %d)",
+                           d.wrap, (void*)owner, (void*)ctx->cu, ctx->info.ordinal);
         }
-    } else {
-        gpuk__cu_result cr;
-        if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) goto fail;
-        /* blocking by default (flags 0): ordered with gpuk's stream-less calls */
-        cr = GPUK__DRV.cuStreamCreateWithPriority(
-            &cu, d.non_blocking ? (unsigned)GPUK__CU_STREAM_NON_BLOCKING : 0u, d.priority);
-        if (cr) { r = gpuk__fail_cu(fn, "cuStreamCreateWithPriority", cr, NULL); goto fail; }
     }
-    s = &ctx->streams[slot];
-    s->cu = cu;
-    s->owned = d.wrap == NULL;
-    s->id = gpuk__new_id(slot);
-    out_stream->id = s->id;
-    return GPUK_OK;
-fail:
-    gpuk__slot_give(ctx, &ctx->stream_pool, slot);
-    return r;
+    /* blocking by default (flags 0): ordered with gpuk's stream-less calls */
+    if (s->owned && (r = gpuk__enter(__func__, ctx)) == GPUK_OK &&
+        (cr = GPUK__DRV.cuStreamCreateWithPriority(&s->cu, d.non_blocking ? (unsigned)GPUK__CU_STREAM_NON_BLOCKING : 0u,
+                                                   d.priority)) != 0)
+        r = gpuk__fail_cu(__func__, "cuStreamCreateWithPriority", cr, NULL);
+    return gpuk__slot_end(ctx, gpuk__kind_stream, s, r, &out_stream->id);
 }
 
-GPUK__IMPL gpuk_result gpuk_stream_destroy(gpuk_ctx* ctx, gpuk_stream stream) {
-    static const char fn[] = "gpuk_stream_destroy";
-    gpuk__stream_slot s;
-    gpuk__cu_result cr;
-    gpuk_result r;
-    GPUK__CTX_CHECK(fn, ctx);
+static gpuk__cu_result gpuk__stream_release(gpuk_ctx* ctx, void* slot, const char** out_call) {
+    gpuk__stream_slot* s = (gpuk__stream_slot*)slot;
+    const gpuk__pool* pool = &ctx->pools[gpuk__kind_stream];
     gpuk_result first = GPUK_OK;
     int i;
-    if (!gpuk__pool_release(ctx, &ctx->stream_pool, ctx->streams, sizeof s, stream.id, &s))
-        return gpuk__bad_handle(fn, "stream", stream.id);
-    GPUK__ALIVE(fn);
-    if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
-    /* the layers first: what they hold for the stream may still be in use by its work */
+    /* the layers first (a stream's built-in scratch): what they hold for the stream may still
+       be in use by its work */
     for (i = 0; i < GPUK__LAYER_COUNT; i++) {
         const gpuk__layer* layer = gpuk__layer_of(i);
         if (layer && layer->stream_release)
-            layer->stream_release(fn, ctx, ctx->layer[i], stream.id & GPUK__SLOT_MASK, &first);
+            layer->stream_release(__func__, ctx, ctx->layer[i], (uint32_t)(((char*)slot - pool->slots) / pool->stride),
+                                  &first);
     }
-    if (GPUK__ATOMIC_LOAD(&gpuk__g.broken)) return first != GPUK_OK ? first : gpuk__fail_broken(fn);
-    if (s.owned && (cr = GPUK__DRV.cuStreamDestroy(s.cu)) != 0) return gpuk__fail_cu(fn, "cuStreamDestroy", cr, NULL);
-    return first;
+    *out_call = "cuMemFree";
+    if (first != GPUK_OK) return first > 0 ? (gpuk__cu_result)first : GPUK__CU_ERROR_INVALID_VALUE;
+    *out_call = "cuStreamDestroy";
+    return s->owned ? GPUK__DRV.cuStreamDestroy(s->cu) : 0;
+}
+
+GPUK__IMPL gpuk_result gpuk_stream_destroy(gpuk_ctx* ctx, gpuk_stream stream) {
+    return gpuk__handle_destroy(__func__, ctx, gpuk__kind_stream, stream.id);
 }
 
 /* The common head of stream calls: alive, ctx, stream handle. No driver call yet, so that a
@@ -2657,7 +2788,7 @@ GPUK__IMPL gpuk_result gpuk_stream_destroy(gpuk_ctx* ctx, gpuk_stream stream) {
     do { gpuk_result e_ = gpuk__enter(fn, ctx); if (e_ != GPUK_OK) return e_; } while (0)
 
 GPUK__IMPL gpuk_result gpuk_stream_sync(gpuk_ctx* ctx, gpuk_stream stream) {
-    static const char fn[] = "gpuk_stream_sync";
+    const char* const fn = __func__;
     gpuk__cu_stream cs;
     gpuk__cu_result cr;
     GPUK__STREAM_HEAD(fn, ctx, stream, cs);
@@ -2667,7 +2798,7 @@ GPUK__IMPL gpuk_result gpuk_stream_sync(gpuk_ctx* ctx, gpuk_stream stream) {
 }
 
 GPUK__IMPL gpuk_result gpuk_stream_query(gpuk_ctx* ctx, gpuk_stream stream, bool* out_done) {
-    static const char fn[] = "gpuk_stream_query";
+    const char* const fn = __func__;
     gpuk__cu_stream cs;
     gpuk__cu_result cr;
     if (!out_done) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_done is NULL");
@@ -2682,7 +2813,7 @@ GPUK__IMPL gpuk_result gpuk_stream_query(gpuk_ctx* ctx, gpuk_stream stream, bool
 }
 
 GPUK__IMPL gpuk_result gpuk_stream_wait(gpuk_ctx* ctx, gpuk_stream stream, gpuk_event event) {
-    static const char fn[] = "gpuk_stream_wait";
+    const char* const fn = __func__;
     const gpuk__event_slot* e;
     gpuk__cu_stream cs;
     gpuk__cu_result cr;
@@ -2695,7 +2826,7 @@ GPUK__IMPL gpuk_result gpuk_stream_wait(gpuk_ctx* ctx, gpuk_stream stream, gpuk_
 
 GPUK__IMPL gpuk_result gpuk_stream_host_func(gpuk_ctx* ctx, gpuk_stream stream,
                                              void (*fn_ptr)(void* user_data), void* user_data) {
-    static const char fn[] = "gpuk_stream_host_func";
+    const char* const fn = __func__;
     gpuk__cu_stream cs;
     gpuk__cu_result cr;
     if (!fn_ptr) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "fn is NULL");
@@ -2714,7 +2845,7 @@ GPUK__IMPL void* gpuk_stream_native(const gpuk_ctx* ctx, gpuk_stream stream) {
 }
 
 GPUK__IMPL gpuk_result gpuk_stream_priority_range(gpuk_ctx* ctx, int* out_least, int* out_greatest) {
-    static const char fn[] = "gpuk_stream_priority_range";
+    const char* const fn = __func__;
     int least = 0, greatest = 0;
     gpuk__cu_result cr;
     gpuk_result r;
@@ -2734,50 +2865,30 @@ GPUK__IMPL gpuk_result gpuk_stream_priority_range(gpuk_ctx* ctx, int* out_least,
 /* ---- >>event ---- */
 GPUK__IMPL gpuk_result gpuk_event_create(gpuk_ctx* ctx, const gpuk_event_desc* desc,
                                          gpuk_event* out_event) {
-    static const char fn[] = "gpuk_event_create";
-    gpuk_event_desc d;
     gpuk__event_slot* s;
-    gpuk__cu_event cu = NULL;
     gpuk__cu_result cr;
-    uint32_t slot;
-    gpuk_result r;
-    if (!out_event) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_event is NULL");
-    out_event->id = 0;
-    GPUK__ALIVE(fn);
-    GPUK__CTX_CHECK(fn, ctx);
-    memset(&d, 0, sizeof d);
-    if (desc) d = *desc;
-    if (gpuk__desc_canaries_bad(d._start_canary, d._end_canary))
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_event_desc canaries are not zero");
-    slot = gpuk__slot_take(ctx, &ctx->event_pool);
-    if (!slot) return gpuk__fail(fn, GPUK_ERR_POOL_FULL, "all %u event slots are in use", ctx->event_pool.size - 1);
-    if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) goto fail;
-    cr = GPUK__DRV.cuEventCreate(&cu, (d.no_timing ? (unsigned)GPUK__CU_EVENT_DISABLE_TIMING : 0u) |
-                                          (d.blocking_sync ? (unsigned)GPUK__CU_EVENT_BLOCKING_SYNC : 0u));
-    if (cr) { r = gpuk__fail_cu(fn, "cuEventCreate", cr, NULL); goto fail; }
-    s = &ctx->events[slot];
-    s->cu = cu;
-    s->timing = !d.no_timing;
-    s->id = gpuk__new_id(slot);
-    out_event->id = s->id;
-    return GPUK_OK;
-fail:
-    gpuk__slot_give(ctx, &ctx->event_pool, slot);
-    return r;
+    gpuk_result r = GPUK_OK;
+    unsigned flags;
+    s = (gpuk__event_slot*)gpuk__create_begin(__func__, ctx, gpuk__kind_event,
+                                              out_event ? &out_event->id : NULL, desc, 1,
+                                              GPUK__CANARIES(desc), &r);
+    if (!s) return r;
+    s->timing = !(desc && desc->no_timing);
+    flags = (s->timing ? 0u : (unsigned)GPUK__CU_EVENT_DISABLE_TIMING) |
+            (desc && desc->blocking_sync ? (unsigned)GPUK__CU_EVENT_BLOCKING_SYNC : 0u);
+    if ((r = gpuk__enter(__func__, ctx)) == GPUK_OK && (cr = GPUK__DRV.cuEventCreate(&s->cu, flags)) != 0)
+        r = gpuk__fail_cu(__func__, "cuEventCreate", cr, NULL);
+    return gpuk__slot_end(ctx, gpuk__kind_event, s, r, &out_event->id);
+}
+
+static gpuk__cu_result gpuk__event_release(gpuk_ctx* ctx, void* slot, const char** out_call) {
+    (void)ctx;
+    *out_call = "cuEventDestroy";
+    return GPUK__DRV.cuEventDestroy(((const gpuk__event_slot*)slot)->cu);
 }
 
 GPUK__IMPL gpuk_result gpuk_event_destroy(gpuk_ctx* ctx, gpuk_event event) {
-    static const char fn[] = "gpuk_event_destroy";
-    gpuk__event_slot s;
-    gpuk__cu_result cr;
-    gpuk_result r;
-    GPUK__CTX_CHECK(fn, ctx);
-    if (!gpuk__pool_release(ctx, &ctx->event_pool, ctx->events, sizeof s, event.id, &s))
-        return gpuk__bad_handle(fn, "event", event.id);
-    GPUK__ALIVE(fn);
-    if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
-    cr = GPUK__DRV.cuEventDestroy(s.cu);
-    return cr ? gpuk__fail_cu(fn, "cuEventDestroy", cr, NULL) : GPUK_OK;
+    return gpuk__handle_destroy(__func__, ctx, gpuk__kind_event, event.id);
 }
 
 /* Shared by gpuk_event_record and the timer, each under its own name. */
@@ -2802,7 +2913,7 @@ GPUK__IMPL gpuk_result gpuk_event_record(gpuk_ctx* ctx, gpuk_stream stream, gpuk
          if (!((e) = gpuk__event_lookup(ctx, (event).id))) return gpuk__bad_handle(fn, "event", (event).id); } while (0)
 
 GPUK__IMPL gpuk_result gpuk_event_sync(gpuk_ctx* ctx, gpuk_event event) {
-    static const char fn[] = "gpuk_event_sync";
+    const char* const fn = __func__;
     const gpuk__event_slot* e;
     gpuk__cu_result cr;
     GPUK__EVENT_HEAD(fn, ctx, event, e);
@@ -2812,7 +2923,7 @@ GPUK__IMPL gpuk_result gpuk_event_sync(gpuk_ctx* ctx, gpuk_event event) {
 }
 
 GPUK__IMPL gpuk_result gpuk_event_query(gpuk_ctx* ctx, gpuk_event event, bool* out_done) {
-    static const char fn[] = "gpuk_event_query";
+    const char* const fn = __func__;
     const gpuk__event_slot* e;
     gpuk__cu_result cr;
     if (!out_done) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_done is NULL");
@@ -2828,7 +2939,7 @@ GPUK__IMPL gpuk_result gpuk_event_query(gpuk_ctx* ctx, gpuk_event event, bool* o
 
 GPUK__IMPL gpuk_result gpuk_event_elapsed_ms(gpuk_ctx* ctx, gpuk_event start, gpuk_event stop,
                                              float* out_ms) {
-    static const char fn[] = "gpuk_event_elapsed_ms";
+    const char* const fn = __func__;
     const gpuk__event_slot* a;
     const gpuk__event_slot* b;
     gpuk__cu_result cr;
@@ -2849,7 +2960,7 @@ GPUK__IMPL gpuk_result gpuk_event_elapsed_ms(gpuk_ctx* ctx, gpuk_event start, gp
 /* ---- >>timer ---- */
 GPUK__IMPL gpuk_result gpuk_timer_create(gpuk_ctx* ctx, gpuk_timer* out_timer) {
     gpuk_result r;
-    if (!out_timer) return gpuk__fail("gpuk_timer_create", GPUK_ERR_INVALID_ARG, "out_timer is NULL");
+    if (!out_timer) return gpuk__fail(__func__, GPUK_ERR_INVALID_ARG, "out_timer is NULL");
     memset(out_timer, 0, sizeof *out_timer);
     if ((r = gpuk_event_create(ctx, NULL, &out_timer->start)) != GPUK_OK) return r;
     if ((r = gpuk_event_create(ctx, NULL, &out_timer->stop)) != GPUK_OK) {
@@ -2861,7 +2972,7 @@ GPUK__IMPL gpuk_result gpuk_timer_create(gpuk_ctx* ctx, gpuk_timer* out_timer) {
 
 GPUK__IMPL gpuk_result gpuk_timer_destroy(gpuk_ctx* ctx, gpuk_timer* timer) {
     gpuk_result a, b;
-    if (!timer) return gpuk__fail("gpuk_timer_destroy", GPUK_ERR_INVALID_ARG, "timer is NULL");
+    if (!timer) return gpuk__fail(__func__, GPUK_ERR_INVALID_ARG, "timer is NULL");
     a = gpuk_event_destroy(ctx, timer->start);
     b = gpuk_event_destroy(ctx, timer->stop);
     memset(timer, 0, sizeof *timer);
@@ -2878,10 +2989,10 @@ static gpuk_result gpuk__timer_check(const char* fn, const gpuk_ctx* ctx, const 
 
 GPUK__IMPL gpuk_result gpuk_timer_start(gpuk_ctx* ctx, gpuk_stream stream, gpuk_timer* timer) {
     gpuk_result r;
-    if (!timer) return gpuk__fail("gpuk_timer_start", GPUK_ERR_INVALID_ARG, "timer is NULL");
-    if ((r = gpuk__timer_check("gpuk_timer_start", ctx, timer)) != GPUK_OK) return r;
+    if (!timer) return gpuk__fail(__func__, GPUK_ERR_INVALID_ARG, "timer is NULL");
+    if ((r = gpuk__timer_check(__func__, ctx, timer)) != GPUK_OK) return r;
     /* the stream is kept for gpuk_timer_stop only once it has proved valid */
-    if ((r = gpuk__event_record("gpuk_timer_start", ctx, stream, timer->start)) != GPUK_OK) return r;
+    if ((r = gpuk__event_record(__func__, ctx, stream, timer->start)) != GPUK_OK) return r;
     timer->stream = stream;
     return GPUK_OK;
 }
@@ -2889,9 +3000,9 @@ GPUK__IMPL gpuk_result gpuk_timer_start(gpuk_ctx* ctx, gpuk_stream stream, gpuk_
 GPUK__IMPL gpuk_result gpuk_timer_stop(gpuk_ctx* ctx, gpuk_timer* timer, float* out_ms) {
     gpuk_result r;
     if (out_ms) *out_ms = 0.0f;
-    if (!timer || !out_ms) return gpuk__fail("gpuk_timer_stop", GPUK_ERR_INVALID_ARG, "timer or out_ms is NULL");
-    if ((r = gpuk__timer_check("gpuk_timer_stop", ctx, timer)) != GPUK_OK) return r;
-    if ((r = gpuk__event_record("gpuk_timer_stop", ctx, timer->stream, timer->stop)) != GPUK_OK) return r;
+    if (!timer || !out_ms) return gpuk__fail(__func__, GPUK_ERR_INVALID_ARG, "timer or out_ms is NULL");
+    if ((r = gpuk__timer_check(__func__, ctx, timer)) != GPUK_OK) return r;
+    if ((r = gpuk__event_record(__func__, ctx, timer->stream, timer->stop)) != GPUK_OK) return r;
     if ((r = gpuk_event_sync(ctx, timer->stop)) != GPUK_OK) return r;
     return gpuk_event_elapsed_ms(ctx, timer->start, timer->stop, out_ms);
 }
@@ -3089,15 +3200,13 @@ GPUK__IMPL gpuk_module_desc gpuk_module_desc_defaults(const gpuk_module_desc* de
 
 GPUK__IMPL gpuk_result gpuk_module_load(gpuk_ctx* ctx, const gpuk_module_desc* desc,
                                         gpuk_module* out_module) {
-    static const char fn[] = "gpuk_module_load";
+    const char* const fn = __func__;
     gpuk_module_desc d;
     const unsigned char* bytes;
     gpuk_image_kind kind;
     size_t len;
     gpuk__module_slot* s;
-    gpuk__cu_module cu = NULL;
     gpuk_result r;
-    uint32_t slot;
     const char* label;
     if (!out_module) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_module is NULL");
     out_module->id = 0;
@@ -3116,50 +3225,43 @@ GPUK__IMPL gpuk_result gpuk_module_load(gpuk_ctx* ctx, const gpuk_module_desc* d
     kind = d.kind;
     if (kind == GPUK_IMAGE_PTX && len == 0)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "module '%s': the PTX text is empty", label);
-    slot = gpuk__slot_take(ctx, &ctx->module_pool);
-    if (!slot) return gpuk__fail(fn, GPUK_ERR_POOL_FULL, "all %u module slots are in use", ctx->module_pool.size - 1);
-    r = gpuk__jit_load(fn, ctx, bytes, len, d.image.bytes, kind == GPUK_IMAGE_PTX, label, &cu);
-    if (r != GPUK_OK) {
-        gpuk__slot_give(ctx, &ctx->module_pool, slot);
-        return r;
-    }
-    s = &ctx->modules[slot];
-    s->cu = cu;
+    if (!(s = (gpuk__module_slot*)gpuk__slot_begin(fn, ctx, gpuk__kind_module, &r))) return r;
     gpuk__copy_text(s->label, sizeof s->label, label);
-    s->id = gpuk__new_id(slot);
-    out_module->id = s->id;
-    return GPUK_OK;
+    r = gpuk__jit_load(fn, ctx, bytes, len, desc->image.bytes, kind == GPUK_IMAGE_PTX, label, &s->cu);
+    return gpuk__slot_end(ctx, gpuk__kind_module, s, r, &out_module->id);
+}
+
+static gpuk__cu_result gpuk__module_release(gpuk_ctx* ctx, void* slot, const char** out_call) {
+    (void)ctx;
+    *out_call = "cuModuleUnload";
+    return GPUK__DRV.cuModuleUnload(((const gpuk__module_slot*)slot)->cu);
 }
 
 GPUK__IMPL gpuk_result gpuk_module_unload(gpuk_ctx* ctx, gpuk_module module) {
-    static const char fn[] = "gpuk_module_unload";
-    gpuk__module_slot s;
-    gpuk__cu_result cr;
-    gpuk_result r;
+    gpuk_result r = gpuk__handle_destroy(__func__, ctx, gpuk__kind_module, module.id);
+    gpuk__pool* kp;
     uint32_t i;
-    GPUK__CTX_CHECK(fn, ctx);
-    if (!gpuk__pool_release(ctx, &ctx->module_pool, ctx->modules, sizeof s, module.id, &s))
-        return gpuk__bad_handle(fn, "module", module.id);
+    if (r != GPUK_OK && (r == GPUK_ERR_INVALID_HANDLE || r == GPUK_ERR_INVALID_ARG ||
+                         !GPUK__ATOMIC_LOAD(&gpuk__g.broken)))
+        return r; /* the module is still there (or never was) */
     /* Its kernels die with it: a launch through one would reach freed driver state. */
+    kp = &ctx->pools[gpuk__kind_kernel];
     gpuk__mutex_lock(&ctx->lock);
-    for (i = 1; i < ctx->kernel_pool.size; i++)
-        if (ctx->kernels[i].id && ctx->kernels[i].module_id == module.id) {
-            ctx->kernels[i].id = 0;
-            gpuk__pool_give(&ctx->kernel_pool, i);
-        }
+    for (i = 1; i < kp->size; i++) {
+        const gpuk__kernel_slot* k = (const gpuk__kernel_slot*)gpuk__pool_slot(kp, i);
+        if (k->id && k->module_id == module.id) gpuk__pool_free(kp, i);
+    }
     gpuk__mutex_unlock(&ctx->lock);
-    GPUK__ALIVE(fn);
-    if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
-    cr = GPUK__DRV.cuModuleUnload(s.cu);
-    return cr ? gpuk__fail_cu(fn, "cuModuleUnload", cr, NULL) : GPUK_OK;
+    return r;
 }
 
 /* ---- >>kernel ---- */
 GPUK__IMPL gpuk_result gpuk_kernel_get(gpuk_ctx* ctx, gpuk_module module, const char* name,
                                        gpuk_kernel* out_kernel) {
-    static const char fn[] = "gpuk_kernel_get";
+    const char* const fn = __func__;
     const gpuk__module_slot* m;
     gpuk__kernel_slot k;
+    gpuk__pool* kp;
     gpuk__cu_result cr;
     gpuk_result r;
     uint32_t slot;
@@ -3195,24 +3297,25 @@ GPUK__IMPL gpuk_result gpuk_kernel_get(gpuk_ctx* ctx, gpuk_module module, const 
     }
     gpuk__copy_text(k.name, sizeof k.name, name);
     k.module_id = module.id;
+    kp = &ctx->pools[gpuk__kind_kernel];
     gpuk__mutex_lock(&ctx->lock);
     /* The module may have been unloaded meanwhile: check again under the lock. */
-    slot = gpuk__module_lookup(ctx, module.id) ? gpuk__pool_take(&ctx->kernel_pool) : 0;
+    slot = gpuk__module_lookup(ctx, module.id) ? gpuk__pool_take(kp) : 0;
     if (slot) {
-        k.id = gpuk__new_id(slot);
-        ctx->kernels[slot] = k;
+        memcpy(gpuk__pool_slot(kp, slot), &k, sizeof k);
+        k.id = gpuk__pool_publish(kp, slot);
     }
     gpuk__mutex_unlock(&ctx->lock);
     if (!slot) {
         if (!gpuk__module_lookup(ctx, module.id)) return gpuk__bad_handle(fn, "module", module.id);
-        return gpuk__fail(fn, GPUK_ERR_POOL_FULL, "all %u kernel slots are in use", ctx->kernel_pool.size - 1);
+        return gpuk__fail(fn, GPUK_ERR_POOL_FULL, "all %u kernel slots are in use", kp->size - 1);
     }
     out_kernel->id = k.id;
     return GPUK_OK;
 }
 
 GPUK__IMPL gpuk_result gpuk_kernel_query(gpuk_ctx* ctx, gpuk_kernel kernel, gpuk_kernel_info* out_info) {
-    static const char fn[] = "gpuk_kernel_query";
+    const char* const fn = __func__;
     const gpuk__kernel_slot* k;
     gpuk_kernel_info info;
     gpuk__cu_result cr;
@@ -3239,7 +3342,7 @@ GPUK__IMPL gpuk_result gpuk_kernel_query(gpuk_ctx* ctx, gpuk_kernel kernel, gpuk
 }
 
 GPUK__IMPL gpuk_result gpuk_kernel_set_max_dynamic_shared(gpuk_ctx* ctx, gpuk_kernel kernel, uint32_t bytes) {
-    static const char fn[] = "gpuk_kernel_set_max_dynamic_shared";
+    const char* const fn = __func__;
     gpuk__kernel_slot* k;
     gpuk__cu_result cr;
     gpuk_result r;
@@ -3260,7 +3363,7 @@ GPUK__IMPL gpuk_result gpuk_kernel_set_max_dynamic_shared(gpuk_ctx* ctx, gpuk_ke
 
 GPUK__IMPL gpuk_result gpuk_kernel_suggest_block(gpuk_ctx* ctx, gpuk_kernel kernel, uint32_t shared_bytes,
                                                  int* out_block, int* out_min_grid) {
-    static const char fn[] = "gpuk_kernel_suggest_block";
+    const char* const fn = __func__;
     const gpuk__kernel_slot* k;
     int block = 0, grid = 0;
     gpuk__cu_result cr;
@@ -3277,6 +3380,14 @@ GPUK__IMPL gpuk_result gpuk_kernel_suggest_block(gpuk_ctx* ctx, gpuk_kernel kern
     *out_block = block;
     if (out_min_grid) *out_min_grid = grid;
     return GPUK_OK;
+}
+
+/* Kernels hold no driver object of their own: they go with their module. */
+static gpuk__cu_result gpuk__kernel_release(gpuk_ctx* ctx, void* slot, const char** out_call) {
+    (void)ctx;
+    (void)slot;
+    (void)out_call;
+    return 0;
 }
 
 /* ---- >>launch ---- */
@@ -3350,7 +3461,7 @@ static gpuk_result gpuk__launch_check(const char* fn, const gpuk_ctx* ctx, const
 }
 
 GPUK__IMPL gpuk_result gpuk_launch(gpuk_ctx* ctx, gpuk_kernel kernel, const gpuk_launch_desc* desc) {
-    static const char fn[] = "gpuk_launch";
+    const char* const fn = __func__;
     const gpuk__kernel_slot* k;
     gpuk_launch_desc d;
     gpuk__cu_stream cs;
@@ -3741,7 +3852,7 @@ static gpuk_result gpuk__scratch_stream_ok(const char* fn, gpuk_stream stream, g
 static gpuk__scratch* gpuk__scratch_lock(const char* fn, gpuk_ctx* ctx, gpuk_stream stream,
                                          gpuk__cu_stream cs, gpuk_result* r) {
     gpuk__builtin_state* st = gpuk__builtin_of(ctx);
-    uint32_t slot = stream.id & GPUK__SLOT_MASK;
+    uint32_t slot = gpuk__stream_slot_of(ctx, stream);
     gpuk__scratch* s;
     if ((*r = gpuk__scratch_stream_ok(fn, stream, cs)) != GPUK_OK) return NULL;
     GPUK_ASSERT(slot < st->scratch_count);
@@ -3846,7 +3957,7 @@ static gpuk_result gpuk__builtin_ctx_init(const char* fn, gpuk_ctx* ctx, void** 
     gpuk__builtin_state* st = (gpuk__builtin_state*)gpuk__alloc(sizeof *st);
     uint32_t i;
     if (st) {
-        st->scratch_count = ctx->stream_pool.size; /* slot 0 (reserved in the pool): the default */
+        st->scratch_count = ctx->pools[gpuk__kind_stream].size; /* slot 0 (reserved): the default */
         st->scratch = (gpuk__scratch*)gpuk__alloc(sizeof *st->scratch * st->scratch_count);
     }
     if (!st || !st->scratch) {
@@ -3865,19 +3976,26 @@ static void gpuk__builtin_stream_release(const char* fn, gpuk_ctx* ctx, void* st
     if (st && slot < st->scratch_count) gpuk__scratch_free(fn, &st->scratch[slot], first);
 }
 
-static void gpuk__builtin_ctx_release(const char* fn, gpuk_ctx* ctx, void* state, gpuk_result* first) {
-    gpuk__builtin_state* st = (gpuk__builtin_state*)state;
+static void gpuk__builtin_ctx_release(const char* fn, gpuk_ctx* ctx, void** state, gpuk_result* first) {
+    gpuk__builtin_state* st = (gpuk__builtin_state*)*state;
+    gpuk_result r = GPUK_OK;
     uint32_t i;
     (void)ctx;
     if (!st) return;
-    for (i = 0; i < GPUK__KERNEL_COUNT; i++)
-        if (st->module[i]) GPUK__KEEP_FIRST(*first, "cuModuleUnload", GPUK__DRV.cuModuleUnload(st->module[i]));
-    for (i = 0; i < st->scratch_count; i++) {
-        gpuk__scratch_free(fn, &st->scratch[i], first);
-        gpuk__mutex_fini(&st->scratch[i].lock);
+    for (i = 0; i < GPUK__KERNEL_COUNT; i++) {
+        gpuk_result one = GPUK_OK;
+        if (!st->module[i]) continue;
+        GPUK__KEEP_FIRST(one, "cuModuleUnload", GPUK__DRV.cuModuleUnload(st->module[i]));
+        if (one == GPUK_OK || GPUK__ATOMIC_LOAD(&gpuk__g.broken)) st->module[i] = NULL;
+        else if (r == GPUK_OK) r = one;
     }
+    for (i = 0; i < st->scratch_count; i++) gpuk__scratch_free(fn, &st->scratch[i], &r);
+    if (*first == GPUK_OK) *first = r;
+    if (r != GPUK_OK && !GPUK__ATOMIC_LOAD(&gpuk__g.broken)) return; /* kept for the retry */
+    for (i = 0; i < st->scratch_count; i++) gpuk__mutex_fini(&st->scratch[i].lock);
     gpuk__free(st->scratch);
     gpuk__free(st);
+    *state = NULL;
 }
 
 static const gpuk__layer gpuk__builtin_layer = {

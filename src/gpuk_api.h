@@ -91,6 +91,21 @@ HANDLES
    default stream). A zero,
    destroyed or other-ctx handle returns GPUK_ERR_INVALID_HANDLE and never reaches the driver.
    Destroying a ctx destroys everything it owns; unloading a module destroys its kernels.
+   An id holds a slot of its ctx's pool, a generation per slot and a tag of its ctx. Guarantees:
+   - a handle of one ctx is refused by every other ctx alive at the same time while at most 16
+     ctxs are alive (tags go round: a destroyed ctx's tag is handed out again only after the
+     other 15 have been handed out or are taken, so a new ctx refuses its handles too);
+   - a destroyed handle stays refused until its slot has been reused 2^(28 - b) times, where b
+     is the bits of the pool size (max_* + 1 <= 2^b: 13 for 4096 buffers, 16 at most), i.e.
+     32,768 reuses for the default buffer pool, 4,096 for a pool of 65535; free slots are
+     reused oldest first, so that takes at least that many times the pool's free slots of
+     creations of that kind (2^27, about 134 million, with the pool otherwise idle).
+   Destroy failures: the driver releases the object first; when that fails (or making the
+   ctx current does) the handle stays valid and the destroy can be retried. The same holds
+   for gpuk_ctx_destroy: what it released is gone, the rest (and the ctx) stays for a retry.
+   After a sticky fault or in a fork child (the result is then a sticky code, see ERRORS, or
+   GPUK_ERR_FORKED) nothing is left to retry: no driver call is made and the handle or ctx is
+   freed all the same.
 
 THREADS
    gpuk_init and gpuk_last_error are safe from any thread. A ctx may be used from many threads

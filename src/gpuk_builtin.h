@@ -160,7 +160,7 @@ static gpuk_result gpuk__scratch_stream_ok(const char* fn, gpuk_stream stream, g
 static gpuk__scratch* gpuk__scratch_lock(const char* fn, gpuk_ctx* ctx, gpuk_stream stream,
                                          gpuk__cu_stream cs, gpuk_result* r) {
     gpuk__builtin_state* st = gpuk__builtin_of(ctx);
-    uint32_t slot = stream.id & GPUK__SLOT_MASK;
+    uint32_t slot = gpuk__stream_slot_of(ctx, stream);
     gpuk__scratch* s;
     if ((*r = gpuk__scratch_stream_ok(fn, stream, cs)) != GPUK_OK) return NULL;
     GPUK_ASSERT(slot < st->scratch_count);
@@ -265,7 +265,7 @@ static gpuk_result gpuk__builtin_ctx_init(const char* fn, gpuk_ctx* ctx, void** 
     gpuk__builtin_state* st = (gpuk__builtin_state*)gpuk__alloc(sizeof *st);
     uint32_t i;
     if (st) {
-        st->scratch_count = ctx->stream_pool.size; /* slot 0 (reserved in the pool): the default */
+        st->scratch_count = ctx->pools[gpuk__kind_stream].size; /* slot 0 (reserved): the default */
         st->scratch = (gpuk__scratch*)gpuk__alloc(sizeof *st->scratch * st->scratch_count);
     }
     if (!st || !st->scratch) {
@@ -284,19 +284,26 @@ static void gpuk__builtin_stream_release(const char* fn, gpuk_ctx* ctx, void* st
     if (st && slot < st->scratch_count) gpuk__scratch_free(fn, &st->scratch[slot], first);
 }
 
-static void gpuk__builtin_ctx_release(const char* fn, gpuk_ctx* ctx, void* state, gpuk_result* first) {
-    gpuk__builtin_state* st = (gpuk__builtin_state*)state;
+static void gpuk__builtin_ctx_release(const char* fn, gpuk_ctx* ctx, void** state, gpuk_result* first) {
+    gpuk__builtin_state* st = (gpuk__builtin_state*)*state;
+    gpuk_result r = GPUK_OK;
     uint32_t i;
     (void)ctx;
     if (!st) return;
-    for (i = 0; i < GPUK__KERNEL_COUNT; i++)
-        if (st->module[i]) GPUK__KEEP_FIRST(*first, "cuModuleUnload", GPUK__DRV.cuModuleUnload(st->module[i]));
-    for (i = 0; i < st->scratch_count; i++) {
-        gpuk__scratch_free(fn, &st->scratch[i], first);
-        gpuk__mutex_fini(&st->scratch[i].lock);
+    for (i = 0; i < GPUK__KERNEL_COUNT; i++) {
+        gpuk_result one = GPUK_OK;
+        if (!st->module[i]) continue;
+        GPUK__KEEP_FIRST(one, "cuModuleUnload", GPUK__DRV.cuModuleUnload(st->module[i]));
+        if (one == GPUK_OK || GPUK__ATOMIC_LOAD(&gpuk__g.broken)) st->module[i] = NULL;
+        else if (r == GPUK_OK) r = one;
     }
+    for (i = 0; i < st->scratch_count; i++) gpuk__scratch_free(fn, &st->scratch[i], &r);
+    if (*first == GPUK_OK) *first = r;
+    if (r != GPUK_OK && !GPUK__ATOMIC_LOAD(&gpuk__g.broken)) return; /* kept for the retry */
+    for (i = 0; i < st->scratch_count; i++) gpuk__mutex_fini(&st->scratch[i].lock);
     gpuk__free(st->scratch);
     gpuk__free(st);
+    *state = NULL;
 }
 
 static const gpuk__layer gpuk__builtin_layer = {

@@ -559,7 +559,7 @@ static int test_scan_epoch_wrap_and_stale_flag_sweep(void) {
     CHECK_OK(gpuk_stream_create(ctx, NULL, &s));
     CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = big * 4 }, &b));
     CHECK_OK(gpuk_kernels_reserve(ctx, s, big));
-    sc = &gpuk__builtin_of(ctx)->scratch[s.id & GPUK__SLOT_MASK];
+    sc = &gpuk__builtin_of(ctx)->scratch[gpuk__stream_slot_of(ctx, s)];
     CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = sc->bytes, .wrap = sc->ptr }, &scratch));
     word = (uint64_t)(0x3FFFFFFFu - 2) << 32; /* no tiles drawn; epoch 3 short of the wrap */
     CHECK_OK(gpuk_stream_sync(ctx, s));

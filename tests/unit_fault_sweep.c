@@ -14,6 +14,12 @@ static const char ptx[] =
     ".version 6.0\n.target sm_52\n.address_size 64\n"
     ".visible .entry scale(.param .u64 p, .param .f32 s, .param .u32 n)\n{\n ret;\n}\n";
 
+/* The results after which a failed gpuk_ctx_destroy has freed the ctx all the same (the
+   manual's ERRORS section): the sticky CUDA codes and GPUK_ERR_FORKED. */
+static int ctx_gone_with(gpuk_result r) {
+    return r == 700 || r == 702 || (r >= 714 && r <= 719) || r == GPUK_ERR_FORKED;
+}
+
 /* The program: returns the first failure, or GPUK_OK. Always tears down. */
 static gpuk_result program(int* saw_text) {
     gpuk_desc d;
@@ -74,11 +80,15 @@ teardown:
     if (ctx) {
         r = gpuk_ctx_destroy(ctx);
         if (r != GPUK_OK && first == GPUK_OK) { first = r; *saw_text = gpuk_last_error()[0] != 0; }
+        /* a failed ctx destroy keeps the ctx, unless CUDA is gone (sticky fault, fork child) */
+        if (r != GPUK_OK && !ctx_gone_with(r)) r = gpuk_ctx_destroy(ctx);
     }
     if (gpuk_shutdown() != GPUK_OK) first = GPUK_ERR_BUSY;
     return first;
 #undef STEP
 }
+
+static int leaking_runs;
 
 static long sweep(int code, int sticky, int* runs) {
     long n, total, problems = 0;
@@ -118,6 +128,14 @@ static long sweep(int code, int sticky, int* runs) {
                 problems++;
             }
         }
+        /* a careful program leaks nothing however the run failed (not after a sticky fault,
+           which leaves the driver unusable, so its objects are never given back) */
+        if (!sticky && !fake_all_released()) {
+            fprintf(stderr, "  code %d, call %ld (%s): leaked driver objects or primary ctx references\n",
+                    code, n, fake_last_failed_name);
+            problems++;
+            leaking_runs++;
+        }
         if (fake.protocol_errors) {
             fprintf(stderr, "  code %d, call %ld (%s): driver misuse: %s\n", code, n, fake_last_failed_name, fake.protocol_msg);
             problems++;
@@ -144,6 +162,7 @@ int main(void) {
     RUN(test_sweep_out_of_memory);
     RUN(test_sweep_jit_222);
     RUN(test_sweep_sticky_700);
-    printf("fault sweep: %d runs of the program, each failing one driver call\n", runs_total);
+    printf("fault sweep: %d runs of the program, each failing one driver call; %d leaked\n", runs_total,
+           leaking_runs);
     return test_summary();
 }
