@@ -2029,11 +2029,11 @@ static gpuk__cu_result gpuk__stream_release(gpuk_ctx* ctx, void* slot, const cha
     for (i = 0; i < GPUK__LAYER_COUNT; i++) {
         const gpuk__layer* layer = gpuk__layer_of(i);
         if (layer && layer->stream_release)
-            layer->stream_release(__func__, ctx, ctx->layer[i], (uint32_t)(((char*)slot - pool->slots) / pool->stride),
+            layer->stream_release(__func__, ctx, ctx->layer[i], (uint32_t)((size_t)((char*)slot - pool->slots) / pool->stride),
                                   &first);
     }
     *out_call = "cuMemFree";
-    if (first != GPUK_OK) return first > 0 ? (gpuk__cu_result)first : GPUK__CU_ERROR_INVALID_VALUE;
+    if (first != GPUK_OK) return first > 0 ? (gpuk__cu_result)first : (gpuk__cu_result)GPUK__CU_ERROR_INVALID_VALUE;
     *out_call = "cuStreamDestroy";
     return s->owned ? GPUK__DRV.cuStreamDestroy(s->cu) : 0;
 }
