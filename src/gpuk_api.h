@@ -309,7 +309,9 @@ typedef struct gpuk_timer { gpuk_event start, stop; gpuk_stream stream; } gpuk_t
 // --- library ---
 /* Load the driver and cuInit, once per process. Optional: the first call that needs the driver
    does it with defaults. Once it has succeeded, later calls return GPUK_OK and ignore their desc;
-   after a failure the next call tries again. */
+   after a failure the next call tries again, with its own desc: a library that failed before
+   cuInit (not a driver, too old, an entry point missing) is unloaded, so a retry naming another
+   driver_path loads that one. A driver on which cuInit ran stays loaded for the process. */
 GPUK_API gpuk_result gpuk_init(const gpuk_desc* desc);
 /* Forget the driver table and any recorded fault; every ctx must be destroyed first. */
 GPUK_API gpuk_result gpuk_shutdown(void);

@@ -6,7 +6,7 @@
 #              "never read" that gpuk reads through the void* argument arrays of a launch.
 #   clang-tidy clang-analyzer-*, bugprone-* without easily-swappable-parameters (C APIs take
 #              runs of size_t by design) and reserved-identifier (gpuk__ internal names, the
-#              stb convention; reserved only in C++). Two NOLINTs in gpuk.h say why.
+#              stb convention; reserved only in C++). Each NOLINT in gpuk.h says why.
 # Each missing tool counts as skipped. Run from the repository root.
 set -u
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -14,7 +14,7 @@ passed=0; failed=0; skipped=0
 ok() { passed=$((passed + 1)); echo "ok   $1"; }
 bad() { failed=$((failed + 1)); echo "FAIL $1"; sed 's/^/    /' "$tmp/out" | grep -v '^    ok ' | head -30; }
 skip() { skipped=$((skipped + 1)); echo "skip $1"; }
-hosts="unit_core unit_kernels unit_fault_sweep"
+hosts="unit_core unit_kernels unit_fault_sweep unit_loader"
 
 for t in $hosts; do
   if gcc -std=c99 -g -O1 -fsanitize=thread -I. -Itests "tests/$t.c" -o "$tmp/$t.tsan" -ldl -lpthread 2>"$tmp/out" &&
