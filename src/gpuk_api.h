@@ -54,7 +54,9 @@ ERRORS
    gpuk_result_str() never returns NULL. After an asynchronous kernel fault (700 illegal address,
    716 misaligned, 719 launch failed and the other sticky codes) CUDA is unusable for the whole
    process: gpuk records the first cause and every later call fails fast with it. In a child
-   created by fork() after the parent initialised gpuk, every call fails with GPUK_ERR_FORKED.
+   created by fork() after the parent initialised gpuk, every call fails with GPUK_ERR_FORKED;
+   a fork() while another thread is inside gpuk_init waits for that init to finish (so a
+   logger or get_proc resolver must not call fork() itself).
 
 MEMORY
    Host memory: only in gpuk_init, ctx create/destroy, module load and a built-in kernel's
@@ -76,11 +78,13 @@ HANDLES
    Destroying a ctx destroys everything it owns; unloading a module destroys its kernels.
 
 THREADS
-   gpuk_init and gpuk_last_error are safe from any thread. A ctx may be used from many threads
-   at once: handle create/destroy take the ctx's lock; copy, launch, record and sync take no gpuk
-   lock; built-in kernel calls take the ctx's kernel lock up to their launch (it covers the
-   first-use JIT and the scratch). gpuk makes the ctx's CUDA context current on the calling
-   thread when it is not. Destroying a ctx or a handle must not race with its use.
+   gpuk_init and gpuk_last_error are safe from any thread; so is logging while another thread's
+   gpuk_init or gpuk_shutdown replaces the logger (a message being logged then may still reach
+   the old one). A ctx may be used from many threads at once: handle create/destroy take the
+   ctx's lock; copy, launch, record and sync take no gpuk lock; built-in kernel calls take the
+   ctx's kernel lock up to their launch (it covers the first-use JIT and the scratch). gpuk
+   makes the ctx's CUDA context current on the calling thread when it is not. Destroying a ctx
+   or a handle must not race with its use.
 
 KERNELS
    Bring your own as PTX text, cubin or fatbin (gpuk_module_load). PTX's .version is checked

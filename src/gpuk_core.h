@@ -73,7 +73,7 @@ static void* gpuk__lib_sym(void* lib, const char* name) {
     return p;
 }
 static const char* gpuk__getenv(const char* name) { return getenv(name); }
-static void gpuk__register_fork_handler(void) {}
+static void gpuk__register_fork_handlers(void) {}
 #define GPUK__DEFAULT_DRIVER "nvcuda.dll"
 #else
 #include <dlfcn.h>
@@ -105,8 +105,19 @@ static const char* gpuk__getenv(const char* name) { return secure_getenv(name); 
 #else
 static const char* gpuk__getenv(const char* name) { return getenv(name); }
 #endif
+/* fork() must not copy gpuk's locks while another thread holds them (the child would wait for
+   a thread it does not have): prepare takes them all, parent and child let go; the child also
+   marks itself forked. Registered before gpuk's global lock is first taken. */
+static void gpuk__atfork_prepare(void);
+static void gpuk__atfork_parent(void);
 static void gpuk__atfork_child(void);
-static void gpuk__register_fork_handler(void) { pthread_atfork(NULL, NULL, gpuk__atfork_child); }
+static pthread_once_t gpuk__fork_once = PTHREAD_ONCE_INIT;
+static void gpuk__register_fork_handlers_once(void) {
+    pthread_atfork(gpuk__atfork_prepare, gpuk__atfork_parent, gpuk__atfork_child);
+}
+static void gpuk__register_fork_handlers(void) {
+    pthread_once(&gpuk__fork_once, gpuk__register_fork_handlers_once);
+}
 #define GPUK__DEFAULT_DRIVER "libcuda.so.1"
 #endif
 
@@ -355,7 +366,6 @@ typedef struct gpuk__state {
     int initialized;           /* atomic: 1 once the table is loaded and cuInit returned */
     int broken;                /* atomic: 0, the first sticky CUresult, or GPUK_ERR_FORKED */
     char broken_text[256];     /* the first fault, as reported then */
-    int fork_handler;          /* pthread_atfork registered */
     int init_failed;           /* the last gpuk_init's failure; implicit inits do not retry it */
     char init_failed_text[512];
     int live_ctxs;
@@ -363,8 +373,9 @@ typedef struct gpuk__state {
                                   one ctx does not match a slot of another */
     uint32_t features;
     int driver_version;
-    gpuk_logger logger;
+    gpuk_logger logger;        /* logger and log_level: under gpuk__log_lock */
     gpuk_log_level log_level;
+    int log_limit;             /* atomic: the level logged up to, 0 without a logger */
     gpuk_allocator allocator;
     gpuk__lib_state driver_lib;
     gpuk__driver drv;
@@ -375,6 +386,7 @@ static gpuk__state gpuk__g;
 static gpuk__mutex gpuk__lock = GPUK__MUTEX_INIT;       /* init, shutdown, ctx count */
 static gpuk__mutex gpuk__fault_lock = GPUK__MUTEX_INIT; /* the first sticky fault; may be taken
                                                           while gpuk__lock is held (in init) */
+static gpuk__mutex gpuk__log_lock = GPUK__MUTEX_INIT;   /* the logger; taken after the two above */
 #define GPUK__DRV (gpuk__g.drv)
 
 /* ---- >>result ---- */
@@ -540,13 +552,31 @@ static size_t gpuk__fmt(char* buf, size_t cap, size_t pos, const char* fmt, ...)
 GPUK__IMPL const char* gpuk_last_error(void) { return gpuk__tls_error; }
 
 /* ---- >>log ---- */
+/* Any thread may log while gpuk_init or gpuk_shutdown replaces the logger: the level check is
+   one atomic load (debug builds check it on hot paths), the logger pair is copied under
+   gpuk__log_lock and called outside it, so a logger may call gpuk. */
 static int gpuk__log_wants(gpuk_log_level level) {
-    gpuk_log_level limit = gpuk__g.log_level ? gpuk__g.log_level : GPUK_LOG_WARN;
-    return gpuk__g.logger.func && level <= limit;
+    return (int)level <= GPUK__ATOMIC_LOAD(&gpuk__g.log_limit);
 }
 
 static void gpuk__log(gpuk_log_level level, int code, const char* msg) {
-    if (gpuk__log_wants(level)) gpuk__g.logger.func(gpuk__g.logger.user_data, level, code, msg);
+    gpuk_logger logger;
+    int limit;
+    if (!gpuk__log_wants(level)) return;
+    gpuk__mutex_lock(&gpuk__log_lock);
+    logger = gpuk__g.logger;
+    limit = GPUK__ATOMIC_LOAD(&gpuk__g.log_limit);
+    gpuk__mutex_unlock(&gpuk__log_lock);
+    if (logger.func && (int)level <= limit) logger.func(logger.user_data, level, code, msg);
+}
+
+static void gpuk__log_set(gpuk_logger logger, gpuk_log_level level) {
+    gpuk__mutex_lock(&gpuk__log_lock);
+    gpuk__g.logger = logger;
+    gpuk__g.log_level = level;
+    GPUK__ATOMIC_STORE(&gpuk__g.log_limit,
+                       logger.func ? (int)(level ? level : GPUK_LOG_WARN) : 0);
+    gpuk__mutex_unlock(&gpuk__log_lock);
 }
 
 #ifndef GPUK_NO_STDIO
@@ -626,8 +656,21 @@ static int gpuk__tolerate(const char* fn, const char* cu_fn, gpuk__cu_result r) 
     do { if (GPUK__UNLIKELY(GPUK__ATOMIC_LOAD(&gpuk__g.broken))) return gpuk__fail_broken(fn); } while (0)
 
 #if !defined(_WIN32)
+/* In the order init takes them. fork() thus waits for a gpuk_init in progress on another thread
+   (so a logger or get_proc resolver must not fork while gpuk_init calls it). */
+static void gpuk__atfork_prepare(void) {
+    gpuk__mutex_lock(&gpuk__lock);
+    gpuk__mutex_lock(&gpuk__fault_lock);
+    gpuk__mutex_lock(&gpuk__log_lock);
+}
+static void gpuk__atfork_parent(void) {
+    gpuk__mutex_unlock(&gpuk__log_lock);
+    gpuk__mutex_unlock(&gpuk__fault_lock);
+    gpuk__mutex_unlock(&gpuk__lock);
+}
 static void gpuk__atfork_child(void) {
     if (GPUK__ATOMIC_LOAD(&gpuk__g.initialized)) GPUK__ATOMIC_STORE(&gpuk__g.broken, (int)GPUK_ERR_FORKED);
+    gpuk__atfork_parent(); /* the forking thread took them, and it is this one in the child */
 }
 #endif
 
@@ -861,21 +904,17 @@ GPUK__IMPL gpuk_result gpuk_init(const gpuk_desc* desc) {
     if ((unsigned)d.log_level >= (unsigned)GPUK_LOG_NUM)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_desc.log_level %d is out of range",
                           (int)d.log_level);
+    gpuk__register_fork_handlers();
     gpuk__mutex_lock(&gpuk__lock);
     if (gpuk__g.initialized) {
         gpuk__mutex_unlock(&gpuk__lock);
         return GPUK_OK;
     }
-    gpuk__g.logger = d.logger;
-    gpuk__g.log_level = d.log_level;
+    gpuk__log_set(d.logger, d.log_level);
     gpuk__g.allocator = d.allocator;
     r = gpuk__load_driver(&d);
     gpuk__g.init_failed = (int)r;
     if (r == GPUK_OK) {
-        if (!gpuk__g.fork_handler) {
-            gpuk__register_fork_handler();
-            gpuk__g.fork_handler = 1;
-        }
         GPUK__ATOMIC_STORE(&gpuk__g.initialized, 1);
     } else {
         memset(&gpuk__g.drv, 0, sizeof gpuk__g.drv);
@@ -890,6 +929,7 @@ GPUK__IMPL gpuk_result gpuk_init(const gpuk_desc* desc) {
    cuInit the same way, and the real one leaks a little each time): gpuk_init retries. */
 static gpuk_result gpuk__ready_slow(const char* fn) {
     int failed;
+    gpuk__register_fork_handlers();
     gpuk__mutex_lock(&gpuk__lock);
     failed = gpuk__g.init_failed;
     if (failed) /* the saved text carries its own hint: not gpuk__fail, which would add another */
@@ -911,6 +951,8 @@ static gpuk_result gpuk__ready_slow(const char* fn) {
     } while (0)
 
 GPUK__IMPL gpuk_result gpuk_shutdown(void) {
+    gpuk_logger logger;
+    gpuk__register_fork_handlers();
     gpuk__mutex_lock(&gpuk__lock);
     if (gpuk__g.live_ctxs) {
         int n = gpuk__g.live_ctxs;
@@ -924,9 +966,9 @@ GPUK__IMPL gpuk_result gpuk_shutdown(void) {
     memset(&gpuk__g.drv, 0, sizeof gpuk__g.drv);
     gpuk__g.features = 0;
     gpuk__g.driver_version = 0;
-    memset(&gpuk__g.logger, 0, sizeof gpuk__g.logger);
+    memset(&logger, 0, sizeof logger);
+    gpuk__log_set(logger, GPUK_LOG_DEFAULT);
     memset(&gpuk__g.allocator, 0, sizeof gpuk__g.allocator);
-    gpuk__g.log_level = GPUK_LOG_DEFAULT;
     gpuk__mutex_unlock(&gpuk__lock);
     return GPUK_OK;
 }

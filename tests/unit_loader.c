@@ -1,12 +1,41 @@
-/* tests/unit_loader.c - the run-time library loader: a second library described the way the
-   driver is (X-macro rows, a gpuk__lib descriptor) and loaded through a fake resolver, by dlsym
-   from a real library, or not found. No GPU needed.
+/* tests/unit_loader.c - the run-time library loader and the process-wide state around it: a
+   second library described the way the driver is (X-macro rows, a gpuk__lib descriptor) and
+   loaded through a fake resolver, by dlsym from a real library, or not found; fork() while
+   another thread is inside gpuk_init; the logger read while gpuk_init writes it (run under
+   ThreadSanitizer by tests/analyze.sh). No GPU needed.
    cc -std=c99 -I.. unit_loader.c -ldl -lpthread */
 #define _GNU_SOURCE
 #define GPUK_IMPLEMENTATION
 #include "gpuk.h"
 #include "check.h"
+#include "fake_driver.h"
+#include <pthread.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <dlfcn.h>
+#include <time.h>
+#include <unistd.h>
+
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define UNDER_TSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__) || defined(UNDER_TSAN)
+#include <sys/syscall.h>
+/* A fork child inherits ThreadSanitizer's record of the parent's threads and reports them as
+   leaked at _exit; the raw exit skips that report (nothing of the child's is checked there). */
+#define child_exit(code) syscall(SYS_exit_group, code)
+#else
+#define child_exit(code) _exit(code)
+#endif
+
+static void sleep_ms(long ms) {
+    struct timespec ts;
+    ts.tv_sec = ms / 1000;
+    ts.tv_nsec = ms % 1000 * 1000000L;
+    while (nanosleep(&ts, &ts) != 0) {}
+}
 
 /* ---- a second library through the same macros and loader ---- */
 
@@ -148,9 +177,137 @@ static int test_second_library_by_soname_and_dlsym(void) {
     return TEST_PASS;
 }
 
+/* ---- fork() while another thread is inside gpuk_init ---- */
+
+/* A resolver that, on the first cuInit lookup, says so and then stalls: the init thread holds
+   gpuk's lock while the main thread forks. */
+static pthread_mutex_t slow_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t slow_cond = PTHREAD_COND_INITIALIZER;
+static int slow_entered;
+
+static void* slow_get_proc(const char* symbol, int abi_version, void* user) {
+    if (strcmp(symbol, "cuInit") == 0) {
+        pthread_mutex_lock(&slow_lock);
+        slow_entered = 1;
+        pthread_cond_broadcast(&slow_cond);
+        pthread_mutex_unlock(&slow_lock);
+        sleep_ms(300);
+    }
+    return fake_get_proc(symbol, abi_version, user);
+}
+
+static void* init_thread(void* p) {
+    gpuk_desc d;
+    memset(&d, 0, sizeof d);
+    d.get_proc = slow_get_proc;
+    *(gpuk_result*)p = gpuk_init(&d);
+    return NULL;
+}
+
+static int test_fork_while_another_thread_inits(void) {
+    pthread_t t;
+    gpuk_result init_r = GPUK_RESULT_FORCE_32;
+    int status = 0;
+    pid_t pid;
+    gpuk_shutdown();
+    fake_reset(NULL);
+    slow_entered = 0;
+    CHECK(pthread_create(&t, NULL, init_thread, &init_r) == 0);
+    pthread_mutex_lock(&slow_lock);
+    while (!slow_entered) pthread_cond_wait(&slow_cond, &slow_lock);
+    pthread_mutex_unlock(&slow_lock);
+    /* the init thread is inside gpuk_init now, holding its lock */
+    pid = fork();
+    if (pid == 0) {
+        int n = -1;
+        gpuk_result r;
+        alarm(5); /* a deadlocked child dies of SIGALRM instead of hanging the test */
+        r = gpuk_device_count(&n);
+        child_exit(r == GPUK_ERR_FORKED && n == 0 ? 0 : 1);
+    }
+    CHECK(pid > 0);
+    CHECK(waitpid(pid, &status, 0) == pid);
+    if (WIFSIGNALED(status))
+        fprintf(stderr, "  the child died of signal %d (SIGALRM = %d: deadlocked in gpuk)\n",
+                WTERMSIG(status), SIGALRM);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    pthread_join(t, NULL);
+    CHECK_OK(init_r);
+    /* the parent goes on as before */
+    CHECK_OK(gpuk_device_count(&(int){ 0 }));
+    CHECK_OK(gpuk_shutdown());
+    CHECK(fake_all_released());
+    return TEST_PASS;
+}
+
+/* ---- the logger, read by one thread while another runs gpuk_init/gpuk_shutdown ---- */
+
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+static long log_count;
+static void count_log(void* user, gpuk_log_level level, int code, const char* msg) {
+    (void)user; (void)level; (void)code; (void)msg;
+    pthread_mutex_lock(&log_lock);
+    log_count++;
+    pthread_mutex_unlock(&log_lock);
+}
+
+static void* init_shutdown_loop(void* p) {
+    int i;
+    gpuk_desc d;
+    (void)p;
+    memset(&d, 0, sizeof d);
+    d.get_proc = fake_get_proc;
+    d.logger.func = count_log;
+    d.log_level = GPUK_LOG_ERROR;
+    for (i = 0; i < 300; i++) {
+        if (gpuk_init(&d) != GPUK_OK) return (void*)1;
+        if (gpuk_shutdown() != GPUK_OK) return (void*)1;
+    }
+    return NULL;
+}
+
+static void* failing_call_loop(void* p) {
+    int i;
+    long bad = 0;
+    for (i = 0; i < 3000; i++) bad += gpuk_driver_version(NULL) != GPUK_ERR_INVALID_ARG;
+    *(long*)p = bad;
+    return NULL;
+}
+
+static int test_logger_read_while_init_writes_it(void) {
+    pthread_t a, b;
+    void* a_r = NULL;
+    long bad = -1;
+    gpuk_desc d;
+    gpuk_shutdown();
+    fake_reset(NULL);
+    log_count = 0;
+    CHECK(pthread_create(&a, NULL, init_shutdown_loop, NULL) == 0);
+    CHECK(pthread_create(&b, NULL, failing_call_loop, &bad) == 0);
+    pthread_join(a, &a_r);
+    pthread_join(b, NULL);
+    CHECK(a_r == NULL);
+    CHECK(bad == 0);
+    /* whatever the interleaving, an error after init reaches the logger exactly once */
+    memset(&d, 0, sizeof d);
+    d.get_proc = fake_get_proc;
+    d.logger.func = count_log;
+    CHECK_OK(gpuk_init(&d));
+    log_count = 0;
+    CHECK_RESULT(gpuk_driver_version(NULL), GPUK_ERR_INVALID_ARG);
+    CHECK(log_count == 1);
+    CHECK_OK(gpuk_shutdown());
+    /* and after shutdown gpuk is silent again */
+    CHECK_RESULT(gpuk_driver_version(NULL), GPUK_ERR_INVALID_ARG);
+    CHECK(log_count == 1);
+    return TEST_PASS;
+}
+
 int main(void) {
     RUN(test_second_library_through_a_resolver);
     RUN(test_second_library_not_found);
     RUN(test_second_library_by_soname_and_dlsym);
+    RUN(test_fork_while_another_thread_inits);
+    RUN(test_logger_read_while_init_writes_it);
     return test_summary();
 }
