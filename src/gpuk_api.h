@@ -53,7 +53,9 @@ ERRORS
    gpuk_shutdown forgets that record, but the driver's own state in the process stays broken:
    the next ctx create fails with the same code (700...). Only a new process recovers; run
    work that may fault in a child process if the parent must go on. In a child created by
-   fork() after the parent initialised gpuk, every call fails with GPUK_ERR_FORKED.
+   fork() after the parent initialised gpuk, every call fails with GPUK_ERR_FORKED; a fork()
+   while another thread is inside gpuk_init waits for that init to finish (so a logger or
+   get_proc resolver must not call fork() itself).
    Install a logger or print gpuk_last_error(), not both: the logger already gets the same
    text for every failure (at GPUK_LOG_ERROR).
 
@@ -108,8 +110,9 @@ HANDLES
    freed all the same.
 
 THREADS
-   gpuk_init and gpuk_last_error are safe from any thread. A ctx may be used from many threads
-   at once: handle create/destroy take the ctx's lock; copy, launch, record and sync take no gpuk
+   gpuk_init and gpuk_last_error are safe from any thread; so is logging while another thread's
+   gpuk_init or gpuk_shutdown replaces the logger (a message being logged then may still reach
+   the old one). A ctx may be used from many threads at once: handle create/destroy take the ctx's lock; copy, launch, record and sync take no gpuk
    lock; built-in reductions and scans take their stream's scratch lock up to their launch (a
    scratch regrowth waits for that stream only), and a first-use JIT holds no lock, so calls
    on other streams never wait for it. gpuk makes the ctx's CUDA context current on the calling
@@ -416,7 +419,9 @@ typedef struct gpuk_timer { gpuk_event start, stop; gpuk_stream stream; } gpuk_t
 // --- library ---
 /* Load the driver and cuInit, once per process. Optional: the first call that needs the driver
    does it with defaults. Once it has succeeded, later calls return GPUK_OK and ignore their desc;
-   after a failure the next call tries again. */
+   after a failure the next call tries again, with its own desc: a library that failed before
+   cuInit (not a driver, too old, an entry point missing) is unloaded, so a retry naming another
+   driver_path loads that one. A driver on which cuInit ran stays loaded for the process. */
 GPUK_API gpuk_result gpuk_init(const gpuk_desc* desc);
 /* Forget the driver table and any recorded fault; every ctx must be destroyed first. After a
    sticky fault (700...) the driver itself stays broken in this process, so the next ctx

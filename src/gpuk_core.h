@@ -49,6 +49,7 @@ typedef long long (__stdcall* gpuk__farproc)(void);
 __declspec(dllimport) struct HINSTANCE__* __stdcall LoadLibraryA(const char* name);
 __declspec(dllimport) gpuk__farproc __stdcall GetProcAddress(struct HINSTANCE__* lib,
                                                               const char* name);
+__declspec(dllimport) int __stdcall FreeLibrary(struct HINSTANCE__* lib);
 __declspec(dllimport) void __stdcall AcquireSRWLockExclusive(void** lock);
 __declspec(dllimport) void __stdcall ReleaseSRWLockExclusive(void** lock);
 #endif
@@ -59,11 +60,12 @@ static void gpuk__mutex_lock(gpuk__mutex* m) { AcquireSRWLockExclusive((void**)&
 static void gpuk__mutex_unlock(gpuk__mutex* m) { ReleaseSRWLockExclusive((void**)&m->srw); }
 static void gpuk__mutex_init(gpuk__mutex* m) { m->srw = 0; }
 static void gpuk__mutex_fini(gpuk__mutex* m) { (void)m; }
-static void* gpuk__lib_open(const char* path, char* why, size_t cap) {
+static void* gpuk__lib_open_path(const char* path, char* why, size_t cap) {
     void* lib = (void*)LoadLibraryA(path);
     if (!lib && cap) { strncpy(why, "LoadLibraryA failed", cap - 1); why[cap - 1] = 0; }
     return lib;
 }
+static void gpuk__lib_close(void* lib) { FreeLibrary((struct HINSTANCE__*)lib); }
 static void* gpuk__lib_sym(void* lib, const char* name) {
     gpuk__farproc fn = GetProcAddress((struct HINSTANCE__*)lib, name);
     void* p;
@@ -71,7 +73,7 @@ static void* gpuk__lib_sym(void* lib, const char* name) {
     return p;
 }
 static const char* gpuk__getenv(const char* name) { return getenv(name); }
-static void gpuk__register_fork_handler(void) {}
+static void gpuk__register_fork_handlers(void) {}
 #define GPUK__DEFAULT_DRIVER "nvcuda.dll"
 #else
 #include <dlfcn.h>
@@ -83,7 +85,7 @@ static void gpuk__mutex_lock(gpuk__mutex* m) { pthread_mutex_lock(&m->m); }
 static void gpuk__mutex_unlock(gpuk__mutex* m) { pthread_mutex_unlock(&m->m); }
 static void gpuk__mutex_init(gpuk__mutex* m) { pthread_mutex_init(&m->m, NULL); }
 static void gpuk__mutex_fini(gpuk__mutex* m) { pthread_mutex_destroy(&m->m); }
-static void* gpuk__lib_open(const char* path, char* why, size_t cap) {
+static void* gpuk__lib_open_path(const char* path, char* why, size_t cap) {
     /* RTLD_LOCAL: never let the driver's symbols leak into the program's namespace. */
     void* lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!lib && cap) {
@@ -93,6 +95,7 @@ static void* gpuk__lib_open(const char* path, char* why, size_t cap) {
     }
     return lib;
 }
+static void gpuk__lib_close(void* lib) { dlclose(lib); }
 static void* gpuk__lib_sym(void* lib, const char* name) { return dlsym(lib, name); }
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 17))
 /* Declared here because <stdlib.h> shows it only under _GNU_SOURCE, which the including program
@@ -102,8 +105,19 @@ static const char* gpuk__getenv(const char* name) { return secure_getenv(name); 
 #else
 static const char* gpuk__getenv(const char* name) { return getenv(name); }
 #endif
+/* fork() must not copy gpuk's locks while another thread holds them (the child would wait for
+   a thread it does not have): prepare takes them all, parent and child let go; the child also
+   marks itself forked. Registered before gpuk's global lock is first taken. */
+static void gpuk__atfork_prepare(void);
+static void gpuk__atfork_parent(void);
 static void gpuk__atfork_child(void);
-static void gpuk__register_fork_handler(void) { pthread_atfork(NULL, NULL, gpuk__atfork_child); }
+static pthread_once_t gpuk__fork_once = PTHREAD_ONCE_INIT;
+static void gpuk__register_fork_handlers_once(void) {
+    pthread_atfork(gpuk__atfork_prepare, gpuk__atfork_parent, gpuk__atfork_child);
+}
+static void gpuk__register_fork_handlers(void) {
+    pthread_once(&gpuk__fork_once, gpuk__register_fork_handlers_once);
+}
 #define GPUK__DEFAULT_DRIVER "libcuda.so.1"
 #endif
 
@@ -161,9 +175,43 @@ struct CUgraph_st;
 struct CUgraphExec_st;
 struct CUlib_st;
 
-/* X(member, ABI version for cuGetProcAddress, exported name for drivers < 11.3, required,
-     (parameters)). The member is the symbol name; the ABI version picks e.g. cuMemAlloc_v2
-     (3020), never the 32-bit-size CUDA 2.0 ABI behind the plain export. */
+/* Every run-time library gpuk loads (the driver; NVRTC or NCCL later) is one X-macro list, one
+   descriptor (gpuk__lib, >>state) and one call of gpuk__lib_load (>>init). A list's rows are
+     X(member, ABI version, exported name, required, (parameters))
+   member: the symbol a resolver (cuGetProcAddress, gpuk_desc.get_proc) is asked for, and the
+   table member; ABI version: the version cuGetProcAddress resolves it at; exported name: what
+   dlsym looks up where there is no resolver (drivers < 11.3); required: 0 = optional, missing
+   is no failure (GPUK__X_FEATURE can turn a feature bit on when present). Every entry point
+   returns a non-negative result enum (CUresult, nvrtcResult, ncclResult_t: unsigned int). */
+typedef struct gpuk__lib_row {
+    const char* symbol;
+    const char* export_name;
+    int version;
+    int required;
+    size_t offset;             /* of the member in the library's table */
+} gpuk__lib_row;
+
+/* An optional row that turns a gpuk_features() bit on when the library has it. */
+typedef struct gpuk__lib_feature {
+    size_t offset;
+    uint32_t bit;
+} gpuk__lib_feature;
+
+/* Expansions of a list: GPUK__LIB_TABLE(FUNCS, table) declares the pointer types
+   gpuk__pfn_<member> and the struct `table`; rows and feature rows come from GPUK__X_ROW and
+   GPUK__X_FEATURE(member, bit) with GPUK__X_TABLE #defined as the table type around them. */
+#define GPUK__X_PFN(name, ver, exp, req, params) \
+    typedef gpuk__cu_result(GPUK__CUDAAPI* gpuk__pfn_##name) params; /* NOLINT(bugprone-macro-parentheses): a parameter list */
+#define GPUK__X_MEMBER(name, ver, exp, req, params) gpuk__pfn_##name name;
+#define GPUK__X_ROW(name, ver, exp, req, params) \
+    { #name, exp, ver, req, offsetof(GPUK__X_TABLE, name) },
+#define GPUK__X_FEATURE(name, bit) { offsetof(GPUK__X_TABLE, name), bit },
+#define GPUK__LIB_TABLE(FUNCS, table) \
+    FUNCS(GPUK__X_PFN) \
+    typedef struct table { FUNCS(GPUK__X_MEMBER) } table; /* NOLINT(bugprone-macro-parentheses): a type name */
+
+/* The driver: the ABI version picks e.g. cuMemAlloc_v2 (3020), never the 32-bit-size CUDA 2.0
+   ABI behind the plain export. */
 #define GPUK__DRIVER_FUNCS(X) \
     X(cuInit, 2000, "cuInit", 1, (unsigned int flags)) \
     X(cuDriverGetVersion, 2020, "cuDriverGetVersion", 1, (int* out_version)) \
@@ -251,30 +299,18 @@ struct CUlib_st;
        void** jit_values, unsigned int num_jit_options, unsigned int* library_options, \
        void** library_values, unsigned int num_library_options))
 
-#define GPUK__X_TYPEDEF(name, ver, exp, req, params) \
-    typedef gpuk__cu_result(GPUK__CUDAAPI* gpuk__pfn_##name) params; /* NOLINT(bugprone-macro-parentheses): a parameter list */
-GPUK__DRIVER_FUNCS(GPUK__X_TYPEDEF)
-#undef GPUK__X_TYPEDEF
+/* Optional driver rows behind gpuk_features() bits. */
+#define GPUK__DRIVER_FEATURES(X) \
+    X(cuFuncGetParamInfo, GPUK_FEATURE_PARAM_INFO) \
+    X(cuLaunchKernelEx, GPUK_FEATURE_LAUNCH_EX) \
+    X(cuGraphInstantiateWithFlags, GPUK_FEATURE_GRAPHS) \
+    X(cuLibraryLoadData, GPUK_FEATURE_LIBRARY)
 
-typedef struct gpuk__driver {
-#define GPUK__X_MEMBER(name, ver, exp, req, params) gpuk__pfn_##name name;
-    GPUK__DRIVER_FUNCS(GPUK__X_MEMBER)
-#undef GPUK__X_MEMBER
-} gpuk__driver;
-
-typedef struct gpuk__driver_row {
-    const char* symbol;
-    const char* export_name;
-    int version;
-    int required;
-    size_t offset;
-} gpuk__driver_row;
-
-static const gpuk__driver_row gpuk__driver_rows[] = {
-#define GPUK__X_ROW(name, ver, exp, req, params) { #name, exp, ver, req, offsetof(gpuk__driver, name) },
-    GPUK__DRIVER_FUNCS(GPUK__X_ROW)
-#undef GPUK__X_ROW
-};
+GPUK__LIB_TABLE(GPUK__DRIVER_FUNCS, gpuk__driver)
+#define GPUK__X_TABLE gpuk__driver
+static const gpuk__lib_row gpuk__driver_rows[] = { GPUK__DRIVER_FUNCS(GPUK__X_ROW) };
+static const gpuk__lib_feature gpuk__driver_features[] = { GPUK__DRIVER_FEATURES(GPUK__X_FEATURE) };
+#undef GPUK__X_TABLE
 
 /* cuGetProcAddress, CUDA 11.3 ABI and the CUDA 12.0 one with a status out-parameter. */
 typedef gpuk__cu_result(GPUK__CUDAAPI* gpuk__pfn_get_proc_v1)(const char* symbol, void** out_fn,
@@ -312,11 +348,43 @@ enum {
 };
 
 /* ---- >>state ---- */
+/* A loaded library: its handle and how its rows are resolved. */
+typedef struct gpuk__lib_state {
+    void* handle;              /* dlopen'd; NULL before a load and with a user resolver */
+    int keep;                  /* the library's code ran (the driver: cuInit), it may have
+                                  threads running it: never closed, at most left behind */
+    int version;               /* what the probe reported */
+    gpuk__pfn_get_proc_v1 get_proc_v1;
+    gpuk__pfn_get_proc_v2 get_proc_v2;
+    gpuk_get_proc_fn user_get_proc;
+    void* user_get_proc_data;
+} gpuk__lib_state;
+
+/* How to find and check one run-time library, and where its entry points go. */
+typedef struct gpuk__lib {
+    const char* name;                /* in texts: "cannot load the NVIDIA driver '...'" */
+    const char* kind;                /* "'...' is not a CUDA driver" */
+    const char* const* sonames;      /* tried in order when no path is named; NULL-terminated */
+    const char* env_path;            /* variable naming the path (secure_getenv); may be NULL */
+    const char* probe_symbol;        /* exported function that proves it is the right library */
+    int (*probe)(void* sym, int* out_version); /* calls it: 1 when it works */
+    const gpuk__lib_row* rows;
+    size_t num_rows;
+    const gpuk__lib_feature* features;
+    size_t num_features;
+    void* table;                     /* where the entry points go (table_bytes long) */
+    size_t table_bytes;
+    gpuk__lib_state* state;
+    int proc_address;                /* resolve through cuGetProcAddress: the driver alone */
+    int missing_code;                /* no library, or not the right one */
+    int too_old_code;                /* a required row missing */
+    const char* hint;                /* for those failures; NULL -> gpuk__hint(code) */
+} gpuk__lib;
+
 typedef struct gpuk__state {
     int initialized;           /* atomic: 1 once the table is loaded and cuInit returned */
     int broken;                /* atomic: 0, the first sticky CUresult, or GPUK_ERR_FORKED */
     char broken_text[256];     /* the first fault, as reported then */
-    int fork_handler;          /* pthread_atfork registered */
     int init_failed;           /* the last gpuk_init's failure; implicit inits do not retry it */
     char init_failed_text[512];
     int live_ctxs;
@@ -324,14 +392,11 @@ typedef struct gpuk__state {
     uint32_t next_tag;         /* tags go round, so a new ctx does not reuse a just-freed one */
     uint32_t features;
     int driver_version;
-    gpuk_logger logger;
+    gpuk_logger logger;        /* logger and log_level: under gpuk__log_lock */
     gpuk_log_level log_level;
+    int log_limit;             /* atomic: the level logged up to, 0 without a logger */
     gpuk_allocator allocator;
-    void* lib;                 /* never dlclose'd: the driver keeps threads that run its code */
-    gpuk__pfn_get_proc_v1 get_proc_v1;
-    gpuk__pfn_get_proc_v2 get_proc_v2;
-    gpuk_get_proc_fn user_get_proc;
-    void* user_get_proc_data;
+    gpuk__lib_state driver_lib;
     gpuk__driver drv;
 } gpuk__state;
 
@@ -340,6 +405,7 @@ static gpuk__state gpuk__g;
 static gpuk__mutex gpuk__lock = GPUK__MUTEX_INIT;       /* init, shutdown, ctx count */
 static gpuk__mutex gpuk__fault_lock = GPUK__MUTEX_INIT; /* the first sticky fault; may be taken
                                                           while gpuk__lock is held (in init) */
+static gpuk__mutex gpuk__log_lock = GPUK__MUTEX_INIT;   /* the logger; taken after the two above */
 #define GPUK__DRV (gpuk__g.drv)
 /* CU_STREAM_LEGACY: the context's legacy NULL stream, named explicitly (a plain NULL means the
    per-thread stream in code built with per-thread default streams). Work on it waits for
@@ -514,13 +580,31 @@ static size_t gpuk__fmt(char* buf, size_t cap, size_t pos, const char* fmt, ...)
 GPUK__IMPL const char* gpuk_last_error(void) { return gpuk__tls_error; }
 
 /* ---- >>log ---- */
+/* Any thread may log while gpuk_init or gpuk_shutdown replaces the logger: the level check is
+   one atomic load (debug builds check it on hot paths), the logger pair is copied under
+   gpuk__log_lock and called outside it, so a logger may call gpuk. */
 static int gpuk__log_wants(gpuk_log_level level) {
-    gpuk_log_level limit = gpuk__g.log_level ? gpuk__g.log_level : GPUK_LOG_WARN;
-    return gpuk__g.logger.func && level <= limit;
+    return (int)level <= GPUK__ATOMIC_LOAD(&gpuk__g.log_limit);
 }
 
 static void gpuk__log(gpuk_log_level level, int code, const char* msg) {
-    if (gpuk__log_wants(level)) gpuk__g.logger.func(gpuk__g.logger.user_data, level, code, msg);
+    gpuk_logger logger;
+    int limit;
+    if (!gpuk__log_wants(level)) return;
+    gpuk__mutex_lock(&gpuk__log_lock);
+    logger = gpuk__g.logger;
+    limit = GPUK__ATOMIC_LOAD(&gpuk__g.log_limit);
+    gpuk__mutex_unlock(&gpuk__log_lock);
+    if (logger.func && (int)level <= limit) logger.func(logger.user_data, level, code, msg);
+}
+
+static void gpuk__log_set(gpuk_logger logger, gpuk_log_level level) {
+    gpuk__mutex_lock(&gpuk__log_lock);
+    gpuk__g.logger = logger;
+    gpuk__g.log_level = level;
+    GPUK__ATOMIC_STORE(&gpuk__g.log_limit,
+                       logger.func ? (int)(level ? level : GPUK_LOG_WARN) : 0);
+    gpuk__mutex_unlock(&gpuk__log_lock);
 }
 
 #ifndef GPUK_NO_STDIO
@@ -533,16 +617,33 @@ GPUK__IMPL void gpuk_log_stderr(void* user_data, gpuk_log_level level, int code,
 #endif
 
 /* Records this thread's error text ("fn: detail (hint: ...)"), logs it, returns code. */
-static gpuk_result gpuk__fail(const char* fn, int code, const char* fmt, ...) {
-    const char* hint = gpuk__hint(code);
+static gpuk_result gpuk__vfail(const char* fn, int code, const char* hint, const char* fmt,
+                               va_list ap) {
     size_t pos = gpuk__fmt(gpuk__tls_error, sizeof gpuk__tls_error, 0, "%s: ", fn);
-    va_list ap;
-    va_start(ap, fmt);
     pos = gpuk__vfmt(gpuk__tls_error, sizeof gpuk__tls_error, pos, fmt, ap);
-    va_end(ap);
     if (hint) gpuk__fmt(gpuk__tls_error, sizeof gpuk__tls_error, pos, " (hint: %s)", hint);
     gpuk__log(GPUK_LOG_ERROR, code, gpuk__tls_error);
     return (gpuk_result)code;
+}
+
+static gpuk_result gpuk__fail(const char* fn, int code, const char* fmt, ...) {
+    gpuk_result r;
+    va_list ap;
+    va_start(ap, fmt);
+    r = gpuk__vfail(fn, code, gpuk__hint(code), fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+/* The same with the caller's hint (NULL: the code's own). */
+static gpuk_result gpuk__fail_hint(const char* fn, int code, const char* hint, const char* fmt,
+                                   ...) {
+    gpuk_result r;
+    va_list ap;
+    va_start(ap, fmt);
+    r = gpuk__vfail(fn, code, hint ? hint : gpuk__hint(code), fmt, ap);
+    va_end(ap);
+    return r;
 }
 
 /* A driver call failed: name it, and remember a sticky fault for the whole process. */
@@ -583,8 +684,21 @@ static int gpuk__tolerate(const char* fn, const char* cu_fn, gpuk__cu_result r) 
     do { if (GPUK__UNLIKELY(GPUK__ATOMIC_LOAD(&gpuk__g.broken))) return gpuk__fail_broken(fn); } while (0)
 
 #if !defined(_WIN32)
+/* In the order init takes them. fork() thus waits for a gpuk_init in progress on another thread
+   (so a logger or get_proc resolver must not fork while gpuk_init calls it). */
+static void gpuk__atfork_prepare(void) {
+    gpuk__mutex_lock(&gpuk__lock);
+    gpuk__mutex_lock(&gpuk__fault_lock);
+    gpuk__mutex_lock(&gpuk__log_lock);
+}
+static void gpuk__atfork_parent(void) {
+    gpuk__mutex_unlock(&gpuk__log_lock);
+    gpuk__mutex_unlock(&gpuk__fault_lock);
+    gpuk__mutex_unlock(&gpuk__lock);
+}
 static void gpuk__atfork_child(void) {
     if (GPUK__ATOMIC_LOAD(&gpuk__g.initialized)) GPUK__ATOMIC_STORE(&gpuk__g.broken, (int)GPUK_ERR_FORKED);
+    gpuk__atfork_parent(); /* the forking thread took them, and it is this one in the child */
 }
 #endif
 
@@ -617,79 +731,179 @@ static void gpuk__sym_to_fn(void* fn_var, size_t fn_bytes, void* sym) {
     memcpy(fn_var, &sym, fn_bytes);
 }
 
-static void* gpuk__resolve(const gpuk__driver_row* row) {
+static void* gpuk__lib_resolve(const gpuk__lib* lib, const gpuk__lib_row* row) {
+    const gpuk__lib_state* st = lib->state;
     void* fn = NULL;
-    if (gpuk__g.user_get_proc)
-        return gpuk__g.user_get_proc(row->symbol, row->version, gpuk__g.user_get_proc_data);
-    if (gpuk__g.get_proc_v2) {
+    if (st->user_get_proc) return st->user_get_proc(row->symbol, row->version, st->user_get_proc_data);
+    if (st->get_proc_v2) {
         int status = 0;
-        if (gpuk__g.get_proc_v2(row->symbol, &fn, row->version,
-                                GPUK__CU_GET_PROC_ADDRESS_LEGACY_STREAM, &status) != 0)
+        if (st->get_proc_v2(row->symbol, &fn, row->version, GPUK__CU_GET_PROC_ADDRESS_LEGACY_STREAM,
+                            &status) != 0)
             fn = NULL;
         return fn;
     }
-    if (gpuk__g.get_proc_v1) {
-        if (gpuk__g.get_proc_v1(row->symbol, &fn, row->version,
-                                GPUK__CU_GET_PROC_ADDRESS_LEGACY_STREAM) != 0)
+    if (st->get_proc_v1) {
+        if (st->get_proc_v1(row->symbol, &fn, row->version,
+                            GPUK__CU_GET_PROC_ADDRESS_LEGACY_STREAM) != 0)
             fn = NULL;
         return fn;
     }
-    /* Drivers older than 11.3: the exported name carries the ABI (cuMemAlloc_v2). */
-    return gpuk__lib_sym(gpuk__g.lib, row->export_name);
+    /* No resolver (drivers older than 11.3): the exported name carries the ABI (cuMemAlloc_v2). */
+    return st->handle ? gpuk__lib_sym(st->handle, row->export_name) : NULL;
 }
+
+/* After a failed load: close the library unless its code ran (then it stays loaded, and the
+   next load of the same library finds it again). Either way its table is cleared. */
+static void gpuk__lib_forget(const gpuk__lib* lib) {
+    gpuk__lib_state* st = lib->state;
+    if (st->handle && !st->keep) {
+        gpuk__lib_close(st->handle);
+        st->handle = NULL;
+    }
+    st->get_proc_v1 = NULL;
+    st->get_proc_v2 = NULL;
+    memset(lib->table, 0, lib->table_bytes);
+}
+
+/* Opens the library named by path (else lib->env_path, else each of lib->sonames in turn) as
+   lib->state->handle; *out_name is the name that opened. */
+static gpuk_result gpuk__lib_open(const gpuk__lib* lib, const char* path, const char* fn,
+                                  const char** out_name) {
+    gpuk__lib_state* st = lib->state;
+    char why[200], tried[300];
+    size_t pos = 0;
+    const char* const* name;
+    void* h = NULL;
+    why[0] = tried[0] = 0;
+    if (!path && lib->env_path) path = gpuk__getenv(lib->env_path);
+    if (path && *path) {
+        h = gpuk__lib_open_path(path, why, sizeof why);
+        if (!h)
+            return gpuk__fail_hint(fn, lib->missing_code, lib->hint, "cannot load %s '%s': %s",
+                                   lib->name, path, why);
+    } else {
+        for (name = lib->sonames; *name && !h; name++) {
+            pos = gpuk__fmt(tried, sizeof tried, pos, "%s'%s'", pos ? ", " : "", *name);
+            h = gpuk__lib_open_path(*name, why, sizeof why);
+            path = *name;
+        }
+        if (!h && lib->sonames[0] && !lib->sonames[1])
+            return gpuk__fail_hint(fn, lib->missing_code, lib->hint, "cannot load %s %s: %s",
+                                   lib->name, tried, why);
+        if (!h)
+            return gpuk__fail_hint(fn, lib->missing_code, lib->hint, "cannot load %s (tried %s): %s",
+                                   lib->name, tried, why);
+    }
+    if (h == st->handle) {
+        gpuk__lib_close(h); /* kept from an earlier load: only the new reference goes */
+    } else {
+        /* Another library was kept: it stays loaded (its threads may run it), forgotten here. */
+        if (st->handle && !st->keep) gpuk__lib_close(st->handle);
+        st->handle = h;
+        st->keep = 0;
+    }
+    *out_name = path;
+    return GPUK_OK;
+}
+
+/* Loads one library: opens and probes it (unless a user resolver stands in for it), resolves
+   every row into lib->table and ORs the feature bits of the optional rows found into
+   *out_features. A failure names the library and what was tried, forgets what it opened, and
+   leaves the table zero. */
+static gpuk_result gpuk__lib_load(const gpuk__lib* lib, const char* path, gpuk_get_proc_fn get_proc,
+                                  void* get_proc_data, const char* fn, uint32_t* out_features) {
+    gpuk__lib_state* st = lib->state;
+    size_t i;
+    *out_features = 0;
+    st->user_get_proc = get_proc;
+    st->user_get_proc_data = get_proc_data;
+    st->get_proc_v1 = NULL;
+    st->get_proc_v2 = NULL;
+    st->version = 0;
+    memset(lib->table, 0, lib->table_bytes);
+    if (!get_proc) {
+        const char* name = NULL;
+        gpuk_result r = gpuk__lib_open(lib, path, fn, &name);
+        if (r) return r;
+        if (lib->probe_symbol) {
+            void* sym = gpuk__lib_sym(st->handle, lib->probe_symbol);
+            if (!sym || !lib->probe(sym, &st->version)) {
+                gpuk__lib_forget(lib);
+                return gpuk__fail_hint(fn, lib->missing_code, lib->hint, "'%s' is not %s (no "
+                                       "working %s)", name, lib->kind, lib->probe_symbol);
+            }
+        }
+        /* cuGetProcAddress (11.3+) resolves each row at a fixed ABI version, so header remaps
+           like CUDA 13's cuCtxCreate_v4 can never change what gpuk calls. */
+        if (lib->proc_address && st->version >= 12000)
+            gpuk__sym_to_fn(&st->get_proc_v2, sizeof st->get_proc_v2,
+                            gpuk__lib_sym(st->handle, "cuGetProcAddress_v2"));
+        if (lib->proc_address && !st->get_proc_v2 && st->version >= 11030)
+            gpuk__sym_to_fn(&st->get_proc_v1, sizeof st->get_proc_v1,
+                            gpuk__lib_sym(st->handle, "cuGetProcAddress"));
+        if (st->get_proc_v1 || st->get_proc_v2) *out_features |= GPUK_FEATURE_PROC_ADDRESS;
+    }
+    for (i = 0; i < lib->num_rows; i++) {
+        const gpuk__lib_row* row = &lib->rows[i];
+        void* p = gpuk__lib_resolve(lib, row);
+        memcpy((char*)lib->table + row->offset, &p, sizeof p);
+        if (!p && row->required) {
+            gpuk__lib_forget(lib);
+            *out_features = 0;
+            return gpuk__fail_hint(fn, lib->too_old_code, lib->hint, "%s has no %s (ABI of CUDA "
+                                   "%d.%d); gpuk needs it", lib->name, row->symbol,
+                                   row->version / 1000, row->version % 1000 / 10);
+        }
+    }
+    for (i = 0; i < lib->num_features; i++) {
+        void* p;
+        memcpy(&p, (const char*)lib->table + lib->features[i].offset, sizeof p);
+        if (p) *out_features |= lib->features[i].bit;
+    }
+    return GPUK_OK;
+}
+
+/* The driver's probe: cuDriverGetVersion, exported by every driver under that name. */
+static int gpuk__driver_probe(void* sym, int* out_version) {
+    gpuk__pfn_cuDriverGetVersion get_version;
+    gpuk__sym_to_fn(&get_version, sizeof get_version, sym);
+    return get_version(out_version) == 0;
+}
+
+static const char* const gpuk__driver_sonames[] = { GPUK__DEFAULT_DRIVER, NULL };
+
+static const gpuk__lib gpuk__driver_lib = {
+    "the NVIDIA driver", "a CUDA driver", gpuk__driver_sonames, "GPUK_DRIVER_PATH",
+    "cuDriverGetVersion", gpuk__driver_probe,
+    gpuk__driver_rows, sizeof gpuk__driver_rows / sizeof gpuk__driver_rows[0],
+    gpuk__driver_features, sizeof gpuk__driver_features / sizeof gpuk__driver_features[0],
+    &gpuk__g.drv, sizeof gpuk__g.drv, &gpuk__g.driver_lib,
+    1, GPUK_ERR_NO_DRIVER, GPUK_ERR_DRIVER_TOO_OLD, NULL
+};
 
 static gpuk_result gpuk__load_driver(const gpuk_desc* desc) {
     static const char fn[] = "gpuk_init";
-    size_t i;
+    uint32_t features = 0;
     int version = 0;
     gpuk__cu_result r;
-    gpuk__g.user_get_proc = desc->get_proc;
-    gpuk__g.user_get_proc_data = desc->get_proc_user_data;
-    gpuk__g.get_proc_v1 = NULL;
-    gpuk__g.get_proc_v2 = NULL;
-    gpuk__g.features = 0;
-    if (!desc->get_proc) {
-        char why[200];
-        const char* path = desc->driver_path ? desc->driver_path : gpuk__getenv("GPUK_DRIVER_PATH");
-        gpuk__pfn_cuDriverGetVersion get_version;
-        if (!path || !*path) path = GPUK__DEFAULT_DRIVER;
-        why[0] = 0;
-        if (!gpuk__g.lib) gpuk__g.lib = gpuk__lib_open(path, why, sizeof why);
-        if (!gpuk__g.lib)
-            return gpuk__fail(fn, GPUK_ERR_NO_DRIVER, "cannot load the NVIDIA driver '%s': %s", path, why);
-        gpuk__sym_to_fn(&get_version, sizeof get_version, gpuk__lib_sym(gpuk__g.lib, "cuDriverGetVersion"));
-        if (!get_version || get_version(&version) != 0)
-            return gpuk__fail(fn, GPUK_ERR_NO_DRIVER, "'%s' is not a CUDA driver (no working "
-                              "cuDriverGetVersion)", path);
-        /* cuGetProcAddress (11.3+) resolves each row at a fixed ABI version, so header remaps
-           like CUDA 13's cuCtxCreate_v4 can never change what gpuk calls. */
-        if (version >= 12000)
-            gpuk__sym_to_fn(&gpuk__g.get_proc_v2, sizeof gpuk__g.get_proc_v2,
-                            gpuk__lib_sym(gpuk__g.lib, "cuGetProcAddress_v2"));
-        if (!gpuk__g.get_proc_v2 && version >= 11030)
-            gpuk__sym_to_fn(&gpuk__g.get_proc_v1, sizeof gpuk__g.get_proc_v1,
-                            gpuk__lib_sym(gpuk__g.lib, "cuGetProcAddress"));
-        if (gpuk__g.get_proc_v1 || gpuk__g.get_proc_v2) gpuk__g.features |= GPUK_FEATURE_PROC_ADDRESS;
-    }
-    for (i = 0; i < sizeof gpuk__driver_rows / sizeof gpuk__driver_rows[0]; i++) {
-        const gpuk__driver_row* row = &gpuk__driver_rows[i];
-        void* p = gpuk__resolve(row);
-        memcpy((char*)&gpuk__g.drv + row->offset, &p, sizeof p);
-        if (!p && row->required)
-            return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, "the driver has no %s (ABI of CUDA "
-                              "%d.%d); gpuk needs it", row->symbol, row->version / 1000,
-                              row->version % 1000 / 10);
-    }
-    if (GPUK__DRV.cuFuncGetParamInfo) gpuk__g.features |= GPUK_FEATURE_PARAM_INFO;
-    if (GPUK__DRV.cuLaunchKernelEx) gpuk__g.features |= GPUK_FEATURE_LAUNCH_EX;
-    if (GPUK__DRV.cuGraphInstantiateWithFlags) gpuk__g.features |= GPUK_FEATURE_GRAPHS;
-    if (GPUK__DRV.cuLibraryLoadData) gpuk__g.features |= GPUK_FEATURE_LIBRARY;
+    gpuk_result res = gpuk__lib_load(&gpuk__driver_lib, desc->driver_path, desc->get_proc,
+                                     desc->get_proc_user_data, fn, &features);
+    gpuk__g.features = features;
+    if (res) return res;
     r = GPUK__DRV.cuDriverGetVersion(&version);
-    if (r) return gpuk__fail_cu(fn, "cuDriverGetVersion", r, NULL);
+    if (r) {
+        gpuk__lib_forget(&gpuk__driver_lib);
+        return gpuk__fail_cu(fn, "cuDriverGetVersion", r, NULL);
+    }
     gpuk__g.driver_version = version;
-    if (version < 10000)
+    if (version < 10000) {
+        gpuk__lib_forget(&gpuk__driver_lib);
         return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, "driver supports CUDA %d.%d; gpuk needs 10.0 "
                           "or newer", version / 1000, version % 1000 / 10);
+    }
+    /* cuInit starts the driver's own threads, which run its code from then on: from here the
+       library is never closed, whatever cuInit returns. */
+    gpuk__g.driver_lib.keep = 1;
     r = GPUK__DRV.cuInit(0);
     if (r) return gpuk__fail_cu(fn, "cuInit", r, NULL);
     return GPUK_OK;
@@ -729,21 +943,17 @@ GPUK__IMPL gpuk_result gpuk_init(const gpuk_desc* desc) {
     if ((unsigned)d.log_level >= (unsigned)GPUK_LOG_NUM)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_desc.log_level %d is out of range",
                           (int)d.log_level);
+    gpuk__register_fork_handlers();
     gpuk__mutex_lock(&gpuk__lock);
     if (gpuk__g.initialized) {
         gpuk__mutex_unlock(&gpuk__lock);
         return GPUK_OK;
     }
-    gpuk__g.logger = d.logger;
-    gpuk__g.log_level = d.log_level;
+    gpuk__log_set(d.logger, d.log_level);
     gpuk__g.allocator = d.allocator;
     r = gpuk__load_driver(&d);
     gpuk__g.init_failed = (int)r;
     if (r == GPUK_OK) {
-        if (!gpuk__g.fork_handler) {
-            gpuk__register_fork_handler();
-            gpuk__g.fork_handler = 1;
-        }
         GPUK__ATOMIC_STORE(&gpuk__g.initialized, 1);
     } else {
         memset(&gpuk__g.drv, 0, sizeof gpuk__g.drv);
@@ -758,6 +968,7 @@ GPUK__IMPL gpuk_result gpuk_init(const gpuk_desc* desc) {
    cuInit the same way, and the real one leaks a little each time): gpuk_init retries. */
 static gpuk_result gpuk__ready_slow(const char* fn) {
     int failed;
+    gpuk__register_fork_handlers();
     gpuk__mutex_lock(&gpuk__lock);
     failed = gpuk__g.init_failed;
     if (failed) /* the saved text carries its own hint: not gpuk__fail, which would add another */
@@ -779,6 +990,8 @@ static gpuk_result gpuk__ready_slow(const char* fn) {
     } while (0)
 
 GPUK__IMPL gpuk_result gpuk_shutdown(void) {
+    gpuk_logger logger;
+    gpuk__register_fork_handlers();
     gpuk__mutex_lock(&gpuk__lock);
     if (gpuk__g.live_ctxs) {
         int n = gpuk__g.live_ctxs;
@@ -793,9 +1006,9 @@ GPUK__IMPL gpuk_result gpuk_shutdown(void) {
     memset(&gpuk__g.drv, 0, sizeof gpuk__g.drv);
     gpuk__g.features = 0;
     gpuk__g.driver_version = 0;
-    memset(&gpuk__g.logger, 0, sizeof gpuk__g.logger);
+    memset(&logger, 0, sizeof logger);
+    gpuk__log_set(logger, GPUK_LOG_DEFAULT);
     memset(&gpuk__g.allocator, 0, sizeof gpuk__g.allocator);
-    gpuk__g.log_level = GPUK_LOG_DEFAULT;
     gpuk__mutex_unlock(&gpuk__lock);
     return GPUK_OK;
 }
@@ -813,14 +1026,14 @@ GPUK__IMPL uint32_t gpuk_features(void) {
 }
 
 GPUK__IMPL void* gpuk_driver_symbol(const char* symbol, int abi_version) {
-    gpuk__driver_row row;
+    gpuk__lib_row row;
     if (!symbol || !GPUK__ATOMIC_LOAD(&gpuk__g.initialized)) return NULL;
     row.symbol = symbol;
     row.export_name = symbol;
     row.version = abi_version;
     row.required = 0;
     row.offset = 0;
-    return gpuk__resolve(&row);
+    return gpuk__lib_resolve(&gpuk__driver_lib, &row);
 }
 
 /* ---- >>device ---- */
@@ -1268,7 +1481,7 @@ static gpuk_result gpuk__stream_resolve(const char* fn, const gpuk_ctx* ctx, gpu
 
 /* The pool slot of a resolved stream handle: 0 for the ctx default stream ({0}), which no
    slot holds; layers keep per-stream state by it. */
-static uint32_t gpuk__stream_slot_of(const gpuk_ctx* ctx, gpuk_stream s) {
+static inline uint32_t gpuk__stream_slot_of(const gpuk_ctx* ctx, gpuk_stream s) {
     return s.id ? gpuk__pool_find(&ctx->pools[gpuk__kind_stream], s.id) : 0;
 }
 

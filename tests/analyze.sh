@@ -6,7 +6,7 @@
 #              "never read" that gpuk reads through the void* argument arrays of a launch.
 #   clang-tidy clang-analyzer-*, bugprone-* without easily-swappable-parameters (C APIs take
 #              runs of size_t by design) and reserved-identifier (gpuk__ internal names, the
-#              stb convention; reserved only in C++). Two NOLINTs in gpuk.h say why.
+#              stb convention; reserved only in C++). Each NOLINT in gpuk.h says why.
 # Each missing tool counts as skipped. Run from the repository root.
 set -u
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
