@@ -1975,13 +1975,15 @@ static void gpuk__check_pageable(const char* fn, const void* host) {
 
 typedef enum gpuk__copy_dir { GPUK__HTOD, GPUK__DTOH, GPUK__DTOD } gpuk__copy_dir;
 
-/* Every buffer copy: validate, then one async driver call on stream; wait when sync. A sync
+/* Every buffer copy: validate, then one async driver call on stream (of ctx, which owns dst);
+   wait when sync. The source buffer is looked up in src_ctx, ctx itself for every copy so
+   far: a copy between the buffers of two ctxs (devices) takes the same path. A sync
    (stream-less) copy runs on the legacy stream, so that it starts after the work queued
    earlier on the ctx default stream and on every blocking stream, like cudaMemcpy; stream is
    then only validated. */
 static gpuk_result gpuk__copy(const char* fn, gpuk_ctx* ctx, gpuk_stream stream, int sync,
                               gpuk__copy_dir dir, uint32_t dst_id, size_t dst_off, void* host,
-                              uint32_t src_id, size_t src_off, size_t bytes) {
+                              const gpuk_ctx* src_ctx, uint32_t src_id, size_t src_off, size_t bytes) {
     const gpuk__buffer_slot* d = NULL;
     const gpuk__buffer_slot* s = NULL;
     gpuk__cu_stream cs;
@@ -1991,7 +1993,8 @@ static gpuk_result gpuk__copy(const char* fn, gpuk_ctx* ctx, gpuk_stream stream,
     GPUK__ALIVE(fn);
     GPUK__CTX_CHECK(fn, ctx);
     if (dir != GPUK__DTOH && !(d = gpuk__buffer_lookup(ctx, dst_id))) return gpuk__bad_handle(fn, "dst buffer", dst_id);
-    if (dir != GPUK__HTOD && !(s = gpuk__buffer_lookup(ctx, src_id))) return gpuk__bad_handle(fn, "src buffer", src_id);
+    if (dir != GPUK__HTOD && (!src_ctx || !(s = gpuk__buffer_lookup(src_ctx, src_id))))
+        return gpuk__bad_handle(fn, "src buffer", src_id);
     if ((r = gpuk__stream_resolve(fn, ctx, stream, &cs)) != GPUK_OK) return r;
     if (d && !gpuk__in_bounds(dst_off, bytes, d->bytes)) return gpuk__bounds_fail(fn, d, dst_off, bytes);
     if (s && !gpuk__in_bounds(src_off, bytes, s->bytes)) return gpuk__bounds_fail(fn, s, src_off, bytes);
@@ -2030,19 +2033,19 @@ static const gpuk_stream gpuk__default_stream = { 0 };
 GPUK__IMPL gpuk_result gpuk_buffer_write(gpuk_ctx* ctx, gpuk_buffer dst, size_t dst_offset,
                                          const void* src, size_t bytes) {
     return gpuk__copy(__func__, ctx, gpuk__default_stream, 1, GPUK__HTOD, dst.id,
-                      dst_offset, (void*)(uintptr_t)src, 0, 0, bytes);
+                      dst_offset, (void*)(uintptr_t)src, ctx, 0, 0, bytes);
 }
 
 GPUK__IMPL gpuk_result gpuk_buffer_read(gpuk_ctx* ctx, gpuk_buffer src, size_t src_offset,
                                         void* dst, size_t bytes) {
-    return gpuk__copy(__func__, ctx, gpuk__default_stream, 1, GPUK__DTOH, 0, 0, dst,
+    return gpuk__copy(__func__, ctx, gpuk__default_stream, 1, GPUK__DTOH, 0, 0, dst, ctx,
                       src.id, src_offset, bytes);
 }
 
 GPUK__IMPL gpuk_result gpuk_buffer_copy(gpuk_ctx* ctx, gpuk_buffer dst, size_t dst_offset,
                                         gpuk_buffer src, size_t src_offset, size_t bytes) {
     return gpuk__copy(__func__, ctx, gpuk__default_stream, 1, GPUK__DTOD, dst.id,
-                      dst_offset, NULL, src.id, src_offset, bytes);
+                      dst_offset, NULL, ctx, src.id, src_offset, bytes);
 }
 
 GPUK__IMPL gpuk_result gpuk_buffer_download(gpuk_ctx* ctx, gpuk_buffer src, void** out_ptr,
@@ -2065,7 +2068,7 @@ GPUK__IMPL gpuk_result gpuk_buffer_download(gpuk_ctx* ctx, gpuk_buffer src, void
         return gpuk__fail(fn, GPUK_ERR_HOST_ALLOC, "cannot allocate %zu bytes of host memory for %s",
                           bytes, gpuk__buffer_name(name, sizeof name, s));
     }
-    r = gpuk__copy(fn, ctx, gpuk__default_stream, 1, GPUK__DTOH, 0, 0, host, src.id, 0, bytes);
+    r = gpuk__copy(fn, ctx, gpuk__default_stream, 1, GPUK__DTOH, 0, 0, host, ctx, src.id, 0, bytes);
     if (r != GPUK_OK) {
         gpuk__free(host);
         return r;
@@ -2080,12 +2083,12 @@ GPUK__IMPL void gpuk_host_free(void* ptr) { gpuk__free(ptr); }
 GPUK__IMPL gpuk_result gpuk_buffer_write_async(gpuk_ctx* ctx, gpuk_stream stream, gpuk_buffer dst,
                                                size_t dst_offset, const void* src, size_t bytes) {
     return gpuk__copy(__func__, ctx, stream, 0, GPUK__HTOD, dst.id, dst_offset,
-                      (void*)(uintptr_t)src, 0, 0, bytes);
+                      (void*)(uintptr_t)src, ctx, 0, 0, bytes);
 }
 
 GPUK__IMPL gpuk_result gpuk_buffer_read_async(gpuk_ctx* ctx, gpuk_stream stream, gpuk_buffer src,
                                               size_t src_offset, void* dst, size_t bytes) {
-    return gpuk__copy(__func__, ctx, stream, 0, GPUK__DTOH, 0, 0, dst, src.id,
+    return gpuk__copy(__func__, ctx, stream, 0, GPUK__DTOH, 0, 0, dst, ctx, src.id,
                       src_offset, bytes);
 }
 
@@ -2093,7 +2096,7 @@ GPUK__IMPL gpuk_result gpuk_buffer_copy_async(gpuk_ctx* ctx, gpuk_stream stream,
                                               size_t dst_offset, gpuk_buffer src,
                                               size_t src_offset, size_t bytes) {
     return gpuk__copy(__func__, ctx, stream, 0, GPUK__DTOD, dst.id, dst_offset,
-                      NULL, src.id, src_offset, bytes);
+                      NULL, ctx, src.id, src_offset, bytes);
 }
 
 GPUK__IMPL gpuk_result gpuk_buffer_memset(gpuk_ctx* ctx, gpuk_stream stream, gpuk_buffer dst,
