@@ -16,6 +16,7 @@
 
 static const gpuk_stream S = { 0 };
 static const gpuk_array Z = { { 0 }, 0 };
+static const gpuk_array2d Z2 = { { 0 }, 0, 0, 0, 0 };
 static gpuk_ctx* ctx;
 
 static gpuk_ctx* up(const fake_config* cfg) {
@@ -74,6 +75,7 @@ static int rows;
 #define ROW_SELU(f) ROW(f(ctx, S, Z, Z, 4, 1, 1))
 #define ROW_TRANSPOSE(f) ROW(f(ctx, S, Z, Z, 4, 4))
 #define ROW_HISTOGRAM(f) ROW(f(ctx, S, Z, 4, 0, 256, Z, 4))
+#define ROW_GEMM(f) ROW(f(ctx, S, Z2, 1, Z2, 0, Z2, 0, 0))
 
 static int test_every_wrapper_rejects_a_zero_handle_before_the_driver(void) {
     long calls;
@@ -140,6 +142,112 @@ static int test_bad_arguments_get_clear_errors_before_the_driver(void) {
     CHECK(fake.calls == calls);
     CHECK(gpuk_kernels_loaded(ctx) == 0);
     CHECK_OK(gpuk_stream_destroy(ctx, other));
+    down(ctx);
+    return TEST_PASS;
+}
+
+/* GEMM's own rules, all checked before any driver call: handles, the shapes agreeing (the
+   error names both sizes), each view's row_stride and bounds (whole strided region, without
+   overflow: 2^32 x 2^32 is not 0 elements), alignment, and C overlapping A or B. Sizes whose
+   products pass SIZE_MAX are rejected, or are empty and do nothing. A and B may share memory;
+   m or n = 0 is a valid call that loads and launches nothing. */
+#define GEMM32(c, a, ta, b, tb) gpuk_gemm_f32(ctx, S, c, 1.5f, a, ta, b, tb, 0.5f)
+#define GEMM64(c, a, ta, b, tb) gpuk_gemm_f64(ctx, S, c, 1.5, a, ta, b, tb, 0.5)
+static int test_gemm_bad_arguments_get_clear_errors_before_the_driver(void) {
+    gpuk_buffer f, g, wrapped;
+    long calls, launches;
+    const size_t big = (size_t)1 << 32;
+    ctx = up(NULL);
+    f = buffer(1024 * 8);
+    g = buffer(1024 * 8);
+    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = 4096, .wrap = gpuk_buffer_devptr(ctx, f) + 2 }, &wrapped));
+    /* the control: C (17 x 23) = A (17 x 11) B (11 x 23), C in g, A and B both in f (may overlap) */
+    launches = fake.launches;
+    CHECK_OK(GEMM32(gpuk_at2d(g, 0, 17, 23, 0), gpuk_at2d(f, 0, 17, 11, 0), 0, gpuk_at2d(f, 5, 11, 23, 0), 0));
+    CHECK_OK(GEMM64(gpuk_at2d(g, 0, 17, 23, 0), gpuk_at2d(f, 0, 11, 17, 0), 1, gpuk_at2d(f, 0, 23, 11, 0), 1));
+    CHECK_OK(GEMM64(gpuk_at2d(g, 0, 17, 23, 0), gpuk_at2d(f, 0, 17, 11, 0), 0, gpuk_at2d(f, 0, 23, 11, 0), 1));
+    CHECK(fake.launches > launches);
+    calls = fake.calls;
+    /* handles */
+    CHECK_RESULT(gpuk_gemm_f32(NULL, S, gpuk_at2d(g, 0, 17, 23, 0), 1, gpuk_at2d(f, 0, 17, 11, 0), 0,
+                               gpuk_at2d(f, 0, 11, 23, 0), 0, 0), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("ctx is NULL");
+    CHECK_RESULT(gpuk_gemm_f64(ctx, (gpuk_stream){ 12345 }, gpuk_at2d(g, 0, 17, 23, 0), 1, gpuk_at2d(f, 0, 17, 11, 0), 0,
+                               gpuk_at2d(f, 0, 11, 23, 0), 0, 0), GPUK_ERR_INVALID_HANDLE);
+    CHECK_ERROR_MENTIONS("stream handle");
+    CHECK_RESULT(GEMM32(gpuk_at2d(Z.buffer, 0, 17, 23, 0), gpuk_at2d(f, 0, 17, 11, 0), 0, gpuk_at2d(f, 0, 11, 23, 0), 0),
+                 GPUK_ERR_INVALID_HANDLE);
+    CHECK_ERROR_MENTIONS("handle is zero");
+    CHECK_RESULT(GEMM32(gpuk_at2d(g, 0, 17, 23, 0), gpuk_at2d(Z.buffer, 0, 17, 11, 0), 0, gpuk_at2d(f, 0, 11, 23, 0), 0),
+                 GPUK_ERR_INVALID_HANDLE);
+    CHECK_ERROR_MENTIONS("handle is zero");
+    CHECK_RESULT(GEMM64(gpuk_at2d(g, 0, 17, 23, 0), gpuk_at2d(f, 0, 17, 11, 0), 0, gpuk_at2d(Z.buffer, 0, 11, 23, 0), 0),
+                 GPUK_ERR_INVALID_HANDLE);
+    CHECK_ERROR_MENTIONS("handle is zero");
+    /* shapes: op(A)'s k against op(B)'s, C's rows against op(A)'s, C's cols against op(B)'s */
+    CHECK_RESULT(GEMM32(gpuk_at2d(g, 0, 17, 23, 0), gpuk_at2d(f, 0, 17, 11, 0), 0, gpuk_at2d(f, 0, 13, 23, 0), 0),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("11");
+    CHECK_ERROR_MENTIONS("13");
+    CHECK_RESULT(GEMM64(gpuk_at2d(g, 0, 17, 23, 0), gpuk_at2d(f, 0, 17, 11, 0), 1, gpuk_at2d(f, 0, 17, 23, 0), 0),
+                 GPUK_ERR_INVALID_ARG); /* op(A) = A^T is 11 x 17: k 17 against B's 17 rows fits, m 11 does not */
+    CHECK_ERROR_MENTIONS("11");
+    CHECK_ERROR_MENTIONS("17");
+    CHECK_RESULT(GEMM32(gpuk_at2d(g, 0, 19, 23, 0), gpuk_at2d(f, 0, 17, 11, 0), 0, gpuk_at2d(f, 0, 11, 23, 0), 0),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("19");
+    CHECK_ERROR_MENTIONS("17");
+    CHECK_RESULT(GEMM32(gpuk_at2d(g, 0, 17, 29, 0), gpuk_at2d(f, 0, 17, 11, 0), 0, gpuk_at2d(f, 0, 11, 23, 0), 0),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("29");
+    CHECK_ERROR_MENTIONS("23");
+    CHECK_RESULT(GEMM64(gpuk_at2d(g, 0, 17, 23, 0), gpuk_at2d(f, 0, 17, 11, 0), 0, gpuk_at2d(f, 0, 11, 23, 0), 1),
+                 GPUK_ERR_INVALID_ARG); /* op(B) = B^T is 23 x 11 */
+    CHECK_ERROR_MENTIONS("23");
+    /* views: row_stride below cols, outside the buffer, misaligned */
+    CHECK_RESULT(GEMM32(gpuk_at2d(g, 0, 17, 23, 22), gpuk_at2d(f, 0, 17, 11, 0), 0, gpuk_at2d(f, 0, 11, 23, 0), 0),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("row_stride");
+    CHECK_RESULT(GEMM32(gpuk_at2d(g, 0, 17, 23, 0), gpuk_at2d(f, 0, 17, 11, 10), 0, gpuk_at2d(f, 0, 11, 23, 0), 0),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("row_stride");
+    CHECK_RESULT(GEMM32(gpuk_at2d(g, 2048 - 17 * 23 + 1, 17, 23, 0), gpuk_at2d(f, 0, 17, 11, 0), 0,
+                        gpuk_at2d(f, 0, 11, 23, 0), 0), GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_ERROR_MENTIONS("buffer 'b'");
+    CHECK_RESULT(GEMM64(gpuk_at2d(g, 0, 17, 23, 0), gpuk_at2d(f, 0, 17, 11, 100), 0, gpuk_at2d(f, 0, 11, 23, 0), 0),
+                 GPUK_ERR_OUT_OF_BOUNDS); /* 16 rows of 100 pass 1024 doubles */
+    CHECK_RESULT(GEMM32(gpuk_at2d(g, 0, 17, 23, 0), gpuk_at2d(f, 0, 17, 11, 0), 0, gpuk_at2d(f, 2048 - 11 * 23 + 1, 11, 23, 0), 0),
+                 GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_RESULT(GEMM32(gpuk_at2d(g, 0, 17, 23, 0), gpuk_at2d(wrapped, 0, 17, 11, 0), 0, gpuk_at2d(f, 0, 11, 23, 0), 0),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("not aligned");
+    /* C overlapping A or B (A and B may overlap each other, as in the control above) */
+    CHECK_RESULT(GEMM32(gpuk_at2d(f, 100, 17, 23, 0), gpuk_at2d(f, 0, 17, 11, 0), 0, gpuk_at2d(g, 0, 11, 23, 0), 0),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("overlap");
+    CHECK_RESULT(GEMM64(gpuk_at2d(f, 0, 17, 23, 0), gpuk_at2d(g, 0, 17, 11, 0), 0, gpuk_at2d(f, 17 * 23 - 1, 11, 23, 0), 0),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("overlap");
+    CHECK_RESULT(GEMM32(gpuk_at2d(f, 0, 17, 11, 0), gpuk_at2d(f, 0, 17, 11, 0), 0, gpuk_at2d(g, 0, 11, 11, 0), 0),
+                 GPUK_ERR_INVALID_ARG); /* C is A */
+    CHECK_ERROR_MENTIONS("overlap");
+    /* sizes near SIZE_MAX: 2^32 x 2^32 elements (2^64: 0 if multiplied unchecked), m n k = 2^64 */
+    CHECK_RESULT(GEMM32(gpuk_at2d(g, 0, big, big, 0), gpuk_at2d(f, 0, big, 0, 0), 0, gpuk_at2d(f, 0, 0, big, 0), 0),
+                 GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_RESULT(GEMM64(gpuk_at2d(g, 0, (size_t)1 << 22, (size_t)1 << 21, 0), gpuk_at2d(f, 0, (size_t)1 << 22, (size_t)1 << 21, 0), 0,
+                        gpuk_at2d(f, 0, (size_t)1 << 21, (size_t)1 << 21, 0), 0), GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_RESULT(GEMM32(gpuk_at2d(g, 0, 0, SIZE_MAX, 0), gpuk_at2d(f, 0, 0, 7, 0), 0, gpuk_at2d(f, 0, 7, SIZE_MAX, 0), 0),
+                 GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_RESULT(GEMM64(gpuk_at2d(g, 0, SIZE_MAX, 3, 0), gpuk_at2d(f, 0, SIZE_MAX, 0, 0), 0, gpuk_at2d(f, 0, 0, 3, 0), 0),
+                 GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK(fake.calls == calls);
+    /* empty results: valid, and nothing loads or launches, however large the other sizes */
+    launches = fake.launches;
+    CHECK_OK(GEMM32(gpuk_at2d(g, 0, SIZE_MAX, 0, 0), gpuk_at2d(f, 0, SIZE_MAX, 0, 0), 0, gpuk_at2d(f, 0, 0, 0, 0), 0));
+    CHECK_OK(GEMM64(gpuk_at2d(g, 0, 0, SIZE_MAX, 0), gpuk_at2d(f, 0, 0, 0, 0), 0, gpuk_at2d(f, 0, 0, SIZE_MAX, 0), 0));
+    CHECK_OK(GEMM32(gpuk_at2d(g, 0, 0, 5, 0), gpuk_at2d(f, 0, 7, 0, 0), 1, gpuk_at2d(f, 0, 7, 5, 0), 0));
+    CHECK(fake.launches == launches);
+    CHECK_OK(gpuk_buffer_destroy(ctx, wrapped));
     down(ctx);
     return TEST_PASS;
 }
@@ -503,6 +611,7 @@ static int test_generated_table_is_consistent(void) {
 int main(void) {
     RUN(test_every_wrapper_rejects_a_zero_handle_before_the_driver);
     RUN(test_bad_arguments_get_clear_errors_before_the_driver);
+    RUN(test_gemm_bad_arguments_get_clear_errors_before_the_driver);
     RUN(test_kernels_load_lazily_one_module_each);
     RUN(test_scratch_lives_with_its_stream);
     RUN(test_scratch_kept_when_its_free_fails);
