@@ -85,7 +85,7 @@ static void* ref_rows(void* arg) {
                 }
     return NULL;
 }
-static void reference(const double* a, const double* b, size_t m, size_t n, size_t k, double* dot, double* abs) {
+static void reference(const double* a, const double* b, size_t m, size_t n, size_t k, double* dot, double* sum_abs) {
     enum { MAXT = 64 };
     pthread_t th[MAXT];
     ref_job job[MAXT];
@@ -98,7 +98,7 @@ static void reference(const double* a, const double* b, size_t m, size_t n, size
     if (nt == 0) nt = 1;
     per = (m + nt - 1) / nt;
     for (i = 0; i < nt; i++) {
-        job[i].a = a; job[i].b = b; job[i].babs = babs; job[i].dot = dot; job[i].abs = abs;
+        job[i].a = a; job[i].b = b; job[i].babs = babs; job[i].dot = dot; job[i].abs = sum_abs;
         job[i].n = n; job[i].k = k;
         job[i].i0 = i * per < m ? i * per : m;
         job[i].i1 = (i + 1) * per < m ? (i + 1) * per : m;
@@ -124,15 +124,15 @@ typedef struct problem {
 static void problem_solve(problem* p) {
     size_t i, mn = p->m * p->n;
     double* dot = xalloc(mn);
-    double* abs = xalloc(mn);
-    reference(p->a, p->b, p->m, p->n, p->k, dot, abs);
+    double* sum_abs = xalloc(mn);
+    reference(p->a, p->b, p->m, p->n, p->k, dot, sum_abs);
     for (i = 0; i < mn; i++) {
         /* beta = 0: C is not read (it holds NaN), so it must not appear in the reference */
         p->ref[i] = p->alpha * dot[i] + (p->beta != 0 ? p->beta * p->c0[i] : 0);
-        p->bound[i] = fabs(p->alpha) * abs[i] + fabs(p->beta) * fabs(p->c0[i]);
+        p->bound[i] = fabs(p->alpha) * sum_abs[i] + fabs(p->beta) * fabs(p->c0[i]);
     }
     free(dot);
-    free(abs);
+    free(sum_abs);
 }
 
 static problem problem_new(ty t, size_t m, size_t n, size_t k, double alpha, double beta) {

@@ -1,0 +1,233 @@
+// bench/bench_gemm.cu - gpuk_gemm_f32/f64 against cuBLAS SGEMM/DGEMM on the same GPU, the same
+// memory and the same stream: 4096^3, the GEMM issue's seed shape (m=1024 n=512 k=2048), 1000^3,
+// and 512 products of 128^3 (cuBLAS strided-batched; gpuk has no batched call, so 512 gpuk
+// calls queued back to back, launch cost included). Each figure is the median of 11 runs after
+// 2 warm-ups, timed by cudaEvents around the call on that stream; FLOPs = 2 m n k a product.
+// First it checks once, at 1000^3, that both give the same C within tolerance (so it cannot
+// time a wrong kernel), and exits non-zero when they do not.
+// gpuk's side is in this file (gpuk.h compiled as C++ by nvcc's host compiler) rather than in
+// bench/bench_kernels.c so that one program prints both figures and their ratio on one line,
+// both sides work on the very same buffers (gpuk wraps the cudaMalloc pointers; gpuk uses the
+// device's primary context, which the runtime uses too) and one cudaEvent pair times either.
+// Built by tests/gpu-check with nvcc on the GPU machine (never by users, never committed as a
+// binary):
+//   nvcc -O3 -std=c++17 -arch=native -I. bench/bench_gemm.cu -o build/bench_gemm -lcublas -ldl
+#define GPUK_IMPLEMENTATION
+#include "gpuk.h"
+#include <cublas_v2.h>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
+    std::fprintf(stderr, "bench_gemm: %s: %s\n", #x, cudaGetErrorString(e_)); std::exit(1); } } while (0)
+#define CB(x) do { cublasStatus_t s_ = (x); if (s_ != CUBLAS_STATUS_SUCCESS) { \
+    std::fprintf(stderr, "bench_gemm: %s: cuBLAS status %d\n", #x, (int)s_); std::exit(1); } } while (0)
+#define TRY(x) do { gpuk_result r_ = (x); if (r_ != GPUK_OK) { \
+    std::fprintf(stderr, "bench_gemm: %s\n", gpuk_last_error()); std::exit(1); } } while (0)
+
+static cudaStream_t st;
+static cublasHandle_t blas;
+static gpuk_ctx* ctx;
+static gpuk_stream gst; // st, wrapped: gpuk's calls and cuBLAS's queue on the same stream
+
+template <typename F> static float median_ms(F f) {
+    cudaEvent_t a, b;
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+    std::vector<float> t;
+    for (int i = 0; i < 2; i++) f();
+    for (int i = 0; i < 11; i++) {
+        CK(cudaEventRecord(a, st));
+        f();
+        CK(cudaEventRecord(b, st));
+        CK(cudaEventSynchronize(b));
+        float ms;
+        CK(cudaEventElapsedTime(&ms, a, b));
+        t.push_back(ms);
+    }
+    CK(cudaEventDestroy(a));
+    CK(cudaEventDestroy(b));
+    std::sort(t.begin(), t.end());
+    return t[5];
+}
+
+// uniform in [-1, 1) from a hash of the index (fresh per seed), or |x| of another array
+template <typename T> __global__ void fill_uniform(T* p, size_t n, unsigned long long seed) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        unsigned long long z = (i + 1) * 0x9E3779B97F4A7C15ull + seed;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        z ^= z >> 31;
+        p[i] = (T)(-1.0 + 2.0 * (double)(z >> 11) / 9007199254740992.0);
+    }
+}
+template <typename T> __global__ void abs_of(T* out, const T* in, size_t n) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        out[i] = in[i] < 0 ? -in[i] : in[i];
+}
+
+template <typename T> struct mats {
+    T *a, *b, *c, *c2;
+    gpuk_buffer ga, gb, gc;
+};
+static gpuk_buffer wrap(void* p, size_t bytes) {
+    gpuk_buffer_desc d;
+    std::memset(&d, 0, sizeof d);
+    d.wrap = (gpuk_devptr)(uintptr_t)p;
+    d.bytes = bytes;
+    gpuk_buffer b;
+    TRY(gpuk_buffer_create(ctx, &d, &b));
+    return b;
+}
+// A (m x k), B (k x n), C (m x n) for `count` products side by side, A and B random
+template <typename T> static mats<T> alloc(size_t m, size_t n, size_t k, size_t count) {
+    mats<T> x;
+    CK(cudaMalloc(&x.a, m * k * count * sizeof(T)));
+    CK(cudaMalloc(&x.b, k * n * count * sizeof(T)));
+    CK(cudaMalloc(&x.c, m * n * count * sizeof(T)));
+    CK(cudaMalloc(&x.c2, m * n * count * sizeof(T)));
+    fill_uniform<<<1024, 256, 0, st>>>(x.a, m * k * count, (unsigned long long)std::rand() << 20);
+    fill_uniform<<<1024, 256, 0, st>>>(x.b, k * n * count, (unsigned long long)std::rand() << 21);
+    CK(cudaMemsetAsync(x.c, 0, m * n * count * sizeof(T), st));
+    CK(cudaGetLastError());
+    x.ga = wrap(x.a, m * k * count * sizeof(T));
+    x.gb = wrap(x.b, k * n * count * sizeof(T));
+    x.gc = wrap(x.c, m * n * count * sizeof(T));
+    return x;
+}
+template <typename T> static void release(mats<T>& x) {
+    TRY(gpuk_buffer_destroy(ctx, x.ga));
+    TRY(gpuk_buffer_destroy(ctx, x.gb));
+    TRY(gpuk_buffer_destroy(ctx, x.gc));
+    CK(cudaFree(x.a)); CK(cudaFree(x.b)); CK(cudaFree(x.c)); CK(cudaFree(x.c2));
+}
+
+// gpuk works on row-major matrices, cuBLAS on column-major ones. A row-major m x n matrix is
+// the column-major n x m matrix of its transpose, so row-major C = A B is column-major
+// C^T = B^T A^T: cuBLAS gets (n, m, k), B first with ld n, A second with ld k, C with ld n,
+// and both libraries then compute the same product in the same memory layout.
+static void cublas_gemm(float* c, const float* a, const float* b, size_t m, size_t n, size_t k) {
+    const float one = 1, zero = 0;
+    CB(cublasSgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)n, (int)m, (int)k, &one, b, (int)n, a, (int)k, &zero, c, (int)n));
+}
+static void cublas_gemm(double* c, const double* a, const double* b, size_t m, size_t n, size_t k) {
+    const double one = 1, zero = 0;
+    CB(cublasDgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)n, (int)m, (int)k, &one, b, (int)n, a, (int)k, &zero, c, (int)n));
+}
+static gpuk_result gpuk_gemm(float, gpuk_array2d c, gpuk_array2d a, gpuk_array2d b) {
+    return gpuk_gemm_f32(ctx, gst, c, 1.0f, a, 0, b, 0, 0.0f);
+}
+static gpuk_result gpuk_gemm(double, gpuk_array2d c, gpuk_array2d a, gpuk_array2d b) {
+    return gpuk_gemm_f64(ctx, gst, c, 1.0, a, 0, b, 0, 0.0);
+}
+
+// C from gpuk and from cuBLAS on the same A and B must agree within 2 (k + 2) eps sum_l |a b|
+// (each errs by at most about k eps/2 of that sum; tests/gpu_gemm.c states the same bound
+// against a double reference). The bound itself is |A| |B| from cuBLAS.
+template <typename T> static int verify(size_t m, size_t n, size_t k) {
+    mats<T> x = alloc<T>(m, n, k, 1);
+    T *absa, *absb, *bound;
+    CK(cudaMalloc(&absa, m * k * sizeof(T)));
+    CK(cudaMalloc(&absb, k * n * sizeof(T)));
+    CK(cudaMalloc(&bound, m * n * sizeof(T)));
+    abs_of<<<1024, 256, 0, st>>>(absa, x.a, m * k);
+    abs_of<<<1024, 256, 0, st>>>(absb, x.b, k * n);
+    cublas_gemm(bound, absa, absb, m, n, k);
+    cublas_gemm(x.c2, x.a, x.b, m, n, k);
+    CK(cudaMemsetAsync(x.c, 0xFF, m * n * sizeof(T), st)); // NaN: a C gpuk left unwritten fails
+    TRY(gpuk_gemm(T(), gpuk_at2d(x.gc, 0, m, n, 0), gpuk_at2d(x.ga, 0, m, k, 0), gpuk_at2d(x.gb, 0, k, n, 0)));
+    CK(cudaStreamSynchronize(st));
+    std::vector<T> g(m * n), r(m * n), bd(m * n);
+    CK(cudaMemcpy(g.data(), x.c, m * n * sizeof(T), cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(r.data(), x.c2, m * n * sizeof(T), cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(bd.data(), bound, m * n * sizeof(T), cudaMemcpyDeviceToHost));
+    const double eps = sizeof(T) == 4 ? 1.0 / (1 << 23) : 1.0 / (1ull << 52);
+    size_t bad = 0;
+    double worst = 0;
+    for (size_t i = 0; i < m * n; i++) {
+        double tol = 2.0 * (double)(k + 2) * eps * (double)bd[i], d = std::fabs((double)g[i] - (double)r[i]);
+        if (!(d <= tol)) {
+            if (bad++ < 5)
+                std::fprintf(stderr, "bench_gemm: %s %zux%zux%zu C[%zu][%zu]: gpuk %.17g, cuBLAS %.17g (tolerance %.3g)\n",
+                             sizeof(T) == 4 ? "f32" : "f64", m, n, k, i / n, i % n, (double)g[i], (double)r[i], tol);
+        } else if (tol > 0) worst = std::max(worst, d / tol);
+    }
+    std::printf("check %s %zux%zux%zu: gpuk and cuBLAS agree: %s (largest difference %.3f of the tolerance)\n",
+                sizeof(T) == 4 ? "sgemm" : "dgemm", m, n, k, bad ? "NO" : "yes", worst);
+    CK(cudaFree(absa)); CK(cudaFree(absb)); CK(cudaFree(bound));
+    release(x);
+    return bad == 0;
+}
+
+template <typename T> static void bench(const char* name, size_t m, size_t n, size_t k) {
+    mats<T> x = alloc<T>(m, n, k, 1);
+    gpuk_array2d c = gpuk_at2d(x.gc, 0, m, n, 0), a = gpuk_at2d(x.ga, 0, m, k, 0), b = gpuk_at2d(x.gb, 0, k, n, 0);
+    float tc = median_ms([&] { cublas_gemm(x.c, x.a, x.b, m, n, k); });
+    float tg = median_ms([&] { TRY(gpuk_gemm(T(), c, a, b)); });
+    double flop = 2.0 * (double)m * (double)n * (double)k;
+    std::printf("%s %-22s cublas %6.1f TFLOP/s  gpuk %6.1f TFLOP/s  ratio %.2f   (%.3f ms, %.3f ms)\n",
+                sizeof(T) == 4 ? "sgemm" : "dgemm", name, flop / tc / 1e9, flop / tg / 1e9, tc / tg, tc, tg);
+    release(x);
+}
+
+static void bench_batched(size_t count, size_t s) {
+    mats<float> x = alloc<float>(s, s, s, count);
+    const float one = 1, zero = 0;
+    const long long stride = (long long)(s * s);
+    float tc = median_ms([&] {
+        CB(cublasSgemmStridedBatched(blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)s, (int)s, (int)s, &one, x.b, (int)s, stride,
+                                     x.a, (int)s, stride, &zero, x.c, (int)s, stride, (int)count));
+    });
+    float tg = median_ms([&] {
+        for (size_t i = 0; i < count; i++)
+            TRY(gpuk_gemm_f32(ctx, gst, gpuk_at2d(x.gc, i * s * s, s, s, 0), 1.0f, gpuk_at2d(x.ga, i * s * s, s, s, 0), 0,
+                              gpuk_at2d(x.gb, i * s * s, s, s, 0), 0, 0.0f));
+    });
+    double flop = 2.0 * (double)s * (double)s * (double)s * (double)count;
+    std::printf("sgemm %zu x %zu^3 batched    cublas %6.1f TFLOP/s  gpuk %6.1f TFLOP/s  ratio %.2f   (%.3f ms, %.3f ms; "
+                "gpuk: %zu calls, no batched call)\n", count, s, flop / tc / 1e9, flop / tg / 1e9, tc / tg, tc, tg, count);
+    release(x);
+}
+
+int main() {
+    // cuBLAS must compute in FP32, as gpuk does: CUBLAS_DEFAULT_MATH never uses TF32 for SGEMM,
+    // and NVIDIA_TF32_OVERRIDE=0 rules out any global override
+    setenv("NVIDIA_TF32_OVERRIDE", "0", 1);
+    std::srand(12345);
+    CK(cudaSetDevice(0));
+    CK(cudaFree(0)); // the runtime takes the primary context, which gpuk then shares
+    CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    CB(cublasCreate(&blas));
+    CB(cublasSetStream(blas, st));
+    CB(cublasSetMathMode(blas, CUBLAS_DEFAULT_MATH));
+    TRY(gpuk_ctx_create(NULL, &ctx));
+    gpuk_stream_desc sd;
+    std::memset(&sd, 0, sizeof sd);
+    sd.wrap = (void*)st;
+    TRY(gpuk_stream_create(ctx, &sd, &gst));
+    int ver = 0;
+    CB(cublasGetVersion(blas, &ver));
+    cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, 0));
+    std::printf("== GEMM: gpuk vs cuBLAS %d (FP32/FP64, no TF32), %s\n", ver, prop.name);
+    int ok = verify<float>(1000, 1000, 1000);
+    ok &= verify<double>(1000, 1000, 1000);
+    if (!ok) { std::printf("gpuk's GEMM disagrees with cuBLAS: not timed\n"); return 1; }
+    bench<float>("4096^3", 4096, 4096, 4096);
+    bench<float>("m=1024 n=512 k=2048", 1024, 512, 2048);
+    bench<float>("1000^3", 1000, 1000, 1000);
+    bench<double>("4096^3", 4096, 4096, 4096);
+    bench<double>("m=1024 n=512 k=2048", 1024, 512, 2048);
+    bench<double>("1000^3", 1000, 1000, 1000);
+    bench_batched(512, 128);
+    CK(cudaGetLastError());
+    TRY(gpuk_stream_destroy(ctx, gst));
+    TRY(gpuk_ctx_destroy(ctx));
+    CB(cublasDestroy(blas));
+    CK(cudaStreamDestroy(st));
+    return 0;
+}
