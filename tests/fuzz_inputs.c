@@ -1,6 +1,6 @@
 /* tests/fuzz_inputs.c - a libFuzzer target over what gpuk parses or checks from its caller:
    the PTX header reader (.version/.target), the error-text formatter, the argument checks of
-   the built-in kernel wrappers (views, sizes, strides, shapes, bins, offsets) and the desc
+   the built-in kernel wrappers (views, 2-D views, sizes, strides, shapes, bins, offsets) and the desc
    structs of buffer, stream and launch, all on the fake driver. The first byte picks which.
    Run by tests/fuzz.sh for a bounded time: clang -fsanitize=fuzzer,address,undefined. */
 #define _GNU_SOURCE /* strdup in the fake driver */
@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 static gpuk_ctx* ctx;
-static gpuk_buffer buf;
+static gpuk_buffer buf, buf2;
 static gpuk_kernel kern;
 
 static const char ptx[] =
@@ -25,6 +25,7 @@ static void setup(void) {
     fake_reset(NULL);
     if (gpuk_init(&d) || gpuk_ctx_create(NULL, &ctx) ||
         gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = 4096 }, &buf) ||
+        gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = 4096 }, &buf2) ||
         gpuk_module_load(ctx, &(gpuk_module_desc){ .image = { ptx, 0 } }, &m) ||
         gpuk_kernel_get(ctx, m, "k", &kern))
         __builtin_trap();
@@ -76,6 +77,21 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         expect_result(gpuk_scan_exclusive_u32(ctx, s, a, b, x));
         expect_result(gpuk_histogram_i32(ctx, s, a, (uint32_t)y, lo, hi, b, x));
         expect_result(gpuk_random_normal_f32(ctx, s, a, x, (uint64_t)lo, (uint64_t)hi));
+        { /* GEMM: three 2-D views, each number small (valid shapes happen) or raw (overflow);
+             C in the second buffer or in A's and B's (overlap) */
+            size_t v[12];
+            int i;
+            for (i = 0; i < 12; i++) {
+                uint64_t r = take(&p, &n);
+                v[i] = r & 1 ? (size_t)(r >> 1) : (size_t)((r >> 1) % 40);
+            }
+            {
+                gpuk_array2d c2 = gpuk_at2d(x & 1 ? buf : buf2, v[0], v[1], v[2], v[3]);
+                gpuk_array2d a2 = gpuk_at2d(buf, v[4], v[5], v[6], v[7]), b2 = gpuk_at2d(buf, v[8], v[9], v[10], v[11]);
+                expect_result(gpuk_gemm_f32(ctx, s, c2, 1.5f, a2, (uint32_t)lo & 1, b2, (uint32_t)hi & 1, 0.5f));
+                expect_result(gpuk_gemm_f64(ctx, s, c2, 1.5, a2, (uint32_t)hi & 1, b2, (uint32_t)lo & 1, 0));
+            }
+        }
     } else { /* desc structs from the bytes (pointers cleared, bools from bits) */
         static char upload[8192];
         gpuk_buffer_desc bd;
