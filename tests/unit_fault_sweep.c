@@ -57,10 +57,11 @@ static gpuk_result program(int* saw_text) {
                                                       GPUK_ARGS(&ptr, &sc, &n) }));
     }
     STEP(gpuk_buffer_copy_async(ctx, s, b, 0, a, 0, sizeof host));
-    /* built-in kernels: first-use JIT, a reduction's scratch on s, a histogram's zeroing */
+    /* built-in kernels: first-use JIT, a reduction's scratch on s, a histogram's zeroing, a GEMM */
     STEP(gpuk_add_f32(ctx, s, gpuk_at(b, 0), gpuk_at(a, 0), gpuk_at(b, 0), 256));
     STEP(gpuk_sum_f32(ctx, s, gpuk_at(a, 0), gpuk_at(b, 1), 255));
     STEP(gpuk_histogram_u8(ctx, s, gpuk_at(a, 0), 16, 0, 256, gpuk_at(b, 0), 128));
+    STEP(gpuk_gemm_f32(ctx, s, gpuk_at2d(b, 0, 8, 8, 0), 1.0f, gpuk_at2d(a, 0, 8, 8, 0), 0, gpuk_at2d(a, 64, 8, 8, 0), 1, 0.5f));
     STEP(gpuk_buffer_memset(ctx, s, a, 0, 0, 4, 256));
     STEP(gpuk_event_record(ctx, s, e1));
     STEP(gpuk_stream_sync(ctx, s));
