@@ -97,6 +97,8 @@ static void use_nvcc_headers(gpuk_ctx* c) {
 #define HIST_RANGE_i32 -5, 1000000
 #define RUN_HISTOGRAM(f, t) RUN_ONE(f(c, S, OUT, 61, HIST_RANGE_##t, IN(t), N_ANY))
 #define RUN_RANDOM(f, t) RUN_ONE(f(c, S, OUT, N_ANY, 12345, 77))
+#define RUN_GEMM(f, t) RUN_ONE(f(c, S, gpuk_at2d(s->outs[k], off, 37, 29, 0), 1.5, gpuk_at2d(s->in_##t, off, 37, 23, 0), 0, \
+                                 gpuk_at2d(s->in_##t, off + 1000, 29, 23, 0), 1, 0.5))
 
 /* Every wrapper once, into its own output; outputs first reset to the pattern. */
 static void run_all(side* s, size_t off) {

@@ -16,6 +16,7 @@
 
 static const gpuk_stream S = { 0 };
 static const gpuk_array Z = { { 0 }, 0 };
+static const gpuk_array2d Z2 = { { 0 }, 0, 0, 0, 0 };
 static gpuk_ctx* ctx;
 
 static gpuk_ctx* up(const fake_config* cfg) {
@@ -74,6 +75,7 @@ static int rows;
 #define ROW_SELU(f) ROW(f(ctx, S, Z, Z, 4, 1, 1))
 #define ROW_TRANSPOSE(f) ROW(f(ctx, S, Z, Z, 4, 4))
 #define ROW_HISTOGRAM(f) ROW(f(ctx, S, Z, 4, 0, 256, Z, 4))
+#define ROW_GEMM(f) ROW(f(ctx, S, Z2, 1, Z2, 0, Z2, 0, 0))
 
 static int test_every_wrapper_rejects_a_zero_handle_before_the_driver(void) {
     long calls;
