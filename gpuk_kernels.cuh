@@ -28,6 +28,8 @@
 #define TRANSPOSE_TILE 64
 #define HIST_SMEM_BINS 2048
 #define SCAN_EPOCH_MASK 0x3FFFFFFFu
+#define GEMM_TILE_4 128
+#define GEMM_TILE_8 64
 // ==== end of shared constants ====
 
 typedef unsigned long long u64;
@@ -705,6 +707,96 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, void* values, u32 
         scan<T, true, scan_status_sm70<T> >(out, in, n, scratch, values, ahead, capacity);             \
     }
 
+/* ---- matrix multiply: C = alpha * op(A) * op(B) + beta * C, row-major ----
+   The baseline every GPU runs (FP32/FP64 FMA, no tensor cores): a block of 16 x 16 threads
+   computes a TILE x TILE tile of C (128 for 4-byte types, 64 for 8-byte), stepping k by 8:
+   each step stages an 8-wide slice of op(A) (TILE x 8) and op(B) (8 x TILE) in shared memory,
+   k-major, then every thread adds 8 rank-1 updates to its TM x TM outputs (8 x 8 or 4 x 4),
+   held in registers. A thread's rows and columns are ty + 16 r and tx + 16 c, so a warp's
+   shared-memory reads are broadcasts (A) or 16 consecutive words (B), and its stores to C are
+   16 consecutive elements a row. op(X) = X^T just changes which index walks memory; loads
+   outside the matrices read 0, so any m, n, k and any row stride work. beta = 0: C is not
+   read. Tile rows beyond the grid's y range are taken in a loop. */
+template <typename T> struct gemm_shape {
+    enum { TILE = sizeof(T) == 4 ? GEMM_TILE_4 : GEMM_TILE_8, TM = TILE / 16, BK = 8 };
+};
+
+template <typename T>
+GPUK_DEV T gemm_load(const T* x, u64 ld, bool trans, u64 r, u64 c, u64 rows, u64 cols) {
+    /* element (r, c) of op(X), a rows x cols matrix */
+    if (r >= rows || c >= cols) return T(0);
+    return trans ? x[c * ld + r] : x[r * ld + c];
+}
+
+template <typename T>
+GPUK_DEV void gemm(T* cm, const T* a, const T* b, u64 m, u64 n, u64 k, u64 ldc, u64 lda, u64 ldb,
+                   u32 trans_a, u32 trans_b, T alpha, T beta) {
+    enum { TILE = gemm_shape<T>::TILE, TM = gemm_shape<T>::TM, BK = gemm_shape<T>::BK };
+    /* one pad element a row: the loads of an operand whose k index is contiguous in memory
+       store down a column of these arrays, which would otherwise hit one bank */
+    __shared__ T as[BK][TILE + 1];
+    __shared__ T bs[BK][TILE + 1];
+    const u32 t = threadIdx.x, tx = t % 16, ty = t / 16;
+    const u64 col0 = (u64)blockIdx.x * TILE;
+    const u64 mtiles = (m + TILE - 1) / TILE;
+    for (u64 tm = blockIdx.y; tm < mtiles; tm += gridDim.y) {
+        const u64 row0 = tm * TILE;
+        T acc[TM][TM];
+#pragma unroll
+        for (int r = 0; r < TM; r++)
+#pragma unroll
+            for (int c = 0; c < TM; c++) acc[r][c] = T(0);
+        for (u64 k0 = 0; k0 < k; k0 += BK) {
+            /* TILE * BK elements of each operand, TILE * BK / 256 a thread; consecutive threads
+               take consecutive addresses of whichever index is contiguous in memory */
+#pragma unroll
+            for (int e = 0; e < TILE * BK / GPUK_BLOCK; e++) {
+                const u32 q = e * GPUK_BLOCK + t;
+                const u32 i = trans_a ? q % TILE : q / BK, l = trans_a ? q / TILE : q % BK;
+                as[l][i] = gemm_load(a, lda, trans_a != 0, row0 + i, k0 + l, m, k);
+                const u32 j = trans_b ? q / BK : q % TILE, lb = trans_b ? q % BK : q / TILE;
+                bs[lb][j] = gemm_load(b, ldb, trans_b != 0, k0 + lb, col0 + j, k, n);
+            }
+            __syncthreads();
+#pragma unroll
+            for (int l = 0; l < BK; l++) {
+                T x[TM], y[TM];
+#pragma unroll
+                for (int r = 0; r < TM; r++) x[r] = as[l][ty + 16 * r];
+#pragma unroll
+                for (int c = 0; c < TM; c++) y[c] = bs[l][tx + 16 * c];
+#pragma unroll
+                for (int r = 0; r < TM; r++)
+#pragma unroll
+                    for (int c = 0; c < TM; c++) acc[r][c] = fma(x[r], y[c], acc[r][c]);
+            }
+            __syncthreads();
+        }
+#pragma unroll
+        for (int r = 0; r < TM; r++) {
+            const u64 i = row0 + ty + 16 * r;
+            if (i >= m) continue;
+#pragma unroll
+            for (int c = 0; c < TM; c++) {
+                const u64 j = col0 + tx + 16 * c;
+                if (j >= n) continue;
+                T* p = cm + i * ldc + j;
+                *p = beta == T(0) ? alpha * acc[r][c] : fma(beta, *p, alpha * acc[r][c]);
+            }
+        }
+    }
+}
+
+// wrap gpuk_gemm_{t}(gpuk_array2d c, {T} alpha, gpuk_array2d a, uint32_t trans_a, gpuk_array2d b, uint32_t trans_b, {T} beta)
+//      = gpuk__gemm({size}, c, &alpha, a, trans_a, b, trans_b, &beta)
+//      | C = alpha * op(A) * op(B) + beta * C for row-major views, op(X) = X^T where trans_x; m = c.rows, n = c.cols; beta = 0: C is not read
+#define GPUK_GEMM(T, t)                                                                      \
+    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
+    gpuk_gemm_##t(T* c, const T* a, const T* b, u64 m, u64 n, u64 k, u64 ldc, u64 lda,       \
+                  u64 ldb, u32 trans_a, u32 trans_b, T alpha, T beta) {                      \
+        gemm<T>(c, a, b, m, n, k, ldc, lda, ldb, trans_a, trans_b, alpha, beta);             \
+    }
+
 /* ---- transpose: out (cols x rows) = in (rows x cols)^T, both row-major ----
    A block moves 64x64 tiles through shared memory (one pad column so the column reads do not
    conflict), reading rows of in and writing rows of out, so both sides are coalesced; each
@@ -1047,6 +1139,9 @@ GPUK_SCAN_SM70(double, f64)
 
 GPUK_TRANSPOSE(float, f32)
 GPUK_TRANSPOSE(double, f64)
+
+GPUK_GEMM(float, f32)
+GPUK_GEMM(double, f64)
 
 GPUK_HISTOGRAM(unsigned char, u8)
 GPUK_HISTOGRAM(int, i32)

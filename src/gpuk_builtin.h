@@ -600,6 +600,52 @@ static GPUK__NOINLINE gpuk_result gpuk__transpose(const char* fn, int id, gpuk_c
     return gpuk__builtin_go(&k);
 }
 
+/* Matrix multiply: (c, a, b, m, n, k, ldc, lda, ldb, trans_a, trans_b, alpha, beta); 16 x 16
+   threads a GPUK__GEMM_TILE_4 (4-byte) or _8 (8-byte) square tile of C. */
+static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* ctx, gpuk_stream stream, size_t elem,
+                              gpuk_array2d c, const void* alpha, gpuk_array2d a, uint32_t trans_a,
+                              gpuk_array2d b, uint32_t trans_b, const void* beta) {
+    const size_t tile = elem == 4 ? GPUK__GEMM_TILE_4 : GPUK__GEMM_TILE_8;
+    gpuk_devptr pc, pa, pb;
+    size_t ldc, lda, ldb, am, ak, bk, bn, mtiles;
+    unsigned long long m64, n64, k64, ldc64, lda64, ldb64;
+    uint32_t ta = trans_a != 0, tb = trans_b != 0;
+    void* args[13];
+    gpuk__kcall k;
+    gpuk_result r;
+    if ((r = gpuk__kcall_init(&k, fn, id, ctx, stream)) != GPUK_OK) return r;
+    if ((r = gpuk__array2d(fn, ctx, "c", c, elem, &pc, &ldc)) != GPUK_OK) return r;
+    if ((r = gpuk__array2d(fn, ctx, "a", a, elem, &pa, &lda)) != GPUK_OK) return r;
+    if ((r = gpuk__array2d(fn, ctx, "b", b, elem, &pb, &ldb)) != GPUK_OK) return r;
+    am = ta ? a.cols : a.rows;
+    ak = ta ? a.rows : a.cols;
+    bk = tb ? b.cols : b.rows;
+    bn = tb ? b.rows : b.cols;
+    if (am != c.rows || bn != c.cols || ak != bk)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "shapes do not chain: c is %zu x %zu, op(a) %zu x %zu, "
+                          "op(b) %zu x %zu (need m x n = (m x k) (k x n))", c.rows, c.cols, am, ak, bk, bn);
+    /* whole strided extents: conservative for interleaved views, exact for the usual ones */
+    if (c.rows && c.cols) {
+        const size_t cb = ((c.rows - 1) * ldc + c.cols) * elem;
+        if (a.rows && a.cols && (r = gpuk__overlap(fn, "c and a", pc, pa, cb, ((a.rows - 1) * lda + a.cols) * elem, 0)) != GPUK_OK)
+            return r;
+        if (b.rows && b.cols && (r = gpuk__overlap(fn, "c and b", pc, pb, cb, ((b.rows - 1) * ldb + b.cols) * elem, 0)) != GPUK_OK)
+            return r;
+    }
+    if (c.rows == 0 || c.cols == 0) return GPUK_OK;
+    if (c.cols / tile + 1 > (size_t)ctx->info.max_grid[0])
+        return gpuk__fail(fn, GPUK_ERR_LIMIT, "n = %zu needs more than %d blocks across", c.cols, ctx->info.max_grid[0]);
+    m64 = c.rows; n64 = c.cols; k64 = ak; ldc64 = ldc; lda64 = lda; ldb64 = ldb;
+    args[0] = &pc; args[1] = &pa; args[2] = &pb; args[3] = &m64; args[4] = &n64; args[5] = &k64;
+    args[6] = &ldc64; args[7] = &lda64; args[8] = &ldb64; args[9] = &ta; args[10] = &tb;
+    args[11] = (void*)(uintptr_t)alpha; args[12] = (void*)(uintptr_t)beta;
+    k.args = args;
+    mtiles = c.rows / tile + (c.rows % tile != 0);
+    k.grid_x = gpuk__grid(c.cols, tile, (size_t)ctx->info.max_grid[0]);
+    k.grid_y = (uint32_t)(mtiles < 65535 ? mtiles : 65535); /* taller C loops inside the kernel */
+    return gpuk__builtin_go(&k);
+}
+
 /* Histogram: zero counts, then (counts, in, n, nbins, lo, hi) with per-block shared counts. */
 static GPUK__NOINLINE gpuk_result gpuk__histogram(const char* fn, int id, gpuk_ctx* ctx, gpuk_stream stream, size_t elem,
                                    gpuk_array counts, uint32_t nbins, int64_t lo, int64_t hi, gpuk_array in, size_t n) {

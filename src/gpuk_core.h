@@ -917,8 +917,8 @@ static int gpuk__desc_canaries_bad(uint32_t start, uint32_t end) {
    as they are, for the create call to name. */
 static gpuk_desc gpuk__desc_defaults(const gpuk_desc* desc) {
     gpuk_desc d;
-    memset(&d, 0, sizeof d);
     if (desc) d = *desc;
+    else memset(&d, 0, sizeof d);
     if (d.log_level == GPUK_LOG_DEFAULT) d.log_level = GPUK_LOG_WARN;
     return d;
 }
@@ -1663,8 +1663,8 @@ static gpuk_result gpuk__ctx_release(const char* fn, gpuk_ctx* ctx) {
 
 static gpuk_ctx_desc gpuk__ctx_desc_defaults(const gpuk_ctx_desc* desc) {
     gpuk_ctx_desc d;
-    memset(&d, 0, sizeof d);
     if (desc) d = *desc;
+    else memset(&d, 0, sizeof d);
     if (!d.max_buffers) d.max_buffers = 4096;
     if (!d.max_pinned) d.max_pinned = 256;
     if (!d.max_streams) d.max_streams = 256;
@@ -1857,8 +1857,8 @@ static gpuk_result gpuk__wrap_check_ptr(const char* fn, const gpuk_ctx* ctx, gpu
 
 static gpuk_buffer_desc gpuk__buffer_desc_defaults(const gpuk_buffer_desc* desc) {
     gpuk_buffer_desc d;
-    memset(&d, 0, sizeof d);
     if (desc) d = *desc;
+    else memset(&d, 0, sizeof d);
     if (!d.bytes) d.bytes = d.data.bytes;
     return d;
 }
@@ -2135,8 +2135,8 @@ GPUK__IMPL gpuk_result gpuk_buffer_memset(gpuk_ctx* ctx, gpuk_stream stream, gpu
 /* ---- >>pinned ---- */
 static gpuk_pinned_desc gpuk__pinned_desc_defaults(const gpuk_pinned_desc* desc) {
     gpuk_pinned_desc d;
-    memset(&d, 0, sizeof d);
     if (desc) d = *desc;
+    else memset(&d, 0, sizeof d);
     if (!d.bytes) d.bytes = d.data.bytes;
     return d;
 }
@@ -2210,8 +2210,8 @@ GPUK__IMPL gpuk_result gpuk_stream_create(gpuk_ctx* ctx, const gpuk_stream_desc*
                                                out_stream ? &out_stream->id : NULL, desc, 1,
                                                GPUK__CANARIES(desc), &r);
     if (!s) return r;
-    memset(&d, 0, sizeof d);
     if (desc) d = *desc;
+    else memset(&d, 0, sizeof d);
     s->cu = (gpuk__cu_stream)d.wrap;
     s->owned = d.wrap == NULL;
     if (!s->owned && GPUK__DRV.cuStreamGetCtx) {
@@ -2657,8 +2657,8 @@ static gpuk_result gpuk__jit_load(const char* fn, gpuk_ctx* ctx, const unsigned 
    for NUL-terminated PTX (the loader then passes the caller's text without a copy). */
 static gpuk_module_desc gpuk__module_desc_defaults(const gpuk_module_desc* desc) {
     gpuk_module_desc d;
-    memset(&d, 0, sizeof d);
     if (desc) d = *desc;
+    else memset(&d, 0, sizeof d);
     if (!d.label) d.label = "";
     if (d.kind == GPUK_IMAGE_DEFAULT && d.image.ptr) {
         const unsigned char* b = (const unsigned char*)d.image.ptr;
@@ -2872,8 +2872,8 @@ static gpuk__cu_result gpuk__kernel_release(gpuk_ctx* ctx, void* slot, const cha
 /* ---- >>launch ---- */
 static gpuk_launch_desc gpuk__launch_desc_defaults(const gpuk_launch_desc* desc) {
     gpuk_launch_desc d;
-    memset(&d, 0, sizeof d);
     if (desc) d = *desc;
+    else memset(&d, 0, sizeof d);
     if (!d.grid.y) d.grid.y = 1;
     if (!d.grid.z) d.grid.z = 1;
     if (!d.block.y) d.block.y = 1;

@@ -97,10 +97,8 @@ static void use_nvcc_headers(gpuk_ctx* c) {
 #define HIST_RANGE_i32 -5, 1000000
 #define RUN_HISTOGRAM(f, t) RUN_ONE(f(c, S, OUT, 61, HIST_RANGE_##t, IN(t), N_ANY))
 #define RUN_RANDOM(f, t) RUN_ONE(f(c, S, OUT, N_ANY, 12345, 77))
-/* C (37 x 29) = 1.5 A^T B + 0.25 C: A stored 23 x 37, B 23 x 29 further on in the same input
-   buffer, C from the output's pattern (read: beta != 0); all well inside REGION */
-#define RUN_GEMM(f, t) RUN_ONE(f(c, S, gpuk_at2d(s->outs[k], off, 37, 29, 0), 1.5, gpuk_at2d(s->in_##t, off, 23, 37, 0), 1, \
-                                 gpuk_at2d(s->in_##t, off + 1000, 23, 29, 0), 0, 0.25))
+#define RUN_GEMM(f, t) RUN_ONE(f(c, S, gpuk_at2d(s->outs[k], off, 37, 29, 0), 1.5, gpuk_at2d(s->in_##t, off, 37, 23, 0), 0, \
+                                 gpuk_at2d(s->in_##t, off + 1000, 29, 23, 0), 1, 0.5))
 
 /* Every wrapper once, into its own output; outputs first reset to the pattern. */
 static void run_all(side* s, size_t off) {
