@@ -843,8 +843,11 @@ static void gpuk__lib_close(void* lib) { dlclose(lib); }
 static void* gpuk__lib_sym(void* lib, const char* name) { return dlsym(lib, name); }
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 17))
 /* Declared here because <stdlib.h> shows it only under _GNU_SOURCE, which the including program
-   may not define; it ignores the environment in setuid/setgid processes. */
+   may not define; it ignores the environment in setuid/setgid processes. Not where stdlib.h
+   declared it for C++ (g++ and nvcc define _GNU_SOURCE), with a throw() ours would lack. */
+#if !(defined(__cplusplus) && defined(_GNU_SOURCE))
 extern char* secure_getenv(const char* name);
+#endif
 static const char* gpuk__getenv(const char* name) { return secure_getenv(name); }
 #else
 static const char* gpuk__getenv(const char* name) { return getenv(name); }
