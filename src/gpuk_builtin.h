@@ -196,6 +196,9 @@ static gpuk_result gpuk__scratch_reserve(const char* fn, gpuk__scratch* s, gpuk_
     size_t want_tiles, want;
     gpuk_result r = GPUK_OK;
     if (s->ptr && s->scan_tiles >= tiles) return GPUK_OK;
+    /* room for twice the tiles (the growth step) must not overflow size_t (32-bit hosts) */
+    if (tiles > ((size_t)-1 - GPUK__SCRATCH_SCAN - 16) / 48)
+        return gpuk__fail(fn, GPUK_ERR_LIMIT, "scratch for %zu scan tiles would pass SIZE_MAX", tiles);
     if ((r = gpuk__not_capturing(fn, cs, "device scratch (gpuk_kernels_reserve)")) != GPUK_OK) return r;
     want_tiles = tiles > 2 * s->scan_tiles ? tiles : 2 * s->scan_tiles;
     if (want_tiles < (GPUK__SCRATCH_MIN - GPUK__SCRATCH_SCAN) / 24) want_tiles = (GPUK__SCRATCH_MIN - GPUK__SCRATCH_SCAN) / 24;
