@@ -125,6 +125,9 @@ THREADS
 KERNELS
    Bring your own as PTX text, cubin or fatbin (gpuk_module_load). PTX's .version is checked
    against the driver first: "PTX .version 9.0 needs a driver for CUDA 13.0 or newer".
+   Or as CUDA C: tools/gpuk_embed.py my_kernels.cu -o my_kernels.h writes one lowered PTX
+   module with a typed C wrapper per extern "C" __global__ kernel (pointers as gpuk_array
+   views, checked like the built-ins'), needing only this header (README "Your own kernels").
    Launch arguments: GPUK_ARGS(&p, &s, &n) inside a gpuk_launch_desc (C only) fills args,
    arg_sizes and num_args, so debug builds compare each argument's size with the kernel's
    parameter (driver >= 12.4) and refuse &buffer (a 4-byte gpuk_buffer handle) where the
