@@ -12,8 +12,8 @@
        my_kernels_unload(ctx, &k);    (or let gpuk_ctx_destroy free it)
    Pointer parameters take a gpuk_array view (gpuk_at(buffer, first), first counted in the
    pointer's element type); the wrapper checks the handle, that first lies inside the
-   buffer and the alignment, before the driver sees anything. The kernel itself must stay
-   inside the buffer: gpuk cannot know how far it reads. */
+   buffer and the alignment (gpuk_array_resolve), before the driver sees anything. The
+   kernel itself must stay inside the buffer: gpuk cannot know how far it reads. */
 #ifndef MY_KERNELS_H_INCLUDED
 #define MY_KERNELS_H_INCLUDED
 #include <stdlib.h>
@@ -134,20 +134,6 @@ static inline gpuk_result my_kernels_unload(gpuk_ctx* ctx, my_kernels_kernels* k
     return r;
 }
 
-/* A view's device address: the handle, first inside the buffer (at most its end) and the
-   alignment to elem_bytes are checked (gpuk_array2d_resolve of a 1 x 0 view). */
-static inline gpuk_result my_kernels__address(gpuk_ctx* ctx, gpuk_array a, size_t elem_bytes,
-                                              gpuk_devptr* out) {
-    size_t stride = 0;
-    gpuk_array2d v;
-    v.buffer = a.buffer;
-    v.first = a.first;
-    v.rows = 1;
-    v.cols = 0;
-    v.row_stride = 0;
-    return gpuk_array2d_resolve(ctx, v, elem_bytes, out, &stride);
-}
-
 /* __global__ void saxpy(float a, const float* x, float* y, unsigned n) */
 static inline gpuk_result my_kernels_saxpy(gpuk_ctx* ctx, const my_kernels_kernels* kernels,
                                            const gpuk_grid* launch, float a, gpuk_array x,
@@ -157,9 +143,14 @@ static inline gpuk_result my_kernels_saxpy(gpuk_ctx* ctx, const my_kernels_kerne
     void* args[4];
     size_t arg_sizes[4];
     gpuk_devptr x_ptr = 0, y_ptr = 0;
+    size_t elems = 0;
     gpuk_result r;
-    if ((r = my_kernels__address(ctx, x, sizeof(float), &x_ptr)) != GPUK_OK) return r;
-    if ((r = my_kernels__address(ctx, y, sizeof(float), &y_ptr)) != GPUK_OK) return r;
+    if ((r = gpuk_array_resolve(ctx, x, sizeof(float), "my_kernels_saxpy: x", &x_ptr,
+                                &elems)) != GPUK_OK)
+        return r;
+    if ((r = gpuk_array_resolve(ctx, y, sizeof(float), "my_kernels_saxpy: y", &y_ptr,
+                                &elems)) != GPUK_OK)
+        return r;
     kernel.id = kernels ? kernels->saxpy.id : 0u;
     if (!launch) return gpuk_launch(ctx, kernel, NULL); /* gpuk names the NULL */
     memset(&desc, 0, sizeof desc);

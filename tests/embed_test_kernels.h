@@ -12,8 +12,8 @@
        embed_unload(ctx, &k);    (or let gpuk_ctx_destroy free it)
    Pointer parameters take a gpuk_array view (gpuk_at(buffer, first), first counted in the
    pointer's element type); the wrapper checks the handle, that first lies inside the
-   buffer and the alignment, before the driver sees anything. The kernel itself must stay
-   inside the buffer: gpuk cannot know how far it reads. */
+   buffer and the alignment (gpuk_array_resolve), before the driver sees anything. The
+   kernel itself must stay inside the buffer: gpuk cannot know how far it reads. */
 #ifndef EMBED_TEST_KERNELS_H_INCLUDED
 #define EMBED_TEST_KERNELS_H_INCLUDED
 #include <stdlib.h>
@@ -288,20 +288,6 @@ static inline gpuk_result embed_unload(gpuk_ctx* ctx, embed_kernels* k) {
     return r;
 }
 
-/* A view's device address: the handle, first inside the buffer (at most its end) and the
-   alignment to elem_bytes are checked (gpuk_array2d_resolve of a 1 x 0 view). */
-static inline gpuk_result embed__address(gpuk_ctx* ctx, gpuk_array a, size_t elem_bytes,
-                                         gpuk_devptr* out) {
-    size_t stride = 0;
-    gpuk_array2d v;
-    v.buffer = a.buffer;
-    v.first = a.first;
-    v.rows = 1;
-    v.cols = 0;
-    v.row_stride = 0;
-    return gpuk_array2d_resolve(ctx, v, elem_bytes, out, &stride);
-}
-
 /* __global__ void saxpy(float a, const float* __restrict__ x, float* y, unsigned n) */
 static inline gpuk_result embed_saxpy(gpuk_ctx* ctx, const embed_kernels* kernels,
                                       const gpuk_grid* launch, float a, gpuk_array x, gpuk_array y,
@@ -311,9 +297,14 @@ static inline gpuk_result embed_saxpy(gpuk_ctx* ctx, const embed_kernels* kernel
     void* args[4];
     size_t arg_sizes[4];
     gpuk_devptr x_ptr = 0, y_ptr = 0;
+    size_t elems = 0;
     gpuk_result r;
-    if ((r = embed__address(ctx, x, sizeof(float), &x_ptr)) != GPUK_OK) return r;
-    if ((r = embed__address(ctx, y, sizeof(float), &y_ptr)) != GPUK_OK) return r;
+    if ((r = gpuk_array_resolve(ctx, x, sizeof(float), "embed_saxpy: x", &x_ptr,
+                                &elems)) != GPUK_OK)
+        return r;
+    if ((r = gpuk_array_resolve(ctx, y, sizeof(float), "embed_saxpy: y", &y_ptr,
+                                &elems)) != GPUK_OK)
+        return r;
     kernel.id = kernels ? kernels->saxpy.id : 0u;
     if (!launch) return gpuk_launch(ctx, kernel, NULL); /* gpuk names the NULL */
     memset(&desc, 0, sizeof desc);
@@ -344,9 +335,14 @@ static inline gpuk_result embed_widen(gpuk_ctx* ctx, const embed_kernels* kernel
     void* args[5];
     size_t arg_sizes[5];
     gpuk_devptr in_ptr = 0, out_ptr = 0;
+    size_t elems = 0;
     gpuk_result r;
-    if ((r = embed__address(ctx, in, sizeof(int32_t), &in_ptr)) != GPUK_OK) return r;
-    if ((r = embed__address(ctx, out, sizeof(double), &out_ptr)) != GPUK_OK) return r;
+    if ((r = gpuk_array_resolve(ctx, in, sizeof(int32_t), "embed_widen: in", &in_ptr,
+                                &elems)) != GPUK_OK)
+        return r;
+    if ((r = gpuk_array_resolve(ctx, out, sizeof(double), "embed_widen: out", &out_ptr,
+                                &elems)) != GPUK_OK)
+        return r;
     kernel.id = kernels ? kernels->widen.id : 0u;
     if (!launch) return gpuk_launch(ctx, kernel, NULL); /* gpuk names the NULL */
     memset(&desc, 0, sizeof desc);
@@ -379,8 +375,11 @@ static inline gpuk_result embed_small_args(gpuk_ctx* ctx, const embed_kernels* k
     void* args[7];
     size_t arg_sizes[7];
     gpuk_devptr out_ptr = 0;
+    size_t elems = 0;
     gpuk_result r;
-    if ((r = embed__address(ctx, out, sizeof(unsigned long long), &out_ptr)) != GPUK_OK) return r;
+    if ((r = gpuk_array_resolve(ctx, out, sizeof(unsigned long long), "embed_small_args: out", &out_ptr,
+                                &elems)) != GPUK_OK)
+        return r;
     kernel.id = kernels ? kernels->small_args.id : 0u;
     if (!launch) return gpuk_launch(ctx, kernel, NULL); /* gpuk names the NULL */
     memset(&desc, 0, sizeof desc);
@@ -417,8 +416,11 @@ static inline gpuk_result embed_xor_bytes(gpuk_ctx* ctx, const embed_kernels* ke
     void* args[3];
     size_t arg_sizes[3];
     gpuk_devptr bytes_ptr = 0;
+    size_t elems = 0;
     gpuk_result r;
-    if ((r = embed__address(ctx, bytes, sizeof(uint8_t), &bytes_ptr)) != GPUK_OK) return r;
+    if ((r = gpuk_array_resolve(ctx, bytes, sizeof(uint8_t), "embed_xor_bytes: bytes", &bytes_ptr,
+                                &elems)) != GPUK_OK)
+        return r;
     kernel.id = kernels ? kernels->xor_bytes.id : 0u;
     if (!launch) return gpuk_launch(ctx, kernel, NULL); /* gpuk names the NULL */
     memset(&desc, 0, sizeof desc);
@@ -447,9 +449,14 @@ static inline gpuk_result embed_add_index_u16(gpuk_ctx* ctx, const embed_kernels
     void* args[3];
     size_t arg_sizes[3];
     gpuk_devptr src_ptr = 0, dst_ptr = 0;
+    size_t elems = 0;
     gpuk_result r;
-    if ((r = embed__address(ctx, src, sizeof(uint16_t), &src_ptr)) != GPUK_OK) return r;
-    if ((r = embed__address(ctx, dst, sizeof(uint16_t), &dst_ptr)) != GPUK_OK) return r;
+    if ((r = gpuk_array_resolve(ctx, src, sizeof(uint16_t), "embed_add_index_u16: src", &src_ptr,
+                                &elems)) != GPUK_OK)
+        return r;
+    if ((r = gpuk_array_resolve(ctx, dst, sizeof(uint16_t), "embed_add_index_u16: dst", &dst_ptr,
+                                &elems)) != GPUK_OK)
+        return r;
     kernel.id = kernels ? kernels->add_index_u16.id : 0u;
     if (!launch) return gpuk_launch(ctx, kernel, NULL); /* gpuk names the NULL */
     memset(&desc, 0, sizeof desc);

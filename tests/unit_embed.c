@@ -2,7 +2,7 @@
    from tests/embed_test_kernels.cu) against the fake driver: the module loads with every
    kernel, each wrapper's launch reaches the driver with the argument bytes the kernel takes
    (pointers as the view's device address, scalars as they are, sizes checked against the PTX
-   by gpuk's debug launch check), and bad views (zero or destroyed handles, first past the
+   by gpuk's debug launch check, views through gpuk_array_resolve), and bad views (zero or destroyed handles, first past the
    buffer's end, a misaligned address) and a missing launch struct or kernel are refused before
    any driver call. The fake runs no kernel: tests/gpu_embed.c checks the results on a GPU.
    cc -std=c99 -I. -Itests tests/unit_embed.c -ldl -lpthread */
@@ -178,15 +178,20 @@ static int test_bad_views_are_refused_before_the_driver(void) {
                                 &odd));
     CHECK_OK(embed_load(ctx, &k));
     calls = fake.calls;
+    /* the error names the wrapper and the parameter (gpuk_array_resolve's what) */
     CHECK_RESULT(embed_saxpy(ctx, &k, &g, 1.0f, zero, gpuk_at(f, 0), 1u), GPUK_ERR_INVALID_HANDLE);
+    CHECK_ERROR_MENTIONS("gpuk_array_resolve: embed_saxpy: x handle is zero");
     CHECK_RESULT(embed_saxpy(ctx, &k, &g, 1.0f, gpuk_at(f, 0), zero, 1u), GPUK_ERR_INVALID_HANDLE);
+    CHECK_ERROR_MENTIONS("embed_saxpy: y handle is zero");
     CHECK_RESULT(embed_saxpy(ctx, &k, &g, 1.0f, gpuk_at(dead, 0), gpuk_at(f, 0), 1u),
                  GPUK_ERR_INVALID_HANDLE);
     /* 1024 bytes hold 256 floats: first 257 starts past the end */
     CHECK_RESULT(embed_saxpy(ctx, &k, &g, 1.0f, gpuk_at(f, 0), gpuk_at(f, 257), 1u),
                  GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_ERROR_MENTIONS("embed_saxpy: y: first 257 is past the end of buffer 'b' (256 elements of 4 bytes)");
     CHECK_RESULT(embed_widen(ctx, &k, &g, gpuk_at(f, 0), gpuk_at(f, 129), 1.0, 0, 1),
                  GPUK_ERR_OUT_OF_BOUNDS);     /* 128 doubles */
+    CHECK_ERROR_MENTIONS("embed_widen: out: first 129");
     CHECK_RESULT(embed_widen(ctx, &k, &g, gpuk_at(f, (size_t)-1), gpuk_at(f, 0), 1.0, 0, 1),
                  GPUK_ERR_OUT_OF_BOUNDS);     /* first * 4 would overflow */
     CHECK_RESULT(embed_saxpy(ctx, &k, &g, 1.0f, gpuk_at(odd, 0), gpuk_at(f, 0), 1u),
@@ -194,7 +199,8 @@ static int test_bad_views_are_refused_before_the_driver(void) {
     CHECK_ERROR_MENTIONS("not aligned");
     CHECK_RESULT(embed_add_index_u16(ctx, &k, &g, gpuk_at(f, 0), gpuk_at(odd, 4), 1),
                  GPUK_ERR_INVALID_ARG);
-    CHECK_ERROR_MENTIONS("not aligned");
+    CHECK_ERROR_MENTIONS("embed_add_index_u16: dst: address");
+    CHECK_ERROR_MENTIONS("not aligned to its 2-byte elements");
     CHECK_RESULT(embed_saxpy(ctx, &k, NULL, 1.0f, gpuk_at(f, 0), gpuk_at(f, 0), 1u),
                  GPUK_ERR_INVALID_ARG);
     CHECK_RESULT(embed_saxpy(ctx, NULL, &g, 1.0f, gpuk_at(f, 0), gpuk_at(f, 0), 1u),
@@ -210,12 +216,29 @@ static int test_bad_views_are_refused_before_the_driver(void) {
     return TEST_PASS;
 }
 
+/* gpuk_array_resolve itself: the address of element first, the elements left to the end */
+static int test_array_resolve_gives_address_and_elements_left(void) {
+    gpuk_buffer b = buffer(100);
+    gpuk_devptr p = 1;
+    size_t left = 1;
+    CHECK_OK(gpuk_array_resolve(ctx, gpuk_at(b, 3), 8, "v", &p, &left));
+    CHECK(p == gpuk_buffer_devptr(ctx, b) + 24 && left == 9);   /* 12 doubles, 3 skipped */
+    CHECK_OK(gpuk_array_resolve(ctx, gpuk_at(b, 100), 1, NULL, &p, &left));
+    CHECK(p == gpuk_buffer_devptr(ctx, b) + 100 && left == 0);  /* the end: empty, allowed */
+    CHECK_RESULT(gpuk_array_resolve(ctx, gpuk_at(b, 7), 16, NULL, &p, &left), GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_ERROR_MENTIONS("view: first 7 is past the end of buffer 'b' (6 elements of 16 bytes)");
+    CHECK(p == 0 && left == 0);
+    CHECK_OK(gpuk_buffer_destroy(ctx, b));
+    return TEST_PASS;
+}
+
 int main(void) {
     RUN(test_load_gets_every_kernel_and_unload_releases_them);
     RUN(test_failed_load_leaves_nothing_loaded);
     ctx = up(NULL);
     RUN(test_each_wrapper_passes_its_arguments_as_the_kernel_takes_them);
     RUN(test_bad_views_are_refused_before_the_driver);
+    RUN(test_array_resolve_gives_address_and_elements_left);
     down(ctx);
     return test_summary();
 }

@@ -793,8 +793,8 @@ def wrap_header(name, rel, rel_out, digest, nvcc_ver, module, kernels):
          "       %s_unload(ctx, &k);    (or let gpuk_ctx_destroy free it)" % name,
          "   Pointer parameters take a gpuk_array view (gpuk_at(buffer, first), first counted in the",
          "   pointer's element type); the wrapper checks the handle, that first lies inside the",
-         "   buffer and the alignment, before the driver sees anything. The kernel itself must stay",
-         "   inside the buffer: gpuk cannot know how far it reads. */",
+         "   buffer and the alignment (gpuk_array_resolve), before the driver sees anything. The",
+         "   kernel itself must stay inside the buffer: gpuk cannot know how far it reads. */",
          "#ifndef " + guard,
          "#define " + guard,
          "#include <stdlib.h>",
@@ -875,19 +875,6 @@ def wrap_header(name, rel, rel_out, digest, nvcc_ver, module, kernels):
           "    r = gpuk_module_unload(ctx, m);",
           "    if (r == GPUK_OK && k) memset(k, 0, sizeof *k);",
           "    return r;",
-          "}", "",
-          "/* A view's device address: the handle, first inside the buffer (at most its end) and the",
-          "   alignment to elem_bytes are checked (gpuk_array2d_resolve of a 1 x 0 view). */",
-          "static inline gpuk_result %s__address(gpuk_ctx* ctx, gpuk_array a, size_t elem_bytes," % name,
-          " " * len("static inline gpuk_result %s__address(" % name) + "gpuk_devptr* out) {",
-          "    size_t stride = 0;",
-          "    gpuk_array2d v;",
-          "    v.buffer = a.buffer;",
-          "    v.first = a.first;",
-          "    v.rows = 1;",
-          "    v.cols = 0;",
-          "    v.row_stride = 0;",
-          "    return gpuk_array2d_resolve(ctx, v, elem_bytes, out, &stride);",
           "}"]
     for k, sig, params in kernels:
         cparams = ["gpuk_ctx* ctx", "const %s_kernels* kernels" % name, "const gpuk_grid* launch"]
@@ -910,11 +897,15 @@ def wrap_header(name, rel, rel_out, digest, nvcc_ver, module, kernels):
             L += ["    void* args[%d];" % n, "    size_t arg_sizes[%d];" % n]
         if any(p[0] == "array" for p in params):
             L.append("    gpuk_devptr %s;" % ", ".join("%s_ptr = 0" % p[3] for p in params if p[0] == "array"))
+            L.append("    size_t elems = 0;")
             L.append("    gpuk_result r;")
         for kind, ctype, size, pname, const in params:
             if kind == "array":
-                L.append("    if ((r = %s__address(ctx, %s, sizeof(%s), &%s_ptr)) != GPUK_OK) return r;"
-                         % (name, pname, ctype, pname))
+                # the handle, first and alignment, with the wrapper and parameter in the error
+                L.append("    if ((r = gpuk_array_resolve(ctx, %s, sizeof(%s), \"%s_%s: %s\", &%s_ptr," % (
+                    pname, ctype, name, k, pname, pname))
+                L.append("                                &elems)) != GPUK_OK)")
+                L.append("        return r;")
         L += ["    kernel.id = kernels ? kernels->%s.id : 0u;" % k,
               "    if (!launch) return gpuk_launch(ctx, kernel, NULL); /* gpuk names the NULL */",
               "    memset(&desc, 0, sizeof desc);",
@@ -980,7 +971,7 @@ def wrap(args, ptxas):
         version, target = lower(ptxas, name, body, tmp)
     module = with_header(body, version, target)
     text = wrap_header(name, rel, rel_out, digest, nvcc_ver, module, kernels)
-    summary = "%s from %s: %d kernels, .version %d.%d, .target sm_%d, %d bytes" % (
+    summary = "%s from %s: %d kernel(s), .version %d.%d, .target sm_%d, %d bytes" % (
         rel_out, rel, len(kernels), version[0], version[1], target, len(module))
     if not args.no_ptxas_checks:
         old_exe = os.path.join(CACHE, "cuda-11.8", "usr", "bin", "ptxas")
