@@ -90,6 +90,10 @@ CU
   elif grep -q "stale" "$tmp/err" && cmp -s "$tmp/two.h" "$tmp/two.first.h"; then ok "--check: a changed source is stale (exit 1, nothing written)"
   else bad "--check: a changed source is stale"; fi
   cp "$tmp/two.first.h" "$tmp/two.h"
+  printf '#define KERNEL(name) \\\n    extern "C" __global__ void name(float* x) { x[0] = 1.0f; }\nKERNEL(made)\nextern "C" __global__ void plain(int n) {}\n' > "$tmp/macro.cu"
+  if gen "$tmp/macro.cu" -o "$tmp/macro.h" --nvcc "$nvcc" --no-ptxas-checks >"$tmp/err" 2>&1; then bad "a kernel made by a macro is refused"
+  elif grep -q "made by a macro?): made" "$tmp/err" && [ ! -e "$tmp/macro.h" ]; then ok "a kernel made by a macro: refused, named (exit 1)"
+  else bad "a kernel made by a macro is refused"; fi
   printf '#define GPUK_IMPLEMENTATION\n#include "gpuk.h"\n#include "two.h"\n#include "embed_test_kernels.h"\n#include "two.h"\nint main(void) { return 0; }\n' > "$tmp/both.c"
   cp "$tmp/both.c" "$tmp/both.cpp"
   for cc in gcc clang; do

@@ -699,6 +699,13 @@ def parse_kernels(source, rel):
     kernels, errors, seen = [], [], set()
     for m in re.finditer(r"\b__global__\b", text):
         line = text.count("\n", 0, m.start()) + 1
+        # inside a #define (its line or a continuation): the kernels it makes are found in
+        # nvcc's PTX and reported there
+        ls = text.rfind("\n", 0, m.start()) + 1
+        while ls > 1 and text[ls - 2] == "\\":
+            ls = text.rfind("\n", 0, ls - 1) + 1
+        if text[ls:m.start()].lstrip().startswith("#"):
+            continue
         start = max(text.rfind(c, 0, m.start()) for c in ";{}")
         # a '#' line (#include, #define) ends the previous declaration too
         nl = text.rfind("\n#", 0, m.start())
