@@ -90,6 +90,14 @@ CU
   elif grep -q "stale" "$tmp/err" && cmp -s "$tmp/two.h" "$tmp/two.first.h"; then ok "--check: a changed source is stale (exit 1, nothing written)"
   else bad "--check: a changed source is stale"; fi
   cp "$tmp/two.first.h" "$tmp/two.h"
+  mkdir -p "$tmp/inc" "$tmp/src"
+  printf '#ifndef FACTOR\n#error FACTOR not defined\n#endif\n#define SCALE(x) ((x) * FACTOR)\n' > "$tmp/inc/scale.h"
+  printf '#include "scale.h"\nextern "C" __global__ void k(float* x) { x[0] = SCALE(x[0]); }\n' > "$tmp/src/inc.cu"
+  if gen "$tmp/src/inc.cu" -o "$tmp/inc.h" --nvcc "$nvcc" --no-ptxas-checks -I "$tmp/inc" -D FACTOR=3.0f >"$tmp/err" 2>&1 &&
+     grep -q "gpuk_embed.py src/inc.cu -o inc.h --name inc -I inc -D FACTOR=3.0f" "$tmp/inc.h" &&
+     ! gen "$tmp/src/inc.cu" -o "$tmp/inc2.h" --nvcc "$nvcc" --no-ptxas-checks -I "$tmp/inc" >>"$tmp/err" 2>&1; then
+    ok "-I and -D reach nvcc and are shown in the header"
+  else bad "-I and -D reach nvcc and are shown in the header"; fi
   printf '#define KERNEL(name) \\\n    extern "C" __global__ void name(float* x) { x[0] = 1.0f; }\nKERNEL(made)\nextern "C" __global__ void plain(int n) {}\n' > "$tmp/macro.cu"
   if gen "$tmp/macro.cu" -o "$tmp/macro.h" --nvcc "$nvcc" --no-ptxas-checks >"$tmp/err" 2>&1; then bad "a kernel made by a macro is refused"
   elif grep -q "made by a macro?): made" "$tmp/err" && [ ! -e "$tmp/macro.h" ]; then ok "a kernel made by a macro: refused, named (exit 1)"

@@ -216,10 +216,11 @@ def nvcc_version(nvcc):
     return m.group(2) if m else "unknown"
 
 
-def compile_ptx(nvcc, source_path):
+def compile_ptx(nvcc, source_path, extra=()):
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "all.ptx")
-        r = run([nvcc, "-ptx", "-arch=" + NVCC_ARCH, "-std=c++17", "-x", "cu", "-o", out, source_path])
+        r = run([nvcc, "-ptx", "-arch=" + NVCC_ARCH, "-std=c++17", "-x", "cu"] + list(extra) +
+                ["-o", out, source_path])
         if r.returncode:
             fail("nvcc failed:\n" + r.stdout)
         with open(out) as f:
@@ -780,7 +781,7 @@ def ptx_entry_params(ptx):
     return out
 
 
-def wrap_header(name, rel, rel_out, digest, nvcc_ver, module, kernels):
+def wrap_header(name, rel, rel_out, digest, nvcc_ver, module, kernels, shown_args=""):
     """The generated header's text."""
     version, target = header_info(module)
     guard = re.sub(r"\W", "_", os.path.basename(rel_out)).upper() + "_INCLUDED"
@@ -788,8 +789,8 @@ def wrap_header(name, rel, rel_out, digest, nvcc_ver, module, kernels):
          "   (sha256 %s) as one PTX module (.version %d.%d, .target sm_%d, driver >= CUDA %s," % (
              digest, version[0], version[1], target, PTX_CUDA[version]),
          "   %d bytes) with a typed C wrapper per kernel, made in the header's folder by" % len(module),
-         "   nvcc %s, tools/gen_ptx.py v%s: gpuk_embed.py %s -o %s --name %s" % (
-             nvcc_ver, GENERATOR_VERSION, rel, rel_out, name),
+         "   nvcc %s, tools/gen_ptx.py v%s: gpuk_embed.py %s -o %s --name %s%s" % (
+             nvcc_ver, GENERATOR_VERSION, rel, rel_out, name, shown_args),
          "",
          "   Needs gpuk.h (GPUK_IMPLEMENTATION in one file of the program, as always); all static",
          "   inline, so any number of files may include it. Use:",
@@ -960,7 +961,7 @@ def wrap(args, ptxas):
         print("up to date (source hash only: nvcc %s here, %s made it): %s" % (
             nvcc_ver, old_nvcc.group(1), rel_out))
         return
-    original, body = module_body(compile_ptx(args.nvcc, src))
+    original, body = module_body(compile_ptx(args.nvcc, src, args.nvcc_args))
     entries = ptx_entry_params(body)
     for k, _, params in kernels:
         if k not in entries:
@@ -977,7 +978,7 @@ def wrap(args, ptxas):
     with tempfile.TemporaryDirectory() as tmp:
         version, target = lower(ptxas, name, body, tmp)
     module = with_header(body, version, target)
-    text = wrap_header(name, rel, rel_out, digest, nvcc_ver, module, kernels)
+    text = wrap_header(name, rel, rel_out, digest, nvcc_ver, module, kernels, args.shown_args)
     summary = "%s from %s: %d kernel(s), .version %d.%d, .target sm_%d, %d bytes" % (
         rel_out, rel, len(kernels), version[0], version[1], target, len(module))
     if not args.no_ptxas_checks:
@@ -993,7 +994,8 @@ def wrap(args, ptxas):
                 count, "/".join(map(str, NEW_PTXAS_ARCHS)))
     if args.check:
         if text != old:
-            fail("stale (run tools/gpuk_embed.py %s -o %s --name %s): %s" % (rel, rel_out, name, rel_out))
+            fail("stale (run tools/gpuk_embed.py %s -o %s --name %s%s in its folder): %s" % (
+                rel, rel_out, name, args.shown_args, rel_out))
         print("up to date: " + summary)
     else:
         with open(out, "w", newline="\n") as f:
@@ -1016,6 +1018,10 @@ def main():
                          "extern \"C\" __global__ kernel (tools/gpuk_embed.py; see wrap())")
     ap.add_argument("-o", "--output", metavar="OUT.h", help="--wrap: the header to write")
     ap.add_argument("--name", help="--wrap: prefix of the generated names (default: OUT's name)")
+    ap.add_argument("-I", dest="include", action="append", default=[], metavar="DIR",
+                    help="--wrap: an include folder for nvcc (repeatable)")
+    ap.add_argument("-D", dest="define", action="append", default=[], metavar="NAME[=VALUE]",
+                    help="--wrap: a macro for nvcc (repeatable)")
     args = ap.parse_args()
     if args.embed:  # its paths are the caller's, from before the chdir
         args.embed_paths = [os.path.abspath(p) for p in args.embed[:2]]
@@ -1025,8 +1031,13 @@ def main():
         if not args.output:
             fail("--wrap needs -o OUT.h")
         args.wrap_paths = [os.path.abspath(p) for p in (args.wrap, args.output)]
-    elif args.output or args.name:
-        fail("-o and --name go with --wrap")
+        # -I folders as seen from the header's folder in the header's text, absolute for nvcc
+        here = os.path.dirname(args.wrap_paths[1])
+        args.nvcc_args = ["-I" + os.path.abspath(d) for d in args.include] + ["-D" + d for d in args.define]
+        args.shown_args = "".join(" -I %s" % os.path.relpath(os.path.abspath(d), here).replace(os.sep, "/")
+                                  for d in args.include) + "".join(" -D %s" % d for d in args.define)
+    elif args.output or args.name or args.include or args.define:
+        fail("-o, --name, -I and -D go with --wrap")
     os.chdir(ROOT)
     ptxas = os.path.join(os.path.dirname(args.nvcc), "ptxas")
     if args.wrap:  # checks the source before it looks for nvcc: its errors need no toolkit
