@@ -232,9 +232,55 @@ static int test_array_resolve_gives_address_and_elements_left(void) {
     return TEST_PASS;
 }
 
+/* Every driver call of a program using the generated header (ctx, buffers, load, a launch,
+   unload) failed in turn: no error without a failed call, a failed load leaves nothing
+   loaded, nothing leaks, and the fake sees no misuse. */
+static int test_every_driver_failure_is_reported_and_leaks_nothing(void) {
+    long n, total = 0;
+    for (n = 1; n < 200; n++) {
+        fake_config cfg;
+        gpuk_desc d;
+        gpuk_ctx* c = NULL;
+        gpuk_buffer b = { 0 };
+        embed_kernels kk;
+        gpuk_grid g = gpuk_grid_1d(64, 64);
+        int failed = 0;
+        gpuk_shutdown();
+        memset(&cfg, 0, sizeof cfg);
+        cfg.fail_at = n;
+        fake_reset(&cfg);
+        memset(&d, 0, sizeof d);
+        d.get_proc = fake_get_proc;
+        memset(&kk, 0, sizeof kk);
+        if (gpuk_init(&d) != GPUK_OK || gpuk_ctx_create(NULL, &c) != GPUK_OK) failed = 1;
+        if (!failed && gpuk_buffer_create(c, &(gpuk_buffer_desc){ .bytes = 256 }, &b) != GPUK_OK) failed = 1;
+        if (!failed && embed_load(c, &kk) != GPUK_OK) {
+            failed = 1;
+            CHECK(kk.module.id == 0 && kk.saxpy.id == 0 && fake_live_count(FK_MODULE) == 0);
+        }
+        if (!failed && embed_saxpy(c, &kk, &g, 1.0f, gpuk_at(b, 0), gpuk_at(b, 0), 64u) != GPUK_OK) failed = 1;
+        if (!failed && embed_unload(c, &kk) != GPUK_OK) failed = 1;
+        if (c && gpuk_ctx_destroy(c) != GPUK_OK) {
+            failed = 1;
+            fake.cfg.fail_at = 0;               /* a failed destroy keeps the ctx for a retry */
+            CHECK_OK(gpuk_ctx_destroy(c));
+        }
+        CHECK(!failed || fake.failed_calls > 0); /* gpuk may ride out some failures, not invent one */
+        if (fake.protocol_errors) fprintf(stderr, "  fail_at %ld: fake driver: %s\n", n, fake.protocol_msg);
+        CHECK(fake.protocol_errors == 0);
+        CHECK(fake_all_released());
+        CHECK_OK(gpuk_shutdown());
+        total++;
+        if (!fake.failed_calls) break;   /* n is past the program's last driver call */
+    }
+    CHECK(n < 200 && total > 10);
+    return TEST_PASS;
+}
+
 int main(void) {
     RUN(test_load_gets_every_kernel_and_unload_releases_them);
     RUN(test_failed_load_leaves_nothing_loaded);
+    RUN(test_every_driver_failure_is_reported_and_leaks_nothing);
     ctx = up(NULL);
     RUN(test_each_wrapper_passes_its_arguments_as_the_kernel_takes_them);
     RUN(test_bad_views_are_refused_before_the_driver);
