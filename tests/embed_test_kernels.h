@@ -240,7 +240,8 @@ typedef struct embed_kernels {
 } embed_kernels;
 
 /* JIT-loads the module on ctx and gets each kernel; on failure out is all zero and
-   nothing stays loaded. */
+   nothing stays loaded. PTX of more than one piece is joined in memory from malloc,
+   freed before it returns (not gpuk_desc.allocator: no public call reaches it). */
 static inline gpuk_result embed_load(gpuk_ctx* ctx, embed_kernels* out) {
     gpuk_module_desc desc;
     gpuk_result r;
@@ -249,6 +250,9 @@ static inline gpuk_result embed_load(gpuk_ctx* ctx, embed_kernels* out) {
     char* text;
     if (!out) return gpuk_module_load(ctx, NULL, NULL); /* gpuk names the NULL */
     memset(out, 0, sizeof *out);
+    memset(&desc, 0, sizeof desc);
+    desc.kind = GPUK_IMAGE_PTX;
+    desc.label = "embed_test_kernels.cu";
     for (piece = embed_ptx; *piece; piece++) bytes += strlen(*piece);
     text = (char*)malloc(bytes + 1);
     if (!text) return GPUK_ERR_HOST_ALLOC; /* before any gpuk call: no error text */
@@ -258,10 +262,7 @@ static inline gpuk_result embed_load(gpuk_ctx* ctx, embed_kernels* out) {
         at += n;
     }
     text[at] = 0;
-    memset(&desc, 0, sizeof desc);
     desc.image.ptr = text;
-    desc.kind = GPUK_IMAGE_PTX;
-    desc.label = "embed_test_kernels.cu";
     r = gpuk_module_load(ctx, &desc, &out->module);
     free(text);
     if (r != GPUK_OK) return r;

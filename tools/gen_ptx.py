@@ -834,7 +834,8 @@ def wrap_header(name, rel, rel_out, digest, nvcc_ver, module, kernels, shown_arg
          "",
          "/* the PTX in pieces under C99's 4095-char string-literal limit, joined at load */",
          "static const char* const %s_ptx[] = {" % name]
-    for piece in c_string_pieces(module):
+    pieces = c_string_pieces(module)
+    for piece in pieces:
         L.append("    " + "\n    ".join("\"%s\"" % lit for lit in piece) + ",")
     L += ["    0", "};", "",
           "/* The loaded module and a handle per kernel; all zero when not loaded. */",
@@ -842,31 +843,35 @@ def wrap_header(name, rel, rel_out, digest, nvcc_ver, module, kernels, shown_arg
     L += ["    gpuk_kernel %s;" % k for k, _, _ in kernels]
     L += ["} %s_kernels;" % name, "",
           "/* JIT-loads the module on ctx and gets each kernel; on failure out is all zero and",
-          "   nothing stays loaded. */",
+          "   nothing stays loaded. PTX of more than one piece is joined in memory from malloc,",
+          "   freed before it returns (not gpuk_desc.allocator: no public call reaches it). */",
           "static inline gpuk_result %s_load(gpuk_ctx* ctx, %s_kernels* out) {" % (name, name),
           "    gpuk_module_desc desc;",
-          "    gpuk_result r;",
-          "    const char* const* piece;",
-          "    size_t bytes = 0, at = 0;",
-          "    char* text;",
-          "    if (!out) return gpuk_module_load(ctx, NULL, NULL); /* gpuk names the NULL */",
+          "    gpuk_result r;"]
+    if len(pieces) > 1:
+        L += ["    const char* const* piece;", "    size_t bytes = 0, at = 0;", "    char* text;"]
+    L += ["    if (!out) return gpuk_module_load(ctx, NULL, NULL); /* gpuk names the NULL */",
           "    memset(out, 0, sizeof *out);",
-          "    for (piece = %s_ptx; *piece; piece++) bytes += strlen(*piece);" % name,
-          "    text = (char*)malloc(bytes + 1);",
-          "    if (!text) return GPUK_ERR_HOST_ALLOC; /* before any gpuk call: no error text */",
-          "    for (piece = %s_ptx; *piece; piece++) {" % name,
-          "        size_t n = strlen(*piece);",
-          "        memcpy(text + at, *piece, n);",
-          "        at += n;",
-          "    }",
-          "    text[at] = 0;",
           "    memset(&desc, 0, sizeof desc);",
-          "    desc.image.ptr = text;",
           "    desc.kind = GPUK_IMAGE_PTX;",
-          "    desc.label = \"%s\";" % rel,
-          "    r = gpuk_module_load(ctx, &desc, &out->module);",
-          "    free(text);",
-          "    if (r != GPUK_OK) return r;"]
+          "    desc.label = \"%s\";" % rel]
+    if len(pieces) == 1:
+        L += ["    desc.image.ptr = %s_ptx[0]; /* one piece: loaded as it is */" % name,
+              "    r = gpuk_module_load(ctx, &desc, &out->module);"]
+    else:
+        L += ["    for (piece = %s_ptx; *piece; piece++) bytes += strlen(*piece);" % name,
+              "    text = (char*)malloc(bytes + 1);",
+              "    if (!text) return GPUK_ERR_HOST_ALLOC; /* before any gpuk call: no error text */",
+              "    for (piece = %s_ptx; *piece; piece++) {" % name,
+              "        size_t n = strlen(*piece);",
+              "        memcpy(text + at, *piece, n);",
+              "        at += n;",
+              "    }",
+              "    text[at] = 0;",
+              "    desc.image.ptr = text;",
+              "    r = gpuk_module_load(ctx, &desc, &out->module);",
+              "    free(text);"]
+    L += ["    if (r != GPUK_OK) return r;"]
     for k, _, _ in kernels:
         L.append("    if ((r = gpuk_kernel_get(ctx, out->module, \"%s\", &out->%s)) != GPUK_OK) goto fail;" % (k, k))
     L += ["    return GPUK_OK;",
