@@ -125,6 +125,9 @@ THREADS
 KERNELS
    Bring your own as PTX text, cubin or fatbin (gpuk_module_load). PTX's .version is checked
    against the driver first: "PTX .version 9.0 needs a driver for CUDA 13.0 or newer".
+   Or as CUDA C: tools/gpuk_embed.py my_kernels.cu -o my_kernels.h writes one lowered PTX
+   module with a typed C wrapper per extern "C" __global__ kernel (pointers as gpuk_array
+   views, checked like the built-ins'), needing only this header (README "Your own kernels").
    Launch arguments: GPUK_ARGS(&p, &s, &n) inside a gpuk_launch_desc (C only) fills args,
    arg_sizes and num_args, so debug builds compare each argument's size with the kernel's
    parameter (driver >= 12.4) and refuse &buffer (a 4-byte gpuk_buffer handle) where the
@@ -613,13 +616,22 @@ static inline gpuk_array2d gpuk_at2d(gpuk_buffer buffer, size_t first, size_t ro
 GPUK_API gpuk_result gpuk_array2d_resolve(gpuk_ctx* ctx, gpuk_array2d view, size_t elem_bytes,
                                           gpuk_devptr* out_devptr, size_t* out_row_stride);
 
-#if !defined(GPUK_NO_KERNELS)
 static inline gpuk_array gpuk_at(gpuk_buffer buffer, size_t first) {
     gpuk_array a;
     a.buffer = buffer;
     a.first = first;
     return a;
 }
+/* For a kernel of your own (the wrappers tools/gpuk_embed.py writes call it): checks view (the
+   handle, first at most the buffer's element count, the address aligned to elem_bytes = 1, 2,
+   4, 8 or 16) and gives the device address of element first and the elements from there to
+   the buffer's end. what names the view in the error text ("my_kernels_saxpy: x"; NULL ->
+   "view"). How far the kernel goes past first is its own business. */
+GPUK_API gpuk_result gpuk_array_resolve(gpuk_ctx* ctx, gpuk_array view, size_t elem_bytes,
+                                        const char* what, gpuk_devptr* out_devptr,
+                                        size_t* out_elems);
+
+#if !defined(GPUK_NO_KERNELS)
 /* Number of built-in kernels whose PTX is loaded on ctx (each loads on first use). */
 GPUK_API int gpuk_kernels_loaded(gpuk_ctx* ctx);
 /* Loads built-in kernels now instead of on first use. names: kernel names separated by
@@ -2296,6 +2308,40 @@ GPUK__IMPL gpuk_result gpuk_array2d_resolve(gpuk_ctx* ctx, gpuk_array2d view, si
     if ((r = gpuk__array2d(fn, ctx, "view", view, elem_bytes, &p, &stride)) != GPUK_OK) return r;
     *out_devptr = p;
     *out_row_stride = stride;
+    return GPUK_OK;
+}
+
+GPUK__IMPL gpuk_result gpuk_array_resolve(gpuk_ctx* ctx, gpuk_array view, size_t elem_bytes,
+                                          const char* what, gpuk_devptr* out_devptr,
+                                          size_t* out_elems) {
+    const char* const fn = __func__;
+    const gpuk__buffer_slot* s;
+    gpuk_devptr p;
+    size_t cap;
+    char name[48];
+    if (out_devptr) *out_devptr = 0;
+    if (out_elems) *out_elems = 0;
+    if (!out_devptr || !out_elems)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_devptr or out_elems is NULL");
+    GPUK__ALIVE(fn);
+    GPUK__CTX_CHECK(fn, ctx);
+    if (!what) what = "view";
+    if (elem_bytes == 0 || elem_bytes > 16 || (elem_bytes & (elem_bytes - 1)))
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s: elem_bytes is %zu; it must be 1, 2, 4, 8 or 16",
+                          what, elem_bytes);
+    if (!(s = gpuk__buffer_lookup(ctx, view.buffer.id))) return gpuk__bad_handle(fn, what, view.buffer.id);
+    cap = s->bytes / elem_bytes;
+    if (view.first > cap)
+        return gpuk__fail(fn, GPUK_ERR_OUT_OF_BOUNDS, "%s: first %zu is past the end of %s (%zu "
+                          "elements of %zu bytes)", what, view.first,
+                          gpuk__buffer_name(name, sizeof name, s), cap, elem_bytes);
+    p = s->ptr + (gpuk_devptr)view.first * elem_bytes;
+    if (p % elem_bytes)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s: address 0x%llx (element %zu of %s) is not "
+                          "aligned to its %zu-byte elements", what, (unsigned long long)p,
+                          view.first, gpuk__buffer_name(name, sizeof name, s), elem_bytes);
+    *out_devptr = p;
+    *out_elems = cap - view.first;
     return GPUK_OK;
 }
 

@@ -125,6 +125,9 @@ THREADS
 KERNELS
    Bring your own as PTX text, cubin or fatbin (gpuk_module_load). PTX's .version is checked
    against the driver first: "PTX .version 9.0 needs a driver for CUDA 13.0 or newer".
+   Or as CUDA C: tools/gpuk_embed.py my_kernels.cu -o my_kernels.h writes one lowered PTX
+   module with a typed C wrapper per extern "C" __global__ kernel (pointers as gpuk_array
+   views, checked like the built-ins'), needing only this header (README "Your own kernels").
    Launch arguments: GPUK_ARGS(&p, &s, &n) inside a gpuk_launch_desc (C only) fills args,
    arg_sizes and num_args, so debug builds compare each argument's size with the kernel's
    parameter (driver >= 12.4) and refuse &buffer (a 4-byte gpuk_buffer handle) where the
@@ -613,13 +616,22 @@ static inline gpuk_array2d gpuk_at2d(gpuk_buffer buffer, size_t first, size_t ro
 GPUK_API gpuk_result gpuk_array2d_resolve(gpuk_ctx* ctx, gpuk_array2d view, size_t elem_bytes,
                                           gpuk_devptr* out_devptr, size_t* out_row_stride);
 
-#if !defined(GPUK_NO_KERNELS)
 static inline gpuk_array gpuk_at(gpuk_buffer buffer, size_t first) {
     gpuk_array a;
     a.buffer = buffer;
     a.first = first;
     return a;
 }
+/* For a kernel of your own (the wrappers tools/gpuk_embed.py writes call it): checks view (the
+   handle, first at most the buffer's element count, the address aligned to elem_bytes = 1, 2,
+   4, 8 or 16) and gives the device address of element first and the elements from there to
+   the buffer's end. what names the view in the error text ("my_kernels_saxpy: x"; NULL ->
+   "view"). How far the kernel goes past first is its own business. */
+GPUK_API gpuk_result gpuk_array_resolve(gpuk_ctx* ctx, gpuk_array view, size_t elem_bytes,
+                                        const char* what, gpuk_devptr* out_devptr,
+                                        size_t* out_elems);
+
+#if !defined(GPUK_NO_KERNELS)
 /* Number of built-in kernels whose PTX is loaded on ctx (each loads on first use). */
 GPUK_API int gpuk_kernels_loaded(gpuk_ctx* ctx);
 /* Loads built-in kernels now instead of on first use. names: kernel names separated by

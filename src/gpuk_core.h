@@ -1555,6 +1555,40 @@ GPUK__IMPL gpuk_result gpuk_array2d_resolve(gpuk_ctx* ctx, gpuk_array2d view, si
     return GPUK_OK;
 }
 
+GPUK__IMPL gpuk_result gpuk_array_resolve(gpuk_ctx* ctx, gpuk_array view, size_t elem_bytes,
+                                          const char* what, gpuk_devptr* out_devptr,
+                                          size_t* out_elems) {
+    const char* const fn = __func__;
+    const gpuk__buffer_slot* s;
+    gpuk_devptr p;
+    size_t cap;
+    char name[48];
+    if (out_devptr) *out_devptr = 0;
+    if (out_elems) *out_elems = 0;
+    if (!out_devptr || !out_elems)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_devptr or out_elems is NULL");
+    GPUK__ALIVE(fn);
+    GPUK__CTX_CHECK(fn, ctx);
+    if (!what) what = "view";
+    if (elem_bytes == 0 || elem_bytes > 16 || (elem_bytes & (elem_bytes - 1)))
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s: elem_bytes is %zu; it must be 1, 2, 4, 8 or 16",
+                          what, elem_bytes);
+    if (!(s = gpuk__buffer_lookup(ctx, view.buffer.id))) return gpuk__bad_handle(fn, what, view.buffer.id);
+    cap = s->bytes / elem_bytes;
+    if (view.first > cap)
+        return gpuk__fail(fn, GPUK_ERR_OUT_OF_BOUNDS, "%s: first %zu is past the end of %s (%zu "
+                          "elements of %zu bytes)", what, view.first,
+                          gpuk__buffer_name(name, sizeof name, s), cap, elem_bytes);
+    p = s->ptr + (gpuk_devptr)view.first * elem_bytes;
+    if (p % elem_bytes)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s: address 0x%llx (element %zu of %s) is not "
+                          "aligned to its %zu-byte elements", what, (unsigned long long)p,
+                          view.first, gpuk__buffer_name(name, sizeof name, s), elem_bytes);
+    *out_devptr = p;
+    *out_elems = cap - view.first;
+    return GPUK_OK;
+}
+
 /* ---- >>ctx ---- */
 /* A handle tag for a new ctx: the next one round that no live ctx has (call under gpuk__lock).
    With more than GPUK__TAGS live ctxs, tags are shared and only the slot check remains. */

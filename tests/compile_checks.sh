@@ -36,6 +36,7 @@ try "README quick start compiles (gcc c99)" gcc -std=c99 -Wall -Wextra -Werror -
 if command -v clang >/dev/null; then
   try "README quick start compiles (clang c99 -Wextra -Wpedantic)" clang -std=c99 -Wall -Wextra -Wpedantic -Werror -I. -c "$tmp/quickstart.c" -o "$tmp/qs.o"
   try "examples/01_vector_add.c compiles (clang c99 -Wextra -Wpedantic)" clang -std=c99 -Wall -Wextra -Wpedantic -Werror -I. -c examples/01_vector_add.c -o "$tmp/va.o"
+  try "examples/02_own_kernels.c + generated my_kernels.h compile (clang c99 -Wextra -Wpedantic)" clang -std=c99 -Wall -Wextra -Wpedantic -Wsign-conversion -Werror -I. -c examples/02_own_kernels.c -o "$tmp/ok.o"
 else skipped=$((skipped + 1)); echo "skip clang README/example checks (clang not installed)"; fi
 # the C++ spellings of the public macros (GPUK_DEFAULT_STREAM, GPUK_DIM*, GPUK_RANGE) also run
 if command -v g++ >/dev/null; then

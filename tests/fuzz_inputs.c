@@ -123,6 +123,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             gpuk_array2d v = gpuk_at2d(buf, (size_t)take(&p, &n), (size_t)take(&p, &n), (size_t)take(&p, &n),
                                        (size_t)take(&p, &n));
             expect_result(gpuk_array2d_resolve(ctx, v, (size_t)1 << (take(&p, &n) % 5), &dp2, &stride2));
+            expect_result(gpuk_array_resolve(ctx, gpuk_at(buf, (size_t)take(&p, &n)),
+                                             (size_t)take(&p, &n) % 20, NULL, &dp2, &stride2));
         }
     }
     return 0;

@@ -204,6 +204,21 @@ static void row_array2d_resolve(void) {
     cases++;
     CHECK(p2 == 0 && s2 == 0);
 }
+#define RESOLVE1D(h) gpuk_array_resolve(A, gpuk_at(h, 0), 4, "x", &p1, &e1)
+static void row_array_resolve(void) {
+    gpuk_devptr p1;
+    size_t e1;
+    BAD_HANDLES(RESOLVE1D, zbuf, buf_stale, buf_b);
+    BAD_NODRV(gpuk_array_resolve(NULL, gpuk_at(buf, 0), 4, "x", &p1, &e1), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_array_resolve(A, gpuk_at(buf, 0), 4, "x", NULL, &e1), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_array_resolve(A, gpuk_at(buf, 0), 4, "x", &p1, NULL), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_array_resolve(A, gpuk_at(buf, 0), 3, "x", &p1, &e1), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_array_resolve(A, gpuk_at(buf, 0), 32, NULL, &p1, &e1), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_array_resolve(A, gpuk_at(buf, 17), 4, "x", &p1, &e1), GPUK_ERR_OUT_OF_BOUNDS); /* 16 floats */
+    BAD_NODRV(gpuk_array_resolve(A, gpuk_at(buf, SIZE_MAX), 1, "x", &p1, &e1), GPUK_ERR_OUT_OF_BOUNDS);
+    cases++;
+    CHECK(p1 == 0 && e1 == 0);
+}
 #define WRITE_ASYNC_STREAM(s) gpuk_buffer_write_async(A, s, buf, 0, host, 8)
 static void row_buffer_write_async(void) {
     BAD_NODRV(WRITE_ASYNC_STREAM(str_stale), GPUK_ERR_INVALID_HANDLE);
@@ -389,7 +404,7 @@ static const row rows[] = {
     ROW(ctx_create), ROW(ctx_destroy), ROW(ctx_sync), ROW(ctx_mem_info), ROW(ctx_device_info),
     ROW(ctx_make_current), ROW(buffer_create), ROW(buffer_destroy), ROW(buffer_size), ROW(buffer_devptr),
     ROW(buffer_write), ROW(buffer_read), ROW(buffer_copy), ROW(buffer_download), ROW(host_free),
-    ROW(array2d_resolve), ROW(buffer_write_async), ROW(buffer_read_async),
+    ROW(array2d_resolve), ROW(array_resolve), ROW(buffer_write_async), ROW(buffer_read_async),
     ROW(buffer_copy_async), ROW(buffer_memset), ROW(pinned_create), ROW(pinned_destroy), ROW(pinned_ptr),
     ROW(pinned_size), ROW(stream_create), ROW(stream_destroy), ROW(stream_sync), ROW(stream_query),
     ROW(stream_wait), ROW(stream_host_func), ROW(stream_native), ROW(stream_priority_range),
