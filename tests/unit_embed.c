@@ -16,26 +16,6 @@
 static gpuk_ctx* ctx;
 static embed_kernels k;
 
-static gpuk_ctx* up(const fake_config* cfg) {
-    gpuk_desc d;
-    gpuk_ctx* c = NULL;
-    gpuk_shutdown();
-    fake_reset(cfg);
-    memset(&d, 0, sizeof d);
-    d.get_proc = fake_get_proc;
-    CHECK_OK(gpuk_init(&d));
-    CHECK_OK(gpuk_ctx_create(NULL, &c));
-    return c;
-}
-
-static void down(gpuk_ctx* c) {
-    CHECK_OK(gpuk_ctx_destroy(c));
-    CHECK(fake_all_released());
-    if (fake.protocol_errors) fprintf(stderr, "  fake driver: %s\n", fake.protocol_msg);
-    CHECK(fake.protocol_errors == 0);
-    CHECK_OK(gpuk_shutdown());
-}
-
 static gpuk_buffer buffer(size_t bytes) {
     gpuk_buffer b = { 0 };
     CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = bytes, .label = "b" }, &b));
@@ -49,7 +29,7 @@ static int arg_is(int i, const void* value, size_t bytes) {
 #define ARG_IS(i, v) arg_is(i, &(v), sizeof(v))
 
 static int test_load_gets_every_kernel_and_unload_releases_them(void) {
-    ctx = up(NULL);
+    ctx = fake_gpuk_up(NULL);
     CHECK_OK(embed_load(ctx, &k));
     CHECK(k.module.id != 0);
     CHECK(k.saxpy.id && k.widen.id && k.small_args.id && k.xor_bytes.id && k.add_index_u16.id &&
@@ -63,7 +43,7 @@ static int test_load_gets_every_kernel_and_unload_releases_them(void) {
                  GPUK_ERR_INVALID_HANDLE);
     CHECK_RESULT(embed_unload(ctx, &k), GPUK_ERR_INVALID_HANDLE);
     CHECK_RESULT(embed_load(ctx, NULL), GPUK_ERR_INVALID_ARG);
-    down(ctx);
+    fake_gpuk_down(ctx);
     return TEST_PASS;
 }
 
@@ -72,19 +52,19 @@ static int test_failed_load_leaves_nothing_loaded(void) {
     fake_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.fail_name = "cuModuleGetFunction";
-    ctx = up(&cfg);
+    ctx = fake_gpuk_up(&cfg);
     memset(&k, 0xAB, sizeof k);
     CHECK(embed_load(ctx, &k) != GPUK_OK);
     CHECK(k.module.id == 0 && k.saxpy.id == 0);
     CHECK(fake_live_count(FK_MODULE) == 0);
-    down(ctx);
+    fake_gpuk_down(ctx);
     memset(&cfg, 0, sizeof cfg);
     cfg.jit_code = 218;
     cfg.jit_log = "ptxas fatal: bad";
-    ctx = up(&cfg);
+    ctx = fake_gpuk_up(&cfg);
     CHECK_RESULT(embed_load(ctx, &k), 218);
     CHECK(k.module.id == 0);
-    down(ctx);
+    fake_gpuk_down(ctx);
     return TEST_PASS;
 }
 
@@ -281,10 +261,10 @@ int main(void) {
     RUN(test_load_gets_every_kernel_and_unload_releases_them);
     RUN(test_failed_load_leaves_nothing_loaded);
     RUN(test_every_driver_failure_is_reported_and_leaks_nothing);
-    ctx = up(NULL);
+    ctx = fake_gpuk_up(NULL);
     RUN(test_each_wrapper_passes_its_arguments_as_the_kernel_takes_them);
     RUN(test_bad_views_are_refused_before_the_driver);
     RUN(test_array_resolve_gives_address_and_elements_left);
-    down(ctx);
+    fake_gpuk_down(ctx);
     return test_summary();
 }

@@ -19,26 +19,6 @@ static const gpuk_array Z = { { 0 }, 0 };
 static const gpuk_array2d Z2 = { { 0 }, 0, 0, 0, 0 };
 static gpuk_ctx* ctx;
 
-static gpuk_ctx* up(const fake_config* cfg) {
-    gpuk_desc d;
-    gpuk_ctx* c = NULL;
-    gpuk_shutdown();
-    fake_reset(cfg);
-    memset(&d, 0, sizeof d);
-    d.get_proc = fake_get_proc;
-    CHECK_OK(gpuk_init(&d));
-    CHECK_OK(gpuk_ctx_create(NULL, &c));
-    return c;
-}
-
-static void down(gpuk_ctx* c) {
-    CHECK_OK(gpuk_ctx_destroy(c));
-    CHECK(fake_all_released());
-    if (fake.protocol_errors) fprintf(stderr, "  fake driver: %s\n", fake.protocol_msg);
-    CHECK(fake.protocol_errors == 0);
-    CHECK_OK(gpuk_shutdown());
-}
-
 static gpuk_buffer buffer(size_t bytes) {
     gpuk_buffer b = { 0 };
     CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = bytes, .label = "b" }, &b));
@@ -79,13 +59,13 @@ static int rows;
 
 static int test_every_wrapper_rejects_a_zero_handle_before_the_driver(void) {
     long calls;
-    ctx = up(NULL);
+    ctx = fake_gpuk_up(NULL);
     calls = fake.calls;
     GPUK__KERNEL_LIST(ROW_FAMILY)
     CHECK(rows == GPUK__KERNEL_COUNT);
     CHECK(fake.calls == calls);
     CHECK(gpuk_kernels_loaded(ctx) == 0);
-    down(ctx);
+    fake_gpuk_down(ctx);
     return TEST_PASS;
 }
 
@@ -93,7 +73,7 @@ static int test_bad_arguments_get_clear_errors_before_the_driver(void) {
     gpuk_buffer f, g, u8, wrapped;
     gpuk_stream other;
     long calls;
-    ctx = up(NULL);
+    ctx = fake_gpuk_up(NULL);
     f = buffer(64 * 4);
     g = buffer(64 * 4);
     u8 = buffer(64);
@@ -142,7 +122,7 @@ static int test_bad_arguments_get_clear_errors_before_the_driver(void) {
     CHECK(fake.calls == calls);
     CHECK(gpuk_kernels_loaded(ctx) == 0);
     CHECK_OK(gpuk_stream_destroy(ctx, other));
-    down(ctx);
+    fake_gpuk_down(ctx);
     return TEST_PASS;
 }
 
@@ -157,7 +137,7 @@ static int test_gemm_bad_arguments_get_clear_errors_before_the_driver(void) {
     gpuk_buffer f, g, wrapped;
     long calls, launches;
     const size_t big = (size_t)1 << 32;
-    ctx = up(NULL);
+    ctx = fake_gpuk_up(NULL);
     f = buffer(1024 * 8);
     g = buffer(1024 * 8);
     CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = 4096, .wrap = gpuk_buffer_devptr(ctx, f) + 2 }, &wrapped));
@@ -248,7 +228,7 @@ static int test_gemm_bad_arguments_get_clear_errors_before_the_driver(void) {
     CHECK_OK(GEMM32(gpuk_at2d(g, 0, 0, 5, 0), gpuk_at2d(f, 0, 7, 0, 0), 1, gpuk_at2d(f, 0, 7, 5, 0), 0));
     CHECK(fake.launches == launches);
     CHECK_OK(gpuk_buffer_destroy(ctx, wrapped));
-    down(ctx);
+    fake_gpuk_down(ctx);
     return TEST_PASS;
 }
 
@@ -257,7 +237,7 @@ static int test_gemm_bad_arguments_get_clear_errors_before_the_driver(void) {
 static int test_kernels_load_lazily_one_module_each(void) {
     gpuk_buffer f;
     long launches;
-    ctx = up(NULL);
+    ctx = fake_gpuk_up(NULL);
     f = buffer(1024);
     CHECK_OK(gpuk_add_f32(ctx, S, gpuk_at(f, 0), gpuk_at(f, 0), gpuk_at(f, 0), 0));
     CHECK(gpuk_kernels_loaded(ctx) == 0 && fake_live_count(FK_MODULE) == 0);
@@ -272,7 +252,7 @@ static int test_kernels_load_lazily_one_module_each(void) {
     CHECK_OK(gpuk_histogram_u8(ctx, S, gpuk_at(f, 0), 16, 0, 256, gpuk_at(f, 128 * 4), 100));
     CHECK(gpuk_kernels_loaded(ctx) == 4 && fake_live_count(FK_MODULE) == 4);
     CHECK(fake.launches == launches + 5);
-    down(ctx);
+    fake_gpuk_down(ctx);
     return TEST_PASS;
 }
 
@@ -281,7 +261,7 @@ static int test_scratch_lives_with_its_stream(void) {
     gpuk_buffer f;
     gpuk_stream s;
     int allocs;
-    ctx = up(NULL);
+    ctx = fake_gpuk_up(NULL);
     f = buffer(4096);
     CHECK_OK(gpuk_stream_create(ctx, NULL, &s));
     allocs = fake_live_count(FK_ALLOC);
@@ -293,7 +273,7 @@ static int test_scratch_lives_with_its_stream(void) {
     CHECK(fake_live_count(FK_ALLOC) == allocs);
     CHECK_OK(gpuk_sum_f32(ctx, S, gpuk_at(f, 0), gpuk_at(f, 1), 1000));
     CHECK(fake_live_count(FK_ALLOC) == allocs + 1);
-    down(ctx); /* frees the ctx's scratch: fake_all_released */
+    fake_gpuk_down(ctx); /* frees the ctx's scratch: fake_all_released */
     return TEST_PASS;
 }
 
@@ -303,7 +283,7 @@ static int test_scratch_lives_with_its_stream(void) {
 static int test_scratch_kept_when_its_free_fails(void) {
     gpuk_buffer f;
     int allocs;
-    ctx = up(NULL);
+    ctx = fake_gpuk_up(NULL);
     f = buffer(4096);
     CHECK_OK(gpuk_kernels_reserve(ctx, S, 1000));
     allocs = fake_live_count(FK_ALLOC);
@@ -315,7 +295,7 @@ static int test_scratch_kept_when_its_free_fails(void) {
     CHECK_OK(gpuk_sum_f32(ctx, S, gpuk_at(f, 0), gpuk_at(f, 1), 1000));
     CHECK_OK(gpuk_kernels_reserve(ctx, S, (size_t)1 << 26));
     CHECK(fake_live_count(FK_ALLOC) == allocs);
-    down(ctx);
+    fake_gpuk_down(ctx);
     return TEST_PASS;
 }
 
@@ -326,7 +306,7 @@ static int test_jit_failure_names_the_kernel_and_retries(void) {
     memset(&cfg, 0, sizeof cfg);
     cfg.jit_code = 218;
     cfg.jit_log = "ptxas fatal   : out of registers";
-    ctx = up(&cfg);
+    ctx = fake_gpuk_up(&cfg);
     f = buffer(1024);
     CHECK_RESULT(gpuk_exp_f32(ctx, S, gpuk_at(f, 0), gpuk_at(f, 0), 16), 218);
     CHECK_ERROR_MENTIONS("gpuk_exp_f32");
@@ -335,7 +315,7 @@ static int test_jit_failure_names_the_kernel_and_retries(void) {
     fake.cfg.jit_code = 0;
     CHECK_OK(gpuk_exp_f32(ctx, S, gpuk_at(f, 0), gpuk_at(f, 0), 16));
     CHECK(gpuk_kernels_loaded(ctx) == 1);
-    down(ctx);
+    fake_gpuk_down(ctx);
     return TEST_PASS;
 }
 
@@ -347,7 +327,7 @@ static int test_oldest_supported_driver_runs_every_kernel(void) {
     int i, lowest = 0;
     memset(&cfg, 0, sizeof cfg);
     cfg.version = 10000;
-    ctx = up(&cfg);
+    ctx = fake_gpuk_up(&cfg);
     f = buffer(1024);
     for (i = 0; i < GPUK__KERNEL_COUNT; i++) {
         int v = gpuk__builtin_table[i].version;
@@ -357,7 +337,7 @@ static int test_oldest_supported_driver_runs_every_kernel(void) {
     CHECK(lowest > GPUK__KERNEL_COUNT / 2); /* most need nothing newer than PTX 4.2 (CUDA 7.0) */
     CHECK_OK(gpuk_add_f32(ctx, S, gpuk_at(f, 0), gpuk_at(f, 0), gpuk_at(f, 0), 16));
     CHECK_OK(gpuk_scan_inclusive_f32(ctx, S, gpuk_at(f, 0), gpuk_at(f, 0), 16));
-    down(ctx);
+    fake_gpuk_down(ctx);
     return TEST_PASS;
 }
 
@@ -371,13 +351,13 @@ static int test_variant_chosen_by_compute_capability(void) {
         const fake_module* m;
         memset(&cfg, 0, sizeof cfg);
         cfg.cc_major = cc;
-        ctx = up(&cfg);
+        ctx = fake_gpuk_up(&cfg);
         f = buffer(1024);
         CHECK_OK(gpuk_scan_inclusive_f64(ctx, S, gpuk_at(f, 0), gpuk_at(f, 0), 64));
         m = (const fake_module*)gpuk__builtin_of(ctx)->module[GPUK__K_SCAN_INCLUSIVE_F64];
         CHECK(m && (strstr(m->text, "gpuk_scan_inclusive_f64__sm70") != NULL) == (cc >= 7));
         CHECK(m && strstr(m->text, cc >= 7 ? ".target sm_70" : ".target sm_52") != NULL);
-        down(ctx);
+        fake_gpuk_down(ctx);
     }
     return TEST_PASS;
 }
@@ -404,7 +384,7 @@ static int test_scan_prefetch_distance(void) {
     CHECK(gpuk__scan_ahead(&unknown, 4) == 0);
     memset(&cfg, 0, sizeof cfg);
     cfg.l2_bytes = 50 << 20; /* the fake has 132 multiprocessors */
-    ctx = up(&cfg);
+    ctx = fake_gpuk_up(&cfg);
     f = buffer(1 << 20);
     CHECK_OK(gpuk_scan_inclusive_i32(ctx, S, gpuk_at(f, 0), gpuk_at(f, 0), 1000));
     memcpy(&got, fake.last_args[5], 4);
@@ -414,7 +394,7 @@ static int test_scan_prefetch_distance(void) {
     CHECK_OK(gpuk_scan_exclusive_f64(ctx, S, gpuk_at(f, 0), gpuk_at(f, 0), 1000));
     memcpy(&got, fake.last_args[5], 4);
     CHECK(got == 264);
-    down(ctx);
+    fake_gpuk_down(ctx);
     return TEST_PASS;
 }
 
@@ -427,7 +407,7 @@ static int test_capture_needs_kernels_and_scratch_prepared(void) {
     gpuk_stream s;
     int allocs, modules;
     long launches;
-    ctx = up(NULL);
+    ctx = fake_gpuk_up(NULL);
     f = buffer(1 << 20);
     CHECK_OK(gpuk_stream_create(ctx, NULL, &s));
     fake.cfg.capturing_stream = gpuk_stream_native(ctx, s);
@@ -460,7 +440,7 @@ static int test_capture_needs_kernels_and_scratch_prepared(void) {
     CHECK_OK(gpuk_scan_exclusive_i32(ctx, S, gpuk_at(f, 0), gpuk_at(f, 0), 1000));
     fake.cfg.capturing_stream = NULL;
     CHECK_OK(gpuk_stream_destroy(ctx, s));
-    down(ctx);
+    fake_gpuk_down(ctx);
     return TEST_PASS;
 }
 
@@ -468,7 +448,7 @@ static int test_capture_needs_kernels_and_scratch_prepared(void) {
    this larger reserve) is refused with the capture error; outside the capture it works. */
 static int test_capture_refuses_scratch_growth(void) {
     int allocs;
-    ctx = up(NULL);
+    ctx = fake_gpuk_up(NULL);
     CHECK_OK(gpuk_kernels_reserve(ctx, S, 1000));
     allocs = fake_live_count(FK_ALLOC);
     fake.cfg.capturing_stream = gpuk_stream_native(ctx, S);
@@ -477,13 +457,13 @@ static int test_capture_refuses_scratch_growth(void) {
     CHECK(fake_live_count(FK_ALLOC) == allocs);
     fake.cfg.capturing_stream = NULL;
     CHECK_OK(gpuk_kernels_reserve(ctx, S, (size_t)1 << 30));
-    down(ctx);
+    fake_gpuk_down(ctx);
     return TEST_PASS;
 }
 
 /* gpuk_kernels_load takes names with or without "gpuk_", prefixes ending in '*', and "*". */
 static int test_kernels_load_by_name(void) {
-    ctx = up(NULL);
+    ctx = fake_gpuk_up(NULL);
     CHECK_OK(gpuk_kernels_load(ctx, "gpuk_sum_f32"));
     CHECK_OK(gpuk_kernels_load(ctx, "sum_f32"));
     CHECK(gpuk_kernels_loaded(ctx) == 1);
@@ -493,7 +473,7 @@ static int test_kernels_load_by_name(void) {
     CHECK(gpuk_kernels_loaded(ctx) == GPUK__KERNEL_COUNT);
     CHECK(fake_live_count(FK_MODULE) == GPUK__KERNEL_COUNT);
     CHECK_OK(gpuk_kernels_load(ctx, ""));
-    down(ctx);
+    fake_gpuk_down(ctx);
     return TEST_PASS;
 }
 
@@ -513,7 +493,7 @@ static int test_per_thread_stream_refused_for_scratch(void) {
     gpuk_result r[2][2];
     int i;
     long launches;
-    ctx = up(NULL);
+    ctx = fake_gpuk_up(NULL);
     per_thread_buf = buffer(1 << 16);
     CHECK_OK(gpuk_stream_create(ctx, &(gpuk_stream_desc){ .wrap = (void*)(uintptr_t)2 }, &per_thread));
     launches = fake.launches;
@@ -526,7 +506,7 @@ static int test_per_thread_stream_refused_for_scratch(void) {
     CHECK_ERROR_MENTIONS("CU_STREAM_PER_THREAD");
     CHECK(fake.launches == launches);
     CHECK_OK(gpuk_stream_destroy(ctx, per_thread));
-    down(ctx);
+    fake_gpuk_down(ctx);
     return TEST_PASS;
 }
 
@@ -556,7 +536,7 @@ static int test_loaded_builtin_not_delayed_by_jit_or_drain(void) {
     void* (*slow[2])(void*) = { jit_on_a, regrow_on_a };
     gpuk_stream b;
     int k;
-    ctx = up(NULL);
+    ctx = fake_gpuk_up(NULL);
     slow_buf = buffer(1 << 20);
     CHECK_OK(gpuk_stream_create(ctx, NULL, &slow_stream));
     CHECK_OK(gpuk_stream_create(ctx, NULL, &b));
@@ -579,7 +559,7 @@ static int test_loaded_builtin_not_delayed_by_jit_or_drain(void) {
         pthread_join(t, NULL);
         fake.cfg.jit_delay_ms = fake.cfg.sync_delay_ms = 0;
     }
-    down(ctx);
+    fake_gpuk_down(ctx);
     return TEST_PASS;
 }
 
