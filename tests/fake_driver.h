@@ -709,26 +709,35 @@ static void* fake_get_proc(const char* symbol, int abi_version, void* user) {
     return NULL;
 }
 #if defined(CHECK_H) && defined(GPUK_H_INCLUDED)
-/* gpuk on a fresh fake driver (cfg NULL: the defaults) with one ctx, and the teardown that
-   requires the driver got everything back and saw no misuse; for tests that need no more. */
-static inline gpuk_ctx* fake_gpuk_up(const fake_config* cfg) {
+/* gpuk initialised on a fresh fake driver (cfg NULL: the defaults); the init's result. */
+static inline gpuk_result fake_gpuk_init(const fake_config* cfg) {
     gpuk_desc d;
-    gpuk_ctx* c = NULL;
     gpuk_shutdown();
     fake_reset(cfg);
     memset(&d, 0, sizeof d);
     d.get_proc = fake_get_proc;
-    CHECK_OK(gpuk_init(&d));
+    return gpuk_init(&d);
+}
+
+/* After the last ctx is gone: the driver got everything back and saw no misuse. */
+static inline void fake_gpuk_check_released(void) {
+    CHECK(fake_all_released());
+    if (fake.protocol_errors) fprintf(stderr, "  fake driver: %s\n", fake.protocol_msg);
+    CHECK(fake.protocol_errors == 0);
+    CHECK_OK(gpuk_shutdown());
+}
+
+/* The plain case: one ctx on a fresh fake driver, and its teardown. */
+static inline gpuk_ctx* fake_gpuk_up(const fake_config* cfg) {
+    gpuk_ctx* c = NULL;
+    CHECK_OK(fake_gpuk_init(cfg));
     CHECK_OK(gpuk_ctx_create(NULL, &c));
     return c;
 }
 
 static inline void fake_gpuk_down(gpuk_ctx* c) {
     CHECK_OK(gpuk_ctx_destroy(c));
-    CHECK(fake_all_released());
-    if (fake.protocol_errors) fprintf(stderr, "  fake driver: %s\n", fake.protocol_msg);
-    CHECK(fake.protocol_errors == 0);
-    CHECK_OK(gpuk_shutdown());
+    fake_gpuk_check_released();
 }
 #endif
 #endif

@@ -219,20 +219,15 @@ static int test_every_driver_failure_is_reported_and_leaks_nothing(void) {
     long n, total = 0;
     for (n = 1; n < 200; n++) {
         fake_config cfg;
-        gpuk_desc d;
         gpuk_ctx* c = NULL;
         gpuk_buffer b = { 0 };
         embed_kernels kk;
         gpuk_grid g = gpuk_grid_1d(64, 64);
         int failed = 0;
-        gpuk_shutdown();
         memset(&cfg, 0, sizeof cfg);
         cfg.fail_at = n;
-        fake_reset(&cfg);
-        memset(&d, 0, sizeof d);
-        d.get_proc = fake_get_proc;
         memset(&kk, 0, sizeof kk);
-        if (gpuk_init(&d) != GPUK_OK || gpuk_ctx_create(NULL, &c) != GPUK_OK) failed = 1;
+        if (fake_gpuk_init(&cfg) != GPUK_OK || gpuk_ctx_create(NULL, &c) != GPUK_OK) failed = 1;
         if (!failed && gpuk_buffer_create(c, &(gpuk_buffer_desc){ .bytes = 256 }, &b) != GPUK_OK) failed = 1;
         if (!failed && embed_load(c, &kk) != GPUK_OK) {
             failed = 1;

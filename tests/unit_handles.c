@@ -16,15 +16,10 @@ static const char ptx[] =
 enum { CYCLES = 70000 };
 
 static void up(int devices) {
-    gpuk_desc d;
     fake_config cfg;
-    gpuk_shutdown();
     memset(&cfg, 0, sizeof cfg);
     cfg.devices = devices;
-    fake_reset(&cfg);
-    memset(&d, 0, sizeof d);
-    d.get_proc = fake_get_proc;
-    CHECK_OK(gpuk_init(&d));
+    CHECK_OK(fake_gpuk_init(&cfg));
 }
 
 static gpuk_ctx* ctx_on(int device, uint32_t max_buffers) {
@@ -37,12 +32,7 @@ static gpuk_ctx* ctx_on(int device, uint32_t max_buffers) {
     return ctx;
 }
 
-static void down(void) {
-    CHECK(fake_all_released());
-    if (fake.protocol_errors) fprintf(stderr, "  fake driver: %s\n", fake.protocol_msg);
-    CHECK(fake.protocol_errors == 0);
-    CHECK_OK(gpuk_shutdown());
-}
+static void down(void) { fake_gpuk_check_released(); }
 
 /* Creates and destroys CYCLES 0-byte buffers on ctx (no driver call: this is about ids);
    returns how many came before one matched h or h's destroy did not fail, or -1 for none. */
