@@ -19,6 +19,7 @@
 /* Exit status of an example that found no GPU to run on (the cause was printed once, by
    gpuk's logger); a failed check or call exits 1. */
 #define EX_NO_GPU 2
+#define EX_PI 3.14159265358979323846
 
 typedef struct ex_opts {
     int full;            /* --full: the book's size instead of the quick one */
