@@ -8,7 +8,7 @@
 # examples/my_kernels.h from examples/my_kernels.cu.
 # Needs the CUDA toolkit.
 nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
-if [ ! -x "$nvcc" ]; then echo "skip kernels_generated: no nvcc (CUDA toolkit)"; echo "0 passed, 0 failed, 4 skipped"; exit 0; fi
+if [ ! -x "$nvcc" ]; then echo "skip kernels_generated: no nvcc (CUDA toolkit)"; echo "0 passed, 0 failed, 5 skipped"; exit 0; fi
 passed=0; failed=0
 one() { local name=$1; shift
   if python3 tools/gen_ptx.py --nvcc "$nvcc" "$@"; then passed=$((passed + 1)); echo "ok   $name"
@@ -17,5 +17,6 @@ one "kernels_generated (gpuk.h, ptx/)" --check
 one "gpu_test_kernels.h generated" --check --embed tests/gpu_test_kernels.cu tests/gpu_test_kernels.h gpu_test_ptx
 one "embed_test_kernels.h generated" --check --wrap tests/embed_test_kernels.cu -o tests/embed_test_kernels.h --name embed
 one "examples/my_kernels.h generated" --check --wrap examples/my_kernels.cu -o examples/my_kernels.h
+one "examples/gallery_kernels.h generated" --check --wrap examples/gallery_kernels.cu -o examples/gallery_kernels.h
 echo "$passed passed, $failed failed, 0 skipped"
 [ "$failed" = 0 ]
