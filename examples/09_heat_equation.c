@@ -96,8 +96,9 @@ int main(int argc, char** argv) {
             TRY(gallery_kernels_heat_step_f32(ctx, &k, &launch, gpuk_at(buf[step % 2], 0), gpuk_at(buf[(step + 1) % 2], 0), n, n, R));
     }
     TRY(gpuk_timer_stop(ctx, &timer, &ms));
-    /* the maximum principle: the field stays within its start's range [0, 1] */
-    ok = ok && checked && worst <= 1e-6 && lo >= 0.0 && hi <= 1.0;
+    /* the maximum principle: the field stays within its start's range [0, 1] (give or take
+       the rounding of a step) */
+    ok = ok && checked && worst <= 1e-6 && lo >= -1e-6 && hi <= 1.0 + 1e-6;
     printf("%dx%d grid, %d steps: GPU %.2f ms (%.1f us a step, %.1f Gcells/s); CPU %.1f ms for %d steps (%.1f us a step)\n",
            n, n, steps, gpu_ms, 1e3 * gpu_ms / steps, (double)cells * steps / gpu_ms / 1e6, cpu_ms, check_steps,
            1e3 * cpu_ms / check_steps);
