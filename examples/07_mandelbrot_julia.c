@@ -88,10 +88,8 @@ int main(int argc, char** argv) {
         size_t i, pixels = (size_t)n * (size_t)n;
         double d = j->span / n, t, cpu_ms;
         float ms = 0;
-        gpuk_grid launch = gpuk_grid_1d(0, 16);
+        gpuk_grid launch = ex_grid_2d(n, n);
         char file[64];
-        launch.block = GPUK_DIM2(16, 16);
-        launch.grid = GPUK_DIM2((n + 15) / 16, (n + 15) / 16);
         for (run = 0; run < 2; run++) { /* the first run warms up; the second is timed */
             TRY(gpuk_timer_start(ctx, GPUK_DEFAULT_STREAM, &timer));
             if (j->julia && j->f64)

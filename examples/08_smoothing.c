@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
     gallery_kernels_kernels k;
     gpuk_buffer in, out;
     gpuk_timer timer;
-    gpuk_grid launch = gpuk_grid_1d(0, 16);
+    gpuk_grid launch;
     float *img, *gpu, *cpu, ms = 0;
     uint8_t* tmp;
     int n, x, y, run, ok;
@@ -60,8 +60,7 @@ int main(int argc, char** argv) {
             double base = 0.5 + 0.3 * cos(40.0 * r) * (r < 0.45) + 0.3 * (fabs(u - 0.25) < 0.1 && fabs(v + 0.25) < 0.1);
             img[(size_t)y * (size_t)n + (size_t)x] = (float)(base + 0.6 * (ex_rand(&seed) - 0.5));
         }
-    launch.block = GPUK_DIM2(16, 16);
-    launch.grid = GPUK_DIM2((n + 15) / 16, (n + 15) / 16);
+    launch = ex_grid_2d(n, n);
     TRY(gallery_kernels_load(ctx, &k));
     TRY(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .data = { img, pixels * sizeof(float) }, .label = "image" }, &in));
     TRY(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = pixels * sizeof(float), .label = "smoothed" }, &out));

@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
     gallery_kernels_kernels k;
     gpuk_buffer buf[2];
     gpuk_timer timer;
-    gpuk_grid launch = gpuk_grid_1d(0, 16);
+    gpuk_grid launch;
     int n, steps, every, check_steps, step, x, y, ok = 1, checked = 0;
     size_t i, cells;
     float *u0, *a, *b, *field, ms, gpu_ms = 0;
@@ -61,8 +61,7 @@ int main(int argc, char** argv) {
             double dx = (double)x / n - 0.6, dy = (double)y / n - 0.6;
             if (dx * dx + dy * dy < 0.02) u0[(size_t)y * (size_t)n + (size_t)x] = 1.0f;
         }
-    launch.block = GPUK_DIM2(16, 16);
-    launch.grid = GPUK_DIM2((n + 15) / 16, (n + 15) / 16);
+    launch = ex_grid_2d(n, n);
     TRY(gallery_kernels_load(ctx, &k));
     TRY(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .data = { u0, cells * sizeof(float) }, .label = "u" }, &buf[0]));
     TRY(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = cells * sizeof(float), .label = "v" }, &buf[1]));
