@@ -30,6 +30,8 @@
 #define SCAN_EPOCH_MASK 0x3FFFFFFFu
 #define GEMM_TILE_4 128
 #define GEMM_TILE_8 64
+#define GEMM_TILE_MMA 128
+#define GEMM_SPLIT_TILES 1024
 // ==== end of shared constants ====
 
 typedef unsigned long long u64;
@@ -708,94 +710,431 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, void* values, u32 
     }
 
 /* ---- matrix multiply: C = alpha * op(A) * op(B) + beta * C, row-major ----
-   The baseline every GPU runs (FP32/FP64 FMA, no tensor cores): a block of 16 x 16 threads
-   computes a TILE x TILE tile of C (128 for 4-byte types, 64 for 8-byte), stepping k by 8:
-   each step stages an 8-wide slice of op(A) (TILE x 8) and op(B) (8 x TILE) in shared memory,
-   k-major, then every thread adds 8 rank-1 updates to its TM x TM outputs (8 x 8 or 4 x 4),
-   held in registers. A thread's rows and columns are ty + 16 r and tx + 16 c, so a warp's
-   shared-memory reads are broadcasts (A) or 16 consecutive words (B), and its stores to C are
-   16 consecutive elements a row. op(X) = X^T just changes which index walks memory; loads
-   outside the matrices read 0, so any m, n, k and any row stride work. beta = 0: C is not
-   read. Tile rows beyond the grid's y range are taken in a loop. */
-template <typename T> struct gemm_shape {
-    enum { TILE = sizeof(T) == 4 ? GEMM_TILE_4 : GEMM_TILE_8, TM = TILE / 16, BK = 8 };
+   One main loop (gemm_run) for every type and variant; a "policy" does the math. The block's
+   256 threads stage BK-wide k-slices of op(A) (TILE x BK) and op(B) (BK x TILE) in shared
+   memory, both k-major (element l of row i at l * (TILE + PAD) + i), and the policy adds each
+   slice's product to the TILE x TILE accumulators it keeps in registers. Staging:
+   - baseline (any GPU): the next slice is loaded into registers while the policy works on the
+     current one, then stored to the other of two shared buffers (one barrier a slice);
+   - sm_80 and newer: cp.async copies each element straight into the third-next of three
+     shared buffers, so two slices are in flight while the policy works.
+   Elements outside op(A) or op(B) read as 0 (zero-filled copies), so any m, n, k, row stride
+   and element alignment works; op(X) = X^T only changes which index walks memory.
+   The work: one job a (batch, split, tile row, tile column), walked grid-stride by a 1-D grid,
+   so any grid is correct and the host picks it for speed only. Split-K: job part s of a tile
+   sums k in [s * kper, (s + 1) * kper); each part stores its accumulators to the workspace,
+   and the part that arrives last (a per-tile counter, reset by that part) adds all parts in
+   the order s = 0, 1, ... (so results do not depend on timing) and writes C.
+   Epilogue: beta = 0: C is not read (a NaN in C does not survive). */
+struct gemm_args {
+    u64 m, n, k, ldc, lda, ldb, stride_c, stride_a, stride_b;
+    u32 trans_a, trans_b, batch, splits;
+    u32* ws; /* splits > 1: a counter a tile, then the parts (see gemm_finish) */
 };
 
-template <typename T>
-GPUK_DEV T gemm_load(const T* x, u64 ld, bool trans, u64 r, u64 c, u64 rows, u64 cols) {
-    /* element (r, c) of op(X), a rows x cols matrix */
-    if (r >= rows || c >= cols) return T(0);
-    return trans ? x[c * ld + r] : x[r * ld + c];
+/* The SIMT policy (FP32/FP64 FMA, no tensor cores): 16 x 16 threads, each TM x TM outputs
+   (8 x 8 floats of a 128 tile, 4 x 4 doubles of a 64 tile) as 2 x 2 groups of G x G, G the
+   elements in 16 bytes, so every shared-memory read is 16 bytes: thread (tx, ty) has rows
+   ty * G + {0..G-1} and TILE / 2 more, columns likewise with tx. A warp reads 2 distinct
+   16-byte A words (broadcast) and 16 distinct B words a step. PAD = G keeps rows 16-byte
+   aligned and staggers the k-major stores of an operand whose k index is contiguous. */
+template <typename T> struct gemm_simt {
+    enum { TILE = sizeof(T) == 4 ? GEMM_TILE_4 : GEMM_TILE_8, BK = 8, G = 16 / sizeof(T), PAD = G,
+           TM = TILE / 16, NACC = TM * TM };
+    T acc[NACC];
+    GPUK_DEV void zero() {
+#pragma unroll
+        for (int i = 0; i < NACC; i++) acc[i] = T(0);
+    }
+    GPUK_DEV void step(const T* as, const T* bs) {
+        const u32 tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+#pragma unroll
+        for (int l = 0; l < BK; l++) {
+            T x[TM], y[TM];
+#pragma unroll
+            for (int g = 0; g < 2; g++) {
+                const pack16<T> pa = *(const pack16<T>*)(as + l * (TILE + PAD) + g * (TILE / 2) + ty * G);
+                const pack16<T> pb = *(const pack16<T>*)(bs + l * (TILE + PAD) + g * (TILE / 2) + tx * G);
+#pragma unroll
+                for (int u = 0; u < G; u++) {
+                    x[g * G + u] = pa.v[u];
+                    y[g * G + u] = pb.v[u];
+                }
+            }
+#pragma unroll
+            for (int r = 0; r < TM; r++)
+#pragma unroll
+                for (int c = 0; c < TM; c++) acc[r * TM + c] = fma(x[r], y[c], acc[r * TM + c]);
+        }
+    }
+    GPUK_DEV u32 row(int i) const { const u32 r = i / TM; return r / G * (TILE / 2) + threadIdx.x / 16 * G + r % G; }
+    GPUK_DEV u32 col(int i) const { const u32 c = i % TM; return c / G * (TILE / 2) + threadIdx.x % 16 * G + c % G; }
+};
+
+/* One operand's share of a slice: TILE * BK elements, PER a thread. kcontig: the k index is
+   contiguous in memory (A as-is, B transposed); consecutive threads then take consecutive k
+   of a row, else consecutive rows (columns of B) of one k, so loads are coalesced either way.
+   Slots past the matrix (mn >= mn_end or k >= k_end) read as 0. */
+template <typename T, int TILE, int BK, int LD> struct gemm_operand {
+    enum { PER = TILE * BK / GPUK_BLOCK };
+    const T* x;
+    u64 ld, mn0, mn_end;
+    bool kcontig;
+    GPUK_DEV u32 mn(int e) const { const u32 q = e * GPUK_BLOCK + threadIdx.x; return kcontig ? q / BK : q % TILE; }
+    GPUK_DEV u32 kk(int e) const { const u32 q = e * GPUK_BLOCK + threadIdx.x; return kcontig ? q % BK : q / TILE; }
+    GPUK_DEV bool inside(int e, u64 k0, u64 k_end) const { return mn0 + mn(e) < mn_end && k0 + kk(e) < k_end; }
+    GPUK_DEV const T* at(int e, u64 k0) const {
+        const u64 r = mn0 + mn(e), c = k0 + kk(e);
+        return kcontig ? x + r * ld + c : x + c * ld + r;
+    }
+    GPUK_DEV void fetch(u64 k0, u64 k_end, T (&v)[PER]) const {
+#pragma unroll
+        for (int e = 0; e < PER; e++) v[e] = inside(e, k0, k_end) ? *at(e, k0) : T(0);
+    }
+    GPUK_DEV void put(T* s, const T (&v)[PER]) const {
+#pragma unroll
+        for (int e = 0; e < PER; e++) s[kk(e) * LD + mn(e)] = v[e];
+    }
+    /* sm_80+: cp.async of one element a slot, zero-filled outside (src-size 0 reads nothing) */
+    GPUK_DEV void copy_async(T* s, u64 k0, u64 k_end) const {
+#pragma unroll
+        for (int e = 0; e < PER; e++) {
+            const bool in = inside(e, k0, k_end);
+            const u32 dst = (u32)__cvta_generic_to_shared(s + kk(e) * LD + mn(e));
+            asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;" ::"r"(dst), "l"(in ? at(e, k0) : x),
+                         "n"(sizeof(T)), "r"(in ? (u32)sizeof(T) : 0u) : "memory");
+        }
+    }
+};
+
+GPUK_DEV void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int N> GPUK_DEV void cp_async_wait() { asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory"); }
+
+/* Adds the policy's accumulators to C (through the workspace when k is split; see above). */
+template <typename T, typename P>
+GPUK_DEV void gemm_finish(P& p, const gemm_args& g, T* c, T alpha, T beta, u64 row0, u64 col0, u64 tile,
+                          u64 tiles, u32 s) {
+    __shared__ u32 last;
+    const u32 t = threadIdx.x;
+    if (g.splits > 1) {
+        /* parts: [tile][split][NACC][256 threads], after GEMM_SPLIT_TILES counters, which only
+           ever hold counters (so a workspace reused by a call of another shape starts at 0) */
+        T* part = (T*)(g.ws + GEMM_SPLIT_TILES) + tile * g.splits * (P::NACC * GPUK_BLOCK);
+#pragma unroll
+        for (int i = 0; i < P::NACC; i++) part[((u64)s * P::NACC + i) * GPUK_BLOCK + t] = p.acc[i];
+        __threadfence();
+        __syncthreads();
+        if (t == 0) {
+            const u32 before = atomicAdd(g.ws + tile, 1u);
+            last = before == g.splits - 1;
+            if (last) g.ws[tile] = 0; /* every part has counted: ready for the next launch */
+        }
+        __syncthreads();
+        if (!last) return;
+        __threadfence();
+        /* every part from the workspace, this one's too (this thread wrote it), in part order */
+        p.zero();
+#pragma unroll 1
+        for (u32 q = 0; q < g.splits; q++) {
+            const T* pq = part + (u64)q * P::NACC * GPUK_BLOCK + t;
+#pragma unroll
+            for (int i = 0; i < P::NACC; i++) p.acc[i] += __ldcg(pq + i * GPUK_BLOCK);
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < P::NACC; i++) {
+        const u64 r = row0 + p.row(i), cc = col0 + p.col(i);
+        if (r >= g.m || cc >= g.n) continue;
+        T* q = c + r * g.ldc + cc;
+        *q = beta == T(0) ? alpha * p.acc[i] : fma(beta, *q, alpha * p.acc[i]);
+    }
 }
 
-template <typename T>
-GPUK_DEV void gemm(T* cm, const T* a, const T* b, u64 m, u64 n, u64 k, u64 ldc, u64 lda, u64 ldb,
-                   u32 trans_a, u32 trans_b, T alpha, T beta) {
-    enum { TILE = gemm_shape<T>::TILE, TM = gemm_shape<T>::TM, BK = gemm_shape<T>::BK };
-    /* one pad element a row: the loads of an operand whose k index is contiguous in memory
-       store down a column of these arrays, which would otherwise hit one bank */
-    __shared__ T as[BK][TILE + 1];
-    __shared__ T bs[BK][TILE + 1];
-    const u32 t = threadIdx.x, tx = t % 16, ty = t / 16;
-    const u64 col0 = (u64)blockIdx.x * TILE;
-    const u64 mtiles = (m + TILE - 1) / TILE;
-    for (u64 tm = blockIdx.y; tm < mtiles; tm += gridDim.y) {
-        const u64 row0 = tm * TILE;
-        T acc[TM][TM];
+template <typename T, typename P, bool ASYNC>
+GPUK_DEV void gemm_run(const gemm_args& g, T* c, const T* a, const T* b, T alpha, T beta) {
+    enum { TILE = P::TILE, BK = P::BK, LD = P::TILE + P::PAD,
+           STAGES = ASYNC && 3 * 2 * BK * LD * sizeof(T) <= 48 * 1024 ? 3 : 2 }; /* static shared memory: 48 KB */
+    __shared__ __align__(16) T sa[STAGES][BK * LD];
+    __shared__ __align__(16) T sb[STAGES][BK * LD];
+    const u64 ntn = (g.n + TILE - 1) / TILE, ntm = (g.m + TILE - 1) / TILE, tiles = ntn * ntm;
+    const u64 jobs = tiles * g.splits * g.batch;
+    /* k a part: a multiple of BK, so parts start on slice boundaries */
+    const u64 kper = ((g.k + g.splits - 1) / g.splits + BK - 1) / BK * BK;
+    for (u64 w = blockIdx.x; w < jobs; w += gridDim.x) {
+        const u64 tile = w % tiles, z = w / tiles, bi = z / g.splits;
+        const u32 s = (u32)(z % g.splits);
+        const u64 row0 = tile / ntn * TILE, col0 = tile % ntn * TILE;
+        const u64 k_begin = s * kper, k_end = k_begin + kper < g.k ? k_begin + kper : g.k;
+        gemm_operand<T, TILE, BK, LD> la, lb;
+        la.x = a + bi * g.stride_a; la.ld = g.lda; la.mn0 = row0; la.mn_end = g.m; la.kcontig = g.trans_a == 0;
+        lb.x = b + bi * g.stride_b; lb.ld = g.ldb; lb.mn0 = col0; lb.mn_end = g.n; lb.kcontig = g.trans_b != 0;
+        P p;
+        p.zero();
+        if constexpr (ASYNC) {
 #pragma unroll
-        for (int r = 0; r < TM; r++)
-#pragma unroll
-            for (int c = 0; c < TM; c++) acc[r][c] = T(0);
-        for (u64 k0 = 0; k0 < k; k0 += BK) {
-            /* TILE * BK elements of each operand, TILE * BK / 256 a thread; consecutive threads
-               take consecutive addresses of whichever index is contiguous in memory */
-#pragma unroll
-            for (int e = 0; e < TILE * BK / GPUK_BLOCK; e++) {
-                const u32 q = e * GPUK_BLOCK + t;
-                const u32 i = trans_a ? q % TILE : q / BK, l = trans_a ? q / TILE : q % BK;
-                as[l][i] = gemm_load(a, lda, trans_a != 0, row0 + i, k0 + l, m, k);
-                const u32 j = trans_b ? q / BK : q % TILE, lb = trans_b ? q % BK : q / TILE;
-                bs[lb][j] = gemm_load(b, ldb, trans_b != 0, k0 + lb, col0 + j, k, n);
+            for (int st = 0; st < STAGES - 1; st++) {
+                const u64 k0 = k_begin + (u64)st * BK;
+                if (k0 < k_end) {
+                    la.copy_async(sa[st], k0, k_end);
+                    lb.copy_async(sb[st], k0, k_end);
+                }
+                cp_async_commit();
             }
-            __syncthreads();
-#pragma unroll
-            for (int l = 0; l < BK; l++) {
-                T x[TM], y[TM];
-#pragma unroll
-                for (int r = 0; r < TM; r++) x[r] = as[l][ty + 16 * r];
-#pragma unroll
-                for (int c = 0; c < TM; c++) y[c] = bs[l][tx + 16 * c];
-#pragma unroll
-                for (int r = 0; r < TM; r++)
-#pragma unroll
-                    for (int c = 0; c < TM; c++) acc[r][c] = fma(x[r], y[c], acc[r][c]);
+            u32 cur = 0;
+            for (u64 k0 = k_begin; k0 < k_end; k0 += BK) {
+                cp_async_wait<STAGES - 2>();
+                __syncthreads(); /* slice k0 is in, and every thread is done with the buffer refilled next */
+                const u64 kn = k0 + (u64)(STAGES - 1) * BK;
+                const u32 next = (cur + STAGES - 1) % STAGES;
+                if (kn < k_end) {
+                    la.copy_async(sa[next], kn, k_end);
+                    lb.copy_async(sb[next], kn, k_end);
+                }
+                cp_async_commit();
+                p.step(sa[cur], sb[cur]);
+                cur = (cur + 1) % STAGES;
             }
+            cp_async_wait<0>();
+        } else if (k_begin < k_end) {
+            T va[gemm_operand<T, TILE, BK, LD>::PER], vb[gemm_operand<T, TILE, BK, LD>::PER];
+            la.fetch(k_begin, k_end, va);
+            lb.fetch(k_begin, k_end, vb);
+            la.put(sa[0], va);
+            lb.put(sb[0], vb);
             __syncthreads();
+            u32 cur = 0;
+            for (u64 k0 = k_begin; k0 < k_end; k0 += BK) {
+                const bool more = k0 + BK < k_end;
+                if (more) {
+                    la.fetch(k0 + BK, k_end, va);
+                    lb.fetch(k0 + BK, k_end, vb);
+                }
+                p.step(sa[cur], sb[cur]);
+                if (more) {
+                    la.put(sa[cur ^ 1], va);
+                    lb.put(sb[cur ^ 1], vb);
+                }
+                __syncthreads();
+                cur ^= 1;
+            }
         }
+        __syncthreads(); /* the next job refills the buffers */
+        gemm_finish<T>(p, g, c + bi * g.stride_c, alpha, beta, row0, col0, tile, tiles, s);
+    }
+}
+
+/* ---- tensor-core policies (sm_80 and newer; their PTX needs .target sm_80, or sm_90 for the
+   m16n8kK FP64 shapes), mma.sync through inline PTX. 8 warps as 2 (m) x 4 (n).
+   Fragment layouts (PTX ISA, "Matrix Fragments for mma.m16n8k8 / m8n8k4 / m16n8k{4,8,16}"),
+   g = lane >> 2, q = lane & 3:
+     m16n8kK A (16 x K): a[r], r < K/2:  row g + 8 * (r & 1), k = q + 4 * (r >> 1)
+     m16n8kK B (K x 8):  b[r], r < K/4:  k = q + 4 * r,       col g
+     m16n8   C (16 x 8): c[r], r < 4:    row g + 8 * (r >> 1), col 2q + (r & 1)
+     m8n8k4  A (8 x 4): a0 = (g, q);  B (4 x 8): b0 = (q, g);  C (8 x 8): c[r] = (g, 2q + r)
+   The mma's m and n indices map to tile rows and columns in whatever order makes a thread's
+   rows (and columns) at one k contiguous, so fragments come from 16-byte shared loads;
+   row()/col() report the order. Bank conflicts: a 16-byte warp load runs as 4 phases of 8
+   lanes, lane (g, q) reading word q * LD + 4g (+ const); with LD = 8 (mod 32) words (TF32,
+   PAD 8) or 4 (mod 16) doubles (FP64, PAD 4) the 8 lanes of a phase hit 8 distinct 16-byte
+   bank groups. Measured on H100 from shared memory alone (lab, one run): TF32 m16n8k8 137
+   TFLOP/s with a barrier a stage, FP64 m8n8k4 32, FP64 m16n8k4 65 (cuBLAS DGEMM: 60). */
+/* ---------------------------------------------------------------------------------------------
+   TF32: mma.sync.m16n8k8.row.col.f32.tf32.tf32.f32 (sm_80+).
+   TILE 128, warps 2 (m) x 4 (n), warp tile 64 x 32 = 4 m16 tiles x 4 n8 tiles, 16 mma a k8 step.
+   Thread's A rows: 8 "slots" s = 2t + h (m16 tile t, half h: fragment row g + 8h), at tile row
+     wm * 64 + (s >> 2) * 32 + 4g + (s & 3)  -> slots 0-3 and 4-7 are two float4 loads a k.
+   Thread's B cols: slot u (n8 tile u, fragment col g) at wn * 32 + 4g + u -> one float4 load a k.
+   C: fragment col n = 2q + e of n8 tile u is tile col wn * 32 + 4n + u = wn * 32 + 8q + 4e + u,
+     so acc[s * 8 + j] is row(s), col wn * 32 + 8q + j: 8 consecutive columns a row.
+   Per k8 a thread issues 6 ld.shared.v4 + 24 cvt.rna + 16 mma. Stage = 2 * BK * 136 * 4 bytes:
+   BK 16 -> 17408 B (2 stages 34.8 KB; 3 stages 52.2 KB > 48 KB), BK 8 -> 8704 B (3 stages 26.1 KB). */
+template <int BK_>
+struct gemm_tf32_mma {
+    enum { TILE = GEMM_TILE_MMA, BK = BK_, PAD = 8, NACC = 64, LD = TILE + PAD, STAGE_BYTES = 2 * BK * LD * 4 };
+    float acc[NACC];
+
+    GPUK_DEV void zero() {
 #pragma unroll
-        for (int r = 0; r < TM; r++) {
-            const u64 i = row0 + ty + 16 * r;
-            if (i >= m) continue;
+        for (int i = 0; i < NACC; i++) acc[i] = 0.f;
+    }
+    GPUK_DEV static u32 tf32(float x) {
+        u32 r;
+        asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+        return r;
+    }
+    GPUK_DEV static void mma(float& c0, float& c1, float& c2, float& c3, u32 a0, u32 a1, u32 a2, u32 a3,
+                             u32 b0, u32 b1) {
+        asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+            "{%0,%1,%2,%3};"
+            : "+f"(c0), "+f"(c1), "+f"(c2), "+f"(c3)
+            : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+    }
+    GPUK_DEV void step(const float* as, const float* bs) {
+        const u32 lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
+        const u32 wm = threadIdx.x >> 7, wn = (threadIdx.x >> 5) & 3;
+        const float* pa = as + q * LD + wm * 64 + g * 4;
+        const float* pb = bs + q * LD + wn * 32 + g * 4;
 #pragma unroll
-            for (int c = 0; c < TM; c++) {
-                const u64 j = col0 + tx + 16 * c;
-                if (j >= n) continue;
-                T* p = cm + i * ldc + j;
-                *p = beta == T(0) ? alpha * acc[r][c] : fma(beta, *p, alpha * acc[r][c]);
+        for (int k = 0; k < BK; k += 8) {
+            u32 a[2][8], b[2][4]; /* [h: k = q + 4h][slot] */
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                const int off = (k + 4 * h) * LD;
+                const float4 x0 = *(const float4*)(pa + off), x1 = *(const float4*)(pa + off + 32);
+                const float4 y = *(const float4*)(pb + off);
+                a[h][0] = tf32(x0.x); a[h][1] = tf32(x0.y); a[h][2] = tf32(x0.z); a[h][3] = tf32(x0.w);
+                a[h][4] = tf32(x1.x); a[h][5] = tf32(x1.y); a[h][6] = tf32(x1.z); a[h][7] = tf32(x1.w);
+                b[h][0] = tf32(y.x); b[h][1] = tf32(y.y); b[h][2] = tf32(y.z); b[h][3] = tf32(y.w);
+            }
+#pragma unroll
+            for (int t = 0; t < 4; t++)
+#pragma unroll
+                for (int u = 0; u < 4; u++)
+                    mma(acc[(2 * t) * 8 + u], acc[(2 * t) * 8 + 4 + u], acc[(2 * t + 1) * 8 + u],
+                        acc[(2 * t + 1) * 8 + 4 + u], a[0][2 * t], a[0][2 * t + 1], a[1][2 * t], a[1][2 * t + 1],
+                        b[0][u], b[1][u]);
+        }
+    }
+    GPUK_DEV u32 row(int i) const {
+        const u32 s = (u32)i >> 3, g = (threadIdx.x & 31) >> 2;
+        return (threadIdx.x >> 7) * 64 + (s >> 2) * 32 + g * 4 + (s & 3);
+    }
+    GPUK_DEV u32 col(int i) const {
+        return ((threadIdx.x >> 5) & 3) * 32 + (threadIdx.x & 3) * 8 + ((u32)i & 7);
+    }
+};
+
+/* ---------------------------------------------------------------------------------------------
+   FP64: KS = 0 -> mma.sync.m8n8k4 (sm_80+); KS = 4, 8, 16 -> mma.sync.m16n8kKS (sm_90+, PTX 7.8):
+   the same FLOPs in 2x / 4x / 8x fewer instructions than m8n8k4.
+   Warps 2 (m) x 4 (n), warp tile WM x WN = TILE/2 x TILE/4; a thread holds RA = WM/8 A rows and
+   NB = WN/8 B cols ("slots"), identical for every KS:
+     A slot r: tile row wm * WM + (r >> 1) * 16 + 2g + (r & 1)   (pairs -> one double2 load a k)
+               m8n8k4: slot r is m8 tile r's fragment row g; m16n8kK: slots 2t, 2t+1 are m16 tile
+               t's fragment rows g, g + 8
+     B slot u: fragment col n of n8 tile u is tile col wn * WN + (u >> 1) * 16 + 2n + (u & 1)
+               (the thread's own n = g: pairs of slots -> one double2 load a k)
+   C: fragment col n = 2q + e of tile u -> acc[r * 2NB + j], j = (u >> 1) * 4 + 2e + (u & 1), at
+     row(slot r), col wn * WN + (j >> 2) * 16 + 4q + (j & 3): runs of 4 consecutive columns.
+   TILE 128 (chosen): 64 accumulators (128 registers) a thread, 1 block of 8 warps an SM; half the
+   shared-memory bytes a FLOP of TILE 64 (warp tile 64x32: 0.375 B/FMA of fragment loads, + 0.125
+   B/FMA of cp.async fills, vs 0.75 + 0.25 at TILE 64, which would need all of the SM's 128 B/clk
+   at H100's 128 DFMA/clk), and half the L2/DRAM traffic. Stage = 2 * BK * 132 * 8 bytes:
+   BK 8 -> 16896 B (2 stages 33.8 KB; 3 stages 50.7 KB > 48 KB); BK 4 -> 8448 B (3 stages 25.3 KB).
+   TILE 64 (LD 68): BK 8 -> 8704 B a stage, 16 accumulators. KS = 16 needs BK % 16 == 0. */
+template <int TILE_, int BK_, int KS>
+struct gemm_f64_mma {
+    enum {
+        TILE = TILE_, BK = BK_, PAD = 4, LD = TILE + PAD, WM = TILE / 2, WN = TILE / 4, RA = WM / 8,
+        NB = WN / 8, NACC = RA * NB * 2, KK = KS == 0 ? 4 : KS, STAGE_BYTES = 2 * BK * LD * 8
+    };
+    double acc[NACC];
+
+    GPUK_DEV void zero() {
+#pragma unroll
+        for (int i = 0; i < NACC; i++) acc[i] = 0.0;
+    }
+    GPUK_DEV static int j_of(int u, int e) { return (u >> 1) * 4 + 2 * e + (u & 1); }
+    GPUK_DEV void step(const double* as, const double* bs) {
+        static_assert(BK % KK == 0 && NB % 2 == 0 && RA % 2 == 0, "shape");
+        const u32 lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
+        const u32 wm = threadIdx.x >> 7, wn = (threadIdx.x >> 5) & 3;
+        const double* pa = as + q * LD + wm * WM + g * 2;
+        const double* pb = bs + q * LD + wn * WN + g * 2;
+#pragma unroll
+        for (int k = 0; k < BK; k += KK) {
+            double a[KK / 4][RA], b[KK / 4][NB]; /* [k = k + 4h + q][slot] */
+#pragma unroll
+            for (int h = 0; h < KK / 4; h++) {
+                const int off = (k + 4 * h) * LD;
+#pragma unroll
+                for (int r = 0; r < RA; r += 2) {
+                    const double2 x = *(const double2*)(pa + off + (r >> 1) * 16);
+                    a[h][r] = x.x; a[h][r + 1] = x.y;
+                }
+#pragma unroll
+                for (int u = 0; u < NB; u += 2) {
+                    const double2 y = *(const double2*)(pb + off + (u >> 1) * 16);
+                    b[h][u] = y.x; b[h][u + 1] = y.y;
+                }
+            }
+            if constexpr (KS == 0) {
+#pragma unroll
+                for (int r = 0; r < RA; r++)
+#pragma unroll
+                    for (int u = 0; u < NB; u++)
+                        asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};"
+                            : "+d"(acc[r * 2 * NB + j_of(u, 0)]), "+d"(acc[r * 2 * NB + j_of(u, 1)])
+                            : "d"(a[0][r]), "d"(b[0][u]));
+            } else {
+#pragma unroll
+                for (int t = 0; t < RA / 2; t++)
+#pragma unroll
+                    for (int u = 0; u < NB; u++) {
+                        double& c0 = acc[(2 * t) * 2 * NB + j_of(u, 0)];
+                        double& c1 = acc[(2 * t) * 2 * NB + j_of(u, 1)];
+                        double& c2 = acc[(2 * t + 1) * 2 * NB + j_of(u, 0)];
+                        double& c3 = acc[(2 * t + 1) * 2 * NB + j_of(u, 1)];
+                        if constexpr (KS == 4)
+                            asm("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5}, {%6}, "
+                                "{%0,%1,%2,%3};"
+                                : "+d"(c0), "+d"(c1), "+d"(c2), "+d"(c3)
+                                : "d"(a[0][2 * t]), "d"(a[0][2 * t + 1]), "d"(b[0][u]));
+                        else if constexpr (KS == 8)
+                            asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+                                "{%8,%9}, {%0,%1,%2,%3};"
+                                : "+d"(c0), "+d"(c1), "+d"(c2), "+d"(c3)
+                                : "d"(a[0][2 * t]), "d"(a[0][2 * t + 1]), "d"(a[KK / 4 - 1][2 * t]),
+                                  "d"(a[KK / 4 - 1][2 * t + 1]), "d"(b[0][u]), "d"(b[KK / 4 - 1][u]));
+                        else
+                            asm("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, "
+                                "{%4,%5,%6,%7,%8,%9,%10,%11}, {%12,%13,%14,%15}, {%0,%1,%2,%3};"
+                                : "+d"(c0), "+d"(c1), "+d"(c2), "+d"(c3)
+                                : "d"(a[0][2 * t]), "d"(a[0][2 * t + 1]), "d"(a[1 % (KK / 4)][2 * t]),
+                                  "d"(a[1 % (KK / 4)][2 * t + 1]), "d"(a[2 % (KK / 4)][2 * t]),
+                                  "d"(a[2 % (KK / 4)][2 * t + 1]), "d"(a[3 % (KK / 4)][2 * t]),
+                                  "d"(a[3 % (KK / 4)][2 * t + 1]), "d"(b[0][u]), "d"(b[1 % (KK / 4)][u]),
+                                  "d"(b[2 % (KK / 4)][u]), "d"(b[3 % (KK / 4)][u]));
+                    }
             }
         }
     }
-}
+    GPUK_DEV u32 row(int i) const {
+        const u32 r = (u32)i / (2 * NB), g = (threadIdx.x & 31) >> 2;
+        return (threadIdx.x >> 7) * WM + (r >> 1) * 16 + g * 2 + (r & 1);
+    }
+    GPUK_DEV u32 col(int i) const {
+        const u32 j = (u32)i % (2 * NB);
+        return ((threadIdx.x >> 5) & 3) * WN + (j >> 2) * 16 + (threadIdx.x & 3) * 4 + (j & 3);
+    }
+};
+
+/* The policy each variant uses (TF32's baseline is exact FP32: see its wrapper's doc). */
+typedef gemm_simt<float> gemm_policy_f32;
+typedef gemm_simt<float> gemm_policy_tf32;
+typedef gemm_simt<double> gemm_policy_f64;
+typedef gemm_simt<float> gemm_policy_sm80_f32;
+typedef gemm_tf32_mma<16> gemm_policy_sm80_tf32;                 /* 2 stages of 17 KB */
+typedef gemm_f64_mma<GEMM_TILE_MMA, 8, 0> gemm_policy_sm80_f64;  /* m8n8k4, 2 stages of 17 KB */
+typedef gemm_f64_mma<GEMM_TILE_MMA, 8, 4> gemm_policy_sm90_f64;  /* m16n8k4 (m16n8k8 spilled) */
+
+#define GPUK_GEMM_ENTRY(T, t, suffix, policy, async)                                         \
+    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
+    gpuk_gemm_##t##suffix(T* c, const T* a, const T* b, gemm_args g, T alpha, T beta) {      \
+        gemm_run<T, policy, async>(g, c, a, b, alpha, beta);                                 \
+    }
 
 // wrap gpuk_gemm_{t}(gpuk_array2d c, {T} alpha, gpuk_array2d a, uint32_t trans_a, gpuk_array2d b, uint32_t trans_b, {T} beta)
-//      = gpuk__gemm({size}, c, &alpha, a, trans_a, b, trans_b, &beta)
-//      | C = alpha * op(A) * op(B) + beta * C for row-major views, op(X) = X^T where trans_x; m = c.rows, n = c.cols; beta = 0: C is not read
-#define GPUK_GEMM(T, t)                                                                      \
-    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
-    gpuk_gemm_##t(T* c, const T* a, const T* b, u64 m, u64 n, u64 k, u64 ldc, u64 lda,       \
-                  u64 ldb, u32 trans_a, u32 trans_b, T alpha, T beta) {                      \
-        gemm<T>(c, a, b, m, n, k, ldc, lda, ldb, trans_a, trans_b, alpha, beta);             \
-    }
+//      = gpuk__gemm({size}, c, 0, &alpha, a, 0, trans_a, b, 0, trans_b, &beta, 1)
+//      | C = alpha * op(A) * op(B) + beta * C for row-major views, op(X) = X^T where trans_x; m = c.rows, n = c.cols; beta = 0: C is not read{t: f32=; f64=; tf32=. TF32: tensor cores with 10-bit mantissas on sm_80 and newer, exact FP32 on older GPUs}
+// wrap gpuk_gemm_batched_{t}(gpuk_array2d c, size_t stride_c, {T} alpha, gpuk_array2d a, size_t stride_a, uint32_t trans_a, gpuk_array2d b, size_t stride_b, uint32_t trans_b, {T} beta, size_t batch)
+//      = gpuk__gemm@gpuk_gemm_{t}({size}, c, stride_c, &alpha, a, stride_a, trans_a, b, stride_b, trans_b, &beta, batch)
+//      | batch products at once: product i uses the views moved by i * stride_x elements (stride 0: shared); else as gpuk_gemm_{t}
+#define GPUK_GEMM(T, t) GPUK_GEMM_ENTRY(T, t, , gemm_policy_##t, false)
+/* Variants: cp.async staging on sm_80 and newer, with TF32 and FP64 tensor cores; FP64's
+   m16n8k4 shape on sm_90. */
+#define GPUK_GEMM_SM80(T, t) GPUK_GEMM_ENTRY(T, t, __sm80, gemm_policy_sm80_##t, true)
+#define GPUK_GEMM_SM90(T, t) GPUK_GEMM_ENTRY(T, t, __sm90, gemm_policy_sm90_##t, true)
 
 /* ---- transpose: out (cols x rows) = in (rows x cols)^T, both row-major ----
    A block moves 64x64 tiles through shared memory (one pad column so the column reads do not
@@ -1142,6 +1481,11 @@ GPUK_TRANSPOSE(double, f64)
 
 GPUK_GEMM(float, f32)
 GPUK_GEMM(double, f64)
+GPUK_GEMM(float, tf32)
+GPUK_GEMM_SM80(float, f32)
+GPUK_GEMM_SM80(double, f64)
+GPUK_GEMM_SM80(float, tf32)
+GPUK_GEMM_SM90(double, f64)
 
 GPUK_HISTOGRAM(unsigned char, u8)
 GPUK_HISTOGRAM(int, i32)

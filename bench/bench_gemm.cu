@@ -1,7 +1,7 @@
-// bench/bench_gemm.cu - gpuk_gemm_f32/f64 against cuBLAS SGEMM/DGEMM on the same GPU, the same
-// memory and the same stream: 4096^3, the GEMM issue's seed shape (m=1024 n=512 k=2048), 1000^3,
-// and 512 products of 128^3 (cuBLAS strided-batched; gpuk has no batched call, so 512 gpuk
-// calls queued back to back, launch cost included). Each figure is the median of 11 runs after
+// bench/bench_gemm.cu - gpuk_gemm_f32/f64/tf32 against cuBLAS SGEMM/DGEMM on the same GPU, the
+// same memory and the same stream: 4096^3, the GEMM issue's seed shape (m=1024 n=512 k=2048),
+// 1000^3, TF32 against cuBLAS in TF32 mode, the portable sm_52 baseline variant forced on this
+// GPU, and 512 products of 128^3 (strided batched, both). Each figure is the median of 11 runs after
 // 2 warm-ups, timed by cudaEvents around the call on that stream; FLOPs = 2 m n k a product.
 // First it checks once, at 1000^3, that both give the same C within tolerance (so it cannot
 // time a wrong kernel), and exits non-zero when they do not.
@@ -31,8 +31,11 @@
 
 static cudaStream_t st;
 static cublasHandle_t blas;
-static gpuk_ctx* ctx;
-static gpuk_stream gst; // st, wrapped: gpuk's calls and cuBLAS's queue on the same stream
+// ctx[0] runs the variants the GPU picks; ctx[1] holds them to the portable sm_52 baseline
+// (gpuk_ctx_desc.kernels_max_sm = 52), the one older GPUs run
+static gpuk_ctx* ctx[2];
+static gpuk_stream gst[2]; // st, wrapped: gpuk's calls and cuBLAS's queue on the same stream
+enum mode { EXACT, TF32, BASELINE }; // gpuk_gemm_f32/f64; gpuk_gemm_tf32; EXACT on ctx[1]
 
 template <typename F> static float median_ms(F f) {
     cudaEvent_t a, b;
@@ -72,16 +75,14 @@ template <typename T> __global__ void abs_of(T* out, const T* in, size_t n) {
 
 template <typename T> struct mats {
     T *a, *b, *c, *c2;
-    gpuk_buffer ga, gb, gc;
+    gpuk_buffer ga[2], gb[2], gc[2]; // wrapped in ctx[0] and ctx[1]
 };
-static gpuk_buffer wrap(void* p, size_t bytes) {
+static void wrap(void* p, size_t bytes, gpuk_buffer* out) {
     gpuk_buffer_desc d;
     std::memset(&d, 0, sizeof d);
     d.wrap = (gpuk_devptr)(uintptr_t)p;
     d.bytes = bytes;
-    gpuk_buffer b;
-    TRY(gpuk_buffer_create(ctx, &d, &b));
-    return b;
+    for (int i = 0; i < 2; i++) TRY(gpuk_buffer_create(ctx[i], &d, &out[i]));
 }
 // A (m x k), B (k x n), C (m x n) for `count` products side by side, A and B random
 template <typename T> static mats<T> alloc(size_t m, size_t n, size_t k, size_t count) {
@@ -94,15 +95,17 @@ template <typename T> static mats<T> alloc(size_t m, size_t n, size_t k, size_t 
     fill_uniform<<<1024, 256, 0, st>>>(x.b, k * n * count, (unsigned long long)std::rand() << 21);
     CK(cudaMemsetAsync(x.c, 0, m * n * count * sizeof(T), st));
     CK(cudaGetLastError());
-    x.ga = wrap(x.a, m * k * count * sizeof(T));
-    x.gb = wrap(x.b, k * n * count * sizeof(T));
-    x.gc = wrap(x.c, m * n * count * sizeof(T));
+    wrap(x.a, m * k * count * sizeof(T), x.ga);
+    wrap(x.b, k * n * count * sizeof(T), x.gb);
+    wrap(x.c, m * n * count * sizeof(T), x.gc);
     return x;
 }
 template <typename T> static void release(mats<T>& x) {
-    TRY(gpuk_buffer_destroy(ctx, x.ga));
-    TRY(gpuk_buffer_destroy(ctx, x.gb));
-    TRY(gpuk_buffer_destroy(ctx, x.gc));
+    for (int i = 0; i < 2; i++) {
+        TRY(gpuk_buffer_destroy(ctx[i], x.ga[i]));
+        TRY(gpuk_buffer_destroy(ctx[i], x.gb[i]));
+        TRY(gpuk_buffer_destroy(ctx[i], x.gc[i]));
+    }
     CK(cudaFree(x.a)); CK(cudaFree(x.b)); CK(cudaFree(x.c)); CK(cudaFree(x.c2));
 }
 
@@ -118,17 +121,28 @@ static void cublas_gemm(double* c, const double* a, const double* b, size_t m, s
     const double one = 1, zero = 0;
     CB(cublasDgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)n, (int)m, (int)k, &one, b, (int)n, a, (int)k, &zero, c, (int)n));
 }
-static gpuk_result gpuk_gemm(float, gpuk_array2d c, gpuk_array2d a, gpuk_array2d b) {
-    return gpuk_gemm_f32(ctx, gst, c, 1.0f, a, 0, b, 0, 0.0f);
+// cuBLAS's TF32 mode for the TF32 rows only (CUBLAS_DEFAULT_MATH never uses TF32 for SGEMM)
+static void cublas_math(mode md) { CB(cublasSetMathMode(blas, md == TF32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH)); }
+static gpuk_result gpuk_gemm(float, mode md, gpuk_array2d c, gpuk_array2d a, gpuk_array2d b) {
+    const int i = md == BASELINE;
+    if (md == TF32) return gpuk_gemm_tf32(ctx[0], gst[0], c, 1.0f, a, 0, b, 0, 0.0f);
+    return gpuk_gemm_f32(ctx[i], gst[i], c, 1.0f, a, 0, b, 0, 0.0f);
 }
-static gpuk_result gpuk_gemm(double, gpuk_array2d c, gpuk_array2d a, gpuk_array2d b) {
-    return gpuk_gemm_f64(ctx, gst, c, 1.0, a, 0, b, 0, 0.0);
+static gpuk_result gpuk_gemm(double, mode md, gpuk_array2d c, gpuk_array2d a, gpuk_array2d b) {
+    const int i = md == BASELINE;
+    return gpuk_gemm_f64(ctx[i], gst[i], c, 1.0, a, 0, b, 0, 0.0);
+}
+static const char* label(size_t elem, mode md) {
+    if (md == TF32) return "tf32 ";
+    if (md == BASELINE) return elem == 4 ? "sgemm sm_52 baseline" : "dgemm sm_52 baseline";
+    return elem == 4 ? "sgemm" : "dgemm";
 }
 
-// C from gpuk and from cuBLAS on the same A and B must agree within 2 (k + 2) eps sum_l |a b|
-// (each errs by at most about k eps/2 of that sum; tests/gpu_gemm.c states the same bound
-// against a double reference). The bound itself is |A| |B| from cuBLAS.
-template <typename T> static int verify(size_t m, size_t n, size_t k) {
+// C from gpuk and from cuBLAS (FP32/FP64) on the same A and B must agree within 2 (k + 2) eps
+// sum_l |a b| (each errs by at most about k eps/2 of that sum; tests/gpu_gemm.c states the
+// same bound against a double reference), plus 1.125 * 2^-10 of that sum for TF32 (inputs
+// rounded to 10-bit mantissas). The bound itself is |A| |B| from cuBLAS.
+template <typename T> static int verify(mode md, size_t m, size_t n, size_t k) {
     mats<T> x = alloc<T>(m, n, k, 1);
     T *absa, *absb, *bound;
     CK(cudaMalloc(&absa, m * k * sizeof(T)));
@@ -139,7 +153,8 @@ template <typename T> static int verify(size_t m, size_t n, size_t k) {
     cublas_gemm(bound, absa, absb, m, n, k);
     cublas_gemm(x.c2, x.a, x.b, m, n, k);
     CK(cudaMemsetAsync(x.c, 0xFF, m * n * sizeof(T), st)); // NaN: a C gpuk left unwritten fails
-    TRY(gpuk_gemm(T(), gpuk_at2d(x.gc, 0, m, n, 0), gpuk_at2d(x.ga, 0, m, k, 0), gpuk_at2d(x.gb, 0, k, n, 0)));
+    const int ci = md == BASELINE;
+    TRY(gpuk_gemm(T(), md, gpuk_at2d(x.gc[ci], 0, m, n, 0), gpuk_at2d(x.ga[ci], 0, m, k, 0), gpuk_at2d(x.gb[ci], 0, k, n, 0)));
     CK(cudaStreamSynchronize(st));
     std::vector<T> g(m * n), r(m * n), bd(m * n);
     CK(cudaMemcpy(g.data(), x.c, m * n * sizeof(T), cudaMemcpyDeviceToHost));
@@ -149,7 +164,8 @@ template <typename T> static int verify(size_t m, size_t n, size_t k) {
     size_t bad = 0;
     double worst = 0;
     for (size_t i = 0; i < m * n; i++) {
-        double tol = 2.0 * (double)(k + 2) * eps * (double)bd[i], d = std::fabs((double)g[i] - (double)r[i]);
+        double tol = (2.0 * (double)(k + 2) * eps + (md == TF32 ? 0x1.2p-10 : 0)) * (double)bd[i];
+        double d = std::fabs((double)g[i] - (double)r[i]);
         if (!(d <= tol)) {
             if (bad++ < 5)
                 std::fprintf(stderr, "bench_gemm: %s %zux%zux%zu C[%zu][%zu]: gpuk %.17g, cuBLAS %.17g (tolerance %.3g)\n",
@@ -157,20 +173,25 @@ template <typename T> static int verify(size_t m, size_t n, size_t k) {
         } else if (tol > 0) worst = std::max(worst, d / tol);
     }
     std::printf("check %s %zux%zux%zu: gpuk and cuBLAS agree: %s (largest difference %.3f of the tolerance)\n",
-                sizeof(T) == 4 ? "sgemm" : "dgemm", m, n, k, bad ? "NO" : "yes", worst);
+                label(sizeof(T), md), m, n, k, bad ? "NO" : "yes", worst);
     CK(cudaFree(absa)); CK(cudaFree(absb)); CK(cudaFree(bound));
     release(x);
     return bad == 0;
 }
 
-template <typename T> static void bench(const char* name, size_t m, size_t n, size_t k) {
+// The ratio is cuBLAS time / gpuk time, both medians; the baseline rows divide by cuBLAS in
+// FP32/FP64, the TF32 rows by cuBLAS in TF32.
+template <typename T> static void bench(mode md, const char* name, size_t m, size_t n, size_t k) {
     mats<T> x = alloc<T>(m, n, k, 1);
-    gpuk_array2d c = gpuk_at2d(x.gc, 0, m, n, 0), a = gpuk_at2d(x.ga, 0, m, k, 0), b = gpuk_at2d(x.gb, 0, k, n, 0);
+    const int ci = md == BASELINE;
+    gpuk_array2d c = gpuk_at2d(x.gc[ci], 0, m, n, 0), a = gpuk_at2d(x.ga[ci], 0, m, k, 0), b = gpuk_at2d(x.gb[ci], 0, k, n, 0);
+    cublas_math(md);
     float tc = median_ms([&] { cublas_gemm(x.c, x.a, x.b, m, n, k); });
-    float tg = median_ms([&] { TRY(gpuk_gemm(T(), c, a, b)); });
+    cublas_math(EXACT);
+    float tg = median_ms([&] { TRY(gpuk_gemm(T(), md, c, a, b)); });
     double flop = 2.0 * (double)m * (double)n * (double)k;
-    std::printf("%s %-22s cublas %6.1f TFLOP/s  gpuk %6.1f TFLOP/s  ratio %.2f   (%.3f ms, %.3f ms)\n",
-                sizeof(T) == 4 ? "sgemm" : "dgemm", name, flop / tc / 1e9, flop / tg / 1e9, tc / tg, tc, tg);
+    std::printf("%-20s %-20s cublas %6.1f TFLOP/s  gpuk %6.1f TFLOP/s  ratio %.2f   (%.3f ms, %.3f ms)\n",
+                label(sizeof(T), md), name, flop / tc / 1e9, flop / tg / 1e9, tc / tg, tc, tg);
     release(x);
 }
 
@@ -183,20 +204,22 @@ static void bench_batched(size_t count, size_t s) {
                                      x.a, (int)s, stride, &zero, x.c, (int)s, stride, (int)count));
     });
     float tg = median_ms([&] {
-        for (size_t i = 0; i < count; i++)
-            TRY(gpuk_gemm_f32(ctx, gst, gpuk_at2d(x.gc, i * s * s, s, s, 0), 1.0f, gpuk_at2d(x.ga, i * s * s, s, s, 0), 0,
-                              gpuk_at2d(x.gb, i * s * s, s, s, 0), 0, 0.0f));
+        TRY(gpuk_gemm_batched_f32(ctx[0], gst[0], gpuk_at2d(x.gc[0], 0, s, s, 0), s * s, 1.0f, gpuk_at2d(x.ga[0], 0, s, s, 0),
+                                  s * s, 0, gpuk_at2d(x.gb[0], 0, s, s, 0), s * s, 0, 0.0f, count));
     });
     double flop = 2.0 * (double)s * (double)s * (double)s * (double)count;
-    std::printf("sgemm %zu x %zu^3 batched    cublas %6.1f TFLOP/s  gpuk %6.1f TFLOP/s  ratio %.2f   (%.3f ms, %.3f ms; "
-                "gpuk: %zu calls, no batched call)\n", count, s, flop / tc / 1e9, flop / tg / 1e9, tc / tg, tc, tg, count);
+    char name[48];
+    std::snprintf(name, sizeof name, "%zu x %zu^3 batched", count, s);
+    std::printf("%-20s %-20s cublas %6.1f TFLOP/s  gpuk %6.1f TFLOP/s  ratio %.2f   (%.3f ms, %.3f ms; strided batched both)\n",
+                "sgemm", name, flop / tc / 1e9, flop / tg / 1e9, tc / tg, tc, tg);
     release(x);
 }
 
 int main() {
-    // cuBLAS must compute in FP32, as gpuk does: CUBLAS_DEFAULT_MATH never uses TF32 for SGEMM,
-    // and NVIDIA_TF32_OVERRIDE=0 rules out any global override
-    setenv("NVIDIA_TF32_OVERRIDE", "0", 1);
+    // cuBLAS must compute in FP32 where gpuk does: CUBLAS_DEFAULT_MATH never uses TF32 for
+    // SGEMM; no global override either way (NVIDIA_TF32_OVERRIDE=0 would also turn off the
+    // TF32 mode the TF32 rows ask for)
+    unsetenv("NVIDIA_TF32_OVERRIDE");
     std::srand(12345);
     CK(cudaSetDevice(0));
     CK(cudaFree(0)); // the runtime takes the primary context, which gpuk then shares
@@ -204,29 +227,41 @@ int main() {
     CB(cublasCreate(&blas));
     CB(cublasSetStream(blas, st));
     CB(cublasSetMathMode(blas, CUBLAS_DEFAULT_MATH));
-    TRY(gpuk_ctx_create(NULL, &ctx));
-    gpuk_stream_desc sd;
-    std::memset(&sd, 0, sizeof sd);
-    sd.wrap = (void*)st;
-    TRY(gpuk_stream_create(ctx, &sd, &gst));
+    for (int i = 0; i < 2; i++) {
+        gpuk_ctx_desc cd;
+        std::memset(&cd, 0, sizeof cd);
+        cd.kernels_max_sm = i ? 52 : 0;
+        TRY(gpuk_ctx_create(&cd, &ctx[i]));
+        gpuk_stream_desc sd;
+        std::memset(&sd, 0, sizeof sd);
+        sd.wrap = (void*)st;
+        TRY(gpuk_stream_create(ctx[i], &sd, &gst[i]));
+    }
     int ver = 0;
     CB(cublasGetVersion(blas, &ver));
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
-    std::printf("== GEMM: gpuk vs cuBLAS %d (FP32/FP64, no TF32), %s\n", ver, prop.name);
-    int ok = verify<float>(1000, 1000, 1000);
-    ok &= verify<double>(1000, 1000, 1000);
+    std::printf("== GEMM: gpuk vs cuBLAS %d (FP32/FP64; TF32 rows against cuBLAS TF32), %s\n", ver, prop.name);
+    int ok = 1;
+    for (mode md : { EXACT, TF32, BASELINE }) ok &= verify<float>(md, 1000, 1000, 1000);
+    for (mode md : { EXACT, BASELINE }) ok &= verify<double>(md, 1000, 1000, 1000);
     if (!ok) { std::printf("gpuk's GEMM disagrees with cuBLAS: not timed\n"); return 1; }
-    bench<float>("4096^3", 4096, 4096, 4096);
-    bench<float>("m=1024 n=512 k=2048", 1024, 512, 2048);
-    bench<float>("1000^3", 1000, 1000, 1000);
-    bench<double>("4096^3", 4096, 4096, 4096);
-    bench<double>("m=1024 n=512 k=2048", 1024, 512, 2048);
-    bench<double>("1000^3", 1000, 1000, 1000);
+    bench<float>(EXACT, "4096^3", 4096, 4096, 4096);
+    bench<float>(EXACT, "m=1024 n=512 k=2048", 1024, 512, 2048);
+    bench<float>(EXACT, "1000^3", 1000, 1000, 1000);
+    bench<float>(TF32, "4096^3", 4096, 4096, 4096);
+    bench<float>(TF32, "m=1024 n=512 k=2048", 1024, 512, 2048);
+    bench<double>(EXACT, "4096^3", 4096, 4096, 4096);
+    bench<double>(EXACT, "m=1024 n=512 k=2048", 1024, 512, 2048);
+    bench<double>(EXACT, "1000^3", 1000, 1000, 1000);
+    bench<float>(BASELINE, "4096^3", 4096, 4096, 4096);
+    bench<double>(BASELINE, "4096^3", 4096, 4096, 4096);
     bench_batched(512, 128);
     CK(cudaGetLastError());
-    TRY(gpuk_stream_destroy(ctx, gst));
-    TRY(gpuk_ctx_destroy(ctx));
+    for (int i = 0; i < 2; i++) {
+        TRY(gpuk_stream_destroy(ctx[i], gst[i]));
+        TRY(gpuk_ctx_destroy(ctx[i]));
+    }
     CB(cublasDestroy(blas));
     CK(cudaStreamDestroy(st));
     return 0;

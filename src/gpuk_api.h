@@ -297,6 +297,9 @@ typedef struct gpuk_ctx_desc {
     uint32_t max_events;     // 0 -> 1024
     uint32_t max_modules;    // 0 -> 64
     uint32_t max_kernels;    // 0 -> 1024
+    uint32_t kernels_max_sm; // 0 -> built-in kernels take the fastest variant the device runs;
+                             //   e.g. 52 -> the portable sm_52 baseline only, 80 -> none newer
+                             //   than sm_80 (tests, and results that match older GPUs)
     uint32_t _end_canary;
 } gpuk_ctx_desc;
 

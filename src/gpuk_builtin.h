@@ -21,11 +21,13 @@ static const gpuk__builtin_ptx* gpuk__builtin_ptx_of(int id); /* these two come 
 static const gpuk__builtin_variant* gpuk__builtin_variants(void);
 
 /* The PTX to load for kernel id on ctx: the variant with the highest .target the device and
-   driver can take, else the baseline (.target sm_52 or lower), which every device takes. */
+   driver can take (and gpuk_ctx_desc.kernels_max_sm allows), else the baseline (.target sm_52
+   or lower), which every device takes. */
 static const gpuk__builtin_ptx* gpuk__builtin_pick(const gpuk_ctx* ctx, int id) {
     const gpuk__builtin_ptx* best = gpuk__builtin_ptx_of(id);
     const gpuk__builtin_variant* v;
     int sm = ctx->info.cc_major * 10 + ctx->info.cc_minor;
+    if (ctx->kernels_max_sm && (int)ctx->kernels_max_sm < sm) sm = (int)ctx->kernels_max_sm;
     for (v = gpuk__builtin_variants(); v->kernel >= 0; v++)
         if (v->kernel == id && v->ptx.target <= sm && v->ptx.target > best->target &&
             gpuk__ptx_needs_cuda(v->ptx.version / 10, v->ptx.version % 10) <= gpuk__g.driver_version)
@@ -52,6 +54,8 @@ typedef struct gpuk__scratch {
     gpuk_devptr ptr;
     size_t bytes;
     size_t scan_tiles; /* tiles the scan status words have room for; their values follow */
+    gpuk_devptr ws;    /* GEMM's split-K workspace, a separate area (zeroed when allocated) */
+    size_t ws_bytes;
 } gpuk__scratch;
 
 /* The built-in layer's per-ctx state (ctx->layer[GPUK__LAYER_BUILTIN]). */
@@ -75,6 +79,10 @@ typedef struct gpuk__kcall {
     gpuk__cu_stream cs;
     uint32_t grid_x, grid_y, block_x, block_y, shared;
     size_t workspace_tiles;    /* scans: tiles their status words need; 0: none */
+    size_t ws_bytes;           /* GEMM split-K: workspace bytes it needs; 0: none */
+    gpuk_devptr* ws_arg;       /* set to the workspace, or to 0 with *splits_arg = 1 where none
+                                  can be had (per-thread stream, or a capture that cannot grow it) */
+    uint32_t* splits_arg;
     gpuk_devptr* scratch_arg;  /* kernels with scratch: set to its address (scans: their part) */
     gpuk_devptr* values_arg;   /* scans: set to the per-tile value area */
     unsigned long long* capacity_arg; /* scans: set to the tiles the status area holds */
@@ -178,14 +186,54 @@ static void gpuk__scratch_unlock(gpuk__scratch* s) { gpuk__mutex_unlock(&s->lock
 static void gpuk__scratch_free(const char* fn, gpuk__scratch* s, gpuk_result* first) {
     gpuk_result r = GPUK_OK;
     if (s->ptr) GPUK__KEEP_FIRST(r, "cuMemFree", GPUK__DRV.cuMemFree(s->ptr));
-    if (r != GPUK_OK && !GPUK__ATOMIC_LOAD(&gpuk__g.broken)) {
-        if (*first == GPUK_OK) *first = r;
-        return;
+    if (r == GPUK_OK || GPUK__ATOMIC_LOAD(&gpuk__g.broken)) {
+        s->ptr = 0;
+        s->bytes = 0;
+        s->scan_tiles = 0;
     }
     if (*first == GPUK_OK) *first = r;
-    s->ptr = 0;
-    s->bytes = 0;
-    s->scan_tiles = 0;
+    r = GPUK_OK;
+    if (s->ws) GPUK__KEEP_FIRST(r, "cuMemFree", GPUK__DRV.cuMemFree(s->ws));
+    if (r == GPUK_OK || GPUK__ATOMIC_LOAD(&gpuk__g.broken)) {
+        s->ws = 0;
+        s->ws_bytes = 0;
+    }
+    if (*first == GPUK_OK) *first = r;
+}
+
+/* Makes s's GEMM workspace (locked) at least bytes, zeroed when new (its tile counters must
+   start at 0; the kernels reset them). *got: 1 ready, 0 none to be had without failing (a
+   capture is under way: the caller then does without). */
+static gpuk_result gpuk__ws_reserve(const char* fn, gpuk__scratch* s, gpuk__cu_stream cs, size_t bytes, int* got) {
+    gpuk__cu_result cr;
+    gpuk_devptr p = 0;
+    gpuk_result r = GPUK_OK;
+    unsigned int capturing = 0;
+    const size_t want = bytes > 2 * s->ws_bytes ? bytes : 2 * s->ws_bytes;
+    *got = s->ws && s->ws_bytes >= bytes;
+    if (*got) return GPUK_OK;
+    if (GPUK__DRV.cuStreamIsCapturing && (cr = GPUK__DRV.cuStreamIsCapturing(cs, &capturing)) != 0)
+        return gpuk__fail_cu(fn, "cuStreamIsCapturing", cr, NULL);
+    if (capturing) return GPUK_OK;
+    if (s->ws) {
+        if ((cr = GPUK__DRV.cuStreamSynchronize(cs)) != 0)
+            return gpuk__fail_cu(fn, "cuStreamSynchronize", cr, "before growing the GEMM workspace");
+        GPUK__KEEP_FIRST(r, "cuMemFree", GPUK__DRV.cuMemFree(s->ws));
+        if (r != GPUK_OK && !GPUK__ATOMIC_LOAD(&gpuk__g.broken)) return r;
+        s->ws = 0;
+        s->ws_bytes = 0;
+    }
+    if ((cr = GPUK__DRV.cuMemAlloc(&p, want)) != 0)
+        return gpuk__fail_cu(fn, "cuMemAlloc", cr, "the GEMM split-K workspace");
+    if ((cr = GPUK__DRV.cuMemsetD8Async(p, 0, want, cs)) != 0) {
+        r = gpuk__fail_cu(fn, "cuMemsetD8Async", cr, "clearing the GEMM workspace");
+        if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken)) GPUK__DRV.cuMemFree(p);
+        return r;
+    }
+    s->ws = p;
+    s->ws_bytes = want;
+    *got = 1;
+    return GPUK_OK;
 }
 
 /* Makes s (locked) hold scans of tiles tiles, zeroed when new. A regrowth waits for the
@@ -231,6 +279,15 @@ static gpuk_result gpuk__builtin_go(gpuk__kcall* k) {
     if (k->scratch_arg && (r = gpuk__scratch_stream_ok(k->fn, k->stream, k->cs)) != GPUK_OK) return r;
     if ((r = gpuk__enter(k->fn, k->ctx)) != GPUK_OK) return r;
     if ((r = gpuk__builtin_function(k->fn, k->ctx, k->id, k->cs, &f)) != GPUK_OK) return r;
+    if (k->ws_bytes) { /* split-K: the workspace, or no split where there can be none */
+        int got = 0;
+        if (k->cs != GPUK__CU_STREAM_PER_THREAD) {
+            if (!(s = gpuk__scratch_lock(k->fn, k->ctx, k->stream, k->cs, &r))) return r;
+            if ((r = gpuk__ws_reserve(k->fn, s, k->cs, k->ws_bytes, &got)) != GPUK_OK) goto done;
+        }
+        *k->ws_arg = got ? s->ws : 0;
+        if (!got) *k->splits_arg = 1;
+    }
     if (k->scratch_arg) {
         if (!(s = gpuk__scratch_lock(k->fn, k->ctx, k->stream, k->cs, &r))) return r;
         if ((r = gpuk__scratch_reserve(k->fn, s, k->cs, k->workspace_tiles)) != GPUK_OK) goto done;
@@ -603,49 +660,104 @@ static GPUK__NOINLINE gpuk_result gpuk__transpose(const char* fn, int id, gpuk_c
     return gpuk__builtin_go(&k);
 }
 
-/* Matrix multiply: (c, a, b, m, n, k, ldc, lda, ldb, trans_a, trans_b, alpha, beta); 16 x 16
-   threads a GPUK__GEMM_TILE_4 (4-byte) or _8 (8-byte) square tile of C. */
+/* Matrix multiply: (c, a, b, gemm_args, alpha, beta), gemm_args being the kernel's struct of
+   that name (gpuk_kernels.cuh): the same members in the same order, no padding. */
+typedef struct gpuk__gemm_args {
+    uint64_t m, n, k, ldc, lda, ldb, stride_c, stride_a, stride_b;
+    uint32_t trans_a, trans_b, batch, splits;
+    gpuk_devptr ws;
+} gpuk__gemm_args;
+
+/* The C tile edge of the variant ctx runs of GEMM kernel id (gpuk_kernels.cuh's policies):
+   the tensor-core FP64 ones (sm_80 and newer) take 128, SIMT FP64 64, every FP32 one 128. */
+static size_t gpuk__gemm_tile(const gpuk_ctx* ctx, int id, size_t elem) {
+    if (elem == 4) return GPUK__GEMM_TILE_4;
+    return gpuk__builtin_pick(ctx, id)->target >= 80 ? GPUK__GEMM_TILE_MMA : GPUK__GEMM_TILE_8;
+}
+
+/* Parts to split k into: only where the tiles leave multiprocessors idle, up to two blocks a
+   multiprocessor, each part at least 128 deep, at most 16 parts. 1: no split. */
+static uint32_t gpuk__gemm_splits(const gpuk_ctx* ctx, size_t tiles, size_t k) {
+    const size_t blocks = gpuk__sm_blocks(ctx, 2);
+    size_t splits;
+    if (tiles >= (size_t)(ctx->info.sm_count > 0 ? ctx->info.sm_count : 1) || tiles > GPUK__GEMM_SPLIT_TILES) return 1;
+    splits = blocks / tiles;
+    if (splits > k / 128) splits = k / 128;
+    if (splits > 16) splits = 16;
+    return splits > 1 ? (uint32_t)splits : 1u;
+}
+
+/* Checks op(a) (m x k) times op(b) (k x n) into c (m x n), batch times at element strides
+   stride_x (views for product i start i * stride_x later), and launches. */
 static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* ctx, gpuk_stream stream, size_t elem,
-                              gpuk_array2d c, const void* alpha, gpuk_array2d a, uint32_t trans_a,
-                              gpuk_array2d b, uint32_t trans_b, const void* beta) {
-    const size_t tile = elem == 4 ? GPUK__GEMM_TILE_4 : GPUK__GEMM_TILE_8;
-    gpuk_devptr pc, pa, pb;
-    size_t ldc, lda, ldb, am, ak, bk, bn, mtiles;
-    unsigned long long m64, n64, k64, ldc64, lda64, ldb64;
-    uint32_t ta = trans_a != 0, tb = trans_b != 0;
-    void* args[13];
+                              gpuk_array2d c, size_t stride_c, const void* alpha, gpuk_array2d a, size_t stride_a,
+                              uint32_t trans_a, gpuk_array2d b, size_t stride_b, uint32_t trans_b,
+                              const void* beta, size_t batch) {
+    static const char* const names[3] = { "c", "a", "b" };
+    gpuk_array2d v[3];
+    size_t stride[3], ld[3], bytes[3], am, ak, bk, bn, tile, tiles, i;
+    gpuk_devptr p[3];
+    gpuk__gemm_args g;
+    void* args[6];
     gpuk__kcall k;
     gpuk_result r;
+    v[0] = c; v[1] = a; v[2] = b;
+    stride[0] = stride_c; stride[1] = stride_a; stride[2] = stride_b;
     if ((r = gpuk__kcall_init(&k, fn, id, ctx, stream)) != GPUK_OK) return r;
-    if ((r = gpuk__array2d(fn, ctx, "c", c, elem, &pc, &ldc)) != GPUK_OK) return r;
-    if ((r = gpuk__array2d(fn, ctx, "a", a, elem, &pa, &lda)) != GPUK_OK) return r;
-    if ((r = gpuk__array2d(fn, ctx, "b", b, elem, &pb, &ldb)) != GPUK_OK) return r;
-    am = ta ? a.cols : a.rows;
-    ak = ta ? a.rows : a.cols;
-    bk = tb ? b.cols : b.rows;
-    bn = tb ? b.rows : b.cols;
+    memset(&g, 0, sizeof g);
+    for (i = 0; i < 3; i++) {
+        gpuk_array2d last = v[i];
+        if ((r = gpuk__array2d(fn, ctx, names[i], v[i], elem, &p[i], &ld[i])) != GPUK_OK) return r;
+        /* the batch's last product: its view moved by (batch - 1) * stride, inside the buffer too */
+        if (batch > 1 && stride[i]) {
+            if (batch - 1 > ((size_t)-1 - v[i].first) / stride[i])
+                return gpuk__fail(fn, GPUK_ERR_OUT_OF_BOUNDS, "%s: %zu products at a stride of %zu elements "
+                                  "pass SIZE_MAX", names[i], batch, stride[i]);
+            last.first += (batch - 1) * stride[i];
+            if ((r = gpuk__array2d(fn, ctx, names[i], last, elem, &p[i], &ld[i])) != GPUK_OK) return r;
+            p[i] -= (gpuk_devptr)((batch - 1) * stride[i] * elem);
+        }
+        /* the bytes from the first product's first element to the last product's last one */
+        bytes[i] = v[i].rows && v[i].cols && batch
+                 ? (((v[i].rows - 1) * ld[i] + v[i].cols) + (batch - 1) * stride[i]) * elem : 0;
+    }
+    am = trans_a ? a.cols : a.rows;
+    ak = trans_a ? a.rows : a.cols;
+    bk = trans_b ? b.cols : b.rows;
+    bn = trans_b ? b.rows : b.cols;
     if (am != c.rows || bn != c.cols || ak != bk)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "shapes do not chain: c is %zu x %zu, op(a) %zu x %zu, "
                           "op(b) %zu x %zu (need m x n = (m x k) (k x n))", c.rows, c.cols, am, ak, bk, bn);
+    /* C's products must not share elements: whole blocks apart, or side by side within rows */
+    if (batch > 1 && c.rows && c.cols && stride_c < (c.rows - 1) * ld[0] + c.cols &&
+        !(stride_c >= c.cols && (batch - 1) * stride_c + c.cols <= ld[0] && c.rows >= 1))
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "stride_c %zu makes the %zu products of c (%zu x %zu, row "
+                          "stride %zu) share elements", stride_c, batch, c.rows, c.cols, ld[0]);
     /* whole strided extents: conservative for interleaved views, exact for the usual ones */
-    if (c.rows && c.cols) {
-        const size_t cb = ((c.rows - 1) * ldc + c.cols) * elem;
-        if (a.rows && a.cols && (r = gpuk__overlap(fn, "c and a", pc, pa, cb, ((a.rows - 1) * lda + a.cols) * elem, 0)) != GPUK_OK)
-            return r;
-        if (b.rows && b.cols && (r = gpuk__overlap(fn, "c and b", pc, pb, cb, ((b.rows - 1) * ldb + b.cols) * elem, 0)) != GPUK_OK)
-            return r;
-    }
-    if (c.rows == 0 || c.cols == 0) return GPUK_OK;
-    if (c.cols / tile + 1 > (size_t)ctx->info.max_grid[0])
-        return gpuk__fail(fn, GPUK_ERR_LIMIT, "n = %zu needs more than %d blocks across", c.cols, ctx->info.max_grid[0]);
-    m64 = c.rows; n64 = c.cols; k64 = ak; ldc64 = ldc; lda64 = lda; ldb64 = ldb;
-    args[0] = &pc; args[1] = &pa; args[2] = &pb; args[3] = &m64; args[4] = &n64; args[5] = &k64;
-    args[6] = &ldc64; args[7] = &lda64; args[8] = &ldb64; args[9] = &ta; args[10] = &tb;
-    args[11] = (void*)(uintptr_t)alpha; args[12] = (void*)(uintptr_t)beta;
+    if ((r = gpuk__overlap(fn, "c and a", p[0], p[1], bytes[0], bytes[1], 0)) != GPUK_OK) return r;
+    if ((r = gpuk__overlap(fn, "c and b", p[0], p[2], bytes[0], bytes[2], 0)) != GPUK_OK) return r;
+    if (c.rows == 0 || c.cols == 0 || batch == 0) return GPUK_OK;
+    if (batch > 0xFFFFFFFFu)
+        return gpuk__fail(fn, GPUK_ERR_LIMIT, "batch %zu is more than 2^32 - 1 products", batch);
+    tile = gpuk__gemm_tile(ctx, id, elem);
+    tiles = (c.rows / tile + (c.rows % tile != 0)) * (c.cols / tile + (c.cols % tile != 0));
+    g.m = c.rows; g.n = c.cols; g.k = ak;
+    g.ldc = ld[0]; g.lda = ld[1]; g.ldb = ld[2];
+    g.stride_c = stride_c; g.stride_a = stride_a; g.stride_b = stride_b;
+    g.trans_a = trans_a != 0; g.trans_b = trans_b != 0;
+    g.batch = (uint32_t)batch;
+    g.splits = batch == 1 ? gpuk__gemm_splits(ctx, tiles, ak) : 1u;
+    args[0] = &p[0]; args[1] = &p[1]; args[2] = &p[2]; args[3] = &g;
+    args[4] = (void*)(uintptr_t)alpha; args[5] = (void*)(uintptr_t)beta;
     k.args = args;
-    mtiles = c.rows / tile + (c.rows % tile != 0);
-    k.grid_x = gpuk__grid(c.cols, tile, (size_t)ctx->info.max_grid[0]);
-    k.grid_y = (uint32_t)(mtiles < 65535 ? mtiles : 65535); /* taller C loops inside the kernel */
+    if (g.splits > 1) { /* GPUK__GEMM_SPLIT_TILES counters, then every part's tile */
+        k.ws_bytes = (size_t)GPUK__GEMM_SPLIT_TILES * 4 + tiles * g.splits * tile * tile * elem;
+        k.ws_arg = &g.ws;
+        k.splits_arg = &g.splits;
+    }
+    /* one block a job; more than the grid takes loop inside the kernel */
+    k.grid_x = gpuk__grid(batch > (size_t)-1 / tiles ? (size_t)-1 : tiles * g.splits * batch, 1,
+                          (size_t)ctx->info.max_grid[0]); /* splits > 1 only with batch 1 and few tiles */
     return gpuk__builtin_go(&k);
 }
 

@@ -1268,6 +1268,7 @@ struct gpuk_ctx {
     uint32_t tag;
     gpuk__pool pools[GPUK__KIND_NUM];
     void* layer[GPUK__LAYER_COUNT]; /* each layer's own state (gpuk__layer) */
+    uint32_t kernels_max_sm;        /* gpuk_ctx_desc's: 0 or the newest built-in variant taken */
 };
 
 /* Gives a live slot's driver objects back (the ctx is current); returns the driver's result
@@ -1782,6 +1783,7 @@ GPUK__IMPL gpuk_result gpuk_ctx_create(const gpuk_ctx_desc* desc, gpuk_ctx** out
     gpuk__mutex_lock(&gpuk__lock);
     ctx->tag = gpuk__ctx_tag_take();
     gpuk__mutex_unlock(&gpuk__lock);
+    ctx->kernels_max_sm = d.kernels_max_sm;
     for (i = 0; i < GPUK__KIND_NUM; i++) ctx->pools[i].tag = ctx->tag << GPUK__TAG_SHIFT;
     *out_ctx = ctx;
     return GPUK_OK;

@@ -66,7 +66,8 @@ typedef struct fake_state {
     int pending_fault;
     int protocol_errors;      /* gpuk misused the driver: double free, bad handle, no context */
     char protocol_msg[256];
-    unsigned char last_args[16][8]; /* the last launch's kernel arguments, as passed */
+    unsigned char last_args[16][128]; /* the last launch's kernel arguments, as passed */
+    unsigned last_grid[3];            /* and its grid */
     int legacy_pending;       /* work queued on the legacy stream not yet waited for */
     long unordered;           /* copies that a real GPU could run before (or while) earlier
                                  queued work on another stream runs: stale or clobbered data */
@@ -74,7 +75,7 @@ typedef struct fake_state {
 } fake_state;
 
 static fake_state fake = { { 0 }, PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, { 0 }, { { 0 } }, 0, 0, 0, 0, 0, { 0 }, { { 0 } },
-                           0, 0, NULL };
+                           { 0 }, 0, 0, NULL };
 static __thread int fake_tls_ctx; /* 0 = none, else device + 1 */
 static const char* fake_last_failed_name = ""; /* entry point of the first injected failure */
 
@@ -570,6 +571,10 @@ static fres f_cuEventElapsedTime(float* ms, void* a, void* b) {
 static size_t fake_param_size(const char* p) {
     const char* type = p + 1;
     size_t len = strcspn(type, " \t");
+    if (strncmp(type, "align ", 6) == 0) { /* .align N .b8 name[bytes]: a struct */
+        const char* open = strchr(type, '[');
+        return open ? (size_t)strtoul(open + 1, NULL, 10) : 1;
+    }
     if (len >= 2 && memcmp(type + len - 2, "64", 2) == 0) return 8;
     if (len >= 2 && memcmp(type + len - 2, "32", 2) == 0) return 4;
     if (len >= 2 && memcmp(type + len - 2, "16", 2) == 0) return 2;
@@ -654,7 +659,8 @@ static fres f_cuLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned gz, uns
     if (fn->nparams && !params) return 1;
     for (i = 0; i < fn->nparams; i++) if (!params[i]) { fake_protocol("NULL kernel argument", "cuLaunchKernel"); return 1; }
     pthread_mutex_lock(&fake.lock);
-    for (i = 0; i < fn->nparams; i++) memcpy(fake.last_args[i], params[i], fn->psize[i] <= 8 ? fn->psize[i] : 8);
+    for (i = 0; i < fn->nparams; i++) memcpy(fake.last_args[i], params[i], fn->psize[i] <= 128 ? fn->psize[i] : 128);
+    fake.last_grid[0] = gx; fake.last_grid[1] = gy; fake.last_grid[2] = gz;
     fake.launches++;
     pthread_mutex_unlock(&fake.lock);
     fake_enqueue(s, 0);
@@ -728,12 +734,13 @@ static inline void fake_gpuk_check_released(void) {
 }
 
 /* The plain case: one ctx on a fresh fake driver, and its teardown. */
-static inline gpuk_ctx* fake_gpuk_up(const fake_config* cfg) {
+static inline gpuk_ctx* fake_gpuk_up_desc(const fake_config* cfg, const gpuk_ctx_desc* desc) {
     gpuk_ctx* c = NULL;
     CHECK_OK(fake_gpuk_init(cfg));
-    CHECK_OK(gpuk_ctx_create(NULL, &c));
+    CHECK_OK(gpuk_ctx_create(desc, &c));
     return c;
 }
+static inline gpuk_ctx* fake_gpuk_up(const fake_config* cfg) { return fake_gpuk_up_desc(cfg, NULL); }
 
 static inline void fake_gpuk_down(gpuk_ctx* c) {
     CHECK_OK(gpuk_ctx_destroy(c));

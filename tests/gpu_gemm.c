@@ -36,16 +36,22 @@
 static gpuk_ctx* ctx;
 static const gpuk_stream S = { 0 };
 
-typedef enum { F32, F64 } ty;
-static const char* const ty_name[] = { "f32", "f64" };
+typedef enum { F32, F64, TF32 } ty; /* TF32: f32 data, gpuk_gemm_tf32 */
+static const char* const ty_name[] = { "f32", "f64", "tf32" };
 static size_t tsize(ty t) { return t == F64 ? 8 : 4; }
 static double eps_of(ty t) { return t == F64 ? DBL_EPSILON : FLT_EPSILON; }
-static double as_type(ty t, double v) { return t == F32 ? (double)(float)v : v; }
+/* The variant under test may round inputs to TF32 (gpuk_gemm_tf32 on sm_80 and newer, unless
+   the ctx holds the kernels to an older variant): a 10-bit mantissa, round to nearest, so each
+   input is off by at most 2^-11 of itself and each product by 2^-10 (plus 2^-22): the
+   tolerance then adds TF32_TOL times the bound to the FP32 one. */
+#define TF32_TOL 0x1.2p-10
+static int tf32_rounds; /* set per ctx in main */
+static double as_type(ty t, double v) { return t != F64 ? (double)(float)v : v; }
 static double get(const void* p, ty t, size_t i) {
-    return t == F32 ? (double)((const float*)p)[i] : ((const double*)p)[i];
+    return t != F64 ? (double)((const float*)p)[i] : ((const double*)p)[i];
 }
 static void put(void* p, ty t, size_t i, double v) {
-    if (t == F32) ((float*)p)[i] = (float)v;
+    if (t != F64) ((float*)p)[i] = (float)v;
     else ((double*)p)[i] = v;
 }
 static double* xalloc(size_t n) { /* n doubles, zeroed; never NULL */
@@ -61,15 +67,17 @@ enum { IB = 16, LB = 128, JB = 512 };
 typedef struct ref_job {
     const double *a, *b, *babs; /* m x k, k x n, |b| */
     double *dot, *abs;          /* m x n, zeroed */
+    const size_t* rows;         /* the rows to compute: rows[i0..i1) */
     size_t n, k, i0, i1;
 } ref_job;
 static void* ref_rows(void* arg) {
     const ref_job* r = (const ref_job*)arg;
-    size_t ib, jb, lb, i, l, j;
+    size_t ib, jb, lb, ii, i, l, j;
     for (ib = r->i0; ib < r->i1; ib += IB)
         for (jb = 0; jb < r->n; jb += JB)
             for (lb = 0; lb < r->k; lb += LB)
-                for (i = ib; i < r->i1 && i < ib + IB; i++) {
+                for (ii = ib; ii < r->i1 && ii < ib + IB; ii++) {
+                    i = r->rows[ii];
                     double* restrict d = r->dot + i * r->n;
                     double* restrict s = r->abs + i * r->n;
                     size_t jend = jb + JB < r->n ? jb + JB : r->n;
@@ -85,7 +93,8 @@ static void* ref_rows(void* arg) {
                 }
     return NULL;
 }
-static void reference(const double* a, const double* b, size_t m, size_t n, size_t k, double* dot, double* sum_abs) {
+static void reference(const double* a, const double* b, const size_t* rows, size_t m, size_t n, size_t k, double* dot,
+                      double* sum_abs) {
     enum { MAXT = 64 };
     pthread_t th[MAXT];
     ref_job job[MAXT];
@@ -99,7 +108,7 @@ static void reference(const double* a, const double* b, size_t m, size_t n, size
     per = (m + nt - 1) / nt;
     for (i = 0; i < nt; i++) {
         job[i].a = a; job[i].b = b; job[i].babs = babs; job[i].dot = dot; job[i].abs = sum_abs;
-        job[i].n = n; job[i].k = k;
+        job[i].n = n; job[i].k = k; job[i].rows = rows;
         job[i].i0 = i * per < m ? i * per : m;
         job[i].i1 = (i + 1) * per < m ? (i + 1) * per : m;
         started[i] = i > 0 && pthread_create(&th[i], NULL, ref_rows, &job[i]) == 0;
@@ -116,6 +125,8 @@ static void reference(const double* a, const double* b, size_t m, size_t n, size
 typedef struct problem {
     ty t;
     size_t m, n, k;
+    size_t* rows;             /* the rows of C checked, ascending: all, or samples of big shapes */
+    size_t nrows;
     double alpha, beta;       /* rounded to t */
     double *a, *b, *c0;       /* values rounded to t */
     double *ref, *bound;      /* expected C; |alpha| sum |a b| + |beta c0| */
@@ -125,7 +136,7 @@ static void problem_solve(problem* p) {
     size_t i, mn = p->m * p->n;
     double* dot = xalloc(mn);
     double* sum_abs = xalloc(mn);
-    reference(p->a, p->b, p->m, p->n, p->k, dot, sum_abs);
+    reference(p->a, p->b, p->rows, p->nrows, p->n, p->k, dot, sum_abs);
     for (i = 0; i < mn; i++) {
         /* beta = 0: C is not read (it holds NaN), so it must not appear in the reference */
         p->ref[i] = p->alpha * dot[i] + (p->beta != 0 ? p->beta * p->c0[i] : 0);
@@ -135,10 +146,23 @@ static void problem_solve(problem* p) {
     free(sum_abs);
 }
 
+/* Big shapes check SAMPLE rows of C: a band of 32 at a random place and the last 32 (the
+   partial tiles); the rest are still checked for not being NaN. */
+#define SAMPLE_FROM ((size_t)1 << 32) /* m n k from which rows are sampled */
 static problem problem_new(ty t, size_t m, size_t n, size_t k, double alpha, double beta) {
     problem p;
     size_t i;
     p.t = t; p.m = m; p.n = n; p.k = k;
+    p.rows = (size_t*)malloc((m ? m : 1) * sizeof(size_t));
+    if (!p.rows) { fprintf(stderr, "gpu_gemm: out of host memory\n"); exit(1); }
+    p.nrows = 0;
+    if ((double)m * n * k < (double)SAMPLE_FROM || m <= 64) {
+        for (i = 0; i < m; i++) p.rows[p.nrows++] = i;
+    } else {
+        size_t r0 = (size_t)uniform(0, (double)(m - 64));
+        for (i = r0; i < r0 + 32; i++) p.rows[p.nrows++] = i;
+        for (i = m - 32; i < m; i++) p.rows[p.nrows++] = i;
+    }
     p.alpha = as_type(t, alpha);
     p.beta = as_type(t, beta);
     p.a = xalloc(m * k); p.b = xalloc(k * n); p.c0 = xalloc(m * n);
@@ -149,7 +173,7 @@ static problem problem_new(ty t, size_t m, size_t n, size_t k, double alpha, dou
     problem_solve(&p);
     return p;
 }
-static void problem_free(problem* p) { free(p->a); free(p->b); free(p->c0); free(p->ref); free(p->bound); }
+static void problem_free(problem* p) { free(p->a); free(p->b); free(p->c0); free(p->ref); free(p->bound); free(p->rows); }
 
 /* ---- views: how a matrix sits in its buffer ---- */
 typedef enum { PACKED, PADDED, ODD } view_kind;
@@ -201,6 +225,7 @@ static gpuk_buffer upload(ty t, const void* host, size_t elems) {
 static gpuk_result call_gemm(ty t, gpuk_array2d c, double alpha, gpuk_array2d a, int ta, gpuk_array2d b, int tb,
                              double beta) {
     if (t == F32) return gpuk_gemm_f32(ctx, S, c, (float)alpha, a, (uint32_t)ta, b, (uint32_t)tb, (float)beta);
+    if (t == TF32) return gpuk_gemm_tf32(ctx, S, c, (float)alpha, a, (uint32_t)ta, b, (uint32_t)tb, (float)beta);
     return gpuk_gemm_f64(ctx, S, c, alpha, a, (uint32_t)ta, b, (uint32_t)tb, beta);
 }
 
@@ -208,11 +233,15 @@ static gpuk_result call_gemm(ty t, gpuk_array2d c, double alpha, gpuk_array2d a,
    everything else still 0xFF bytes. Returns the number of bad elements; prints the first few. */
 static long expect_gemm(const problem* p, const placed* pc, const void* got, const char* what) {
     const unsigned char* bytes = (const unsigned char*)got;
-    const double tol_scale = TOL_C * (double)(p->k + 2) * eps_of(p->t);
-    size_t e, i, j, es = tsize(p->t);
+    const double tol_scale = TOL_C * (double)(p->k + 2) * eps_of(p->t) + (p->t == TF32 && tf32_rounds ? TF32_TOL : 0);
+    size_t e, i, j, r, es = tsize(p->t);
     long bad = 0;
-    for (i = 0; i < p->m; i++)
-        for (j = 0; j < p->n; j++) {
+    for (i = 0; i < p->m; i++) /* rows not sampled: at least written (no NaN poison left) */
+        for (j = 0; j < p->n && p->nrows < p->m; j++)
+            if (isnan(get(got, p->t, at(pc, i, j))) && bad++ < 5)
+                fprintf(stderr, "  %s: C[%zu][%zu] is NaN (the poison)\n", what, i, j);
+    for (r = 0; r < p->nrows; r++)
+        for (i = p->rows[r], j = 0; j < p->n; j++) {
             double g = get(got, p->t, at(pc, i, j)), want = p->ref[i * p->n + j];
             double tol = tol_scale * p->bound[i * p->n + j];
             if (fabs(g - want) <= tol) continue; /* NaN fails here too */
@@ -293,7 +322,7 @@ static int quick(void) { return getenv("GPUK_TEST_QUICK") != NULL; }
    beta = 0 over a NaN C. */
 static int test_gemm_empty_shapes(void) {
     ty t;
-    for (t = F32; t <= F64; t++) {
+    for (t = F32; t <= TF32; t++) {
         check_shape(t, 0, 5, 7, 1.5, 0.5, V_ALL);
         check_shape(t, 6, 0, 7, 1.5, 0.5, V_ALL);
         check_shape(t, 0, 0, 0, 1.5, 0.5, V_PACKED);
@@ -307,7 +336,7 @@ static int test_gemm_empty_shapes(void) {
 /* Small and thin shapes, every view kind on the odd-sized one; alpha and beta both matter. */
 static int test_gemm_small_shapes(void) {
     ty t;
-    for (t = F32; t <= F64; t++) {
+    for (t = F32; t <= TF32; t++) {
         check_shape(t, 1, 1, 1, 1.25, -0.5, V_ALL);
         check_shape(t, 1, 4096, 1, -0.75, 0.5, V_PACKED | (1 << ODD));
         check_shape(t, 4096, 1, 3, 1.5, 0.25, V_PACKED | (1 << ODD));
@@ -322,7 +351,7 @@ static int test_gemm_small_shapes(void) {
 /* beta = 0: C (NaN) is not read; alpha = 0: C = beta C; both 0: C = 0 over NaN. */
 static int test_gemm_alpha_beta_zero(void) {
     ty t;
-    for (t = F32; t <= F64; t++) {
+    for (t = F32; t <= TF32; t++) {
         check_shape(t, 17, 33, 65, 1.5, 0, V_ALL);
         check_shape(t, 130, 70, 190, 1, 0, V_PACKED);
         check_shape(t, 17, 33, 65, 0, 0.5, V_PACKED | (1 << ODD));
@@ -335,7 +364,7 @@ static int test_gemm_alpha_beta_zero(void) {
    C = alpha A A^T + beta C with B the same view as A. */
 static int test_gemm_a_and_b_in_one_buffer(void) {
     ty t;
-    for (t = F32; t <= F64; t++) {
+    for (t = F32; t <= TF32; t++) {
         const size_t m = 65, k = 33;
         problem p = problem_new(t, m, m, k, 0.75, -0.5);
         placed pa = place(ODD, m, k, 0, 0), pc = place(PACKED, m, m, 0, PAD);
@@ -368,7 +397,7 @@ static int test_gemm_a_and_b_in_one_buffer(void) {
 static int test_gemm_1000_cubed(void) {
     ty t;
     if (quick()) return TEST_SKIP;
-    for (t = F32; t <= F64; t++) check_shape(t, 1000, 1000, 1000, 1.25, -0.5, V_PACKED);
+    for (t = F32; t <= TF32; t++) check_shape(t, 1000, 1000, 1000, 1.25, -0.5, V_PACKED);
     return TEST_PASS;
 }
 
@@ -377,23 +406,178 @@ static int test_gemm_1000_cubed(void) {
 static int test_gemm_seed_shape(void) {
     ty t;
     if (quick()) return TEST_SKIP;
-    for (t = F32; t <= F64; t++) {
+    for (t = F32; t <= TF32; t++) {
         check_shape(t, 1024, 512, 2048, 1, 0, V_PACKED | (1 << PADDED));
         check_shape(t, 1024, 512, 2048, -0.5, 2, V_PACKED);
     }
     return TEST_PASS;
 }
 
+/* Shapes past every tile multiple, and the 4096^3, on sampled rows (SAMPLE_FROM). */
+static int test_gemm_big_shapes(void) {
+    ty t;
+    if (quick()) return TEST_SKIP;
+    for (t = F32; t <= TF32; t++) {
+        problem p = problem_new(t, 4097, 4095, 4093, 0.75, 0.5);
+        run_one(&p, 0, 0, PACKED);
+        run_one(&p, 1, 1, ODD);
+        problem_free(&p);
+        p = problem_new(t, 4096, 4096, 4096, 1, 0);
+        run_one(&p, 0, 1, PACKED);
+        problem_free(&p);
+    }
+    return TEST_PASS;
+}
+
+/* Split-K (few tiles, deep k: the host splits k and the last part adds the parts in order):
+   right, and the same bits on a second run. */
+static int test_gemm_split_k_is_right_and_repeats(void) {
+    ty t;
+    for (t = F32; t <= TF32; t++) {
+        const size_t m = 70, n = 130, k = 5000;
+        problem p = problem_new(t, m, n, k, 1.5, -0.5);
+        placed pa = place(PACKED, m, k, 0, 0), pb = place(PACKED, k, n, 0, 0), pc = place(PACKED, m, n, 0, PAD);
+        void *ha = image_ab(t, &pa, p.a, k, 0), *hb = image_ab(t, &pb, p.b, n, 0);
+        void *h1 = malloc(pc.elems * tsize(t)), *h2 = malloc(pc.elems * tsize(t));
+        gpuk_buffer ba, bb, bc;
+        size_t i;
+        int run;
+        if (!h1 || !h2) { fprintf(stderr, "gpu_gemm: out of host memory\n"); exit(1); }
+        ba = upload(t, ha, pa.elems);
+        bb = upload(t, hb, pb.elems);
+        for (run = 0; run < 2; run++) {
+            void* h = run ? h2 : h1;
+            memset(h, 0xFF, pc.elems * tsize(t));
+            for (i = 0; i < m * n; i++) put(h, t, i, p.c0[i]);
+            bc = upload(t, h, pc.elems);
+            CHECK_OK(call_gemm(t, gpuk_at2d(bc, 0, m, n, 0), p.alpha, gpuk_at2d(ba, 0, m, k, 0), 0,
+                               gpuk_at2d(bb, 0, k, n, 0), 0, p.beta));
+            CHECK_OK(gpuk_buffer_read(ctx, bc, 0, h, pc.elems * tsize(t)));
+            CHECK_OK(gpuk_buffer_destroy(ctx, bc));
+        }
+        if (expect_gemm(&p, &pc, h1, "split-K")) check_failures++;
+        CHECK(memcmp(h1, h2, pc.elems * tsize(t)) == 0);
+        CHECK_OK(gpuk_buffer_destroy(ctx, ba));
+        CHECK_OK(gpuk_buffer_destroy(ctx, bb));
+        free(ha); free(hb); free(h1); free(h2);
+        problem_free(&p);
+    }
+    return TEST_PASS;
+}
+
+/* gpuk_gemm_batched_*: batch products at element strides; A shared (stride 0); C's products
+   side by side within rows (stride_c = n, ldc = batch n) or a block each; poison between. */
+static gpuk_result call_batched(ty t, gpuk_array2d c, size_t sc, double alpha, gpuk_array2d a, size_t sa, int ta,
+                                gpuk_array2d b, size_t sb, int tb, double beta, size_t batch) {
+    if (t == F32) return gpuk_gemm_batched_f32(ctx, S, c, sc, (float)alpha, a, sa, (uint32_t)ta, b, sb, (uint32_t)tb, (float)beta, batch);
+    if (t == TF32) return gpuk_gemm_batched_tf32(ctx, S, c, sc, (float)alpha, a, sa, (uint32_t)ta, b, sb, (uint32_t)tb, (float)beta, batch);
+    return gpuk_gemm_batched_f64(ctx, S, c, sc, alpha, a, sa, (uint32_t)ta, b, sb, (uint32_t)tb, beta, batch);
+}
+static void check_batched(ty t, size_t batch, size_t m, size_t n, size_t k, double beta, int share_a,
+                          int side_by_side, int ta, int tb) {
+    problem* p = (problem*)calloc(batch, sizeof *p);
+    const size_t a_el = m * k, b_el = k * n + 5; /* B's products 5 elements apart */
+    const size_t ldc = side_by_side ? batch * n : n + 3, sc = side_by_side ? n : m * ldc + 7;
+    const size_t c_el = (batch - 1) * sc + (m - 1) * ldc + n + PAD, na = share_a ? 1 : batch;
+    void *ha = malloc(na * a_el * tsize(t)), *hb = malloc(batch * b_el * tsize(t)), *hc = malloc(c_el * tsize(t));
+    gpuk_buffer ba, bb, bc;
+    placed one = place(PACKED, m, n, 0, 0);
+    size_t q, i, j;
+    char what[160];
+    if (!p || !ha || !hb || !hc) { fprintf(stderr, "gpu_gemm: out of host memory\n"); exit(1); }
+    memset(ha, 0xFF, na * a_el * tsize(t));
+    memset(hb, 0xFF, batch * b_el * tsize(t));
+    memset(hc, 0xFF, c_el * tsize(t)); /* NaN: the poison, and C's start where beta = 0 */
+    for (q = 0; q < batch; q++) {
+        p[q] = problem_new(t, m, n, k, 1.25, beta);
+        if (share_a && q) { /* every product uses the first A */
+            memcpy(p[q].a, p[0].a, a_el * sizeof(double));
+            problem_solve(&p[q]);
+        }
+        for (i = 0; i < (ta ? k : m) && q < na; i++) /* stored as op(A) or its transpose, packed */
+            for (j = 0; j < (ta ? m : k); j++)
+                put(ha, t, q * a_el + i * (ta ? m : k) + j, ta ? p[q].a[j * k + i] : p[q].a[i * k + j]);
+        for (i = 0; i < (tb ? n : k); i++)
+            for (j = 0; j < (tb ? k : n); j++)
+                put(hb, t, q * b_el + i * (tb ? k : n) + j, tb ? p[q].b[j * n + i] : p[q].b[i * n + j]);
+        for (i = 0; i < m && beta != 0; i++)
+            for (j = 0; j < n; j++) put(hc, t, q * sc + i * ldc + j, p[q].c0[i * n + j]);
+    }
+    ba = upload(t, ha, na * a_el);
+    bb = upload(t, hb, batch * b_el);
+    bc = upload(t, hc, c_el);
+    CHECK_OK(call_batched(t, gpuk_at2d(bc, 0, m, n, ldc), sc, 1.25, gpuk_at2d(ba, 0, ta ? k : m, ta ? m : k, 0),
+                          share_a ? 0 : a_el, ta, gpuk_at2d(bb, 0, tb ? n : k, tb ? k : n, 0), b_el, tb, beta, batch));
+    CHECK_OK(gpuk_buffer_read(ctx, bc, 0, hc, c_el * tsize(t)));
+    one.stride = ldc;
+    one.elems = c_el;
+    for (q = 0; q < batch; q++) {
+        const double tol_scale = TOL_C * (double)(k + 2) * eps_of(t) + (t == TF32 && tf32_rounds ? TF32_TOL : 0);
+        snprintf(what, sizeof what, "%s product %zu of %zu, %zux%zux%zu share_a=%d side_by_side=%d ta=%d tb=%d",
+                 ty_name[t], q, batch, m, n, k, share_a, side_by_side, ta, tb);
+        for (i = 0; i < m; i++)
+            for (j = 0; j < n; j++) {
+                double g = get(hc, t, q * sc + i * ldc + j), want = p[q].ref[i * n + j];
+                if (!(fabs(g - want) <= tol_scale * p[q].bound[i * n + j]) && check_failures++ < 5)
+                    fprintf(stderr, "  %s: C[%zu][%zu] = %.17g, want %.17g\n", what, i, j, g, want);
+            }
+    }
+    for (i = 0; i < c_el; i++) { /* elements in no product's view: still the poison */
+        int inside = 0;
+        for (q = 0; q < batch && !inside; q++) {
+            one.first = q * sc;
+            inside = in_view(&one, i);
+        }
+        if (!inside && !isnan(get(hc, t, i)) && check_failures++ < 5)
+            fprintf(stderr, "  %s batch: element %zu, in no product, was written\n", ty_name[t], i);
+    }
+    CHECK_OK(gpuk_buffer_destroy(ctx, ba));
+    CHECK_OK(gpuk_buffer_destroy(ctx, bb));
+    CHECK_OK(gpuk_buffer_destroy(ctx, bc));
+    for (q = 0; q < batch; q++) problem_free(&p[q]);
+    free(p); free(ha); free(hb); free(hc);
+}
+static int test_gemm_strided_batched(void) {
+    ty t;
+    for (t = F32; t <= TF32; t++) {
+        check_batched(t, 5, 17, 33, 65, -0.5, 0, 0, 0, 0);
+        check_batched(t, 4, 17, 33, 65, 0, 1, 1, 1, 0);
+        check_batched(t, 3, 130, 70, 190, 0.5, 0, 1, 0, 1);
+        if (!quick()) check_batched(t, 64, 128, 128, 128, 0, 0, 0, 1, 1);
+    }
+    return TEST_PASS;
+}
+
+/* Every GEMM variant this GPU runs, forced in turn by gpuk_ctx_desc.kernels_max_sm: the newest
+   (0), sm_80's, and the portable sm_52 baseline. */
 int main(void) {
-    int code;
-    if (!gpu_setup("gpu_gemm", 6, &ctx, &code)) return code;
+    static const uint32_t max_sm[] = { 0, 80, 52 };
+    int code, v;
+    gpuk_device_info info;
+    if (!gpu_setup("gpu_gemm", 9 * 3, NULL, &code)) return code;
     rng_seed_from_clock();
-    RUN(test_gemm_empty_shapes);
-    RUN(test_gemm_small_shapes);
-    RUN(test_gemm_alpha_beta_zero);
-    RUN(test_gemm_a_and_b_in_one_buffer);
-    RUN(test_gemm_1000_cubed);
-    RUN(test_gemm_seed_shape);
-    CHECK_OK(gpuk_ctx_destroy(ctx));
+    if (gpuk_device_query(0, &info) != GPUK_OK) {
+        printf("FAIL setup: %s\n0 passed, 1 failed, 0 skipped\n", gpuk_last_error());
+        return 1;
+    }
+    for (v = 0; v < 3; v++) {
+        const int sm = info.cc_major * 10 + info.cc_minor;
+        if (gpuk_ctx_create(&(gpuk_ctx_desc){ .kernels_max_sm = max_sm[v] }, &ctx) != GPUK_OK) {
+            printf("FAIL setup: %s\n0 passed, 1 failed, 0 skipped\n", gpuk_last_error());
+            return 1;
+        }
+        tf32_rounds = sm >= 80 && (max_sm[v] == 0 || max_sm[v] >= 80);
+        printf("     kernels_max_sm = %u (GPU sm_%d): TF32 %s\n", max_sm[v], sm, tf32_rounds ? "may round" : "exact FP32");
+        RUN(test_gemm_empty_shapes);
+        RUN(test_gemm_small_shapes);
+        RUN(test_gemm_alpha_beta_zero);
+        RUN(test_gemm_a_and_b_in_one_buffer);
+        RUN(test_gemm_split_k_is_right_and_repeats);
+        RUN(test_gemm_strided_batched);
+        RUN(test_gemm_1000_cubed);
+        RUN(test_gemm_seed_shape);
+        RUN(test_gemm_big_shapes);
+        CHECK_OK(gpuk_ctx_destroy(ctx));
+    }
     return test_summary();
 }

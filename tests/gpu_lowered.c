@@ -55,9 +55,13 @@ static void use_nvcc_headers(gpuk_ctx* c) {
         gpuk_kernel k;
         for (piece = b->pieces; *piece; piece++) { memcpy(text + len, *piece, strlen(*piece)); len += strlen(*piece); }
         text[len] = 0;
+        char head[48];
         body = strstr(text, ".address_size"); /* after .version and .target */
         memmove(text + 31, body, strlen(body) + 1);
-        memcpy(text, ".version 9.0\n.target sm_75    \n", 31);
+        /* nvcc's sm_75, or a variant's own newer target (its instructions need it) */
+        snprintf(head, sizeof head, ".version 9.0\n.target sm_%-6d", b->target > 75 ? b->target : 75);
+        memcpy(text, head, 30);
+        text[30] = '\n';
         m.id = k.id = 0;
         CHECK_OK(gpuk_module_load(c, &(gpuk_module_desc){ .image = { text, 0 }, .label = b->name }, &m));
         CHECK_OK(gpuk_kernel_get(c, m, b->name, &k));
@@ -97,8 +101,11 @@ static void use_nvcc_headers(gpuk_ctx* c) {
 #define HIST_RANGE_i32 -5, 1000000
 #define RUN_HISTOGRAM(f, t) RUN_ONE(f(c, S, OUT, 61, HIST_RANGE_##t, IN(t), N_ANY))
 #define RUN_RANDOM(f, t) RUN_ONE(f(c, S, OUT, N_ANY, 12345, 77))
-#define RUN_GEMM(f, t) RUN_ONE(f(c, S, gpuk_at2d(s->outs[k], off, 37, 29, 0), 1.5, gpuk_at2d(s->in_##t, off, 37, 23, 0), 0, \
-                                 gpuk_at2d(s->in_##t, off + 1000, 29, 23, 0), 1, 0.5))
+#define GEMM_IN_f32 s->in_f32
+#define GEMM_IN_tf32 s->in_f32
+#define GEMM_IN_f64 s->in_f64
+#define RUN_GEMM(f, t) RUN_ONE(f(c, S, gpuk_at2d(s->outs[k], off, 37, 29, 0), 1.5, gpuk_at2d(GEMM_IN_##t, off, 37, 23, 0), 0, \
+                                 gpuk_at2d(GEMM_IN_##t, off + 1000, 29, 23, 0), 1, 0.5))
 
 /* Every wrapper once, into its own output; outputs first reset to the pattern. */
 static void run_all(side* s, size_t off) {

@@ -146,6 +146,11 @@ static int test_gemm_bad_arguments_get_clear_errors_before_the_driver(void) {
     CHECK_OK(GEMM32(gpuk_at2d(g, 0, 17, 23, 0), gpuk_at2d(f, 0, 17, 11, 0), 0, gpuk_at2d(f, 5, 11, 23, 0), 0));
     CHECK_OK(GEMM64(gpuk_at2d(g, 0, 17, 23, 0), gpuk_at2d(f, 0, 11, 17, 0), 1, gpuk_at2d(f, 0, 23, 11, 0), 1));
     CHECK_OK(GEMM64(gpuk_at2d(g, 0, 17, 23, 0), gpuk_at2d(f, 0, 17, 11, 0), 0, gpuk_at2d(f, 0, 23, 11, 0), 1));
+    /* batched: products a block apart; side by side within rows of C */
+    CHECK_OK(gpuk_gemm_batched_f32(ctx, S, gpuk_at2d(g, 0, 4, 5, 0), 20, 1.5f, gpuk_at2d(f, 0, 4, 3, 0), 12, 0,
+                                   gpuk_at2d(f, 500, 3, 5, 0), 0, 0, 0.5f, 50));
+    CHECK_OK(gpuk_gemm_batched_f32(ctx, S, gpuk_at2d(g, 0, 4, 5, 50), 5, 1.5f, gpuk_at2d(f, 0, 4, 3, 0), 12, 0,
+                                   gpuk_at2d(f, 500, 3, 5, 0), 15, 0, 0.5f, 10));
     CHECK(fake.launches > launches);
     calls = fake.calls;
     /* handles */
@@ -210,6 +215,24 @@ static int test_gemm_bad_arguments_get_clear_errors_before_the_driver(void) {
     CHECK_ERROR_MENTIONS("overlap");
     CHECK_RESULT(GEMM32(gpuk_at2d(f, 0, 17, 11, 0), gpuk_at2d(f, 0, 17, 11, 0), 0, gpuk_at2d(g, 0, 11, 11, 0), 0),
                  GPUK_ERR_INVALID_ARG); /* C is A */
+    CHECK_ERROR_MENTIONS("overlap");
+    /* batched: the last product past the buffer, strides that pass SIZE_MAX, C's products
+       sharing elements (stride_c below a product's extent, not side by side in rows) */
+#define BATCH32(c, sc, a, sa, b, sb, n) gpuk_gemm_batched_f32(ctx, S, c, sc, 1.5f, a, sa, 0, b, sb, 0, 0.5f, n)
+    CHECK_RESULT(BATCH32(gpuk_at2d(g, 0, 4, 5, 0), 20, gpuk_at2d(f, 0, 4, 3, 0), 12, gpuk_at2d(f, 500, 3, 5, 0), 0, 200),
+                 GPUK_ERR_OUT_OF_BOUNDS); /* C's 200th product starts at element 3980 of 2048 */
+    CHECK_ERROR_MENTIONS("from element 3980");
+    CHECK_RESULT(BATCH32(gpuk_at2d(g, 0, 4, 5, 0), 20, gpuk_at2d(f, 0, 4, 3, 0), (size_t)1 << 62, gpuk_at2d(f, 500, 3, 5, 0), 0, 5),
+                 GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_ERROR_MENTIONS("SIZE_MAX");
+    CHECK_RESULT(BATCH32(gpuk_at2d(g, 0, 4, 5, 0), 19, gpuk_at2d(f, 0, 4, 3, 0), 12, gpuk_at2d(f, 500, 3, 5, 0), 0, 3),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("share elements");
+    CHECK_RESULT(BATCH32(gpuk_at2d(g, 0, 4, 5, 50), 5, gpuk_at2d(f, 0, 4, 3, 0), 12, gpuk_at2d(f, 500, 3, 5, 0), 15, 11),
+                 GPUK_ERR_INVALID_ARG); /* side by side, but the 11th passes the row stride of 50 */
+    CHECK_ERROR_MENTIONS("share elements");
+    CHECK_RESULT(BATCH32(gpuk_at2d(f, 400, 4, 5, 0), 20, gpuk_at2d(f, 0, 4, 3, 0), 12, gpuk_at2d(g, 0, 3, 5, 0), 0, 40),
+                 GPUK_ERR_INVALID_ARG); /* the 40 C products reach A's 40 */
     CHECK_ERROR_MENTIONS("overlap");
     /* sizes near SIZE_MAX: 2^32 x 2^32 elements (2^64: 0 if multiplied unchecked), m n k = 2^64 */
     CHECK_RESULT(GEMM32(gpuk_at2d(g, 0, big, big, 0), gpuk_at2d(f, 0, big, 0, 0), 0, gpuk_at2d(f, 0, 0, big, 0), 0),
@@ -461,6 +484,55 @@ static int test_capture_refuses_scratch_growth(void) {
     return TEST_PASS;
 }
 
+/* GEMM's plan, as the launch shows it (the fake GPU: sm_90, 132 SMs): the tile of the variant
+   the device takes (FP64: 128 with tensor cores, 64 for the sm_52 baseline that
+   kernels_max_sm = 52 forces), split-K only where the tiles leave SMs idle (parts: up to 2
+   blocks an SM, each at least 128 deep, at most 16), its workspace taken once; in a capture that
+   would need a new workspace the call runs unsplit instead of failing. */
+static const gpuk__gemm_args* gemm_launched(void) { return (const gpuk__gemm_args*)(const void*)fake.last_args[3]; }
+static int test_gemm_variant_tile_and_split_choice(void) {
+    gpuk_buffer f = { 0 };
+    gpuk_stream s;
+    int allocs;
+    ctx = fake_gpuk_up(NULL);
+    f = buffer((size_t)1 << 27);
+    /* the seed shape in f32: 8 x 4 tiles of 128, k 2048 -> 8 parts of 256 */
+    CHECK_OK(gpuk_gemm_f32(ctx, S, gpuk_at2d(f, 0, 1024, 512, 0), 1, gpuk_at2d(f, 1 << 20, 1024, 2048, 0), 0,
+                           gpuk_at2d(f, 4 << 20, 2048, 512, 0), 0, 0));
+    CHECK(gemm_launched()->splits == 8 && gemm_launched()->ws != 0 && fake.last_grid[0] == 32 * 8);
+    /* f64 500 x 500, k 1000 on the sm_90 variant: 4 x 4 tiles of 128, 1000 / 128 -> 7 parts */
+    CHECK_OK(gpuk_gemm_f64(ctx, S, gpuk_at2d(f, 0, 500, 500, 0), 1, gpuk_at2d(f, 1 << 20, 500, 1000, 0), 0,
+                           gpuk_at2d(f, 4 << 20, 1000, 500, 0), 0, 0));
+    CHECK(gemm_launched()->splits == 7 && fake.last_grid[0] == 16 * 7);
+    /* enough tiles: no split, no workspace */
+    CHECK_OK(gpuk_gemm_f32(ctx, S, gpuk_at2d(f, 0, 2048, 2048, 0), 1, gpuk_at2d(f, 1 << 23, 2048, 300, 0), 0,
+                           gpuk_at2d(f, 1 << 24, 300, 2048, 0), 0, 0));
+    CHECK(gemm_launched()->splits == 1 && gemm_launched()->ws == 0 && fake.last_grid[0] == 16 * 16);
+    /* batched: one job a product and tile, never split */
+    CHECK_OK(gpuk_gemm_batched_f64(ctx, S, gpuk_at2d(f, 0, 100, 100, 0), 10000, 1, gpuk_at2d(f, 1 << 20, 100, 3000, 0), 0, 0,
+                                   gpuk_at2d(f, 1 << 22, 3000, 100, 0), 0, 0, 0, 3));
+    CHECK(gemm_launched()->splits == 1 && gemm_launched()->batch == 3 && fake.last_grid[0] == 3);
+    /* capture on a stream with no workspace yet: unsplit, nothing allocated, no error */
+    CHECK_OK(gpuk_stream_create(ctx, NULL, &s));
+    allocs = fake_live_count(FK_ALLOC);
+    fake.cfg.capturing_stream = gpuk_stream_native(ctx, s);
+    CHECK_OK(gpuk_kernels_load(ctx, "gemm_f32"));
+    CHECK_OK(gpuk_gemm_f32(ctx, s, gpuk_at2d(f, 0, 1024, 512, 0), 1, gpuk_at2d(f, 1 << 20, 1024, 2048, 0), 0,
+                           gpuk_at2d(f, 4 << 20, 2048, 512, 0), 0, 0));
+    CHECK(gemm_launched()->splits == 1 && gemm_launched()->ws == 0 && fake_live_count(FK_ALLOC) == allocs);
+    fake.cfg.capturing_stream = NULL;
+    CHECK_OK(gpuk_stream_destroy(ctx, s));
+    fake_gpuk_down(ctx);
+    /* the portable baseline forced: f64 tiles of 64 -> 8 x 8 tiles, 264 / 64 -> 4 parts */
+    ctx = fake_gpuk_up_desc(NULL, &(gpuk_ctx_desc){ .kernels_max_sm = 52 });
+    f = buffer((size_t)1 << 27);
+    CHECK_OK(gpuk_gemm_f64(ctx, S, gpuk_at2d(f, 0, 500, 500, 0), 1, gpuk_at2d(f, 1 << 20, 500, 1000, 0), 0,
+                           gpuk_at2d(f, 4 << 20, 1000, 500, 0), 0, 0));
+    CHECK(gemm_launched()->splits == 4 && fake.last_grid[0] == 64 * 4);
+    fake_gpuk_down(ctx);
+    return TEST_PASS;
+}
+
 /* gpuk_kernels_load takes names with or without "gpuk_", prefixes ending in '*', and "*". */
 static int test_kernels_load_by_name(void) {
     ctx = fake_gpuk_up(NULL);
@@ -592,6 +664,7 @@ int main(void) {
     RUN(test_every_wrapper_rejects_a_zero_handle_before_the_driver);
     RUN(test_bad_arguments_get_clear_errors_before_the_driver);
     RUN(test_gemm_bad_arguments_get_clear_errors_before_the_driver);
+    RUN(test_gemm_variant_tile_and_split_choice);
     RUN(test_kernels_load_lazily_one_module_each);
     RUN(test_scratch_lives_with_its_stream);
     RUN(test_scratch_kept_when_its_free_fails);

@@ -71,10 +71,11 @@ PTX_CUDA = {
 # Oldest .version ptxas 13 takes with each .target (measured: one lower fails with "PTX .version
 # X does not support .target sm_NN"; sm_52/53 take older still, 4.2 is where PTX_CUDA starts).
 TARGET_MIN_VERSION = {52: (4, 2), 53: (4, 2), 60: (5, 0), 61: (5, 0), 62: (5, 0), 70: (6, 0),
-                      72: (6, 1), 75: (6, 3)}
+                      72: (6, 1), 75: (6, 3), 80: (7, 0), 90: (7, 8)}
+VARIANT_TARGETS = [80, 90]         # variants (<kernel>__smNN) may also need these
 VERSIONS = sorted(PTX_CUDA)
 
-C_TYPES = {"f32": ("float", 4), "f64": ("double", 8), "i32": ("int32_t", 4),
+C_TYPES = {"f32": ("float", 4), "f64": ("double", 8), "tf32": ("float", 4), "i32": ("int32_t", 4),
            "u32": ("uint32_t", 4), "u8": ("uint8_t", 1)}
 
 
@@ -184,12 +185,17 @@ def wrappers_for(fam, args, wraps):
     values = dict(args, T=T, size=str(size))
     res = []
     for decl in wraps[fam]:
-        m = re.match(r"^(gpuk_[\w{}]+)\((.*?)\) = (\w+)\((.*)\) \| (.*)$", decl)
+        m = re.match(r"^(gpuk_[\w{}]+)\((.*?)\) = (\w+)(?:@(gpuk_[\w{}]+))?\((.*)\) \| (.*)$", decl)
         if not m:
             fail("cannot read wrap declaration: " + decl)
-        kern, params, launcher, rest, text = (expand(g, values) for g in m.groups())
-        body = "return %s(\"%s\", GPUK__K_%s, ctx, stream, %s);" % (launcher, kern, kern[5:].upper(), rest)
-        res.append((kern, text, params, body))
+        kern, params, launcher, entry, rest, text = (expand(g or "", values) for g in m.groups())
+        # launcher@gpuk_x: this wrapper launches the kernel of wrapper gpuk_x (no entry of its own)
+        entry = entry or kern
+        body = "return %s(\"%s\", GPUK__K_%s, ctx, stream, %s);" % (launcher, kern, entry[5:].upper(), rest)
+        res.append((kern, text, params, body, entry))
+    kerns = [r[0] for r in res]
+    if any(r[4] not in kerns for r in res):
+        fail("GPUK_%s: a wrapper launches a kernel its family does not make" % fam)
     return res
 
 
@@ -199,7 +205,7 @@ def variants_for(fam, args, wraps):
     m = re.match(r"^(.*)_SM(\d+)$", fam)
     if not m:
         return []
-    bases = [k[0] for k in wrappers_for(m.group(1), args, wraps)]
+    bases = [k[0] for k in wrappers_for(m.group(1), args, wraps) if k[4] == k[0]]
     return [(b + "__sm" + m.group(2), b) for b in bases]
 
 
@@ -307,11 +313,14 @@ def ptxas_run(ptxas, arch, text, tmp, tag):
 
 
 def lower(ptxas, name, body, tmp):
-    """(version, target) lowest that ptxas 13 accepts for body: target first, then version."""
-    for target in BASELINE_TARGETS:
+    """(version, target) lowest that ptxas 13 accepts for body: target first, then version. A
+    variant (<kernel>__smNN) starts at its own sm_NN, where its faster instructions are."""
+    floor = re.search(r"__sm(\d+)$", name)
+    floor = int(floor.group(1)) if floor else 0
+    for target in [t for t in BASELINE_TARGETS + (VARIANT_TARGETS if floor else []) if t >= floor]:
         version = TARGET_MIN_VERSION[target]
         while True:
-            ok, log = ptxas_run(ptxas, 75, with_header(body, version, target), tmp, name)
+            ok, log = ptxas_run(ptxas, max(75, target), with_header(body, version, target), tmp, name)
             if ok:
                 return version, target
             m = re.findall(r"requires PTX ISA \.version (\d+)\.(\d+) or later", log)
@@ -324,7 +333,7 @@ def lower(ptxas, name, body, tmp):
             if re.search(r"requires \.target sm_\d+ or higher|not supported on \.target", log):
                 break   # next target
             fail("%s: ptxas rejects the lowered PTX:\n%s" % (name, log))
-    fail("%s: no baseline target up to sm_75 accepts it" % name)
+    fail("%s: no target up to sm_%d accepts it" % (name, VARIANT_TARGETS[-1] if floor else 75))
 
 
 def old_ptxas():
@@ -351,16 +360,17 @@ def code_sections(cubin):
 
 def check_same_code(modules, originals, ptxas, jobs):
     """Lowered modules compile to the same machine code as nvcc's own PTX (its .version 9.0,
-    .target sm_75 header and every line it wrote) for sm_75, sm_90 and sm_120; returns
-    (compiles, [(kernel, arch) that differ])."""
-    header = ".version 9.0\n.target sm_75\n.address_size 64\n"
+    .target sm_75 header, or the variant's own target, and every line it wrote) for sm_75,
+    sm_90 and sm_120; returns (compiles, [(kernel, arch) that differ])."""
+    def header(n):
+        return ".version 9.0\n.target sm_%d\n.address_size 64\n" % max(75, header_info(modules[n])[1])
     tasks = [(n, a) for n in modules if n in originals for a in (75, 90, 120)
              if a >= header_info(modules[n])[1]]
     with tempfile.TemporaryDirectory() as tmp:
         def one(task):
             n, a = task
             code = []
-            for tag, text in (("low", modules[n]), ("orig", header + originals[n])):
+            for tag, text in (("low", modules[n]), ("orig", header(n) + originals[n])):
                 src, out = os.path.join(tmp, "%s_%d_%s.ptx" % (n, a, tag)), os.path.join(tmp, "%s_%d_%s.cubin" % (n, a, tag))
                 with open(src, "w") as f:
                     f.write(text)
@@ -444,11 +454,13 @@ def sections(kernels, variants, modules, source_hash, nvcc_ver, constants, famil
     defs = ["/* " + stamp + " */"]
     ptx = ["/* " + stamp + " */"]
     table = []
-    for kern, text, params, body in kernels:
+    for kern, text, params, body, entry in kernels:
         proto = "gpuk_result %s(gpuk_ctx* ctx, gpuk_stream stream, %s)" % (kern, params)
         decl.append("GPUK_API " + proto + "; " + doc(text))
-        ids.append("    GPUK__K_%s," % kern[5:].upper())
         defs.append("GPUK__IMPL " + proto + " {\n    " + body + "\n}")
+        if entry != kern:
+            continue  # launches another wrapper's kernel
+        ids.append("    GPUK__K_%s," % kern[5:].upper())
         blob, entry = ptx_blob(kern, modules[kern])
         ptx.extend(blob)
         table.append("    " + entry + ",")
@@ -1060,10 +1072,10 @@ def main():
     for fam, inst in kernel_list(source.decode()):
         made = wrappers_for(fam, inst, wraps)
         kernels.extend(made)
-        families.extend((fam, k[0], inst["t"]) for k in made)
+        families.extend((fam, k[0], inst["t"]) for k in made if k[4] == k[0])
         variants.extend(variants_for(fam, inst, wraps))
     constants = shared_constants(source.decode())
-    names = [k[0] for k in kernels] + [v[0] for v in variants]
+    names = [k[0] for k in kernels if k[4] == k[0]] + [v[0] for v in variants]
     if len(set(names)) != len(names):
         fail("duplicate kernel names")
     if any(v[1] not in names for v in variants):
