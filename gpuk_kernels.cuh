@@ -795,8 +795,26 @@ template <typename T, int TILE, int BK, int LD> struct gemm_operand {
 #pragma unroll
         for (int e = 0; e < PER; e++) s[kk(e) * LD + mn(e)] = v[e];
     }
-    /* sm_80+: cp.async of one element a slot, zero-filled outside (src-size 0 reads nothing) */
+    /* sm_80+: cp.async straight into shared memory, zero-filled outside (src-size below the
+       copy's size: the rest is zeros; 0 reads nothing). An operand whose rows (mn) are
+       contiguous, 16-byte aligned at every k (x aligned, ld a multiple of G), goes 16 bytes
+       (G elements) a copy, the rest of a group past mn_end zero-filled; otherwise one element
+       a copy (k-contiguous operands: consecutive k land LD apart in the k-major stage). */
     GPUK_DEV void copy_async(T* s, u64 k0, u64 k_end) const {
+        enum { G = 16 / sizeof(T), GROUPS = TILE / G };
+        if (!kcontig && aligned16(x) && ld % G == 0) {
+#pragma unroll
+            for (int e = 0; e < PER / G; e++) {
+                const u32 q = e * GPUK_BLOCK + threadIdx.x, m = q % GROUPS * G, l = q / GROUPS;
+                const u64 left = mn0 + m < mn_end ? mn_end - (mn0 + m) : 0;
+                const bool in = k0 + l < k_end && left > 0;
+                const u32 dst = (u32)__cvta_generic_to_shared(s + l * LD + m);
+                asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst),
+                             "l"(in ? x + (k0 + l) * ld + mn0 + m : x), "r"(in ? (u32)(left < G ? left : G) * (u32)sizeof(T) : 0u)
+                             : "memory");
+            }
+            return;
+        }
 #pragma unroll
         for (int e = 0; e < PER; e++) {
             const bool in = inside(e, k0, k_end);
