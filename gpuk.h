@@ -4184,6 +4184,22 @@ static void gpuk__scratch_free(const char* fn, gpuk__scratch* s, gpuk_result* fi
     if (*first == GPUK_OK) *first = r;
 }
 
+/* bytes of device memory, cleared on stream cs (in order before the kernels that use it). */
+static gpuk_result gpuk__alloc_zeroed(const char* fn, gpuk__cu_stream cs, size_t bytes, const char* what,
+                                      gpuk_devptr* out) {
+    gpuk__cu_result cr;
+    gpuk_result r;
+    *out = 0;
+    if ((cr = GPUK__DRV.cuMemAlloc(out, bytes)) != 0) return gpuk__fail_cu(fn, "cuMemAlloc", cr, what);
+    if ((cr = GPUK__DRV.cuMemsetD8Async(*out, 0, bytes, cs)) != 0) {
+        r = gpuk__fail_cu(fn, "cuMemsetD8Async", cr, what);
+        if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken)) GPUK__DRV.cuMemFree(*out);
+        *out = 0;
+        return r;
+    }
+    return GPUK_OK;
+}
+
 /* Makes s's GEMM workspace (locked) at least bytes, zeroed when new (its tile counters must
    start at 0; the kernels reset them). *got: 1 ready, 0 none to be had without failing (a
    capture is under way: the caller then does without). */
@@ -4206,13 +4222,7 @@ static gpuk_result gpuk__ws_reserve(const char* fn, gpuk__scratch* s, gpuk__cu_s
         s->ws = 0;
         s->ws_bytes = 0;
     }
-    if ((cr = GPUK__DRV.cuMemAlloc(&p, want)) != 0)
-        return gpuk__fail_cu(fn, "cuMemAlloc", cr, "the GEMM split-K workspace");
-    if ((cr = GPUK__DRV.cuMemsetD8Async(p, 0, want, cs)) != 0) {
-        r = gpuk__fail_cu(fn, "cuMemsetD8Async", cr, "clearing the GEMM workspace");
-        if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken)) GPUK__DRV.cuMemFree(p);
-        return r;
-    }
+    if ((r = gpuk__alloc_zeroed(fn, cs, want, "the GEMM split-K workspace", &p)) != GPUK_OK) return r;
     s->ws = p;
     s->ws_bytes = want;
     *got = 1;
@@ -4239,13 +4249,7 @@ static gpuk_result gpuk__scratch_reserve(const char* fn, gpuk__scratch* s, gpuk_
         gpuk__scratch_free(fn, s, &r);
         if (r != GPUK_OK) return r;
     }
-    if ((cr = GPUK__DRV.cuMemAlloc(&p, want)) != 0)
-        return gpuk__fail_cu(fn, "cuMemAlloc", cr, "scratch for reductions and scans");
-    if ((cr = GPUK__DRV.cuMemsetD8Async(p, 0, want, cs)) != 0) {
-        r = gpuk__fail_cu(fn, "cuMemsetD8Async", cr, "clearing the scratch");
-        if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken)) GPUK__DRV.cuMemFree(p);
-        return r;
-    }
+    if ((r = gpuk__alloc_zeroed(fn, cs, want, "scratch for reductions and scans", &p)) != GPUK_OK) return r;
     s->ptr = p;
     s->bytes = want;
     s->scan_tiles = want_tiles;
