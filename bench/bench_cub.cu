@@ -1,8 +1,10 @@
 // bench/bench_cub.cu - the reference points for bench/bench_kernels: CUB's histogram, sum and
 // scan on the same sizes and GPU, with its own device copy for the ratio. Built by tests/gpu-check
-// with nvcc on the GPU machine (never by users, never committed as a binary).
+// with nvcc on the GPU machine (never by users, never committed as a binary). Results also go to
+// build/bench-csv/cub.csv (bench_csv.h).
 //   nvcc -O3 -std=c++17 -arch=native bench_cub.cu -o bench_cub
 #include <cub/cub.cuh>
+#include "bench_csv.h"
 #include <algorithm>
 #include <cstdio>
 #include <vector>
@@ -64,5 +66,16 @@ int main() {
     std::printf("cub DeviceReduce::Sum f32          n=2^28 %9.3f ms ratio %.3f (read)\n", sum, 4.0 * n / sum / 1e6 / copy_gbs);
     std::printf("cub DeviceScan::InclusiveSum i32   n=2^28 %9.3f ms ratio %.3f (read+write)\n", scan, 8.0 * n / scan / 1e6 / copy_gbs);
     std::printf("cub DeviceHistogram::HistogramEven u8 256 bins n=2^28 %9.3f ms %8.1f GB/s read\n", hist, 1.0 * n / hist / 1e6);
+    cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, 0));
+    bench_csv_open("cub", prop.name);
+    bench_csv_row("cub device copy", "2^28", copy, copy_gbs, "GB/s read+write", BENCH_CSV_NONE, BENCH_CSV_NONE);
+    bench_csv_row("cub DeviceReduce::Sum f32", "2^28", sum, 4.0 * n / sum / 1e6, "GB/s read", 4.0 * n / sum / 1e6 / copy_gbs,
+                  BENCH_CSV_NONE);
+    bench_csv_row("cub DeviceScan::InclusiveSum i32", "2^28", scan, 8.0 * n / scan / 1e6, "GB/s read+write",
+                  8.0 * n / scan / 1e6 / copy_gbs, BENCH_CSV_NONE);
+    bench_csv_row("cub DeviceHistogram::HistogramEven u8 256 bins", "2^28", hist, 1.0 * n / hist / 1e6, "GB/s read",
+                  BENCH_CSV_NONE, BENCH_CSV_NONE);
+    bench_csv_close();
     return 0;
 }

@@ -14,6 +14,7 @@
 //   nvcc -O3 -std=c++17 -arch=native -I. bench/bench_gemm.cu -o build/bench_gemm -lcublas -ldl
 #define GPUK_IMPLEMENTATION
 #include "gpuk.h"
+#include "bench_csv.h" // results also to build/bench-csv/gemm.csv
 #include <cublas_v2.h>
 #include <algorithm>
 #include <cmath>
@@ -179,6 +180,14 @@ template <typename T> static int verify(mode md, size_t m, size_t n, size_t k) {
     return bad == 0;
 }
 
+// the CSV's goal column: README's GEMM table, NaN where it sets none
+static double goal_of(const char* lab, const char* name) {
+    static const struct { const char *lab, *name; double goal; } g[] = {
+        { "sgemm", "4096^3", 0.85 }, { "sgemm", "m=1024 n=512 k=2048", 0.80 }, { "tf32 ", "4096^3", 0.50 },
+        { "dgemm", "4096^3", 0.75 }, { "dgemm", "m=1024 n=512 k=2048", 0.70 }, { "sgemm sm_52 baseline", "4096^3", 0.60 } };
+    for (const auto& e : g) if (!std::strcmp(e.lab, lab) && !std::strcmp(e.name, name)) return e.goal;
+    return BENCH_CSV_NONE;
+}
 // The ratio is cuBLAS time / gpuk time, both medians; the baseline rows divide by cuBLAS in
 // FP32/FP64, the TF32 rows by cuBLAS in TF32.
 template <typename T> static void bench(mode md, const char* name, size_t m, size_t n, size_t k) {
@@ -192,6 +201,7 @@ template <typename T> static void bench(mode md, const char* name, size_t m, siz
     double flop = 2.0 * (double)m * (double)n * (double)k;
     std::printf("%-20s %-20s cublas %6.1f TFLOP/s  gpuk %6.1f TFLOP/s  ratio %.2f   (%.3f ms, %.3f ms)\n",
                 label(sizeof(T), md), name, flop / tc / 1e9, flop / tg / 1e9, tc / tg, tc, tg);
+    bench_csv_row(label(sizeof(T), md), name, tg, flop / tg / 1e9, "TFLOP/s", tc / tg, goal_of(label(sizeof(T), md), name));
     release(x);
 }
 
@@ -212,6 +222,7 @@ static void bench_batched(size_t count, size_t s) {
     std::snprintf(name, sizeof name, "%zu x %zu^3 batched", count, s);
     std::printf("%-20s %-20s cublas %6.1f TFLOP/s  gpuk %6.1f TFLOP/s  ratio %.2f   (%.3f ms, %.3f ms; strided batched both)\n",
                 "sgemm", name, flop / tc / 1e9, flop / tg / 1e9, tc / tg, tc, tg);
+    bench_csv_row("sgemm", name, tg, flop / tg / 1e9, "TFLOP/s", tc / tg, BENCH_CSV_NONE);
     release(x);
 }
 
@@ -242,6 +253,7 @@ int main() {
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
     std::printf("== GEMM: gpuk vs cuBLAS %d (FP32/FP64; TF32 rows against cuBLAS TF32), %s\n", ver, prop.name);
+    bench_csv_open("gemm", prop.name);
     int ok = 1;
     for (mode md : { EXACT, TF32, BASELINE }) ok &= verify<float>(md, 1000, 1000, 1000);
     for (mode md : { EXACT, BASELINE }) ok &= verify<double>(md, 1000, 1000, 1000);
@@ -258,6 +270,7 @@ int main() {
     bench<double>(BASELINE, "4096^3", 4096, 4096, 4096);
     bench_batched(512, 128);
     CK(cudaGetLastError());
+    bench_csv_close();
     for (int i = 0; i < 2; i++) {
         TRY(gpuk_stream_destroy(ctx[i], gst[i]));
         TRY(gpuk_ctx_destroy(ctx[i]));

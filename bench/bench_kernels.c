@@ -4,6 +4,7 @@
    Ratios: element-wise and scans count bytes read + written, like the copy; reductions count
    bytes read only (a reduction reads what a copy reads and writes nothing); random counts
    bytes written.
+   Results also go to build/bench-csv/kernels.csv (bench_csv.h; not for --cold-start).
    bench_kernels --cold-start   time from a ready ctx to the first built-in kernel's result
    cc -std=c99 -O2 -I.. bench_kernels.c -o bench_kernels -ldl -lpthread -lm */
 #define _POSIX_C_SOURCE 199309L
@@ -11,6 +12,7 @@
 #include "gpuk.h"
 #include "scan_baseline.h"
 #include "bench_clock.h"
+#include "bench_csv.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,11 +73,15 @@ static void w_rand(void) { TRY(gpuk_random_uniform_f32(ctx, S, at0(y), n_cur, 42
 
 static void line(const char* name, size_t n, work_fn w, double bytes_per_elem, const char* counted, double goal) {
     double ms, gbs;
+    char size[16], unit[32];
     n_cur = n;
     ms = time_ms(w);
     gbs = bytes_per_elem * (double)n / ms / 1e6;
     printf("%-34s n=2^%-2d %9.3f ms %8.1f GB/s  ratio %.3f (%s; goal >= %.2f)%s\n", name, __builtin_ctzll(n), ms, gbs,
            gbs / copy_gbs, counted, goal, gbs / copy_gbs >= goal ? "" : "  BELOW GOAL");
+    snprintf(size, sizeof size, "2^%d", __builtin_ctzll(n));
+    snprintf(unit, sizeof unit, "GB/s %s", counted);
+    bench_csv_row(name, size, ms, gbs, unit, gbs / copy_gbs, goal);
 }
 
 static int cold_start(void) {
@@ -124,9 +130,14 @@ int main(int argc, char** argv) {
 
     printf("== gpuk kernel bench on %s (sm_%d%d, %d SMs)\n", gpuk_ctx_device_info(ctx)->name,
            gpuk_ctx_device_info(ctx)->cc_major, gpuk_ctx_device_info(ctx)->cc_minor, gpuk_ctx_device_info(ctx)->sm_count);
+    bench_csv_open("kernels", gpuk_ctx_device_info(ctx)->name);
     n_cur = N28;
-    copy_gbs = 8.0 * (double)N28 / time_ms(w_copy) / 1e6;
-    printf("%-34s n=2^28 %8.1f GB/s read+write (the limit every ratio divides by)\n", "device copy (cuMemcpyDtoDAsync)", copy_gbs);
+    {
+        double ms = time_ms(w_copy);
+        copy_gbs = 8.0 * (double)N28 / ms / 1e6;
+        printf("%-34s n=2^28 %8.1f GB/s read+write (the limit every ratio divides by)\n", "device copy (cuMemcpyDtoDAsync)", copy_gbs);
+        bench_csv_row("device copy (cuMemcpyDtoDAsync)", "2^28", ms, copy_gbs, "GB/s read+write", BENCH_CSV_NONE, BENCH_CSV_NONE);
+    }
     line("add_f32", N28, w_add, 12, "read+write", 0.95);
     line("axpy_f32", N28, w_axpy, 12, "read+write", 0.95);
     line("selu_f32", N28, w_selu, 8, "read+write", 0.95);
@@ -152,11 +163,16 @@ int main(int argc, char** argv) {
         double ms = time_ms(w_hist);
         printf("%-34s n=2^28 %9.3f ms %8.1f GB/s read (compare: bench_cub's histogram line)\n", "histogram_u8 256 bins", ms,
                (double)N28 / ms / 1e6);
+        bench_csv_row("histogram_u8 256 bins", "2^28", ms, (double)N28 / ms / 1e6, "GB/s read", BENCH_CSV_NONE, BENCH_CSV_NONE);
     }
     /* cos^2 + sin^2 on x = 0, 1, ..., 1e7 - 1: past |x| = 105615 sinf/cosf take the slow path */
     TRY(gpuk_iota_f32(ctx, S, at0(x), 10000000, 0.0f, 1.0f));
     n_cur = 10000000;
-    printf("%-34s n=1e7  %9.3f ms (goal <= 0.20 ms)\n", "cos2_plus_sin2_f32 x=0..1e7", time_ms(w_c2s2));
+    {
+        double ms = time_ms(w_c2s2);
+        printf("%-34s n=1e7  %9.3f ms (goal <= 0.20 ms)\n", "cos2_plus_sin2_f32 x=0..1e7", ms);
+        bench_csv_row("cos2_plus_sin2_f32 x=0..1e7", "1e7", ms, ms, "ms", BENCH_CSV_NONE, 0.20);
+    }
     {   /* SELU on 1e6: host wall time per call, launch included, 1000 calls back to back */
         double t0, per[REPEATS];
         int rep, i;
@@ -170,7 +186,10 @@ int main(int argc, char** argv) {
         }
         qsort(per, REPEATS, sizeof per[0], cmp_double);
         printf("%-34s n=1e6  %9.3f us per call, launch included (goal <= 10 us)\n", "selu_f32 x1000 back to back", per[REPEATS / 2]);
+        bench_csv_row("selu_f32 x1000 back to back", "1e6", per[REPEATS / 2] / 1e3, per[REPEATS / 2], "us per call",
+                      BENCH_CSV_NONE, 10.0);
     }
+    bench_csv_close();
     TRY(gpuk_ctx_destroy(ctx));
     return 0;
 }
