@@ -32,6 +32,8 @@
 #define GEMM_TILE_8 64
 #define GEMM_TILE_MMA 128
 #define GEMM_SPLIT_TILES 1024
+#define STENCIL_ROWS 32
+#define HEAT_BLOCK_STEPS 4
 // ==== end of shared constants ====
 
 typedef unsigned long long u64;
@@ -1154,6 +1156,143 @@ typedef gemm_f64_mma<GEMM_TILE_MMA, 8, 4> gemm_policy_sm90_f64;  /* m16n8k4 (m16
 #define GPUK_GEMM_SM80(T, t) GPUK_GEMM_ENTRY(T, t, __sm80, gemm_policy_sm80_##t, true)
 #define GPUK_GEMM_SM90(T, t) GPUK_GEMM_ENTRY(T, t, __sm90, gemm_policy_sm90_##t, true)
 
+/* ---- stencils on 2-D row-major views: 3x3 weighted (images), 5-point heat step ----
+   A block of 32 x 8 threads covers 32 columns and STENCIL_ROWS rows (each thread
+   STENCIL_ROWS / 8 rows, one column); neighbours come through L1 (a block's rows and its
+   neighbours' overlap). Grid-stride in both directions: any grid is correct. */
+enum { BOUNDARY_SKIP = 1, BOUNDARY_CLAMP = 2, BOUNDARY_ZERO = 3 };
+struct stencil_weights { float w[9]; }; /* row-major: w[0] is (-1, -1), w[4] the centre */
+
+GPUK_DEV u64 clamp_index(i64 i, u64 n) { return i < 0 ? 0 : (u64)i >= n ? n - 1 : (u64)i; }
+
+/* f32: acc = fma(w, x, acc) in the order w[0] .. w[8]; i32: the same in double (exact for
+   any int32 and float weight products), then rounded to nearest, ties away from zero, and
+   saturated to int32. Out-of-range neighbours: CLAMP reads the nearest edge element, ZERO
+   reads 0, SKIP leaves them out and scales the sum by W / W_valid (W: the sum of all nine
+   weights, W_valid: of those inside), so normalized weights average the neighbours present. */
+template <typename T> struct stencil_acc { typedef float type; };
+template <> struct stencil_acc<int> { typedef double type; };
+GPUK_DEV float stencil_out(float v, float) { return v; }
+GPUK_DEV int stencil_out(double v, int) {
+    const double r = v < 0 ? -floor(-v + 0.5) : floor(v + 0.5);
+    return r >= 2147483647.0 ? 2147483647 : r <= -2147483648.0 ? (int)0x80000000u : (int)r;
+}
+
+template <typename T>
+GPUK_DEV void stencil3x3(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 ldi, stencil_weights w, u32 boundary) {
+    typedef typename stencil_acc<T>::type A;
+    A wa[9], all = A(0);
+#pragma unroll
+    for (int q = 0; q < 9; q++) {
+        wa[q] = (A)w.w[q];
+        all = all + wa[q];
+    }
+    for (u64 j = (u64)blockIdx.x * 32 + threadIdx.x; j < cols; j += (u64)gridDim.x * 32)
+        for (u64 r0 = (u64)blockIdx.y * STENCIL_ROWS; r0 < rows; r0 += (u64)gridDim.y * STENCIL_ROWS)
+            for (u64 i = r0 + threadIdx.y; i < r0 + STENCIL_ROWS && i < rows; i += 8) {
+                const bool inner = i > 0 && i + 1 < rows && j > 0 && j + 1 < cols;
+                A acc = A(0), valid = A(0);
+#pragma unroll
+                for (int di = -1; di <= 1; di++)
+#pragma unroll
+                    for (int dj = -1; dj <= 1; dj++) {
+                        const int q = (di + 1) * 3 + dj + 1;
+                        const i64 ii = (i64)i + di, jj = (i64)j + dj;
+                        const bool inside = inner || (ii >= 0 && (u64)ii < rows && jj >= 0 && (u64)jj < cols);
+                        T x = T(0);
+                        if (inside) x = __ldg(in + (u64)ii * ldi + (u64)jj);
+                        else if (boundary == BOUNDARY_CLAMP) x = __ldg(in + clamp_index(ii, rows) * ldi + clamp_index(jj, cols));
+                        if (inside) valid = valid + wa[q];
+                        acc = fma(wa[q], (A)x, acc);
+                    }
+                if (boundary == BOUNDARY_SKIP && !inner && valid != all && valid != A(0)) acc = acc * (all / valid);
+                out[i * ldo + j] = stencil_out(acc, T());
+            }
+}
+
+/* One explicit step of u_t = laplacian(u) on the 5-point grid: interior cells get
+   c + alpha * (((up + down) + (left + right)) - 4 c), one fma; the edge rows and columns are
+   the Dirichlet boundary and are copied unchanged. */
+template <typename T>
+GPUK_DEV T heat_cell(const T* in, u64 ld, u64 i, u64 j, u64 rows, u64 cols, T alpha) {
+    const T c = in[i * ld + j];
+    if (i == 0 || j == 0 || i + 1 == rows || j + 1 == cols) return c;
+    const T sum = (in[(i - 1) * ld + j] + in[(i + 1) * ld + j]) + (in[i * ld + j - 1] + in[i * ld + j + 1]);
+    return fma(alpha, sum - T(4) * c, c);
+}
+
+template <typename T>
+GPUK_DEV void heat_step(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 ldi, T alpha, bool copy) {
+    for (u64 j = (u64)blockIdx.x * 32 + threadIdx.x; j < cols; j += (u64)gridDim.x * 32)
+        for (u64 r0 = (u64)blockIdx.y * STENCIL_ROWS; r0 < rows; r0 += (u64)gridDim.y * STENCIL_ROWS)
+            for (u64 i = r0 + threadIdx.y; i < r0 + STENCIL_ROWS && i < rows; i += 8)
+                out[i * ldo + j] = copy ? in[i * ldi + j] : heat_cell(in, ldi, i, j, rows, cols, alpha);
+}
+
+/* steps (1 to HEAT_BLOCK_STEPS) steps in one launch: a block loads its 32 x 32 output tile
+   with a halo of steps cells into shared memory, steps there (each step's valid region one
+   cell smaller), and writes the tile: one read and one write of the field for several steps,
+   at the cost of recomputing the halo. Cells outside the field are never used (every cell
+   next to them is an edge cell, which keeps its value). */
+template <typename T>
+GPUK_DEV void heat_steps(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 ldi, T alpha, u32 steps) {
+    enum { TILE = 32, H = HEAT_BLOCK_STEPS, W = TILE + 2 * H };
+    __shared__ T buf[2][W][W + 1];
+    const u32 t = threadIdx.y * 32 + threadIdx.x;
+    for (u64 tj = blockIdx.x; tj * TILE < cols; tj += gridDim.x)
+        for (u64 ti = blockIdx.y; ti * TILE < rows; ti += gridDim.y) {
+            const i64 i0 = (i64)(ti * TILE) - (i64)steps, j0 = (i64)(tj * TILE) - (i64)steps;
+            const u32 w = TILE + 2 * steps;
+            for (u32 q = t; q < w * w; q += GPUK_BLOCK) {
+                const i64 i = i0 + q / w, j = j0 + q % w;
+                buf[0][q / w][q % w] = i >= 0 && (u64)i < rows && j >= 0 && (u64)j < cols ? in[(u64)i * ldi + (u64)j] : T(0);
+            }
+            __syncthreads();
+            u32 cur = 0;
+            for (u32 s = 1; s <= steps; s++) {
+                for (u32 q = t; q < (w - 2 * s) * (w - 2 * s); q += GPUK_BLOCK) {
+                    const u32 a = s + q / (w - 2 * s), b = s + q % (w - 2 * s);
+                    const i64 i = i0 + a, j = j0 + b;
+                    const T c = buf[cur][a][b];
+                    T v = c;
+                    if (i > 0 && j > 0 && (u64)i + 1 < rows && (u64)j + 1 < cols) {
+                        const T sum = (buf[cur][a - 1][b] + buf[cur][a + 1][b]) + (buf[cur][a][b - 1] + buf[cur][a][b + 1]);
+                        v = fma(alpha, sum - T(4) * c, c);
+                    }
+                    buf[cur ^ 1][a][b] = v;
+                }
+                cur ^= 1;
+                __syncthreads();
+            }
+            for (u32 q = t; q < TILE * TILE; q += GPUK_BLOCK) {
+                const u64 i = ti * TILE + q / TILE, j = tj * TILE + q % TILE;
+                if (i < rows && j < cols) out[i * ldo + j] = buf[cur][steps + q / TILE][steps + q % TILE];
+            }
+            __syncthreads(); /* the next tile reloads buf */
+        }
+}
+
+// wrap gpuk_stencil3x3_{t}(gpuk_array2d out, gpuk_array2d in, const float* weights, uint32_t boundary)
+//      = gpuk__stencil({size}, 0, out, in, weights, NULL, boundary, 0)
+//      | out = the 3x3 weighted sum of in's neighbours (weights[9], row-major, [4] the centre) with boundary GPUK_BOUNDARY_SKIP (leave out-of-range neighbours out, scale by the weight sum over the ones present), _CLAMP or _ZERO{t: f32=; i32=, computed in double, rounded to nearest (ties away from 0) and saturated}; out must not overlap in
+#define GPUK_STENCIL3X3(T, t)                                                                \
+    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
+    gpuk_stencil3x3_##t(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 ldi, stencil_weights w, u32 boundary) { \
+        stencil3x3<T>(out, in, rows, cols, ldo, ldi, w, boundary);                           \
+    }
+// wrap gpuk_heat_step_{t}(gpuk_array2d out, gpuk_array2d in, {T} alpha)
+//      = gpuk__stencil({size}, 1, out, in, NULL, &alpha, 0, 1)
+//      | one explicit 5-point heat/Jacobi step: interior out = c + alpha ((up + down) + (left + right) - 4 c), the edge rows and columns (Dirichlet boundary) copied; out must not overlap in
+// wrap gpuk_heat_steps_{t}(gpuk_array2d field, gpuk_array2d scratch, {T} alpha, uint32_t steps)
+//      = gpuk__stencil@gpuk_heat_step_{t}({size}, 2, field, scratch, NULL, &alpha, 0, steps)
+//      | steps heat steps, several a launch (temporal blocking), the result in field; scratch: same shape, not overlapping, overwritten
+#define GPUK_HEAT(T, t)                                                                      \
+    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
+    gpuk_heat_step_##t(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 ldi, T alpha, u32 steps) { \
+        if (steps <= 1) heat_step<T>(out, in, rows, cols, ldo, ldi, alpha, steps == 0); /* 0: a copy */ \
+        else heat_steps<T>(out, in, rows, cols, ldo, ldi, alpha, steps);                     \
+    }
+
 /* ---- transpose: out (cols x rows) = in (rows x cols)^T, both row-major ----
    A block moves 64x64 tiles through shared memory (one pad column so the column reads do not
    conflict), reading rows of in and writing rows of out, so both sides are coalesced; each
@@ -1493,6 +1632,11 @@ GPUK_SCAN(double, f64)
 GPUK_SCAN(int, i32)
 GPUK_SCAN(u32, u32)
 GPUK_SCAN_SM70(double, f64)
+
+GPUK_STENCIL3X3(float, f32)
+GPUK_STENCIL3X3(int, i32)
+GPUK_HEAT(float, f32)
+GPUK_HEAT(double, f64)
 
 GPUK_TRANSPOSE(float, f32)
 GPUK_TRANSPOSE(double, f64)

@@ -619,6 +619,12 @@ static inline gpuk_array2d gpuk_at2d(gpuk_buffer buffer, size_t first, size_t ro
 GPUK_API gpuk_result gpuk_array2d_resolve(gpuk_ctx* ctx, gpuk_array2d view, size_t elem_bytes,
                                           gpuk_devptr* out_devptr, size_t* out_row_stride);
 
+/* The boundary rule of gpuk_stencil3x3_*: neighbours outside the view are left out (and the
+   sum scaled by the weight sum over all nine / over those present: normalized weights then
+   average the neighbours present, the books' smoothing), read as the nearest edge element,
+   or read as 0. */
+enum { GPUK_BOUNDARY_SKIP = 1, GPUK_BOUNDARY_CLAMP = 2, GPUK_BOUNDARY_ZERO = 3 };
+
 static inline gpuk_array gpuk_at(gpuk_buffer buffer, size_t first) {
     gpuk_array a;
     a.buffer = buffer;

@@ -765,6 +765,71 @@ static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* c
     return gpuk__builtin_go(&k);
 }
 
+/* Stencils: (out, in, rows, cols, ldo, ldi, weights | alpha, boundary | steps), 32 x 8 threads a
+   32 x GPUK__STENCIL_ROWS block. mode 0: 3x3 (weights, boundary); 1: one heat step (in ->
+   out); 2: steps heat steps of out (the field) using in as scratch, up to
+   GPUK__HEAT_BLOCK_STEPS a launch, in an even number of launches so that the field ends where
+   it started (one step: a step and a copy back, the kernel's steps = 0). */
+static GPUK__NOINLINE gpuk_result gpuk__stencil(const char* fn, int id, gpuk_ctx* ctx, gpuk_stream stream, size_t elem,
+                                 int mode, gpuk_array2d out, gpuk_array2d in, const float* weights,
+                                 const void* alpha, uint32_t boundary, uint32_t steps) {
+    gpuk_devptr p[2];
+    size_t ld[2], launches, c;
+    unsigned long long rows = out.rows, cols = out.cols, lds[2];
+    struct { float w[9]; } w;
+    uint32_t chunk = 0;
+    void* args[8];
+    gpuk__kcall k;
+    gpuk_result r;
+    int i;
+    if ((r = gpuk__kcall_init(&k, fn, id, ctx, stream)) != GPUK_OK) return r;
+    if ((r = gpuk__array2d(fn, ctx, mode == 2 ? "field" : "out", out, elem, &p[0], &ld[0])) != GPUK_OK) return r;
+    if ((r = gpuk__array2d(fn, ctx, mode == 2 ? "scratch" : "in", in, elem, &p[1], &ld[1])) != GPUK_OK) return r;
+    if (in.rows != out.rows || in.cols != out.cols)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s is %zu x %zu but %s is %zu x %zu", mode == 2 ? "field" : "out",
+                          out.rows, out.cols, mode == 2 ? "scratch" : "in", in.rows, in.cols);
+    if (rows && cols && (r = gpuk__overlap(fn, mode == 2 ? "field and scratch" : "out and in", p[0], p[1],
+                                           (size_t)((rows - 1) * ld[0] + cols) * elem,
+                                           (size_t)((rows - 1) * ld[1] + cols) * elem, 0)) != GPUK_OK)
+        return r;
+    if (mode == 0) {
+        if (!weights) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "weights is NULL (nine floats, row-major)");
+        if (boundary < GPUK_BOUNDARY_SKIP || boundary > GPUK_BOUNDARY_ZERO)
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "boundary is %u; it must be GPUK_BOUNDARY_SKIP, "
+                              "GPUK_BOUNDARY_CLAMP or GPUK_BOUNDARY_ZERO", boundary);
+        for (i = 0; i < 9; i++) {
+            w.w[i] = weights[i];
+            if (!(w.w[i] - w.w[i] == 0))
+                return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "weights[%d] is not a finite number", i);
+        }
+    }
+    if (rows == 0 || cols == 0 || (mode == 2 && steps == 0)) return GPUK_OK;
+    k.block_x = 32;
+    k.block_y = GPUK__BLOCK / 32;
+    k.grid_x = gpuk__grid((size_t)cols, 32, (size_t)ctx->info.max_grid[0]);
+    k.grid_y = gpuk__grid((size_t)rows, GPUK__STENCIL_ROWS, 65535); /* taller views loop in the kernel */
+    lds[0] = ld[0]; lds[1] = ld[1];
+    args[2] = &rows; args[3] = &cols;
+    args[6] = mode == 0 ? (void*)&w : (void*)(uintptr_t)alpha;
+    args[7] = mode == 0 ? (void*)&boundary : (void*)&chunk;
+    k.args = args;
+    if (mode != 2) { /* out <- in */
+        args[0] = &p[0]; args[1] = &p[1]; args[4] = &lds[0]; args[5] = &lds[1];
+        chunk = 1;
+        return gpuk__builtin_go(&k);
+    }
+    launches = steps / GPUK__HEAT_BLOCK_STEPS + (steps % GPUK__HEAT_BLOCK_STEPS != 0);
+    if (launches % 2) launches += 1; /* steps == 1: the second launch copies back (0 steps) */
+    for (c = 0; c < launches; c++) {
+        const int from = c % 2 == 0 ? 0 : 1; /* even launches read the field, odd ones the scratch */
+        chunk = steps == 1 ? (c == 0 ? 1u : 0u)
+                           : (uint32_t)((uint64_t)steps * (c + 1) / launches - (uint64_t)steps * c / launches);
+        args[0] = &p[1 - from]; args[1] = &p[from]; args[4] = &lds[1 - from]; args[5] = &lds[from];
+        if ((r = gpuk__builtin_go(&k)) != GPUK_OK) return r;
+    }
+    return GPUK_OK;
+}
+
 /* Histogram: zero counts, then (counts, in, n, nbins, lo, hi) with per-block shared counts. */
 static GPUK__NOINLINE gpuk_result gpuk__histogram(const char* fn, int id, gpuk_ctx* ctx, gpuk_stream stream, size_t elem,
                                    gpuk_array counts, uint32_t nbins, int64_t lo, int64_t hi, gpuk_array in, size_t n) {

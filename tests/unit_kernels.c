@@ -10,6 +10,7 @@
 #include "gpuk.h"
 #include "check.h"
 #include "fake_driver.h"
+#include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <time.h>
@@ -56,6 +57,9 @@ static int rows;
 #define ROW_TRANSPOSE(f) ROW(f(ctx, S, Z, Z, 4, 4))
 #define ROW_HISTOGRAM(f) ROW(f(ctx, S, Z, 4, 0, 256, Z, 4))
 #define ROW_GEMM(f) ROW(f(ctx, S, Z2, 1, Z2, 0, Z2, 0, 0))
+static const float box[9] = { 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+#define ROW_STENCIL3X3(f) ROW(f(ctx, S, Z2, Z2, box, GPUK_BOUNDARY_SKIP))
+#define ROW_HEAT(f) ROW(f(ctx, S, Z2, Z2, 0.25f))
 
 static int test_every_wrapper_rejects_a_zero_handle_before_the_driver(void) {
     long calls;
@@ -484,6 +488,59 @@ static int test_capture_refuses_scratch_growth(void) {
     return TEST_PASS;
 }
 
+/* Stencils' own rules, before any driver call: out and in of one shape, not overlapping (not
+   even the same view), weights given and finite, a known boundary rule; an empty view or 0
+   steps launches nothing. heat_steps launches ceil(steps / 4) times, made even, so the field
+   ends where it started (1 step: a step and a copy back). */
+static int test_stencil_arguments_and_launch_plan(void) {
+    gpuk_buffer f, g;
+    long calls, launches;
+    const float nan_weights[9] = { 1, 1, 1, 1, NAN, 1, 1, 1, 1 };
+    ctx = fake_gpuk_up(NULL);
+    f = buffer(4096 * 8);
+    g = buffer(4096 * 8);
+    CHECK_OK(gpuk_stencil3x3_f32(ctx, S, gpuk_at2d(g, 0, 30, 40, 0), gpuk_at2d(f, 3, 30, 40, 41), box, GPUK_BOUNDARY_CLAMP));
+    CHECK_OK(gpuk_heat_step_f64(ctx, S, gpuk_at2d(g, 0, 30, 40, 0), gpuk_at2d(f, 0, 30, 40, 0), 0.2));
+    calls = fake.calls;
+    CHECK_RESULT(gpuk_stencil3x3_i32(ctx, S, gpuk_at2d(g, 0, 30, 40, 0), gpuk_at2d(f, 0, 30, 41, 0), box, GPUK_BOUNDARY_SKIP),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("30 x 41");
+    CHECK_RESULT(gpuk_stencil3x3_f32(ctx, S, gpuk_at2d(f, 100, 30, 40, 0), gpuk_at2d(f, 0, 30, 40, 0), box, GPUK_BOUNDARY_ZERO),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("overlap");
+    CHECK_RESULT(gpuk_heat_step_f32(ctx, S, gpuk_at2d(f, 0, 30, 40, 0), gpuk_at2d(f, 0, 30, 40, 0), 0.2f), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("overlap");
+    CHECK_RESULT(gpuk_stencil3x3_f32(ctx, S, gpuk_at2d(g, 0, 30, 40, 0), gpuk_at2d(f, 0, 30, 40, 0), NULL, GPUK_BOUNDARY_ZERO),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("weights is NULL");
+    CHECK_RESULT(gpuk_stencil3x3_i32(ctx, S, gpuk_at2d(g, 0, 30, 40, 0), gpuk_at2d(f, 0, 30, 40, 0), nan_weights, GPUK_BOUNDARY_ZERO),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("weights[4]");
+    CHECK_RESULT(gpuk_stencil3x3_f32(ctx, S, gpuk_at2d(g, 0, 30, 40, 0), gpuk_at2d(f, 0, 30, 40, 0), box, 0), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("GPUK_BOUNDARY_SKIP");
+    CHECK_RESULT(gpuk_heat_steps_f32(ctx, S, gpuk_at2d(g, 0, 30, 40, 0), gpuk_at2d(f, 0, 30, 40, 39), 0.2f, 3),
+                 GPUK_ERR_INVALID_ARG); /* row_stride 39 < 40 cols */
+    CHECK_ERROR_MENTIONS("row_stride");
+    CHECK_RESULT(gpuk_heat_steps_f32(ctx, S, gpuk_at2d(g, 0, 30, 40, 0), gpuk_at2d(f, 8000, 30, 40, 0), 0.2f, 3),
+                 GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK(fake.calls == calls);
+    launches = fake.launches;
+    CHECK_OK(gpuk_heat_steps_f32(ctx, S, gpuk_at2d(g, 0, 0, 40, 0), gpuk_at2d(f, 0, 0, 40, 0), 0.2f, 3));
+    CHECK_OK(gpuk_heat_steps_f32(ctx, S, gpuk_at2d(g, 0, 30, 40, 0), gpuk_at2d(f, 0, 30, 40, 0), 0.2f, 0));
+    CHECK(fake.launches == launches);
+    {
+        static const uint32_t steps[] = { 1, 2, 4, 5, 8, 9, 13 }, want[] = { 2, 2, 2, 2, 2, 4, 4 };
+        size_t q;
+        for (q = 0; q < sizeof steps / sizeof steps[0]; q++) {
+            launches = fake.launches;
+            CHECK_OK(gpuk_heat_steps_f64(ctx, S, gpuk_at2d(g, 0, 30, 40, 0), gpuk_at2d(f, 0, 30, 40, 0), 0.2, steps[q]));
+            CHECK(fake.launches - launches == (long)want[q]);
+        }
+    }
+    fake_gpuk_down(ctx);
+    return TEST_PASS;
+}
+
 /* GEMM's plan, as the launch shows it (the fake GPU: sm_90, 132 SMs): the tile of the variant
    the device takes (FP64: 128 with tensor cores, 64 for the sm_52 baseline that
    kernels_max_sm = 52 forces), split-K only where the tiles leave SMs idle (parts: up to 2
@@ -665,6 +722,7 @@ int main(void) {
     RUN(test_bad_arguments_get_clear_errors_before_the_driver);
     RUN(test_gemm_bad_arguments_get_clear_errors_before_the_driver);
     RUN(test_gemm_variant_tile_and_split_choice);
+    RUN(test_stencil_arguments_and_launch_plan);
     RUN(test_kernels_load_lazily_one_module_each);
     RUN(test_scratch_lives_with_its_stream);
     RUN(test_scratch_kept_when_its_free_fails);
