@@ -32,8 +32,7 @@
 #define GEMM_TILE_8 64
 #define GEMM_TILE_MMA 128
 #define GEMM_SPLIT_TILES 1024
-#define STENCIL_ROWS 32
-#define HEAT_BLOCK_STEPS 4
+#define STENCIL_ROWS 64
 // ==== end of shared constants ====
 
 typedef unsigned long long u64;
@@ -782,6 +781,25 @@ template <typename T, int TILE, int BK, int LD> struct gemm_operand {
     const T* x;
     u64 ld, mn0, mn_end;
     bool kcontig;
+    /* set by prepare() for copy_async: rows 16-byte aligned at every k (16-byte copies where
+       rows are contiguous); the tile wholly inside (mn0 + TILE <= mn_end, and for element
+       copies k-contiguous rows); this thread's source at k = 0 and its place in a stage */
+    bool vec16, whole;
+    const T* base;
+    u32 dst;
+    GPUK_DEV void prepare() {
+        enum { G = 16 / sizeof(T), GROUPS = TILE / G };
+        const u32 t = threadIdx.x;
+        vec16 = !kcontig && aligned16(x) && ld % G == 0;
+        whole = mn0 + TILE <= mn_end && (vec16 || kcontig);
+        if (vec16) { /* element (l, m): m = (t % GROUPS) G, l = t / GROUPS (+ e GPUK_BLOCK / GROUPS) */
+            base = x + (u64)(t / GROUPS) * ld + mn0 + (t % GROUPS) * G;
+            dst = (t / GROUPS) * LD + (t % GROUPS) * G;
+        } else { /* k-contiguous: k = t % BK, row t / BK (+ e GPUK_BLOCK / BK) */
+            base = x + (mn0 + t / BK) * ld + t % BK;
+            dst = (t % BK) * LD + t / BK;
+        }
+    }
     GPUK_DEV u32 mn(int e) const { const u32 q = e * GPUK_BLOCK + threadIdx.x; return kcontig ? q / BK : q % TILE; }
     GPUK_DEV u32 kk(int e) const { const u32 q = e * GPUK_BLOCK + threadIdx.x; return kcontig ? q % BK : q / TILE; }
     GPUK_DEV bool inside(int e, u64 k0, u64 k_end) const { return mn0 + mn(e) < mn_end && k0 + kk(e) < k_end; }
@@ -804,7 +822,23 @@ template <typename T, int TILE, int BK, int LD> struct gemm_operand {
        a copy (k-contiguous operands: consecutive k land LD apart in the k-major stage). */
     GPUK_DEV void copy_async(T* s, u64 k0, u64 k_end) const {
         enum { G = 16 / sizeof(T), GROUPS = TILE / G };
-        if (!kcontig && aligned16(x) && ld % G == 0) {
+        if (whole && k0 + BK <= k_end) {
+            /* the tile wholly inside, a whole slice: one pointer a thread, constant steps (the
+               index math and bounds checks below cost H100 a fifth of f32 GEMM's speed) */
+            const T* const src = base + (vec16 ? k0 * ld : k0);
+#pragma unroll
+            for (int e = 0; e < (vec16 ? PER / G : PER); e++) {
+                const u32 d = (u32)__cvta_generic_to_shared(s + dst + e * (vec16 ? (GPUK_BLOCK / GROUPS) * LD : GPUK_BLOCK / BK));
+                if (vec16)
+                    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d), "l"(src + e * (GPUK_BLOCK / GROUPS) * ld)
+                                 : "memory");
+                else
+                    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(d), "l"(src + e * (GPUK_BLOCK / BK) * ld),
+                                 "n"(sizeof(T)) : "memory");
+            }
+            return;
+        }
+        if (vec16) {
 #pragma unroll
             for (int e = 0; e < PER / G; e++) {
                 const u32 q = e * GPUK_BLOCK + threadIdx.x, m = q % GROUPS * G, l = q / GROUPS;
@@ -888,6 +922,10 @@ GPUK_DEV void gemm_run(const gemm_args& g, T* c, const T* a, const T* b, T alpha
         gemm_operand<T, TILE, BK, LD> la, lb;
         la.x = a + bi * g.stride_a; la.ld = g.lda; la.mn0 = row0; la.mn_end = g.m; la.kcontig = g.trans_a == 0;
         lb.x = b + bi * g.stride_b; lb.ld = g.ldb; lb.mn0 = col0; lb.mn_end = g.n; lb.kcontig = g.trans_b != 0;
+        if constexpr (ASYNC) {
+            la.prepare();
+            lb.prepare();
+        }
         P p;
         p.zero();
         if constexpr (ASYNC) {
@@ -1138,8 +1176,11 @@ typedef gemm_tf32_mma<16> gemm_policy_sm80_tf32;                 /* 2 stages of 
 typedef gemm_f64_mma<GEMM_TILE_MMA, 8, 0> gemm_policy_sm80_f64;  /* m8n8k4, 2 stages of 17 KB */
 typedef gemm_f64_mma<GEMM_TILE_MMA, 8, 4> gemm_policy_sm90_f64;  /* m16n8k4 (m16n8k8 spilled) */
 
+/* 4-byte types: at most 128 registers, so two blocks share an SM (H100: f32 0.53 -> 0.63 of
+   cuBLAS for the baseline, with the sm_80 loop's fast path 0.65 -> 0.83, measured in a lab);
+   FP64's tensor-core policies hold 64 doubles a thread and run one block an SM. */
 #define GPUK_GEMM_ENTRY(T, t, suffix, policy, async)                                         \
-    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
+    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK, sizeof(T) == 4 ? 2 : 1)         \
     gpuk_gemm_##t##suffix(T* c, const T* a, const T* b, gemm_args g, T alpha, T beta) {      \
         gemm_run<T, policy, async>(g, c, a, b, alpha, beta);                                 \
     }
@@ -1187,9 +1228,34 @@ GPUK_DEV void stencil3x3(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 l
         wa[q] = (A)w.w[q];
         all = all + wa[q];
     }
+    enum { R = STENCIL_ROWS / 8 };
     for (u64 j = (u64)blockIdx.x * 32 + threadIdx.x; j < cols; j += (u64)gridDim.x * 32)
-        for (u64 r0 = (u64)blockIdx.y * STENCIL_ROWS; r0 < rows; r0 += (u64)gridDim.y * STENCIL_ROWS)
-            for (u64 i = r0 + threadIdx.y; i < r0 + STENCIL_ROWS && i < rows; i += 8) {
+        for (u64 r0 = (u64)blockIdx.y * STENCIL_ROWS; r0 < rows; r0 += (u64)gridDim.y * STENCIL_ROWS) {
+            const u64 first = r0 + threadIdx.y * R; /* this thread's R rows */
+            if (first > 0 && first + R < rows && j > 0 && j + 1 < cols) {
+                /* all neighbours inside: a window of 3 rows slides down, 3 loads a row */
+                const T* p = in + (first - 1) * ldi + j - 1;
+                A win[3][3]; /* converted once as loaded (int -> double runs at a quarter rate) */
+#pragma unroll
+                for (int c = 0; c < 3; c++) { win[0][c] = (A)__ldg(p + c); win[1][c] = (A)__ldg(p + ldi + c); }
+                p += 2 * ldi;
+                T* o = out + first * ldo + j;
+#pragma unroll
+                for (int r = 0; r < R; r++) {
+#pragma unroll
+                    for (int c = 0; c < 3; c++) win[(r + 2) % 3][c] = (A)__ldg(p + c);
+                    A acc = A(0);
+#pragma unroll
+                    for (int di = 0; di < 3; di++)
+#pragma unroll
+                        for (int dj = 0; dj < 3; dj++) acc = fma(wa[di * 3 + dj], win[(r + di) % 3][dj], acc);
+                    *o = stencil_out(acc, T());
+                    p += ldi;
+                    o += ldo;
+                }
+                continue;
+            }
+            for (u64 i = first; i < first + R && i < rows; i++) {
                 const bool inner = i > 0 && i + 1 < rows && j > 0 && j + 1 < cols;
                 A acc = A(0), valid = A(0);
 #pragma unroll
@@ -1208,6 +1274,7 @@ GPUK_DEV void stencil3x3(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 l
                 if (boundary == BOUNDARY_SKIP && !inner && valid != all && valid != A(0)) acc = acc * (all / valid);
                 out[i * ldo + j] = stencil_out(acc, T());
             }
+        }
 }
 
 /* One explicit step of u_t = laplacian(u) on the 5-point grid: interior cells get
@@ -1223,52 +1290,29 @@ GPUK_DEV T heat_cell(const T* in, u64 ld, u64 i, u64 j, u64 rows, u64 cols, T al
 
 template <typename T>
 GPUK_DEV void heat_step(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 ldi, T alpha, bool copy) {
+    enum { R = STENCIL_ROWS / 8 };
     for (u64 j = (u64)blockIdx.x * 32 + threadIdx.x; j < cols; j += (u64)gridDim.x * 32)
-        for (u64 r0 = (u64)blockIdx.y * STENCIL_ROWS; r0 < rows; r0 += (u64)gridDim.y * STENCIL_ROWS)
-            for (u64 i = r0 + threadIdx.y; i < r0 + STENCIL_ROWS && i < rows; i += 8)
-                out[i * ldo + j] = copy ? in[i * ldi + j] : heat_cell(in, ldi, i, j, rows, cols, alpha);
-}
-
-/* steps (1 to HEAT_BLOCK_STEPS) steps in one launch: a block loads its 32 x 32 output tile
-   with a halo of steps cells into shared memory, steps there (each step's valid region one
-   cell smaller), and writes the tile: one read and one write of the field for several steps,
-   at the cost of recomputing the halo. Cells outside the field are never used (every cell
-   next to them is an edge cell, which keeps its value). */
-template <typename T>
-GPUK_DEV void heat_steps(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 ldi, T alpha, u32 steps) {
-    enum { TILE = 32, H = HEAT_BLOCK_STEPS, W = TILE + 2 * H };
-    __shared__ T buf[2][W][W + 1];
-    const u32 t = threadIdx.y * 32 + threadIdx.x;
-    for (u64 tj = blockIdx.x; tj * TILE < cols; tj += gridDim.x)
-        for (u64 ti = blockIdx.y; ti * TILE < rows; ti += gridDim.y) {
-            const i64 i0 = (i64)(ti * TILE) - (i64)steps, j0 = (i64)(tj * TILE) - (i64)steps;
-            const u32 w = TILE + 2 * steps;
-            for (u32 q = t; q < w * w; q += GPUK_BLOCK) {
-                const i64 i = i0 + q / w, j = j0 + q % w;
-                buf[0][q / w][q % w] = i >= 0 && (u64)i < rows && j >= 0 && (u64)j < cols ? in[(u64)i * ldi + (u64)j] : T(0);
-            }
-            __syncthreads();
-            u32 cur = 0;
-            for (u32 s = 1; s <= steps; s++) {
-                for (u32 q = t; q < (w - 2 * s) * (w - 2 * s); q += GPUK_BLOCK) {
-                    const u32 a = s + q / (w - 2 * s), b = s + q % (w - 2 * s);
-                    const i64 i = i0 + a, j = j0 + b;
-                    const T c = buf[cur][a][b];
-                    T v = c;
-                    if (i > 0 && j > 0 && (u64)i + 1 < rows && (u64)j + 1 < cols) {
-                        const T sum = (buf[cur][a - 1][b] + buf[cur][a + 1][b]) + (buf[cur][a][b - 1] + buf[cur][a][b + 1]);
-                        v = fma(alpha, sum - T(4) * c, c);
-                    }
-                    buf[cur ^ 1][a][b] = v;
+        for (u64 r0 = (u64)blockIdx.y * STENCIL_ROWS; r0 < rows; r0 += (u64)gridDim.y * STENCIL_ROWS) {
+            const u64 first = r0 + threadIdx.y * R; /* this thread's R rows */
+            if (!copy && first > 0 && first + R < rows && j > 0 && j + 1 < cols) {
+                /* interior: up, centre, down slide down the column; left and right loaded */
+                const T* p = in + first * ldi + j;
+                T up = __ldg(p - ldi), c = __ldg(p);
+                T* o = out + first * ldo + j;
+#pragma unroll
+                for (int r = 0; r < R; r++) {
+                    const T down = __ldg(p + ldi);
+                    const T sum = (up + down) + (__ldg(p - 1) + __ldg(p + 1));
+                    *o = fma(alpha, sum - T(4) * c, c);
+                    up = c;
+                    c = down;
+                    p += ldi;
+                    o += ldo;
                 }
-                cur ^= 1;
-                __syncthreads();
+                continue;
             }
-            for (u32 q = t; q < TILE * TILE; q += GPUK_BLOCK) {
-                const u64 i = ti * TILE + q / TILE, j = tj * TILE + q % TILE;
-                if (i < rows && j < cols) out[i * ldo + j] = buf[cur][steps + q / TILE][steps + q % TILE];
-            }
-            __syncthreads(); /* the next tile reloads buf */
+            for (u64 i = first; i < first + R && i < rows; i++)
+                out[i * ldo + j] = copy ? in[i * ldi + j] : heat_cell(in, ldi, i, j, rows, cols, alpha);
         }
 }
 
@@ -1285,12 +1329,11 @@ GPUK_DEV void heat_steps(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 l
 //      | one explicit 5-point heat/Jacobi step: interior out = c + alpha ((up + down) + (left + right) - 4 c), the edge rows and columns (Dirichlet boundary) copied; out must not overlap in
 // wrap gpuk_heat_steps_{t}(gpuk_array2d field, gpuk_array2d scratch, {T} alpha, uint32_t steps)
 //      = gpuk__stencil@gpuk_heat_step_{t}({size}, 2, field, scratch, NULL, &alpha, 0, steps)
-//      | steps heat steps, several a launch (temporal blocking), the result in field; scratch: same shape, not overlapping, overwritten
+//      | steps heat steps, the result in field; scratch: same shape, not overlapping, overwritten (a step a launch, and for odd steps a copy back)
 #define GPUK_HEAT(T, t)                                                                      \
     extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
     gpuk_heat_step_##t(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 ldi, T alpha, u32 steps) { \
-        if (steps <= 1) heat_step<T>(out, in, rows, cols, ldo, ldi, alpha, steps == 0); /* 0: a copy */ \
-        else heat_steps<T>(out, in, rows, cols, ldo, ldi, alpha, steps);                     \
+        heat_step<T>(out, in, rows, cols, ldo, ldi, alpha, steps == 0); /* 0: a copy */      \
     }
 
 /* ---- transpose: out (cols x rows) = in (rows x cols)^T, both row-major ----

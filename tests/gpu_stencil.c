@@ -4,7 +4,7 @@
      for GPUK_BOUNDARY_SKIP at the edges acc * (W / W_valid); i32: the same in double, rounded
      to nearest with ties away from zero, saturated to int32;
    - gpuk_heat_step_*: interior c + alpha ((up + down) + (left + right) - 4c) as one fma, edges
-     copied; gpuk_heat_steps_*: the same step repeated (temporal blocking must not change a bit).
+     copied; gpuk_heat_steps_*: the same step repeated, the result back in the field.
    Shapes: 1x1, 1xN, Nx1, 2x2, 3x3, odd sizes, sizes past the kernels' 32-row and 32-column
    blocks, views with a row stride and an odd first element. Outputs are poisoned first (and
    the bytes around the out view must keep the poison); inputs are fresh random values, i32
