@@ -22,10 +22,10 @@ CONFIGURATION (define before the implementation include)
    GPUK_NO_STDIO         leave out gpuk_log_stderr and <stdio.h>
    GPUK_NO_THREAD_LOCAL  gpuk_last_error() becomes process-global
    Environment: GPUK_DRIVER_PATH (read with secure_getenv) names the driver library when
-   gpuk_desc.driver_path is NULL.
+   gpuk_desc.driver_path is NULL; GPUK_NVRTC_PATH names NVRTC when gpuk_desc.nvrtc_path is.
 
 gpuk DOES NOT
-   compile CUDA C (bring PTX, cubin or fatbin); manage unified/managed memory; create non-primary
+   need the CUDA toolkit (gpuk_module_compile loads NVRTC only when called); manage unified/managed memory; create non-primary
    contexts; wrap textures, graphics interop, IPC or graphs (yet); print anything unless given a
    logger; exit or abort on caller error.
 
@@ -128,6 +128,11 @@ KERNELS
    Or as CUDA C: tools/gpuk_embed.py my_kernels.cu -o my_kernels.h writes one lowered PTX
    module with a typed C wrapper per extern "C" __global__ kernel (pointers as gpuk_array
    views, checked like the built-ins'), needing only this header (README "Your own kernels").
+   Or as CUDA C at run time: gpuk_module_compile loads NVRTC on first use (libnvrtc.so.13,
+   .so.12, .so.11.2... / nvrtc64_*.dll, or gpuk_desc.nvrtc_path / GPUK_NVRTC_PATH) and
+   compiles for the ctx's device: a cubin where that NVRTC knows the architecture, else PTX
+   for the newest one it knows below it. Results are cached in the process (see
+   gpuk_module_compile); without NVRTC the call fails with GPUK_ERR_NO_NVRTC.
    Launch arguments: GPUK_ARGS(&p, &s, &n) inside a gpuk_launch_desc (C only) fills args,
    arg_sizes and num_args, so debug builds compare each argument's size with the kernel's
    parameter (driver >= 12.4) and refuse &buffer (a 4-byte gpuk_buffer handle) where the
@@ -198,6 +203,8 @@ typedef enum gpuk_result {
     GPUK_ERR_OUT_OF_BOUNDS = -10,  /* copy or memset outside the buffer */
     GPUK_ERR_CAPTURING = -11,      /* needs work a CUDA graph capture cannot hold (a first-use
                                       kernel load, a scratch allocation): prepare it first */
+    GPUK_ERR_NO_NVRTC = -12,       /* NVRTC (the runtime compiler) not found, or too old */
+    GPUK_ERR_COMPILE = -13,        /* NVRTC refused the program: the log is in last_error */
     GPUK_RESULT_FORCE_32 = 0x7FFFFFFF
 } gpuk_result;
 
@@ -268,6 +275,10 @@ typedef struct gpuk_desc {
     gpuk_logger logger;          // NULL func -> silent
     gpuk_log_level log_level;    // 0 -> GPUK_LOG_WARN
     gpuk_allocator allocator;    // NULL -> malloc/free
+    const char* nvrtc_path;      // NULL -> $GPUK_NVRTC_PATH, then libnvrtc.so.13, .so.12, ...
+                                 //   (copied; loaded by the first gpuk_module_compile)
+    gpuk_get_proc_fn nvrtc_get_proc; // NULL -> load NVRTC and resolve from it (tests: a fake)
+    void* nvrtc_get_proc_user_data;
     uint32_t _end_canary;
 } gpuk_desc;
 
@@ -354,6 +365,24 @@ typedef struct gpuk_module_desc {
     const char* label;       // copied; shown in errors
     uint32_t _end_canary;
 } gpuk_module_desc;
+
+/* A header a compiled program may #include "name", given as text. */
+typedef struct gpuk_compile_header { const char* name; const char* source; } gpuk_compile_header;
+
+/* gpuk_module_compile: CUDA C++ source compiled by NVRTC for the ctx's device. */
+typedef struct gpuk_compile_desc {
+    uint32_t _start_canary;
+    const char* source;              // CUDA C++ text, NUL-terminated (required)
+    const char* name;                // program name in logs and errors; NULL -> "program.cu"
+    const char* const* options;      // NVRTC options ("-use_fast_math", "-DN=4"...); gpuk adds
+    uint32_t num_options;            //   -arch itself, so none may name one
+    const gpuk_compile_header* headers; // #include-able texts, num_headers of them
+    uint32_t num_headers;
+    const char* const* name_expressions; // e.g. "scale<float>": kernels to instantiate, whose
+    uint32_t num_name_expressions;   //   lowered names gpuk_module_lowered_name gives
+    bool ptx_only;                   // true -> PTX even where a cubin could be made
+    uint32_t _end_canary;
+} gpuk_compile_desc;
 
 typedef struct gpuk_kernel_info {
     int num_regs;
@@ -550,6 +579,22 @@ GPUK_API gpuk_result gpuk_timer_stop(gpuk_ctx* ctx, gpuk_timer* timer, float* ou
 GPUK_API gpuk_result gpuk_module_load(gpuk_ctx* ctx, const gpuk_module_desc* desc,
                                       gpuk_module* out_module);
 GPUK_API gpuk_result gpuk_module_unload(gpuk_ctx* ctx, gpuk_module module);
+/* CUDA C++ source -> a module loaded on ctx, through NVRTC (loaded on the first call: see
+   gpuk_desc.nvrtc_path). Compiles to a cubin for the device (-arch=sm_XX) where this NVRTC
+   lists the architecture, else to PTX (-arch=compute_XX, the newest it lists at or below the
+   device); GPUK_LOG_INFO says which. A compile error returns GPUK_ERR_COMPILE with the log's
+   first lines in gpuk_last_error and the whole log at GPUK_LOG_ERROR (warnings: GPUK_LOG_WARN).
+   Cache: the image of every successful compile stays in the process, keyed by source, name,
+   options, headers, name expressions, target and NVRTC version, so compiling the same again
+   (on any ctx of the same architecture) skips NVRTC. Unbounded; freed by gpuk_shutdown. */
+GPUK_API gpuk_result gpuk_module_compile(gpuk_ctx* ctx, const gpuk_compile_desc* desc,
+                                         gpuk_module* out_module);
+/* The lowered (mangled) name of one of the compile's name expressions, for gpuk_kernel_get;
+   NULL for a module not compiled with it. Valid until gpuk_shutdown. */
+GPUK_API const char* gpuk_module_lowered_name(const gpuk_ctx* ctx, gpuk_module module,
+                                              const char* name_expression);
+/* NVRTC's version (13000 for 13.0), loading it if needed; GPUK_ERR_NO_NVRTC without it. */
+GPUK_API gpuk_result gpuk_nvrtc_version(int* out_version);
 GPUK_API gpuk_result gpuk_kernel_get(gpuk_ctx* ctx, gpuk_module module, const char* name,
                                      gpuk_kernel* out_kernel);
 GPUK_API gpuk_result gpuk_kernel_query(gpuk_ctx* ctx, gpuk_kernel kernel,

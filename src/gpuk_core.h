@@ -75,6 +75,8 @@ static void* gpuk__lib_sym(void* lib, const char* name) {
 static const char* gpuk__getenv(const char* name) { return getenv(name); }
 static void gpuk__register_fork_handlers(void) {}
 #define GPUK__DEFAULT_DRIVER "nvcuda.dll"
+#define GPUK__NVRTC_NAMES "nvrtc64_130_0.dll", "nvrtc64_120_0.dll", "nvrtc64_112_0.dll", \
+    "nvrtc64_111_0.dll", "nvrtc64_110_0.dll", "nvrtc64_102_0.dll"
 #else
 #include <dlfcn.h>
 #include <pthread.h>
@@ -122,6 +124,9 @@ static void gpuk__register_fork_handlers(void) {
     pthread_once(&gpuk__fork_once, gpuk__register_fork_handlers_once);
 }
 #define GPUK__DEFAULT_DRIVER "libcuda.so.1"
+/* NVRTC's sonames carry the major version (11.x: major.minor); newest first */
+#define GPUK__NVRTC_NAMES "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2", \
+    "libnvrtc.so.11.1", "libnvrtc.so.11.0", "libnvrtc.so.10.2"
 #endif
 
 #if defined(GPUK_NO_THREAD_LOCAL)
@@ -315,6 +320,39 @@ static const gpuk__lib_row gpuk__driver_rows[] = { GPUK__DRIVER_FUNCS(GPUK__X_RO
 static const gpuk__lib_feature gpuk__driver_features[] = { GPUK__DRIVER_FEATURES(GPUK__X_FEATURE) };
 #undef GPUK__X_TABLE
 
+/* NVRTC, the runtime compiler behind gpuk_module_compile, loaded on its first use. The program
+   handle's tag is gpuk's own (NVRTC's starts with an underscore); nvrtcResult is an enum like
+   CUresult. Versions: the CUDA release that added the entry point (what a resolver hears). */
+typedef struct gpuk__nvrtc_program_st* gpuk__nvrtc_program;
+#define GPUK__NVRTC_FUNCS(X) \
+    X(nvrtcVersion, 7000, "nvrtcVersion", 1, (int* out_major, int* out_minor)) \
+    X(nvrtcGetNumSupportedArchs, 11020, "nvrtcGetNumSupportedArchs", 0, (int* out_count)) \
+    X(nvrtcGetSupportedArchs, 11020, "nvrtcGetSupportedArchs", 0, (int* out_archs)) \
+    X(nvrtcCreateProgram, 7000, "nvrtcCreateProgram", 1, \
+      (gpuk__nvrtc_program* out_prog, const char* source, const char* name, int num_headers, \
+       const char* const* headers, const char* const* include_names)) \
+    X(nvrtcDestroyProgram, 7000, "nvrtcDestroyProgram", 1, (gpuk__nvrtc_program* prog)) \
+    X(nvrtcCompileProgram, 7000, "nvrtcCompileProgram", 1, \
+      (gpuk__nvrtc_program prog, int num_options, const char* const* options)) \
+    X(nvrtcGetProgramLogSize, 7000, "nvrtcGetProgramLogSize", 1, \
+      (gpuk__nvrtc_program prog, size_t* out_bytes)) \
+    X(nvrtcGetProgramLog, 7000, "nvrtcGetProgramLog", 1, (gpuk__nvrtc_program prog, char* log)) \
+    X(nvrtcGetPTXSize, 7000, "nvrtcGetPTXSize", 1, (gpuk__nvrtc_program prog, size_t* out_bytes)) \
+    X(nvrtcGetPTX, 7000, "nvrtcGetPTX", 1, (gpuk__nvrtc_program prog, char* ptx)) \
+    X(nvrtcGetCUBINSize, 11010, "nvrtcGetCUBINSize", 0, (gpuk__nvrtc_program prog, size_t* out_bytes)) \
+    X(nvrtcGetCUBIN, 11010, "nvrtcGetCUBIN", 0, (gpuk__nvrtc_program prog, char* cubin)) \
+    X(nvrtcAddNameExpression, 8000, "nvrtcAddNameExpression", 1, \
+      (gpuk__nvrtc_program prog, const char* name_expression)) \
+    X(nvrtcGetLoweredName, 8000, "nvrtcGetLoweredName", 1, \
+      (gpuk__nvrtc_program prog, const char* name_expression, const char** out_lowered))
+
+GPUK__LIB_TABLE(GPUK__NVRTC_FUNCS, gpuk__nvrtc)
+#define GPUK__X_TABLE gpuk__nvrtc
+static const gpuk__lib_row gpuk__nvrtc_rows[] = { GPUK__NVRTC_FUNCS(GPUK__X_ROW) };
+#undef GPUK__X_TABLE
+/* nvrtcGetErrorString returns a string, not a result: resolved beside the table. */
+typedef const char*(GPUK__CUDAAPI* gpuk__pfn_nvrtc_error_string)(unsigned int result);
+
 /* cuGetProcAddress, CUDA 11.3 ABI and the CUDA 12.0 one with a status out-parameter. */
 typedef gpuk__cu_result(GPUK__CUDAAPI* gpuk__pfn_get_proc_v1)(const char* symbol, void** out_fn,
                                                               int version, uint64_t flags);
@@ -408,7 +446,10 @@ static gpuk__state gpuk__g;
 static gpuk__mutex gpuk__lock = GPUK__MUTEX_INIT;       /* init, shutdown, ctx count */
 static gpuk__mutex gpuk__fault_lock = GPUK__MUTEX_INIT; /* the first sticky fault; may be taken
                                                           while gpuk__lock is held (in init) */
-static gpuk__mutex gpuk__log_lock = GPUK__MUTEX_INIT;   /* the logger; taken after the two above */
+static gpuk__mutex gpuk__log_lock = GPUK__MUTEX_INIT;   /* the logger; taken after the others */
+/* NVRTC's loading and its compile cache (>>nvrtc); taken after gpuk__lock, before the two
+   above */
+static gpuk__mutex gpuk__nvrtc_lock = GPUK__MUTEX_INIT;
 #define GPUK__DRV (gpuk__g.drv)
 /* CU_STREAM_LEGACY: the context's legacy NULL stream, named explicitly (a plain NULL means the
    per-thread stream in code built with per-thread default streams). Work on it waits for
@@ -475,6 +516,8 @@ GPUK__IMPL const char* gpuk_result_str(gpuk_result result) {
     case GPUK_ERR_LIMIT: return "GPUK_ERR_LIMIT";
     case GPUK_ERR_OUT_OF_BOUNDS: return "GPUK_ERR_OUT_OF_BOUNDS";
     case GPUK_ERR_CAPTURING: return "GPUK_ERR_CAPTURING";
+    case GPUK_ERR_NO_NVRTC: return "GPUK_ERR_NO_NVRTC";
+    case GPUK_ERR_COMPILE: return "GPUK_ERR_COMPILE";
     case GPUK_RESULT_FORCE_32: break;
     }
     switch ((int)result) {
@@ -493,6 +536,10 @@ static const char* gpuk__hint(int code) {
                "run with the NVIDIA container runtime (--gpus all); or name the library in "
                "gpuk_desc.driver_path or GPUK_DRIVER_PATH";
     case GPUK_ERR_DRIVER_TOO_OLD: return "update the NVIDIA driver";
+    case GPUK_ERR_NO_NVRTC:
+        return "install the CUDA toolkit's runtime compiler (libnvrtc: the toolkit's cuda-nvrtc "
+               "package, or pip install nvidia-cuda-nvrtc), and name the library in "
+               "gpuk_desc.nvrtc_path or GPUK_NVRTC_PATH where it is not on the library path";
     case GPUK_ERR_FORKED:
         return "CUDA cannot be used in a child after fork(): initialise gpuk only in the child, "
                "or start the child with exec/posix_spawn";
@@ -691,12 +738,14 @@ static int gpuk__tolerate(const char* fn, const char* cu_fn, gpuk__cu_result r) 
    (so a logger or get_proc resolver must not fork while gpuk_init calls it). */
 static void gpuk__atfork_prepare(void) {
     gpuk__mutex_lock(&gpuk__lock);
+    gpuk__mutex_lock(&gpuk__nvrtc_lock);
     gpuk__mutex_lock(&gpuk__fault_lock);
     gpuk__mutex_lock(&gpuk__log_lock);
 }
 static void gpuk__atfork_parent(void) {
     gpuk__mutex_unlock(&gpuk__log_lock);
     gpuk__mutex_unlock(&gpuk__fault_lock);
+    gpuk__mutex_unlock(&gpuk__nvrtc_lock);
     gpuk__mutex_unlock(&gpuk__lock);
 }
 static void gpuk__atfork_child(void) {
@@ -884,6 +933,79 @@ static const gpuk__lib gpuk__driver_lib = {
     1, GPUK_ERR_NO_DRIVER, GPUK_ERR_DRIVER_TOO_OLD, NULL
 };
 
+/* NVRTC's state (>>nvrtc): the table, what gpuk_init said about finding it, and the cache. */
+/* One compiled program in the cache: a header, then key_bytes of key, image_bytes of image (PTX
+   with its NUL, or a cubin) and names_bytes of lowered names ("expression\0lowered\0"...). */
+typedef struct gpuk__nvrtc_entry gpuk__nvrtc_entry;
+struct gpuk__nvrtc_entry {
+    gpuk__nvrtc_entry* next;
+    uint64_t hash;
+    size_t key_bytes, image_bytes, names_bytes;
+    int is_ptx;
+    int arch;                  /* sm_XX / compute_XX compiled for */
+};
+typedef struct gpuk__nvrtc_state {
+    int loaded;                /* atomic: 1 once the table is filled (under gpuk__nvrtc_lock) */
+    int version;               /* 13000 for NVRTC 13.0 */
+    int num_archs;             /* of archs; 0 where NVRTC cannot list them (< 11.2) */
+    int archs[128];            /* sm numbers it compiles for (75, 80, ..., 120) */
+    char path[512];            /* gpuk_desc.nvrtc_path, copied ("" = none) */
+    gpuk_get_proc_fn get_proc;
+    void* get_proc_user_data;
+    gpuk__pfn_nvrtc_error_string error_string; /* may be NULL */
+    gpuk__lib_state lib;
+    gpuk__nvrtc fns;
+    gpuk__nvrtc_entry* cache;  /* newest first; freed by gpuk_shutdown */
+} gpuk__nvrtc_state;
+static gpuk__nvrtc_state gpuk__nv;
+
+static int gpuk__nvrtc_probe(void* sym, int* out_version) {
+    gpuk__pfn_nvrtcVersion get_version;
+    int major = 0, minor = 0;
+    gpuk__sym_to_fn(&get_version, sizeof get_version, sym);
+    if (get_version(&major, &minor) != 0) return 0;
+    *out_version = major * 1000 + minor * 10;
+    return 1;
+}
+
+static const char* const gpuk__nvrtc_sonames[] = { GPUK__NVRTC_NAMES, NULL };
+
+static const gpuk__lib gpuk__nvrtc_lib = {
+    "NVRTC (the CUDA runtime compiler)", "NVRTC", gpuk__nvrtc_sonames, "GPUK_NVRTC_PATH",
+    "nvrtcVersion", gpuk__nvrtc_probe,
+    gpuk__nvrtc_rows, sizeof gpuk__nvrtc_rows / sizeof gpuk__nvrtc_rows[0], NULL, 0,
+    &gpuk__nv.fns, sizeof gpuk__nv.fns, &gpuk__nv.lib,
+    0, GPUK_ERR_NO_NVRTC, GPUK_ERR_NO_NVRTC, NULL
+};
+
+/* gpuk_init: where the next NVRTC load looks (the path is copied: it is used later). */
+static void gpuk__nvrtc_configure(const gpuk_desc* d) {
+    gpuk__mutex_lock(&gpuk__nvrtc_lock);
+    gpuk__copy_text(gpuk__nv.path, sizeof gpuk__nv.path, d->nvrtc_path);
+    gpuk__nv.get_proc = d->nvrtc_get_proc;
+    gpuk__nv.get_proc_user_data = d->nvrtc_get_proc_user_data;
+    gpuk__mutex_unlock(&gpuk__nvrtc_lock);
+}
+
+/* gpuk_shutdown: the cache is freed and the table forgotten (the library stays loaded: its
+   code ran), so the next gpuk_init's NVRTC settings apply. */
+static void gpuk__nvrtc_forget(void) {
+    gpuk__mutex_lock(&gpuk__nvrtc_lock);
+    while (gpuk__nv.cache) {
+        gpuk__nvrtc_entry* e = gpuk__nv.cache;
+        gpuk__nv.cache = e->next;
+        gpuk__free(e);
+    }
+    if (GPUK__ATOMIC_LOAD(&gpuk__nv.loaded)) gpuk__lib_forget(&gpuk__nvrtc_lib);
+    GPUK__ATOMIC_STORE(&gpuk__nv.loaded, 0);
+    gpuk__nv.version = gpuk__nv.num_archs = 0;
+    gpuk__nv.error_string = NULL;
+    gpuk__nv.path[0] = 0;
+    gpuk__nv.get_proc = NULL;
+    gpuk__nv.get_proc_user_data = NULL;
+    gpuk__mutex_unlock(&gpuk__nvrtc_lock);
+}
+
 static gpuk_result gpuk__load_driver(const gpuk_desc* desc) {
     static const char fn[] = "gpuk_init";
     uint32_t features = 0;
@@ -954,6 +1076,7 @@ GPUK__IMPL gpuk_result gpuk_init(const gpuk_desc* desc) {
     }
     gpuk__log_set(d.logger, d.log_level);
     gpuk__g.allocator = d.allocator;
+    gpuk__nvrtc_configure(&d);
     r = gpuk__load_driver(&d);
     gpuk__g.init_failed = (int)r;
     if (r == GPUK_OK) {
@@ -1004,6 +1127,7 @@ GPUK__IMPL gpuk_result gpuk_shutdown(void) {
     }
     GPUK__ATOMIC_STORE(&gpuk__g.initialized, 0);
     gpuk__g.init_failed = 0;
+    gpuk__nvrtc_forget(); /* before the allocator goes: the cache was allocated through it */
     /* A fork child stays a fork child; any other fault is forgotten: a new init asks the driver. */
     if (gpuk__g.broken != GPUK_ERR_FORKED) GPUK__ATOMIC_STORE(&gpuk__g.broken, 0);
     memset(&gpuk__g.drv, 0, sizeof gpuk__g.drv);
@@ -1203,6 +1327,7 @@ typedef struct gpuk__module_slot {
     uint32_t id;
     gpuk__cu_module cu;
     char label[24];
+    const gpuk__nvrtc_entry* compiled; /* gpuk_module_compile's cache entry, or NULL */
 } gpuk__module_slot;
 
 #define GPUK__MAX_CHECKED_PARAMS 32
@@ -2716,6 +2841,19 @@ GPUK__IMPL gpuk_module_desc gpuk_module_desc_defaults(const gpuk_module_desc* de
     return gpuk__module_desc_defaults(desc);
 }
 
+/* A module slot holding image, loaded by gpuk__jit_load and published into *out_id. */
+static gpuk_result gpuk__module_add(const char* fn, gpuk_ctx* ctx, const unsigned char* bytes,
+                                    size_t len, size_t given_bytes, int is_ptx, const char* label,
+                                    const gpuk__nvrtc_entry* compiled, uint32_t* out_id) {
+    gpuk__module_slot* s;
+    gpuk_result r;
+    if (!(s = (gpuk__module_slot*)gpuk__slot_begin(fn, ctx, gpuk__kind_module, &r))) return r;
+    gpuk__copy_text(s->label, sizeof s->label, label);
+    s->compiled = compiled;
+    r = gpuk__jit_load(fn, ctx, bytes, len, given_bytes, is_ptx, label, &s->cu);
+    return gpuk__slot_end(ctx, gpuk__kind_module, s, r, out_id);
+}
+
 GPUK__IMPL gpuk_result gpuk_module_load(gpuk_ctx* ctx, const gpuk_module_desc* desc,
                                         gpuk_module* out_module) {
     const char* const fn = __func__;
@@ -2723,8 +2861,6 @@ GPUK__IMPL gpuk_result gpuk_module_load(gpuk_ctx* ctx, const gpuk_module_desc* d
     const unsigned char* bytes;
     gpuk_image_kind kind;
     size_t len;
-    gpuk__module_slot* s;
-    gpuk_result r;
     const char* label;
     if (!out_module) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_module is NULL");
     out_module->id = 0;
@@ -2743,10 +2879,8 @@ GPUK__IMPL gpuk_result gpuk_module_load(gpuk_ctx* ctx, const gpuk_module_desc* d
     kind = d.kind;
     if (kind == GPUK_IMAGE_PTX && len == 0)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "module '%s': the PTX text is empty", label);
-    if (!(s = (gpuk__module_slot*)gpuk__slot_begin(fn, ctx, gpuk__kind_module, &r))) return r;
-    gpuk__copy_text(s->label, sizeof s->label, label);
-    r = gpuk__jit_load(fn, ctx, bytes, len, desc->image.bytes, kind == GPUK_IMAGE_PTX, label, &s->cu);
-    return gpuk__slot_end(ctx, gpuk__kind_module, s, r, &out_module->id);
+    return gpuk__module_add(fn, ctx, bytes, len, desc->image.bytes, kind == GPUK_IMAGE_PTX, label,
+                            NULL, &out_module->id);
 }
 
 static gpuk__cu_result gpuk__module_release(gpuk_ctx* ctx, void* slot, const char** out_call) {
@@ -2772,6 +2906,348 @@ GPUK__IMPL gpuk_result gpuk_module_unload(gpuk_ctx* ctx, gpuk_module module) {
     gpuk__mutex_unlock(&ctx->lock);
     return r;
 }
+
+/* ---- >>nvrtc ---- */
+/* NVRTC is loaded by the first compile (or gpuk_nvrtc_version); a failed load is not
+   remembered, so a later call tries again (after the library was installed, say). */
+static gpuk_result gpuk__nvrtc_load(const char* fn) {
+    uint32_t features = 0;
+    int n = 0;
+    gpuk__lib_row row;
+    gpuk_result r = gpuk__lib_load(&gpuk__nvrtc_lib, gpuk__nv.path[0] ? gpuk__nv.path : NULL,
+                                   gpuk__nv.get_proc, gpuk__nv.get_proc_user_data, fn, &features);
+    int major = 0, minor = 0;
+    if (r) return r;
+    if (gpuk__nv.fns.nvrtcVersion(&major, &minor) != 0) {
+        gpuk__lib_forget(&gpuk__nvrtc_lib);
+        return gpuk__fail(fn, GPUK_ERR_NO_NVRTC, "nvrtcVersion failed");
+    }
+    gpuk__nv.version = major * 1000 + minor * 10;
+    gpuk__nv.num_archs = 0;
+    if (gpuk__nv.fns.nvrtcGetNumSupportedArchs && gpuk__nv.fns.nvrtcGetSupportedArchs &&
+        gpuk__nv.fns.nvrtcGetNumSupportedArchs(&n) == 0 && n > 0 &&
+        n <= (int)(sizeof gpuk__nv.archs / sizeof gpuk__nv.archs[0]) &&
+        gpuk__nv.fns.nvrtcGetSupportedArchs(gpuk__nv.archs) == 0)
+        gpuk__nv.num_archs = n;
+    row.symbol = row.export_name = "nvrtcGetErrorString";
+    row.version = 7000;
+    row.required = 0;
+    row.offset = 0;
+    gpuk__sym_to_fn(&gpuk__nv.error_string, sizeof gpuk__nv.error_string,
+                    gpuk__lib_resolve(&gpuk__nvrtc_lib, &row));
+    gpuk__nv.lib.keep = 1; /* its code ran: never closed */
+    GPUK__ATOMIC_STORE(&gpuk__nv.loaded, 1);
+    return GPUK_OK;
+}
+
+static gpuk_result gpuk__nvrtc_ready(const char* fn) {
+    gpuk_result r = GPUK_OK;
+    if (GPUK__ATOMIC_LOAD(&gpuk__nv.loaded)) return GPUK_OK;
+    gpuk__mutex_lock(&gpuk__nvrtc_lock);
+    if (!gpuk__nv.loaded) r = gpuk__nvrtc_load(fn);
+    gpuk__mutex_unlock(&gpuk__nvrtc_lock);
+    return r;
+}
+
+GPUK__IMPL gpuk_result gpuk_nvrtc_version(int* out_version) {
+    gpuk_result r;
+    if (!out_version) return gpuk__fail(__func__, GPUK_ERR_INVALID_ARG, "out_version is NULL");
+    *out_version = 0;
+    if ((r = gpuk__nvrtc_ready(__func__)) != GPUK_OK) return r;
+    *out_version = gpuk__nv.version;
+    return GPUK_OK;
+}
+
+/* An NVRTC call failed: its name and result, with the log's first lines where there is one.
+   Out of memory is GPUK_ERR_HOST_ALLOC, anything else GPUK_ERR_COMPILE. */
+static gpuk_result gpuk__nvrtc_fail(const char* fn, const char* label, const char* call,
+                                    unsigned int res, const char* log) {
+    char first[400];
+    const char* name = gpuk__nv.error_string ? gpuk__nv.error_string(res) : NULL;
+    gpuk__first_lines(first, sizeof first, log ? log : "");
+    return gpuk__fail(fn, res == 1 ? GPUK_ERR_HOST_ALLOC : GPUK_ERR_COMPILE, "'%s': %s: %s (%u)%s%s",
+                      label, call, name ? name : "NVRTC error", res, first[0] ? ": " : "", first);
+}
+
+/* The target for a device of compute capability sm: 1 = a cubin for sm itself (NVRTC lists
+   it and can give cubins); 0 = PTX for *out_arch, the newest listed at or below sm (sm itself
+   where NVRTC cannot list its architectures); -1 = NVRTC knows none at or below sm. */
+static int gpuk__nvrtc_target(int sm, int ptx_only, int* out_arch) {
+    int i, best = 0;
+    int cubin = !ptx_only && gpuk__nv.fns.nvrtcGetCUBINSize && gpuk__nv.fns.nvrtcGetCUBIN;
+    *out_arch = sm;
+    if (!gpuk__nv.num_archs) return 0;
+    for (i = 0; i < gpuk__nv.num_archs; i++) {
+        int a = gpuk__nv.archs[i];
+        if (a == sm && cubin) return 1;
+        if (a <= sm && a > best) best = a;
+    }
+    *out_arch = best;
+    return best ? 0 : -1;
+}
+
+/* The cache key, written at buf + pos (buf NULL: only counted); each text with its length and
+   its NUL. */
+static size_t gpuk__key_put(char* buf, size_t pos, const char* text) {
+    const char* t = text ? text : "";
+    size_t n = strlen(t);
+    if (buf) {
+        memcpy(buf + pos, &n, sizeof n);
+        memcpy(buf + pos + sizeof n, t, n + 1);
+    }
+    return pos + sizeof n + n + 1;
+}
+
+static size_t gpuk__compile_key(char* buf, const gpuk_compile_desc* d, const char* name,
+                                const char* arch_option) {
+    size_t pos = 0;
+    uint32_t i;
+    char counts[64];
+    gpuk__fmt(counts, sizeof counts, 0, "%u %u %u nvrtc %d", d->num_options, d->num_headers,
+              d->num_name_expressions, gpuk__nv.version);
+    pos = gpuk__key_put(buf, pos, counts);
+    pos = gpuk__key_put(buf, pos, arch_option);
+    pos = gpuk__key_put(buf, pos, name);
+    pos = gpuk__key_put(buf, pos, d->source);
+    for (i = 0; i < d->num_options; i++) pos = gpuk__key_put(buf, pos, d->options[i]);
+    for (i = 0; i < d->num_headers; i++) {
+        pos = gpuk__key_put(buf, pos, d->headers[i].name);
+        pos = gpuk__key_put(buf, pos, d->headers[i].source);
+    }
+    for (i = 0; i < d->num_name_expressions; i++) pos = gpuk__key_put(buf, pos, d->name_expressions[i]);
+    return pos;
+}
+
+static uint64_t gpuk__fnv1a(const char* p, size_t n) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    while (n--) h = (h ^ (unsigned char)*p++) * 0x100000001b3ull;
+    return h;
+}
+
+static const gpuk__nvrtc_entry* gpuk__nvrtc_cache_find(uint64_t hash, const char* key, size_t bytes) {
+    const gpuk__nvrtc_entry* e;
+    for (e = gpuk__nv.cache; e; e = e->next)
+        if (e->hash == hash && e->key_bytes == bytes && memcmp(e + 1, key, bytes) == 0) return e;
+    return NULL;
+}
+
+/* Runs NVRTC on the program; on success *out is a new cache entry (not yet in the cache). The
+   program is always destroyed; whatever was allocated is freed on every path. */
+static gpuk_result gpuk__nvrtc_run(const char* fn, const gpuk_compile_desc* d, const char* name,
+                                   const char* arch_option, int is_ptx, const char* key,
+                                   size_t key_bytes, gpuk__nvrtc_entry** out) {
+    const gpuk__nvrtc* nv = &gpuk__nv.fns;
+    size_t n_ptrs = (size_t)d->num_options + 1u + 2u * (size_t)d->num_headers;
+    const char** ptrs = (const char**)gpuk__alloc(n_ptrs * sizeof *ptrs);
+    gpuk__nvrtc_program prog = NULL;
+    gpuk__nvrtc_entry* e = NULL;
+    char* log = NULL;
+    const char* call;
+    size_t log_bytes = 0, image_bytes = 0, names_bytes = 0, pos;
+    unsigned int res;
+    gpuk_result r = GPUK_OK;
+    uint32_t i;
+    *out = NULL;
+    if (!ptrs) return gpuk__fail(fn, GPUK_ERR_HOST_ALLOC, "'%s': cannot allocate %zu option "
+                                 "pointers", name, n_ptrs);
+    for (i = 0; i < d->num_options; i++) ptrs[i] = d->options[i];
+    ptrs[d->num_options] = arch_option;
+    for (i = 0; i < d->num_headers; i++) {
+        ptrs[d->num_options + 1u + i] = d->headers[i].source;
+        ptrs[d->num_options + 1u + d->num_headers + i] = d->headers[i].name;
+    }
+    call = "nvrtcCreateProgram";
+    res = nv->nvrtcCreateProgram(&prog, d->source, name, (int)d->num_headers,
+                                 d->num_headers ? ptrs + d->num_options + 1 : NULL,
+                                 d->num_headers ? ptrs + d->num_options + 1 + d->num_headers : NULL);
+    if (res) prog = NULL;
+    for (i = 0; !res && i < d->num_name_expressions; i++) {
+        call = "nvrtcAddNameExpression";
+        res = nv->nvrtcAddNameExpression(prog, d->name_expressions[i]);
+    }
+    if (!res) {
+        unsigned int log_res;
+        call = "nvrtcCompileProgram";
+        res = nv->nvrtcCompileProgram(prog, (int)d->num_options + 1, ptrs);
+        /* the log, whatever the compile said: errors and warnings are in it */
+        log_res = nv->nvrtcGetProgramLogSize(prog, &log_bytes);
+        if (!log_res && log_bytes > 1 && (log = (char*)gpuk__alloc(log_bytes + 1)) != NULL &&
+            nv->nvrtcGetProgramLog(prog, log) != 0)
+            log[0] = 0;
+        if (log) log[log_bytes] = 0;
+        if (!res && log_res) { res = log_res; call = "nvrtcGetProgramLogSize"; }
+    }
+    if (res) {
+        if (log && log[0]) gpuk__log(GPUK_LOG_ERROR, GPUK_ERR_COMPILE, log);
+        r = gpuk__nvrtc_fail(fn, name, call, res, log);
+    } else if (log && log[0]) {
+        gpuk__log(GPUK_LOG_WARN, 0, log);
+    }
+    if (!r) {
+        call = is_ptx ? "nvrtcGetPTXSize" : "nvrtcGetCUBINSize";
+        res = is_ptx ? nv->nvrtcGetPTXSize(prog, &image_bytes) : nv->nvrtcGetCUBINSize(prog, &image_bytes);
+        for (i = 0; !res && i < d->num_name_expressions; i++) {
+            const char* lowered = NULL;
+            call = "nvrtcGetLoweredName";
+            res = nv->nvrtcGetLoweredName(prog, d->name_expressions[i], &lowered);
+            if (!res) names_bytes += strlen(d->name_expressions[i]) + strlen(lowered ? lowered : "") + 2;
+        }
+        if (!res && !image_bytes) res = 11; /* NVRTC_ERROR_INTERNAL_ERROR: an empty image */
+        if (res) r = gpuk__nvrtc_fail(fn, name, call, res, NULL);
+    }
+    if (!r && !(e = (gpuk__nvrtc_entry*)gpuk__alloc(sizeof *e + key_bytes + image_bytes + names_bytes)))
+        r = gpuk__fail(fn, GPUK_ERR_HOST_ALLOC, "'%s': cannot allocate %zu bytes for the compiled "
+                       "program", name, sizeof *e + key_bytes + image_bytes + names_bytes);
+    if (!r) {
+        char* image = (char*)(e + 1) + key_bytes;
+        e->key_bytes = key_bytes;
+        e->image_bytes = image_bytes;
+        e->names_bytes = names_bytes;
+        e->is_ptx = is_ptx;
+        memcpy(e + 1, key, key_bytes);
+        call = is_ptx ? "nvrtcGetPTX" : "nvrtcGetCUBIN";
+        res = is_ptx ? nv->nvrtcGetPTX(prog, image) : nv->nvrtcGetCUBIN(prog, image);
+        for (i = 0, pos = 0; !res && i < d->num_name_expressions; i++) {
+            const char* lowered = NULL;
+            char* names = image + image_bytes;
+            call = "nvrtcGetLoweredName";
+            res = nv->nvrtcGetLoweredName(prog, d->name_expressions[i], &lowered);
+            if (res) break;
+            /* sizes as counted above: the same expression gives the same lowered name */
+            pos = gpuk__fmt(names, names_bytes, pos, "%s", d->name_expressions[i]) + 1;
+            pos = gpuk__fmt(names, names_bytes, pos, "%s", lowered ? lowered : "") + 1;
+        }
+        if (res) {
+            r = gpuk__nvrtc_fail(fn, name, call, res, NULL);
+            gpuk__free(e);
+            e = NULL;
+        }
+    }
+    if (prog) nv->nvrtcDestroyProgram(&prog);
+    gpuk__free(log);
+    gpuk__free((void*)ptrs);
+    *out = e;
+    return r;
+}
+
+/* The arguments gpuk_module_compile needs; the error names the first bad one. */
+static gpuk_result gpuk__compile_check(const char* fn, const gpuk_compile_desc* d) {
+    uint32_t i;
+    if (gpuk__desc_canaries_bad(d->_start_canary, d->_end_canary))
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_compile_desc canaries are not zero");
+    if (!d->source) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.source is NULL");
+    if ((d->num_options && !d->options) || (d->num_headers && !d->headers) ||
+        (d->num_name_expressions && !d->name_expressions))
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc: a count is nonzero but its array is NULL");
+    if (d->num_options > 4096 || d->num_headers > 4096 || d->num_name_expressions > 4096)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc: more than 4096 options, headers or "
+                          "name expressions");
+    for (i = 0; i < d->num_options; i++) {
+        const char* o = d->options[i];
+        if (!o) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.options[%u] is NULL", i);
+        if (strncmp(o, "-arch", 5) == 0 || strncmp(o, "--gpu-architecture", 18) == 0)
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.options[%u] '%s': gpuk picks the "
+                              "architecture for the ctx's device (desc.ptx_only for PTX)", i, o);
+    }
+    for (i = 0; i < d->num_headers; i++)
+        if (!d->headers[i].name || !d->headers[i].source)
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.headers[%u]: name or source is NULL", i);
+    for (i = 0; i < d->num_name_expressions; i++)
+        if (!d->name_expressions[i] || !*d->name_expressions[i])
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.name_expressions[%u] is NULL or "
+                              "empty", i);
+    return GPUK_OK;
+}
+
+GPUK__IMPL gpuk_result gpuk_module_compile(gpuk_ctx* ctx, const gpuk_compile_desc* desc,
+                                           gpuk_module* out_module) {
+    const char* const fn = __func__;
+    const gpuk__nvrtc_entry* found;
+    gpuk__nvrtc_entry* made = NULL;
+    const char* name;
+    char arch_option[32], msg[200];
+    char* key;
+    size_t key_bytes;
+    uint64_t hash;
+    int sm, arch, cubin;
+    gpuk_result r;
+    if (!out_module) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_module is NULL");
+    out_module->id = 0;
+    GPUK__ALIVE(fn);
+    GPUK__CTX_CHECK(fn, ctx);
+    if (!desc) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc is NULL");
+    if ((r = gpuk__compile_check(fn, desc)) != GPUK_OK) return r;
+    name = desc->name && *desc->name ? desc->name : "program.cu";
+    if ((r = gpuk__nvrtc_ready(fn)) != GPUK_OK) return r;
+    sm = ctx->info.cc_major * 10 + ctx->info.cc_minor;
+    cubin = gpuk__nvrtc_target(sm, desc->ptx_only, &arch);
+    if (cubin < 0)
+        return gpuk__fail_hint(fn, GPUK_ERR_NO_NVRTC, "name an older NVRTC in gpuk_desc.nvrtc_path "
+                               "or GPUK_NVRTC_PATH", "NVRTC %d.%d compiles for sm_%d and newer; the "
+                               "device is sm_%d", gpuk__nv.version / 1000, gpuk__nv.version % 1000 / 10,
+                               gpuk__nv.archs[0], sm);
+    gpuk__fmt(arch_option, sizeof arch_option, 0, "-arch=%s_%d", cubin ? "sm" : "compute", arch);
+    key_bytes = gpuk__compile_key(NULL, desc, name, arch_option);
+    if (!(key = (char*)gpuk__alloc(key_bytes)))
+        return gpuk__fail(fn, GPUK_ERR_HOST_ALLOC, "'%s': cannot allocate the %zu-byte cache key",
+                          name, key_bytes);
+    gpuk__compile_key(key, desc, name, arch_option);
+    hash = gpuk__fnv1a(key, key_bytes);
+    gpuk__mutex_lock(&gpuk__nvrtc_lock);
+    found = gpuk__nvrtc_cache_find(hash, key, key_bytes);
+    gpuk__mutex_unlock(&gpuk__nvrtc_lock);
+    if (!found) {
+        r = gpuk__nvrtc_run(fn, desc, name, arch_option, !cubin, key, key_bytes, &made);
+        if (r == GPUK_OK) {
+            made->hash = hash;
+            made->arch = arch;
+            gpuk__mutex_lock(&gpuk__nvrtc_lock);
+            /* another thread may have compiled the same meanwhile: keep the first */
+            found = gpuk__nvrtc_cache_find(hash, key, key_bytes);
+            if (!found) {
+                made->next = gpuk__nv.cache;
+                gpuk__nv.cache = made;
+                found = made;
+                made = NULL;
+            }
+            gpuk__mutex_unlock(&gpuk__nvrtc_lock);
+            gpuk__free(made);
+        }
+        if (found && gpuk__log_wants(GPUK_LOG_INFO)) {
+            gpuk__fmt(msg, sizeof msg, 0, "%s: '%s': NVRTC %d.%d compiled it to %s (%s_%d)%s", fn,
+                      name, gpuk__nv.version / 1000, gpuk__nv.version % 1000 / 10,
+                      cubin ? "a cubin" : "PTX", cubin ? "sm" : "compute", arch,
+                      cubin ? "" : ": this NVRTC lists no cubin target for the device");
+            gpuk__log(GPUK_LOG_INFO, 0, msg);
+        }
+    } else if (gpuk__log_wants(GPUK_LOG_INFO)) {
+        gpuk__fmt(msg, sizeof msg, 0, "%s: '%s': cache hit, %s (%s_%d) compiled earlier", fn, name,
+                  found->is_ptx ? "PTX" : "a cubin", found->is_ptx ? "compute" : "sm", found->arch);
+        gpuk__log(GPUK_LOG_INFO, 0, msg);
+    }
+    gpuk__free(key);
+    if (!found) return r;
+    return gpuk__module_add(fn, ctx, (const unsigned char*)(found + 1) + found->key_bytes,
+                            found->image_bytes, found->image_bytes, found->is_ptx, name, found,
+                            &out_module->id);
+}
+
+GPUK__IMPL const char* gpuk_module_lowered_name(const gpuk_ctx* ctx, gpuk_module module,
+                                                const char* name_expression) {
+    const gpuk__module_slot* m;
+    const char *p, *end;
+    if (!ctx || !name_expression || !(m = gpuk__module_lookup(ctx, module.id)) || !m->compiled)
+        return NULL;
+    p = (const char*)(m->compiled + 1) + m->compiled->key_bytes + m->compiled->image_bytes;
+    end = p + m->compiled->names_bytes;
+    while (p < end) {
+        const char* lowered = p + strlen(p) + 1;
+        if (strcmp(p, name_expression) == 0) return lowered;
+        p = lowered + strlen(lowered) + 1;
+    }
+    return NULL;
+}
+
 
 /* ---- >>kernel ---- */
 GPUK__IMPL gpuk_result gpuk_kernel_get(gpuk_ctx* ctx, gpuk_module module, const char* name,

@@ -72,10 +72,12 @@ typedef struct fake_state {
     long unordered;           /* copies that a real GPU could run before (or while) earlier
                                  queued work on another stream runs: stale or clobbered data */
     void* last_copy_stream;   /* the stream of the last memcpy */
+    int last_module_elf;      /* the last module loaded was a cubin (ELF) */
+    size_t last_module_bytes; /* and its size by its ELF header */
 } fake_state;
 
 static fake_state fake = { { 0 }, PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, { 0 }, { { 0 } }, 0, 0, 0, 0, 0, { 0 }, { { 0 } },
-                           { 0 }, 0, 0, NULL };
+                           { 0 }, 0, 0, NULL, 0, 0 };
 static __thread int fake_tls_ctx; /* 0 = none, else device + 1 */
 static const char* fake_last_failed_name = ""; /* entry point of the first injected failure */
 
@@ -112,6 +114,8 @@ static void fake_reset(const fake_config* cfg) {
     fake.legacy_pending = 0;
     fake.unordered = 0;
     fake.last_copy_stream = NULL;
+    fake.last_module_elf = 0;
+    fake.last_module_bytes = 0;
     pthread_mutex_unlock(&fake.lock);
     fake_tls_ctx = 0;
 }
@@ -599,6 +603,27 @@ static void fake_parse_entries(fake_module* m) {
         if (close) p = close;
     }
 }
+/* A cubin (ELF64): its kernels are its ".text.<name>" sections, given as ".entry <name>()"
+   lines (no parameters known, so launches are not checked); NULL for anything else. */
+static char* fake_elf_entries(const unsigned char* b) {
+    uint64_t shoff;
+    uint16_t shentsize, shnum;
+    size_t size, i, n = 0, cap = 4096;
+    char* text;
+    if (memcmp(b, "\x7f" "ELF", 4) != 0 || b[4] != 2) return NULL;
+    memcpy(&shoff, b + 0x28, 8);
+    memcpy(&shentsize, b + 0x3A, 2);
+    memcpy(&shnum, b + 0x3C, 2);
+    size = (size_t)shoff + (size_t)shentsize * shnum;
+    fake.last_module_bytes = size;
+    if (!(text = (char*)calloc(1, cap))) return NULL;
+    for (i = 0; i + 6 < size; i++)
+        if (memcmp(b + i, ".text.", 6) == 0 && (i == 0 || b[i - 1] == 0)) {
+            int k = snprintf(text + n, cap - n, ".entry %s()\n", (const char*)b + i + 6);
+            if (k > 0 && (size_t)k < cap - n) n += (size_t)k;
+        }
+    return text;
+}
 static fres f_cuModuleLoadDataEx(void** mod, const void* image, unsigned n, unsigned* opts, void** vals) {
     fake_module* m;
     unsigned i;
@@ -614,13 +639,16 @@ static fres f_cuModuleLoadDataEx(void** mod, const void* image, unsigned n, unsi
         if (err && err_cap) snprintf(err, err_cap, "%s", fake.cfg.jit_log ? fake.cfg.jit_log : "");
         return (fres)fake.cfg.jit_code;
     }
-    if (!strstr((const char*)image, ".entry")) {
+    m = (fake_module*)calloc(1, sizeof *m);
+    if (!m) return 2;
+    m->text = fake_elf_entries((const unsigned char*)image);
+    fake.last_module_elf = m->text != NULL;
+    if (!m->text && !strstr((const char*)image, ".entry")) {
+        free(m);
         if (err && err_cap) snprintf(err, err_cap, "ptxas fatal   : no .entry in input");
         return 218;
     }
-    m = (fake_module*)calloc(1, sizeof *m);
-    if (!m) return 2;
-    m->text = strdup((const char*)image);
+    if (!m->text) m->text = strdup((const char*)image);
     fake_parse_entries(m);
     if (!fake_track(FK_MODULE, m, sizeof *m)) { free(m->text); free(m); return 2; }
     *mod = m;

@@ -337,6 +337,31 @@ static void row_module_load(void) {
     BAD_NODRV(gpuk_module_load(A, &(gpuk_module_desc){ .image = { "nonsense", 0 } }, &m), GPUK_ERR_INVALID_ARG);
     BAD_NODRV(gpuk_module_load(A, &(gpuk_module_desc){ .image = { ".version 7.10\n", 0 } }, &m), GPUK_ERR_INVALID_ARG);
 }
+static void row_module_compile(void) {
+    gpuk_module m;
+    gpuk_compile_desc d;
+    static const char* const arch[] = { "--gpu-architecture=sm_80" };
+    memset(&d, 0, sizeof d);
+    d.source = "__global__ void k() {}";
+    BAD_NODRV(gpuk_module_compile(NULL, &d, &m), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_module_compile(A, NULL, &m), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_module_compile(A, &d, NULL), GPUK_ERR_INVALID_ARG);
+    d.options = arch; d.num_options = 1;
+    BAD_NODRV(gpuk_module_compile(A, &d, &m), GPUK_ERR_INVALID_ARG);
+    d.num_headers = 1;
+    BAD_NODRV(gpuk_module_compile(A, &d, &m), GPUK_ERR_INVALID_ARG);
+    memset(&d, 0, sizeof d);
+    BAD_NODRV(gpuk_module_compile(A, &d, &m), GPUK_ERR_INVALID_ARG); /* no source */
+}
+static void row_module_lowered_name(void) {
+    ZERO(gpuk_module_lowered_name(A, zmod, "k<int>"));
+    ZERO(gpuk_module_lowered_name(A, mod_stale, "k<int>"));
+    ZERO(gpuk_module_lowered_name(A, mod_b, "k<int>"));
+    ZERO(gpuk_module_lowered_name(A, mod, "k<int>")); /* loaded, not compiled */
+    ZERO(gpuk_module_lowered_name(NULL, mod, "k<int>"));
+    ZERO(gpuk_module_lowered_name(A, mod, NULL));
+}
+static void row_nvrtc_version(void) { BAD_NODRV(gpuk_nvrtc_version(NULL), GPUK_ERR_INVALID_ARG); }
 #define UNLOAD(h) gpuk_module_unload(A, h)
 static void row_module_unload(void) { BAD_HANDLES(UNLOAD, zmod, mod_stale, mod_b); }
 #define KGET(h) gpuk_kernel_get(A, h, "k", &k)
@@ -410,7 +435,8 @@ static const row rows[] = {
     ROW(stream_wait), ROW(stream_host_func), ROW(stream_native), ROW(stream_priority_range),
     ROW(event_create), ROW(event_destroy), ROW(event_record), ROW(event_sync), ROW(event_query),
     ROW(event_elapsed_ms), ROW(timer_create), ROW(timer_destroy), ROW(timer_start), ROW(timer_stop),
-    ROW(module_load), ROW(module_unload), ROW(kernel_get), ROW(kernel_query),
+    ROW(module_load), ROW(module_unload), ROW(module_compile), ROW(module_lowered_name),
+    ROW(nvrtc_version), ROW(kernel_get), ROW(kernel_query),
     ROW(kernel_set_max_dynamic_shared), ROW(kernel_suggest_block), ROW(launch), ROW(kernels_loaded), ROW(kernels_load),
     ROW(kernels_reserve),
 };
