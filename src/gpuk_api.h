@@ -696,6 +696,120 @@ GPUK_API gpuk_result gpuk_kernels_load(gpuk_ctx* ctx, const char* names);
 /* Allocates stream's scratch now, with room for scans of up to max_scan_n elements of any
    type (and for every reduction), so no later built-in call on stream allocates. */
 GPUK_API gpuk_result gpuk_kernels_reserve(gpuk_ctx* ctx, gpuk_stream stream, size_t max_scan_n);
+
+// --- custom kernels from C expressions (need NVRTC; left out by GPUK_NO_KERNELS) ---
+/* Like PyCUDA's ElementwiseKernel and ReductionKernel. params is a C parameter list,
+   "float a, const float* x, float* y": each entry a type, an optional '*', a name. Types:
+   float double int unsigned int32_t uint32_t int64_t uint64_t "long long" "unsigned long
+   long", and for pointers also char int8_t uint8_t short int16_t uint16_t (their unsigned
+   spellings too). Scalars are passed by value; a pointer is a gpuk_array view that must hold
+   n elements from its first (checked, like the built-ins); "raw const float* t" marks one the
+   code indexes some other way (only its handle, first and alignment are checked). Names are
+   C identifiers other than i and n, and not starting with gpuk_. The code sees i and n
+   (long long: element i of n) and the parameters; int64_t and the like are not defined in it
+   (the parameter list maps them to long long ...; typedef them in the preamble if wanted).
+   create parses params (an error names the bad entry before anything is compiled), writes the
+   CUDA C, compiles it through gpuk_module_compile (cached: the same desc again costs one
+   module load) and gets the kernel; a compile error's log refers to "<name>: body(1)" etc.,
+   and the whole generated source goes to the logger at GPUK_LOG_ERROR. */
+#define GPUK_CUSTOM_MAX_PARAMS 16
+
+typedef struct gpuk_elementwise_desc {
+    uint32_t _start_canary;
+    const char* params;          // the parameter list (required; "" for none)
+    const char* body;            // statements for element i: "y[i] = a * x[i] + y[i]" (required)
+    const char* name;            // the kernel's name, a C identifier; NULL -> "gpuk_elementwise"
+    const char* preamble;        // CUDA C put before the kernel (device functions...); NULL: none
+    const char* const* options;  // NVRTC options, as gpuk_compile_desc's (no -arch)
+    uint32_t num_options;
+    uint32_t _end_canary;
+} gpuk_elementwise_desc;
+
+/* Deterministic like the built-in reductions: the grid depends on n and the device only,
+   each thread folds its elements in index order, blocks fold in a fixed tree and the last
+   block folds the blocks' partials in index order, so the same input on the same device gives
+   the same bits every run. reduce must be associative and commutative with identity as its
+   neutral element (how elements are split over threads and blocks is gpuk's choice). */
+typedef struct gpuk_reduction_desc {
+    uint32_t _start_canary;
+    const char* params;          // the parameter list (required; "" for none)
+    const char* map;             // the value of element i: "x[i] * x[i]" (required)
+    const char* reduce;          // two values a and b combined: "a + b", "fmaxf(a, b)" (required)
+    const char* identity;        // the value of no elements: "0.0f", "-INFINITY" (required)
+    const char* type;            // the values' and the result's type (required; a scalar type)
+    const char* name;            // the kernel's name; NULL -> "gpuk_reduction"
+    const char* preamble;        // CUDA C put before the kernel; NULL: none
+    const char* const* options;  // NVRTC options (no -arch)
+    uint32_t num_options;
+    uint32_t _end_canary;
+} gpuk_reduction_desc;
+
+/* A created custom kernel: its module and kernel (ordinary handles of the ctx) and the parsed
+   parameter list, which the launch checks the arguments against. Do not change the members. */
+typedef struct gpuk_elementwise {
+    gpuk_module module;
+    gpuk_kernel kernel;
+    uint32_t num_params;
+    uint8_t param[GPUK_CUSTOM_MAX_PARAMS];
+} gpuk_elementwise;
+typedef struct gpuk_reduction {
+    gpuk_module module;
+    gpuk_kernel kernel;
+    uint32_t num_params;
+    uint8_t param[GPUK_CUSTOM_MAX_PARAMS];
+    uint8_t type;
+} gpuk_reduction;
+
+/* A launch argument: a view for a pointer parameter, a scalar of exactly the parameter's type
+   (float takes GPUK_ARG_F32 only: no conversions). */
+typedef enum gpuk_arg_kind {
+    GPUK_ARG_DEFAULT = 0,        /* none: refused */
+    GPUK_ARG_ARRAY, GPUK_ARG_F32, GPUK_ARG_F64, GPUK_ARG_I32, GPUK_ARG_U32, GPUK_ARG_I64,
+    GPUK_ARG_U64,
+    GPUK_ARG_NUM,
+    GPUK_ARG_FORCE_U32 = 0x7FFFFFFF
+} gpuk_arg_kind;
+typedef struct gpuk_arg {
+    gpuk_arg_kind kind;
+    union { gpuk_array array; float f32; double f64; int32_t i32; uint32_t u32; int64_t i64;
+            uint64_t u64; } value;
+} gpuk_arg;
+static inline gpuk_arg gpuk_arg_array(gpuk_array view) {
+    gpuk_arg a; a.kind = GPUK_ARG_ARRAY; a.value.array = view; return a;
+}
+static inline gpuk_arg gpuk_arg_f32(float v) { gpuk_arg a; a.kind = GPUK_ARG_F32; a.value.f32 = v; return a; }
+static inline gpuk_arg gpuk_arg_f64(double v) { gpuk_arg a; a.kind = GPUK_ARG_F64; a.value.f64 = v; return a; }
+static inline gpuk_arg gpuk_arg_i32(int32_t v) { gpuk_arg a; a.kind = GPUK_ARG_I32; a.value.i32 = v; return a; }
+static inline gpuk_arg gpuk_arg_u32(uint32_t v) { gpuk_arg a; a.kind = GPUK_ARG_U32; a.value.u32 = v; return a; }
+static inline gpuk_arg gpuk_arg_i64(int64_t v) { gpuk_arg a; a.kind = GPUK_ARG_I64; a.value.i64 = v; return a; }
+static inline gpuk_arg gpuk_arg_u64(uint64_t v) { gpuk_arg a; a.kind = GPUK_ARG_U64; a.value.u64 = v; return a; }
+/* GPUK_ARGV(a, b, ...) (C only): the args array and its count, for the launches' last two
+   parameters: gpuk_elementwise_launch(ctx, s, &k, n, GPUK_ARGV(gpuk_arg_f32(2), ...)). */
+#ifndef __cplusplus
+#define GPUK_ARGV(...) (const gpuk_arg[]){ __VA_ARGS__ }, \
+    (uint32_t)(sizeof((gpuk_arg[]){ __VA_ARGS__ }) / sizeof(gpuk_arg))
+#endif
+
+GPUK_API gpuk_result gpuk_elementwise_create(gpuk_ctx* ctx, const gpuk_elementwise_desc* desc,
+                                             gpuk_elementwise* out_kernel);
+/* Runs the body for i = 0 .. n-1 on stream (grid chosen by gpuk, a grid-stride loop); args in
+   the parameters' order. Each view must hold n elements; two views one of which is not const
+   must not overlap unless they start at the same element (in place). n = 0 checks, runs
+   nothing. Returns without waiting. */
+GPUK_API gpuk_result gpuk_elementwise_launch(gpuk_ctx* ctx, gpuk_stream stream,
+                                             const gpuk_elementwise* kernel, size_t n,
+                                             const gpuk_arg* args, uint32_t num_args);
+/* Unloads the module (its kernel goes with it) and zeroes *kernel. */
+GPUK_API gpuk_result gpuk_elementwise_destroy(gpuk_ctx* ctx, gpuk_elementwise* kernel);
+GPUK_API gpuk_result gpuk_reduction_create(gpuk_ctx* ctx, const gpuk_reduction_desc* desc,
+                                           gpuk_reduction* out_kernel);
+/* out[0] = identity reduce map(0) reduce ... map(n-1), written on stream (out: one element of
+   desc.type; n = 0 writes the identity). Uses the stream's scratch like the built-in
+   reductions (refused on CU_STREAM_PER_THREAD). Returns without waiting. */
+GPUK_API gpuk_result gpuk_reduction_launch(gpuk_ctx* ctx, gpuk_stream stream,
+                                           const gpuk_reduction* kernel, gpuk_array out, size_t n,
+                                           const gpuk_arg* args, uint32_t num_args);
+GPUK_API gpuk_result gpuk_reduction_destroy(gpuk_ctx* ctx, gpuk_reduction* kernel);
 #endif
 
 /* GPUK_GENERATED_BEGIN(kernels) */

@@ -3159,9 +3159,10 @@ static gpuk_result gpuk__compile_check(const char* fn, const gpuk_compile_desc* 
     return GPUK_OK;
 }
 
-GPUK__IMPL gpuk_result gpuk_module_compile(gpuk_ctx* ctx, const gpuk_compile_desc* desc,
-                                           gpuk_module* out_module) {
-    const char* const fn = __func__;
+/* gpuk_module_compile, with fn naming the public call in errors (the custom kernels' create
+   calls compile through it too). */
+static gpuk_result gpuk__module_compile(const char* fn, gpuk_ctx* ctx, const gpuk_compile_desc* desc,
+                                        gpuk_module* out_module) {
     const gpuk__nvrtc_entry* found;
     gpuk__nvrtc_entry* made = NULL;
     const char* name;
@@ -3230,6 +3231,11 @@ GPUK__IMPL gpuk_result gpuk_module_compile(gpuk_ctx* ctx, const gpuk_compile_des
     return gpuk__module_add(fn, ctx, (const unsigned char*)(found + 1) + found->key_bytes,
                             found->image_bytes, found->image_bytes, found->is_ptx, name, found,
                             &out_module->id);
+}
+
+GPUK__IMPL gpuk_result gpuk_module_compile(gpuk_ctx* ctx, const gpuk_compile_desc* desc,
+                                           gpuk_module* out_module) {
+    return gpuk__module_compile(__func__, ctx, desc, out_module);
 }
 
 GPUK__IMPL const char* gpuk_module_lowered_name(const gpuk_ctx* ctx, gpuk_module module,

@@ -17,7 +17,8 @@ mandelbrot_julia: mandelbrot_f32.png=1024x1024 mandelbrot_f64.png=1024x1024 juli
 smoothing: smoothing_before.png=1024x1024 smoothing_after.png=1024x1024
 heat_equation: heat_00000.png=256x256 heat_00500.png=256x256 heat_01000.png=256x256 heat_01500.png=256x256 heat_02000.png=256x256
 matrix_multiply: matrix_c.png=512x512
-streams_pipeline: timeline.png=1200x204'
+streams_pipeline: timeline.png=1200x204
+custom_kernels:'
 # prints WIDTHxHEIGHT of a valid PNG, or why it is not one (exit 1)
 png_size() { python3 - "$1" <<'PY'
 import struct, sys, zlib

@@ -37,6 +37,7 @@ static struct {
     char options[1024];       /* the last compile's options, space-separated */
     char headers[1024];       /* the last program's headers: "name=source;" */
     char arch[32];            /* the last compile's -arch value */
+    char source[16384];       /* the last program's source (cut at 16 KiB) */
 } fake_nv;
 
 static void fake_nvrtc_reset(const fake_nvrtc_config* cfg) {
@@ -77,6 +78,7 @@ static unsigned fn_nvrtcCreateProgram(void** out, const char* src, const char* n
     if (!src || nh < 0 || (nh && (!hs || !hn))) return 3; /* INVALID_INPUT */
     if (!(p = (fake_nvrtc_prog*)calloc(1, sizeof *p))) return 1;
     p->source = strdup(src);
+    snprintf(fake_nv.source, sizeof fake_nv.source, "%s", src);
     fake_nv.headers[0] = 0;
     for (i = 0; i < nh; i++) {
         size_t n = strlen(fake_nv.headers);

@@ -1,7 +1,9 @@
 /* tests/real_nvrtc.c - gpuk_module_compile with a real NVRTC (argv[1], through
    gpuk_desc.nvrtc_path) on the fake driver's sm_90 device: a cubin comes out and the driver
    gets it, PTX where asked, a template through its name expression, a real compile error's
-   log, the cache. Run by tests/real_nvrtc.sh; no GPU needed. */
+   log, the cache; the custom element-wise and reduction kernels' generated sources compile
+   (gpuk_elementwise_create, gpuk_reduction_create) and an error in a body is reported at its
+   line in the body. Run by tests/real_nvrtc.sh; no GPU needed. */
 #define _GNU_SOURCE
 #define GPUK_IMPLEMENTATION
 #include "gpuk.h"
@@ -85,9 +87,90 @@ static int test_real_nvrtc(void) {
     return TEST_PASS;
 }
 
+/* Every generated source kind through the real compiler: saxpy, all parameter types, raw
+   views, reductions of each result type, a preamble, an option; then an error in a body. */
+static int test_real_custom_kernels(void) {
+    static const char* const fast[] = { "-use_fast_math" };
+    static const struct { const char* params; const char* map; const char* reduce; const char* identity;
+                          const char* type; } reds[] = {
+        { "const float* x", "x[i] * x[i]", "a + b", "0.0f", "float" },
+        { "const double* x, double s", "fabs(x[i]) * s", "fmax(a, b)", "0.0", "double" },
+        { "const int* x", "x[i]", "min(a, b)", "0x7fffffff", "int" },
+        { "const uint32_t* x", "x[i]", "a ^ b", "0u", "uint32_t" },
+        { "const float* x, float lo", "x[i] > lo ? 1 : 0", "a + b", "0", "unsigned long long" },
+        { "const int8_t* x, const uint16_t* y", "(long long)x[i] * y[i]", "a + b", "0", "int64_t" },
+        { "", "i", "a > b ? a : b", "-1", "long long" },
+    };
+    gpuk_desc d;
+    gpuk_ctx* c = NULL;
+    gpuk_elementwise_desc ed;
+    gpuk_reduction_desc rd;
+    gpuk_elementwise e;
+    gpuk_reduction r;
+    size_t i;
+    gpuk_shutdown();
+    fake_reset(NULL);
+    memset(&d, 0, sizeof d);
+    d.get_proc = fake_get_proc;
+    d.nvrtc_path = nvrtc_path;
+    d.logger.func = capture;
+    d.log_level = GPUK_LOG_WARN; /* a warning in the generated code would show */
+    CHECK_OK(gpuk_init(&d));
+    CHECK_OK(gpuk_ctx_create(NULL, &c));
+    logged[0] = 0;
+    memset(&ed, 0, sizeof ed);
+    ed.params = "float a, const float* x, float* y";
+    ed.body = "y[i] = a * x[i] + y[i]";
+    ed.name = "saxpy";
+    CHECK_OK(gpuk_elementwise_create(c, &ed, &e));
+    CHECK(fake.last_module_elf == 1);
+    CHECK_OK(gpuk_elementwise_destroy(c, &e));
+    ed.params = "raw const double* table, int64_t* a, const uint64_t* b, int8_t* c8, uint8_t* u8, "
+                "short* s16, const unsigned short* u16, char* ch, long long k, unsigned long long m, "
+                "int j, unsigned u, double dd, float ff";
+    ed.body = "double t = table[i % 4] + dd + ff;\n"
+              "a[i] = (long long)t + (long long)b[i] + k + (long long)m + j + u + c8[i] + u8[i];\n"
+              "s16[i] = (short)u16[i]; ch[i] = (char)(n & 0x7f)";
+    ed.name = "every_type";
+    ed.preamble = "#define UNUSED_MACRO 1\n__device__ inline double unused_helper(double v) { return v; }";
+    ed.options = fast;
+    ed.num_options = 1;
+    CHECK_OK(gpuk_elementwise_create(c, &ed, &e));
+    CHECK_OK(gpuk_elementwise_destroy(c, &e));
+    for (i = 0; i < sizeof reds / sizeof reds[0]; i++) {
+        memset(&rd, 0, sizeof rd);
+        rd.params = reds[i].params;
+        rd.map = reds[i].map;
+        rd.reduce = reds[i].reduce;
+        rd.identity = reds[i].identity;
+        rd.type = reds[i].type;
+        rd.name = "custom_reduction";
+        CHECK_OK(gpuk_reduction_create(c, &rd, &r));
+        CHECK_OK(gpuk_reduction_destroy(c, &r));
+    }
+    if (logged[0]) printf("     logged (want nothing):\n%s\n", logged); /* no warnings */
+    CHECK(logged[0] == 0);
+    /* a mistake in the body is reported at its line there */
+    ed.params = "float a, const float* x, float* y";
+    ed.body = "y[i] = a * x[i]\n + undefined_z";
+    ed.name = "broken";
+    ed.preamble = NULL;
+    ed.num_options = 0;
+    CHECK_RESULT(gpuk_elementwise_create(c, &ed, &e), GPUK_ERR_COMPILE);
+    CHECK_ERROR_MENTIONS("gpuk_elementwise_create: 'broken.cu'");
+    CHECK_ERROR_MENTIONS("broken: body(2): error");
+    CHECK_ERROR_MENTIONS("undefined_z");
+    CHECK(strstr(logged, "the generated source that failed to compile") != NULL);
+    printf("     %s\n", gpuk_last_error());
+    CHECK_OK(gpuk_ctx_destroy(c));
+    fake_gpuk_check_released();
+    return TEST_PASS;
+}
+
 int main(int argc, char** argv) {
     if (argc < 2) { printf("usage: real_nvrtc LIBNVRTC\n"); return 2; }
     nvrtc_path = argv[1];
     RUN(test_real_nvrtc);
+    RUN(test_real_custom_kernels);
     return test_summary();
 }

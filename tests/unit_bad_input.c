@@ -404,6 +404,103 @@ static void row_launch(void) {
     BAD_NODRV(gpuk_launch(A, ker, &(gpuk_launch_desc){ .grid = { 1 }, .block = { 32 }, .args = args, .num_args = 3 }), GPUK_ERR_INVALID_ARG);
     BAD_NODRV(gpuk_launch(A, ker, &(gpuk_launch_desc){ .grid = { 1 }, .block = { 32 }, .stream = { 999 }, .args = args }), GPUK_ERR_INVALID_HANDLE);
 }
+static void row_elementwise_create(void) {
+    gpuk_elementwise e;
+    gpuk_elementwise_desc d;
+    memset(&d, 0, sizeof d);
+    d.params = "float* x";
+    d.body = "x[i] = 0";
+    BAD_NODRV(gpuk_elementwise_create(NULL, &d, &e), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_elementwise_create(A, NULL, &e), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_elementwise_create(A, &d, NULL), GPUK_ERR_INVALID_ARG);
+    d.params = "float* x, foo y";
+    BAD_NODRV(gpuk_elementwise_create(A, &d, &e), GPUK_ERR_INVALID_ARG);
+    d.params = "float* x";
+    d.body = NULL;
+    BAD_NODRV(gpuk_elementwise_create(A, &d, &e), GPUK_ERR_INVALID_ARG);
+}
+/* a kernel struct around A's loaded kernel with no parameters, or around bad handles */
+static gpuk_elementwise ew_of(gpuk_kernel k, uint32_t num_params) {
+    gpuk_elementwise e;
+    memset(&e, 0, sizeof e);
+    e.module = mod;
+    e.kernel = k;
+    e.num_params = num_params;
+    return e;
+}
+#define EWLAUNCH() gpuk_elementwise_launch(A, zstr, &ew, 10, NULL, 0)
+static void row_elementwise_launch(void) {
+    gpuk_elementwise ew;
+    gpuk_arg one = gpuk_arg_f32(1.0f);
+    ew = ew_of(zker, 0); BAD_NODRV(EWLAUNCH(), GPUK_ERR_INVALID_HANDLE);
+    ew = ew_of(ker_stale, 0); BAD_NODRV(EWLAUNCH(), GPUK_ERR_INVALID_HANDLE);
+    ew = ew_of(ker_b, 0); BAD_NODRV(EWLAUNCH(), GPUK_ERR_INVALID_HANDLE);
+    ew = ew_of(ker, 0);
+    BAD_NODRV(gpuk_elementwise_launch(NULL, zstr, &ew, 10, NULL, 0), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_elementwise_launch(A, zstr, NULL, 10, NULL, 0), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_elementwise_launch(A, str_stale, &ew, 10, NULL, 0), GPUK_ERR_INVALID_HANDLE);
+    BAD_NODRV(gpuk_elementwise_launch(A, zstr, &ew, 10, &one, 1), GPUK_ERR_INVALID_ARG); /* 1 for 0 */
+    ew = ew_of(ker, 99);
+    BAD_NODRV(gpuk_elementwise_launch(A, zstr, &ew, 10, NULL, 0), GPUK_ERR_INVALID_ARG); /* damaged */
+}
+static void row_elementwise_destroy(void) {
+    gpuk_elementwise e;
+    BAD_NODRV(gpuk_elementwise_destroy(A, NULL), GPUK_ERR_INVALID_ARG);
+    e = ew_of(ker, 0);
+    BAD_NODRV(gpuk_elementwise_destroy(NULL, &e), GPUK_ERR_INVALID_ARG);
+    e.module = zmod; BAD_NODRV(gpuk_elementwise_destroy(A, &e), GPUK_ERR_INVALID_HANDLE);
+    e.module = mod_stale; BAD_NODRV(gpuk_elementwise_destroy(A, &e), GPUK_ERR_INVALID_HANDLE);
+    e.module = mod_b; BAD_NODRV(gpuk_elementwise_destroy(A, &e), GPUK_ERR_INVALID_HANDLE);
+}
+static void row_reduction_create(void) {
+    gpuk_reduction r;
+    gpuk_reduction_desc d;
+    memset(&d, 0, sizeof d);
+    d.params = "const float* x";
+    d.map = "x[i]";
+    d.reduce = "a + b";
+    d.identity = "0";
+    d.type = "float";
+    BAD_NODRV(gpuk_reduction_create(NULL, &d, &r), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_reduction_create(A, NULL, &r), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_reduction_create(A, &d, NULL), GPUK_ERR_INVALID_ARG);
+    d.type = "struct pair";
+    BAD_NODRV(gpuk_reduction_create(A, &d, &r), GPUK_ERR_INVALID_ARG);
+    d.type = "float";
+    d.reduce = NULL;
+    BAD_NODRV(gpuk_reduction_create(A, &d, &r), GPUK_ERR_INVALID_ARG);
+}
+static gpuk_reduction red_of(gpuk_kernel k, uint8_t type) {
+    gpuk_reduction r;
+    memset(&r, 0, sizeof r);
+    r.module = mod;
+    r.kernel = k;
+    r.type = type;
+    return r;
+}
+#define REDLAUNCH() gpuk_reduction_launch(A, zstr, &rk, gpuk_at(buf, 0), 10, NULL, 0)
+static void row_reduction_launch(void) {
+    gpuk_reduction rk;
+    rk = red_of(zker, 1); BAD_NODRV(REDLAUNCH(), GPUK_ERR_INVALID_HANDLE);
+    rk = red_of(ker_stale, 1); BAD_NODRV(REDLAUNCH(), GPUK_ERR_INVALID_HANDLE);
+    rk = red_of(ker_b, 1); BAD_NODRV(REDLAUNCH(), GPUK_ERR_INVALID_HANDLE);
+    rk = red_of(ker, 1);
+    BAD_NODRV(gpuk_reduction_launch(NULL, zstr, &rk, gpuk_at(buf, 0), 10, NULL, 0), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_reduction_launch(A, zstr, NULL, gpuk_at(buf, 0), 10, NULL, 0), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_reduction_launch(A, zstr, &rk, gpuk_at(buf, 16), 10, NULL, 0), GPUK_ERR_OUT_OF_BOUNDS);
+    BAD_NODRV(gpuk_reduction_launch(A, zstr, &rk, gpuk_at(buf_b, 0), 10, NULL, 0), GPUK_ERR_INVALID_HANDLE);
+    BAD_NODRV(gpuk_reduction_launch(A, zstr, &rk, gpuk_at(buf_stale, 0), 10, NULL, 0), GPUK_ERR_INVALID_HANDLE);
+    rk = red_of(ker, 0);
+    BAD_NODRV(REDLAUNCH(), GPUK_ERR_INVALID_ARG); /* damaged: no type */
+}
+static void row_reduction_destroy(void) {
+    gpuk_reduction r = red_of(ker, 1);
+    BAD_NODRV(gpuk_reduction_destroy(A, NULL), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_reduction_destroy(NULL, &r), GPUK_ERR_INVALID_ARG);
+    r.module = zmod; BAD_NODRV(gpuk_reduction_destroy(A, &r), GPUK_ERR_INVALID_HANDLE);
+    r.module = mod_stale; BAD_NODRV(gpuk_reduction_destroy(A, &r), GPUK_ERR_INVALID_HANDLE);
+    r.module = mod_b; BAD_NODRV(gpuk_reduction_destroy(A, &r), GPUK_ERR_INVALID_HANDLE);
+}
 static void row_kernels_loaded(void) { ZERO(gpuk_kernels_loaded(NULL)); }
 static void row_kernels_load(void) {
     BAD_NODRV(gpuk_kernels_load(NULL, "sum_f32"), GPUK_ERR_INVALID_ARG);
@@ -438,7 +535,8 @@ static const row rows[] = {
     ROW(module_load), ROW(module_unload), ROW(module_compile), ROW(module_lowered_name),
     ROW(nvrtc_version), ROW(kernel_get), ROW(kernel_query),
     ROW(kernel_set_max_dynamic_shared), ROW(kernel_suggest_block), ROW(launch), ROW(kernels_loaded), ROW(kernels_load),
-    ROW(kernels_reserve),
+    ROW(kernels_reserve), ROW(elementwise_create), ROW(elementwise_launch), ROW(elementwise_destroy),
+    ROW(reduction_create), ROW(reduction_launch), ROW(reduction_destroy),
 };
 
 /* The public functions gpuk.h declares outside the generated kernel section. */
