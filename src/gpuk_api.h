@@ -121,6 +121,10 @@ THREADS
    gpuk_ctx_create runs on another thread returns GPUK_ERR_BUSY (the create goes on).
    Ordering across threads and streams: a stream-less call waits for work queued earlier (on
    any thread) on the ctx's default stream and its blocking streams; see MEMORY.
+   Several ctxs (one per device): any thread may use any of them, one thread all or one thread
+   each; calls on different ctxs share no gpuk lock. Work on different devices is ordered only
+   by events (gpuk_stream_wait_peer) or synchronous calls; a ctx must not be destroyed while a
+   peer call names it.
 
 KERNELS
    Bring your own as PTX text, cubin or fatbin (gpuk_module_load). PTX's .version is checked
@@ -224,7 +228,8 @@ enum {
     GPUK_FEATURE_PARAM_INFO = 1u << 1,   /* cuFuncGetParamInfo (>= 12.4): launch arg checks */
     GPUK_FEATURE_LAUNCH_EX = 1u << 2,    /* cuLaunchKernelEx (>= 11.8) */
     GPUK_FEATURE_GRAPHS = 1u << 3,       /* cuGraphInstantiateWithFlags (>= 11.4) */
-    GPUK_FEATURE_LIBRARY = 1u << 4       /* cuLibraryLoadData (>= 12.0) */
+    GPUK_FEATURE_LIBRARY = 1u << 4,      /* cuLibraryLoadData (>= 12.0) */
+    GPUK_FEATURE_PEER = 1u << 5          /* cuMemcpyPeerAsync (>= 4.0): calls between ctxs */
 };
 
 typedef struct gpuk_ctx gpuk_ctx; /* one per device, on its primary context; the only pointer */
@@ -532,6 +537,32 @@ GPUK_API gpuk_result gpuk_buffer_memset(gpuk_ctx* ctx, gpuk_stream stream, gpuk_
                                         size_t byte_offset, uint32_t value, uint32_t elem_bytes,
                                         size_t count);
 
+// --- several ctxs: peer access, copies and waits between ctxs ---
+/* Whether kernels on device can read and write peer_device's memory directly (P2P over NVLink
+   or PCIe). The same device twice is GPUK_ERR_INVALID_ARG. */
+GPUK_API gpuk_result gpuk_device_can_access_peer(int device, int peer_device, bool* out_can);
+/* Lets kernels of ctx access memory of peer's device (one direction: call it both ways for
+   both). Idempotent: already enabled is GPUK_OK. Where the hardware cannot, it returns
+   CUDA_ERROR_PEER_ACCESS_UNSUPPORTED (217) saying so; copies between the ctxs still work.
+   Both ctxs on one device (one primary context): GPUK_ERR_INVALID_ARG. Lasts while both ctxs
+   live (it belongs to the primary contexts). */
+GPUK_API gpuk_result gpuk_ctx_enable_peer_access(gpuk_ctx* ctx, gpuk_ctx* peer);
+/* Copies between buffers of two ctxs (cuMemcpyPeer / cuMemcpyPeerAsync): peer to peer where
+   the devices can, else staged through the host by the driver; peer access need not be
+   enabled. Handles are checked against their own ctx, bounds as gpuk_buffer_copy; both ctxs
+   must be live (a destroyed one is refused). dst_ctx == src_ctx is the ordinary copy. The
+   synchronous form waits for earlier work on both ctxs' default and blocking streams and
+   returns when done; the async form is queued on stream, a stream of dst_ctx, and ordered
+   there like gpuk_buffer_copy_async: make it wait for the source's writer first
+   (gpuk_event_record on src_ctx, gpuk_stream_wait_peer). */
+GPUK_API gpuk_result gpuk_buffer_copy_peer(gpuk_ctx* dst_ctx, gpuk_buffer dst, size_t dst_offset,
+                                           gpuk_ctx* src_ctx, gpuk_buffer src, size_t src_offset,
+                                           size_t bytes);
+GPUK_API gpuk_result gpuk_buffer_copy_peer_async(gpuk_ctx* dst_ctx, gpuk_stream stream,
+                                                 gpuk_buffer dst, size_t dst_offset,
+                                                 gpuk_ctx* src_ctx, gpuk_buffer src,
+                                                 size_t src_offset, size_t bytes);
+
 // --- pinned host memory ---
 GPUK_API gpuk_result gpuk_pinned_create(gpuk_ctx* ctx, const gpuk_pinned_desc* desc,
                                         gpuk_pinned* out_pinned);
@@ -549,6 +580,10 @@ GPUK_API gpuk_result gpuk_stream_sync(gpuk_ctx* ctx, gpuk_stream stream);
 GPUK_API gpuk_result gpuk_stream_query(gpuk_ctx* ctx, gpuk_stream stream, bool* out_done);
 /* Later work on stream waits until event's last record has completed. */
 GPUK_API gpuk_result gpuk_stream_wait(gpuk_ctx* ctx, gpuk_stream stream, gpuk_event event);
+/* gpuk_stream_wait across ctxs: later work on stream (of ctx) waits for event, an event of
+   event_ctx (any device), to complete its last record. event_ctx == ctx is gpuk_stream_wait. */
+GPUK_API gpuk_result gpuk_stream_wait_peer(gpuk_ctx* ctx, gpuk_stream stream, gpuk_ctx* event_ctx,
+                                           gpuk_event event);
 /* fn(user_data) runs on a driver thread once earlier work on stream is done; it must not call
    gpuk or CUDA. */
 GPUK_API gpuk_result gpuk_stream_host_func(gpuk_ctx* ctx, gpuk_stream stream,

@@ -258,6 +258,16 @@ typedef struct gpuk__lib_feature {
       (void* dst, gpuk_devptr src, size_t bytes, gpuk__cu_stream stream)) \
     X(cuMemcpyDtoDAsync, 3020, "cuMemcpyDtoDAsync_v2", 1, \
       (gpuk_devptr dst, gpuk_devptr src, size_t bytes, gpuk__cu_stream stream)) \
+    X(cuMemcpyPeer, 4000, "cuMemcpyPeer", 0, \
+      (gpuk_devptr dst, gpuk__cu_context dst_ctx, gpuk_devptr src, gpuk__cu_context src_ctx, \
+       size_t bytes)) \
+    X(cuMemcpyPeerAsync, 4000, "cuMemcpyPeerAsync", 0, \
+      (gpuk_devptr dst, gpuk__cu_context dst_ctx, gpuk_devptr src, gpuk__cu_context src_ctx, \
+       size_t bytes, gpuk__cu_stream stream)) \
+    X(cuDeviceCanAccessPeer, 4000, "cuDeviceCanAccessPeer", 0, \
+      (int* out_can, gpuk__cu_device dev, gpuk__cu_device peer_dev)) \
+    X(cuCtxEnablePeerAccess, 4000, "cuCtxEnablePeerAccess", 0, \
+      (gpuk__cu_context peer_ctx, unsigned int flags)) \
     X(cuPointerGetAttribute, 4000, "cuPointerGetAttribute", 1, \
       (void* out_data, unsigned int attribute, gpuk_devptr ptr)) \
     X(cuStreamCreateWithPriority, 5050, "cuStreamCreateWithPriority", 1, \
@@ -312,7 +322,8 @@ typedef struct gpuk__lib_feature {
     X(cuFuncGetParamInfo, GPUK_FEATURE_PARAM_INFO) \
     X(cuLaunchKernelEx, GPUK_FEATURE_LAUNCH_EX) \
     X(cuGraphInstantiateWithFlags, GPUK_FEATURE_GRAPHS) \
-    X(cuLibraryLoadData, GPUK_FEATURE_LIBRARY)
+    X(cuLibraryLoadData, GPUK_FEATURE_LIBRARY) \
+    X(cuMemcpyPeerAsync, GPUK_FEATURE_PEER)
 
 GPUK__LIB_TABLE(GPUK__DRIVER_FUNCS, gpuk__driver)
 #define GPUK__X_TABLE gpuk__driver
@@ -385,6 +396,8 @@ enum {
     GPUK__CU_FUNC_BINARY_VERSION = 6,
     GPUK__CU_FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
     GPUK__CU_ERROR_INVALID_VALUE = 1,
+    GPUK__CU_ERROR_PEER_ACCESS_UNSUPPORTED = 217,
+    GPUK__CU_ERROR_PEER_ACCESS_ALREADY_ENABLED = 704,
     GPUK__CU_ERROR_NOT_READY = 600
 };
 
@@ -430,6 +443,7 @@ typedef struct gpuk__state {
     char init_failed_text[512];
     int live_ctxs;
     int tag_users[16];         /* live ctxs per handle tag (GPUK__TAGS) */
+    gpuk_ctx* live_list;       /* every live ctx, through gpuk_ctx.next_live (under gpuk__lock) */
     uint32_t next_tag;         /* tags go round, so a new ctx does not reuse a just-freed one */
     uint32_t features;
     int driver_version;
@@ -1394,6 +1408,7 @@ struct gpuk_ctx {
     gpuk__pool pools[GPUK__KIND_NUM];
     void* layer[GPUK__LAYER_COUNT]; /* each layer's own state (gpuk__layer) */
     uint32_t kernels_max_sm;        /* gpuk_ctx_desc's: 0 or the newest built-in variant taken */
+    gpuk_ctx* next_live;            /* gpuk__g.live_list (under gpuk__lock) */
 };
 
 /* Gives a live slot's driver objects back (the ctx is current); returns the driver's result
@@ -1907,6 +1922,8 @@ GPUK__IMPL gpuk_result gpuk_ctx_create(const gpuk_ctx_desc* desc, gpuk_ctx** out
     }
     gpuk__mutex_lock(&gpuk__lock);
     ctx->tag = gpuk__ctx_tag_take();
+    ctx->next_live = gpuk__g.live_list;
+    gpuk__g.live_list = ctx;
     gpuk__mutex_unlock(&gpuk__lock);
     ctx->kernels_max_sm = d.kernels_max_sm;
     for (i = 0; i < GPUK__KIND_NUM; i++) ctx->pools[i].tag = ctx->tag << GPUK__TAG_SHIFT;
@@ -1944,6 +1961,11 @@ GPUK__IMPL gpuk_result gpuk_ctx_destroy(gpuk_ctx* ctx) {
     gpuk__mutex_lock(&gpuk__lock);
     gpuk__g.live_ctxs--;
     gpuk__g.tag_users[ctx->tag]--;
+    {
+        gpuk_ctx** link = &gpuk__g.live_list;
+        while (*link && *link != ctx) link = &(*link)->next_live;
+        if (*link) *link = ctx->next_live;
+    }
     gpuk__mutex_unlock(&gpuk__lock);
     gpuk__ctx_free_host(ctx);
     return r;
@@ -2182,6 +2204,15 @@ static gpuk_result gpuk__copy(const char* fn, gpuk_ctx* ctx, gpuk_stream stream,
         cu_fn = "cuMemcpyDtoHAsync";
         if (!sync) gpuk__check_pageable(fn, host);
         cr = GPUK__DRV.cuMemcpyDtoHAsync(host, s->ptr + src_off, bytes, cs);
+    } else if (src_ctx != ctx) {
+        /* between two ctxs: the driver copies peer to peer where it can, else through the host */
+        if (sync) {
+            cu_fn = "cuMemcpyPeer";
+            cr = GPUK__DRV.cuMemcpyPeer(d->ptr + dst_off, ctx->cu, s->ptr + src_off, src_ctx->cu, bytes);
+            return cr ? gpuk__fail_cu(fn, cu_fn, cr, NULL) : GPUK_OK;
+        }
+        cu_fn = "cuMemcpyPeerAsync";
+        cr = GPUK__DRV.cuMemcpyPeerAsync(d->ptr + dst_off, ctx->cu, s->ptr + src_off, src_ctx->cu, bytes, cs);
     } else {
         cu_fn = "cuMemcpyDtoDAsync";
         cr = GPUK__DRV.cuMemcpyDtoDAsync(d->ptr + dst_off, s->ptr + src_off, bytes, cs);
@@ -2261,6 +2292,101 @@ GPUK__IMPL gpuk_result gpuk_buffer_copy_async(gpuk_ctx* ctx, gpuk_stream stream,
                                               size_t src_offset, size_t bytes) {
     return gpuk__copy(__func__, ctx, stream, 0, GPUK__DTOD, dst.id, dst_offset,
                       NULL, ctx, src.id, src_offset, bytes);
+}
+
+/* ---- >>peer ---- */
+/* The ctx pair of a call between two ctxs: both non-NULL and live (a destroyed ctx is refused
+   by address, not dereferenced), and the driver has the peer rows. */
+static gpuk_result gpuk__ctx_pair(const char* fn, const gpuk_ctx* a, const char* a_name,
+                                  const gpuk_ctx* b, const char* b_name) {
+    const gpuk_ctx* c;
+    int live_a = 0, live_b = 0;
+    if (!a) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s is NULL", a_name);
+    if (!b) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s is NULL", b_name);
+    gpuk__mutex_lock(&gpuk__lock);
+    for (c = gpuk__g.live_list; c; c = c->next_live) {
+        if (c == a) live_a = 1;
+        if (c == b) live_b = 1;
+    }
+    gpuk__mutex_unlock(&gpuk__lock);
+    if (!live_a) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s is not a live ctx (destroyed?)", a_name);
+    if (!live_b) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s is not a live ctx (destroyed?)", b_name);
+    if (!(gpuk__g.features & GPUK_FEATURE_PEER) || !GPUK__DRV.cuMemcpyPeer ||
+        !GPUK__DRV.cuDeviceCanAccessPeer || !GPUK__DRV.cuCtxEnablePeerAccess)
+        return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, "the driver lacks cuMemcpyPeer, "
+                          "cuMemcpyPeerAsync, cuDeviceCanAccessPeer or cuCtxEnablePeerAccess");
+    return GPUK_OK;
+}
+
+GPUK__IMPL gpuk_result gpuk_device_can_access_peer(int device, int peer_device, bool* out_can) {
+    const char* const fn = __func__;
+    gpuk__cu_device d = 0, p = 0;
+    gpuk__cu_result cr;
+    gpuk_result r;
+    int can = 0;
+    if (!out_can) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_can is NULL");
+    *out_can = false;
+    GPUK__READY(fn);
+    if (!GPUK__DRV.cuDeviceCanAccessPeer)
+        return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, "the driver lacks cuDeviceCanAccessPeer");
+    if (device == peer_device)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "device and peer_device are both %d (a device "
+                          "always reaches its own memory)", device);
+    if ((r = gpuk__device_get(fn, device, &d)) != GPUK_OK) return r;
+    if ((r = gpuk__device_get(fn, peer_device, &p)) != GPUK_OK) return r;
+    if ((cr = GPUK__DRV.cuDeviceCanAccessPeer(&can, d, p)) != 0)
+        return gpuk__fail_cu(fn, "cuDeviceCanAccessPeer", cr, NULL);
+    *out_can = can != 0;
+    return GPUK_OK;
+}
+
+GPUK__IMPL gpuk_result gpuk_ctx_enable_peer_access(gpuk_ctx* ctx, gpuk_ctx* peer) {
+    const char* const fn = __func__;
+    gpuk__cu_result cr;
+    gpuk_result r;
+    int can = 0;
+    GPUK__ALIVE(fn);
+    if ((r = gpuk__ctx_pair(fn, ctx, "ctx", peer, "peer")) != GPUK_OK) return r;
+    if (ctx->info.ordinal == peer->info.ordinal)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "ctx and peer are both on device %d (one primary "
+                          "context): no peer access is needed", ctx->info.ordinal);
+    if ((cr = GPUK__DRV.cuDeviceCanAccessPeer(&can, ctx->dev, peer->dev)) != 0)
+        return gpuk__fail_cu(fn, "cuDeviceCanAccessPeer", cr, NULL);
+    if (!can)
+        return gpuk__fail(fn, (int)GPUK__CU_ERROR_PEER_ACCESS_UNSUPPORTED, "device %d cannot access "
+                          "device %d's memory directly (no peer path between them); "
+                          "gpuk_buffer_copy_peer still works, staged through the host by the driver",
+                          ctx->info.ordinal, peer->info.ordinal);
+    if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
+    cr = GPUK__DRV.cuCtxEnablePeerAccess(peer->cu, 0);
+    if (cr == GPUK__CU_ERROR_PEER_ACCESS_ALREADY_ENABLED) return GPUK_OK;
+    return cr ? gpuk__fail_cu(fn, "cuCtxEnablePeerAccess", cr, NULL) : GPUK_OK;
+}
+
+/* The head of both peer copies: the pair, then the ordinary copy's checks. */
+static gpuk_result gpuk__copy_peer(const char* fn, gpuk_ctx* dst_ctx, gpuk_stream stream, int sync,
+                                   gpuk_buffer dst, size_t dst_offset, gpuk_ctx* src_ctx,
+                                   gpuk_buffer src, size_t src_offset, size_t bytes) {
+    gpuk_result r;
+    GPUK__ALIVE(fn);
+    if ((r = gpuk__ctx_pair(fn, dst_ctx, "dst_ctx", src_ctx, "src_ctx")) != GPUK_OK) return r;
+    return gpuk__copy(fn, dst_ctx, stream, sync, GPUK__DTOD, dst.id, dst_offset, NULL, src_ctx,
+                      src.id, src_offset, bytes);
+}
+
+GPUK__IMPL gpuk_result gpuk_buffer_copy_peer(gpuk_ctx* dst_ctx, gpuk_buffer dst, size_t dst_offset,
+                                             gpuk_ctx* src_ctx, gpuk_buffer src, size_t src_offset,
+                                             size_t bytes) {
+    return gpuk__copy_peer(__func__, dst_ctx, gpuk__default_stream, 1, dst, dst_offset, src_ctx,
+                           src, src_offset, bytes);
+}
+
+GPUK__IMPL gpuk_result gpuk_buffer_copy_peer_async(gpuk_ctx* dst_ctx, gpuk_stream stream,
+                                                   gpuk_buffer dst, size_t dst_offset,
+                                                   gpuk_ctx* src_ctx, gpuk_buffer src,
+                                                   size_t src_offset, size_t bytes) {
+    return gpuk__copy_peer(__func__, dst_ctx, stream, 0, dst, dst_offset, src_ctx, src,
+                           src_offset, bytes);
 }
 
 GPUK__IMPL gpuk_result gpuk_buffer_memset(gpuk_ctx* ctx, gpuk_stream stream, gpuk_buffer dst,
@@ -2455,16 +2581,30 @@ GPUK__IMPL gpuk_result gpuk_stream_query(gpuk_ctx* ctx, gpuk_stream stream, bool
     return GPUK_OK;
 }
 
-GPUK__IMPL gpuk_result gpuk_stream_wait(gpuk_ctx* ctx, gpuk_stream stream, gpuk_event event) {
-    const char* const fn = __func__;
+/* Both stream waits: stream of ctx, event of event_ctx (the same ctx or a checked pair). */
+static gpuk_result gpuk__stream_wait(const char* fn, gpuk_ctx* ctx, gpuk_stream stream,
+                                     const gpuk_ctx* event_ctx, gpuk_event event) {
     const gpuk__event_slot* e;
     gpuk__cu_stream cs;
     gpuk__cu_result cr;
     GPUK__STREAM_HEAD(fn, ctx, stream, cs);
-    if (!(e = gpuk__event_lookup(ctx, event.id))) return gpuk__bad_handle(fn, "event", event.id);
+    if (!(e = gpuk__event_lookup(event_ctx, event.id))) return gpuk__bad_handle(fn, "event", event.id);
     GPUK__ENTER(fn, ctx);
     cr = GPUK__DRV.cuStreamWaitEvent(cs, e->cu, 0);
     return cr ? gpuk__fail_cu(fn, "cuStreamWaitEvent", cr, NULL) : GPUK_OK;
+}
+
+GPUK__IMPL gpuk_result gpuk_stream_wait(gpuk_ctx* ctx, gpuk_stream stream, gpuk_event event) {
+    return gpuk__stream_wait(__func__, ctx, stream, ctx, event);
+}
+
+GPUK__IMPL gpuk_result gpuk_stream_wait_peer(gpuk_ctx* ctx, gpuk_stream stream, gpuk_ctx* event_ctx,
+                                             gpuk_event event) {
+    const char* const fn = __func__;
+    gpuk_result r;
+    GPUK__ALIVE(fn);
+    if ((r = gpuk__ctx_pair(fn, ctx, "ctx", event_ctx, "event_ctx")) != GPUK_OK) return r;
+    return gpuk__stream_wait(fn, ctx, stream, event_ctx, event);
 }
 
 GPUK__IMPL gpuk_result gpuk_stream_host_func(gpuk_ctx* ctx, gpuk_stream stream,

@@ -44,6 +44,7 @@ typedef struct fake_config {
     int sync_delay_ms;        /* stream and ctx syncs take this long (a long kernel draining) */
     void (*on_call)(const char* name); /* called at the start of every entry point (a test can
                                           pause a thread there to force an interleaving) */
+    int peer_access;          /* 1: every device can access every other's memory (P2P) */
 } fake_config;
 
 /* A stream: its creation flags and whether work is queued on it that nothing has waited for
@@ -59,6 +60,8 @@ typedef struct fake_state {
     long first_failure_call;
     int sticky_now;
     int primary_refs[FAKE_MAX_DEVICES];
+    int peer_enabled[FAKE_MAX_DEVICES][FAKE_MAX_DEVICES]; /* [ctx device][peer device] */
+    long peer_copies;         /* cuMemcpyPeer(Async) calls that copied */
     fake_obj objs[FAKE_MAX_OBJS];
     int nobjs;
     size_t mem_in_use;
@@ -76,7 +79,7 @@ typedef struct fake_state {
     size_t last_module_bytes; /* and its size by its ELF header */
 } fake_state;
 
-static fake_state fake = { { 0 }, PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, { 0 }, { { 0 } }, 0, 0, 0, 0, 0, { 0 }, { { 0 } },
+static fake_state fake = { { 0 }, PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, { 0 }, { { 0 } }, 0, { { 0 } }, 0, 0, 0, 0, 0, { 0 }, { { 0 } },
                            { 0 }, 0, 0, NULL, 0, 0 };
 static __thread int fake_tls_ctx; /* 0 = none, else device + 1 */
 static const char* fake_last_failed_name = ""; /* entry point of the first injected failure */
@@ -106,6 +109,8 @@ static void fake_reset(const fake_config* cfg) {
     fake_last_failed_name = "";
     fake.sticky_now = 0;
     memset(fake.primary_refs, 0, sizeof fake.primary_refs);
+    memset(fake.peer_enabled, 0, sizeof fake.peer_enabled);
+    fake.peer_copies = 0;
     fake.mem_in_use = 0;
     fake.launches = 0;
     fake.pending_fault = 0;
@@ -316,6 +321,10 @@ static fres f_cuDevicePrimaryCtxRelease(int dev) {
     FAKE_ENTER("cuDevicePrimaryCtxRelease");
     if (fake.primary_refs[dev] <= 0) { fake_protocol("release of an unretained primary ctx", "cuDevicePrimaryCtxRelease"); return 1; }
     fake.primary_refs[dev]--;
+    if (fake.primary_refs[dev] == 0) { /* the primary context's peer mappings go with it */
+        int i;
+        for (i = 0; i < FAKE_MAX_DEVICES; i++) fake.peer_enabled[dev][i] = fake.peer_enabled[i][dev] = 0;
+    }
     return 0;
 }
 static fres f_cuCtxGetCurrent(void** ctx) {
@@ -445,6 +454,68 @@ static fres f_cuMemcpyDtoDAsync(fdevptr d, fdevptr s2, size_t n, void* s) {
     if (d < s2 + n && s2 < d + n) fake_protocol("overlapping device-to-device copy", "cuMemcpyDtoDAsync");
     { size_t i; for (i = 0; i < n; i++) ((char*)(uintptr_t)d)[i] = ((const char*)(uintptr_t)s2)[i]; }
     fake_enqueue(s, 1);
+    return 0;
+}
+/* A primary context handle of a retained device: its ordinal, else -1. */
+static int fake_ctx_device(void* c) {
+    uintptr_t v = (uintptr_t)c;
+    if (v < 0x1000 || v >= 0x1000 + (uintptr_t)fake.cfg.devices) return -1;
+    return fake.primary_refs[v - 0x1000] > 0 ? (int)(v - 0x1000) : -1;
+}
+/* Memory of device dev (n bytes from p inside one allocation of that device). */
+static int fake_dev_on(fdevptr p, size_t n, int dev) {
+    int i, ok = 0;
+    pthread_mutex_lock(&fake.lock);
+    for (i = 0; i < fake.nobjs; i++) {
+        const fake_obj* o = &fake.objs[i];
+        if (o->live && o->kind == FK_ALLOC && p >= (fdevptr)(uintptr_t)o->mem &&
+            p + n <= (fdevptr)(uintptr_t)o->mem + o->bytes) { ok = o->device == dev; break; }
+    }
+    pthread_mutex_unlock(&fake.lock);
+    return ok;
+}
+static fres fake_peer_copy(fdevptr d, void* dc, fdevptr s2, void* sc, size_t n, const char* fn) {
+    int dd = fake_ctx_device(dc), sd = fake_ctx_device(sc);
+    if (dd < 0 || sd < 0) { fake_protocol("unknown or released context", fn); return 201; }
+    if (!fake_dev_on(d, n, dd) || !fake_dev_on(s2, n, sd)) {
+        fake_protocol("peer copy of memory not on its context's device (or out of bounds)", fn);
+        return 1;
+    }
+    memmove((void*)(uintptr_t)d, (const void*)(uintptr_t)s2, n);
+    fake.peer_copies++;
+    return 0;
+}
+static fres f_cuMemcpyPeer(fdevptr d, void* dc, fdevptr s2, void* sc, size_t n) {
+    fres r;
+    FAKE_ENTER("cuMemcpyPeer"); FAKE_NEED_CTX("cuMemcpyPeer");
+    if ((r = fake_peer_copy(d, dc, s2, sc, n, "cuMemcpyPeer")) != 0) return r;
+    fake_all_done(); /* synchronous, serialized with both contexts */
+    return 0;
+}
+static fres f_cuMemcpyPeerAsync(fdevptr d, void* dc, fdevptr s2, void* sc, size_t n, void* s) {
+    fres r;
+    FAKE_ENTER("cuMemcpyPeerAsync"); FAKE_NEED_CTX("cuMemcpyPeerAsync");
+    if (!fake_stream_ok(s, "cuMemcpyPeerAsync")) return 400;
+    if ((r = fake_peer_copy(d, dc, s2, sc, n, "cuMemcpyPeerAsync")) != 0) return r;
+    fake_enqueue(s, 1);
+    return 0;
+}
+static fres f_cuDeviceCanAccessPeer(int* can, int dev, int peer) {
+    FAKE_ENTER("cuDeviceCanAccessPeer");
+    if (dev < 0 || dev >= fake.cfg.devices || peer < 0 || peer >= fake.cfg.devices) return 101;
+    *can = dev != peer && fake.cfg.peer_access;
+    return 0;
+}
+static fres f_cuCtxEnablePeerAccess(void* peer_ctx, unsigned flags) {
+    int pd, cd;
+    FAKE_ENTER("cuCtxEnablePeerAccess"); FAKE_NEED_CTX("cuCtxEnablePeerAccess");
+    cd = fake_tls_ctx - 1;
+    if (flags) return 1;
+    if ((pd = fake_ctx_device(peer_ctx)) < 0) { fake_protocol("unknown or released peer context", "cuCtxEnablePeerAccess"); return 201; }
+    if (pd == cd) return 101; /* CUDA_ERROR_INVALID_DEVICE: the current context itself */
+    if (!fake.cfg.peer_access) return 217;
+    if (fake.peer_enabled[cd][pd]) return 704;
+    fake.peer_enabled[cd][pd] = 1;
     return 0;
 }
 static fres f_cuPointerGetAttribute(void* out, unsigned attr, fdevptr p) {
@@ -722,6 +793,8 @@ static const fake_entry fake_entries[] = {
     FAKE_E(cuEventElapsedTime), FAKE_E(cuModuleLoadDataEx), FAKE_E(cuModuleUnload),
     FAKE_E(cuModuleGetFunction), FAKE_E(cuFuncGetAttribute), FAKE_E(cuFuncSetAttribute),
     FAKE_E(cuOccupancyMaxPotentialBlockSize), FAKE_E(cuLaunchKernel), FAKE_E(cuFuncGetParamInfo),
+    FAKE_E(cuMemcpyPeer), FAKE_E(cuMemcpyPeerAsync), FAKE_E(cuDeviceCanAccessPeer),
+    FAKE_E(cuCtxEnablePeerAccess),
 };
 
 /* gpuk_get_proc_fn: entry points by name; NULL for missing ones and for rows the fake lacks

@@ -63,7 +63,7 @@ static void row_init(void) {
 }
 static void row_shutdown(void) { BAD_NODRV(gpuk_shutdown(), GPUK_ERR_BUSY); /* ctxs alive */ }
 static void row_driver_version(void) { BAD_NODRV(gpuk_driver_version(NULL), GPUK_ERR_INVALID_ARG); }
-static void row_features(void) { cases++; CHECK((gpuk_features() & ~0x1Fu) == 0); }
+static void row_features(void) { cases++; CHECK((gpuk_features() & ~0x3Fu) == 0); }
 static void row_driver_symbol(void) {
     ZERO(gpuk_driver_symbol(NULL, 1000));
     ZERO(gpuk_driver_symbol("", 1000));
@@ -236,6 +236,37 @@ static void row_buffer_copy_async(void) {
     BAD_NODRV(gpuk_buffer_copy_async(A, str, buf, 0, buf_b, 0, 8), GPUK_ERR_INVALID_HANDLE);
     BAD_NODRV(gpuk_buffer_copy_async(A, str, buf, SIZE_MAX - 4, buf, 0, 8), GPUK_ERR_OUT_OF_BOUNDS);
 }
+#define COPY_PEER_DST(h) gpuk_buffer_copy_peer(A, h, 0, B, buf_b, 0, 8)
+#define COPY_PEER_SRC(h) gpuk_buffer_copy_peer(A, buf, 0, B, h, 0, 8)
+static void row_buffer_copy_peer(void) {
+    BAD_NODRV(gpuk_buffer_copy_peer(NULL, buf, 0, B, buf_b, 0, 8), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_buffer_copy_peer(A, buf, 0, NULL, buf_b, 0, 8), GPUK_ERR_INVALID_ARG);
+    BAD_HANDLES(COPY_PEER_DST, zbuf, buf_stale, buf_b);
+    BAD_HANDLES(COPY_PEER_SRC, zbuf, buf_stale, buf);
+    BAD_NODRV(gpuk_buffer_copy_peer(A, buf, 60, B, buf_b, 0, 8), GPUK_ERR_OUT_OF_BOUNDS);
+    BAD_NODRV(gpuk_buffer_copy_peer(A, buf, 0, B, buf_b, SIZE_MAX - 4, 8), GPUK_ERR_OUT_OF_BOUNDS);
+}
+#define COPY_PEER_STR(h) gpuk_buffer_copy_peer_async(A, h, buf, 0, B, buf_b, 0, 8)
+static void row_buffer_copy_peer_async(void) {
+    BAD_NODRV(gpuk_buffer_copy_peer_async(A, str, buf, 0, NULL, buf_b, 0, 8), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(COPY_PEER_STR(str_stale), GPUK_ERR_INVALID_HANDLE);
+    BAD_NODRV(COPY_PEER_STR(str_b), GPUK_ERR_INVALID_HANDLE);
+    BAD_NODRV(gpuk_buffer_copy_peer_async(A, str, buf, 0, B, buf, 0, 8), GPUK_ERR_INVALID_HANDLE);
+    BAD_NODRV(gpuk_buffer_copy_peer_async(A, str, buf, SIZE_MAX - 4, B, buf_b, 0, 8), GPUK_ERR_OUT_OF_BOUNDS);
+}
+static void row_device_can_access_peer(void) {
+    bool can;
+    BAD_NODRV(gpuk_device_can_access_peer(0, 1, NULL), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_device_can_access_peer(1, 1, &can), GPUK_ERR_INVALID_ARG);
+    BAD(gpuk_device_can_access_peer(0, 99, &can), GPUK_ERR_INVALID_ARG);
+    BAD(gpuk_device_can_access_peer(-1, 0, &can), GPUK_ERR_INVALID_ARG);
+}
+static void row_ctx_enable_peer_access(void) {
+    BAD_NODRV(gpuk_ctx_enable_peer_access(NULL, B), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_ctx_enable_peer_access(A, NULL), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_ctx_enable_peer_access(A, A), GPUK_ERR_INVALID_ARG);
+    BAD(gpuk_ctx_enable_peer_access(A, B), (gpuk_result)217); /* the fake has no P2P here */
+}
 #define MEMSET(h) gpuk_buffer_memset(A, zstr, h, 0, 0, 4, 2)
 static void row_buffer_memset(void) {
     BAD_HANDLES(MEMSET, zbuf, buf_stale, buf_b);
@@ -277,6 +308,14 @@ static void row_stream_wait(void) {
     BAD_NODRV(gpuk_stream_wait(A, str, zev), GPUK_ERR_INVALID_HANDLE);
     BAD_NODRV(gpuk_stream_wait(A, str, ev_b), GPUK_ERR_INVALID_HANDLE);
     BAD_NODRV(gpuk_stream_wait(A, str_stale, ev), GPUK_ERR_INVALID_HANDLE);
+}
+#define WAIT_PEER_EV(h) gpuk_stream_wait_peer(A, str, B, h)
+static void row_stream_wait_peer(void) {
+    BAD_NODRV(gpuk_stream_wait_peer(NULL, str, B, ev_b), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_stream_wait_peer(A, str, NULL, ev_b), GPUK_ERR_INVALID_ARG);
+    BAD_HANDLES(WAIT_PEER_EV, zev, ev_stale, ev);
+    BAD_NODRV(gpuk_stream_wait_peer(A, str_stale, B, ev_b), GPUK_ERR_INVALID_HANDLE);
+    BAD_NODRV(gpuk_stream_wait_peer(A, str_b, B, ev_b), GPUK_ERR_INVALID_HANDLE);
 }
 static void nothing(void* p) { (void)p; }
 static void row_stream_host_func(void) {
@@ -527,9 +566,10 @@ static const row rows[] = {
     ROW(ctx_make_current), ROW(buffer_create), ROW(buffer_destroy), ROW(buffer_size), ROW(buffer_devptr),
     ROW(buffer_write), ROW(buffer_read), ROW(buffer_copy), ROW(buffer_download), ROW(host_free),
     ROW(array2d_resolve), ROW(array_resolve), ROW(buffer_write_async), ROW(buffer_read_async),
-    ROW(buffer_copy_async), ROW(buffer_memset), ROW(pinned_create), ROW(pinned_destroy), ROW(pinned_ptr),
+    ROW(buffer_copy_async), ROW(buffer_copy_peer), ROW(buffer_copy_peer_async),
+    ROW(device_can_access_peer), ROW(ctx_enable_peer_access), ROW(buffer_memset), ROW(pinned_create), ROW(pinned_destroy), ROW(pinned_ptr),
     ROW(pinned_size), ROW(stream_create), ROW(stream_destroy), ROW(stream_sync), ROW(stream_query),
-    ROW(stream_wait), ROW(stream_host_func), ROW(stream_native), ROW(stream_priority_range),
+    ROW(stream_wait), ROW(stream_wait_peer), ROW(stream_host_func), ROW(stream_native), ROW(stream_priority_range),
     ROW(event_create), ROW(event_destroy), ROW(event_record), ROW(event_sync), ROW(event_query),
     ROW(event_elapsed_ms), ROW(timer_create), ROW(timer_destroy), ROW(timer_start), ROW(timer_stop),
     ROW(module_load), ROW(module_unload), ROW(module_compile), ROW(module_lowered_name),

@@ -1,0 +1,119 @@
+/* tests/gpu_peer.c - several ctxs on a real GPU machine: a ctx on every device found, peer
+   access queried and enabled both ways for every pair (where the hardware cannot, the refusal
+   is checked instead), copies between every pair of devices (sync and async, at offsets, with
+   a cross-ctx event wait ordering a producer on one device before the copy on another), and,
+   with one device, two ctxs of that device (the same primary context) and the refusals. Uses
+   every device it finds and says how many.
+   cc -std=c99 -I.. gpu_peer.c -ldl -lpthread */
+#define GPUK_IMPLEMENTATION
+#include "gpuk.h"
+#include "check.h"
+#include "gpu_setup.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_DEV = 16, N = 1 << 20 }; /* 4 MiB of u32 a copy */
+
+static gpuk_ctx* ctxs[MAX_DEV];
+static int ndev;
+
+static int test_peer_access(void) {
+    int i, j;
+    bool can;
+    for (i = 0; i < ndev; i++) {
+        CHECK_RESULT(gpuk_device_can_access_peer(i, i, &can), GPUK_ERR_INVALID_ARG);
+        CHECK_RESULT(gpuk_ctx_enable_peer_access(ctxs[i], ctxs[i]), GPUK_ERR_INVALID_ARG);
+        for (j = 0; j < ndev; j++) {
+            if (i == j) continue;
+            CHECK_OK(gpuk_device_can_access_peer(i, j, &can));
+            printf("     device %d -> %d: peer access %s\n", i, j, can ? "yes" : "no");
+            if (can) {
+                CHECK_OK(gpuk_ctx_enable_peer_access(ctxs[i], ctxs[j]));
+                CHECK_OK(gpuk_ctx_enable_peer_access(ctxs[i], ctxs[j])); /* idempotent */
+            } else {
+                CHECK_RESULT(gpuk_ctx_enable_peer_access(ctxs[i], ctxs[j]), (gpuk_result)217);
+            }
+        }
+    }
+    return TEST_PASS;
+}
+
+/* src on device i filled with iota from a value, copied to device j (sync, then async at
+   offsets after a cross-ctx wait), read back and compared. */
+static int copy_pair(gpuk_ctx* ci, gpuk_ctx* cj, uint32_t base) {
+    gpuk_buffer x, y;
+    gpuk_stream sj;
+    gpuk_event done;
+    uint32_t* host = (uint32_t*)malloc(N * sizeof *host);
+    size_t k;
+    CHECK(host != NULL);
+    if (!host) return TEST_PASS;
+    CHECK_OK(gpuk_buffer_create(ci, &(gpuk_buffer_desc){ .bytes = N * 4, .label = "src" }, &x));
+    CHECK_OK(gpuk_buffer_create(cj, &(gpuk_buffer_desc){ .bytes = N * 4, .label = "dst" }, &y));
+    CHECK_OK(gpuk_stream_create(cj, NULL, &sj));
+    CHECK_OK(gpuk_event_create(ci, &(gpuk_event_desc){ .no_timing = true }, &done));
+    CHECK_OK(gpuk_iota_u32(ci, GPUK_DEFAULT_STREAM, gpuk_at(x, 0), N, base, 1));
+    CHECK_OK(gpuk_buffer_copy_peer(cj, y, 0, ci, x, 0, N * 4));
+    CHECK_OK(gpuk_buffer_read(cj, y, 0, host, N * 4));
+    for (k = 0; k < N && host[k] == base + (uint32_t)k; k++) {}
+    CHECK(k == N);
+    /* async: the producer on ci, a cross-ctx wait, the copy on a stream of cj */
+    CHECK_OK(gpuk_fill_u32(ci, GPUK_DEFAULT_STREAM, gpuk_at(x, 0), N, base ^ 0xA5A5A5A5u));
+    CHECK_OK(gpuk_event_record(ci, GPUK_DEFAULT_STREAM, done));
+    CHECK_OK(gpuk_stream_wait_peer(cj, sj, ci, done));
+    CHECK_OK(gpuk_buffer_copy_peer_async(cj, sj, y, 12, ci, x, 8, N * 4 - 16));
+    CHECK_OK(gpuk_stream_sync(cj, sj));
+    CHECK_OK(gpuk_buffer_read(cj, y, 0, host, N * 4));
+    CHECK(host[0] == base && host[1] == base + 1 && host[2] == base + 2);
+    for (k = 3; k < N - 1 && host[k] == (base ^ 0xA5A5A5A5u); k++) {}
+    CHECK(k == N - 1);
+    CHECK(host[N - 1] == base + N - 1);
+    CHECK_OK(gpuk_event_destroy(ci, done));
+    CHECK_OK(gpuk_stream_destroy(cj, sj));
+    CHECK_OK(gpuk_buffer_destroy(ci, x));
+    CHECK_OK(gpuk_buffer_destroy(cj, y));
+    free(host);
+    return TEST_PASS;
+}
+
+static int test_copies_every_pair(void) {
+    int i, j;
+    for (i = 0; i < ndev; i++)
+        for (j = 0; j < ndev; j++)
+            if (i != j) copy_pair(ctxs[i], ctxs[j], (uint32_t)(1000 * i + 17 * j));
+    if (ndev == 1) {
+        /* one device: a second ctx of it (the same primary context) */
+        gpuk_ctx* second = NULL;
+        CHECK_OK(gpuk_ctx_create(NULL, &second));
+        if (second) {
+            CHECK_RESULT(gpuk_ctx_enable_peer_access(ctxs[0], second), GPUK_ERR_INVALID_ARG);
+            copy_pair(ctxs[0], second, 5);
+            copy_pair(second, ctxs[0], 6);
+            CHECK_OK(gpuk_ctx_destroy(second));
+            CHECK_RESULT(gpuk_buffer_copy_peer(ctxs[0], (gpuk_buffer){ 1 }, 0, second,
+                                               (gpuk_buffer){ 1 }, 0, 4), GPUK_ERR_INVALID_ARG);
+        }
+    }
+    /* the same ctx: the ordinary copy */
+    copy_pair(ctxs[0], ctxs[0], 7);
+    return TEST_PASS;
+}
+
+int main(void) {
+    int code, i;
+    gpuk_init(NULL); /* its failure is gpu_setup's to report */
+    if (!gpu_setup("gpu_peer", 2, NULL, &code)) return code;
+    CHECK_OK(gpuk_device_count(&ndev));
+    if (ndev > MAX_DEV) ndev = MAX_DEV;
+    for (i = 0; i < ndev; i++) {
+        CHECK_OK(gpuk_ctx_create(&(gpuk_ctx_desc){ .device = i }, &ctxs[i]));
+        if (!ctxs[i]) { printf("FAIL setup: %s\n0 passed, 1 failed, 0 skipped\n", gpuk_last_error()); return 1; }
+    }
+    printf("     gpu_peer: ran with %d device%s%s\n", ndev, ndev == 1 ? "" : "s",
+           ndev == 1 ? " (same-device behaviour and refusals only; no pair of devices)" : "");
+    RUN(test_peer_access);
+    RUN(test_copies_every_pair);
+    for (i = 0; i < ndev; i++) CHECK_OK(gpuk_ctx_destroy(ctxs[i]));
+    return test_summary();
+}
