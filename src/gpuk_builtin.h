@@ -1270,6 +1270,22 @@ static gpuk_result gpuk__custom_code(const char* fn, const char* what, const cha
     return GPUK_OK;
 }
 
+/* The checks both kinds of custom kernel share: the name, the parameter list, the options;
+   fills c's name, preamble and signature. */
+static gpuk_result gpuk__custom_start(const char* fn, const char* name, const char* dflt, const char* params,
+                                      const char* const* options, uint32_t num_options, const char* preamble,
+                                      gpuk__custom_src* c, gpuk__csig* sig) {
+    gpuk_result r;
+    memset(c, 0, sizeof *c);
+    if ((r = gpuk__custom_name(fn, name, dflt, &c->name)) != GPUK_OK) return r;
+    if ((r = gpuk__params_parse(fn, params, sig)) != GPUK_OK) return r;
+    if (num_options && !options)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.num_options is %u but desc.options is NULL", num_options);
+    c->preamble = preamble;
+    c->sig = sig;
+    return GPUK_OK;
+}
+
 GPUK__IMPL gpuk_result gpuk_elementwise_create(gpuk_ctx* ctx, const gpuk_elementwise_desc* desc,
                                                gpuk_elementwise* out_kernel) {
     const char* const fn = __func__;
@@ -1279,16 +1295,11 @@ GPUK__IMPL gpuk_result gpuk_elementwise_create(gpuk_ctx* ctx, const gpuk_element
     if (out_kernel) memset(out_kernel, 0, sizeof *out_kernel);
     if ((r = gpuk__custom_head(fn, ctx, desc, out_kernel, GPUK__CANARIES(desc), "gpuk_elementwise_desc")) != GPUK_OK)
         return r;
-    memset(&c, 0, sizeof c);
-    if ((r = gpuk__custom_name(fn, desc->name, "gpuk_elementwise", &c.name)) != GPUK_OK) return r;
-    if ((r = gpuk__params_parse(fn, desc->params, &sig)) != GPUK_OK) return r;
-    if ((r = gpuk__custom_code(fn, "body", desc->body)) != GPUK_OK) return r;
-    if (desc->num_options && !desc->options)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.num_options is %u but desc.options is NULL",
-                          desc->num_options);
-    c.preamble = desc->preamble;
+    if ((r = gpuk__custom_start(fn, desc->name, "gpuk_elementwise", desc->params, desc->options, desc->num_options,
+                                desc->preamble, &c, &sig)) != GPUK_OK ||
+        (r = gpuk__custom_code(fn, "body", desc->body)) != GPUK_OK)
+        return r;
     c.body = desc->body;
-    c.sig = &sig;
     if ((r = gpuk__custom_build(fn, ctx, &c, desc->options, desc->num_options, &out_kernel->module,
                                 &out_kernel->kernel)) != GPUK_OK)
         return r;
@@ -1306,10 +1317,9 @@ GPUK__IMPL gpuk_result gpuk_reduction_create(gpuk_ctx* ctx, const gpuk_reduction
     if (out_kernel) memset(out_kernel, 0, sizeof *out_kernel);
     if ((r = gpuk__custom_head(fn, ctx, desc, out_kernel, GPUK__CANARIES(desc), "gpuk_reduction_desc")) != GPUK_OK)
         return r;
-    memset(&c, 0, sizeof c);
-    if ((r = gpuk__custom_name(fn, desc->name, "gpuk_reduction", &c.name)) != GPUK_OK) return r;
-    if ((r = gpuk__params_parse(fn, desc->params, &sig)) != GPUK_OK) return r;
-    if ((r = gpuk__custom_code(fn, "map", desc->map)) != GPUK_OK ||
+    if ((r = gpuk__custom_start(fn, desc->name, "gpuk_reduction", desc->params, desc->options, desc->num_options,
+                                desc->preamble, &c, &sig)) != GPUK_OK ||
+        (r = gpuk__custom_code(fn, "map", desc->map)) != GPUK_OK ||
         (r = gpuk__custom_code(fn, "reduce", desc->reduce)) != GPUK_OK ||
         (r = gpuk__custom_code(fn, "identity", desc->identity)) != GPUK_OK ||
         (r = gpuk__custom_code(fn, "type", desc->type)) != GPUK_OK)
@@ -1319,14 +1329,9 @@ GPUK__IMPL gpuk_result gpuk_reduction_create(gpuk_ctx* ctx, const gpuk_reduction
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.type '%s' is not a result type (float, double, "
                           "int, unsigned, int32_t, uint32_t, int64_t, uint64_t, long long, unsigned "
                           "long long)", desc->type);
-    if (desc->num_options && !desc->options)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.num_options is %u but desc.options is NULL",
-                          desc->num_options);
-    c.preamble = desc->preamble;
     c.map = desc->map;
     c.reduce = desc->reduce;
     c.identity = desc->identity;
-    c.sig = &sig;
     if ((r = gpuk__custom_build(fn, ctx, &c, desc->options, desc->num_options, &out_kernel->module,
                                 &out_kernel->kernel)) != GPUK_OK)
         return r;
