@@ -5002,25 +5002,24 @@ static gpuk__scratch* gpuk__scratch_lock(const char* fn, gpuk_ctx* ctx, gpuk_str
 
 static void gpuk__scratch_unlock(gpuk__scratch* s) { gpuk__mutex_unlock(&s->lock); }
 
-/* Frees s's device memory (waiting for kernels still using it); keeps the first failure. An
-   area the driver would not free stays recorded (and usable), so a later release tries again
-   instead of leaking it; after a sticky fault it is forgotten, as every driver object is. */
-static void gpuk__scratch_free(const char* fn, gpuk__scratch* s, gpuk_result* first) {
+/* Frees one area of a stream's scratch (the driver waits for kernels still using it); keeps
+   the first failure. 1: forgotten. 0: the driver would not free it, so it stays recorded (and
+   usable) and a later release tries again instead of leaking it; after a sticky fault it is
+   forgotten, as every driver object is. */
+static int gpuk__area_free(const char* fn, gpuk_devptr* ptr, size_t* bytes, gpuk_result* first) {
     gpuk_result r = GPUK_OK;
-    if (s->ptr) GPUK__KEEP_FIRST(r, "cuMemFree", GPUK__DRV.cuMemFree(s->ptr));
-    if (r == GPUK_OK || GPUK__ATOMIC_LOAD(&gpuk__g.broken)) {
-        s->ptr = 0;
-        s->bytes = 0;
-        s->scan_tiles = 0;
-    }
+    if (*ptr) GPUK__KEEP_FIRST(r, "cuMemFree", GPUK__DRV.cuMemFree(*ptr));
     if (*first == GPUK_OK) *first = r;
-    r = GPUK_OK;
-    if (s->ws) GPUK__KEEP_FIRST(r, "cuMemFree", GPUK__DRV.cuMemFree(s->ws));
-    if (r == GPUK_OK || GPUK__ATOMIC_LOAD(&gpuk__g.broken)) {
-        s->ws = 0;
-        s->ws_bytes = 0;
-    }
-    if (*first == GPUK_OK) *first = r;
+    if (r != GPUK_OK && !GPUK__ATOMIC_LOAD(&gpuk__g.broken)) return 0;
+    *ptr = 0;
+    *bytes = 0;
+    return 1;
+}
+
+/* Both areas of s: the scan scratch and GEMM's workspace. */
+static void gpuk__scratch_free(const char* fn, gpuk__scratch* s, gpuk_result* first) {
+    if (gpuk__area_free(fn, &s->ptr, &s->bytes, first)) s->scan_tiles = 0;
+    gpuk__area_free(fn, &s->ws, &s->ws_bytes, first);
 }
 
 /* bytes of device memory, cleared on stream cs (in order before the kernels that use it). */
@@ -5056,10 +5055,7 @@ static gpuk_result gpuk__ws_reserve(const char* fn, gpuk__scratch* s, gpuk__cu_s
     if (s->ws) {
         if ((cr = GPUK__DRV.cuStreamSynchronize(cs)) != 0)
             return gpuk__fail_cu(fn, "cuStreamSynchronize", cr, "before growing the GEMM workspace");
-        GPUK__KEEP_FIRST(r, "cuMemFree", GPUK__DRV.cuMemFree(s->ws));
-        if (r != GPUK_OK && !GPUK__ATOMIC_LOAD(&gpuk__g.broken)) return r;
-        s->ws = 0;
-        s->ws_bytes = 0;
+        if (!gpuk__area_free(fn, &s->ws, &s->ws_bytes, &r)) return r;
     }
     if ((r = gpuk__alloc_zeroed(fn, cs, want, "the GEMM split-K workspace", &p)) != GPUK_OK) return r;
     s->ws = p;
@@ -5085,8 +5081,8 @@ static gpuk_result gpuk__scratch_reserve(const char* fn, gpuk__scratch* s, gpuk_
     want = gpuk__scratch_bytes(want_tiles);
     if (s->ptr) {
         if ((cr = GPUK__DRV.cuStreamSynchronize(cs)) != 0) return gpuk__fail_cu(fn, "cuStreamSynchronize", cr, "before growing the scratch");
-        gpuk__scratch_free(fn, s, &r);
-        if (r != GPUK_OK) return r;
+        if (!gpuk__area_free(fn, &s->ptr, &s->bytes, &r)) return r; /* GEMM's workspace stays */
+        s->scan_tiles = 0;
     }
     if ((r = gpuk__alloc_zeroed(fn, cs, want, "scratch for reductions and scans", &p)) != GPUK_OK) return r;
     s->ptr = p;
