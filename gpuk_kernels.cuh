@@ -713,14 +713,22 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, void* values, u32 
 /* ---- matrix multiply: C = alpha * op(A) * op(B) + beta * C, row-major ----
    One main loop (gemm_run) for every type and variant; a "policy" does the math. The block's
    256 threads stage BK-wide k-slices of op(A) (TILE x BK) and op(B) (BK x TILE) in shared
-   memory, both k-major (element l of row i at l * (TILE + PAD) + i), and the policy adds each
-   slice's product to the TILE x TILE accumulators it keeps in registers. Staging:
+   memory and the policy adds each slice's product to the TILE x TILE accumulators it keeps in
+   registers. B's stage is k-major (row l of the slice at l * LDB); A's is k-major too
+   (element l of row i at l * LDA + i) unless the policy keeps it m-major (P::A_MMAJOR: row i
+   at i * LDA, its k contiguous), which lets A's rows go by 16-byte copies like B's.
+   Staging:
    - baseline (any GPU): the next slice is loaded into registers while the policy works on the
      current one, then stored to the other of two shared buffers (one barrier a slice);
-   - sm_80 and newer: cp.async copies each element straight into the third-next of three
-     shared buffers, so two slices are in flight while the policy works.
-   Elements outside op(A) or op(B) read as 0 (zero-filled copies), so any m, n, k, row stride
-   and element alignment works; op(X) = X^T only changes which index walks memory.
+   - sm_80 and newer: cp.async copies each element straight into the (STAGES - 1)-th next of
+     P::STAGES shared buffers, so STAGES - 1 slices are in flight while the policy works.
+     Where the tile lies wholly inside C, the slice is whole and the operands are as-is,
+     16-byte aligned rows (the common case), each thread has one source pointer an operand
+     and constant steps: no index math or bounds checks (those cost the H100 a fifth of f32
+     GEMM's speed). Anything else (edge tiles, the last partial slice, transposes,
+     misalignment) copies element by element, zero-filled.
+   Elements outside op(A) or op(B) read as 0, so any m, n, k, row stride and element
+   alignment works; op(X) = X^T only changes which index walks memory.
    The work: one job a (batch, split, tile row, tile column), walked grid-stride by a 1-D grid,
    so any grid is correct and the host picks it for speed only. Split-K: job part s of a tile
    sums k in [s * kper, (s + 1) * kper); each part stores its accumulators to the workspace,
@@ -741,7 +749,8 @@ struct gemm_args {
    aligned and staggers the k-major stores of an operand whose k index is contiguous. */
 template <typename T> struct gemm_simt {
     enum { TILE = sizeof(T) == 4 ? GEMM_TILE_4 : GEMM_TILE_8, BK = 8, G = 16 / sizeof(T), PAD = G,
-           TM = TILE / 16, NACC = TM * TM };
+           TM = TILE / 16, NACC = TM * TM, A_MMAJOR = 0, LDA = TILE + PAD, LDB = TILE + PAD, STAGES = 3 };
+    GPUK_DEV static u32 bswz(u32) { return 0; }
     T acc[NACC];
     GPUK_DEV void zero() {
 #pragma unroll
@@ -772,95 +781,41 @@ template <typename T> struct gemm_simt {
     GPUK_DEV u32 col(int i) const { const u32 c = i % TM; return c / G * (TILE / 2) + threadIdx.x % 16 * G + c % G; }
 };
 
-/* One operand's share of a slice: TILE * BK elements, PER a thread. kcontig: the k index is
-   contiguous in memory (A as-is, B transposed); consecutive threads then take consecutive k
-   of a row, else consecutive rows (columns of B) of one k, so loads are coalesced either way.
-   Slots past the matrix (mn >= mn_end or k >= k_end) read as 0. */
+/* Baseline staging of one operand's share of a slice: TILE * BK elements, PER a thread, into
+   a k-major stage. kcontig: the k index is contiguous in memory (A as-is, B transposed);
+   consecutive threads then take consecutive k of a row, else consecutive rows (columns of B)
+   of one k, so loads are coalesced either way. Slots past the matrix (mn >= mn_end or
+   k >= k_end) read as 0. */
 template <typename T, int TILE, int BK, int LD> struct gemm_operand {
     enum { PER = TILE * BK / GPUK_BLOCK };
     const T* x;
     u64 ld, mn0, mn_end;
     bool kcontig;
-    /* set by prepare() for copy_async: rows 16-byte aligned at every k (16-byte copies where
-       rows are contiguous); the tile wholly inside (mn0 + TILE <= mn_end, and for element
-       copies k-contiguous rows); this thread's source at k = 0 and its place in a stage */
-    bool vec16, whole;
-    const T* base;
-    u32 dst;
-    GPUK_DEV void prepare() {
-        enum { G = 16 / sizeof(T), GROUPS = TILE / G };
-        const u32 t = threadIdx.x;
-        vec16 = !kcontig && aligned16(x) && ld % G == 0;
-        whole = mn0 + TILE <= mn_end && (vec16 || kcontig);
-        if (vec16) { /* element (l, m): m = (t % GROUPS) G, l = t / GROUPS (+ e GPUK_BLOCK / GROUPS) */
-            base = x + (u64)(t / GROUPS) * ld + mn0 + (t % GROUPS) * G;
-            dst = (t / GROUPS) * LD + (t % GROUPS) * G;
-        } else { /* k-contiguous: k = t % BK, row t / BK (+ e GPUK_BLOCK / BK) */
-            base = x + (mn0 + t / BK) * ld + t % BK;
-            dst = (t % BK) * LD + t / BK;
-        }
-    }
     GPUK_DEV u32 mn(int e) const { const u32 q = e * GPUK_BLOCK + threadIdx.x; return kcontig ? q / BK : q % TILE; }
     GPUK_DEV u32 kk(int e) const { const u32 q = e * GPUK_BLOCK + threadIdx.x; return kcontig ? q % BK : q / TILE; }
-    GPUK_DEV bool inside(int e, u64 k0, u64 k_end) const { return mn0 + mn(e) < mn_end && k0 + kk(e) < k_end; }
-    GPUK_DEV const T* at(int e, u64 k0) const {
-        const u64 r = mn0 + mn(e), c = k0 + kk(e);
-        return kcontig ? x + r * ld + c : x + c * ld + r;
-    }
     GPUK_DEV void fetch(u64 k0, u64 k_end, T (&v)[PER]) const {
 #pragma unroll
-        for (int e = 0; e < PER; e++) v[e] = inside(e, k0, k_end) ? *at(e, k0) : T(0);
+        for (int e = 0; e < PER; e++) {
+            const u64 r = mn0 + mn(e), c = k0 + kk(e);
+            v[e] = r < mn_end && c < k_end ? (kcontig ? x[r * ld + c] : x[c * ld + r]) : T(0);
+        }
     }
     GPUK_DEV void put(T* s, const T (&v)[PER]) const {
 #pragma unroll
         for (int e = 0; e < PER; e++) s[kk(e) * LD + mn(e)] = v[e];
     }
-    /* sm_80+: cp.async straight into shared memory, zero-filled outside (src-size below the
-       copy's size: the rest is zeros; 0 reads nothing). An operand whose rows (mn) are
-       contiguous, 16-byte aligned at every k (x aligned, ld a multiple of G), goes 16 bytes
-       (G elements) a copy, the rest of a group past mn_end zero-filled; otherwise one element
-       a copy (k-contiguous operands: consecutive k land LD apart in the k-major stage). */
-    GPUK_DEV void copy_async(T* s, u64 k0, u64 k_end) const {
-        enum { G = 16 / sizeof(T), GROUPS = TILE / G };
-        if (whole && k0 + BK <= k_end) {
-            /* the tile wholly inside, a whole slice: one pointer a thread, constant steps (the
-               index math and bounds checks below cost H100 a fifth of f32 GEMM's speed) */
-            const T* const src = base + (vec16 ? k0 * ld : k0);
-#pragma unroll
-            for (int e = 0; e < (vec16 ? PER / G : PER); e++) {
-                const u32 d = (u32)__cvta_generic_to_shared(s + dst + e * (vec16 ? (GPUK_BLOCK / GROUPS) * LD : GPUK_BLOCK / BK));
-                if (vec16)
-                    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d), "l"(src + e * (GPUK_BLOCK / GROUPS) * ld)
-                                 : "memory");
-                else
-                    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(d), "l"(src + e * (GPUK_BLOCK / BK) * ld),
-                                 "n"(sizeof(T)) : "memory");
-            }
-            return;
-        }
-        if (vec16) {
-#pragma unroll
-            for (int e = 0; e < PER / G; e++) {
-                const u32 q = e * GPUK_BLOCK + threadIdx.x, m = q % GROUPS * G, l = q / GROUPS;
-                const u64 left = mn0 + m < mn_end ? mn_end - (mn0 + m) : 0;
-                const bool in = k0 + l < k_end && left > 0;
-                const u32 dst = (u32)__cvta_generic_to_shared(s + l * LD + m);
-                asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst),
-                             "l"(in ? x + (k0 + l) * ld + mn0 + m : x), "r"(in ? (u32)(left < G ? left : G) * (u32)sizeof(T) : 0u)
-                             : "memory");
-            }
-            return;
-        }
-#pragma unroll
-        for (int e = 0; e < PER; e++) {
-            const bool in = inside(e, k0, k_end);
-            const u32 dst = (u32)__cvta_generic_to_shared(s + kk(e) * LD + mn(e));
-            asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;" ::"r"(dst), "l"(in ? at(e, k0) : x),
-                         "n"(sizeof(T)), "r"(in ? (u32)sizeof(T) : 0u) : "memory");
-        }
-    }
 };
 
+/* cp.async (sm_80+): 16 bytes, or one element that reads as 0 where !in (src-size 0). */
+GPUK_DEV void cp_async16(const void* dst, const void* src) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"((u32)__cvta_generic_to_shared(dst)), "l"(src)
+                 : "memory");
+}
+template <typename T> GPUK_DEV void cp_async_elem(const T* dst, const T* src, bool in) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;" ::"r"((u32)__cvta_generic_to_shared(dst)),
+                 "l"(src), "n"(sizeof(T)), "r"(in ? (u32)sizeof(T) : 0u)
+                 : "memory");
+}
 GPUK_DEV void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 template <int N> GPUK_DEV void cp_async_wait() { asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory"); }
 
@@ -868,7 +823,6 @@ template <int N> GPUK_DEV void cp_async_wait() { asm volatile("cp.async.wait_gro
 template <typename T, typename P>
 GPUK_DEV void gemm_finish(P& p, const gemm_args& g, T* c, T alpha, T beta, u64 row0, u64 col0, u64 tile,
                           u64 tiles, u32 s) {
-    __shared__ u32 last;
     const u32 t = threadIdx.x;
     if (g.splits > 1) {
         /* parts: [tile][split][NACC][256 threads], after GEMM_SPLIT_TILES counters, which only
@@ -878,13 +832,14 @@ GPUK_DEV void gemm_finish(P& p, const gemm_args& g, T* c, T alpha, T beta, u64 r
         for (int i = 0; i < P::NACC; i++) part[((u64)s * P::NACC + i) * GPUK_BLOCK + t] = p.acc[i];
         __threadfence();
         __syncthreads();
+        bool last = false;
         if (t == 0) {
-            const u32 before = atomicAdd(g.ws + tile, 1u);
-            last = before == g.splits - 1;
+            last = atomicAdd(g.ws + tile, 1u) == g.splits - 1;
             if (last) g.ws[tile] = 0; /* every part has counted: ready for the next launch */
         }
-        __syncthreads();
-        if (!last) return;
+        /* thread 0's answer to all (a barrier, not a shared word: TF32's stages fill all of
+           the 48 KB of static shared memory) */
+        if (!__syncthreads_or(last)) return;
         __threadfence();
         /* every part from the workspace, this one's too (this thread wrote it), in part order */
         p.zero();
@@ -904,12 +859,89 @@ GPUK_DEV void gemm_finish(P& p, const gemm_args& g, T* c, T alpha, T beta, u64 r
     }
 }
 
+/* The sm_80+ stage loader of one job (see the family's comment): copies slice k0 of op(A) and
+   op(B) into stage st = [A: TILE x LDA or BK x LDA][B: BK x LDB]. B's 16-byte group cg of row l
+   lands at group cg ^ P::bswz(l) (a policy's bank-conflict swizzle; the element path agrees). */
+template <typename T, typename P> struct gemm_stager {
+    enum {
+        TILE = P::TILE, BK = P::BK, LDA = P::LDA, LDB = P::LDB, G = 16 / sizeof(T),
+        A_ELEMS = P::A_MMAJOR ? TILE * LDA : BK * LDA, STAGE = A_ELEMS + BK * LDB,
+        /* fast A, m-major: CH 16-byte chunks a row, RPE rows a round, NA16 copies a thread */
+        CH = BK / G, RPE = GPUK_BLOCK / (CH ? CH : 1), NA16 = TILE * CH / GPUK_BLOCK,
+        /* fast A, k-major: element copies, k = t % 8 + 8 (e % KH), row t / 8 + 32 (e / KH) */
+        KH = BK / 8, NAE = TILE * BK / GPUK_BLOCK,
+        /* fast B: CHB 16-byte chunks a row of TILE, RPB rows a round, NB copies a thread */
+        CHB = TILE / G, RPB = GPUK_BLOCK / CHB, NB = BK * CHB / GPUK_BLOCK, NSLOW = TILE * BK / GPUK_BLOCK
+    };
+    static_assert((A_ELEMS * sizeof(T)) % 16 == 0 && (STAGE * sizeof(T)) % 16 == 0, "16-byte stages");
+    static_assert(P::A_MMAJOR ? (CH >= 1 && GPUK_BLOCK % CH == 0 && TILE * CH % GPUK_BLOCK == 0)
+                              : (BK % 8 == 0 && TILE * BK % GPUK_BLOCK == 0), "A's fast path");
+    static_assert(GPUK_BLOCK % CHB == 0 && BK * CHB % GPUK_BLOCK == 0, "B's fast path");
+    const gemm_args& g;
+    const T *xa, *xb, *fa, *fb;
+    u64 row0, col0, k_end, fa_step, fb_step;
+    u32 fa_dst;
+    bool fast;
+    GPUK_DEV gemm_stager(const gemm_args& g_, const T* a, const T* b, u64 r0, u64 c0, u64 ke)
+        : g(g_), xa(a), xb(b), row0(r0), col0(c0), k_end(ke) {
+        const u32 t = threadIdx.x;
+        fast = !g.trans_a && !g.trans_b && row0 + TILE <= g.m && col0 + TILE <= g.n && aligned16(xb) &&
+               g.ldb % G == 0 && (!P::A_MMAJOR || (aligned16(xa) && g.lda % G == 0));
+        /* the fast path's sources at k = 0 (A moves +k0, B +k0 * ldb) and A's place in a stage */
+        fa = P::A_MMAJOR ? xa + (row0 + t / CH) * g.lda + (t % CH) * G : xa + (row0 + t / 8) * g.lda + t % 8;
+        fa_step = (u64)(P::A_MMAJOR ? RPE : 32) * g.lda;
+        fa_dst = P::A_MMAJOR ? (t / CH) * LDA + (t % CH) * G : (t % 8) * LDA + t / 8;
+        fb = xb + (u64)(t / CHB) * g.ldb + col0 + (t % CHB) * G;
+        fb_step = (u64)RPB * g.ldb;
+    }
+    GPUK_DEV void load(T* st, u64 k0) const {
+        const u32 t = threadIdx.x;
+        T* const sa = st;
+        T* const sb = st + A_ELEMS;
+        if (fast && k0 + BK <= k_end) {
+            if constexpr (P::A_MMAJOR) {
+#pragma unroll
+                for (int e = 0; e < NA16; e++) cp_async16(sa + fa_dst + e * RPE * LDA, fa + k0 + e * fa_step);
+            } else {
+#pragma unroll
+                for (int e = 0; e < NAE; e++)
+                    cp_async_elem(sa + fa_dst + (e % KH) * 8 * LDA + (e / KH) * 32,
+                                  fa + k0 + (e % KH) * 8 + (e / KH) * fa_step, true);
+            }
+#pragma unroll
+            for (int e = 0; e < NB; e++) {
+                const u32 l = e * RPB + t / CHB;
+                cp_async16(sb + l * LDB + ((t % CHB) ^ P::bswz(l)) * G, fb + k0 * g.ldb + e * fb_step);
+            }
+            return;
+        }
+#pragma unroll
+        for (int e = 0; e < NSLOW; e++) {
+            const u32 q = e * GPUK_BLOCK + t;
+            const u32 i = g.trans_a ? q % TILE : q / BK, l = g.trans_a ? q / TILE : q % BK;
+            const u64 r = row0 + i, kk = k0 + l;
+            const bool in = r < g.m && kk < k_end;
+            cp_async_elem(sa + (P::A_MMAJOR ? i * LDA + l : l * LDA + i),
+                          in ? (g.trans_a ? xa + kk * g.lda + r : xa + r * g.lda + kk) : xa, in);
+        }
+#pragma unroll
+        for (int e = 0; e < NSLOW; e++) {
+            const u32 q = e * GPUK_BLOCK + t;
+            const u32 j = g.trans_b ? q / BK : q % TILE, l = g.trans_b ? q % BK : q / TILE;
+            const u64 cc = col0 + j, kk = k0 + l;
+            const bool in = cc < g.n && kk < k_end;
+            cp_async_elem(sb + l * LDB + ((j / G) ^ P::bswz(l)) * G + j % G,
+                          in ? (g.trans_b ? xb + cc * g.ldb + kk : xb + kk * g.ldb + cc) : xb, in);
+        }
+    }
+};
+
 template <typename T, typename P, bool ASYNC>
 GPUK_DEV void gemm_run(const gemm_args& g, T* c, const T* a, const T* b, T alpha, T beta) {
-    enum { TILE = P::TILE, BK = P::BK, LD = P::TILE + P::PAD,
-           STAGES = ASYNC && 3 * 2 * BK * LD * sizeof(T) <= 48 * 1024 ? 3 : 2 }; /* static shared memory: 48 KB */
-    __shared__ __align__(16) T sa[STAGES][BK * LD];
-    __shared__ __align__(16) T sb[STAGES][BK * LD];
+    enum { TILE = P::TILE, BK = P::BK, LD = P::TILE + P::PAD, STAGES = ASYNC ? P::STAGES : 2,
+           STAGE = ASYNC ? gemm_stager<T, P>::STAGE : BK * LD }; /* baseline: A's and B's stages apart */
+    static_assert(!ASYNC || STAGES * STAGE * sizeof(T) <= 48 * 1024, "static shared memory: 48 KB");
+    __shared__ __align__(16) T sm[ASYNC ? STAGES * STAGE : 2 * STAGES * STAGE];
     const u64 ntn = (g.n + TILE - 1) / TILE, ntm = (g.m + TILE - 1) / TILE, tiles = ntn * ntm;
     const u64 jobs = tiles * g.splits * g.batch;
     /* k a part: a multiple of BK, so parts start on slice boundaries */
@@ -919,23 +951,14 @@ GPUK_DEV void gemm_run(const gemm_args& g, T* c, const T* a, const T* b, T alpha
         const u32 s = (u32)(z % g.splits);
         const u64 row0 = tile / ntn * TILE, col0 = tile % ntn * TILE;
         const u64 k_begin = s * kper, k_end = k_begin + kper < g.k ? k_begin + kper : g.k;
-        gemm_operand<T, TILE, BK, LD> la, lb;
-        la.x = a + bi * g.stride_a; la.ld = g.lda; la.mn0 = row0; la.mn_end = g.m; la.kcontig = g.trans_a == 0;
-        lb.x = b + bi * g.stride_b; lb.ld = g.ldb; lb.mn0 = col0; lb.mn_end = g.n; lb.kcontig = g.trans_b != 0;
-        if constexpr (ASYNC) {
-            la.prepare();
-            lb.prepare();
-        }
         P p;
         p.zero();
         if constexpr (ASYNC) {
+            const gemm_stager<T, P> ld(g, a + bi * g.stride_a, b + bi * g.stride_b, row0, col0, k_end);
 #pragma unroll
             for (int st = 0; st < STAGES - 1; st++) {
                 const u64 k0 = k_begin + (u64)st * BK;
-                if (k0 < k_end) {
-                    la.copy_async(sa[st], k0, k_end);
-                    lb.copy_async(sb[st], k0, k_end);
-                }
+                if (k0 < k_end) ld.load(sm + st * STAGE, k0);
                 cp_async_commit();
             }
             u32 cur = 0;
@@ -943,22 +966,24 @@ GPUK_DEV void gemm_run(const gemm_args& g, T* c, const T* a, const T* b, T alpha
                 cp_async_wait<STAGES - 2>();
                 __syncthreads(); /* slice k0 is in, and every thread is done with the buffer refilled next */
                 const u64 kn = k0 + (u64)(STAGES - 1) * BK;
-                const u32 next = (cur + STAGES - 1) % STAGES;
-                if (kn < k_end) {
-                    la.copy_async(sa[next], kn, k_end);
-                    lb.copy_async(sb[next], kn, k_end);
-                }
+                const u32 next = cur == 0 ? STAGES - 1 : cur - 1; /* (cur + STAGES - 1) % STAGES */
+                if (kn < k_end) ld.load(sm + next * STAGE, kn);
                 cp_async_commit();
-                p.step(sa[cur], sb[cur]);
-                cur = (cur + 1) % STAGES;
+                p.step(sm + cur * STAGE, sm + cur * STAGE + gemm_stager<T, P>::A_ELEMS);
+                cur = cur + 1 == STAGES ? 0 : cur + 1;
             }
             cp_async_wait<0>();
         } else if (k_begin < k_end) {
+            gemm_operand<T, TILE, BK, LD> la, lb;
+            la.x = a + bi * g.stride_a; la.ld = g.lda; la.mn0 = row0; la.mn_end = g.m; la.kcontig = g.trans_a == 0;
+            lb.x = b + bi * g.stride_b; lb.ld = g.ldb; lb.mn0 = col0; lb.mn_end = g.n; lb.kcontig = g.trans_b != 0;
+            T* const sa = sm;                 /* [2][BK * LD] */
+            T* const sb = sm + STAGES * STAGE; /* [2][BK * LD] */
             T va[gemm_operand<T, TILE, BK, LD>::PER], vb[gemm_operand<T, TILE, BK, LD>::PER];
             la.fetch(k_begin, k_end, va);
             lb.fetch(k_begin, k_end, vb);
-            la.put(sa[0], va);
-            lb.put(sb[0], vb);
+            la.put(sa, va);
+            lb.put(sb, vb);
             __syncthreads();
             u32 cur = 0;
             for (u64 k0 = k_begin; k0 < k_end; k0 += BK) {
@@ -967,10 +992,10 @@ GPUK_DEV void gemm_run(const gemm_args& g, T* c, const T* a, const T* b, T alpha
                     la.fetch(k0 + BK, k_end, va);
                     lb.fetch(k0 + BK, k_end, vb);
                 }
-                p.step(sa[cur], sb[cur]);
+                p.step(sa + cur * STAGE, sb + cur * STAGE);
                 if (more) {
-                    la.put(sa[cur ^ 1], va);
-                    lb.put(sb[cur ^ 1], vb);
+                    la.put(sa + (cur ^ 1) * STAGE, va);
+                    lb.put(sb + (cur ^ 1) * STAGE, vb);
                 }
                 __syncthreads();
                 cur ^= 1;
@@ -989,28 +1014,34 @@ GPUK_DEV void gemm_run(const gemm_args& g, T* c, const T* a, const T* b, T alpha
      m16n8kK B (K x 8):  b[r], r < K/4:  k = q + 4 * r,       col g
      m16n8   C (16 x 8): c[r], r < 4:    row g + 8 * (r >> 1), col 2q + (r & 1)
      m8n8k4  A (8 x 4): a0 = (g, q);  B (4 x 8): b0 = (q, g);  C (8 x 8): c[r] = (g, 2q + r)
-   The mma's m and n indices map to tile rows and columns in whatever order makes a thread's
-   rows (and columns) at one k contiguous, so fragments come from 16-byte shared loads;
-   row()/col() report the order. Bank conflicts: a 16-byte warp load runs as 4 phases of 8
-   lanes, lane (g, q) reading word q * LD + 4g (+ const); with LD = 8 (mod 32) words (TF32,
-   PAD 8) or 4 (mod 16) doubles (FP64, PAD 4) the 8 lanes of a phase hit 8 distinct 16-byte
-   bank groups. Measured on H100 from shared memory alone (lab, one run): TF32 m16n8k8 137
+   The mma's m, n and k indices map to tile rows, columns and slice positions in whatever
+   order makes a thread's fragments contiguous in shared memory, so they come from 16-byte
+   loads; row()/col() report the order. Bank conflicts: a 16-byte warp load runs as 4 phases
+   of 8 lanes, and each policy says why its 8 lanes of a phase hit 8 distinct 16-byte bank
+   groups. Measured on H100 from shared memory alone (lab, one run): TF32 m16n8k8 137
    TFLOP/s with a barrier a stage, FP64 m8n8k4 32, FP64 m16n8k4 65 (cuBLAS DGEMM: 60). */
 /* ---------------------------------------------------------------------------------------------
-   TF32: mma.sync.m16n8k8.row.col.f32.tf32.tf32.f32 (sm_80+).
-   TILE 128, warps 2 (m) x 4 (n), warp tile 64 x 32 = 4 m16 tiles x 4 n8 tiles, 16 mma a k8 step.
-   Thread's A rows: 8 "slots" s = 2t + h (m16 tile t, half h: fragment row g + 8h), at tile row
-     wm * 64 + (s >> 2) * 32 + 4g + (s & 3)  -> slots 0-3 and 4-7 are two float4 loads a k.
-   Thread's B cols: slot u (n8 tile u, fragment col g) at wn * 32 + 4g + u -> one float4 load a k.
-   C: fragment col n = 2q + e of n8 tile u is tile col wn * 32 + 4n + u = wn * 32 + 8q + 4e + u,
-     so acc[s * 8 + j] is row(s), col wn * 32 + 8q + j: 8 consecutive columns a row.
-   Per k8 a thread issues 6 ld.shared.v4 + 24 cvt.rna + 16 mma. Stage = 2 * BK * 136 * 4 bytes:
-   BK 16 -> 17408 B (2 stages 34.8 KB; 3 stages 52.2 KB > 48 KB), BK 8 -> 8704 B (3 stages 26.1 KB). */
+   TF32: mma.sync.m16n8k8.row.col.f32.tf32.tf32.f32 (sm_80+), A m-major in shared memory so both
+   operands come by 16-byte cp.async (with A k-major, as FP64 below, A went element by element:
+   H100 TF32 4096^3 75 -> 84 TFLOP/s with this layout and 128 registers, measured in a lab).
+   TILE 128, warps 2 (m) x 4 (n), warp tile 64 x 32: m16 tiles t = 0..3 at rows wm * 64 + 16t +
+   {g, g + 8} (the fragment's own order), n8 tiles u = 0..3 with fragment col n at tile col
+   wn * 32 + 4n + u (so a thread's B cols 4g .. 4g + 3 are one float4 at each k).
+   k order (free: A and B agree on it): a quad q owns KQ = BK / 4 consecutive k, q * KQ ..
+   q * KQ + KQ - 1; element e = 4v + 2jj + h of those is fragment k-position q + 4h of k8 step
+   (v, jj). So A is one float4 a row per 4 k (16-byte loads along k), B one float4 a k row.
+   Banks: A's LDA = 16 (rows g, g + 1 16 words apart): the 8 lanes of a quarter-warp hit 8
+   distinct 16-byte groups. B: LDB = 128 with the 16-byte group XOR-swizzled by 2 * ((l / KQ)
+   & 3) = 2q: lanes (g, q) read group g ^ 2q, distinct; the cp.async rows are permuted within
+   aligned groups of 8, still conflict-free. Stage = 2 * 128 * 16 * 4 = 16 KB; 3 stages 48 KB.
+   C: acc[s * 8 + j] is row(s), col wn * 32 + 8q + j: 8 consecutive columns a row. */
 template <int BK_>
 struct gemm_tf32_mma {
-    enum { TILE = GEMM_TILE_MMA, BK = BK_, PAD = 8, NACC = 64, LD = TILE + PAD, STAGE_BYTES = 2 * BK * LD * 4 };
+    enum { TILE = GEMM_TILE_MMA, BK = BK_, PAD = 0, NACC = 64, A_MMAJOR = 1, LDA = BK, LDB = TILE, KQ = BK / 4,
+           STAGES = 3 };
+    static_assert(BK == 16, "LDA = BK is conflict-free at 16 only");
     float acc[NACC];
-
+    GPUK_DEV static u32 bswz(u32 l) { return 2u * ((l / KQ) & 3u); }
     GPUK_DEV void zero() {
 #pragma unroll
         for (int i = 0; i < NACC; i++) acc[i] = 0.f;
@@ -1030,41 +1061,48 @@ struct gemm_tf32_mma {
     GPUK_DEV void step(const float* as, const float* bs) {
         const u32 lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
         const u32 wm = threadIdx.x >> 7, wn = (threadIdx.x >> 5) & 3;
-        const float* pa = as + q * LD + wm * 64 + g * 4;
-        const float* pb = bs + q * LD + wn * 32 + g * 4;
+        const float* pa = as + (wm * 64 + g) * LDA + q * KQ;
+        const float* pb = bs + q * KQ * LDB + wn * 32 + 4 * (g ^ (2 * q));
 #pragma unroll
-        for (int k = 0; k < BK; k += 8) {
-            u32 a[2][8], b[2][4]; /* [h: k = q + 4h][slot] */
-#pragma unroll
-            for (int h = 0; h < 2; h++) {
-                const int off = (k + 4 * h) * LD;
-                const float4 x0 = *(const float4*)(pa + off), x1 = *(const float4*)(pa + off + 32);
-                const float4 y = *(const float4*)(pb + off);
-                a[h][0] = tf32(x0.x); a[h][1] = tf32(x0.y); a[h][2] = tf32(x0.z); a[h][3] = tf32(x0.w);
-                a[h][4] = tf32(x1.x); a[h][5] = tf32(x1.y); a[h][6] = tf32(x1.z); a[h][7] = tf32(x1.w);
-                b[h][0] = tf32(y.x); b[h][1] = tf32(y.y); b[h][2] = tf32(y.z); b[h][3] = tf32(y.w);
-            }
+        for (int v = 0; v < KQ / 4; v++) {
+            float4 xa[4][2], yb[4];
 #pragma unroll
             for (int t = 0; t < 4; t++)
 #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    mma(acc[(2 * t) * 8 + u], acc[(2 * t) * 8 + 4 + u], acc[(2 * t + 1) * 8 + u],
-                        acc[(2 * t + 1) * 8 + 4 + u], a[0][2 * t], a[0][2 * t + 1], a[1][2 * t], a[1][2 * t + 1],
-                        b[0][u], b[1][u]);
+                for (int hr = 0; hr < 2; hr++) xa[t][hr] = *(const float4*)(pa + (16 * t + 8 * hr) * LDA + 4 * v);
+#pragma unroll
+            for (int e = 0; e < 4; e++) yb[e] = *(const float4*)(pb + (4 * v + e) * LDB);
+#pragma unroll
+            for (int jj = 0; jj < 2; jj++) {
+                u32 b0[4], b1[4];
+                const float4 y0 = yb[2 * jj], y1 = yb[2 * jj + 1];
+                b0[0] = tf32(y0.x); b0[1] = tf32(y0.y); b0[2] = tf32(y0.z); b0[3] = tf32(y0.w);
+                b1[0] = tf32(y1.x); b1[1] = tf32(y1.y); b1[2] = tf32(y1.z); b1[3] = tf32(y1.w);
+#pragma unroll
+                for (int t = 0; t < 4; t++) {
+                    const float4 r0 = xa[t][0], r1 = xa[t][1];
+                    const u32 a0 = tf32(jj ? r0.z : r0.x), a2 = tf32(jj ? r0.w : r0.y);
+                    const u32 a1 = tf32(jj ? r1.z : r1.x), a3 = tf32(jj ? r1.w : r1.y);
+#pragma unroll
+                    for (int u = 0; u < 4; u++)
+                        mma(acc[(2 * t) * 8 + u], acc[(2 * t) * 8 + 4 + u], acc[(2 * t + 1) * 8 + u],
+                            acc[(2 * t + 1) * 8 + 4 + u], a0, a1, a2, a3, b0[u], b1[u]);
+                }
+            }
         }
     }
     GPUK_DEV u32 row(int i) const {
         const u32 s = (u32)i >> 3, g = (threadIdx.x & 31) >> 2;
-        return (threadIdx.x >> 7) * 64 + (s >> 2) * 32 + g * 4 + (s & 3);
+        return (threadIdx.x >> 7) * 64 + (s >> 1) * 16 + g + 8 * (s & 1);
     }
-    GPUK_DEV u32 col(int i) const {
-        return ((threadIdx.x >> 5) & 3) * 32 + (threadIdx.x & 3) * 8 + ((u32)i & 7);
-    }
+    GPUK_DEV u32 col(int i) const { return ((threadIdx.x >> 5) & 3) * 32 + (threadIdx.x & 3) * 8 + ((u32)i & 7); }
 };
 
 /* ---------------------------------------------------------------------------------------------
    FP64: KS = 0 -> mma.sync.m8n8k4 (sm_80+); KS = 4, 8, 16 -> mma.sync.m16n8kKS (sm_90+, PTX 7.8):
    the same FLOPs in 2x / 4x / 8x fewer instructions than m8n8k4.
+   Both stages k-major; lane (g, q) reads word q * LD + 2g doubles on: with LD = 4 (mod 16)
+   doubles (PAD 4) the 8 lanes of a phase hit 8 distinct 16-byte bank groups.
    Warps 2 (m) x 4 (n), warp tile WM x WN = TILE/2 x TILE/4; a thread holds RA = WM/8 A rows and
    NB = WN/8 B cols ("slots"), identical for every KS:
      A slot r: tile row wm * WM + (r >> 1) * 16 + 2g + (r & 1)   (pairs -> one double2 load a k)
@@ -1084,9 +1122,10 @@ template <int TILE_, int BK_, int KS>
 struct gemm_f64_mma {
     enum {
         TILE = TILE_, BK = BK_, PAD = 4, LD = TILE + PAD, WM = TILE / 2, WN = TILE / 4, RA = WM / 8,
-        NB = WN / 8, NACC = RA * NB * 2, KK = KS == 0 ? 4 : KS, STAGE_BYTES = 2 * BK * LD * 8
+        NB = WN / 8, NACC = RA * NB * 2, KK = KS == 0 ? 4 : KS, A_MMAJOR = 0, LDA = LD, LDB = LD, STAGES = 2
     };
     double acc[NACC];
+    GPUK_DEV static u32 bswz(u32) { return 0; }
 
     GPUK_DEV void zero() {
 #pragma unroll
@@ -1172,7 +1211,7 @@ typedef gemm_simt<float> gemm_policy_f32;
 typedef gemm_simt<float> gemm_policy_tf32;
 typedef gemm_simt<double> gemm_policy_f64;
 typedef gemm_simt<float> gemm_policy_sm80_f32;
-typedef gemm_tf32_mma<16> gemm_policy_sm80_tf32;                 /* 2 stages of 17 KB */
+typedef gemm_tf32_mma<16> gemm_policy_sm80_tf32;                 /* 3 stages of 16 KB */
 typedef gemm_f64_mma<GEMM_TILE_MMA, 8, 0> gemm_policy_sm80_f64;  /* m8n8k4, 2 stages of 17 KB */
 typedef gemm_f64_mma<GEMM_TILE_MMA, 8, 4> gemm_policy_sm90_f64;  /* m16n8k4 (m16n8k8 spilled) */
 
