@@ -797,7 +797,8 @@ template <typename T, int TILE, int BK, int LD> struct gemm_operand {
 #pragma unroll
         for (int e = 0; e < PER; e++) {
             const u64 r = mn0 + mn(e), c = k0 + kk(e);
-            v[e] = r < mn_end && c < k_end ? (kcontig ? x[r * ld + c] : x[c * ld + r]) : T(0);
+            const T* const at = kcontig ? x + r * ld + c : x + c * ld + r;
+            v[e] = r < mn_end && c < k_end ? *at : T(0);
         }
     }
     GPUK_DEV void put(T* s, const T (&v)[PER]) const {
