@@ -85,7 +85,7 @@ int main(int argc, char** argv) {
     for (ji = 0; ji < 4; ji++) {
         const job* j = &jobs[ji];
         int n = j->size, s, bad = 0;
-        size_t i, pixels = (size_t)n * (size_t)n;
+        size_t pixels = (size_t)n * (size_t)n;
         double d = j->span / n, t, cpu_ms;
         float ms = 0;
         gpuk_grid launch = ex_grid_2d(n, n);
@@ -118,10 +118,7 @@ int main(int argc, char** argv) {
                j->name, n, n, j->max_iter, ms, cpu_ms, SAMPLES, bad, bad * 1000 > SAMPLES ? " (too many)" : "");
         if (o.full && j->numba_ms > 0) printf("; Numba %.2f ms", j->numba_ms);
         printf("\n");
-        for (i = 0; i < pixels; i++) { /* black inside, Turbo colours by log of the count outside */
-            if (h[i] >= (unsigned)j->max_iter) rgb[3 * i] = rgb[3 * i + 1] = rgb[3 * i + 2] = 0;
-            else ex_colormap(log(1.0 + h[i]) / log(1.0 + j->max_iter), rgb + 3 * i);
-        }
+        ex_escape_rgb(h, pixels, j->max_iter, rgb);
         snprintf(file, sizeof file, "%s.png", j->name);
         if (ex_png(o.out_dir, file, n, n, 3, rgb) != 0) ok = 0;
     }

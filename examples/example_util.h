@@ -21,46 +21,68 @@
 #define EX_NO_GPU 2
 #define EX_PI 3.14159265358979323846
 
+/* The most ctxs a multi-GPU example drives (gpuk tells the handles of up to 16 live ctxs apart). */
+#define EX_MAX_GPUS 16
+
 typedef struct ex_opts {
     int full;            /* --full: the book's size instead of the quick one */
     const char* out_dir; /* --out DIR: where pictures go (default build/pictures) */
+    int gpus;            /* --gpus N (multi-GPU examples): N ctxs; 0 = one per device */
 } ex_opts;
 
-/* Reads --full, --out DIR and --help into *o. -1 = go on; otherwise the exit status for main
-   (0 after --help, 1 after a bad flag). */
+/* Reads --full, --out DIR, --gpus N and --help into *o. -1 = go on; otherwise the exit status
+   for main (0 after --help, 1 after a bad flag). */
 static inline int ex_parse(int argc, char** argv, const char* name, const char* what, ex_opts* o) {
     int i;
     o->full = 0;
     o->out_dir = "build/pictures";
+    o->gpus = 0;
     for (i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--full") == 0) o->full = 1;
         else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) o->out_dir = argv[++i];
+        else if (strcmp(argv[i], "--gpus") == 0 && i + 1 < argc && atoi(argv[i + 1]) >= 1 &&
+                 atoi(argv[i + 1]) <= EX_MAX_GPUS) o->gpus = atoi(argv[++i]);
         else {
             int help = strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0;
             if (!help) fprintf(stderr, "%s: unknown argument '%s'\n", name, argv[i]);
             fprintf(help ? stdout : stderr,
-                    "%s: %s\nusage: %s [--full] [--out DIR]\n"
+                    "%s: %s\nusage: %s [--full] [--out DIR] [--gpus N]\n"
                     "  --full     the book's full size (default: a quick one)\n"
-                    "  --out DIR  where the pictures go (default build/pictures)\n",
-                    name, what, name);
+                    "  --out DIR  where the pictures go (default build/pictures)\n"
+                    "  --gpus N   multi-GPU examples: N ctxs (1..%d) over the devices in turn,\n"
+                    "             several on one device where N is larger (default: one a device)\n",
+                    name, what, name, EX_MAX_GPUS);
             return help ? 0 : 1;
         }
     }
     return -1;
 }
 
-/* gpuk_init with the stderr logger (so every failure's text shows, once), then a ctx on
-   device 0. Returns 1 with *ctx ready, or 0 after saying that nothing ran. */
-static inline int ex_start(const char* name, gpuk_ctx** ctx) {
-    int count = -1;
-    *ctx = NULL;
+/* gpuk_init with the stderr logger (so every failure's text shows, once), then want ctxs
+   (0: one a device) on devices 0, 1, ... in turn, at most max. Returns how many ctx[] holds
+   (>= 1), or 0 after saying that nothing ran. */
+static inline int ex_start_gpus(const char* name, int want, gpuk_ctx** ctx, int max) {
+    int count = -1, n, i;
     if (gpuk_init(&(gpuk_desc){ .logger = { gpuk_log_stderr, NULL } }) == GPUK_OK &&
         gpuk_device_count(&count) == GPUK_OK) {
         if (count == 0) fprintf(stderr, "%s: the driver sees no CUDA device\n", name);
-        else if (gpuk_ctx_create(&(gpuk_ctx_desc){ .device = 0 }, ctx) == GPUK_OK) return 1;
+        else {
+            n = want > 0 ? want : count;
+            if (n > max) n = max;
+            for (i = 0; i < n; i++)
+                if (gpuk_ctx_create(&(gpuk_ctx_desc){ .device = i % count }, &ctx[i]) != GPUK_OK) break;
+            if (i == n) return n;
+            while (i > 0) gpuk_ctx_destroy(ctx[--i]);
+        }
     }
     fprintf(stderr, "%s: no GPU to run on; nothing was computed\n", name);
     return 0;
+}
+
+/* A ctx on device 0. Returns 1 with *ctx ready, or 0 after saying that nothing ran. */
+static inline int ex_start(const char* name, gpuk_ctx** ctx) {
+    *ctx = NULL;
+    return ex_start_gpus(name, 1, ctx, 1);
 }
 
 /* ex_parse, then ex_start: -1 = go on with *ctx ready; otherwise the exit status for main. */
@@ -72,6 +94,30 @@ static inline int ex_begin(int argc, char** argv, const char* name, const char* 
     return ex_start(name, ctx) ? -1 : EX_NO_GPU;
 }
 
+/* ex_parse, then ex_start_gpus with --gpus (at most max ctxs): -1 = go on with *n ctxs in
+   ctx[], each device named on stdout; otherwise the exit status for main. */
+static inline int ex_begin_gpus(int argc, char** argv, const char* name, const char* what,
+                                ex_opts* o, gpuk_ctx** ctx, int max, int* n) {
+    int rc = ex_parse(argc, argv, name, what, o), i;
+    *n = 0;
+    if (rc >= 0) return rc;
+    if (!(*n = ex_start_gpus(name, o->gpus, ctx, max))) return EX_NO_GPU;
+    for (i = 0; i < *n; i++) {
+        const gpuk_device_info* d = gpuk_ctx_device_info(ctx[i]);
+        printf("GPU %d: device %d, %s%s\n", i, d->ordinal, d->name,
+               i > 0 && d->ordinal == gpuk_ctx_device_info(ctx[0])->ordinal ? " (shared)" : "");
+    }
+    return -1;
+}
+
+/* Destroys n ctxs; 0, or 1 after printing which failed. */
+static inline int ex_end_gpus(const char* name, gpuk_ctx** ctx, int n) {
+    int i, bad = 0;
+    for (i = 0; i < n; i++)
+        if (gpuk_ctx_destroy(ctx[i]) != GPUK_OK) { fprintf(stderr, "%s: destroying GPU %d's ctx failed\n", name, i); bad = 1; }
+    return bad;
+}
+
 /* The logger has printed the failure's text; TRY names the call and leaves main with 1. */
 #define TRY(call) do { if ((call) != GPUK_OK) { \
     fprintf(stderr, "%s: %s failed\n", ex_name, #call); return 1; } } while (0)
@@ -80,6 +126,48 @@ static inline double ex_now_ms(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+/* Times work that queue(user) puts on ctx[0..n)'s streams (streams[i], or the default
+   streams where streams is NULL), as one host thread drives all GPUs: a start event on every
+   GPU, reps calls of queue, a stop event on every GPU, then a wait for all of them. queue must
+   only queue work (launches, async copies), never wait, or the GPUs after it starve. Once to
+   warm up (module loads, first launches), then runs times. Returns the best wall time of one
+   call in ms and each GPU's own time in ms[i] (between its events, in that run, divided by
+   reps); -1 after a failure (the logger said which). */
+static inline double ex_time_gpus(gpuk_ctx** ctx, const gpuk_stream* streams, int n, int runs,
+                                  int reps, gpuk_result (*queue)(void* user), void* user, float* ms) {
+    gpuk_event ev[2 * EX_MAX_GPUS];
+    gpuk_stream s;
+    double best = -1, t;
+    int i, run, made = 0, ok = n <= EX_MAX_GPUS;
+    while (ok && made < 2 * n)
+        if ((ok = gpuk_event_create(ctx[made / 2], NULL, &ev[made]) == GPUK_OK)) made++;
+    for (run = 0; ok && run <= runs; run++) {
+        t = ex_now_ms();
+        for (i = 0; ok && i < n; i++) {
+            s = streams ? streams[i] : GPUK_DEFAULT_STREAM;
+            ok = gpuk_event_record(ctx[i], s, ev[2 * i]) == GPUK_OK;
+        }
+        for (i = 0; ok && i < reps; i++) ok = queue(user) == GPUK_OK;
+        for (i = 0; ok && i < n; i++) {
+            s = streams ? streams[i] : GPUK_DEFAULT_STREAM;
+            ok = gpuk_event_record(ctx[i], s, ev[2 * i + 1]) == GPUK_OK;
+        }
+        for (i = 0; ok && i < n; i++) ok = gpuk_event_sync(ctx[i], ev[2 * i + 1]) == GPUK_OK;
+        t = (ex_now_ms() - t) / reps;
+        if (!ok || run == 0 || (best >= 0 && t >= best)) continue; /* run 0 warms up */
+        best = t;
+        for (i = 0; ok && i < n; i++) {
+            ok = gpuk_event_elapsed_ms(ctx[i], ev[2 * i], ev[2 * i + 1], &ms[i]) == GPUK_OK;
+            ms[i] /= (float)reps;
+        }
+    }
+    while (made > 0) {
+        made--;
+        if (gpuk_event_destroy(ctx[made / 2], ev[made]) != GPUK_OK) ok = 0;
+    }
+    return ok ? best : -1;
 }
 
 /* The line run-gallery shows for the example: "PASSED: ..." or "FAILED: ...". Returns the
@@ -174,6 +262,16 @@ static inline void ex_colormap(double t, uint8_t rgb[3]) {
     rgb[0] = (uint8_t)(255.0 * (r < 0 ? 0 : r > 1 ? 1 : r) + 0.5);
     rgb[1] = (uint8_t)(255.0 * (g < 0 ? 0 : g > 1 ? 1 : g) + 0.5);
     rgb[2] = (uint8_t)(255.0 * (b < 0 ? 0 : b > 1 ? 1 : b) + 0.5);
+}
+
+/* Escape counts (Mandelbrot, Julia) as RGB: black where the count reached max_iter (inside
+   the set), elsewhere Turbo colours by the log of the count. */
+static inline void ex_escape_rgb(const unsigned* iters, size_t pixels, int max_iter, uint8_t* rgb) {
+    size_t i;
+    for (i = 0; i < pixels; i++) {
+        if (iters[i] >= (unsigned)max_iter) rgb[3 * i] = rgb[3 * i + 1] = rgb[3 * i + 2] = 0;
+        else ex_colormap(log(1.0 + iters[i]) / log(1.0 + max_iter), rgb + 3 * i);
+    }
 }
 
 /* A width x height RGB picture of a float field, colour-mapped from lo to hi. NULL if out of

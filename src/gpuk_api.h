@@ -124,7 +124,14 @@ THREADS
    Several ctxs (one per device): any thread may use any of them, one thread all or one thread
    each; calls on different ctxs share no gpuk lock. Work on different devices is ordered only
    by events (gpuk_stream_wait_peer) or synchronous calls; a ctx must not be destroyed while a
-   peer call names it.
+   peer call names it. One thread is enough to keep every GPU busy, since calls with a stream
+   only enqueue: queue the work of every device, then wait for each (event or stream sync); a
+   synchronous call (gpuk_buffer_read/write/copy(_peer), gpuk_timer_stop, *_sync) blocks the
+   thread, and devices queued after it wait for work meanwhile. Libraries on the CUDA runtime
+   (NCCL, cuBLAS) share gpuk's primary contexts: give them gpuk_stream_native and
+   gpuk_buffer_devptr. They may change the thread's current context (cudaSetDevice); gpuk checks
+   it on every call, but a raw driver call after gpuk calls on another ctx needs
+   gpuk_ctx_make_current first.
 
 KERNELS
    Bring your own as PTX text, cubin or fatbin (gpuk_module_load). PTX's .version is checked

@@ -22,7 +22,8 @@ typedef struct fake_obj { int kind; int live; void* mem; size_t bytes; int devic
 enum { FK_ALLOC = 1, FK_HOST, FK_REGISTERED, FK_STREAM, FK_EVENT, FK_MODULE, FK_FUNC, FK_CTX };
 
 typedef struct fake_func { int kind_tag; char name[64]; int nparams; size_t psize[16]; int fault; } fake_func;
-typedef struct fake_module { int kind_tag; char* text; fake_func funcs[8]; int nfuncs; } fake_module;
+enum { FAKE_MAX_FUNCS = 32 }; /* kernels a module may hold (the gallery module has 9) */
+typedef struct fake_module { int kind_tag; char* text; fake_func funcs[FAKE_MAX_FUNCS]; int nfuncs; } fake_module;
 typedef struct fake_event { int kind_tag; int recorded; double t; } fake_event;
 
 typedef struct fake_config {
@@ -658,7 +659,7 @@ static size_t fake_param_size(const char* p) {
 /* Reads ".entry name(.param .u64 a, ...)" headers from PTX text. */
 static void fake_parse_entries(fake_module* m) {
     const char* p = m->text;
-    while ((p = strstr(p, ".entry ")) != NULL && m->nfuncs < 8) {
+    while ((p = strstr(p, ".entry ")) != NULL && m->nfuncs < FAKE_MAX_FUNCS) {
         fake_func* f = &m->funcs[m->nfuncs++];
         const char* close;
         size_t n = 0;
