@@ -316,6 +316,12 @@ typedef struct gpuk_ctx_desc {
     uint32_t kernels_max_sm; // 0 -> built-in kernels take the fastest variant the device runs;
                              //   e.g. 52 -> the portable sm_52 baseline only, 80 -> none newer
                              //   than sm_80 (tests, and results that match older GPUs)
+    bool no_staging;         // false -> gpuk_buffer_write/read of pageable host memory of at
+                             //   least staging_min_bytes go through pinned staging (MEMORY);
+                             //   true -> always the driver's own pageable copy
+    size_t staging_bytes;    // 0 -> 16 MiB: the pinned staging memory (two halves), allocated
+                             //   at the first staged copy, freed with the ctx; >= 64 KiB
+    size_t staging_min_bytes; // 0 -> 1 MiB: smaller copies go direct; 1 -> stage every size
     uint32_t _end_canary;
 } gpuk_ctx_desc;
 
@@ -584,6 +590,15 @@ GPUK_API gpuk_result gpuk_stream_wait(gpuk_ctx* ctx, gpuk_stream stream, gpuk_ev
    event_ctx (any device), to complete its last record. event_ctx == ctx is gpuk_stream_wait. */
 GPUK_API gpuk_result gpuk_stream_wait_peer(gpuk_ctx* ctx, gpuk_stream stream, gpuk_ctx* event_ctx,
                                            gpuk_event event);
+/* Joining and forking streams without events of your own (gpuk records an internal event):
+   join: later work on stream waits for everything enqueued so far on each of others[0..count);
+   fork: later work on each of others waits for everything enqueued so far on stream. Only
+   enqueues. Every handle is checked before the driver sees any; others may hold stream
+   itself (skipped) and the default stream {0}; count 0 does nothing. */
+GPUK_API gpuk_result gpuk_stream_join(gpuk_ctx* ctx, gpuk_stream stream, const gpuk_stream* others,
+                                      uint32_t count);
+GPUK_API gpuk_result gpuk_stream_fork(gpuk_ctx* ctx, gpuk_stream stream, const gpuk_stream* others,
+                                      uint32_t count);
 /* fn(user_data) runs on a driver thread once earlier work on stream is done; it must not call
    gpuk or CUDA. */
 GPUK_API gpuk_result gpuk_stream_host_func(gpuk_ctx* ctx, gpuk_stream stream,
