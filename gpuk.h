@@ -62,8 +62,25 @@ ERRORS
 MEMORY
    Host memory: only in gpuk_init, ctx create/destroy, module load, a built-in kernel's
    first use on a ctx and gpuk_buffer_download (freed by gpuk_host_free), through
-   gpuk_desc.allocator (default malloc/free); copies, launches and syncs never allocate. Device memory of gpuk's own: a per-stream scratch area for built-in
+   gpuk_desc.allocator (default malloc/free); copies, launches and syncs never allocate from
+   it. Device memory of gpuk's own: a per-stream scratch area for built-in
    reductions and scans (256 KiB, more for long scans), freed with its stream or ctx.
+   Pinned memory of gpuk's own (from the driver, cuMemHostAlloc): the staging area of a ctx,
+   gpuk_ctx_desc.staging_bytes (default 16 MiB, two halves) and two events, allocated by the
+   first staged copy and freed with the ctx; gpuk_ctx_desc.no_staging = true: never. Staged
+   copies: gpuk_buffer_write/read (and a create's desc.data upload, gpuk_buffer_download) of
+   pageable host memory (memory the driver does not know: malloc, the stack) of at least
+   staging_min_bytes (default 1 MiB): the calling thread copies piece after piece into one
+   half while the DMA engine moves the other, instead of the driver's own pageable path,
+   where the two take turns. Pinned, registered and managed memory and smaller copies go
+   direct. Same results and ordering as the direct copy; the call returns once done. If the
+   staging memory cannot be allocated the copy goes direct (whole), the logger hears once at
+   GPUK_LOG_WARN, and the ctx's copies stay direct. A copy finding the staging busy with
+   another thread's copy goes direct instead of waiting. A failure in the middle returns the
+   driver's code (the destination then holds part of the data), with nothing left in flight.
+   The *_async copies never stage (staging needs the calling thread to copy; an async copy
+   of pageable memory is synchronous in the driver anyway): use pinned memory for those.
+   gpuk_stream_join/fork create one event per ctx at their first call, freed with the ctx.
    Size 0: a buffer or pinned block of 0 bytes is a valid handle with no memory behind it
    (devptr 0 / NULL); copies and memsets of 0 bytes validate their handles and do nothing.
    Calls without a stream argument (gpuk_buffer_write/read/copy) are synchronous and ordered
@@ -113,7 +130,8 @@ THREADS
    gpuk_init and gpuk_last_error are safe from any thread; so is logging while another thread's
    gpuk_init or gpuk_shutdown replaces the logger (a message being logged then may still reach
    the old one). A ctx may be used from many threads at once: handle create/destroy take the ctx's lock; copy, launch, record and sync take no gpuk
-   lock; built-in reductions and scans take their stream's scratch lock up to their launch (a
+   lock (a staged copy tries the ctx's staging lock and goes direct when another thread holds
+   it; gpuk_stream_join/fork hold a ctx lock between their event's record and wait); built-in reductions and scans take their stream's scratch lock up to their launch (a
    scratch regrowth waits for that stream only), and a first-use JIT holds no lock, so calls
    on other streams never wait for it. gpuk makes the ctx's CUDA context current on the calling
    thread when it is not (a failed gpuk_ctx_create leaves the thread's current context as it
@@ -323,6 +341,12 @@ typedef struct gpuk_ctx_desc {
     uint32_t kernels_max_sm; // 0 -> built-in kernels take the fastest variant the device runs;
                              //   e.g. 52 -> the portable sm_52 baseline only, 80 -> none newer
                              //   than sm_80 (tests, and results that match older GPUs)
+    bool no_staging;         // false -> gpuk_buffer_write/read of pageable host memory of at
+                             //   least staging_min_bytes go through pinned staging (MEMORY);
+                             //   true -> always the driver's own pageable copy
+    size_t staging_bytes;    // 0 -> 16 MiB: the pinned staging memory (two halves), allocated
+                             //   at the first staged copy, freed with the ctx; >= 64 KiB
+    size_t staging_min_bytes; // 0 -> 1 MiB: smaller copies go direct; 1 -> stage every size
     uint32_t _end_canary;
 } gpuk_ctx_desc;
 
@@ -591,6 +615,15 @@ GPUK_API gpuk_result gpuk_stream_wait(gpuk_ctx* ctx, gpuk_stream stream, gpuk_ev
    event_ctx (any device), to complete its last record. event_ctx == ctx is gpuk_stream_wait. */
 GPUK_API gpuk_result gpuk_stream_wait_peer(gpuk_ctx* ctx, gpuk_stream stream, gpuk_ctx* event_ctx,
                                            gpuk_event event);
+/* Joining and forking streams without events of your own (gpuk records an internal event):
+   join: later work on stream waits for everything enqueued so far on each of others[0..count);
+   fork: later work on each of others waits for everything enqueued so far on stream. Only
+   enqueues. Every handle is checked before the driver sees any; others may hold stream
+   itself (skipped) and the default stream {0}; count 0 does nothing. */
+GPUK_API gpuk_result gpuk_stream_join(gpuk_ctx* ctx, gpuk_stream stream, const gpuk_stream* others,
+                                      uint32_t count);
+GPUK_API gpuk_result gpuk_stream_fork(gpuk_ctx* ctx, gpuk_stream stream, const gpuk_stream* others,
+                                      uint32_t count);
 /* fn(user_data) runs on a driver thread once earlier work on stream is done; it must not call
    gpuk or CUDA. */
 GPUK_API gpuk_result gpuk_stream_host_func(gpuk_ctx* ctx, gpuk_stream stream,
@@ -1028,12 +1061,14 @@ __declspec(dllimport) gpuk__farproc __stdcall GetProcAddress(struct HINSTANCE__*
 __declspec(dllimport) int __stdcall FreeLibrary(struct HINSTANCE__* lib);
 __declspec(dllimport) void __stdcall AcquireSRWLockExclusive(void** lock);
 __declspec(dllimport) void __stdcall ReleaseSRWLockExclusive(void** lock);
+__declspec(dllimport) unsigned char __stdcall TryAcquireSRWLockExclusive(void** lock);
 #endif
 #define GPUK__CUDAAPI __stdcall
 typedef struct gpuk__mutex { void* srw; } gpuk__mutex;
 #define GPUK__MUTEX_INIT { 0 }
 static void gpuk__mutex_lock(gpuk__mutex* m) { AcquireSRWLockExclusive((void**)&m->srw); }
 static void gpuk__mutex_unlock(gpuk__mutex* m) { ReleaseSRWLockExclusive((void**)&m->srw); }
+static int gpuk__mutex_trylock(gpuk__mutex* m) { return TryAcquireSRWLockExclusive((void**)&m->srw) != 0; }
 static void gpuk__mutex_init(gpuk__mutex* m) { m->srw = 0; }
 static void gpuk__mutex_fini(gpuk__mutex* m) { (void)m; }
 static void* gpuk__lib_open_path(const char* path, char* why, size_t cap) {
@@ -1061,6 +1096,7 @@ typedef struct gpuk__mutex { pthread_mutex_t m; } gpuk__mutex;
 #define GPUK__MUTEX_INIT { PTHREAD_MUTEX_INITIALIZER }
 static void gpuk__mutex_lock(gpuk__mutex* m) { pthread_mutex_lock(&m->m); }
 static void gpuk__mutex_unlock(gpuk__mutex* m) { pthread_mutex_unlock(&m->m); }
+static int gpuk__mutex_trylock(gpuk__mutex* m) { return pthread_mutex_trylock(&m->m) == 0; }
 static void gpuk__mutex_init(gpuk__mutex* m) { pthread_mutex_init(&m->m, NULL); }
 static void gpuk__mutex_fini(gpuk__mutex* m) { pthread_mutex_destroy(&m->m); }
 static void* gpuk__lib_open_path(const char* path, char* why, size_t cap) {
@@ -2374,6 +2410,24 @@ static const char* const gpuk__kind_name[GPUK__KIND_NUM] = { GPUK__HANDLE_KINDS(
 #undef GPUK__KIND_NAME
 
 
+/* Pinned staging for stream-less copies of pageable host memory (>>staging): two halves of
+   one cuMemHostAlloc block and an event for the last DMA of each. */
+enum { GPUK__STAGING_UNSET, GPUK__STAGING_READY, GPUK__STAGING_OFF };
+#define GPUK__STAGING_BYTES ((size_t)16 << 20)   /* gpuk_ctx_desc.staging_bytes 0 */
+#define GPUK__STAGING_LEAST ((size_t)64 << 10)   /* the least staging_bytes taken */
+/* staging_min_bytes 0: copies from this size up are staged. Provisional until bench/bench.c's
+   crossover line (pageable copies, staged against direct, by size) is read on a GPU. */
+#define GPUK__STAGING_MIN_BYTES ((size_t)1 << 20)
+typedef struct gpuk__staging {
+    gpuk__mutex lock;        /* held by the one copy using the halves; a copy finding it taken
+                                goes the driver's way instead of waiting */
+    int state;               /* GPUK__STAGING_*: OFF after a failed allocation or drain */
+    char* mem;               /* 2 * half bytes, allocated by the first staged copy */
+    size_t half;
+    gpuk__cu_event ev[2];
+    size_t min_bytes;        /* copies from this size up are staged; 0: never */
+} gpuk__staging;
+
 struct gpuk_ctx {
     gpuk__cu_context cu;
     gpuk__cu_device dev;
@@ -2385,6 +2439,9 @@ struct gpuk_ctx {
     void* layer[GPUK__LAYER_COUNT]; /* each layer's own state (gpuk__layer) */
     uint32_t kernels_max_sm;        /* gpuk_ctx_desc's: 0 or the newest built-in variant taken */
     gpuk_ctx* next_live;            /* gpuk__g.live_list (under gpuk__lock) */
+    gpuk__staging staging;
+    gpuk__mutex join_lock;          /* gpuk_stream_join/fork: join_ev between record and wait */
+    gpuk__cu_event join_ev;         /* created by the first join or fork */
 };
 
 /* Gives a live slot's driver objects back (the ctx is current); returns the driver's result
@@ -2777,6 +2834,27 @@ static void gpuk__keep_first(const char* fn, gpuk_result* first, const char* cal
     if (*first == GPUK_OK) *first = r;
 }
 
+/* gpuk's own driver objects of ctx (the staging memory and its events, the join event), each
+   released once and forgotten; staging stays off from here (a failed destroy keeps the ctx). */
+static void gpuk__ctx_release_own(const char* fn, gpuk_ctx* ctx, gpuk_result* first) {
+    gpuk__cu_event* evs[3];
+    gpuk__cu_result cr;
+    int i;
+    evs[0] = &ctx->staging.ev[0];
+    evs[1] = &ctx->staging.ev[1];
+    evs[2] = &ctx->join_ev;
+    GPUK__ATOMIC_STORE(&ctx->staging.state, GPUK__STAGING_OFF);
+    for (i = 0; i < 3 && !GPUK__ATOMIC_LOAD(&gpuk__g.broken); i++) {
+        if (!*evs[i]) continue;
+        gpuk__keep_first(fn, first, "cuEventDestroy", cr = GPUK__DRV.cuEventDestroy(*evs[i]));
+        if (!cr) *evs[i] = NULL;
+    }
+    if (ctx->staging.mem && !GPUK__ATOMIC_LOAD(&gpuk__g.broken)) {
+        gpuk__keep_first(fn, first, "cuMemFreeHost", cr = GPUK__DRV.cuMemFreeHost(ctx->staging.mem));
+        if (!cr) ctx->staging.mem = NULL;
+    }
+}
+
 /* Releases everything ctx holds in the driver, each object once: what is released is
    forgotten, so after a failure (GPUK_OK not returned, no sticky fault) the call can be made
    again for what is left. Objects first, each kind in GPUK__HANDLE_KINDS order; the default
@@ -2788,6 +2866,7 @@ static gpuk_result gpuk__ctx_release(const char* fn, gpuk_ctx* ctx) {
     uint32_t k, i;
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
     gpuk__keep_first(fn, &first, "cuCtxSynchronize", GPUK__DRV.cuCtxSynchronize());
+    gpuk__ctx_release_own(fn, ctx, &first);
     /* the layers first (built-in modules and scratch): what they hold may use the core's */
     gpuk__layers_release(fn, ctx, &first);
     for (k = 0; k < GPUK__KIND_NUM; k++) {
@@ -2815,6 +2894,12 @@ static gpuk_result gpuk__ctx_release(const char* fn, gpuk_ctx* ctx) {
 }
 
 
+static void gpuk__ctx_mutexes_fini(gpuk_ctx* ctx) {
+    gpuk__mutex_fini(&ctx->lock);
+    gpuk__mutex_fini(&ctx->staging.lock);
+    gpuk__mutex_fini(&ctx->join_lock);
+}
+
 static gpuk_ctx_desc gpuk__ctx_desc_defaults(const gpuk_ctx_desc* desc) {
     gpuk_ctx_desc d;
     if (desc) d = *desc;
@@ -2825,6 +2910,8 @@ static gpuk_ctx_desc gpuk__ctx_desc_defaults(const gpuk_ctx_desc* desc) {
     if (!d.max_events) d.max_events = 1024;
     if (!d.max_modules) d.max_modules = 64;
     if (!d.max_kernels) d.max_kernels = 1024;
+    if (!d.staging_bytes) d.staging_bytes = GPUK__STAGING_BYTES;
+    if (!d.staging_min_bytes) d.staging_min_bytes = GPUK__STAGING_MIN_BYTES;
     return d;
 }
 
@@ -2845,6 +2932,9 @@ GPUK__IMPL gpuk_result gpuk_ctx_create(const gpuk_ctx_desc* desc, gpuk_ctx** out
     d = gpuk__ctx_desc_defaults(desc);
     if (gpuk__desc_canaries_bad(d._start_canary, d._end_canary))
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_ctx_desc canaries are not zero");
+    if (d.staging_bytes < GPUK__STAGING_LEAST)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_ctx_desc.staging_bytes = %zu is below the "
+                          "least, 65536 (0 -> 16 MiB; no_staging turns staging off)", d.staging_bytes);
     GPUK__READY(fn);
     /* Counted as live from here, so that a gpuk_shutdown on another thread cannot unload the
        driver table under a create halfway through: it fails with GPUK_ERR_BUSY instead. */
@@ -2886,12 +2976,17 @@ GPUK__IMPL gpuk_result gpuk_ctx_create(const gpuk_ctx_desc* desc, gpuk_ctx** out
         goto fail_current;
     }
     gpuk__mutex_init(&ctx->lock);
+    gpuk__mutex_init(&ctx->staging.lock);
+    gpuk__mutex_init(&ctx->join_lock);
+    /* page-sized halves */
+    ctx->staging.half = (d.staging_bytes / 2u) & ~(size_t)4095;
+    ctx->staging.min_bytes = d.no_staging ? 0 : d.staging_min_bytes;
     for (i = 0; i < GPUK__LAYER_COUNT; i++) {
         const gpuk__layer* layer = gpuk__layer_of(i);
         if (layer && layer->ctx_init && (r = layer->ctx_init(fn, ctx, &ctx->layer[i])) != GPUK_OK) {
             gpuk_result ignored = GPUK_OK;
             gpuk__layers_release(fn, ctx, &ignored);
-            gpuk__mutex_fini(&ctx->lock);
+            gpuk__ctx_mutexes_fini(ctx);
             if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken)) GPUK__DRV.cuStreamDestroy(ctx->default_stream);
             goto fail_current;
         }
@@ -2932,7 +3027,7 @@ GPUK__IMPL gpuk_result gpuk_ctx_destroy(gpuk_ctx* ctx) {
     } else if (r != GPUK_OK) {
         return r;
     }
-    gpuk__mutex_fini(&ctx->lock);
+    gpuk__ctx_mutexes_fini(ctx);
     gpuk__layers_release(fn, ctx, &r); /* host state (no driver call after a sticky fault) */
     gpuk__mutex_lock(&gpuk__lock);
     gpuk__g.live_ctxs--;
@@ -2984,6 +3079,166 @@ GPUK__IMPL gpuk_result gpuk_ctx_make_current(gpuk_ctx* ctx) {
     GPUK__ALIVE(fn);
     GPUK__CTX_CHECK(fn, ctx);
     return gpuk__enter(fn, ctx);
+}
+
+/* ---- >>staging ---- */
+/* Pageable host memory cannot be reached by the DMA engines: the driver copies it through a
+   bounce buffer of its own, piece after piece, so the host copy and the DMA take turns
+   (measured on an H100 through CuPy: 7.6 GB/s host->device, 11.6 device->host, against about
+   55 pinned). gpuk's staging lets them overlap instead: while the DMA engine moves one pinned
+   half, the calling thread copies the next piece into the other half (or the previous piece
+   out of it). Only the stream-less copies stage: they wait for their copy anyway, so the host
+   side can run on the calling thread; an async copy of pageable memory stays the driver's
+   (which makes it synchronous). The pieces run on the legacy stream like the direct copy, so
+   the ordering rules of stream-less copies hold unchanged. */
+typedef enum gpuk__copy_dir { GPUK__HTOD, GPUK__DTOH, GPUK__DTOD } gpuk__copy_dir;
+
+/* The piece of a staged copy: a quarter of the copy, so that a copy of a few pieces overlaps
+   too, yet at least 256 KiB (each piece costs a few microseconds of driver calls) and at most a
+   half. */
+static size_t gpuk__staging_piece(size_t half, size_t bytes) {
+    size_t piece = (bytes / 4u + 4095u) & ~(size_t)4095;
+    if (piece < ((size_t)256 << 10)) piece = (size_t)256 << 10;
+    return piece < half ? piece : half;
+}
+
+/* The first staged copy of a ctx allocates the halves and their events. Where that fails
+   (pinned memory is a scarce resource), staging stays off for the ctx: the copy, and every
+   later one, goes the driver's way; the logger hears of it once (GPUK_LOG_WARN). Returns a
+   sticky fault only. Called with the staging lock held. */
+static gpuk_result gpuk__staging_setup(const char* fn, gpuk__staging* st) {
+    void* mem = NULL;
+    gpuk__cu_event ev[2] = { NULL, NULL };
+    const char* call = "cuMemHostAlloc";
+    gpuk__cu_result cr;
+    char msg[256];
+    /* flags 0: pinned for this primary context, the only one that copies through it */
+    if ((cr = GPUK__DRV.cuMemHostAlloc(&mem, 2u * st->half, 0u)) == 0) {
+        call = "cuEventCreate";
+        if ((cr = GPUK__DRV.cuEventCreate(&ev[0], GPUK__CU_EVENT_DISABLE_TIMING)) == 0)
+            cr = GPUK__DRV.cuEventCreate(&ev[1], GPUK__CU_EVENT_DISABLE_TIMING);
+    }
+    if (cr == 0) {
+        st->mem = (char*)mem;
+        st->ev[0] = ev[0];
+        st->ev[1] = ev[1];
+        GPUK__ATOMIC_STORE(&st->state, GPUK__STAGING_READY);
+        return GPUK_OK;
+    }
+    if (gpuk__is_sticky((int)cr)) return gpuk__fail_cu(fn, call, cr, "allocating pinned staging memory");
+    if (ev[0]) GPUK__DRV.cuEventDestroy(ev[0]);
+    if (mem) GPUK__DRV.cuMemFreeHost(mem);
+    GPUK__ATOMIC_STORE(&st->state, GPUK__STAGING_OFF);
+    gpuk__fmt(msg, sizeof msg, 0, "%s: cannot allocate %zu bytes of pinned staging memory (%s: %s "
+              "(%d)); this ctx's pageable copies take the driver's own, slower way from now on",
+              fn, 2u * st->half, call, gpuk_result_str((gpuk_result)cr), (int)cr);
+    gpuk__log(GPUK_LOG_WARN, (int)cr, msg);
+    return GPUK_OK;
+}
+
+/* The staged copy itself: pieces j = 0 .. m-1, piece j through half j % 2. Host to device:
+   piece j is copied into its half once the DMA of piece j - 2 out of that half is done, then
+   queued. Device to host: piece j is queued before piece j - 1 is copied out (after its DMA),
+   so the DMA of one overlaps the host copy of the other. Returns once every piece is done. On
+   a failure nothing queued may outlive the call (the next copy reuses the halves): the legacy
+   stream is waited for, and if even that fails staging stays off for the ctx (its halves are
+   freed with the ctx, after its device sync). The destination then holds part of the data. */
+static gpuk_result gpuk__staged_run(const char* fn, gpuk__staging* st, gpuk__copy_dir dir,
+                                    gpuk_devptr dev, char* host, size_t bytes) {
+    const size_t piece = gpuk__staging_piece(st->half, bytes), m = (bytes + piece - 1u) / piece;
+    const char* call = "";
+    gpuk__cu_result cr = 0;
+    size_t j, off = 0, n = 0;
+    char detail[96];
+    gpuk_result r;
+    for (j = 0; j <= m && !cr; j++) {
+        char* half = st->mem + (j & 1u) * st->half;
+        off = j * piece;
+        n = j < m ? (bytes - off < piece ? bytes - off : piece) : 0;
+        if (dir == GPUK__HTOD && j < m) {
+            if (j >= 2 && (cr = GPUK__DRV.cuEventSynchronize(st->ev[j & 1u])) != 0) {
+                call = "cuEventSynchronize";
+                break;
+            }
+            memcpy(half, host + off, n);
+            call = "cuMemcpyHtoDAsync";
+            cr = GPUK__DRV.cuMemcpyHtoDAsync(dev + off, half, n, GPUK__CU_STREAM_LEGACY);
+        } else if (dir == GPUK__DTOH) {
+            if (j < m) {
+                call = "cuMemcpyDtoHAsync";
+                cr = GPUK__DRV.cuMemcpyDtoHAsync(half, dev + off, n, GPUK__CU_STREAM_LEGACY);
+            }
+            if (!cr && j < m && (cr = GPUK__DRV.cuEventRecord(st->ev[j & 1u], GPUK__CU_STREAM_LEGACY)) != 0)
+                call = "cuEventRecord";
+            if (!cr && j > 0) { /* piece j - 1 out of the other half */
+                size_t prev = (j - 1u) * piece, k = (j - 1u) & 1u;
+                size_t pn = bytes - prev < piece ? bytes - prev : piece;
+                if ((cr = GPUK__DRV.cuEventSynchronize(st->ev[k])) != 0) {
+                    call = "cuEventSynchronize";
+                    off = prev;
+                    break;
+                }
+                memcpy(host + prev, st->mem + k * st->half, pn);
+            }
+            continue;
+        }
+        if (!cr && j < m && (cr = GPUK__DRV.cuEventRecord(st->ev[j & 1u], GPUK__CU_STREAM_LEGACY)) != 0)
+            call = "cuEventRecord";
+    }
+    if (!cr) {
+        /* like the direct copy: done, and the legacy stream's earlier work with it */
+        call = "cuStreamSynchronize";
+        cr = GPUK__DRV.cuStreamSynchronize(GPUK__CU_STREAM_LEGACY);
+        if (!cr) return GPUK_OK;
+        off = bytes;
+    }
+    gpuk__fmt(detail, sizeof detail, 0, "staged copy of %zu bytes, at byte %zu", bytes, off);
+    r = gpuk__fail_cu(fn, call, cr, detail);
+    if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken) && GPUK__DRV.cuStreamSynchronize(GPUK__CU_STREAM_LEGACY) != 0)
+        GPUK__ATOMIC_STORE(&st->state, GPUK__STAGING_OFF);
+    return r;
+}
+
+/* A stream-less copy between host memory and dev (gpuk_buffer_write/read, a create's upload):
+   on the legacy stream, after the work queued earlier on it and on every blocking stream, and
+   waited for. Pageable host memory of at least the ctx's staging_min_bytes goes through the
+   staging halves when they are free; everything else (pinned, registered or managed memory,
+   small copies, a copy while another thread's uses the halves) is one driver copy. */
+static gpuk_result gpuk__copy_host_sync(const char* fn, gpuk_ctx* ctx, gpuk__copy_dir dir,
+                                        gpuk_devptr dev, void* host, size_t bytes, const char* detail) {
+    gpuk__staging* st = &ctx->staging;
+    const char* cu_fn;
+    gpuk__cu_result cr;
+    if (st->min_bytes && bytes >= st->min_bytes && GPUK__ATOMIC_LOAD(&st->state) != GPUK__STAGING_OFF) {
+        /* memory the driver does not know is pageable; it knows pinned, registered, managed */
+        unsigned int type = 0;
+        cr = GPUK__DRV.cuPointerGetAttribute(&type, GPUK__CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                             (gpuk_devptr)(uintptr_t)host);
+        if (cr && gpuk__is_sticky((int)cr)) return gpuk__fail_cu(fn, "cuPointerGetAttribute", cr, NULL);
+        if (cr && gpuk__mutex_trylock(&st->lock)) {
+            gpuk_result r = GPUK_OK;
+            if (st->state == GPUK__STAGING_UNSET) r = gpuk__staging_setup(fn, st);
+            if (r == GPUK_OK && st->state == GPUK__STAGING_READY) {
+                r = gpuk__staged_run(fn, st, dir, dev, (char*)host, bytes);
+                gpuk__mutex_unlock(&st->lock);
+                return r;
+            }
+            gpuk__mutex_unlock(&st->lock);
+            if (r != GPUK_OK) return r;
+        }
+    }
+    if (dir == GPUK__HTOD) {
+        cu_fn = "cuMemcpyHtoDAsync";
+        cr = GPUK__DRV.cuMemcpyHtoDAsync(dev, host, bytes, GPUK__CU_STREAM_LEGACY);
+    } else {
+        cu_fn = "cuMemcpyDtoHAsync";
+        cr = GPUK__DRV.cuMemcpyDtoHAsync(host, dev, bytes, GPUK__CU_STREAM_LEGACY);
+    }
+    if (!cr) {
+        cu_fn = "cuStreamSynchronize";
+        cr = GPUK__DRV.cuStreamSynchronize(GPUK__CU_STREAM_LEGACY);
+    }
+    return cr ? gpuk__fail_cu(fn, cu_fn, cr, detail) : GPUK_OK;
 }
 
 /* ---- >>buffer ---- */
@@ -3072,16 +3327,10 @@ GPUK__IMPL gpuk_result gpuk_buffer_create(gpuk_ctx* ctx, const gpuk_buffer_desc*
     }
     if (r == GPUK_OK && d.data.bytes) {
         /* Like gpuk_buffer_write: on the legacy stream, after earlier work (a wrapped
-           allocation may be in use), waited for. */
-        const char* cu_fn = "cuMemcpyHtoDAsync";
-        if ((r = gpuk__enter(__func__, ctx)) == GPUK_OK) {
-            cr = GPUK__DRV.cuMemcpyHtoDAsync(s->ptr, d.data.ptr, d.data.bytes, GPUK__CU_STREAM_LEGACY);
-            if (!cr) {
-                cu_fn = "cuStreamSynchronize";
-                cr = GPUK__DRV.cuStreamSynchronize(GPUK__CU_STREAM_LEGACY);
-            }
-            if (cr) r = gpuk__fail_cu(__func__, cu_fn, cr, "uploading desc.data");
-        }
+           allocation may be in use), waited for; staged where pageable and large. */
+        if ((r = gpuk__enter(__func__, ctx)) == GPUK_OK)
+            r = gpuk__copy_host_sync(__func__, ctx, GPUK__HTOD, s->ptr, (void*)(uintptr_t)d.data.ptr,
+                                     d.data.bytes, "uploading desc.data");
         if (r != GPUK_OK && s->owned && s->ptr && !GPUK__ATOMIC_LOAD(&gpuk__g.broken)) GPUK__DRV.cuMemFree(s->ptr);
     }
     return gpuk__slot_end(ctx, gpuk__kind_buffer, s, r, &out_buffer->id);
@@ -3135,8 +3384,6 @@ static void gpuk__check_pageable(const char* fn, const void* host) {
 #endif
 }
 
-typedef enum gpuk__copy_dir { GPUK__HTOD, GPUK__DTOH, GPUK__DTOD } gpuk__copy_dir;
-
 /* Every buffer copy: validate, then one async driver call on stream (of ctx, which owns dst);
    wait when sync. The source buffer is looked up in src_ctx, ctx itself for every copy so
    far: a copy between the buffers of two ctxs (devices) takes the same path. A sync
@@ -3172,13 +3419,16 @@ static gpuk_result gpuk__copy(const char* fn, gpuk_ctx* ctx, gpuk_stream stream,
     if (dir != GPUK__DTOD && !host)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s is NULL", dir == GPUK__HTOD ? "src" : "dst");
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
+    if (sync && dir != GPUK__DTOD)
+        return gpuk__copy_host_sync(fn, ctx, dir, dir == GPUK__HTOD ? d->ptr + dst_off : s->ptr + src_off,
+                                    host, bytes, NULL);
     if (dir == GPUK__HTOD) {
         cu_fn = "cuMemcpyHtoDAsync";
-        if (!sync) gpuk__check_pageable(fn, host);
+        gpuk__check_pageable(fn, host);
         cr = GPUK__DRV.cuMemcpyHtoDAsync(d->ptr + dst_off, host, bytes, cs);
     } else if (dir == GPUK__DTOH) {
         cu_fn = "cuMemcpyDtoHAsync";
-        if (!sync) gpuk__check_pageable(fn, host);
+        gpuk__check_pageable(fn, host);
         cr = GPUK__DRV.cuMemcpyDtoHAsync(host, s->ptr + src_off, bytes, cs);
     } else if (src_ctx != ctx) {
         /* between two ctxs: the driver copies peer to peer where it can, else through the host */
@@ -3581,6 +3831,59 @@ GPUK__IMPL gpuk_result gpuk_stream_wait_peer(gpuk_ctx* ctx, gpuk_stream stream, 
     GPUK__ALIVE(fn);
     if ((r = gpuk__ctx_pair(fn, ctx, "ctx", event_ctx, "event_ctx")) != GPUK_OK) return r;
     return gpuk__stream_wait(fn, ctx, stream, event_ctx, event);
+}
+
+/* gpuk_stream_join and _fork: one internal event, recorded and waited for under join_lock
+   (cuStreamWaitEvent waits for the record made before it, so the event can be recorded again
+   at once; the lock keeps two threads from recording between each other's record and wait). */
+static gpuk_result gpuk__stream_fan(const char* fn, gpuk_ctx* ctx, gpuk_stream stream,
+                                    const gpuk_stream* others, uint32_t count, int join) {
+    gpuk__cu_stream cs, co;
+    gpuk__cu_result cr = 0;
+    const char* call = "cuEventCreate";
+    uint32_t i, at = count; /* the others[] entry a failure is at; count: none */
+    GPUK__STREAM_HEAD(fn, ctx, stream, cs);
+    if (count && !others) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "others is NULL but count is %u", count);
+    for (i = 0; i < count; i++) /* every handle checked before the driver sees any */
+        if (others[i].id && !gpuk__stream_lookup(ctx, others[i].id))
+            return gpuk__fail(fn, GPUK_ERR_INVALID_HANDLE, "others[%u]: stream handle 0x%x is destroyed or "
+                              "belongs to another ctx", i, others[i].id);
+    for (i = 0; i < count && others[i].id == stream.id; i++) {}
+    if (i == count) return GPUK_OK; /* nothing but stream itself */
+    GPUK__ENTER(fn, ctx);
+    gpuk__mutex_lock(&ctx->join_lock);
+    if (!ctx->join_ev) cr = GPUK__DRV.cuEventCreate(&ctx->join_ev, GPUK__CU_EVENT_DISABLE_TIMING);
+    if (!cr && !join) {
+        call = "cuEventRecord";
+        cr = GPUK__DRV.cuEventRecord(ctx->join_ev, cs);
+    }
+    for (i = 0; i < count && !cr; i++) {
+        if (others[i].id == stream.id) continue;
+        (void)gpuk__stream_resolve(fn, ctx, others[i], &co); /* checked above */
+        at = i;
+        call = "cuEventRecord";
+        if (join && (cr = GPUK__DRV.cuEventRecord(ctx->join_ev, co)) != 0) break;
+        call = "cuStreamWaitEvent";
+        cr = GPUK__DRV.cuStreamWaitEvent(join ? cs : co, ctx->join_ev, 0);
+    }
+    gpuk__mutex_unlock(&ctx->join_lock);
+    if (!cr) return GPUK_OK;
+    if (at < count) {
+        char detail[32];
+        gpuk__fmt(detail, sizeof detail, 0, "others[%u]", at);
+        return gpuk__fail_cu(fn, call, cr, detail);
+    }
+    return gpuk__fail_cu(fn, call, cr, NULL);
+}
+
+GPUK__IMPL gpuk_result gpuk_stream_join(gpuk_ctx* ctx, gpuk_stream stream, const gpuk_stream* others,
+                                        uint32_t count) {
+    return gpuk__stream_fan(__func__, ctx, stream, others, count, 1);
+}
+
+GPUK__IMPL gpuk_result gpuk_stream_fork(gpuk_ctx* ctx, gpuk_stream stream, const gpuk_stream* others,
+                                        uint32_t count) {
+    return gpuk__stream_fan(__func__, ctx, stream, others, count, 0);
 }
 
 GPUK__IMPL gpuk_result gpuk_stream_host_func(gpuk_ctx* ctx, gpuk_stream stream,

@@ -1,5 +1,9 @@
 /* bench/bench.c - gpuk against the raw driver in one run: launch host cost of an empty kernel,
-   pinned 256 MiB host<->device copies, device->device copy, and init to the first kernel.
+   pinned 256 MiB host<->device copies, device->device copy, and init to the first kernel;
+   pageable (malloc'd) host<->device copies from 64 KiB to 256 MiB: the raw driver, gpuk direct
+   (no_staging), gpuk staged at every size, gpuk as configured by default, and pinned, with the
+   size from which staging beats the direct copy (the crossover behind gpuk's default
+   staging_min_bytes).
    Medians of repeats after warm-up; ratios, never absolute pass/fail times. Results also go to
    build/bench-csv/driver.csv (bench_csv.h).
    cc -std=c99 -O2 -I.. bench.c -o bench -ldl -lpthread */
@@ -41,6 +45,86 @@ static void* sym(const char* name, int version) {
 
 enum { REPEATS = 11, BATCH = 1000, BATCHES = 20 };
 
+/* Pageable copies, one direction: per size, the median time of one copy for each way. */
+enum { WAYS = 5, PSIZES = 7 };
+static const char* const way_name[WAYS] = { "raw", "direct", "staged", "default", "pinned" };
+static const size_t psize[PSIZES] = { 64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20, 64 << 20, 256 << 20 };
+
+typedef struct pageable_setup {
+    gpuk_ctx* ctx[3];      /* ways 1-3: no_staging, staging_min_bytes 1, the defaults */
+    gpuk_buffer buf[3];    /* the same 256 MiB of device memory in each */
+    gpuk_devptr dev;
+    void* pageable;        /* 256 MiB of malloc'd, touched memory */
+    void* pinned;
+    htod_fn htod;
+    dtoh_fn dtoh;
+    sync_fn sync;
+} pageable_setup;
+
+/* One copy of bytes by way w (0 raw pageable, 1-3 gpuk's ctxs, 4 raw pinned), done when it
+   returns (the raw pageable host->device copy may return before its DMA ends: synced, as gpuk
+   waits); 0 on success. */
+static int pageable_copy(const pageable_setup* p, int w, int to_device, size_t bytes) {
+    void* host = w == 4 ? p->pinned : p->pageable;
+    if (w == 0 || w == 4) {
+        if (gpuk_ctx_make_current(p->ctx[2]) != GPUK_OK) return 1;
+        if (to_device) return p->htod(p->dev, host, bytes) != 0 || p->sync() != 0;
+        return (int)p->dtoh(host, p->dev, bytes);
+    }
+    return to_device ? gpuk_buffer_write(p->ctx[w - 1], p->buf[w - 1], 0, host, bytes) != GPUK_OK
+                     : gpuk_buffer_read(p->ctx[w - 1], p->buf[w - 1], 0, host, bytes) != GPUK_OK;
+}
+
+/* GB/s[size][way] for one direction: enough copies per sample for 64 MiB, ways interleaved,
+   medians of REPEATS after two warm-up rounds (the first staged copy allocates the staging). */
+static int pageable_measure(const pageable_setup* p, int to_device, double gbs[PSIZES][WAYS]) {
+    int i, w, rep;
+    for (i = 0; i < PSIZES; i++) {
+        size_t k, iters = psize[i] >= ((size_t)64 << 20) ? 1 : ((size_t)64 << 20) / psize[i];
+        double t[WAYS][REPEATS];
+        for (rep = -2; rep < REPEATS; rep++)
+            for (w = 0; w < WAYS; w++) {
+                double s = now_us();
+                for (k = 0; k < iters; k++)
+                    if (pageable_copy(p, w, to_device, psize[i])) {
+                        fprintf(stderr, "bench: pageable copy (%s, %zu bytes) failed: %s\n", way_name[w], psize[i],
+                                gpuk_last_error());
+                        return 1;
+                    }
+                if (rep >= 0) t[w][rep] = (now_us() - s) / (double)iters;
+            }
+        for (w = 0; w < WAYS; w++) gbs[i][w] = (double)psize[i] / median(t[w], REPEATS) / 1e3;
+    }
+    return 0;
+}
+
+/* The host side's own limit: one thread's memcpy over the 256 MiB of pageable memory in 8 MiB
+   pieces into (or out of) the first 8 MiB of pinned memory, GB/s, median of REPEATS. A staged
+   copy moves every byte through such a memcpy, so it cannot be faster. */
+static double memcpy_gbs(const pageable_setup* p, size_t bytes, int into_pinned) {
+    const size_t piece = (size_t)8 << 20;
+    double t[REPEATS];
+    int rep;
+    for (rep = -2; rep < REPEATS; rep++) {
+        double s = now_us();
+        size_t off;
+        for (off = 0; off < bytes; off += piece) {
+            if (into_pinned) memcpy(p->pinned, (char*)p->pageable + off, piece);
+            else memcpy((char*)p->pageable + off, p->pinned, piece);
+        }
+        if (rep >= 0) t[rep] = now_us() - s;
+    }
+    return (double)bytes / median(t, REPEATS) / 1e3;
+}
+
+/* The smallest size from which staged beats direct at every larger size measured; 0: none. */
+static size_t pageable_crossover(double gbs[PSIZES][WAYS]) {
+    int i;
+    size_t from = 0;
+    for (i = PSIZES - 1; i >= 0 && gbs[i][2] > gbs[i][1]; i--) from = psize[i];
+    return from;
+}
+
 int main(void) {
     double t0 = now_us(), t_init, t_ctx, t_mod, t_first;
     gpuk_ctx* ctx;
@@ -60,6 +144,7 @@ int main(void) {
     gpuk_buffer d1, d2;
     gpuk_pinned h;
     double ratio_h2d, ratio_d2h, ratio_d2d, bw_h2d, bw_d2h, bw_d2d, raw_h2d, raw_d2h, raw_d2d;
+    double pg_h2d, pg_d2h, pg_raw_h2d, pg_raw_d2h, pg_pin_h2d, pg_pin_d2h; /* pageable 256 MiB */
     gpuk_device_info info;
 
     /* init to first launched kernel, split by stage; first thing in the process */
@@ -142,6 +227,56 @@ int main(void) {
                    mrh, mgh, mrd, mgd, mrdd, mgdd);
         }
     }
+
+    /* pageable copies: the same device memory through three ctxs (one primary context) */
+    {
+        pageable_setup p;
+        double h2d[PSIZES][WAYS], d2h[PSIZES][WAYS];
+        memset(&p, 0, sizeof p);
+        p.dev = gpuk_buffer_devptr(ctx, d1);
+        p.pinned = gpuk_pinned_ptr(ctx, h);
+        p.htod = raw_htod;
+        p.dtoh = raw_dtoh;
+        p.sync = raw_sync;
+        TRY(gpuk_ctx_create(&(gpuk_ctx_desc){ .no_staging = true }, &p.ctx[0]));
+        TRY(gpuk_ctx_create(&(gpuk_ctx_desc){ .staging_min_bytes = 1 }, &p.ctx[1]));
+        p.ctx[2] = ctx;
+        for (i = 0; i < 2; i++)
+            TRY(gpuk_buffer_create(p.ctx[i], &(gpuk_buffer_desc){ .bytes = bytes, .wrap = p.dev }, &p.buf[i]));
+        p.buf[2] = d1;
+        if (!(p.pageable = malloc(bytes))) { fprintf(stderr, "bench: no 256 MiB of host memory\n"); return 1; }
+        memset(p.pageable, 0x3C, bytes); /* touched: no first-touch page faults in the timing */
+        if (pageable_measure(&p, 1, h2d) || pageable_measure(&p, 0, d2h)) return 1;
+        printf("\n== pageable copies (GB/s; raw driver cuMemcpyHtoD/DtoH from malloc'd memory, gpuk direct = "
+               "no_staging, staged at every size, default, pinned), medians of %d ==\n", REPEATS);
+        printf("%-9s | %-37s | %-37s\n", "size", "host->device", "device->host");
+        printf("%-9s |", "");
+        for (i = 0; i < 2; i++) { int w; for (w = 0; w < WAYS; w++) printf(" %7s", way_name[w]); printf(" |"); }
+        printf("\n");
+        for (i = 0; i < PSIZES; i++) {
+            int w;
+            printf("%6zu KiB |", psize[i] >> 10);
+            for (w = 0; w < WAYS; w++) printf(" %7.2f", h2d[i][w]);
+            printf(" |");
+            for (w = 0; w < WAYS; w++) printf(" %7.2f", d2h[i][w]);
+            printf(" |\n");
+        }
+        printf("crossover (staged faster than direct from this size up): host->device %zu KiB, device->host "
+               "%zu KiB (0: never); gpuk's default staging_min_bytes: %zu KiB\n",
+               pageable_crossover(h2d) >> 10, pageable_crossover(d2h) >> 10,
+               gpuk_ctx_desc_defaults(NULL).staging_min_bytes >> 10);
+        printf("one thread's memcpy, 8 MiB pieces over 256 MiB: pageable->pinned %.2f GB/s, pinned->pageable "
+               "%.2f GB/s (a staged copy's host side; it cannot beat these)\n", memcpy_gbs(&p, bytes, 1),
+               memcpy_gbs(&p, bytes, 0));
+        pg_h2d = h2d[PSIZES - 1][2]; pg_d2h = d2h[PSIZES - 1][2];
+        pg_raw_h2d = h2d[PSIZES - 1][0]; pg_raw_d2h = d2h[PSIZES - 1][0];
+        pg_pin_h2d = h2d[PSIZES - 1][4]; pg_pin_d2h = d2h[PSIZES - 1][4];
+        for (i = 0; i < 2; i++) {
+            TRY(gpuk_buffer_destroy(p.ctx[i], p.buf[i]));
+            TRY(gpuk_ctx_destroy(p.ctx[i]));
+        }
+        free(p.pageable);
+    }
     TRY(gpuk_ctx_destroy(ctx));
 
     printf("\n== gpuk bench on %s (sm_%d%d, driver %d), medians of %d after warm-up ==\n", info.name,
@@ -152,6 +287,10 @@ int main(void) {
     printf("%-44s %9.1f GB/s %7.1f GB/s %8.3f %s\n", "pinned 256 MiB host->device", raw_h2d, bw_h2d, ratio_h2d, ">= 0.97");
     printf("%-44s %9.1f GB/s %7.1f GB/s %8.3f %s\n", "pinned 256 MiB device->host", raw_d2h, bw_d2h, ratio_d2h, ">= 0.97");
     printf("%-44s %9.1f GB/s %7.1f GB/s %8.3f %s\n", "256 MiB device->device (read+write)", raw_d2d, bw_d2d, ratio_d2d, ">= 0.97");
+    printf("%-44s %9.1f GB/s %7.1f GB/s %8.3f %s (%.2f of pinned, goal >= 0.6)\n", "pageable 256 MiB host->device, staged",
+           pg_raw_h2d, pg_h2d, pg_h2d / pg_raw_h2d, ">= 2.0", pg_h2d / pg_pin_h2d);
+    printf("%-44s %9.1f GB/s %7.1f GB/s %8.3f %s (%.2f of pinned, goal >= 0.6)\n", "pageable 256 MiB device->host, staged",
+           pg_raw_d2h, pg_d2h, pg_d2h / pg_raw_d2h, ">= 2.0", pg_d2h / pg_pin_d2h);
     printf("init to first kernel: driver load + cuInit %.1f ms, context %.1f ms, module load %.1f ms, "
            "first launch+sync %.2f ms, total %.1f ms\n", (t_init - t0) / 1e3, (t_ctx - t_init) / 1e3,
            (t_mod - t_ctx) / 1e3, (t_first - t_mod) / 1e3, (t_first - t0) / 1e3);
@@ -164,6 +303,11 @@ int main(void) {
     bench_csv_row("pinned host->device", "256 MiB", bytes / bw_h2d / 1e6, bw_h2d, "GB/s", ratio_h2d, 0.97);
     bench_csv_row("pinned device->host", "256 MiB", bytes / bw_d2h / 1e6, bw_d2h, "GB/s", ratio_d2h, 0.97);
     bench_csv_row("device->device", "256 MiB", 2.0 * bytes / bw_d2d / 1e6, bw_d2d, "GB/s read+write", ratio_d2d, 0.97);
+    /* pageable rows: the ratio to pinned (the 0.6 goal); raw pageable is in the text */
+    bench_csv_row("pageable host->device, staged, to pinned", "256 MiB", bytes / pg_h2d / 1e6, pg_h2d, "GB/s",
+                  pg_h2d / pg_pin_h2d, 0.6);
+    bench_csv_row("pageable device->host, staged, to pinned", "256 MiB", bytes / pg_d2h / 1e6, pg_d2h, "GB/s",
+                  pg_d2h / pg_pin_d2h, 0.6);
     bench_csv_row("init to first kernel", "", (t_first - t0) / 1e3, BENCH_CSV_NONE, "", BENCH_CSV_NONE, BENCH_CSV_NONE);
     bench_csv_close();
     return 0;

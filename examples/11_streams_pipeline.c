@@ -1,7 +1,8 @@
 /* examples/11_streams_pipeline.c - streams and events: an array goes through the GPU in 16
    chunks, each copied in (pinned memory), processed by a kernel of the gallery's own and
    copied back; first all on one stream, then spread over 4 streams so that copies and
-   kernels of different chunks overlap. gpuk events time every step; the program prints the
+   kernels of different chunks overlap (gpuk_stream_fork starts the streams after the first,
+   gpuk_stream_join brings them back into it). gpuk events time every step; the program prints the
    speedup and draws the timeline of both runs (timeline.png: blue copy in, green kernel,
    orange copy out; top row one stream, below the four). Sampled results checked on the CPU.
    Default 2^24 floats, --full 2^26.
@@ -33,9 +34,10 @@ static gpuk_result run(pipeline* p, int streams, float times[CHUNKS][STEPS + 1],
     int c, i;
     size_t bytes = p->chunk * sizeof(float);
     *total = 0;
-    if ((r = gpuk_event_record(p->ctx, p->s[0], p->t0)) != GPUK_OK) return r;
-    for (i = 1; i < streams; i++) /* every stream starts after t0 */
-        if ((r = gpuk_stream_wait(p->ctx, p->s[i], p->t0)) != GPUK_OK) return r;
+    /* every stream starts after t0 */
+    if ((r = gpuk_event_record(p->ctx, p->s[0], p->t0)) != GPUK_OK ||
+        (r = gpuk_stream_fork(p->ctx, p->s[0], p->s + 1, (uint32_t)streams - 1)) != GPUK_OK)
+        return r;
     for (c = 0; c < CHUNKS; c++) {
         gpuk_stream s = p->s[c % streams];
         size_t first = (size_t)c * p->chunk;
@@ -51,7 +53,11 @@ static gpuk_result run(pipeline* p, int streams, float times[CHUNKS][STEPS + 1],
             (r = gpuk_event_record(p->ctx, s, p->ev[c][3])) != GPUK_OK)
             return r;
     }
-    if ((r = gpuk_ctx_sync(p->ctx)) != GPUK_OK) return r;
+    /* s[0] takes the other streams' work back (a step on the whole output would go on there),
+       so waiting for s[0] waits for every chunk */
+    if ((r = gpuk_stream_join(p->ctx, p->s[0], p->s + 1, (uint32_t)streams - 1)) != GPUK_OK ||
+        (r = gpuk_stream_sync(p->ctx, p->s[0])) != GPUK_OK)
+        return r;
     for (c = 0; c < CHUNKS; c++)
         for (i = 0; i <= STEPS; i++) {
             if ((r = gpuk_event_elapsed_ms(p->ctx, p->t0, p->ev[c][i], &times[c][i])) != GPUK_OK) return r;

@@ -62,8 +62,25 @@ ERRORS
 MEMORY
    Host memory: only in gpuk_init, ctx create/destroy, module load, a built-in kernel's
    first use on a ctx and gpuk_buffer_download (freed by gpuk_host_free), through
-   gpuk_desc.allocator (default malloc/free); copies, launches and syncs never allocate. Device memory of gpuk's own: a per-stream scratch area for built-in
+   gpuk_desc.allocator (default malloc/free); copies, launches and syncs never allocate from
+   it. Device memory of gpuk's own: a per-stream scratch area for built-in
    reductions and scans (256 KiB, more for long scans), freed with its stream or ctx.
+   Pinned memory of gpuk's own (from the driver, cuMemHostAlloc): the staging area of a ctx,
+   gpuk_ctx_desc.staging_bytes (default 16 MiB, two halves) and two events, allocated by the
+   first staged copy and freed with the ctx; gpuk_ctx_desc.no_staging = true: never. Staged
+   copies: gpuk_buffer_write/read (and a create's desc.data upload, gpuk_buffer_download) of
+   pageable host memory (memory the driver does not know: malloc, the stack) of at least
+   staging_min_bytes (default 1 MiB): the calling thread copies piece after piece into one
+   half while the DMA engine moves the other, instead of the driver's own pageable path,
+   where the two take turns. Pinned, registered and managed memory and smaller copies go
+   direct. Same results and ordering as the direct copy; the call returns once done. If the
+   staging memory cannot be allocated the copy goes direct (whole), the logger hears once at
+   GPUK_LOG_WARN, and the ctx's copies stay direct. A copy finding the staging busy with
+   another thread's copy goes direct instead of waiting. A failure in the middle returns the
+   driver's code (the destination then holds part of the data), with nothing left in flight.
+   The *_async copies never stage (staging needs the calling thread to copy; an async copy
+   of pageable memory is synchronous in the driver anyway): use pinned memory for those.
+   gpuk_stream_join/fork create one event per ctx at their first call, freed with the ctx.
    Size 0: a buffer or pinned block of 0 bytes is a valid handle with no memory behind it
    (devptr 0 / NULL); copies and memsets of 0 bytes validate their handles and do nothing.
    Calls without a stream argument (gpuk_buffer_write/read/copy) are synchronous and ordered
@@ -113,7 +130,8 @@ THREADS
    gpuk_init and gpuk_last_error are safe from any thread; so is logging while another thread's
    gpuk_init or gpuk_shutdown replaces the logger (a message being logged then may still reach
    the old one). A ctx may be used from many threads at once: handle create/destroy take the ctx's lock; copy, launch, record and sync take no gpuk
-   lock; built-in reductions and scans take their stream's scratch lock up to their launch (a
+   lock (a staged copy tries the ctx's staging lock and goes direct when another thread holds
+   it; gpuk_stream_join/fork hold a ctx lock between their event's record and wait); built-in reductions and scans take their stream's scratch lock up to their launch (a
    scratch regrowth waits for that stream only), and a first-use JIT holds no lock, so calls
    on other streams never wait for it. gpuk makes the ctx's CUDA context current on the calling
    thread when it is not (a failed gpuk_ctx_create leaves the thread's current context as it
@@ -323,6 +341,12 @@ typedef struct gpuk_ctx_desc {
     uint32_t kernels_max_sm; // 0 -> built-in kernels take the fastest variant the device runs;
                              //   e.g. 52 -> the portable sm_52 baseline only, 80 -> none newer
                              //   than sm_80 (tests, and results that match older GPUs)
+    bool no_staging;         // false -> gpuk_buffer_write/read of pageable host memory of at
+                             //   least staging_min_bytes go through pinned staging (MEMORY);
+                             //   true -> always the driver's own pageable copy
+    size_t staging_bytes;    // 0 -> 16 MiB: the pinned staging memory (two halves), allocated
+                             //   at the first staged copy, freed with the ctx; >= 64 KiB
+    size_t staging_min_bytes; // 0 -> 1 MiB: smaller copies go direct; 1 -> stage every size
     uint32_t _end_canary;
 } gpuk_ctx_desc;
 
@@ -591,6 +615,15 @@ GPUK_API gpuk_result gpuk_stream_wait(gpuk_ctx* ctx, gpuk_stream stream, gpuk_ev
    event_ctx (any device), to complete its last record. event_ctx == ctx is gpuk_stream_wait. */
 GPUK_API gpuk_result gpuk_stream_wait_peer(gpuk_ctx* ctx, gpuk_stream stream, gpuk_ctx* event_ctx,
                                            gpuk_event event);
+/* Joining and forking streams without events of your own (gpuk records an internal event):
+   join: later work on stream waits for everything enqueued so far on each of others[0..count);
+   fork: later work on each of others waits for everything enqueued so far on stream. Only
+   enqueues. Every handle is checked before the driver sees any; others may hold stream
+   itself (skipped) and the default stream {0}; count 0 does nothing. */
+GPUK_API gpuk_result gpuk_stream_join(gpuk_ctx* ctx, gpuk_stream stream, const gpuk_stream* others,
+                                      uint32_t count);
+GPUK_API gpuk_result gpuk_stream_fork(gpuk_ctx* ctx, gpuk_stream stream, const gpuk_stream* others,
+                                      uint32_t count);
 /* fn(user_data) runs on a driver thread once earlier work on stream is done; it must not call
    gpuk or CUDA. */
 GPUK_API gpuk_result gpuk_stream_host_func(gpuk_ctx* ctx, gpuk_stream stream,

@@ -24,7 +24,7 @@ enum { FK_ALLOC = 1, FK_HOST, FK_REGISTERED, FK_STREAM, FK_EVENT, FK_MODULE, FK_
 typedef struct fake_func { int kind_tag; char name[64]; int nparams; size_t psize[16]; int fault; } fake_func;
 enum { FAKE_MAX_FUNCS = 32 }; /* kernels a module may hold (the gallery module has 9) */
 typedef struct fake_module { int kind_tag; char* text; fake_func funcs[FAKE_MAX_FUNCS]; int nfuncs; } fake_module;
-typedef struct fake_event { int kind_tag; int recorded; double t; } fake_event;
+typedef struct fake_event { int kind_tag; int recorded; double t; void* stream; long seq; } fake_event;
 
 typedef struct fake_config {
     int version;              /* cuDriverGetVersion; 0 -> 13000 */
@@ -46,7 +46,16 @@ typedef struct fake_config {
     void (*on_call)(const char* name); /* called at the start of every entry point (a test can
                                           pause a thread there to force an interleaving) */
     int peer_access;          /* 1: every device can access every other's memory (P2P) */
+    long fail_nth;            /* with fail_name: only its Nth call fails (1-based); 0 = every one */
+    int defer_copies;         /* 1: an async copy between device and page-locked host memory
+                                 moves its bytes only when its stream, an event recorded after
+                                 it, or the ctx is waited for, as a real DMA engine may; page-
+                                 locked memory copied again or freed meanwhile is misuse */
 } fake_config;
+
+/* A deferred copy (defer_copies), in the order queued. */
+typedef struct fake_pending { void* stream; int htod; void* host; fdevptr dev; size_t n; long seq; } fake_pending;
+enum { FAKE_MAX_PENDING = 256, FAKE_MAX_WAITS = 64 };
 
 /* A stream: its creation flags and whether work is queued on it that nothing has waited for
    yet (the fake runs work at once, but tracks the order a real GPU would need). */
@@ -78,10 +87,18 @@ typedef struct fake_state {
     void* last_copy_stream;   /* the stream of the last memcpy */
     int last_module_elf;      /* the last module loaded was a cubin (ELF) */
     size_t last_module_bytes; /* and its size by its ELF header */
+    long name_calls;          /* calls to cfg.fail_name so far (fail_nth) */
+    long pinned_copies;       /* async host copies whose host memory was page-locked */
+    long seq;                 /* deferred copies queued so far */
+    fake_pending pending[FAKE_MAX_PENDING];
+    int npending;
+    struct { void* waiter; void* on; } waits[FAKE_MAX_WAITS]; /* cuStreamWaitEvent: the waiting
+                                 stream and the stream the event was recorded on */
+    int nwaits;
 } fake_state;
 
 static fake_state fake = { { 0 }, PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, { 0 }, { { 0 } }, 0, { { 0 } }, 0, 0, 0, 0, 0, { 0 }, { { 0 } },
-                           { 0 }, 0, 0, NULL, 0, 0 };
+                           { 0 }, 0, 0, NULL, 0, 0, 0, 0, 0, { { 0 } }, 0, { { 0 } }, 0 };
 static __thread int fake_tls_ctx; /* 0 = none, else device + 1 */
 static const char* fake_last_failed_name = ""; /* entry point of the first injected failure */
 
@@ -122,6 +139,8 @@ static void fake_reset(const fake_config* cfg) {
     fake.last_copy_stream = NULL;
     fake.last_module_elf = 0;
     fake.last_module_bytes = 0;
+    fake.name_calls = fake.pinned_copies = fake.seq = 0;
+    fake.npending = fake.nwaits = 0;
     pthread_mutex_unlock(&fake.lock);
     fake_tls_ctx = 0;
 }
@@ -134,7 +153,8 @@ static int fake_fail(const char* fn) {
     fake.calls++;
     if (fake.sticky_now) code = fake.cfg.fail_code;
     else if ((fake.cfg.fail_at && fake.calls == fake.cfg.fail_at) ||
-             (fake.cfg.fail_name && strcmp(fake.cfg.fail_name, fn) == 0)) {
+             (fake.cfg.fail_name && strcmp(fake.cfg.fail_name, fn) == 0 &&
+              (!fake.cfg.fail_nth || ++fake.name_calls == fake.cfg.fail_nth))) {
         code = fake.cfg.fail_code;
         if (fake.cfg.sticky) fake.sticky_now = 1;
     }
@@ -270,6 +290,74 @@ static void fake_all_done(void) {
         if (fake.objs[i].live && fake.objs[i].kind == FK_STREAM) ((fake_stream*)fake.objs[i].mem)->pending = 0;
     pthread_mutex_unlock(&fake.lock);
 }
+/* [h, h+n) inside one live page-locked block (cuMemHostAlloc'd or registered). */
+static int fake_host_pinned_locked(const void* h, size_t n) {
+    int i;
+    for (i = 0; i < fake.nobjs; i++) {
+        const fake_obj* o = &fake.objs[i];
+        if (o->live && (o->kind == FK_HOST || o->kind == FK_REGISTERED) && (uintptr_t)h >= (uintptr_t)o->mem &&
+            (uintptr_t)h + n <= (uintptr_t)o->mem + o->bytes) return 1;
+    }
+    return 0;
+}
+/* defer_copies: moves the bytes of the deferred copies on streams ordered with s (NULL: all)
+   queued up to seq upto, in order, and forgets them. */
+static void fake_run_pending_locked(void* s, long upto) {
+    int i, k = 0;
+    for (i = 0; i < fake.npending; i++) {
+        fake_pending* p = &fake.pending[i];
+        if ((!s || fake_streams_ordered(p->stream, s)) && p->seq <= upto) {
+            if (p->htod) memcpy((void*)(uintptr_t)p->dev, p->host, p->n);
+            else memcpy(p->host, (const void*)(uintptr_t)p->dev, p->n);
+        } else fake.pending[k++] = *p;
+    }
+    fake.npending = k;
+}
+static void fake_run_pending(void* s, long upto) {
+    pthread_mutex_lock(&fake.lock);
+    fake_run_pending_locked(s, upto);
+    pthread_mutex_unlock(&fake.lock);
+}
+/* An async copy of n bytes between dev and host on s: queued for later (1) where defer_copies
+   is on and the host memory page-locked, else 0 (the caller copies now). Counts page-locked
+   copies; host memory still in flight in an earlier deferred copy is misuse: its bytes were
+   replaced, or read, before that copy moved them. */
+static int fake_defer_copy(void* s, int htod, void* host, fdevptr dev, size_t n, const char* fn) {
+    int i, deferred = 0;
+    pthread_mutex_lock(&fake.lock);
+    if (fake_host_pinned_locked(host, n)) {
+        fake.pinned_copies++;
+        for (i = 0; i < fake.npending; i++)
+            if ((uintptr_t)host < (uintptr_t)fake.pending[i].host + fake.pending[i].n &&
+                (uintptr_t)fake.pending[i].host < (uintptr_t)host + n)
+                fake_protocol("page-locked host memory used again while an async copy of it is in flight", fn);
+        if (fake.cfg.defer_copies && fake.npending < FAKE_MAX_PENDING) {
+            fake_pending* p = &fake.pending[fake.npending++];
+            p->stream = s; p->htod = htod; p->host = host; p->dev = dev; p->n = n; p->seq = ++fake.seq;
+            deferred = 1;
+        }
+    }
+    /* a copy made now comes after what its stream holds: that lands first */
+    if (!deferred) fake_run_pending_locked(s, fake.seq);
+    pthread_mutex_unlock(&fake.lock);
+    return deferred;
+}
+/* cuMemFreeHost / cuMemHostUnregister of p: a deferred copy of it still in flight is misuse. */
+static void fake_free_pinned_check(void* p, const char* fn) {
+    int i, k = 0;
+    size_t bytes = 0;
+    pthread_mutex_lock(&fake.lock);
+    for (i = 0; i < fake.nobjs; i++)
+        if (fake.objs[i].live && fake.objs[i].mem == p && (fake.objs[i].kind == FK_HOST || fake.objs[i].kind == FK_REGISTERED))
+            bytes = fake.objs[i].bytes;
+    for (i = 0; i < fake.npending; i++) {
+        uintptr_t h = (uintptr_t)fake.pending[i].host;
+        if (h >= (uintptr_t)p && h < (uintptr_t)p + bytes) fake_protocol("page-locked host memory freed while an async copy of it is in flight", fn);
+        else fake.pending[k++] = fake.pending[i];
+    }
+    fake.npending = k;
+    pthread_mutex_unlock(&fake.lock);
+}
 /* --- the entry points --- */
 static fres f_cuInit(unsigned int flags) { FAKE_ENTER("cuInit"); return flags ? 1 : 0; }
 static fres f_cuDriverGetVersion(int* v) { FAKE_ENTER("cuDriverGetVersion"); *v = fake.cfg.version; return 0; }
@@ -358,6 +446,7 @@ static fres f_sync_common(const char* name) {
 }
 static fres f_cuCtxSynchronize(void) {
     fres r = f_sync_common("cuCtxSynchronize");
+    if (!r) fake_run_pending(NULL, fake.seq);
     if (!r) fake_all_done();
     return r;
 }
@@ -399,10 +488,11 @@ static fres f_cuMemHostAlloc(void** p, size_t n, unsigned flags) {
     (void)flags;
     m = malloc(n ? n : 1);
     if (!m || !fake_track(FK_HOST, m, n)) { free(m); return 2; }
+    memset(m, 0xCD, n); /* never zero by luck: a read before a deferred copy lands shows */
     *p = m;
     return 0;
 }
-static fres f_cuMemFreeHost(void* p) { FAKE_ENTER("cuMemFreeHost"); return fake_release(FK_HOST, p, "cuMemFreeHost") ? 0 : 1; }
+static fres f_cuMemFreeHost(void* p) { FAKE_ENTER("cuMemFreeHost"); fake_free_pinned_check(p, "cuMemFreeHost"); return fake_release(FK_HOST, p, "cuMemFreeHost") ? 0 : 1; }
 static fres f_cuMemHostRegister(void* p, size_t n, unsigned flags) {
     FAKE_ENTER("cuMemHostRegister"); FAKE_NEED_CTX("cuMemHostRegister");
     (void)flags;
@@ -411,6 +501,7 @@ static fres f_cuMemHostRegister(void* p, size_t n, unsigned flags) {
 }
 static fres f_cuMemHostUnregister(void* p) {
     FAKE_ENTER("cuMemHostUnregister");
+    fake_free_pinned_check(p, "cuMemHostUnregister");
     return fake_release(FK_REGISTERED, p, "cuMemHostUnregister") ? 0 : 713;
 }
 static int fake_stream_ok(void* s, const char* fn) {
@@ -434,7 +525,7 @@ static fres f_cuMemcpyHtoDAsync(fdevptr d, const void* h, size_t n, void* s) {
     FAKE_ENTER("cuMemcpyHtoDAsync"); FAKE_NEED_CTX("cuMemcpyHtoDAsync");
     if (!fake_stream_ok(s, "cuMemcpyHtoDAsync")) return 400;
     if (!fake_dev_ok(d, n)) { fake_protocol("copy out of bounds", "cuMemcpyHtoDAsync"); return 1; }
-    memcpy((void*)(uintptr_t)d, h, n);
+    if (!fake_defer_copy(s, 1, (void*)(uintptr_t)h, d, n, "cuMemcpyHtoDAsync")) memcpy((void*)(uintptr_t)d, h, n);
     fake_enqueue(s, 1);
     return 0;
 }
@@ -442,7 +533,7 @@ static fres f_cuMemcpyDtoHAsync(void* h, fdevptr d, size_t n, void* s) {
     FAKE_ENTER("cuMemcpyDtoHAsync"); FAKE_NEED_CTX("cuMemcpyDtoHAsync");
     if (!fake_stream_ok(s, "cuMemcpyDtoHAsync")) return 400;
     if (!fake_dev_ok(d, n)) { fake_protocol("copy out of bounds", "cuMemcpyDtoHAsync"); return 1; }
-    memcpy(h, (void*)(uintptr_t)d, n);
+    if (!fake_defer_copy(s, 0, h, d, n, "cuMemcpyDtoHAsync")) memcpy(h, (void*)(uintptr_t)d, n);
     fake_enqueue(s, 1);
     return 0;
 }
@@ -453,6 +544,7 @@ static fres f_cuMemcpyDtoDAsync(fdevptr d, fdevptr s2, size_t n, void* s) {
     /* The driver promises no memmove semantics: copy forward byte by byte (as memcpy may),
        so that an overlapping copy comes out wrong here too, and say so. */
     if (d < s2 + n && s2 < d + n) fake_protocol("overlapping device-to-device copy", "cuMemcpyDtoDAsync");
+    fake_run_pending(s, fake.seq); /* what the stream holds lands first */
     { size_t i; for (i = 0; i < n; i++) ((char*)(uintptr_t)d)[i] = ((const char*)(uintptr_t)s2)[i]; }
     fake_enqueue(s, 1);
     return 0;
@@ -587,6 +679,7 @@ static fres f_cuStreamSynchronize(void* s) {
     fres r;
     if (!fake_stream_ok(s, "cuStreamSynchronize")) return 400;
     r = f_sync_common("cuStreamSynchronize");
+    if (!r) fake_run_pending(s, fake.seq);
     if (!r) fake_stream_done(s);
     return r;
 }
@@ -596,12 +689,24 @@ static fres f_cuStreamIsCapturing(void* s, unsigned* status) {
     *status = s && s == fake.cfg.capturing_stream ? 1u : 0u; /* CU_STREAM_CAPTURE_STATUS_ACTIVE */
     return 0;
 }
-static fres f_cuStreamQuery(void* s) { FAKE_ENTER("cuStreamQuery"); return fake_stream_ok(s, "cuStreamQuery") ? 0 : 400; }
+static fres f_cuStreamQuery(void* s) {
+    FAKE_ENTER("cuStreamQuery");
+    if (!fake_stream_ok(s, "cuStreamQuery")) return 400;
+    fake_run_pending(s, fake.seq); /* done, so its copies have landed */
+    return 0;
+}
 static fres f_cuStreamWaitEvent(void* s, void* e, unsigned flags) {
     FAKE_ENTER("cuStreamWaitEvent"); FAKE_NEED_CTX("cuStreamWaitEvent");
     (void)flags;
     if (!fake_stream_ok(s, "cuStreamWaitEvent")) return 400;
     if (!fake_is_live(FK_EVENT, e)) { fake_protocol("destroyed event", "cuStreamWaitEvent"); return 400; }
+    pthread_mutex_lock(&fake.lock);
+    if (fake.nwaits < FAKE_MAX_WAITS) {
+        fake.waits[fake.nwaits].waiter = s;
+        fake.waits[fake.nwaits++].on = ((fake_event*)e)->stream;
+    }
+    fake_run_pending_locked(((fake_event*)e)->stream, ((fake_event*)e)->seq); /* its work comes first */
+    pthread_mutex_unlock(&fake.lock);
     return 0;
 }
 static fres f_cuLaunchHostFunc(void* s, void (*fn)(void*), void* user) {
@@ -628,14 +733,24 @@ static fres f_cuEventRecord(void* e, void* s) {
     pthread_mutex_lock(&fake.lock);
     ((fake_event*)e)->recorded = 1;
     ((fake_event*)e)->t = (clock_ms += 1.5);
+    ((fake_event*)e)->stream = s;
+    ((fake_event*)e)->seq = fake.seq; /* the deferred copies it follows */
     pthread_mutex_unlock(&fake.lock);
     return 0;
 }
 static fres f_cuEventSynchronize(void* e) {
+    fres r;
     if (!fake_is_live(FK_EVENT, e)) { fake_protocol("destroyed event", "cuEventSynchronize"); return 400; }
-    return f_sync_common("cuEventSynchronize");
+    r = f_sync_common("cuEventSynchronize");
+    if (!r && ((fake_event*)e)->recorded) fake_run_pending(((fake_event*)e)->stream, ((fake_event*)e)->seq);
+    return r;
 }
-static fres f_cuEventQuery(void* e) { FAKE_ENTER("cuEventQuery"); return fake_is_live(FK_EVENT, e) ? 0 : 400; }
+static fres f_cuEventQuery(void* e) {
+    FAKE_ENTER("cuEventQuery");
+    if (!fake_is_live(FK_EVENT, e)) return 400;
+    if (((fake_event*)e)->recorded) fake_run_pending(((fake_event*)e)->stream, ((fake_event*)e)->seq);
+    return 0;
+}
 static fres f_cuEventElapsedTime(float* ms, void* a, void* b) {
     FAKE_ENTER("cuEventElapsedTime");
     if (!fake_is_live(FK_EVENT, a) || !fake_is_live(FK_EVENT, b)) { fake_protocol("destroyed event", "cuEventElapsedTime"); return 400; }

@@ -130,6 +130,7 @@ static void row_ctx_create(void) {
     BAD(gpuk_ctx_create(&(gpuk_ctx_desc){ .device = 99 }, &c), GPUK_ERR_INVALID_ARG);
     BAD(gpuk_ctx_create(&(gpuk_ctx_desc){ .device = -1 }, &c), GPUK_ERR_INVALID_ARG);
     BAD_NODRV(gpuk_ctx_create(&(gpuk_ctx_desc){ .max_buffers = 70000 }, &c), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_ctx_create(&(gpuk_ctx_desc){ .staging_bytes = 65535 }, &c), GPUK_ERR_INVALID_ARG);
     cases++;
     CHECK(c == NULL);
 }
@@ -316,6 +317,20 @@ static void row_stream_wait_peer(void) {
     BAD_HANDLES(WAIT_PEER_EV, zev, ev_stale, ev);
     BAD_NODRV(gpuk_stream_wait_peer(A, str_stale, B, ev_b), GPUK_ERR_INVALID_HANDLE);
     BAD_NODRV(gpuk_stream_wait_peer(A, str_b, B, ev_b), GPUK_ERR_INVALID_HANDLE);
+}
+#define JOIN_STR(h) gpuk_stream_join(A, h, &str, 1)
+#define FORK_STR(h) gpuk_stream_fork(A, str, &h, 1)
+static void row_stream_join(void) {
+    BAD_NODRV(gpuk_stream_join(NULL, str, &str, 1), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_stream_join(A, str, NULL, 1), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(JOIN_STR(str_stale), GPUK_ERR_INVALID_HANDLE);
+    BAD_NODRV(JOIN_STR(str_b), GPUK_ERR_INVALID_HANDLE);
+}
+static void row_stream_fork(void) {
+    BAD_NODRV(gpuk_stream_fork(NULL, str, &str, 1), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_stream_fork(A, str, NULL, 3), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(FORK_STR(str_stale), GPUK_ERR_INVALID_HANDLE);
+    BAD_NODRV(FORK_STR(str_b), GPUK_ERR_INVALID_HANDLE);
 }
 static void nothing(void* p) { (void)p; }
 static void row_stream_host_func(void) {
@@ -569,7 +584,7 @@ static const row rows[] = {
     ROW(buffer_copy_async), ROW(buffer_copy_peer), ROW(buffer_copy_peer_async),
     ROW(device_can_access_peer), ROW(ctx_enable_peer_access), ROW(buffer_memset), ROW(pinned_create), ROW(pinned_destroy), ROW(pinned_ptr),
     ROW(pinned_size), ROW(stream_create), ROW(stream_destroy), ROW(stream_sync), ROW(stream_query),
-    ROW(stream_wait), ROW(stream_wait_peer), ROW(stream_host_func), ROW(stream_native), ROW(stream_priority_range),
+    ROW(stream_wait), ROW(stream_wait_peer), ROW(stream_join), ROW(stream_fork), ROW(stream_host_func), ROW(stream_native), ROW(stream_priority_range),
     ROW(event_create), ROW(event_destroy), ROW(event_record), ROW(event_sync), ROW(event_query),
     ROW(event_elapsed_ms), ROW(timer_create), ROW(timer_destroy), ROW(timer_start), ROW(timer_stop),
     ROW(module_load), ROW(module_unload), ROW(module_compile), ROW(module_lowered_name),
