@@ -209,6 +209,8 @@ typedef enum gpuk_result {
                                       kernel load, a scratch allocation): prepare it first */
     GPUK_ERR_NO_NVRTC = -12,       /* NVRTC (the runtime compiler) not found, or too old */
     GPUK_ERR_COMPILE = -13,        /* NVRTC refused the program: the log is in last_error */
+    GPUK_ERR_UNSUPPORTED = -14,    /* the device cannot do what was asked (thread-block clusters
+                                      before sm_90, cooperative launch where it has none) */
     GPUK_RESULT_FORCE_32 = 0x7FFFFFFF
 } gpuk_result;
 
@@ -239,6 +241,7 @@ typedef struct gpuk_stream { uint32_t id; } gpuk_stream; /* {0} = the ctx defaul
 typedef struct gpuk_event { uint32_t id; } gpuk_event;
 typedef struct gpuk_module { uint32_t id; } gpuk_module;
 typedef struct gpuk_kernel { uint32_t id; } gpuk_kernel;
+typedef struct gpuk_graph { uint32_t id; } gpuk_graph;   /* captured work, ready to launch */
 
 /* A pointer and a size. GPUK_RANGE(x) takes an array or struct by name. */
 typedef struct gpuk_range { const void* ptr; size_t bytes; } gpuk_range;
@@ -316,6 +319,7 @@ typedef struct gpuk_ctx_desc {
     uint32_t kernels_max_sm; // 0 -> built-in kernels take the fastest variant the device runs;
                              //   e.g. 52 -> the portable sm_52 baseline only, 80 -> none newer
                              //   than sm_80 (tests, and results that match older GPUs)
+    uint32_t max_graphs;     // 0 -> 64
     uint32_t _end_canary;
 } gpuk_ctx_desc;
 
@@ -418,6 +422,15 @@ typedef struct gpuk_launch_desc {
     void** args;                 // one pointer per kernel parameter, as cuLaunchKernel takes
     uint32_t num_args;           // 0 -> not checked; else must match the kernel (debug builds)
     const size_t* arg_sizes;     // NULL -> not checked; else each must match (debug builds)
+    /* Extended launch (cuLaunchKernelEx, driver >= 11.8, GPUK_FEATURE_LAUNCH_EX); all zero ->
+       the plain cuLaunchKernel path, at no extra cost. */
+    gpuk_dim3 cluster;           // x 0 -> no clusters (GPUK_DIM1(0) too); else blocks per
+                                 //   thread-block cluster (y, z: 0 -> 1), sm_90+, dividing the
+                                 //   grid, at most 8 blocks
+    bool cooperative;            // true -> cooperative launch (grid-wide sync): the whole grid
+                                 //   must be resident at once (checked against occupancy first)
+    int priority;                // 0 -> the stream's; else this launch's priority (lower is
+                                 //   higher, clamped to gpuk_stream_priority_range; driver 12.0+)
     uint32_t _end_canary;
 } gpuk_launch_desc;
 
@@ -643,7 +656,54 @@ GPUK_API gpuk_result gpuk_kernel_suggest_block(gpuk_ctx* ctx, gpuk_kernel kernel
                                                int* out_min_grid);
 
 // --- launch ---
+/* Queues kernel on desc->stream. With cluster, cooperative or priority set it goes through
+   cuLaunchKernelEx: GPUK_ERR_DRIVER_TOO_OLD without it, GPUK_ERR_UNSUPPORTED on a device
+   without clusters (before sm_90) or cooperative launch, GPUK_ERR_LIMIT for a cooperative
+   grid larger than the device holds at once (blocks per SM at this block size and shared
+   memory x SMs, said in the text) or a cluster over 8 blocks, GPUK_ERR_INVALID_ARG for a
+   cluster that does not divide the grid. */
 GPUK_API gpuk_result gpuk_launch(gpuk_ctx* ctx, gpuk_kernel kernel, const gpuk_launch_desc* desc);
+/* The largest grid a cooperative launch of kernel may use at block threads and shared_bytes
+   of dynamic shared memory: blocks per SM (occupancy) x SMs. */
+GPUK_API gpuk_result gpuk_kernel_max_cooperative_grid(gpuk_ctx* ctx, gpuk_kernel kernel,
+                                                      uint32_t block, uint32_t shared_bytes,
+                                                      uint32_t* out_blocks);
+
+// --- CUDA graphs (driver >= 11.4: GPUK_FEATURE_GRAPHS) ---
+/* How a capture treats other threads' CUDA calls that could break it (cudaStreamCaptureMode):
+   thread-local (the default) refuses only this thread's unsafe calls; global refuses them on
+   every thread; relaxed refuses none. */
+typedef enum gpuk_capture_mode {
+    GPUK_CAPTURE_DEFAULT = 0,    /* -> GPUK_CAPTURE_THREAD_LOCAL */
+    GPUK_CAPTURE_GLOBAL,
+    GPUK_CAPTURE_THREAD_LOCAL,
+    GPUK_CAPTURE_RELAXED,
+    GPUK_CAPTURE_NUM,
+    GPUK_CAPTURE_FORCE_U32 = 0x7FFFFFFF
+} gpuk_capture_mode;
+/* From here until gpuk_graph_end_capture (or _update) on the same thread, work queued on
+   stream (launches, built-in kernels, async copies, memsets, event records, waits, host
+   functions) is recorded instead of run. Stream-less calls (gpuk_buffer_write...) must not
+   run meanwhile on a blocking stream's capture: they would join and invalidate it (see
+   KERNELS). A stream already being captured is refused. */
+GPUK_API gpuk_result gpuk_graph_begin_capture(gpuk_ctx* ctx, gpuk_stream stream,
+                                              gpuk_capture_mode mode);
+/* Ends stream's capture and instantiates what it recorded as a new graph. A capture that
+   the driver invalidated (an unsupported call during it) ends with its error (901...) and no
+   graph; the stream is usable again either way. */
+GPUK_API gpuk_result gpuk_graph_end_capture(gpuk_ctx* ctx, gpuk_stream stream,
+                                            gpuk_graph* out_graph);
+/* Ends stream's capture and updates graph in place from it (cuGraphExecUpdate): the same
+   work in the same order with new arguments (kernel parameters, copy and memset addresses
+   and sizes, launch shapes) changes graph's next launches. Where the two differ in shape
+   (other nodes, order, kernels from another module) it returns
+   CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE (910) naming the reason, and graph keeps its old
+   work. */
+GPUK_API gpuk_result gpuk_graph_update(gpuk_ctx* ctx, gpuk_stream stream, gpuk_graph graph);
+/* Queues one run of graph on stream (any stream of ctx; it may run while an earlier launch
+   of the same graph is queued: launches of one graph run one after the other). */
+GPUK_API gpuk_result gpuk_graph_launch(gpuk_ctx* ctx, gpuk_stream stream, gpuk_graph graph);
+GPUK_API gpuk_result gpuk_graph_destroy(gpuk_ctx* ctx, gpuk_graph graph);
 
 // --- built-in kernels (left out by GPUK_NO_KERNELS) ---
 /* The library in gpuk_kernels.cuh, shipped below as PTX. Each call checks its arguments, loads
