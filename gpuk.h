@@ -26,8 +26,9 @@ CONFIGURATION (define before the implementation include)
 
 gpuk DOES NOT
    need the CUDA toolkit (gpuk_module_compile loads NVRTC only when called); manage unified/managed memory; create non-primary
-   contexts; wrap textures, graphics interop, IPC or graphs (yet); print anything unless given a
-   logger; exit or abort on caller error.
+   contexts; wrap textures, graphics interop or IPC; build graphs node by node (gpuk makes
+   them by stream capture); print anything unless given a logger; exit or abort on caller
+   error.
 
 QUICK START (examples/01_vector_add.c has the whole program)
    gpuk_ctx* ctx; gpuk_buffer a; gpuk_module mod; gpuk_kernel k;
@@ -88,8 +89,8 @@ MEMORY
    gpuk_buffer_download copies a whole buffer into new host memory.
 
 HANDLES
-   Buffers, pinned blocks, streams, events, modules and kernels are 32-bit handles owned by one
-   ctx. {0} never names a live object (a zero stream, GPUK_DEFAULT_STREAM, means the ctx's
+   Buffers, pinned blocks, streams, events, modules, kernels and graphs are 32-bit handles
+   owned by one ctx. {0} never names a live object (a zero stream, GPUK_DEFAULT_STREAM, means the ctx's
    default stream). A zero,
    destroyed or other-ctx handle returns GPUK_ERR_INVALID_HANDLE and never reaches the driver.
    Destroying a ctx destroys everything it owns; unloading a module destroys its kernels.
@@ -146,15 +147,32 @@ KERNELS
    Or call a built-in one (gpuk_add_f32, gpuk_sum_f64, gpuk_scan_inclusive_i32, ... below):
    typed, argument-checked, JIT-loaded per kernel on first use, PTX lowered to run on every
    driver gpuk supports and every GPU from sm_52 on, with faster variants picked on newer GPUs.
-   CUDA graphs: built-in calls may be captured (stream capture through the driver) and the
-   graph replayed any number of times; each replay computes afresh. A capture cannot hold a
-   first-use JIT or a scratch allocation, so load the kernels (gpuk_kernels_load) and reserve
-   the stream's scratch for the longest scan (gpuk_kernels_reserve) before capturing; a call
-   that would still need either returns GPUK_ERR_CAPTURING and leaves the capture intact.
-   Capture in thread-local or relaxed mode when other threads use gpuk meanwhile (in global
-   mode the driver refuses their module loads and allocations), and capture on a stream
-   created non_blocking when stream-less calls may run meanwhile: they use the legacy stream,
-   which would join a blocking stream's capture and invalidate it.
+   CUDA graphs (driver >= 11.4, GPUK_FEATURE_GRAPHS): gpuk_graph_begin_capture(ctx, s, mode),
+   then gpuk calls on s (launches, built-ins, *_async copies, memsets, event records, waits)
+   are recorded instead of run; gpuk_graph_end_capture(ctx, s, &graph) turns them into a
+   graph, gpuk_graph_launch(ctx, stream, graph) runs it again, each time afresh on what the
+   buffers and host memory hold then, with one launch call: far less host cost a kernel
+   than launching each (bench.c: 64 tiny kernels). To change arguments (pointers, scalars,
+   sizes, launch shapes), capture the same calls again and gpuk_graph_update(ctx, s, graph):
+   other work or another order returns 910 with the reason and leaves the graph as it was.
+   What a capture cannot hold: a sync or query of the capturing stream, a stream-less call
+   (gpuk_buffer_write/read/copy: synchronous) on a blocking stream's capture, a copy to or
+   from pageable host memory (use gpuk_pinned), a first-use JIT or a scratch allocation of a
+   built-in. The driver invalidates the capture at the first of these (that call fails, the
+   end returns 901); a built-in that would load or allocate returns GPUK_ERR_CAPTURING
+   instead and leaves the capture intact: load the kernels (gpuk_kernels_load) and reserve
+   the stream's scratch for the longest scan (gpuk_kernels_reserve) before capturing.
+   Capture in thread-local (the default) or relaxed mode when other threads use gpuk
+   meanwhile (in global mode the driver refuses their module loads and allocations), and on
+   a stream created non_blocking when stream-less calls may run meanwhile: they use the
+   legacy stream, which would join a blocking stream's capture and invalidate it.
+   Extended launch (cuLaunchKernelEx, driver >= 11.8, GPUK_FEATURE_LAUNCH_EX):
+   gpuk_launch_desc.cluster (thread-block clusters, sm_90+, distributed shared memory),
+   .cooperative (every block resident at once, for a grid-wide sync: the grid is checked
+   against gpuk_kernel_max_cooperative_grid first) and .priority; all zero keeps the plain
+   launch. Each is checked before the driver: GPUK_ERR_UNSUPPORTED where the device cannot,
+   GPUK_ERR_LIMIT for a grid or cluster too large, GPUK_ERR_DRIVER_TOO_OLD without the entry
+   point.
 
 GENERATED
    This file is generated: tools/gen_ptx.py joins the hand-written sources in src/ and fills
@@ -690,7 +708,8 @@ GPUK_API gpuk_result gpuk_graph_begin_capture(gpuk_ctx* ctx, gpuk_stream stream,
                                               gpuk_capture_mode mode);
 /* Ends stream's capture and instantiates what it recorded as a new graph. A capture that
    the driver invalidated (an unsupported call during it) ends with its error (901...) and no
-   graph; the stream is usable again either way. */
+   graph; the stream is usable again either way. With the graph pool full (GPUK_ERR_POOL_FULL,
+   raise gpuk_ctx_desc.max_graphs) the capture is left open: destroy a graph, call again. */
 GPUK_API gpuk_result gpuk_graph_end_capture(gpuk_ctx* ctx, gpuk_stream stream,
                                             gpuk_graph* out_graph);
 /* Ends stream's capture and updates graph in place from it (cuGraphExecUpdate): the same
