@@ -4914,7 +4914,7 @@ static gpuk_result gpuk__capture_end(const char* fn, gpuk_ctx* ctx, gpuk_stream 
                           "(gpuk_graph_begin_capture first)");
     if ((cr = GPUK__DRV.cuStreamEndCapture(cs, out_graph)) != 0) {
         /* an invalidated capture may still hand back a graph: it is of no use */
-        if (*out_graph) GPUK__DRV.cuGraphDestroy(*out_graph);
+        if (*out_graph) gpuk__tolerate(fn, "cuGraphDestroy", GPUK__DRV.cuGraphDestroy(*out_graph));
         *out_graph = NULL;
         return gpuk__fail_cu(fn, "cuStreamEndCapture", cr,
                              cr == 908 ? "a thread-local or global capture ends on the thread that "
@@ -4938,7 +4938,9 @@ GPUK__IMPL gpuk_result gpuk_graph_end_capture(gpuk_ctx* ctx, gpuk_stream stream,
     if ((r = gpuk__capture_end(fn, ctx, stream, &graph)) == GPUK_OK) {
         if ((cr = GPUK__DRV.cuGraphInstantiateWithFlags(&s->exec, graph, 0)) != 0)
             r = gpuk__fail_cu(fn, "cuGraphInstantiateWithFlags", cr, NULL);
-        GPUK__DRV.cuGraphDestroy(graph);
+        /* the exec does not need it; a failure here (only sticky ones are possible in
+           practice) leaves the driver's host memory behind, nothing a retry could fix */
+        gpuk__tolerate(fn, "cuGraphDestroy", GPUK__DRV.cuGraphDestroy(graph));
     }
     return gpuk__slot_end(ctx, gpuk__kind_graph, s, r, &out_graph->id);
 }
@@ -4970,7 +4972,7 @@ GPUK__IMPL gpuk_result gpuk_graph_update(gpuk_ctx* ctx, gpuk_stream stream, gpuk
     if (!(s = gpuk__graph_lookup(ctx, graph.id))) return gpuk__bad_handle(fn, "graph", graph.id);
     if ((r = gpuk__capture_end(fn, ctx, stream, &g)) != GPUK_OK) return r;
     cr = GPUK__DRV.cuGraphExecUpdate(s->exec, g, &node, &result);
-    GPUK__DRV.cuGraphDestroy(g);
+    gpuk__tolerate(fn, "cuGraphDestroy", GPUK__DRV.cuGraphDestroy(g));
     if (cr) {
         char detail[192];
         gpuk__fmt(detail, sizeof detail, 0, "graph 0x%x is unchanged: %s (result %u)", graph.id,

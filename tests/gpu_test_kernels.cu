@@ -66,7 +66,8 @@ __device__ static void grid_barrier(volatile unsigned* bar) {
 
 // rounds times: b[i] = a[(i + shift) % n] + 1, then a and b swap roles; a grid-wide barrier
 // between rounds. Element i reads one written by another block in the round before, so a
-// barrier that did not hold shows as wrong values. Grid-stride over n.
+// barrier that did not hold shows as wrong values. Those reads go through L2 (ld.global.cg):
+// this SM's L1 may still hold the buffer's lines from two rounds ago. Grid-stride over n.
 extern "C" __global__ void coop_rounds(float* a, float* b, unsigned* bar, unsigned n, unsigned shift,
                                        unsigned rounds) {
     unsigned stride = gridDim.x * blockDim.x;
@@ -74,7 +75,7 @@ extern "C" __global__ void coop_rounds(float* a, float* b, unsigned* bar, unsign
         float* src = (r & 1u) ? b : a;
         float* dst = (r & 1u) ? a : b;
         for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-            dst[i] = src[(i + shift) % n] + 1.0f;
+            dst[i] = __ldcg(&src[(i + shift) % n]) + 1.0f; // L2: never a stale L1 line
         grid_barrier(bar);
     }
 }
