@@ -1,9 +1,10 @@
 /* bench/bench.c - gpuk against the raw driver in one run: launch host cost of an empty kernel,
-   pinned 256 MiB host<->device copies, device->device copy, and init to the first kernel;
-   pageable (malloc'd) host<->device copies from 64 KiB to 256 MiB: the raw driver, gpuk direct
-   (no_staging), gpuk staged at every size, gpuk as configured by default, and pinned, with the
-   size from which staging beats the direct copy (the crossover behind gpuk's default
-   staging_min_bytes).
+   pinned 256 MiB host<->device copies, device->device copy, init to the first kernel, a chain
+   of 64 tiny kernels launched on a stream against the same chain replayed as a CUDA graph
+   (gpuk_graph_*; per-kernel time to completion), and pageable (malloc'd) host<->device copies
+   from 64 KiB to 256 MiB: the raw driver, gpuk direct (no_staging), gpuk staged at every size,
+   gpuk as configured by default, and pinned, with the size from which staging beats the
+   direct copy (the crossover behind gpuk's default staging_min_bytes).
    Medians of repeats after warm-up; ratios, never absolute pass/fail times. Results also go to
    build/bench-csv/driver.csv (bench_csv.h).
    cc -std=c99 -O2 -I.. bench.c -o bench -ldl -lpthread */
@@ -19,6 +20,11 @@
 
 static const char empty_ptx[] =
     ".version 6.0\n.target sm_52\n.address_size 64\n.visible .entry empty()\n{\n ret;\n}\n";
+/* *p += 1 from one thread: a tiny kernel whose count proves every launch of the chain ran */
+static const char inc_ptx[] =
+    ".version 6.0\n.target sm_52\n.address_size 64\n.visible .entry inc(.param .u64 p)\n{\n"
+    " .reg .b32 %r; .reg .b64 %a;\n ld.param.u64 %a, [p]; cvta.to.global.u64 %a, %a;\n"
+    " ld.global.u32 %r, [%a]; add.u32 %r, %r, 1; st.global.u32 [%a], %r;\n ret;\n}\n";
 
 typedef unsigned int cu_res;
 typedef cu_res (*launch_fn)(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
@@ -43,7 +49,58 @@ static void* sym(const char* name, int version) {
     fprintf(stderr, "bench: %s\n", gpuk_last_error()); return 1; } } while (0)
 #define RAW(call) do { cu_res r_ = (call); if (r_) { fprintf(stderr, "bench: %s = %u\n", #call, r_); return 1; } } while (0)
 
-enum { REPEATS = 11, BATCH = 1000, BATCHES = 20 };
+enum { REPEATS = 11, BATCH = 1000, BATCHES = 20, CHAIN = 64, CHAINS = 50 };
+
+/* The 64-kernel chain: per-kernel time to completion (enqueue + sync, wall clock) of CHAINS
+   chains back to back, launched one kernel at a time on a stream and replayed as a graph
+   captured once; medians of REPEATS after warm-up, interleaved. The counter must end at the
+   number of launches. */
+static int chain_bench(gpuk_ctx* ctx, double* out_stream_us, double* out_graph_us) {
+    gpuk_module m;
+    gpuk_kernel k;
+    gpuk_stream s;
+    gpuk_buffer counter;
+    gpuk_graph g;
+    gpuk_devptr p;
+    double st[REPEATS], gr[REPEATS];
+    uint32_t count = 0, launched = 0;
+    int rep, c, i;
+    TRY(gpuk_module_load(ctx, &(gpuk_module_desc){ .image = { inc_ptx, 0 } }, &m));
+    TRY(gpuk_kernel_get(ctx, m, "inc", &k));
+    TRY(gpuk_stream_create(ctx, &(gpuk_stream_desc){ .non_blocking = true }, &s));
+    TRY(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .data = GPUK_RANGE(count) }, &counter));
+    p = gpuk_buffer_devptr(ctx, counter);
+#define CHAIN_LAUNCH() gpuk_launch(ctx, k, &(gpuk_launch_desc){ .grid = GPUK_DIM1(1), .block = GPUK_DIM1(32), \
+                                                                .stream = s, GPUK_ARGS(&p) })
+    TRY(gpuk_graph_begin_capture(ctx, s, GPUK_CAPTURE_THREAD_LOCAL));
+    for (i = 0; i < CHAIN; i++) TRY(CHAIN_LAUNCH());
+    TRY(gpuk_graph_end_capture(ctx, s, &g));
+    for (rep = -3; rep < REPEATS; rep++) {
+        double t = now_us(), t_stream, t_graph;
+        for (c = 0; c < CHAINS; c++)
+            for (i = 0; i < CHAIN; i++) TRY(CHAIN_LAUNCH());
+        TRY(gpuk_stream_sync(ctx, s));
+        t_stream = now_us() - t;
+        t = now_us();
+        for (c = 0; c < CHAINS; c++) TRY(gpuk_graph_launch(ctx, s, g));
+        TRY(gpuk_stream_sync(ctx, s));
+        t_graph = now_us() - t;
+        launched += 2u * CHAINS * CHAIN;
+        if (rep >= 0) { st[rep] = t_stream / (CHAINS * CHAIN); gr[rep] = t_graph / (CHAINS * CHAIN); }
+    }
+#undef CHAIN_LAUNCH
+    TRY(gpuk_buffer_read(ctx, counter, 0, &count, sizeof count));
+    if (count != launched) {
+        fprintf(stderr, "bench: the chain's counter is %u, want %u launches\n", count, launched);
+        return 1;
+    }
+    *out_stream_us = median(st, REPEATS);
+    *out_graph_us = median(gr, REPEATS);
+    TRY(gpuk_graph_destroy(ctx, g));
+    TRY(gpuk_stream_destroy(ctx, s));
+    TRY(gpuk_buffer_destroy(ctx, counter));
+    return gpuk_module_unload(ctx, m) != GPUK_OK;
+}
 
 /* Pageable copies, one direction: per size, the median time of one copy for each way. */
 enum { WAYS = 5, PSIZES = 7 };
@@ -146,6 +203,8 @@ int main(void) {
     double ratio_h2d, ratio_d2h, ratio_d2d, bw_h2d, bw_d2h, bw_d2d, raw_h2d, raw_d2h, raw_d2d;
     double pg_h2d, pg_d2h, pg_raw_h2d, pg_raw_d2h, pg_pin_h2d, pg_pin_d2h; /* pageable 256 MiB */
     gpuk_device_info info;
+    double chain_stream_us = 0, chain_graph_us = 0;
+    int have_graphs;
 
     /* init to first launched kernel, split by stage; first thing in the process */
     TRY(gpuk_init(NULL));
@@ -277,6 +336,8 @@ int main(void) {
         }
         free(p.pageable);
     }
+    have_graphs = (gpuk_features() & GPUK_FEATURE_GRAPHS) != 0;
+    if (have_graphs && chain_bench(ctx, &chain_stream_us, &chain_graph_us)) return 1;
     TRY(gpuk_ctx_destroy(ctx));
 
     printf("\n== gpuk bench on %s (sm_%d%d, driver %d), medians of %d after warm-up ==\n", info.name,
@@ -291,6 +352,11 @@ int main(void) {
            pg_raw_h2d, pg_h2d, pg_h2d / pg_raw_h2d, ">= 2.0", pg_h2d / pg_pin_h2d);
     printf("%-44s %9.1f GB/s %7.1f GB/s %8.3f %s (%.2f of pinned, goal >= 0.6)\n", "pageable 256 MiB device->host, staged",
            pg_raw_d2h, pg_d2h, pg_d2h / pg_raw_d2h, ">= 2.0", pg_d2h / pg_pin_d2h);
+    if (have_graphs)
+        printf("%-44s %9.3f us %9.3f us %8.3f %s\n", "64-kernel chain, per kernel: stream | graph", chain_stream_us,
+               chain_graph_us, chain_graph_us / chain_stream_us, "graph / stream <= 0.6");
+    else
+        printf("64-kernel chain: skipped, the driver has no CUDA graphs\n");
     printf("init to first kernel: driver load + cuInit %.1f ms, context %.1f ms, module load %.1f ms, "
            "first launch+sync %.2f ms, total %.1f ms\n", (t_init - t0) / 1e3, (t_ctx - t_init) / 1e3,
            (t_mod - t_ctx) / 1e3, (t_first - t_mod) / 1e3, (t_first - t0) / 1e3);
@@ -308,6 +374,11 @@ int main(void) {
                   pg_h2d / pg_pin_h2d, 0.6);
     bench_csv_row("pageable device->host, staged, to pinned", "256 MiB", bytes / pg_d2h / 1e6, pg_d2h, "GB/s",
                   pg_d2h / pg_pin_d2h, 0.6);
+    /* the chain: ratio stream time / graph time, so that higher is better like the other rows
+       (goal: graph <= 0.6 x stream) */
+    if (have_graphs)
+        bench_csv_row("64-kernel chain as a graph, per kernel", "64 x 1 block", chain_graph_us / 1e3, chain_graph_us,
+                      "us (stream: see ratio)", chain_stream_us / chain_graph_us, 1.0 / 0.6);
     bench_csv_row("init to first kernel", "", (t_first - t0) / 1e3, BENCH_CSV_NONE, "", BENCH_CSV_NONE, BENCH_CSV_NONE);
     bench_csv_close();
     return 0;

@@ -26,8 +26,9 @@ CONFIGURATION (define before the implementation include)
 
 gpuk DOES NOT
    need the CUDA toolkit (gpuk_module_compile loads NVRTC only when called); manage unified/managed memory; create non-primary
-   contexts; wrap textures, graphics interop, IPC or graphs (yet); print anything unless given a
-   logger; exit or abort on caller error.
+   contexts; wrap textures, graphics interop or IPC; build graphs node by node (gpuk makes
+   them by stream capture); print anything unless given a logger; exit or abort on caller
+   error.
 
 QUICK START (examples/01_vector_add.c has the whole program)
    gpuk_ctx* ctx; gpuk_buffer a; gpuk_module mod; gpuk_kernel k;
@@ -105,8 +106,8 @@ MEMORY
    gpuk_buffer_download copies a whole buffer into new host memory.
 
 HANDLES
-   Buffers, pinned blocks, streams, events, modules and kernels are 32-bit handles owned by one
-   ctx. {0} never names a live object (a zero stream, GPUK_DEFAULT_STREAM, means the ctx's
+   Buffers, pinned blocks, streams, events, modules, kernels and graphs are 32-bit handles
+   owned by one ctx. {0} never names a live object (a zero stream, GPUK_DEFAULT_STREAM, means the ctx's
    default stream). A zero,
    destroyed or other-ctx handle returns GPUK_ERR_INVALID_HANDLE and never reaches the driver.
    Destroying a ctx destroys everything it owns; unloading a module destroys its kernels.
@@ -171,15 +172,32 @@ KERNELS
    Or call a built-in one (gpuk_add_f32, gpuk_sum_f64, gpuk_scan_inclusive_i32, ... below):
    typed, argument-checked, JIT-loaded per kernel on first use, PTX lowered to run on every
    driver gpuk supports and every GPU from sm_52 on, with faster variants picked on newer GPUs.
-   CUDA graphs: built-in calls may be captured (stream capture through the driver) and the
-   graph replayed any number of times; each replay computes afresh. A capture cannot hold a
-   first-use JIT or a scratch allocation, so load the kernels (gpuk_kernels_load) and reserve
-   the stream's scratch for the longest scan (gpuk_kernels_reserve) before capturing; a call
-   that would still need either returns GPUK_ERR_CAPTURING and leaves the capture intact.
-   Capture in thread-local or relaxed mode when other threads use gpuk meanwhile (in global
-   mode the driver refuses their module loads and allocations), and capture on a stream
-   created non_blocking when stream-less calls may run meanwhile: they use the legacy stream,
-   which would join a blocking stream's capture and invalidate it.
+   CUDA graphs (driver >= 11.4, GPUK_FEATURE_GRAPHS): gpuk_graph_begin_capture(ctx, s, mode),
+   then gpuk calls on s (launches, built-ins, *_async copies, memsets, event records, waits)
+   are recorded instead of run; gpuk_graph_end_capture(ctx, s, &graph) turns them into a
+   graph, gpuk_graph_launch(ctx, stream, graph) runs it again, each time afresh on what the
+   buffers and host memory hold then, with one launch call: far less host cost a kernel
+   than launching each (bench.c: 64 tiny kernels). To change arguments (pointers, scalars,
+   sizes, launch shapes), capture the same calls again and gpuk_graph_update(ctx, s, graph):
+   other work or another order returns 910 with the reason and leaves the graph as it was.
+   What a capture cannot hold: a sync or query of the capturing stream, a stream-less call
+   (gpuk_buffer_write/read/copy: synchronous) on a blocking stream's capture, a copy to or
+   from pageable host memory (use gpuk_pinned), a first-use JIT or a scratch allocation of a
+   built-in. The driver invalidates the capture at the first of these (that call fails, the
+   end returns 901); a built-in that would load or allocate returns GPUK_ERR_CAPTURING
+   instead and leaves the capture intact: load the kernels (gpuk_kernels_load) and reserve
+   the stream's scratch for the longest scan (gpuk_kernels_reserve) before capturing.
+   Capture in thread-local (the default) or relaxed mode when other threads use gpuk
+   meanwhile (in global mode the driver refuses their module loads and allocations), and on
+   a stream created non_blocking when stream-less calls may run meanwhile: they use the
+   legacy stream, which would join a blocking stream's capture and invalidate it.
+   Extended launch (cuLaunchKernelEx, driver >= 11.8, GPUK_FEATURE_LAUNCH_EX):
+   gpuk_launch_desc.cluster (thread-block clusters, sm_90+, distributed shared memory),
+   .cooperative (every block resident at once, for a grid-wide sync: the grid is checked
+   against gpuk_kernel_max_cooperative_grid first) and .priority; all zero keeps the plain
+   launch. Each is checked before the driver: GPUK_ERR_UNSUPPORTED where the device cannot,
+   GPUK_ERR_LIMIT for a grid or cluster too large, GPUK_ERR_DRIVER_TOO_OLD without the entry
+   point.
 
 GENERATED
    This file is generated: tools/gen_ptx.py joins the hand-written sources in src/ and fills
@@ -234,6 +252,8 @@ typedef enum gpuk_result {
                                       kernel load, a scratch allocation): prepare it first */
     GPUK_ERR_NO_NVRTC = -12,       /* NVRTC (the runtime compiler) not found, or too old */
     GPUK_ERR_COMPILE = -13,        /* NVRTC refused the program: the log is in last_error */
+    GPUK_ERR_UNSUPPORTED = -14,    /* the device cannot do what was asked (thread-block clusters
+                                      before sm_90, cooperative launch where it has none) */
     GPUK_RESULT_FORCE_32 = 0x7FFFFFFF
 } gpuk_result;
 
@@ -264,6 +284,7 @@ typedef struct gpuk_stream { uint32_t id; } gpuk_stream; /* {0} = the ctx defaul
 typedef struct gpuk_event { uint32_t id; } gpuk_event;
 typedef struct gpuk_module { uint32_t id; } gpuk_module;
 typedef struct gpuk_kernel { uint32_t id; } gpuk_kernel;
+typedef struct gpuk_graph { uint32_t id; } gpuk_graph;   /* captured work, ready to launch */
 
 /* A pointer and a size. GPUK_RANGE(x) takes an array or struct by name. */
 typedef struct gpuk_range { const void* ptr; size_t bytes; } gpuk_range;
@@ -347,6 +368,7 @@ typedef struct gpuk_ctx_desc {
     size_t staging_bytes;    // 0 -> 16 MiB: the pinned staging memory (two halves), allocated
                              //   at the first staged copy, freed with the ctx; >= 64 KiB
     size_t staging_min_bytes; // 0 -> 1 MiB: smaller copies go direct; 1 -> stage every size
+    uint32_t max_graphs;     // 0 -> 64
     uint32_t _end_canary;
 } gpuk_ctx_desc;
 
@@ -449,6 +471,15 @@ typedef struct gpuk_launch_desc {
     void** args;                 // one pointer per kernel parameter, as cuLaunchKernel takes
     uint32_t num_args;           // 0 -> not checked; else must match the kernel (debug builds)
     const size_t* arg_sizes;     // NULL -> not checked; else each must match (debug builds)
+    /* Extended launch (cuLaunchKernelEx, driver >= 11.8, GPUK_FEATURE_LAUNCH_EX); all zero ->
+       the plain cuLaunchKernel path, at no extra cost. */
+    gpuk_dim3 cluster;           // x 0 -> no clusters (GPUK_DIM1(0) too); else blocks per
+                                 //   thread-block cluster (y, z: 0 -> 1), sm_90+, dividing the
+                                 //   grid, at most 8 blocks
+    bool cooperative;            // true -> cooperative launch (grid-wide sync): the whole grid
+                                 //   must be resident at once (checked against occupancy first)
+    int priority;                // 0 -> the stream's; else this launch's priority (lower is
+                                 //   higher, clamped to gpuk_stream_priority_range; driver 12.0+)
     uint32_t _end_canary;
 } gpuk_launch_desc;
 
@@ -683,7 +714,55 @@ GPUK_API gpuk_result gpuk_kernel_suggest_block(gpuk_ctx* ctx, gpuk_kernel kernel
                                                int* out_min_grid);
 
 // --- launch ---
+/* Queues kernel on desc->stream. With cluster, cooperative or priority set it goes through
+   cuLaunchKernelEx: GPUK_ERR_DRIVER_TOO_OLD without it, GPUK_ERR_UNSUPPORTED on a device
+   without clusters (before sm_90) or cooperative launch, GPUK_ERR_LIMIT for a cooperative
+   grid larger than the device holds at once (blocks per SM at this block size and shared
+   memory x SMs, said in the text) or a cluster over 8 blocks, GPUK_ERR_INVALID_ARG for a
+   cluster that does not divide the grid. */
 GPUK_API gpuk_result gpuk_launch(gpuk_ctx* ctx, gpuk_kernel kernel, const gpuk_launch_desc* desc);
+/* The largest grid a cooperative launch of kernel may use at block threads and shared_bytes
+   of dynamic shared memory: blocks per SM (occupancy) x SMs. */
+GPUK_API gpuk_result gpuk_kernel_max_cooperative_grid(gpuk_ctx* ctx, gpuk_kernel kernel,
+                                                      uint32_t block, uint32_t shared_bytes,
+                                                      uint32_t* out_blocks);
+
+// --- CUDA graphs (driver >= 11.4: GPUK_FEATURE_GRAPHS) ---
+/* How a capture treats other threads' CUDA calls that could break it (cudaStreamCaptureMode):
+   thread-local (the default) refuses only this thread's unsafe calls; global refuses them on
+   every thread; relaxed refuses none. */
+typedef enum gpuk_capture_mode {
+    GPUK_CAPTURE_DEFAULT = 0,    /* -> GPUK_CAPTURE_THREAD_LOCAL */
+    GPUK_CAPTURE_GLOBAL,
+    GPUK_CAPTURE_THREAD_LOCAL,
+    GPUK_CAPTURE_RELAXED,
+    GPUK_CAPTURE_NUM,
+    GPUK_CAPTURE_FORCE_U32 = 0x7FFFFFFF
+} gpuk_capture_mode;
+/* From here until gpuk_graph_end_capture (or _update) on the same thread, work queued on
+   stream (launches, built-in kernels, async copies, memsets, event records, waits, host
+   functions) is recorded instead of run. Stream-less calls (gpuk_buffer_write...) must not
+   run meanwhile on a blocking stream's capture: they would join and invalidate it (see
+   KERNELS). A stream already being captured is refused. */
+GPUK_API gpuk_result gpuk_graph_begin_capture(gpuk_ctx* ctx, gpuk_stream stream,
+                                              gpuk_capture_mode mode);
+/* Ends stream's capture and instantiates what it recorded as a new graph. A capture that
+   the driver invalidated (an unsupported call during it) ends with its error (901...) and no
+   graph; the stream is usable again either way. With the graph pool full (GPUK_ERR_POOL_FULL,
+   raise gpuk_ctx_desc.max_graphs) the capture is left open: destroy a graph, call again. */
+GPUK_API gpuk_result gpuk_graph_end_capture(gpuk_ctx* ctx, gpuk_stream stream,
+                                            gpuk_graph* out_graph);
+/* Ends stream's capture and updates graph in place from it (cuGraphExecUpdate): the same
+   work in the same order with new arguments (kernel parameters, copy and memset addresses
+   and sizes, launch shapes) changes graph's next launches. Where the two differ in shape
+   (other nodes, order, kernels from another module) it returns
+   CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE (910) naming the reason, and graph keeps its old
+   work. */
+GPUK_API gpuk_result gpuk_graph_update(gpuk_ctx* ctx, gpuk_stream stream, gpuk_graph graph);
+/* Queues one run of graph on stream (any stream of ctx; it may run while an earlier launch
+   of the same graph is queued: launches of one graph run one after the other). */
+GPUK_API gpuk_result gpuk_graph_launch(gpuk_ctx* ctx, gpuk_stream stream, gpuk_graph graph);
+GPUK_API gpuk_result gpuk_graph_destroy(gpuk_ctx* ctx, gpuk_graph graph);
 
 // --- built-in kernels (left out by GPUK_NO_KERNELS) ---
 /* The library in gpuk_kernels.cuh, shipped below as PTX. Each call checks its arguments, loads

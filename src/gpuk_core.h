@@ -182,9 +182,25 @@ typedef struct CUevent_st* gpuk__cu_event;
 typedef void(GPUK__CUDAAPI* gpuk__cu_host_fn)(void* user_data);
 typedef size_t(GPUK__CUDAAPI* gpuk__cu_b2d_fn)(int block_size);
 struct CUlaunchConfig_st;
-struct CUgraph_st;
-struct CUgraphExec_st;
 struct CUlib_st;
+typedef struct CUgraph_st* gpuk__cu_graph;
+typedef struct CUgraphExec_st* gpuk__cu_graph_exec;
+typedef struct CUgraphNode_st* gpuk__cu_graph_node;
+/* cuLaunchKernelEx's CUlaunchConfig and CUlaunchAttribute, laid out as cuda.h does (the
+   attribute value is a 64-byte union holding pointers; tests/driver_sigs.c compares sizes and
+   offsets). gpuk's own tags: cuda.h's CUlaunchConfig_st stays opaque here, so a program may
+   include both headers; the call casts. */
+typedef struct gpuk__cu_launch_attr {
+    unsigned int id;
+    char pad[4];
+    union { char bytes[64]; void* align_; int i; unsigned int dim[3]; } value;
+} gpuk__cu_launch_attr;
+typedef struct gpuk__cu_launch_config {
+    unsigned int grid[3], block[3], shared_bytes;
+    struct CUstream_st* stream;
+    gpuk__cu_launch_attr* attrs;
+    unsigned int num_attrs;
+} gpuk__cu_launch_config;
 
 /* Every run-time library gpuk loads (the driver; NVRTC or NCCL later) is one X-macro list, one
    descriptor (gpuk__lib, >>state) and one call of gpuk__lib_load (>>init). A list's rows are
@@ -283,6 +299,10 @@ typedef struct gpuk__lib_feature {
       (gpuk__cu_stream stream, gpuk__cu_event event, unsigned int flags)) \
     X(cuStreamIsCapturing, 10000, "cuStreamIsCapturing", 0, \
       (gpuk__cu_stream stream, unsigned int* out_status)) \
+    X(cuStreamBeginCapture, 10010, "cuStreamBeginCapture_v2", 0, \
+      (gpuk__cu_stream stream, unsigned int mode)) \
+    X(cuStreamEndCapture, 10000, "cuStreamEndCapture", 0, \
+      (gpuk__cu_stream stream, gpuk__cu_graph* out_graph)) \
     X(cuLaunchHostFunc, 10000, "cuLaunchHostFunc", 1, \
       (gpuk__cu_stream stream, gpuk__cu_host_fn fn, void* user_data)) \
     X(cuEventCreate, 2000, "cuEventCreate", 1, (gpuk__cu_event* out_event, unsigned int flags)) \
@@ -302,6 +322,9 @@ typedef struct gpuk__lib_feature {
       (int* out_value, unsigned int attribute, gpuk__cu_function func)) \
     X(cuFuncSetAttribute, 9000, "cuFuncSetAttribute", 1, \
       (gpuk__cu_function func, unsigned int attribute, int value)) \
+    X(cuOccupancyMaxActiveBlocksPerMultiprocessor, 6050, \
+      "cuOccupancyMaxActiveBlocksPerMultiprocessor", 0, \
+      (int* out_blocks, gpuk__cu_function func, int block_size, size_t shared_bytes)) \
     X(cuOccupancyMaxPotentialBlockSize, 6050, "cuOccupancyMaxPotentialBlockSize", 1, \
       (int* out_min_grid, int* out_block, gpuk__cu_function func, gpuk__cu_b2d_fn shared_of_block, \
        size_t shared_bytes, int block_limit)) \
@@ -314,7 +337,13 @@ typedef struct gpuk__lib_feature {
     X(cuLaunchKernelEx, 11060, "cuLaunchKernelEx", 0, \
       (const struct CUlaunchConfig_st* config, gpuk__cu_function func, void** params, void** extra)) \
     X(cuGraphInstantiateWithFlags, 11040, "cuGraphInstantiateWithFlags", 0, \
-      (struct CUgraphExec_st** out_exec, struct CUgraph_st* graph, unsigned long long flags)) \
+      (gpuk__cu_graph_exec* out_exec, gpuk__cu_graph graph, unsigned long long flags)) \
+    X(cuGraphLaunch, 10000, "cuGraphLaunch", 0, (gpuk__cu_graph_exec exec, gpuk__cu_stream stream)) \
+    X(cuGraphExecDestroy, 10000, "cuGraphExecDestroy", 0, (gpuk__cu_graph_exec exec)) \
+    X(cuGraphDestroy, 10000, "cuGraphDestroy", 0, (gpuk__cu_graph graph)) \
+    X(cuGraphExecUpdate, 10020, "cuGraphExecUpdate", 0, \
+      (gpuk__cu_graph_exec exec, gpuk__cu_graph graph, gpuk__cu_graph_node* out_error_node, \
+       unsigned int* out_result)) \
     X(cuLibraryLoadData, 12000, "cuLibraryLoadData", 0, \
       (struct CUlib_st** out_library, const void* code, unsigned int* jit_options, \
        void** jit_values, unsigned int num_jit_options, unsigned int* library_options, \
@@ -401,7 +430,15 @@ enum {
     GPUK__CU_ERROR_INVALID_VALUE = 1,
     GPUK__CU_ERROR_PEER_ACCESS_UNSUPPORTED = 217,
     GPUK__CU_ERROR_PEER_ACCESS_ALREADY_ENABLED = 704,
-    GPUK__CU_ERROR_NOT_READY = 600
+    GPUK__CU_ERROR_NOT_READY = 600,
+    GPUK__CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH = 95,
+    GPUK__CU_LAUNCH_ATTRIBUTE_COOPERATIVE = 2,
+    GPUK__CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4,
+    GPUK__CU_LAUNCH_ATTRIBUTE_PRIORITY = 8,
+    GPUK__CU_STREAM_CAPTURE_MODE_GLOBAL = 0,
+    GPUK__CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1,
+    GPUK__CU_STREAM_CAPTURE_MODE_RELAXED = 2,
+    GPUK__CU_STREAM_CAPTURE_STATUS_NONE = 0
 };
 
 /* ---- >>state ---- */
@@ -535,6 +572,7 @@ GPUK__IMPL const char* gpuk_result_str(gpuk_result result) {
     case GPUK_ERR_CAPTURING: return "GPUK_ERR_CAPTURING";
     case GPUK_ERR_NO_NVRTC: return "GPUK_ERR_NO_NVRTC";
     case GPUK_ERR_COMPILE: return "GPUK_ERR_COMPILE";
+    case GPUK_ERR_UNSUPPORTED: return "GPUK_ERR_UNSUPPORTED";
     case GPUK_RESULT_FORCE_32: break;
     }
     switch ((int)result) {
@@ -1340,6 +1378,11 @@ typedef struct gpuk__event_slot {
     gpuk__cu_event cu;
 } gpuk__event_slot;
 
+typedef struct gpuk__graph_slot {
+    uint32_t id;
+    gpuk__cu_graph_exec exec;
+} gpuk__graph_slot;
+
 typedef struct gpuk__module_slot {
     uint32_t id;
     gpuk__cu_module cu;
@@ -1380,11 +1423,13 @@ enum { GPUK__LAYER_BUILTIN, GPUK__LAYER_COUNT };
 /* The layers, defined with their code further down; NULL where compiled out. */
 static const gpuk__layer* gpuk__layer_of(int which);
 
-/* The handle kinds, one row each, in the order a ctx destroy releases them (kernels before
-   their modules, events and streams before memory): name, slot type, gpuk_ctx_desc field of
+/* The handle kinds, one row each, in the order a ctx destroy releases them (graphs before
+   the kernels and memory they use, kernels before their modules, events and streams before
+   memory): name, slot type, gpuk_ctx_desc field of
    the pool size, its default. Each kind has a gpuk__<name>_lookup (below) and a
    gpuk__<name>_release (in its section) that gives the slot's object back to the driver. */
 #define GPUK__HANDLE_KINDS(X) \
+    X(graph, gpuk__graph_slot, max_graphs, 64) \
     X(kernel, gpuk__kernel_slot, max_kernels, 1024) \
     X(module, gpuk__module_slot, max_modules, 64) \
     X(event, gpuk__event_slot, max_events, 1024) \
@@ -1903,6 +1948,7 @@ static gpuk_ctx_desc gpuk__ctx_desc_defaults(const gpuk_ctx_desc* desc) {
     if (!d.max_kernels) d.max_kernels = 1024;
     if (!d.staging_bytes) d.staging_bytes = GPUK__STAGING_BYTES;
     if (!d.staging_min_bytes) d.staging_min_bytes = GPUK__STAGING_MIN_BYTES;
+    if (!d.max_graphs) d.max_graphs = 64;
     return d;
 }
 
@@ -3870,6 +3916,108 @@ static gpuk_result gpuk__launch_check(const char* fn, const gpuk_ctx* ctx, const
     return GPUK_OK;
 }
 
+/* The most blocks of k a cooperative launch may have at threads and shared bytes a block:
+   every block must be resident at once for a grid-wide sync, else the launch fails (720) or
+   the kernel waits forever. The ctx is current. */
+static gpuk_result gpuk__cooperative_max(const char* fn, const gpuk_ctx* ctx, const gpuk__kernel_slot* k,
+                                         uint32_t threads, uint32_t shared, uint32_t* out_max,
+                                         int* out_per_sm) {
+    int can = 0, per_sm = 0;
+    gpuk__cu_result cr;
+    *out_max = 0;
+    *out_per_sm = 0;
+    if (!GPUK__DRV.cuOccupancyMaxActiveBlocksPerMultiprocessor)
+        return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, "kernel '%s': a cooperative launch needs "
+                          "cuOccupancyMaxActiveBlocksPerMultiprocessor, which this driver lacks", k->name);
+    if ((cr = GPUK__DRV.cuDeviceGetAttribute(&can, GPUK__CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, ctx->dev)) != 0)
+        return gpuk__fail_cu(fn, "cuDeviceGetAttribute", cr, "CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH");
+    if (!can)
+        return gpuk__fail(fn, GPUK_ERR_UNSUPPORTED, "kernel '%s': device %d (%s) cannot launch "
+                          "cooperative kernels", k->name, ctx->info.ordinal, ctx->info.name);
+    if ((cr = GPUK__DRV.cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k->cu, (int)threads, shared)) != 0)
+        return gpuk__fail_cu(fn, "cuOccupancyMaxActiveBlocksPerMultiprocessor", cr, k->name);
+    *out_per_sm = per_sm;
+    *out_max = (uint32_t)per_sm * (uint32_t)ctx->info.sm_count;
+    return GPUK_OK;
+}
+
+/* gpuk_launch with clusters, a cooperative grid or a priority: cuLaunchKernelEx with those
+   attributes, each checked first so that a refusal says why (the driver's is a bare 1 or
+   720). Kept out of gpuk_launch so the plain path pays three compares for it. */
+static GPUK__NOINLINE gpuk_result gpuk__launch_ex(const char* fn, gpuk_ctx* ctx, const gpuk__kernel_slot* k,
+                                                  const gpuk_launch_desc* d, gpuk__cu_stream cs,
+                                                  const uint32_t g[3], const uint32_t b[3]) {
+    static const char axis[3] = { 'x', 'y', 'z' };
+    gpuk__cu_launch_attr attrs[3];
+    gpuk__cu_launch_config cfg;
+    unsigned int n = 0, i;
+    gpuk__cu_result cr;
+    gpuk_result r;
+    if (!GPUK__DRV.cuLaunchKernelEx)
+        return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, "kernel '%s': clusters, cooperative launch and "
+                          "launch priorities need cuLaunchKernelEx, from a driver for CUDA 11.8 or newer "
+                          "(this one is %d.%d)", k->name, gpuk__g.driver_version / 1000,
+                          gpuk__g.driver_version % 1000 / 10);
+    memset(attrs, 0, sizeof attrs);
+    if (d->cluster.x) {
+        uint32_t c[3];
+        c[0] = d->cluster.x;
+        c[1] = d->cluster.y ? d->cluster.y : 1u;
+        c[2] = d->cluster.z ? d->cluster.z : 1u;
+        if (ctx->info.cc_major < 9)
+            return gpuk__fail(fn, GPUK_ERR_UNSUPPORTED, "kernel '%s': thread-block clusters need "
+                              "compute capability 9.0 or newer; device %d (%s) is %d.%d", k->name,
+                              ctx->info.ordinal, ctx->info.name, ctx->info.cc_major, ctx->info.cc_minor);
+        for (i = 0; i < 3; i++)
+            if (g[i] % c[i])
+                return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "kernel '%s': cluster.%c = %u does not "
+                                  "divide grid.%c = %u", k->name, axis[i], c[i], axis[i], g[i]);
+        if ((uint64_t)c[0] * c[1] * c[2] > 8u)
+            return gpuk__fail(fn, GPUK_ERR_LIMIT, "kernel '%s': a cluster of %ux%ux%u blocks exceeds "
+                              "the portable cluster size of 8 blocks", k->name, c[0], c[1], c[2]);
+        attrs[n].id = GPUK__CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        memcpy(attrs[n].value.dim, c, sizeof c);
+        n++;
+    }
+    if (d->priority && gpuk__g.driver_version < 12000)
+        return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, "kernel '%s': a launch priority needs a driver "
+                          "for CUDA 12.0 or newer (this one is %d.%d); use a stream's priority "
+                          "(gpuk_stream_desc.priority)", k->name, gpuk__g.driver_version / 1000,
+                          gpuk__g.driver_version % 1000 / 10);
+    if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
+    if (d->cooperative) {
+        uint32_t max = 0;
+        int per_sm = 0;
+        uint64_t blocks = (uint64_t)g[0] * g[1] * g[2];
+        if ((r = gpuk__cooperative_max(fn, ctx, k, b[0] * b[1] * b[2], d->shared_bytes, &max, &per_sm)) != GPUK_OK)
+            return r;
+        if (blocks > max)
+            return gpuk__fail(fn, GPUK_ERR_LIMIT, "kernel '%s': a cooperative grid of %llu blocks "
+                              "exceeds the %u the device holds at once (%d a multiprocessor x %d "
+                              "multiprocessors at %u threads and %u bytes of dynamic shared memory a "
+                              "block; gpuk_kernel_max_cooperative_grid)", k->name,
+                              (unsigned long long)blocks, max, per_sm, ctx->info.sm_count,
+                              b[0] * b[1] * b[2], d->shared_bytes);
+        attrs[n].id = GPUK__CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+        attrs[n].value.i = 1;
+        n++;
+    }
+    if (d->priority) {
+        attrs[n].id = GPUK__CU_LAUNCH_ATTRIBUTE_PRIORITY;
+        attrs[n].value.i = d->priority;
+        n++;
+    }
+    memset(&cfg, 0, sizeof cfg);
+    memcpy(cfg.grid, g, sizeof cfg.grid);
+    memcpy(cfg.block, b, sizeof cfg.block);
+    cfg.shared_bytes = d->shared_bytes;
+    cfg.stream = cs;
+    cfg.attrs = attrs;
+    cfg.num_attrs = n;
+    cr = GPUK__DRV.cuLaunchKernelEx((const struct CUlaunchConfig_st*)(const void*)&cfg, k->cu, d->args, NULL);
+    return cr ? gpuk__fail_cu(fn, "cuLaunchKernelEx", cr, k->name) : GPUK_OK;
+}
+
 GPUK__IMPL gpuk_result gpuk_launch(gpuk_ctx* ctx, gpuk_kernel kernel, const gpuk_launch_desc* desc) {
     const char* const fn = __func__;
     const gpuk__kernel_slot* k;
@@ -3887,8 +4035,193 @@ GPUK__IMPL gpuk_result gpuk_launch(gpuk_ctx* ctx, gpuk_kernel kernel, const gpuk
     g[0] = d.grid.x; g[1] = d.grid.y; g[2] = d.grid.z;
     b[0] = d.block.x; b[1] = d.block.y; b[2] = d.block.z;
     if ((r = gpuk__launch_check(fn, ctx, k, &d, g, b)) != GPUK_OK) return r;
+    if (GPUK__UNLIKELY(d.cluster.x || d.cooperative || d.priority))
+        return gpuk__launch_ex(fn, ctx, k, &d, cs, g, b);
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
     cr = GPUK__DRV.cuLaunchKernel(k->cu, g[0], g[1], g[2], b[0], b[1], b[2], d.shared_bytes, cs,
                                   d.args, NULL);
     return GPUK__UNLIKELY(cr) ? gpuk__fail_cu(fn, "cuLaunchKernel", cr, k->name) : GPUK_OK;
+}
+
+GPUK__IMPL gpuk_result gpuk_kernel_max_cooperative_grid(gpuk_ctx* ctx, gpuk_kernel kernel, uint32_t block,
+                                                        uint32_t shared_bytes, uint32_t* out_blocks) {
+    const char* const fn = __func__;
+    const gpuk__kernel_slot* k;
+    int per_sm = 0;
+    if (!out_blocks) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_blocks is NULL");
+    *out_blocks = 0;
+    GPUK__ALIVE(fn);
+    GPUK__CTX_CHECK(fn, ctx);
+    if (!(k = gpuk__kernel_lookup(ctx, kernel.id))) return gpuk__bad_handle(fn, "kernel", kernel.id);
+    if (!block) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "kernel '%s': block is 0", k->name);
+    if (block > (uint32_t)k->max_threads)
+        return gpuk__launch_limit(fn, k, "block", block, k->max_threads);
+    GPUK__ENTER(fn, ctx);
+    return gpuk__cooperative_max(fn, ctx, k, block, shared_bytes, out_blocks, &per_sm);
+}
+
+/* ---- >>graph ---- */
+/* Graphs are made by stream capture: what gpuk queues on a stream between begin and end
+   (launches, built-ins, copies, memsets, records) becomes a graph, instantiated at once into
+   an executable graph, the one driver object a gpuk_graph holds (the captured CUgraph is
+   destroyed: an exec does not need it). Arguments change by capturing again and updating the
+   exec (cuGraphExecUpdate), as CUDA programs update captured launches. */
+#define GPUK__GRAPH_ROWS(X) \
+    X(cuStreamIsCapturing) X(cuStreamBeginCapture) X(cuStreamEndCapture) \
+    X(cuGraphInstantiateWithFlags) X(cuGraphLaunch) X(cuGraphExecDestroy) X(cuGraphDestroy) \
+    X(cuGraphExecUpdate)
+
+/* Every graph row is optional (cuGraphInstantiateWithFlags, the feature bit, came last, in
+   11.4): a driver without one gets the name of the first missing. */
+static gpuk_result gpuk__graphs_ready(const char* fn) {
+#define GPUK__X_GRAPH_ROW(name) \
+    if (!GPUK__DRV.name) \
+        return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, "CUDA graphs need a driver for CUDA 11.4 or " \
+                          "newer; this one (%d.%d) lacks " #name, gpuk__g.driver_version / 1000, \
+                          gpuk__g.driver_version % 1000 / 10);
+    GPUK__GRAPH_ROWS(GPUK__X_GRAPH_ROW)
+#undef GPUK__X_GRAPH_ROW
+    return GPUK_OK;
+}
+
+/* The common head of begin, end and update: alive, ctx, stream, graph rows, ctx current;
+   then whether the stream is being captured (an invalidated capture counts: it must still be
+   ended). */
+static gpuk_result gpuk__capture_head(const char* fn, gpuk_ctx* ctx, gpuk_stream stream,
+                                      gpuk__cu_stream* out_cs, int* out_capturing) {
+    unsigned int status = 0;
+    gpuk__cu_result cr;
+    gpuk_result r;
+    GPUK__STREAM_HEAD(fn, ctx, stream, *out_cs);
+    if ((r = gpuk__graphs_ready(fn)) != GPUK_OK) return r;
+    GPUK__ENTER(fn, ctx);
+    if ((cr = GPUK__DRV.cuStreamIsCapturing(*out_cs, &status)) != 0)
+        return gpuk__fail_cu(fn, "cuStreamIsCapturing", cr, NULL);
+    *out_capturing = status != GPUK__CU_STREAM_CAPTURE_STATUS_NONE;
+    return GPUK_OK;
+}
+
+GPUK__IMPL gpuk_result gpuk_graph_begin_capture(gpuk_ctx* ctx, gpuk_stream stream, gpuk_capture_mode mode) {
+    const char* const fn = __func__;
+    static const unsigned int cu_mode[GPUK_CAPTURE_NUM] = {
+        GPUK__CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, GPUK__CU_STREAM_CAPTURE_MODE_GLOBAL,
+        GPUK__CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, GPUK__CU_STREAM_CAPTURE_MODE_RELAXED
+    };
+    gpuk__cu_stream cs;
+    gpuk__cu_result cr;
+    gpuk_result r;
+    int capturing = 0;
+    if ((unsigned)mode >= (unsigned)GPUK_CAPTURE_NUM)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "mode %u is not a gpuk_capture_mode", (unsigned)mode);
+    if ((r = gpuk__capture_head(fn, ctx, stream, &cs, &capturing)) != GPUK_OK) return r;
+    if (capturing)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "the stream is already being captured (end that "
+                          "capture with gpuk_graph_end_capture first)");
+    cr = GPUK__DRV.cuStreamBeginCapture(cs, cu_mode[mode]);
+    return cr ? gpuk__fail_cu(fn, "cuStreamBeginCapture", cr, NULL) : GPUK_OK;
+}
+
+/* Ends the capture on cs: the graph it recorded, or a failure (the stream is out of capture
+   mode either way once the driver was asked). */
+static gpuk_result gpuk__capture_end(const char* fn, gpuk_ctx* ctx, gpuk_stream stream,
+                                     gpuk__cu_graph* out_graph) {
+    gpuk__cu_stream cs;
+    gpuk__cu_result cr;
+    gpuk_result r;
+    int capturing = 0;
+    *out_graph = NULL;
+    if ((r = gpuk__capture_head(fn, ctx, stream, &cs, &capturing)) != GPUK_OK) return r;
+    if (!capturing)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "the stream is not being captured "
+                          "(gpuk_graph_begin_capture first)");
+    if ((cr = GPUK__DRV.cuStreamEndCapture(cs, out_graph)) != 0) {
+        /* an invalidated capture may still hand back a graph: it is of no use */
+        if (*out_graph) gpuk__tolerate(fn, "cuGraphDestroy", GPUK__DRV.cuGraphDestroy(*out_graph));
+        *out_graph = NULL;
+        return gpuk__fail_cu(fn, "cuStreamEndCapture", cr,
+                             cr == 908 ? "a thread-local or global capture ends on the thread that "
+                                         "began it" :
+                             "the capture was invalidated by a call it cannot hold (a synchronous "
+                             "or stream-less call, a sync, an allocation, a copy of pageable host "
+                             "memory, or work from another stream joining it); it has ended");
+    }
+    return GPUK_OK;
+}
+
+GPUK__IMPL gpuk_result gpuk_graph_end_capture(gpuk_ctx* ctx, gpuk_stream stream, gpuk_graph* out_graph) {
+    const char* const fn = __func__;
+    gpuk__graph_slot* s;
+    gpuk__cu_graph graph = NULL;
+    gpuk__cu_result cr;
+    gpuk_result r = GPUK_OK;
+    s = (gpuk__graph_slot*)gpuk__create_begin(fn, ctx, gpuk__kind_graph, out_graph ? &out_graph->id : NULL,
+                                              NULL, 1, 0u, 0u, &r);
+    if (!s) return r;
+    if ((r = gpuk__capture_end(fn, ctx, stream, &graph)) == GPUK_OK) {
+        if ((cr = GPUK__DRV.cuGraphInstantiateWithFlags(&s->exec, graph, 0)) != 0)
+            r = gpuk__fail_cu(fn, "cuGraphInstantiateWithFlags", cr, NULL);
+        /* the exec does not need it; a failure here (only sticky ones are possible in
+           practice) leaves the driver's host memory behind, nothing a retry could fix */
+        gpuk__tolerate(fn, "cuGraphDestroy", GPUK__DRV.cuGraphDestroy(graph));
+    }
+    return gpuk__slot_end(ctx, gpuk__kind_graph, s, r, &out_graph->id);
+}
+
+/* cuGraphExecUpdate's CUgraphExecUpdateResult values 2..8, as a reason. */
+static const char* gpuk__graph_update_reason(unsigned int result) {
+    static const char* const why[] = {
+        "the captured work's shape differs (other nodes or dependencies)",
+        "a node's type differs (a kernel where a copy was...)", "a kernel node's function differs",
+        "a node's parameters changed in a way an update cannot apply (a copy to other memory "
+        "kinds, a memset's element size...)",
+        "a node cannot be updated", "a kernel node's function changed in a way an update cannot "
+        "apply (another module or context)",
+        "a node's launch attributes changed in a way an update cannot apply"
+    };
+    return result >= 2 && result <= 8 ? why[result - 2] : "the driver did not say why";
+}
+
+GPUK__IMPL gpuk_result gpuk_graph_update(gpuk_ctx* ctx, gpuk_stream stream, gpuk_graph graph) {
+    const char* const fn = __func__;
+    const gpuk__graph_slot* s;
+    gpuk__cu_graph g = NULL;
+    gpuk__cu_graph_node node = NULL;
+    unsigned int result = 0;
+    gpuk__cu_result cr;
+    gpuk_result r;
+    GPUK__ALIVE(fn);
+    GPUK__CTX_CHECK(fn, ctx);
+    if (!(s = gpuk__graph_lookup(ctx, graph.id))) return gpuk__bad_handle(fn, "graph", graph.id);
+    if ((r = gpuk__capture_end(fn, ctx, stream, &g)) != GPUK_OK) return r;
+    cr = GPUK__DRV.cuGraphExecUpdate(s->exec, g, &node, &result);
+    gpuk__tolerate(fn, "cuGraphDestroy", GPUK__DRV.cuGraphDestroy(g));
+    if (cr) {
+        char detail[192];
+        gpuk__fmt(detail, sizeof detail, 0, "graph 0x%x is unchanged: %s (result %u)", graph.id,
+                  gpuk__graph_update_reason(result), result);
+        return gpuk__fail_cu(fn, "cuGraphExecUpdate", cr, detail);
+    }
+    return GPUK_OK;
+}
+
+GPUK__IMPL gpuk_result gpuk_graph_launch(gpuk_ctx* ctx, gpuk_stream stream, gpuk_graph graph) {
+    const char* const fn = __func__;
+    const gpuk__graph_slot* s;
+    gpuk__cu_stream cs;
+    gpuk__cu_result cr;
+    GPUK__STREAM_HEAD(fn, ctx, stream, cs);
+    if (GPUK__UNLIKELY(!(s = gpuk__graph_lookup(ctx, graph.id)))) return gpuk__bad_handle(fn, "graph", graph.id);
+    GPUK__ENTER(fn, ctx);
+    cr = GPUK__DRV.cuGraphLaunch(s->exec, cs);
+    return GPUK__UNLIKELY(cr) ? gpuk__fail_cu(fn, "cuGraphLaunch", cr, NULL) : GPUK_OK;
+}
+
+static gpuk__cu_result gpuk__graph_release(gpuk_ctx* ctx, void* slot, const char** out_call) {
+    (void)ctx;
+    *out_call = "cuGraphExecDestroy";
+    return GPUK__DRV.cuGraphExecDestroy(((const gpuk__graph_slot*)slot)->exec);
+}
+
+GPUK__IMPL gpuk_result gpuk_graph_destroy(gpuk_ctx* ctx, gpuk_graph graph) {
+    return gpuk__handle_destroy(__func__, ctx, gpuk__kind_graph, graph.id);
 }

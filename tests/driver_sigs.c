@@ -39,6 +39,34 @@ int main(void) {
     _Static_assert((int)GPUK__CU_GET_PROC_ADDRESS_LEGACY_STREAM == (int)CU_GET_PROC_ADDRESS_LEGACY_STREAM, "proc");
     _Static_assert((int)GPUK__CU_ERROR_NOT_READY == (int)CUDA_ERROR_NOT_READY, "code");
     _Static_assert(sizeof(gpuk_devptr) == sizeof(CUdeviceptr), "devptr");
+    _Static_assert((int)GPUK__CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH == (int)CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, "attr");
+    _Static_assert((int)GPUK__CU_LAUNCH_ATTRIBUTE_COOPERATIVE == (int)CU_LAUNCH_ATTRIBUTE_COOPERATIVE, "launch attr");
+    _Static_assert((int)GPUK__CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION == (int)CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, "launch attr");
+    _Static_assert((int)GPUK__CU_LAUNCH_ATTRIBUTE_PRIORITY == (int)CU_LAUNCH_ATTRIBUTE_PRIORITY, "launch attr");
+    _Static_assert((int)GPUK__CU_STREAM_CAPTURE_MODE_GLOBAL == (int)CU_STREAM_CAPTURE_MODE_GLOBAL, "capture mode");
+    _Static_assert((int)GPUK__CU_STREAM_CAPTURE_MODE_THREAD_LOCAL == (int)CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, "capture mode");
+    _Static_assert((int)GPUK__CU_STREAM_CAPTURE_MODE_RELAXED == (int)CU_STREAM_CAPTURE_MODE_RELAXED, "capture mode");
+    _Static_assert((int)GPUK__CU_STREAM_CAPTURE_STATUS_NONE == (int)CU_STREAM_CAPTURE_STATUS_NONE, "capture status");
+    /* cuLaunchKernelEx's structs, which gpuk lays out by hand */
+#define SAME_FIELD(ours, theirs, a, b) \
+    _Static_assert(offsetof(ours, a) == offsetof(theirs, b) && sizeof(((ours*)0)->a) == sizeof(((theirs*)0)->b), #a)
+    _Static_assert(sizeof(gpuk__cu_launch_attr) == sizeof(CUlaunchAttribute), "CUlaunchAttribute size");
+    _Static_assert(_Alignof(gpuk__cu_launch_attr) == _Alignof(CUlaunchAttribute), "CUlaunchAttribute alignment");
+    SAME_FIELD(gpuk__cu_launch_attr, CUlaunchAttribute, id, id);
+    SAME_FIELD(gpuk__cu_launch_attr, CUlaunchAttribute, value, value);
+    _Static_assert(sizeof(((gpuk__cu_launch_attr*)0)->value.dim) == sizeof(((CUlaunchAttribute*)0)->value.clusterDim), "clusterDim");
+    _Static_assert(sizeof(((gpuk__cu_launch_attr*)0)->value.i) == sizeof(((CUlaunchAttribute*)0)->value.priority), "priority");
+    _Static_assert(sizeof(gpuk__cu_launch_config) == sizeof(CUlaunchConfig), "CUlaunchConfig size");
+    /* grid[3], block[3]: three consecutive unsigned ints each in cuda.h */
+    _Static_assert(offsetof(gpuk__cu_launch_config, grid) == offsetof(CUlaunchConfig, gridDimX), "grid");
+    _Static_assert(offsetof(gpuk__cu_launch_config, block) == offsetof(CUlaunchConfig, blockDimX), "block");
+    SAME_FIELD(gpuk__cu_launch_config, CUlaunchConfig, shared_bytes, sharedMemBytes);
+    SAME_FIELD(gpuk__cu_launch_config, CUlaunchConfig, stream, hStream);
+    SAME_FIELD(gpuk__cu_launch_config, CUlaunchConfig, attrs, attrs);
+    SAME_FIELD(gpuk__cu_launch_config, CUlaunchConfig, num_attrs, numAttrs);
+    _Static_assert(offsetof(CUlaunchConfig, blockDimX) == offsetof(CUlaunchConfig, gridDimX) + 12, "grid as an array");
+    _Static_assert(offsetof(CUlaunchConfig, sharedMemBytes) == offsetof(CUlaunchConfig, blockDimX) + 12, "block as an array");
+#undef SAME_FIELD
     if (GPUK__CU_STREAM_LEGACY != CU_STREAM_LEGACY) { printf("FAIL GPUK__CU_STREAM_LEGACY\n"); return 1; }
     {   /* the cuGetProcAddress ABIs gpuk calls by hand */
         PFN_cuGetProcAddress_v11030 v1 = 0; gpuk__pfn_get_proc_v1 g1 = v1; (void)g1;

@@ -3,6 +3,10 @@
    contexts are tracked objects, so a double destroy, a leak, or a call without a current context
    is caught. Any call can be made to fail: the Nth call (fail_at), or by name (fail_name), with
    any code; a sticky code makes every later call fail, as the real driver does after 700.
+   Stream capture records what is queued on a capturing stream (copies, memsets, launches,
+   event records) into a graph instead of running it; a graph exec replays the records, so
+   copies in a graph move bytes at each launch, and an update checks the records' shape as
+   the driver does (CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE when it changed).
    It checks gpuk's error paths; it is never evidence that a kernel works. */
 #ifndef FAKE_DRIVER_H
 #define FAKE_DRIVER_H
@@ -19,7 +23,8 @@ typedef unsigned long long fdevptr;
 enum { FAKE_MAX_OBJS = 8192, FAKE_MAX_DEVICES = 4 };
 
 typedef struct fake_obj { int kind; int live; void* mem; size_t bytes; int device; } fake_obj;
-enum { FK_ALLOC = 1, FK_HOST, FK_REGISTERED, FK_STREAM, FK_EVENT, FK_MODULE, FK_FUNC, FK_CTX };
+enum { FK_ALLOC = 1, FK_HOST, FK_REGISTERED, FK_STREAM, FK_EVENT, FK_MODULE, FK_FUNC, FK_CTX, FK_GRAPH,
+       FK_EXEC };
 
 typedef struct fake_func { int kind_tag; char name[64]; int nparams; size_t psize[16]; int fault; } fake_func;
 enum { FAKE_MAX_FUNCS = 32 }; /* kernels a module may hold (the gallery module has 9) */
@@ -51,15 +56,43 @@ typedef struct fake_config {
                                  moves its bytes only when its stream, an event recorded after
                                  it, or the ctx is waited for, as a real DMA engine may; page-
                                  locked memory copied again or freed meanwhile is misuse */
+    int no_cooperative;       /* CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH is 0 */
+    int occupancy;            /* blocks a multiprocessor (occupancy); 0 -> 2048 / block, at most 32 */
 } fake_config;
 
 /* A deferred copy (defer_copies), in the order queued. */
 typedef struct fake_pending { void* stream; int htod; void* host; fdevptr dev; size_t n; long seq; } fake_pending;
 enum { FAKE_MAX_PENDING = 256, FAKE_MAX_WAITS = 64 };
 
+/* One recorded operation of a captured stream, with what it needs to run again: kernel
+   arguments are copied at capture, as the driver does; host pointers are read at each run. */
+enum { FOP_MEMSET = 1, FOP_HTOD, FOP_DTOH, FOP_DTOD, FOP_LAUNCH, FOP_RECORD };
+typedef struct fake_op {
+    int type;
+    unsigned long long dst, src;
+    void* host;
+    size_t n, elem;
+    unsigned value;
+    void* func;
+    unsigned grid[3], block[3], attr_cluster[3];
+    int attr_cooperative, attr_priority, ex;
+    unsigned char args[16][128];
+} fake_op;
+enum { FAKE_MAX_OPS = 160 };
+/* A captured graph, and an instantiated exec (a copy of it). */
+typedef struct fake_graph { int nops; fake_op ops[FAKE_MAX_OPS]; } fake_graph;
+
 /* A stream: its creation flags and whether work is queued on it that nothing has waited for
-   yet (the fake runs work at once, but tracks the order a real GPU would need). */
-typedef struct fake_stream { unsigned flags; int pending; } fake_stream;
+   yet (the fake runs work at once, but tracks the order a real GPU would need); its capture
+   (0 none, 1 active, 2 invalidated) with its mode, thread and graph. */
+typedef struct fake_stream {
+    unsigned flags;
+    int pending;
+    int capture;
+    unsigned capture_mode;
+    pthread_t capture_thread;
+    fake_graph* graph;
+} fake_stream;
 #define FAKE_STREAM_LEGACY ((void*)(uintptr_t)1) /* CU_STREAM_LEGACY */
 
 typedef struct fake_state {
@@ -85,6 +118,10 @@ typedef struct fake_state {
     long unordered;           /* copies that a real GPU could run before (or while) earlier
                                  queued work on another stream runs: stale or clobbered data */
     void* last_copy_stream;   /* the stream of the last memcpy */
+    unsigned last_cluster[3]; /* the last cuLaunchKernelEx's attributes (0: not set) */
+    int last_cooperative, last_priority;
+    long ex_launches;         /* launches through cuLaunchKernelEx */
+    long graph_launches;
     int last_module_elf;      /* the last module loaded was a cubin (ELF) */
     size_t last_module_bytes; /* and its size by its ELF header */
     long name_calls;          /* calls to cfg.fail_name so far (fail_nth) */
@@ -97,8 +134,8 @@ typedef struct fake_state {
     int nwaits;
 } fake_state;
 
-static fake_state fake = { { 0 }, PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, { 0 }, { { 0 } }, 0, { { 0 } }, 0, 0, 0, 0, 0, { 0 }, { { 0 } },
-                           { 0 }, 0, 0, NULL, 0, 0, 0, 0, 0, { { 0 } }, 0, { { 0 } }, 0 };
+static fake_state fake = { .lock = PTHREAD_MUTEX_INITIALIZER }; /* the rest zero: fake_reset sets it */
+static __thread int fake_replaying; /* a graph's records run: not counted as driver calls */
 static __thread int fake_tls_ctx; /* 0 = none, else device + 1 */
 static const char* fake_last_failed_name = ""; /* entry point of the first injected failure */
 
@@ -113,6 +150,7 @@ static void fake_reset(const fake_config* cfg) {
     for (i = 0; i < fake.nobjs; i++) {
         fake_obj* o = &fake.objs[i];
         if (o->kind == FK_MODULE && o->mem) free(((fake_module*)o->mem)->text);
+        if (o->kind == FK_STREAM && o->mem) free(((fake_stream*)o->mem)->graph);
         if (o->kind != FK_REGISTERED && o->kind != FK_FUNC) free(o->mem);
     }
     memset(fake.objs, 0, sizeof fake.objs);
@@ -141,6 +179,9 @@ static void fake_reset(const fake_config* cfg) {
     fake.last_module_bytes = 0;
     fake.name_calls = fake.pinned_copies = fake.seq = 0;
     fake.npending = fake.nwaits = 0;
+    memset(fake.last_cluster, 0, sizeof fake.last_cluster);
+    fake.last_cooperative = fake.last_priority = 0;
+    fake.ex_launches = fake.graph_launches = 0;
     pthread_mutex_unlock(&fake.lock);
     fake_tls_ctx = 0;
 }
@@ -148,6 +189,7 @@ static void fake_reset(const fake_config* cfg) {
 /* Count the call; decide whether it fails. */
 static int fake_fail(const char* fn) {
     int code = 0;
+    if (fake_replaying) return 0;
     if (fake.cfg.on_call) fake.cfg.on_call(fn);
     pthread_mutex_lock(&fake.lock);
     fake.calls++;
@@ -211,6 +253,7 @@ static int fake_release(int kind, void* mem, const char* fn) {
         o->live = 0;
         if (kind == FK_ALLOC) fake.mem_in_use -= o->bytes;
         if (kind == FK_MODULE) { free(((fake_module*)mem)->text); }
+        if (kind == FK_STREAM) free(((fake_stream*)mem)->graph);
         if (kind != FK_REGISTERED) free(mem);
         o->mem = NULL;
     }
@@ -246,7 +289,8 @@ static int fake_all_released(void) {
     for (d = 0; d < FAKE_MAX_DEVICES; d++) refs += fake.primary_refs[d];
     return refs == 0 && fake_live_count(FK_ALLOC) == 0 && fake_live_count(FK_HOST) == 0 &&
            fake_live_count(FK_REGISTERED) == 0 && fake_live_count(FK_STREAM) == 0 &&
-           fake_live_count(FK_EVENT) == 0 && fake_live_count(FK_MODULE) == 0;
+           fake_live_count(FK_EVENT) == 0 && fake_live_count(FK_MODULE) == 0 &&
+           fake_live_count(FK_GRAPH) == 0 && fake_live_count(FK_EXEC) == 0;
 }
 
 /* The legacy stream and a blocking stream are ordered with each other (cuda.h: "the legacy
@@ -358,6 +402,64 @@ static void fake_free_pinned_check(void* p, const char* fn) {
     fake.npending = k;
     pthread_mutex_unlock(&fake.lock);
 }
+/* The capture s is in, active or invalidated (NULL: none; the legacy stream is never captured). */
+static fake_stream* fake_capturing(void* s) {
+    if (!s || s == FAKE_STREAM_LEGACY || !((fake_stream*)s)->capture) return NULL;
+    return (fake_stream*)s;
+}
+/* Work on the legacy stream would join every blocking stream's capture: the driver refuses it
+   (906, CUDA_ERROR_STREAM_CAPTURE_IMPLICIT) and invalidates those captures. 1 when it did. */
+static int fake_legacy_breaks_capture(void* s) {
+    int i, hit = 0;
+    if (s != FAKE_STREAM_LEGACY) return 0;
+    pthread_mutex_lock(&fake.lock);
+    for (i = 0; i < fake.nobjs; i++) {
+        fake_stream* st = (fake_stream*)fake.objs[i].mem;
+        if (fake.objs[i].live && fake.objs[i].kind == FK_STREAM && st->flags == 0 && st->capture == 1) {
+            st->capture = 2;
+            hit = 1;
+        }
+    }
+    pthread_mutex_unlock(&fake.lock);
+    return hit;
+}
+/* Records op in st's capture: 901 on an invalidated one, as the driver answers then. */
+static fres fake_record(fake_stream* st, const fake_op* op) {
+    if (st->capture == 2) return 901;
+    if (st->graph->nops == FAKE_MAX_OPS) return 2;
+    st->graph->ops[st->graph->nops++] = *op;
+    return 0;
+}
+/* What a call that a capture cannot hold does to it: invalidates it; the call gets 900. */
+static fres fake_capture_unsupported(fake_stream* st) {
+    st->capture = 2;
+    return 900;
+}
+/* Host memory gpuk page-locked (allocated or registered): the only kind a captured copy takes. */
+static int fake_host_pinned(const void* p, size_t n) {
+    int ok;
+    pthread_mutex_lock(&fake.lock);
+    ok = fake_host_pinned_locked(p, n);
+    pthread_mutex_unlock(&fake.lock);
+    return ok;
+}
+/* A copy or memset queued on s: recorded when s is capturing (res is then the call's result),
+   refused when it would join a capture from the legacy stream; 0 when it runs now. */
+static int fake_capture_op(void* s, const fake_op* op, const void* host, fres* res) {
+    fake_stream* cap = fake_capturing(s);
+    if (cap) {
+        *res = host && !fake_host_pinned(host, op->n) ? fake_capture_unsupported(cap) : fake_record(cap, op);
+        return 1;
+    }
+    if (fake_legacy_breaks_capture(s)) { *res = 906; return 1; }
+    return 0;
+}
+static fake_op fake_op_of(int type, unsigned long long dst, unsigned long long src, void* host, size_t n) {
+    fake_op op;
+    memset(&op, 0, sizeof op);
+    op.type = type; op.dst = dst; op.src = src; op.host = host; op.n = n;
+    return op;
+}
 /* --- the entry points --- */
 static fres f_cuInit(unsigned int flags) { FAKE_ENTER("cuInit"); return flags ? 1 : 0; }
 static fres f_cuDriverGetVersion(int* v) { FAKE_ENTER("cuDriverGetVersion"); *v = fake.cfg.version; return 0; }
@@ -391,6 +493,8 @@ static fres f_cuDeviceGetAttribute(int* v, unsigned attr, int dev) {
     case 76: *v = 0; break;
     case 16: *v = 132; break;
     case 38: *v = fake.cfg.l2_bytes ? fake.cfg.l2_bytes : 7; break;
+    case 95: *v = !fake.cfg.no_cooperative; break;  /* cooperative launch */
+    case 120: *v = (fake.cfg.cc_major ? fake.cfg.cc_major : 9) >= 9; break; /* cluster launch */
     default: *v = 7; break;
     }
     return 0;
@@ -515,6 +619,8 @@ static int fake_stream_ok(void* s, const char* fn) {
         size_t i; FAKE_ENTER(#NAME); FAKE_NEED_CTX(#NAME); \
         if (!fake_stream_ok(s, #NAME)) return 400; \
         if (!fake_dev_ok(d, n * sizeof(T))) { fake_protocol("memset out of bounds", #NAME); return 1; } \
+        { fake_op op_ = fake_op_of(FOP_MEMSET, d, 0, NULL, n); fres r_; op_.elem = sizeof(T); op_.value = v; \
+          if (fake_capture_op(s, &op_, NULL, &r_)) return r_; } \
         for (i = 0; i < n; i++) memcpy((char*)(uintptr_t)d + i * sizeof(T), &v, sizeof(T)); \
         fake_enqueue(s, 0); \
         return 0; }
@@ -525,6 +631,8 @@ static fres f_cuMemcpyHtoDAsync(fdevptr d, const void* h, size_t n, void* s) {
     FAKE_ENTER("cuMemcpyHtoDAsync"); FAKE_NEED_CTX("cuMemcpyHtoDAsync");
     if (!fake_stream_ok(s, "cuMemcpyHtoDAsync")) return 400;
     if (!fake_dev_ok(d, n)) { fake_protocol("copy out of bounds", "cuMemcpyHtoDAsync"); return 1; }
+    { fake_op op = fake_op_of(FOP_HTOD, d, 0, (void*)(uintptr_t)h, n); fres r;
+      if (fake_capture_op(s, &op, h, &r)) return r; }
     if (!fake_defer_copy(s, 1, (void*)(uintptr_t)h, d, n, "cuMemcpyHtoDAsync")) memcpy((void*)(uintptr_t)d, h, n);
     fake_enqueue(s, 1);
     return 0;
@@ -533,6 +641,8 @@ static fres f_cuMemcpyDtoHAsync(void* h, fdevptr d, size_t n, void* s) {
     FAKE_ENTER("cuMemcpyDtoHAsync"); FAKE_NEED_CTX("cuMemcpyDtoHAsync");
     if (!fake_stream_ok(s, "cuMemcpyDtoHAsync")) return 400;
     if (!fake_dev_ok(d, n)) { fake_protocol("copy out of bounds", "cuMemcpyDtoHAsync"); return 1; }
+    { fake_op op = fake_op_of(FOP_DTOH, 0, d, h, n); fres r;
+      if (fake_capture_op(s, &op, h, &r)) return r; }
     if (!fake_defer_copy(s, 0, h, d, n, "cuMemcpyDtoHAsync")) memcpy(h, (void*)(uintptr_t)d, n);
     fake_enqueue(s, 1);
     return 0;
@@ -544,6 +654,8 @@ static fres f_cuMemcpyDtoDAsync(fdevptr d, fdevptr s2, size_t n, void* s) {
     /* The driver promises no memmove semantics: copy forward byte by byte (as memcpy may),
        so that an overlapping copy comes out wrong here too, and say so. */
     if (d < s2 + n && s2 < d + n) fake_protocol("overlapping device-to-device copy", "cuMemcpyDtoDAsync");
+    { fake_op op = fake_op_of(FOP_DTOD, d, s2, NULL, n); fres r;
+      if (fake_capture_op(s, &op, NULL, &r)) return r; }
     fake_run_pending(s, fake.seq); /* what the stream holds lands first */
     { size_t i; for (i = 0; i < n; i++) ((char*)(uintptr_t)d)[i] = ((const char*)(uintptr_t)s2)[i]; }
     fake_enqueue(s, 1);
@@ -678,6 +790,7 @@ static fres f_cuStreamDestroy(void* s) {
 static fres f_cuStreamSynchronize(void* s) {
     fres r;
     if (!fake_stream_ok(s, "cuStreamSynchronize")) return 400;
+    if (fake_capturing(s)) { FAKE_ENTER("cuStreamSynchronize"); return fake_capture_unsupported(fake_capturing(s)); }
     r = f_sync_common("cuStreamSynchronize");
     if (!r) fake_run_pending(s, fake.seq);
     if (!r) fake_stream_done(s);
@@ -687,11 +800,13 @@ static fres f_cuStreamIsCapturing(void* s, unsigned* status) {
     FAKE_ENTER("cuStreamIsCapturing");
     if (!fake_stream_ok(s, "cuStreamIsCapturing")) return 400;
     *status = s && s == fake.cfg.capturing_stream ? 1u : 0u; /* CU_STREAM_CAPTURE_STATUS_ACTIVE */
+    if (fake_capturing(s)) *status = (unsigned)fake_capturing(s)->capture; /* 2: invalidated */
     return 0;
 }
 static fres f_cuStreamQuery(void* s) {
     FAKE_ENTER("cuStreamQuery");
     if (!fake_stream_ok(s, "cuStreamQuery")) return 400;
+    if (fake_capturing(s)) return fake_capture_unsupported(fake_capturing(s));
     fake_run_pending(s, fake.seq); /* done, so its copies have landed */
     return 0;
 }
@@ -730,6 +845,8 @@ static fres f_cuEventRecord(void* e, void* s) {
     FAKE_ENTER("cuEventRecord"); FAKE_NEED_CTX("cuEventRecord");
     if (!fake_stream_ok(s, "cuEventRecord")) return 400;
     if (!fake_is_live(FK_EVENT, e)) { fake_protocol("destroyed event", "cuEventRecord"); return 400; }
+    { fake_op op = fake_op_of(FOP_RECORD, 0, 0, e, 0); fres r;
+      if (fake_capture_op(s, &op, NULL, &r)) return r; }
     pthread_mutex_lock(&fake.lock);
     ((fake_event*)e)->recorded = 1;
     ((fake_event*)e)->t = (clock_ms += 1.5);
@@ -863,17 +980,33 @@ static fres f_cuOccupancyMaxPotentialBlockSize(int* grid, int* block, void* f, s
     *grid = 264; *block = 512;
     return 0;
 }
-static fres f_cuLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
-                             unsigned smem, void* s, void** params, void** extra) {
+/* A launch of either entry point (ex: cuLaunchKernelEx's attributes in an op, else NULL). */
+static fres fake_launch(const char* name, void* f, const unsigned g[3], const unsigned b[3], void* s,
+                        void** params, const fake_op* ex) {
     fake_func* fn = (fake_func*)f;
+    unsigned gx = g[0], gy = g[1], gz = g[2];
     int i;
-    FAKE_ENTER("cuLaunchKernel"); FAKE_NEED_CTX("cuLaunchKernel");
-    (void)smem; (void)extra;
-    if (!fake_stream_ok(s, "cuLaunchKernel")) return 400;
-    if (!gx || !gy || !gz || !bx || !by || !bz || (unsigned long long)bx * by * bz > 1024) return 1;
+    fake_op op;
+    fres r;
+    if (!fake_stream_ok(s, name)) return 400;
+    if (!gx || !gy || !gz || !b[0] || !b[1] || !b[2] || (unsigned long long)b[0] * b[1] * b[2] > 1024) return 1;
     if (fn->nparams && !params) return 1;
-    for (i = 0; i < fn->nparams; i++) if (!params[i]) { fake_protocol("NULL kernel argument", "cuLaunchKernel"); return 1; }
+    for (i = 0; i < fn->nparams; i++) if (!params[i]) { fake_protocol("NULL kernel argument", name); return 1; }
+    if (ex) op = *ex;
+    else memset(&op, 0, sizeof op);
+    op.type = FOP_LAUNCH;
+    op.func = f;
+    memcpy(op.grid, g, sizeof op.grid);
+    memcpy(op.block, b, sizeof op.block);
+    for (i = 0; i < fn->nparams; i++) memcpy(op.args[i], params[i], fn->psize[i] <= 128 ? fn->psize[i] : 128);
+    if (fake_capture_op(s, &op, NULL, &r)) return r;
     pthread_mutex_lock(&fake.lock);
+    if (ex) {
+        memcpy(fake.last_cluster, ex->attr_cluster, sizeof fake.last_cluster);
+        fake.last_cooperative = ex->attr_cooperative;
+        fake.last_priority = ex->attr_priority;
+        fake.ex_launches++;
+    }
     for (i = 0; i < fn->nparams; i++) memcpy(fake.last_args[i], params[i], fn->psize[i] <= 128 ? fn->psize[i] : 128);
     fake.last_grid[0] = gx; fake.last_grid[1] = gy; fake.last_grid[2] = gz;
     fake.launches++;
@@ -882,6 +1015,166 @@ static fres f_cuLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned gz, uns
     pthread_mutex_lock(&fake.lock);
     if (fn->fault) fake.pending_fault = fake.cfg.fault_on_sync ? fake.cfg.fault_on_sync : 700;
     pthread_mutex_unlock(&fake.lock);
+    return 0;
+}
+static fres f_cuLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                             unsigned smem, void* s, void** params, void** extra) {
+    unsigned g[3], b[3];
+    FAKE_ENTER("cuLaunchKernel"); FAKE_NEED_CTX("cuLaunchKernel");
+    (void)smem; (void)extra;
+    g[0] = gx; g[1] = gy; g[2] = gz; b[0] = bx; b[1] = by; b[2] = bz;
+    return fake_launch("cuLaunchKernel", f, g, b, s, params, NULL);
+}
+static fres f_cuOccupancyMaxActiveBlocksPerMultiprocessor(int* n, void* f, int block, size_t smem) {
+    FAKE_ENTER("cuOccupancyMaxActiveBlocksPerMultiprocessor");
+    (void)f; (void)smem;
+    if (block <= 0) return 1;
+    *n = fake.cfg.occupancy ? fake.cfg.occupancy : 2048 / block < 32 ? 2048 / block : 32;
+    return 0;
+}
+/* cuda.h's CUlaunchConfig and CUlaunchAttribute (64-byte value union), laid out by hand. */
+typedef struct fake_launch_attr { unsigned id; char pad[4]; union { char b[64]; void* a; int i; unsigned dim[3]; } v; } fake_launch_attr;
+typedef struct fake_launch_config {
+    unsigned grid[3], block[3], smem;
+    void* stream;
+    fake_launch_attr* attrs;
+    unsigned nattrs;
+} fake_launch_config;
+/* The attributes gpuk uses, checked as the driver does: clusters (4) need sm_90 and must
+   divide the grid; a cooperative grid (2) must fit the device at once (720); priority (8). */
+static fres f_cuLaunchKernelEx(const void* config, void* f, void** params, void** extra) {
+    const fake_launch_config* c = (const fake_launch_config*)config;
+    fake_op ex;
+    unsigned i, k;
+    FAKE_ENTER("cuLaunchKernelEx"); FAKE_NEED_CTX("cuLaunchKernelEx");
+    (void)extra;
+    memset(&ex, 0, sizeof ex);
+    ex.ex = 1;
+    if (c->nattrs && !c->attrs) return 1;
+    for (i = 0; i < c->nattrs; i++) {
+        const fake_launch_attr* a = &c->attrs[i];
+        if (a->id == 4) {
+            if ((fake.cfg.cc_major ? fake.cfg.cc_major : 9) < 9) return 801; /* NOT_SUPPORTED */
+            for (k = 0; k < 3; k++) if (!a->v.dim[k] || c->grid[k] % a->v.dim[k]) return 1;
+            memcpy(ex.attr_cluster, a->v.dim, sizeof ex.attr_cluster);
+        } else if (a->id == 2) {
+            int per_sm = 0;
+            unsigned threads = c->block[0] * c->block[1] * c->block[2];
+            if (fake.cfg.no_cooperative) return 801;
+            per_sm = fake.cfg.occupancy ? fake.cfg.occupancy : 2048 / (int)threads < 32 ? 2048 / (int)threads : 32;
+            if ((unsigned long long)c->grid[0] * c->grid[1] * c->grid[2] > (unsigned long long)per_sm * 132u) return 720;
+            ex.attr_cooperative = a->v.i;
+        } else if (a->id == 8) {
+            ex.attr_priority = a->v.i;
+        } else {
+            return 1;
+        }
+    }
+    return fake_launch("cuLaunchKernelEx", f, c->grid, c->block, c->stream, params, &ex);
+}
+/* --- stream capture and graphs --- */
+static fake_stream* fake_stream_of(void* s) { return s && s != FAKE_STREAM_LEGACY ? (fake_stream*)s : NULL; }
+static fres f_cuStreamBeginCapture(void* s, unsigned mode) {
+    fake_stream* st;
+    FAKE_ENTER("cuStreamBeginCapture"); FAKE_NEED_CTX("cuStreamBeginCapture");
+    if (!fake_stream_ok(s, "cuStreamBeginCapture")) return 400;
+    if (!(st = fake_stream_of(s))) return 900; /* the legacy stream cannot be captured */
+    if (mode > 2) return 1;
+    if (st->capture) return 401; /* CUDA_ERROR_ILLEGAL_STATE */
+    if (!(st->graph = (fake_graph*)calloc(1, sizeof *st->graph))) return 2;
+    st->capture = 1;
+    st->capture_mode = mode;
+    st->capture_thread = pthread_self();
+    return 0;
+}
+static fres f_cuStreamEndCapture(void* s, void** out_graph) {
+    fake_stream* st;
+    int state;
+    FAKE_ENTER("cuStreamEndCapture"); FAKE_NEED_CTX("cuStreamEndCapture");
+    *out_graph = NULL;
+    if (!fake_stream_ok(s, "cuStreamEndCapture")) return 400;
+    if (!(st = fake_stream_of(s)) || !st->capture) return 401;
+    if (st->capture_mode != 2 && !pthread_equal(st->capture_thread, pthread_self())) return 908;
+    state = st->capture;
+    st->capture = 0;
+    if (state == 2 || !fake_track(FK_GRAPH, st->graph, sizeof *st->graph)) {
+        free(st->graph);
+        st->graph = NULL;
+        return state == 2 ? 901 : 2;
+    }
+    *out_graph = st->graph;
+    st->graph = NULL;
+    return 0;
+}
+static fres f_cuGraphInstantiateWithFlags(void** out_exec, void* graph, unsigned long long flags) {
+    fake_graph* e;
+    FAKE_ENTER("cuGraphInstantiateWithFlags"); FAKE_NEED_CTX("cuGraphInstantiateWithFlags");
+    if (!fake_is_live(FK_GRAPH, graph)) { fake_protocol("unknown or destroyed graph", "cuGraphInstantiateWithFlags"); return 400; }
+    if (flags) return 1;
+    if (!(e = (fake_graph*)malloc(sizeof *e))) return 2;
+    memcpy(e, graph, sizeof *e);
+    if (!fake_track(FK_EXEC, e, sizeof *e)) { free(e); return 2; }
+    *out_exec = e;
+    return 0;
+}
+static fres f_cuGraphDestroy(void* g) { FAKE_ENTER("cuGraphDestroy"); return fake_release(FK_GRAPH, g, "cuGraphDestroy") ? 0 : 400; }
+static fres f_cuGraphExecDestroy(void* e) { FAKE_ENTER("cuGraphExecDestroy"); return fake_release(FK_EXEC, e, "cuGraphExecDestroy") ? 0 : 400; }
+/* One record run again on stream s (not counted as a driver call). */
+static fres fake_replay_op(const fake_op* op, void* s) {
+    void* params[16];
+    int i;
+    switch (op->type) {
+    case FOP_MEMSET:
+        return op->elem == 1 ? f_cuMemsetD8Async(op->dst, (unsigned char)op->value, op->n, s)
+             : op->elem == 2 ? f_cuMemsetD16Async(op->dst, (unsigned short)op->value, op->n, s)
+             : f_cuMemsetD32Async(op->dst, op->value, op->n, s);
+    case FOP_HTOD: return f_cuMemcpyHtoDAsync(op->dst, op->host, op->n, s);
+    case FOP_DTOH: return f_cuMemcpyDtoHAsync(op->host, op->src, op->n, s);
+    case FOP_DTOD: return f_cuMemcpyDtoDAsync(op->dst, op->src, op->n, s);
+    case FOP_RECORD: return f_cuEventRecord(op->host, s);
+    case FOP_LAUNCH:
+        for (i = 0; i < 16; i++) params[i] = (void*)op->args[i];
+        return fake_launch("cuGraphLaunch", op->func, op->grid, op->block, s, params, op->ex ? op : NULL);
+    default: return 1;
+    }
+}
+static fres f_cuGraphLaunch(void* e, void* s) {
+    const fake_graph* g = (const fake_graph*)e;
+    fake_stream* cap;
+    fres r = 0;
+    int i;
+    FAKE_ENTER("cuGraphLaunch"); FAKE_NEED_CTX("cuGraphLaunch");
+    if (!fake_stream_ok(s, "cuGraphLaunch")) return 400;
+    if (!fake_is_live(FK_EXEC, e)) { fake_protocol("unknown or destroyed graph exec", "cuGraphLaunch"); return 400; }
+    if ((cap = fake_capturing(s)) != NULL) { /* a graph inside a capture: its records join it */
+        for (i = 0; i < g->nops && !r; i++) r = fake_record(cap, &g->ops[i]);
+        return r;
+    }
+    if (fake_legacy_breaks_capture(s)) return 906;
+    fake_replaying = 1;
+    for (i = 0; i < g->nops && !r; i++) r = fake_replay_op(&g->ops[i], s);
+    fake_replaying = 0;
+    if (!r) { pthread_mutex_lock(&fake.lock); fake.graph_launches++; pthread_mutex_unlock(&fake.lock); }
+    return r;
+}
+/* CUDA 10.2's ABI: the same records in the same order with new values, or 910 with the
+   reason (2: the number of nodes changed, 3: a node's type changed). */
+static fres f_cuGraphExecUpdate(void* e, void* g, void** out_node, unsigned* out_result) {
+    fake_graph* x = (fake_graph*)e;
+    const fake_graph* n = (const fake_graph*)g;
+    int i;
+    FAKE_ENTER("cuGraphExecUpdate"); FAKE_NEED_CTX("cuGraphExecUpdate");
+    *out_node = NULL;
+    *out_result = 1;
+    if (!fake_is_live(FK_EXEC, e) || !fake_is_live(FK_GRAPH, g)) { fake_protocol("unknown graph or exec", "cuGraphExecUpdate"); return 400; }
+    if (x->nops != n->nops) { *out_result = 2; return 910; }
+    for (i = 0; i < n->nops; i++)
+        if (x->ops[i].type != n->ops[i].type || (n->ops[i].type == FOP_MEMSET && x->ops[i].elem != n->ops[i].elem)) {
+            *out_result = 3;
+            return 910;
+        }
+    memcpy(x->ops, n->ops, sizeof x->ops);
+    *out_result = 0;
     return 0;
 }
 static fres f_cuFuncGetParamInfo(void* f, size_t i, size_t* off, size_t* sz) {
@@ -910,11 +1203,14 @@ static const fake_entry fake_entries[] = {
     FAKE_E(cuModuleGetFunction), FAKE_E(cuFuncGetAttribute), FAKE_E(cuFuncSetAttribute),
     FAKE_E(cuOccupancyMaxPotentialBlockSize), FAKE_E(cuLaunchKernel), FAKE_E(cuFuncGetParamInfo),
     FAKE_E(cuMemcpyPeer), FAKE_E(cuMemcpyPeerAsync), FAKE_E(cuDeviceCanAccessPeer),
-    FAKE_E(cuCtxEnablePeerAccess),
+    FAKE_E(cuCtxEnablePeerAccess), FAKE_E(cuOccupancyMaxActiveBlocksPerMultiprocessor),
+    FAKE_E(cuLaunchKernelEx), FAKE_E(cuStreamBeginCapture), FAKE_E(cuStreamEndCapture),
+    FAKE_E(cuGraphInstantiateWithFlags), FAKE_E(cuGraphDestroy), FAKE_E(cuGraphExecDestroy),
+    FAKE_E(cuGraphLaunch), FAKE_E(cuGraphExecUpdate),
 };
 
 /* gpuk_get_proc_fn: entry points by name; NULL for missing ones and for rows the fake lacks
-   (cuLaunchKernelEx, graphs, libraries: optional in gpuk). */
+   (libraries: optional in gpuk). */
 static void* fake_get_proc(const char* symbol, int abi_version, void* user) {
     size_t i;
     int k;

@@ -216,7 +216,7 @@ static int test_elapsed_time_is_sane(void) {
     float s = 1, add = 0, ms_short = 0, ms_long = 0;
     unsigned spin = 5000;
     void* args[6] = { &dx, &dy, &s, &add, (void*)&n, &spin };
-    gpuk_launch_desc ld = { 0, { (n + 255) / 256, 0, 0 }, { 256, 0, 0 }, 0, { 0 }, args, 6, NULL, 0 };
+    gpuk_launch_desc ld = { 0, { (n + 255) / 256, 0, 0 }, { 256, 0, 0 }, 0, { 0 }, args, 6, NULL, { 0, 0, 0 }, false, 0, 0 };
     gpuk_timer t;
     CHECK_OK(gpuk_buffer_memset(ctx, GPUK_DEFAULT_STREAM, x, 0, 0x3F800000u, 4, n));
     CHECK_OK(gpuk_timer_create(ctx, &t));

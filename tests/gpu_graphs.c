@@ -4,13 +4,16 @@
    inclusive, the sm_70 variant where the device has it) and two histograms, then eight
    replays, each on fresh random inputs written between replays, every output poisoned first
    and checked against a CPU reference. Also: a built-in that would load or allocate during a
-   capture returns GPUK_ERR_CAPTURING and the capture still ends cleanly. The graph calls come
-   from the driver through gpuk_driver_symbol (gpuk does not wrap graphs yet). Skipped where no
-   driver or GPU exists, or where the driver has no graph entry points. */
+   capture returns GPUK_ERR_CAPTURING and the capture still ends cleanly. And a graph of gpuk
+   launches, built-ins, copies through pinned memory, memsets and event records replayed many
+   times on fresh inputs, its arguments updated by capturing again (gpuk_graph_update), a
+   changed shape refused with the graph unchanged. Skipped where no driver or GPU exists, or
+   where the driver has no graph entry points. */
 #define _GNU_SOURCE
 #define GPUK_IMPLEMENTATION
 #include "gpuk.h"
 #include "check.h"
+#include "gpu_test_kernels.h"
 #include "gpu_setup.h"
 #include <math.h>
 #include <stdlib.h>
@@ -18,30 +21,6 @@
 
 static gpuk_ctx* ctx;
 
-/* The driver's graph entry points, with cuda.h's parameter types spelled as gpuk does. */
-typedef unsigned int (*pfn_begin)(void* stream, unsigned int mode);
-typedef unsigned int (*pfn_end)(void* stream, void** out_graph);
-typedef unsigned int (*pfn_instantiate)(void** out_exec, void* graph, unsigned long long flags);
-typedef unsigned int (*pfn_launch)(void* exec, void* stream);
-typedef unsigned int (*pfn_destroy)(void* object);
-static pfn_begin begin_capture;
-static pfn_end end_capture;
-static pfn_instantiate instantiate;
-static pfn_launch graph_launch;
-static pfn_destroy exec_destroy, graph_destroy;
-enum { CAPTURE_MODE_THREAD_LOCAL = 1 };
-
-static int resolve(void* dst, const char* name, int version) {
-    void* p = gpuk_driver_symbol(name, version);
-    memcpy(dst, &p, sizeof p); /* ISO C: no direct object->function pointer cast */
-    return p != NULL;
-}
-static int graphs_available(void) {
-    return resolve(&begin_capture, "cuStreamBeginCapture", 10010) && resolve(&end_capture, "cuStreamEndCapture", 10000) &&
-           resolve(&instantiate, "cuGraphInstantiateWithFlags", 11040) && resolve(&graph_launch, "cuGraphLaunch", 10000) &&
-           resolve(&exec_destroy, "cuGraphExecDestroy", 10000) && resolve(&graph_destroy, "cuGraphDestroy", 10000);
-}
-#define CHECK_CU(expr) do { unsigned int cu_ = (expr); if (cu_) fprintf(stderr, "  %s -> CUresult %u\n", #expr, cu_); CHECK(cu_ == 0); } while (0)
 
 
 #define NBIG ((size_t)1 << 24)     /* the scan that replays went wrong on */
@@ -164,7 +143,7 @@ static gpuk_buffer make(size_t bytes) {
 static int test_builtins_replay_correctly_from_a_graph(void) {
     work w;
     gpuk_stream s;
-    void *graph = NULL, *exec = NULL;
+    gpuk_graph graph = { 0 };
     int replay;
     size_t bad = 0;
     gpuk_result r;
@@ -180,16 +159,15 @@ static int test_builtins_replay_correctly_from_a_graph(void) {
                                     "scan_inclusive_f64 histogram_*"));
     CHECK_OK(gpuk_kernels_reserve(ctx, s, NBIG));
     CHECK_OK(gpuk_stream_sync(ctx, s));
-    CHECK_CU(begin_capture(gpuk_stream_native(ctx, s), CAPTURE_MODE_THREAD_LOCAL));
+    CHECK_OK(gpuk_graph_begin_capture(ctx, s, GPUK_CAPTURE_THREAD_LOCAL));
     r = enqueue(&w, s);
     CHECK_OK(r);
-    CHECK_CU(end_capture(gpuk_stream_native(ctx, s), &graph));
-    CHECK(graph != NULL);
-    if (graph) CHECK_CU(instantiate(&exec, graph, 0));
-    for (replay = 0; exec && replay < 8; replay++) {
+    CHECK_OK(gpuk_graph_end_capture(ctx, s, &graph));
+    CHECK(graph.id != 0);
+    for (replay = 0; graph.id && replay < 8; replay++) {
         size_t b;
         refresh(&w, s);
-        CHECK_CU(graph_launch(exec, gpuk_stream_native(ctx, s)));
+        CHECK_OK(gpuk_graph_launch(ctx, s, graph));
         CHECK_OK(gpuk_stream_sync(ctx, s));
         b = verify(&w, replay);
         if (b) fprintf(stderr, "  replay %d: %zu wrong values\n", replay, b);
@@ -201,8 +179,7 @@ static int test_builtins_replay_correctly_from_a_graph(void) {
     CHECK_OK(enqueue(&w, s));
     CHECK_OK(gpuk_stream_sync(ctx, s));
     CHECK(verify(&w, 8) == 0);
-    if (exec) CHECK_CU(exec_destroy(exec));
-    if (graph) CHECK_CU(graph_destroy(graph));
+    CHECK_OK(gpuk_graph_destroy(ctx, graph));
     CHECK_OK(gpuk_stream_destroy(ctx, s));
     free(w.h_ints); free(w.h_f32); free(w.h_f64a); free(w.h_f64b); free(w.h_bytes);
     CHECK_OK(gpuk_ctx_sync(ctx));
@@ -217,7 +194,7 @@ static int test_unprepared_builtin_refused_during_capture(void) {
     const size_t too_long = 70000000; /* 8545 tiles of 8192: more than the reserve's 8191 */
     gpuk_buffer b = make(too_long * 4);
     gpuk_stream s;
-    void *graph = NULL, *exec = NULL;
+    gpuk_graph graph = { 0 };
     uint32_t host[5000], got[5000], run = 0;
     size_t i, bad = 0;
     CHECK_OK(gpuk_stream_create(ctx, NULL, &s));
@@ -225,35 +202,146 @@ static int test_unprepared_builtin_refused_during_capture(void) {
     CHECK_OK(gpuk_kernels_reserve(ctx, s, n));
     for (i = 0; i < n; i++) host[i] = (uint32_t)rng();
     CHECK_OK(gpuk_buffer_write(ctx, b, 0, host, sizeof host));
-    CHECK_CU(begin_capture(gpuk_stream_native(ctx, s), CAPTURE_MODE_THREAD_LOCAL));
+    CHECK_OK(gpuk_graph_begin_capture(ctx, s, GPUK_CAPTURE_THREAD_LOCAL));
     CHECK_RESULT(gpuk_norm2_f64(ctx, s, gpuk_at(b, 0), gpuk_at(b, 1), 100), GPUK_ERR_CAPTURING);
     CHECK_RESULT(gpuk_scan_inclusive_u32(ctx, s, gpuk_at(b, 0), gpuk_at(b, 0), too_long), GPUK_ERR_CAPTURING);
     CHECK_OK(gpuk_scan_inclusive_u32(ctx, s, gpuk_at(b, 0), gpuk_at(b, 0), n));
-    CHECK_CU(end_capture(gpuk_stream_native(ctx, s), &graph));
-    if (graph) CHECK_CU(instantiate(&exec, graph, 0));
-    if (exec) CHECK_CU(graph_launch(exec, gpuk_stream_native(ctx, s)));
+    CHECK_OK(gpuk_graph_end_capture(ctx, s, &graph));
+    CHECK_OK(gpuk_graph_launch(ctx, s, graph));
     CHECK_OK(gpuk_stream_sync(ctx, s));
     CHECK_OK(gpuk_buffer_read(ctx, b, 0, got, sizeof got));
     for (i = 0; i < n; i++) { run += host[i]; bad += got[i] != run; }
     CHECK(bad == 0);
-    if (exec) CHECK_CU(exec_destroy(exec));
-    if (graph) CHECK_CU(graph_destroy(graph));
+    CHECK_OK(gpuk_graph_destroy(ctx, graph));
     CHECK_OK(gpuk_stream_destroy(ctx, s));
     CHECK_OK(gpuk_buffer_destroy(ctx, b));
+    return TEST_PASS;
+}
+
+/* Captured on a non-blocking stream (stream-less calls may run meanwhile): fresh inputs
+   through pinned memory -> x; y = 1 (memset); z = x + y (vadd, a gpuk launch); z *= scale
+   (gpuk_scale_f32); sum = sum(z) (gpuk_sum_f32, scratch reserved); an event recorded; z and
+   sum back into pinned memory. Replayed 20 times, each on new inputs written into the pinned
+   block and against the CPU; then the arguments changed (vadd(x, x), another scale, fewer
+   elements) by capturing the same calls again and updating the graph; then one launch more
+   captured: refused, and the graph still does what it did. */
+typedef struct graph_io { float* in; float* out; float* sum; } graph_io;
+typedef struct chain { gpuk_kernel vadd; gpuk_buffer x, y, z, sum; gpuk_event done; graph_io io; } chain;
+
+static gpuk_result launch_vadd(const chain* c, gpuk_stream s, uint32_t n, int twice) {
+    gpuk_devptr px = gpuk_buffer_devptr(ctx, c->x), py = gpuk_buffer_devptr(ctx, twice ? c->x : c->y),
+                pz = gpuk_buffer_devptr(ctx, c->z);
+    return gpuk_launch(ctx, c->vadd, &(gpuk_launch_desc){ .grid = GPUK_DIM1((n + 255) / 256), .block = GPUK_DIM1(256),
+                                                          .stream = s, GPUK_ARGS(&px, &py, &pz, &n) });
+}
+
+static gpuk_result capture_chain(const chain* c, gpuk_stream s, uint32_t n, int twice, float scale, int extra_launch) {
+    gpuk_result r;
+    if ((r = gpuk_buffer_write_async(ctx, s, c->x, 0, c->io.in, (size_t)n * 4)) != GPUK_OK) return r;
+    if ((r = gpuk_buffer_memset(ctx, s, c->y, 0, 0x3F800000u, 4, n)) != GPUK_OK) return r; /* 1.0f */
+    if ((r = launch_vadd(c, s, n, twice)) != GPUK_OK) return r;
+    if (extra_launch && (r = launch_vadd(c, s, n, twice)) != GPUK_OK) return r;
+    if ((r = gpuk_scale_f32(ctx, s, gpuk_at(c->z, 0), scale, gpuk_at(c->z, 0), n)) != GPUK_OK) return r;
+    if ((r = gpuk_sum_f32(ctx, s, gpuk_at(c->sum, 0), gpuk_at(c->z, 0), n)) != GPUK_OK) return r;
+    if ((r = gpuk_event_record(ctx, s, c->done)) != GPUK_OK) return r;
+    if ((r = gpuk_buffer_read_async(ctx, s, c->z, 0, c->io.out, (size_t)n * 4)) != GPUK_OK) return r;
+    return gpuk_buffer_read_async(ctx, s, c->sum, 0, c->io.sum, 4);
+}
+
+/* Replays graph reps times on fresh inputs: out = (x + (twice ? x : 1)) * scale for the first
+   n elements, exactly (one rounding each, as on the GPU), the rest of the n_all left as
+   poisoned; the sum within float rounding. Returns the number of wrong values. */
+static size_t replay_and_check(const chain* c, gpuk_graph graph, gpuk_stream s, uint32_t n_all, uint32_t n,
+                               int twice, float scale, int reps) {
+    size_t bad = 0;
+    int rep;
+    uint32_t i;
+    for (rep = 0; rep < reps; rep++) {
+        double want_sum = 0, mag = 0;
+        for (i = 0; i < n_all; i++) c->io.in[i] = (float)uniform(-100, 100);
+        for (i = 0; i < n_all; i++) c->io.out[i] = -12345.0f;
+        *c->io.sum = -12345.0f;
+        CHECK_OK(gpuk_graph_launch(ctx, s, graph));
+        CHECK_OK(gpuk_event_sync(ctx, c->done));
+        CHECK_OK(gpuk_stream_sync(ctx, s));
+        for (i = 0; i < n_all; i++) {
+            float v = c->io.in[i] + (twice ? c->io.in[i] : 1.0f);
+            float want = i < n ? v * scale : -12345.0f;
+            if (c->io.out[i] != want && bad++ < 5)
+                fprintf(stderr, "  rep %d: z[%u] = %.9g, want %.9g\n", rep, i, c->io.out[i], want);
+            if (i < n) { want_sum += (double)want; mag += fabs((double)want); }
+        }
+        if (!(fabs(*c->io.sum - want_sum) <= 8 * (log2((double)n) + 64) * 5.96e-8 * mag) && bad++ < 5)
+            fprintf(stderr, "  rep %d: sum = %.9g, want %.9g\n", rep, *c->io.sum, want_sum);
+    }
+    return bad;
+}
+
+static int test_graph_of_launches_copies_and_builtins(void) {
+    const uint32_t n = 300007, n2 = 200001;
+    gpuk_module m;
+    gpuk_stream s;
+    gpuk_pinned hin, hout, hsum;
+    gpuk_graph graph = { 0 };
+    chain c;
+    memset(&c, 0, sizeof c);
+    c.x = make((size_t)n * 4); c.y = make((size_t)n * 4); c.z = make((size_t)n * 4); c.sum = make(8);
+    CHECK_OK(gpuk_module_load(ctx, &(gpuk_module_desc){ .image = { gpu_test_ptx, 0 } }, &m));
+    CHECK_OK(gpuk_kernel_get(ctx, m, "vadd", &c.vadd));
+    CHECK_OK(gpuk_stream_create(ctx, &(gpuk_stream_desc){ .non_blocking = true }, &s));
+    CHECK_OK(gpuk_event_create(ctx, NULL, &c.done));
+    CHECK_OK(gpuk_pinned_create(ctx, &(gpuk_pinned_desc){ .bytes = (size_t)n * 4 }, &hin));
+    CHECK_OK(gpuk_pinned_create(ctx, &(gpuk_pinned_desc){ .bytes = (size_t)n * 4 }, &hout));
+    CHECK_OK(gpuk_pinned_create(ctx, &(gpuk_pinned_desc){ .bytes = 4 }, &hsum));
+    c.io.in = (float*)gpuk_pinned_ptr(ctx, hin);
+    c.io.out = (float*)gpuk_pinned_ptr(ctx, hout);
+    c.io.sum = (float*)gpuk_pinned_ptr(ctx, hsum);
+    /* the first-use load and the scratch, outside the capture */
+    CHECK_OK(gpuk_kernels_load(ctx, "scale_f32 sum_f32"));
+    CHECK_OK(gpuk_kernels_reserve(ctx, s, 0));
+    CHECK_OK(gpuk_stream_sync(ctx, s));
+    CHECK_OK(gpuk_graph_begin_capture(ctx, s, GPUK_CAPTURE_THREAD_LOCAL));
+    CHECK_OK(capture_chain(&c, s, n, 0, 2.0f, 0));
+    CHECK_OK(gpuk_graph_end_capture(ctx, s, &graph));
+    CHECK(replay_and_check(&c, graph, s, n, n, 0, 2.0f, 20) == 0);
+    /* new arguments: vadd(x, x), scale 3, n2 elements (the copy back stops at n2: the rest of
+       out keeps its poison) */
+    CHECK_OK(gpuk_graph_begin_capture(ctx, s, GPUK_CAPTURE_THREAD_LOCAL));
+    CHECK_OK(capture_chain(&c, s, n2, 1, 3.0f, 0));
+    CHECK_OK(gpuk_graph_update(ctx, s, graph));
+    CHECK(replay_and_check(&c, graph, s, n, n2, 1, 3.0f, 10) == 0);
+    /* one launch more: refused, the graph unchanged */
+    CHECK_OK(gpuk_graph_begin_capture(ctx, s, GPUK_CAPTURE_THREAD_LOCAL));
+    CHECK_OK(capture_chain(&c, s, n, 0, 2.0f, 1));
+    CHECK_RESULT(gpuk_graph_update(ctx, s, graph), (gpuk_result)910);
+    CHECK_ERROR_MENTIONS("unchanged");
+    CHECK(replay_and_check(&c, graph, s, n, n2, 1, 3.0f, 3) == 0);
+    CHECK_OK(gpuk_graph_destroy(ctx, graph));
+    CHECK_OK(gpuk_event_destroy(ctx, c.done));
+    CHECK_OK(gpuk_stream_destroy(ctx, s));
+    CHECK_OK(gpuk_pinned_destroy(ctx, hin));
+    CHECK_OK(gpuk_pinned_destroy(ctx, hout));
+    CHECK_OK(gpuk_pinned_destroy(ctx, hsum));
+    CHECK_OK(gpuk_module_unload(ctx, m));
+    CHECK_OK(gpuk_buffer_destroy(ctx, c.x));
+    CHECK_OK(gpuk_buffer_destroy(ctx, c.y));
+    CHECK_OK(gpuk_buffer_destroy(ctx, c.z));
+    CHECK_OK(gpuk_buffer_destroy(ctx, c.sum));
     return TEST_PASS;
 }
 
 int main(void) {
     int code;
     rng_seed_from_clock();
-    if (!gpu_setup("gpu_graphs", 2, &ctx, &code)) return code;
-    if (!graphs_available()) {
-        printf("skip gpu_graphs: the driver has no graph entry points\n0 passed, 0 failed, 2 skipped\n");
+    if (!gpu_setup("gpu_graphs", 3, &ctx, &code)) return code;
+    if (!(gpuk_features() & GPUK_FEATURE_GRAPHS)) {
+        printf("skip gpu_graphs: the driver has no graph entry points\n0 passed, 0 failed, 3 skipped\n");
         gpuk_ctx_destroy(ctx);
         return 0;
     }
     RUN(test_builtins_replay_correctly_from_a_graph);
     RUN(test_unprepared_builtin_refused_during_capture);
+    RUN(test_graph_of_launches_copies_and_builtins);
     CHECK_OK(gpuk_ctx_destroy(ctx));
     return test_summary();
 }

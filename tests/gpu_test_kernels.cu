@@ -40,3 +40,42 @@ extern "C" __global__ void write_out_of_bounds(int* p) {
 
 // Empty: launch overhead.
 extern "C" __global__ void empty(void) {}
+
+// Grid-wide barrier of our own for cooperative launches (no cooperative_groups, so it lowers
+// like the rest): bar[0] counts arrivals, bar[1] is the generation the waiters watch; the last
+// block to arrive resets the count and starts the next generation. Every block must be
+// resident at once (a cooperative launch guarantees it), else the waiters spin forever.
+__device__ static void grid_barrier(volatile unsigned* bar) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        unsigned gen = bar[1];
+        unsigned blocks = gridDim.x * gridDim.y * gridDim.z;
+        __threadfence(); // this block's writes before its arrival
+        if (atomicAdd((unsigned*)&bar[0], 1u) == blocks - 1u) {
+            bar[0] = 0u;
+            __threadfence();
+            atomicAdd((unsigned*)&bar[1], 1u);
+        } else {
+            while (bar[1] == gen) {
+            }
+        }
+        __threadfence(); // the other blocks' writes before this block reads
+    }
+    __syncthreads();
+}
+
+// rounds times: b[i] = a[(i + shift) % n] + 1, then a and b swap roles; a grid-wide barrier
+// between rounds. Element i reads one written by another block in the round before, so a
+// barrier that did not hold shows as wrong values. Those reads go through L2 (ld.global.cg):
+// this SM's L1 may still hold the buffer's lines from two rounds ago. Grid-stride over n.
+extern "C" __global__ void coop_rounds(float* a, float* b, unsigned* bar, unsigned n, unsigned shift,
+                                       unsigned rounds) {
+    unsigned stride = gridDim.x * blockDim.x;
+    for (unsigned r = 0; r < rounds; r++) {
+        float* src = (r & 1u) ? b : a;
+        float* dst = (r & 1u) ? a : b;
+        for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+            dst[i] = __ldcg(&src[(i + shift) % n]) + 1.0f; // L2: never a stale L1 line
+        grid_barrier(bar);
+    }
+}

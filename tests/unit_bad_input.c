@@ -25,6 +25,8 @@ static gpuk_stream str, str_b, str_stale;
 static gpuk_event ev, ev_b, ev_stale;
 static gpuk_module mod, mod_b, mod_stale;
 static gpuk_kernel ker, ker_b, ker_stale;
+static gpuk_graph gr, gr_b, gr_stale;
+static const gpuk_graph zgr = { 0 };
 static const gpuk_buffer zbuf = { 0 };
 static const gpuk_pinned zpin = { 0 };
 static const gpuk_stream zstr = { 0 };
@@ -457,6 +459,50 @@ static void row_launch(void) {
     BAD_NODRV(gpuk_launch(A, ker, &(gpuk_launch_desc){ .grid = { 1 }, .block = { 32 } }), GPUK_ERR_INVALID_ARG); /* args NULL */
     BAD_NODRV(gpuk_launch(A, ker, &(gpuk_launch_desc){ .grid = { 1 }, .block = { 32 }, .args = args, .num_args = 3 }), GPUK_ERR_INVALID_ARG);
     BAD_NODRV(gpuk_launch(A, ker, &(gpuk_launch_desc){ .grid = { 1 }, .block = { 32 }, .stream = { 999 }, .args = args }), GPUK_ERR_INVALID_HANDLE);
+    BAD_NODRV(gpuk_launch(A, ker, &(gpuk_launch_desc){ .grid = { 3 }, .block = { 32 }, .args = args, .cluster = { 2 } }), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_launch(A, ker, &(gpuk_launch_desc){ .grid = { 16 }, .block = { 32 }, .args = args, .cluster = { 16 } }), GPUK_ERR_LIMIT);
+    BAD(gpuk_launch(A, ker, &(gpuk_launch_desc){ .grid = { 100000 }, .block = { 32 }, .args = args, .cooperative = true }), GPUK_ERR_LIMIT);
+}
+#define KCOOP(h) gpuk_kernel_max_cooperative_grid(A, h, 32, 0, &blocks)
+static void row_kernel_max_cooperative_grid(void) {
+    uint32_t blocks;
+    BAD_HANDLES(KCOOP, zker, ker_stale, ker_b);
+    BAD_NODRV(gpuk_kernel_max_cooperative_grid(A, ker, 32, 0, NULL), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_kernel_max_cooperative_grid(A, ker, 0, 0, &blocks), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_kernel_max_cooperative_grid(A, ker, 2048, 0, &blocks), GPUK_ERR_LIMIT);
+    BAD_NODRV(gpuk_kernel_max_cooperative_grid(NULL, ker, 32, 0, &blocks), GPUK_ERR_INVALID_ARG);
+}
+static void row_graph_begin_capture(void) {
+    BAD_NODRV(gpuk_graph_begin_capture(A, str, GPUK_CAPTURE_NUM), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_graph_begin_capture(NULL, str, GPUK_CAPTURE_DEFAULT), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_graph_begin_capture(A, str_stale, GPUK_CAPTURE_DEFAULT), GPUK_ERR_INVALID_HANDLE);
+    BAD_NODRV(gpuk_graph_begin_capture(A, str_b, GPUK_CAPTURE_DEFAULT), GPUK_ERR_INVALID_HANDLE);
+}
+static void row_graph_end_capture(void) {
+    gpuk_graph g;
+    BAD_NODRV(gpuk_graph_end_capture(A, str, NULL), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_graph_end_capture(NULL, str, &g), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_graph_end_capture(A, str_stale, &g), GPUK_ERR_INVALID_HANDLE);
+    BAD(gpuk_graph_end_capture(A, str, &g), GPUK_ERR_INVALID_ARG); /* not being captured */
+    cases++;
+    CHECK(g.id == 0);
+}
+#define GUPDATE(h) gpuk_graph_update(A, str, h)
+static void row_graph_update(void) {
+    BAD_HANDLES(GUPDATE, zgr, gr_stale, gr_b);
+    BAD_NODRV(gpuk_graph_update(A, str_stale, gr), GPUK_ERR_INVALID_HANDLE);
+    BAD(gpuk_graph_update(A, str, gr), GPUK_ERR_INVALID_ARG); /* not being captured */
+}
+#define GLAUNCH(h) gpuk_graph_launch(A, str, h)
+static void row_graph_launch(void) {
+    BAD_HANDLES(GLAUNCH, zgr, gr_stale, gr_b);
+    BAD_NODRV(gpuk_graph_launch(A, str_b, gr), GPUK_ERR_INVALID_HANDLE);
+    BAD_NODRV(gpuk_graph_launch(NULL, str, gr), GPUK_ERR_INVALID_ARG);
+}
+#define GDESTROY(h) gpuk_graph_destroy(A, h)
+static void row_graph_destroy(void) {
+    BAD_HANDLES(GDESTROY, zgr, gr_stale, gr_b);
+    BAD_NODRV(gpuk_graph_destroy(NULL, gr), GPUK_ERR_INVALID_ARG);
 }
 static void row_elementwise_create(void) {
     gpuk_elementwise e;
@@ -589,7 +635,9 @@ static const row rows[] = {
     ROW(event_elapsed_ms), ROW(timer_create), ROW(timer_destroy), ROW(timer_start), ROW(timer_stop),
     ROW(module_load), ROW(module_unload), ROW(module_compile), ROW(module_lowered_name),
     ROW(nvrtc_version), ROW(kernel_get), ROW(kernel_query),
-    ROW(kernel_set_max_dynamic_shared), ROW(kernel_suggest_block), ROW(launch), ROW(kernels_loaded), ROW(kernels_load),
+    ROW(kernel_set_max_dynamic_shared), ROW(kernel_suggest_block), ROW(launch),
+    ROW(kernel_max_cooperative_grid), ROW(graph_begin_capture), ROW(graph_end_capture),
+    ROW(graph_update), ROW(graph_launch), ROW(graph_destroy), ROW(kernels_loaded), ROW(kernels_load),
     ROW(kernels_reserve), ROW(elementwise_create), ROW(elementwise_launch), ROW(elementwise_destroy),
     ROW(reduction_create), ROW(reduction_launch), ROW(reduction_destroy),
 };
@@ -661,6 +709,14 @@ static void setup(void) {
     CHECK_OK(gpuk_stream_destroy(A, s));
     CHECK_OK(gpuk_event_destroy(A, e));
     CHECK_OK(gpuk_module_unload(A, m)); /* takes its kernel with it */
+#define MAKE_GRAPH(c, s, g) \
+    CHECK_OK(gpuk_graph_begin_capture(c, s, GPUK_CAPTURE_DEFAULT)); \
+    CHECK_OK(gpuk_graph_end_capture(c, s, &g));
+    MAKE_GRAPH(A, str, gr)
+    MAKE_GRAPH(B, str_b, gr_b)
+    MAKE_GRAPH(A, str, gr_stale)
+#undef MAKE_GRAPH
+    CHECK_OK(gpuk_graph_destroy(A, gr_stale));
     arg_p = gpuk_buffer_devptr(A, buf);
 }
 
