@@ -1253,13 +1253,6 @@ GPUK_DEV u64 clamp_index(i64 i, u64 n) { return i < 0 ? 0 : (u64)i >= n ? n - 1 
    weights, W_valid: of those inside), so normalized weights average the neighbours present. */
 template <typename T> struct stencil_acc { typedef float type; };
 template <> struct stencil_acc<int> { typedef double type; };
-/* An element as the accumulator's type. int -> double by bits: x + 2^31 as the low word under
-   2^52's exponent is exactly 2^52 + 2^31 + x, so one integer XOR and one add (full FP64 rate)
-   replace the conversion instruction, which runs at a fraction of it. */
-GPUK_DEV float stencil_in(float x) { return x; }
-GPUK_DEV double stencil_in(int x) {
-    return __hiloint2double(0x43300000, (int)((u32)x ^ 0x80000000u)) - 4503601774854144.0; /* 2^52 + 2^31 */
-}
 GPUK_DEV float stencil_out(float v, float) { return v; }
 GPUK_DEV int stencil_out(double v, int) {
     const double r = v < 0 ? -floor(-v + 0.5) : floor(v + 0.5);
@@ -1282,15 +1275,15 @@ GPUK_DEV void stencil3x3(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 l
             if (first > 0 && first + R < rows && j > 0 && j + 1 < cols) {
                 /* all neighbours inside: a window of 3 rows slides down, 3 loads a row */
                 const T* p = in + (first - 1) * ldi + j - 1;
-                A win[3][3]; /* converted once as loaded */
+                A win[3][3]; /* converted once as loaded (int -> double runs at a quarter rate) */
 #pragma unroll
-                for (int c = 0; c < 3; c++) { win[0][c] = stencil_in(__ldg(p + c)); win[1][c] = stencil_in(__ldg(p + ldi + c)); }
+                for (int c = 0; c < 3; c++) { win[0][c] = (A)__ldg(p + c); win[1][c] = (A)__ldg(p + ldi + c); }
                 p += 2 * ldi;
                 T* o = out + first * ldo + j;
 #pragma unroll
                 for (int r = 0; r < R; r++) {
 #pragma unroll
-                    for (int c = 0; c < 3; c++) win[(r + 2) % 3][c] = stencil_in(__ldg(p + c));
+                    for (int c = 0; c < 3; c++) win[(r + 2) % 3][c] = (A)__ldg(p + c);
                     A acc = A(0);
 #pragma unroll
                     for (int di = 0; di < 3; di++)

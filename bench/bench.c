@@ -321,9 +321,9 @@ int main(void) {
             printf(" |\n");
         }
         printf("crossover (staged faster than direct from this size up): host->device %zu KiB, device->host "
-               "%zu KiB (0: never); gpuk's default staging_min_bytes: %zu KiB\n",
+               "%zu KiB (0: never); gpuk's default staging_min_bytes: %zu KiB (0: nothing staged)\n",
                pageable_crossover(h2d) >> 10, pageable_crossover(d2h) >> 10,
-               gpuk_ctx_desc_defaults(NULL).staging_min_bytes >> 10);
+               gpuk_ctx_desc_defaults(NULL).staging_min_bytes == (size_t)-1 ? 0 : gpuk_ctx_desc_defaults(NULL).staging_min_bytes >> 10);
         printf("one thread's memcpy, 8 MiB pieces over 256 MiB: pageable->pinned %.2f GB/s, pinned->pageable "
                "%.2f GB/s (a staged copy's host side; it cannot beat these)\n", memcpy_gbs(&p, bytes, 1),
                memcpy_gbs(&p, bytes, 0));

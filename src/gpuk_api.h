@@ -71,7 +71,8 @@ MEMORY
    first staged copy and freed with the ctx; gpuk_ctx_desc.no_staging = true: never. Staged
    copies: gpuk_buffer_write/read (and a create's desc.data upload, gpuk_buffer_download) of
    pageable host memory (memory the driver does not know: malloc, the stack) of at least
-   staging_min_bytes (default 1 MiB): the calling thread copies piece after piece into one
+   staging_min_bytes (default: none, staging is opt-in; it measured slower than the driver's
+   own copy on an H100 machine, see README): the calling thread copies piece after piece into one
    half while the DMA engine moves the other, instead of the driver's own pageable path,
    where the two take turns. Pinned, registered and managed memory and smaller copies go
    direct. Same results and ordering as the direct copy; the call returns once done. If the
@@ -367,7 +368,8 @@ typedef struct gpuk_ctx_desc {
                              //   true -> always the driver's own pageable copy
     size_t staging_bytes;    // 0 -> 16 MiB: the pinned staging memory (two halves), allocated
                              //   at the first staged copy, freed with the ctx; >= 64 KiB
-    size_t staging_min_bytes; // 0 -> 1 MiB: smaller copies go direct; 1 -> stage every size
+    size_t staging_min_bytes; // 0 -> SIZE_MAX: nothing staged (opt-in); N -> copies of N bytes
+                              //   and more staged; 1 -> every size
     uint32_t max_graphs;     // 0 -> 64
     uint32_t _end_canary;
 } gpuk_ctx_desc;

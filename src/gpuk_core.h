@@ -308,6 +308,8 @@ typedef struct gpuk__lib_feature {
     X(cuEventCreate, 2000, "cuEventCreate", 1, (gpuk__cu_event* out_event, unsigned int flags)) \
     X(cuEventDestroy, 4000, "cuEventDestroy_v2", 1, (gpuk__cu_event event)) \
     X(cuEventRecord, 2000, "cuEventRecord", 1, (gpuk__cu_event event, gpuk__cu_stream stream)) \
+    X(cuEventRecordWithFlags, 11010, "cuEventRecordWithFlags", 0, \
+      (gpuk__cu_event event, gpuk__cu_stream stream, unsigned int flags)) \
     X(cuEventSynchronize, 2000, "cuEventSynchronize", 1, (gpuk__cu_event event)) \
     X(cuEventQuery, 2000, "cuEventQuery", 1, (gpuk__cu_event event)) \
     X(cuEventElapsedTime, 2000, "cuEventElapsedTime", 1, \
@@ -408,6 +410,8 @@ enum {
     GPUK__CU_STREAM_NON_BLOCKING = 1,
     GPUK__CU_EVENT_BLOCKING_SYNC = 1,
     GPUK__CU_EVENT_DISABLE_TIMING = 2,
+    GPUK__CU_EVENT_RECORD_EXTERNAL = 1,
+    GPUK__CU_STREAM_CAPTURE_ACTIVE = 1,
     GPUK__CU_MEMHOSTALLOC_PORTABLE = 1,
     GPUK__CU_MEMHOSTREGISTER_PORTABLE = 1,
     GPUK__CU_POINTER_ATTRIBUTE_CONTEXT = 1,
@@ -1451,9 +1455,12 @@ static const char* const gpuk__kind_name[GPUK__KIND_NUM] = { GPUK__HANDLE_KINDS(
 enum { GPUK__STAGING_UNSET, GPUK__STAGING_READY, GPUK__STAGING_OFF };
 #define GPUK__STAGING_BYTES ((size_t)16 << 20)   /* gpuk_ctx_desc.staging_bytes 0 */
 #define GPUK__STAGING_LEAST ((size_t)64 << 10)   /* the least staging_bytes taken */
-/* staging_min_bytes 0: copies from this size up are staged. Provisional until bench/bench.c's
-   crossover line (pageable copies, staged against direct, by size) is read on a GPU. */
-#define GPUK__STAGING_MIN_BYTES ((size_t)1 << 20)
+/* staging_min_bytes 0: copies from this size up are staged, so none: on the H100 machine
+   (bench/bench.c, 2026-11-23) a staged copy was slower than the driver's own at every size from
+   64 KiB to 256 MiB (256 MiB: 5.1 vs 5.2 GB/s host->device, 6.3 vs 9.9 device->host), the
+   calling thread's memcpy into pinned memory (6.4-7.5 GB/s) being the limit. Opt-in until the
+   host side is faster (several threads copying). */
+#define GPUK__STAGING_MIN_BYTES ((size_t)-1)
 typedef struct gpuk__staging {
     gpuk__mutex lock;        /* held by the one copy using the halves; a copy finding it taken
                                 goes the driver's way instead of waiting */
@@ -2998,6 +3005,19 @@ static gpuk_result gpuk__event_record(const char* fn, gpuk_ctx* ctx, gpuk_stream
     GPUK__STREAM_HEAD(fn, ctx, stream, cs);
     if (!(e = gpuk__event_lookup(ctx, event.id))) return gpuk__bad_handle(fn, "event", event.id);
     GPUK__ENTER(fn, ctx);
+    if (GPUK__DRV.cuEventRecordWithFlags && GPUK__DRV.cuStreamIsCapturing) {
+        /* in a capture a plain record only orders streams within it, and the event cannot be
+           waited for afterwards (the H100's driver: CUDA_ERROR_INVALID_VALUE); an "external"
+           record becomes a graph node that records the event at each launch, as a record on a
+           stream does. */
+        unsigned int status = 0;
+        if ((cr = GPUK__DRV.cuStreamIsCapturing(cs, &status)) != 0)
+            return gpuk__fail_cu(fn, "cuStreamIsCapturing", cr, NULL);
+        if (status == GPUK__CU_STREAM_CAPTURE_ACTIVE) {
+            cr = GPUK__DRV.cuEventRecordWithFlags(e->cu, cs, GPUK__CU_EVENT_RECORD_EXTERNAL);
+            return cr ? gpuk__fail_cu(fn, "cuEventRecordWithFlags", cr, "inside a stream capture") : GPUK_OK;
+        }
+    }
     cr = GPUK__DRV.cuEventRecord(e->cu, cs);
     return cr ? gpuk__fail_cu(fn, "cuEventRecord", cr, NULL) : GPUK_OK;
 }
@@ -3968,13 +3988,14 @@ static GPUK__NOINLINE gpuk_result gpuk__launch_ex(const char* fn, gpuk_ctx* ctx,
             return gpuk__fail(fn, GPUK_ERR_UNSUPPORTED, "kernel '%s': thread-block clusters need "
                               "compute capability 9.0 or newer; device %d (%s) is %d.%d", k->name,
                               ctx->info.ordinal, ctx->info.name, ctx->info.cc_major, ctx->info.cc_minor);
+        /* the size first: a cluster no device holds is the answer, whatever the grid */
+        if ((uint64_t)c[0] * c[1] * c[2] > 8u)
+            return gpuk__fail(fn, GPUK_ERR_LIMIT, "kernel '%s': a cluster of %ux%ux%u blocks exceeds "
+                              "the portable cluster size of 8 blocks", k->name, c[0], c[1], c[2]);
         for (i = 0; i < 3; i++)
             if (g[i] % c[i])
                 return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "kernel '%s': cluster.%c = %u does not "
                                   "divide grid.%c = %u", k->name, axis[i], c[i], axis[i], g[i]);
-        if ((uint64_t)c[0] * c[1] * c[2] > 8u)
-            return gpuk__fail(fn, GPUK_ERR_LIMIT, "kernel '%s': a cluster of %ux%ux%u blocks exceeds "
-                              "the portable cluster size of 8 blocks", k->name, c[0], c[1], c[2]);
         attrs[n].id = GPUK__CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
         memcpy(attrs[n].value.dim, c, sizeof c);
         n++;

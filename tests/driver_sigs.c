@@ -17,6 +17,8 @@ int main(void) {
     /* the constants gpuk copies from cuda.h */
     _Static_assert((int)GPUK__CU_STREAM_NON_BLOCKING == (int)CU_STREAM_NON_BLOCKING, "stream flag");
     _Static_assert((int)GPUK__CU_EVENT_DISABLE_TIMING == (int)CU_EVENT_DISABLE_TIMING, "event flag");
+    _Static_assert((int)GPUK__CU_EVENT_RECORD_EXTERNAL == (int)CU_EVENT_RECORD_EXTERNAL, "event record flag");
+    _Static_assert((int)GPUK__CU_STREAM_CAPTURE_ACTIVE == (int)CU_STREAM_CAPTURE_STATUS_ACTIVE, "capture status");
     _Static_assert((int)GPUK__CU_EVENT_BLOCKING_SYNC == (int)CU_EVENT_BLOCKING_SYNC, "event flag");
     _Static_assert((int)GPUK__CU_MEMHOSTALLOC_PORTABLE == (int)CU_MEMHOSTALLOC_PORTABLE, "host alloc flag");
     _Static_assert((int)GPUK__CU_MEMHOSTREGISTER_PORTABLE == (int)CU_MEMHOSTREGISTER_PORTABLE, "register flag");

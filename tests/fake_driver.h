@@ -840,12 +840,17 @@ static fres f_cuEventCreate(void** e, unsigned flags) {
     return 0;
 }
 static fres f_cuEventDestroy(void* e) { FAKE_ENTER("cuEventDestroy"); return fake_release(FK_EVENT, e, "cuEventDestroy") ? 0 : 400; }
-static fres f_cuEventRecord(void* e, void* s) {
+/* In a capture only an external record (cuEventRecordWithFlags, CU_EVENT_RECORD_EXTERNAL)
+   becomes a node that records the event at each graph launch; a plain one only orders the
+   capture's streams, as the driver does, so the fake leaves the event as it was. */
+static fres fake_event_record(void* e, void* s, unsigned flags, const char* fn) {
     static double clock_ms;
-    FAKE_ENTER("cuEventRecord"); FAKE_NEED_CTX("cuEventRecord");
-    if (!fake_stream_ok(s, "cuEventRecord")) return 400;
-    if (!fake_is_live(FK_EVENT, e)) { fake_protocol("destroyed event", "cuEventRecord"); return 400; }
+    if (!fake_stream_ok(s, fn)) return 400;
+    if (!fake_is_live(FK_EVENT, e)) { fake_protocol("destroyed event", fn); return 400; }
+    if (flags > 1) return 1;
+    if (flags == 1 && !fake_capturing(s)) return 1; /* external outside a capture: refused */
     { fake_op op = fake_op_of(FOP_RECORD, 0, 0, e, 0); fres r;
+      if (fake_capturing(s) && !flags) return fake_capturing(s)->capture == 2 ? 901 : 0;
       if (fake_capture_op(s, &op, NULL, &r)) return r; }
     pthread_mutex_lock(&fake.lock);
     ((fake_event*)e)->recorded = 1;
@@ -854,6 +859,14 @@ static fres f_cuEventRecord(void* e, void* s) {
     ((fake_event*)e)->seq = fake.seq; /* the deferred copies it follows */
     pthread_mutex_unlock(&fake.lock);
     return 0;
+}
+static fres f_cuEventRecord(void* e, void* s) {
+    FAKE_ENTER("cuEventRecord"); FAKE_NEED_CTX("cuEventRecord");
+    return fake_event_record(e, s, 0, "cuEventRecord");
+}
+static fres f_cuEventRecordWithFlags(void* e, void* s, unsigned flags) {
+    FAKE_ENTER("cuEventRecordWithFlags"); FAKE_NEED_CTX("cuEventRecordWithFlags");
+    return fake_event_record(e, s, flags, "cuEventRecordWithFlags");
 }
 static fres f_cuEventSynchronize(void* e) {
     fres r;
@@ -1131,7 +1144,7 @@ static fres fake_replay_op(const fake_op* op, void* s) {
     case FOP_HTOD: return f_cuMemcpyHtoDAsync(op->dst, op->host, op->n, s);
     case FOP_DTOH: return f_cuMemcpyDtoHAsync(op->host, op->src, op->n, s);
     case FOP_DTOD: return f_cuMemcpyDtoDAsync(op->dst, op->src, op->n, s);
-    case FOP_RECORD: return f_cuEventRecord(op->host, s);
+    case FOP_RECORD: return fake_event_record(op->host, s, 0, "cuEventRecord"); /* the node, at a launch */
     case FOP_LAUNCH:
         for (i = 0; i < 16; i++) params[i] = (void*)op->args[i];
         return fake_launch("cuGraphLaunch", op->func, op->grid, op->block, s, params, op->ex ? op : NULL);
@@ -1198,7 +1211,7 @@ static const fake_entry fake_entries[] = {
     FAKE_E(cuMemcpyDtoHAsync), FAKE_E(cuMemcpyDtoDAsync), FAKE_E(cuPointerGetAttribute),
     FAKE_E(cuStreamCreateWithPriority), FAKE_E(cuStreamDestroy), FAKE_E(cuStreamSynchronize),
     FAKE_E(cuStreamQuery), FAKE_E(cuStreamIsCapturing), FAKE_E(cuStreamGetCtx), FAKE_E(cuStreamWaitEvent), FAKE_E(cuLaunchHostFunc), FAKE_E(cuEventCreate),
-    FAKE_E(cuEventDestroy), FAKE_E(cuEventRecord), FAKE_E(cuEventSynchronize), FAKE_E(cuEventQuery),
+    FAKE_E(cuEventDestroy), FAKE_E(cuEventRecord), FAKE_E(cuEventRecordWithFlags), FAKE_E(cuEventSynchronize), FAKE_E(cuEventQuery),
     FAKE_E(cuEventElapsedTime), FAKE_E(cuModuleLoadDataEx), FAKE_E(cuModuleUnload),
     FAKE_E(cuModuleGetFunction), FAKE_E(cuFuncGetAttribute), FAKE_E(cuFuncSetAttribute),
     FAKE_E(cuOccupancyMaxPotentialBlockSize), FAKE_E(cuLaunchKernel), FAKE_E(cuFuncGetParamInfo),

@@ -1,5 +1,5 @@
 /* gpu_test_kernels.h - generated, do not edit: one PTX module (.version 4.2, .target sm_52,
-   driver >= CUDA 7.0, 6417 bytes) from tests/gpu_test_kernels.cu sha256 2eeaed0a89df760b,
+   driver >= CUDA 7.0, 6417 bytes) from tests/gpu_test_kernels.cu sha256 178f2244d0c1fa51,
    nvcc 13.0.88, by
    tools/gen_ptx.py --embed tests/gpu_test_kernels.cu tests/gpu_test_kernels.h gpu_test_ptx */
 static const char gpu_test_ptx[] =

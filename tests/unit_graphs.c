@@ -54,8 +54,9 @@ static int test_capture_and_replay(void) {
     gpuk_stream s;
     gpuk_buffer a, b;
     gpuk_pinned hin, hout;
-    gpuk_event e;
+    gpuk_event e, e0;
     gpuk_graph g;
+    float ms = 0;
     unsigned char* in;
     unsigned char* out;
     long launches;
@@ -68,6 +69,8 @@ static int test_capture_and_replay(void) {
     CHECK_OK(gpuk_pinned_create(ctx, &(gpuk_pinned_desc){ .bytes = 256 }, &hin));
     CHECK_OK(gpuk_pinned_create(ctx, &(gpuk_pinned_desc){ .bytes = 256 }, &hout));
     CHECK_OK(gpuk_event_create(ctx, NULL, &e));
+    CHECK_OK(gpuk_event_create(ctx, NULL, &e0));
+    CHECK_OK(gpuk_event_record(ctx, s, e0));
     in = (unsigned char*)gpuk_pinned_ptr(ctx, hin);
     out = (unsigned char*)gpuk_pinned_ptr(ctx, hout);
     CHECK_OK(gpuk_graph_begin_capture(ctx, s, GPUK_CAPTURE_DEFAULT));
@@ -82,6 +85,9 @@ static int test_capture_and_replay(void) {
     CHECK_OK(gpuk_graph_end_capture(ctx, s, &g));
     CHECK(g.id != 0);
     CHECK(fake_live_count(FK_GRAPH) == 0 && fake_live_count(FK_EXEC) == 1);
+    /* the record inside the capture is a node (an external record): e is recorded by each
+       launch, not by the capture (a plain record there would leave e never recorded) */
+    CHECK_RESULT(gpuk_event_elapsed_ms(ctx, e0, e, &ms), 600);
     for (rep = 0; rep < 3; rep++) {
         for (i = 0; i < 256; i++) in[i] = (unsigned char)(i * 13 + rep * 7 + 1);
         memset(out, 0, 256);
@@ -90,6 +96,7 @@ static int test_capture_and_replay(void) {
         for (i = 0; i < 256; i++) bad += out[i] != (i >= 64 && i < 192 ? in[i - 64] : 0x77);
     }
     CHECK(bad == 0);
+    CHECK_OK(gpuk_event_elapsed_ms(ctx, e0, e, &ms));
     CHECK(fake.launches == launches + 3 && fake.graph_launches == 3);
     CHECK(last_args_are(gpuk_buffer_devptr(ctx, b), 256));
     /* on another stream, the default one included */

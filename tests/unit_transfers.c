@@ -110,7 +110,7 @@ static int test_sizes_around_pieces(void) {
 }
 
 static int test_what_stages(void) {
-    gpuk_ctx* c = up((fake_config){ 0 }, 0, 0, false); /* the defaults: 16 MiB, from 1 MiB */
+    gpuk_ctx* c = up((fake_config){ 0 }, 0, (size_t)1 << 20, false); /* 16 MiB (the default), from 1 MiB */
     gpuk_buffer b, b2;
     gpuk_pinned pin;
     unsigned char* host = (unsigned char*)malloc(BUF);
@@ -118,7 +118,7 @@ static int test_what_stages(void) {
     size_t got = 0;
     long before;
     gpuk_ctx_desc dd = gpuk_ctx_desc_defaults(NULL);
-    CHECK(dd.staging_bytes == (size_t)16 << 20 && dd.staging_min_bytes == (size_t)1 << 20 && !dd.no_staging);
+    CHECK(dd.staging_bytes == (size_t)16 << 20 && dd.staging_min_bytes == (size_t)-1 && !dd.no_staging);
     CHECK(host != NULL);
     if (!host) return 0;
     fill_random(host, BUF);
@@ -153,10 +153,17 @@ static int test_what_stages(void) {
     CHECK(fake.protocol_errors == 0);
     CHECK_OK(gpuk_ctx_destroy(c));
     fake_gpuk_check_released();
-    /* no_staging: the driver's pageable copy at any size, no pinned memory taken */
+    /* no_staging: the driver's pageable copy at any size, no pinned memory taken; and the
+       defaults (staging is opt-in): the same */
     c = up((fake_config){ 0 }, 0, 1, true);
     CHECK_OK(gpuk_buffer_create(c, &(gpuk_buffer_desc){ .bytes = BUF }, &b));
     round_trip(c, b, BUF - 5, 5, 3, 0);
+    CHECK(fake_live_count(FK_HOST) == 0);
+    CHECK_OK(gpuk_ctx_destroy(c));
+    fake_gpuk_check_released();
+    c = up((fake_config){ 0 }, 0, 0, false);
+    CHECK_OK(gpuk_buffer_create(c, &(gpuk_buffer_desc){ .bytes = BUF }, &b));
+    round_trip(c, b, BUF, 0, 0, 0);
     CHECK(fake_live_count(FK_HOST) == 0);
     CHECK_OK(gpuk_ctx_destroy(c));
     fake_gpuk_check_released();
