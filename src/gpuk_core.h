@@ -1485,6 +1485,9 @@ struct gpuk_ctx {
     gpuk__staging staging;
     gpuk__mutex join_lock;          /* gpuk_stream_join/fork: join_ev between record and wait */
     gpuk__cu_event join_ev;         /* created by the first join or fork */
+    gpuk__cu_graph graph_orphans[4]; /* captured graphs whose cuGraphDestroy failed (under lock):
+                                        tried again by the ctx destroy */
+    uint32_t graph_orphan_count;
 };
 
 /* Gives a live slot's driver objects back (the ctx is current); returns the driver's result
@@ -1877,12 +1880,19 @@ static void gpuk__keep_first(const char* fn, gpuk_result* first, const char* cal
     if (*first == GPUK_OK) *first = r;
 }
 
-/* gpuk's own driver objects of ctx (the staging memory and its events, the join event), each
-   released once and forgotten; staging stays off from here (a failed destroy keeps the ctx). */
+/* gpuk's own driver objects of ctx (the staging memory and its events, the join event, graphs
+   left by a failed cuGraphDestroy), each released once and forgotten; staging stays off from
+   here (a failed destroy keeps the ctx). */
 static void gpuk__ctx_release_own(const char* fn, gpuk_ctx* ctx, gpuk_result* first) {
     gpuk__cu_event* evs[3];
     gpuk__cu_result cr;
     int i;
+    while (ctx->graph_orphan_count && !GPUK__ATOMIC_LOAD(&gpuk__g.broken)) {
+        gpuk__keep_first(fn, first, "cuGraphDestroy",
+                         cr = GPUK__DRV.cuGraphDestroy(ctx->graph_orphans[ctx->graph_orphan_count - 1]));
+        if (cr) break;
+        ctx->graph_orphan_count--;
+    }
     evs[0] = &ctx->staging.ev[0];
     evs[1] = &ctx->staging.ev[1];
     evs[2] = &ctx->join_ev;
@@ -4142,6 +4152,26 @@ GPUK__IMPL gpuk_result gpuk_graph_begin_capture(gpuk_ctx* ctx, gpuk_stream strea
     return cr ? gpuk__fail_cu(fn, "cuStreamBeginCapture", cr, NULL) : GPUK_OK;
 }
 
+/* Destroys a captured graph once its work is done (instantiated, or used for an update, or of
+   no use). Its failure is absorbed: the call's own work succeeded, and the graph is only the
+   driver's host memory, so it is kept for the ctx destroy to try again (at most four; the
+   logger hears of it). No driver call after a sticky fault. */
+static void gpuk__graph_drop(const char* fn, gpuk_ctx* ctx, gpuk__cu_graph graph) {
+    gpuk__cu_result cr;
+    int kept = 0;
+    if (!graph || GPUK__ATOMIC_LOAD(&gpuk__g.broken)) return;
+    if (gpuk__tolerate(fn, "cuGraphDestroy", cr = GPUK__DRV.cuGraphDestroy(graph)) || gpuk__is_sticky((int)cr))
+        return;
+    gpuk__mutex_lock(&ctx->lock);
+    if (ctx->graph_orphan_count < 4) {
+        ctx->graph_orphans[ctx->graph_orphan_count++] = graph;
+        kept = 1;
+    }
+    gpuk__mutex_unlock(&ctx->lock);
+    gpuk__log(GPUK_LOG_WARN, (int)cr, kept ? "cuGraphDestroy failed on a captured graph; the ctx destroy tries again"
+                                           : "cuGraphDestroy failed on a captured graph; its host memory stays with the driver");
+}
+
 /* Ends the capture on cs: the graph it recorded, or a failure (the stream is out of capture
    mode either way once the driver was asked). */
 static gpuk_result gpuk__capture_end(const char* fn, gpuk_ctx* ctx, gpuk_stream stream,
@@ -4157,7 +4187,7 @@ static gpuk_result gpuk__capture_end(const char* fn, gpuk_ctx* ctx, gpuk_stream 
                           "(gpuk_graph_begin_capture first)");
     if ((cr = GPUK__DRV.cuStreamEndCapture(cs, out_graph)) != 0) {
         /* an invalidated capture may still hand back a graph: it is of no use */
-        if (*out_graph) gpuk__tolerate(fn, "cuGraphDestroy", GPUK__DRV.cuGraphDestroy(*out_graph));
+        gpuk__graph_drop(fn, ctx, *out_graph);
         *out_graph = NULL;
         return gpuk__fail_cu(fn, "cuStreamEndCapture", cr,
                              cr == 908 ? "a thread-local or global capture ends on the thread that "
@@ -4181,9 +4211,7 @@ GPUK__IMPL gpuk_result gpuk_graph_end_capture(gpuk_ctx* ctx, gpuk_stream stream,
     if ((r = gpuk__capture_end(fn, ctx, stream, &graph)) == GPUK_OK) {
         if ((cr = GPUK__DRV.cuGraphInstantiateWithFlags(&s->exec, graph, 0)) != 0)
             r = gpuk__fail_cu(fn, "cuGraphInstantiateWithFlags", cr, NULL);
-        /* the exec does not need it; a failure here (only sticky ones are possible in
-           practice) leaves the driver's host memory behind, nothing a retry could fix */
-        gpuk__tolerate(fn, "cuGraphDestroy", GPUK__DRV.cuGraphDestroy(graph));
+        gpuk__graph_drop(fn, ctx, graph); /* the exec does not need it */
     }
     return gpuk__slot_end(ctx, gpuk__kind_graph, s, r, &out_graph->id);
 }
@@ -4215,7 +4243,8 @@ GPUK__IMPL gpuk_result gpuk_graph_update(gpuk_ctx* ctx, gpuk_stream stream, gpuk
     if (!(s = gpuk__graph_lookup(ctx, graph.id))) return gpuk__bad_handle(fn, "graph", graph.id);
     if ((r = gpuk__capture_end(fn, ctx, stream, &g)) != GPUK_OK) return r;
     cr = GPUK__DRV.cuGraphExecUpdate(s->exec, g, &node, &result);
-    gpuk__tolerate(fn, "cuGraphDestroy", GPUK__DRV.cuGraphDestroy(g));
+    if (cr && gpuk__is_sticky((int)cr)) return gpuk__fail_cu(fn, "cuGraphExecUpdate", cr, NULL); /* no call after it */
+    gpuk__graph_drop(fn, ctx, g);
     if (cr) {
         char detail[192];
         gpuk__fmt(detail, sizeof detail, 0, "graph 0x%x is unchanged: %s (result %u)", graph.id,

@@ -84,6 +84,27 @@ static gpuk_result program(int* saw_text) {
         STEP(gpuk_buffer_write(ctx, c, 0, big, sizeof big));
         STEP(gpuk_buffer_read(ctx, c, 0, big, sizeof big));
     }
+    {   /* a graph: a launch, a copy and an event record captured, launched twice, captured
+           again and updated, launched; a failure inside a capture leaves it open for the
+           teardown to cope with */
+        gpuk_graph g = { 0 };
+        gpuk_devptr ptr = gpuk_buffer_devptr(ctx, a);
+        float sc = 3.0f;
+        unsigned n = 256, round;
+        for (round = 0; round < 2; round++) {
+            STEP(gpuk_graph_begin_capture(ctx, s, GPUK_CAPTURE_DEFAULT));
+            STEP(gpuk_launch(ctx, k, &(gpuk_launch_desc){ .grid = GPUK_DIM1(1), .block = GPUK_DIM1(256), .stream = s,
+                                                          GPUK_ARGS(&ptr, &sc, &n) }));
+            STEP(gpuk_buffer_copy_async(ctx, s, b, 0, a, 0, sizeof host));
+            STEP(gpuk_event_record(ctx, s, e1));
+            STEP(round == 0 ? gpuk_graph_end_capture(ctx, s, &g) : gpuk_graph_update(ctx, s, g));
+            STEP(gpuk_graph_launch(ctx, s, g));
+            STEP(gpuk_graph_launch(ctx, s, g));
+            sc = 4.0f;
+        }
+        STEP(gpuk_stream_sync(ctx, s));
+        STEP(gpuk_graph_destroy(ctx, g));
+    }
     {
         void* copy = NULL;
         size_t bytes = 0;
@@ -136,6 +157,9 @@ static long sweep(int code, int sticky, int* runs) {
             const char* name = fake_last_failed_name;
             if (!(strcmp(name, "cuCtxGetCurrent") == 0 || strcmp(name, "cuDeviceGetPCIBusId") == 0 || strcmp(name, "cuFuncGetParamInfo") == 0 ||
                   strcmp(name, "cuPointerGetAttribute") == 0 ||
+                  /* a captured graph's destroy: kept for the ctx destroy (which the leak check
+                     below sees release it) and said at GPUK_LOG_WARN */
+                  strcmp(name, "cuGraphDestroy") == 0 ||
                   (staging_warned && (strcmp(name, "cuMemHostAlloc") == 0 || strcmp(name, "cuEventCreate") == 0)))) {
                 fprintf(stderr, "  code %d, call %ld (%s): the program succeeded anyway\n", code, n, name);
                 problems++;
