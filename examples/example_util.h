@@ -28,17 +28,24 @@ typedef struct ex_opts {
     int full;            /* --full: the book's size instead of the quick one */
     const char* out_dir; /* --out DIR: where pictures go (default build/pictures) */
     int gpus;            /* --gpus N (multi-GPU examples): N ctxs; 0 = one per device */
+    size_t size;         /* --size N (examples that say so): an N-wide problem; 0 = theirs */
+    int steps;           /* --steps N (examples that say so): N steps; 0 = theirs */
 } ex_opts;
 
-/* Reads --full, --out DIR, --gpus N and --help into *o. -1 = go on; otherwise the exit status
+/* Reads --full, --out DIR, --gpus N, --size N, --steps N and --help into *o. -1 = go on; otherwise the exit status
    for main (0 after --help, 1 after a bad flag). */
 static inline int ex_parse(int argc, char** argv, const char* name, const char* what, ex_opts* o) {
     int i;
     o->full = 0;
     o->out_dir = "build/pictures";
     o->gpus = 0;
+    o->size = 0;
+    o->steps = 0;
     for (i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--full") == 0) o->full = 1;
+        else if (strcmp(argv[i], "--size") == 0 && i + 1 < argc && atol(argv[i + 1]) >= 3 &&
+                 atol(argv[i + 1]) <= 1L << 20) o->size = (size_t)atol(argv[++i]);
+        else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc && atoi(argv[i + 1]) >= 1) o->steps = atoi(argv[++i]);
         else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) o->out_dir = argv[++i];
         else if (strcmp(argv[i], "--gpus") == 0 && i + 1 < argc && atoi(argv[i + 1]) >= 1 &&
                  atoi(argv[i + 1]) <= EX_MAX_GPUS) o->gpus = atoi(argv[++i]);
@@ -46,11 +53,13 @@ static inline int ex_parse(int argc, char** argv, const char* name, const char* 
             int help = strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0;
             if (!help) fprintf(stderr, "%s: unknown argument '%s'\n", name, argv[i]);
             fprintf(help ? stdout : stderr,
-                    "%s: %s\nusage: %s [--full] [--out DIR] [--gpus N]\n"
+                    "%s: %s\nusage: %s [--full] [--out DIR] [--gpus N] [--size N] [--steps N]\n"
                     "  --full     the book's full size (default: a quick one)\n"
                     "  --out DIR  where the pictures go (default build/pictures)\n"
                     "  --gpus N   multi-GPU examples: N ctxs (1..%d) over the devices in turn,\n"
-                    "             several on one device where N is larger (default: one a device)\n",
+                    "             several on one device where N is larger (default: one a device)\n"
+                    "  --size N   examples that say so: an N-wide problem (3..2^20) instead of theirs\n"
+                    "  --steps N  examples that say so: N steps instead of theirs\n",
                     name, what, name, EX_MAX_GPUS);
             return help ? 0 : 1;
         }
