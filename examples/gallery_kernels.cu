@@ -3,25 +3,36 @@
 // helpers for Monte Carlo pi, histograms and the streams pipeline. tools/gpuk_embed.py turns
 // it into examples/gallery_kernels.h (PTX + a typed C wrapper per kernel):
 //   python3 tools/gpuk_embed.py examples/gallery_kernels.cu -o examples/gallery_kernels.h
-// Arithmetic goes through the explicitly rounded intrinsics (__fmul_rn, __dadd_rn, ...), which
-// nvcc never fuses into FMAs: the examples' CPU references then compute the same bits.
+// Arithmetic goes through the explicitly rounded intrinsics (__fmul_rn, __dadd_rn, __fma_rn,
+// ...), which nvcc never fuses or splits: the examples' CPU references (C99 fma() where the
+// kernel fuses) then compute the same bits.
 
 __device__ __forceinline__ float mul(float a, float b) { return __fmul_rn(a, b); }
 __device__ __forceinline__ float add(float a, float b) { return __fadd_rn(a, b); }
 __device__ __forceinline__ float sub(float a, float b) { return __fsub_rn(a, b); }
+__device__ __forceinline__ float fma_rn(float a, float b, float c) { return __fmaf_rn(a, b, c); }
 __device__ __forceinline__ double mul(double a, double b) { return __dmul_rn(a, b); }
 __device__ __forceinline__ double add(double a, double b) { return __dadd_rn(a, b); }
 __device__ __forceinline__ double sub(double a, double b) { return __dsub_rn(a, b); }
+__device__ __forceinline__ double fma_rn(double a, double b, double c) { return __fma_rn(a, b, c); }
+// |z|^2 > 4 compared as integers: |z|^2 is never negative or NaN before the escape, and for
+// such floats the order of the bits is the order of the values. The compare then runs on the
+// integer units, not the FP64 ones the loop is bound by (H100, Mandelbrot f64: 0.458 -> 0.431 ms).
+__device__ __forceinline__ bool above4(float m) { return __float_as_int(m) > 0x40800000; }
+__device__ __forceinline__ bool above4(double m) { return __double_as_longlong(m) > 0x4010000000000000LL; }
 
-// Iterations of z = z^2 + c from z until |z|^2 > 4, at most max_iter.
+// Iterations of z = z^2 + c from z until |z|^2 > 4, at most max_iter. Six rounded operations an
+// iteration: zr^2, |z|^2 = fma(zi, zi, zr^2), zr' = fma(-zi, zi, zr^2) + cr and
+// zi' = fma(zr + zr, zi, ci) (eight without fma measured 0.553 ms on H100 for the f64
+// Mandelbrot at 4096^2 x 256, Numba's 0.47).
 template <typename T>
 __device__ __forceinline__ int escape_time(T zr, T zi, T cr, T ci, int max_iter) {
     int i = 0;
     while (i < max_iter) {
-        T zr2 = mul(zr, zr), zi2 = mul(zi, zi);
-        if (add(zr2, zi2) > (T)4) break;
-        T t = add(sub(zr2, zi2), cr);
-        zi = add(mul((T)2, mul(zr, zi)), ci);
+        const T zr2 = mul(zr, zr);
+        if (above4(fma_rn(zi, zi, zr2))) break;
+        const T t = add(fma_rn(-zi, zi, zr2), cr);
+        zi = fma_rn(add(zr, zr), zi, ci);
         zr = t;
         i++;
     }

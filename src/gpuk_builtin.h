@@ -765,7 +765,8 @@ static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* c
 }
 
 /* Stencils: (out, in, rows, cols, ldo, ldi, weights | alpha, boundary | steps), 32 x 8 threads a
-   32 x GPUK__STENCIL_ROWS block. mode 0: 3x3 (weights, boundary); 1: one heat step (in ->
+   block of 32 * GPUK__STENCIL3_COLS x GPUK__STENCIL3_ROWS (3x3) or 32 x GPUK__STENCIL_ROWS
+   (heat). mode 0: 3x3 (weights, boundary); 1: one heat step (in ->
    out); 2: steps heat steps of out (the field) using in as scratch, a step a launch (field
    and scratch taking turns), then for odd steps a copy back (the kernel's steps = 0), so the
    field ends where it started. Several steps a launch in shared memory (32 x 32 tiles, a halo
@@ -807,8 +808,9 @@ static GPUK__NOINLINE gpuk_result gpuk__stencil(const char* fn, int id, gpuk_ctx
     if (rows == 0 || cols == 0 || (mode == 2 && steps == 0)) return GPUK_OK;
     k.block_x = 32;
     k.block_y = GPUK__BLOCK / 32;
-    k.grid_x = gpuk__grid((size_t)cols, 32, (size_t)ctx->info.max_grid[0]);
-    k.grid_y = gpuk__grid((size_t)rows, GPUK__STENCIL_ROWS, 65535); /* taller views loop in the kernel */
+    k.grid_x = gpuk__grid((size_t)cols, mode == 0 ? 32 * GPUK__STENCIL3_COLS : 32, (size_t)ctx->info.max_grid[0]);
+    k.grid_y = gpuk__grid((size_t)rows, mode == 0 ? GPUK__STENCIL3_ROWS : GPUK__STENCIL_ROWS,
+                          65535); /* taller views loop in the kernel */
     lds[0] = ld[0]; lds[1] = ld[1];
     args[2] = &rows; args[3] = &cols;
     args[6] = mode == 0 ? (void*)&w : (void*)(uintptr_t)alpha;

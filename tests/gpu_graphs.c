@@ -7,7 +7,8 @@
    capture returns GPUK_ERR_CAPTURING and the capture still ends cleanly. And a graph of gpuk
    launches, built-ins, copies through pinned memory, memsets and event records replayed many
    times on fresh inputs, its arguments updated by capturing again (gpuk_graph_update), a
-   changed shape refused with the graph unchanged. Skipped where no driver or GPU exists, or
+   changed shape refused with the graph unchanged. And gpuk_stream_fork/_join inside a capture
+   (a second stream joins the graph and back), an unjoined fork failing cleanly. Skipped where no driver or GPU exists, or
    where the driver has no graph entry points. */
 #define _GNU_SOURCE
 #define GPUK_IMPLEMENTATION
@@ -330,18 +331,111 @@ static int test_graph_of_launches_copies_and_builtins(void) {
     return TEST_PASS;
 }
 
+/* gpuk_stream_fork and _join inside a capture: the fork brings a second stream into the
+   capture, which runs a slow kernel there while the origin runs another, and the join makes
+   the last kernel wait for both: replayed on fresh inputs, v = (x + x) + fmaf(x, 3, 0.5)
+   exactly, which a missing dependency on the slow branch would break. A fork left unjoined:
+   the capture ends with the driver's error and no graph, and both streams work afterwards. */
+static int test_fork_and_join_inside_a_capture(void) {
+    uint32_t n = 200003, spin = 4000; /* launch arguments: not const */
+    float three = 3.0f, half = 0.5f;
+    gpuk_module m;
+    gpuk_kernel vadd, slow;
+    gpuk_stream s, s2;
+    gpuk_pinned hin, hout;
+    gpuk_graph graph = { 0 }, unjoined = { 0 };
+    gpuk_buffer x = make((size_t)n * 4), z = make((size_t)n * 4), w = make((size_t)n * 4), v = make((size_t)n * 4);
+    gpuk_devptr px = gpuk_buffer_devptr(ctx, x), pz = gpuk_buffer_devptr(ctx, z), pw = gpuk_buffer_devptr(ctx, w),
+                pv = gpuk_buffer_devptr(ctx, v);
+    const gpuk_dim3 grid = GPUK_DIM1((n + 255) / 256), block = GPUK_DIM1(256);
+    float *in, *out;
+    size_t bad = 0;
+    uint32_t i;
+    int rep;
+    CHECK_OK(gpuk_module_load(ctx, &(gpuk_module_desc){ .image = { gpu_test_ptx, 0 } }, &m));
+    CHECK_OK(gpuk_kernel_get(ctx, m, "vadd", &vadd));
+    CHECK_OK(gpuk_kernel_get(ctx, m, "slow_affine", &slow));
+    CHECK_OK(gpuk_stream_create(ctx, &(gpuk_stream_desc){ .non_blocking = true }, &s));
+    CHECK_OK(gpuk_stream_create(ctx, &(gpuk_stream_desc){ .non_blocking = true }, &s2));
+    CHECK_OK(gpuk_pinned_create(ctx, &(gpuk_pinned_desc){ .bytes = (size_t)n * 4 }, &hin));
+    CHECK_OK(gpuk_pinned_create(ctx, &(gpuk_pinned_desc){ .bytes = (size_t)n * 4 }, &hout));
+    in = (float*)gpuk_pinned_ptr(ctx, hin);
+    out = (float*)gpuk_pinned_ptr(ctx, hout);
+
+    CHECK_OK(gpuk_graph_begin_capture(ctx, s, GPUK_CAPTURE_THREAD_LOCAL));
+    CHECK_OK(gpuk_buffer_write_async(ctx, s, x, 0, in, (size_t)n * 4));
+    CHECK_OK(gpuk_stream_fork(ctx, s, &s2, 1));
+    CHECK_OK(gpuk_launch(ctx, slow, &(gpuk_launch_desc){ .grid = grid, .block = block, .stream = s2,
+                                                         GPUK_ARGS(&px, &pw, &three, &half, &n, &spin) }));
+    CHECK_OK(gpuk_launch(ctx, vadd, &(gpuk_launch_desc){ .grid = grid, .block = block, .stream = s,
+                                                         GPUK_ARGS(&px, &px, &pz, &n) }));
+    CHECK_OK(gpuk_stream_join(ctx, s, &s2, 1));
+    CHECK_OK(gpuk_launch(ctx, vadd, &(gpuk_launch_desc){ .grid = grid, .block = block, .stream = s,
+                                                         GPUK_ARGS(&pz, &pw, &pv, &n) }));
+    CHECK_OK(gpuk_buffer_read_async(ctx, s, v, 0, out, (size_t)n * 4));
+    CHECK_OK(gpuk_graph_end_capture(ctx, s, &graph));
+    for (rep = 0; rep < 8; rep++) {
+        for (i = 0; i < n; i++) in[i] = (float)uniform(-1000, 1000);
+        for (i = 0; i < n; i++) out[i] = -12345.0f;
+        CHECK_OK(gpuk_graph_launch(ctx, s, graph));
+        CHECK_OK(gpuk_stream_sync(ctx, s));
+        for (i = 0; i < n; i++) {
+            float twice = in[i] + in[i], affine = fmaf(in[i], three, half), want = twice + affine;
+            if (out[i] != want && bad++ < 5)
+                fprintf(stderr, "  rep %d: v[%u] = %.9g, want %.9g\n", rep, i, out[i], want);
+        }
+    }
+    CHECK(bad == 0);
+
+    CHECK_OK(gpuk_graph_begin_capture(ctx, s, GPUK_CAPTURE_THREAD_LOCAL));
+    CHECK_OK(gpuk_stream_fork(ctx, s, &s2, 1));
+    CHECK_OK(gpuk_launch(ctx, slow, &(gpuk_launch_desc){ .grid = grid, .block = block, .stream = s2,
+                                                         GPUK_ARGS(&px, &pw, &three, &half, &n, &spin) }));
+    CHECK(gpuk_graph_end_capture(ctx, s, &unjoined) != GPUK_OK);
+    CHECK(unjoined.id == 0);
+    CHECK(strlen(gpuk_last_error()) > 0);
+    /* both streams run work again, in order */
+    for (i = 0; i < n; i++) in[i] = (float)uniform(-1000, 1000);
+    CHECK_OK(gpuk_buffer_write_async(ctx, s2, x, 0, in, (size_t)n * 4));
+    CHECK_OK(gpuk_launch(ctx, slow, &(gpuk_launch_desc){ .grid = grid, .block = block, .stream = s2,
+                                                         GPUK_ARGS(&px, &pw, &three, &half, &n, &spin) }));
+    CHECK_OK(gpuk_stream_join(ctx, s, &s2, 1));
+    CHECK_OK(gpuk_launch(ctx, vadd, &(gpuk_launch_desc){ .grid = grid, .block = block, .stream = s,
+                                                         GPUK_ARGS(&pw, &pw, &pv, &n) }));
+    CHECK_OK(gpuk_buffer_read_async(ctx, s, v, 0, out, (size_t)n * 4));
+    CHECK_OK(gpuk_stream_sync(ctx, s));
+    CHECK_OK(gpuk_stream_sync(ctx, s2));
+    for (i = 0; i < n; i++) {
+        float affine = fmaf(in[i], three, half);
+        if (out[i] != affine + affine && bad++ < 5) fprintf(stderr, "  after: v[%u] = %.9g, want %.9g\n", i, out[i], affine + affine);
+    }
+    CHECK(bad == 0);
+    CHECK_OK(gpuk_graph_destroy(ctx, graph));
+    CHECK_OK(gpuk_stream_destroy(ctx, s));
+    CHECK_OK(gpuk_stream_destroy(ctx, s2));
+    CHECK_OK(gpuk_pinned_destroy(ctx, hin));
+    CHECK_OK(gpuk_pinned_destroy(ctx, hout));
+    CHECK_OK(gpuk_module_unload(ctx, m));
+    CHECK_OK(gpuk_buffer_destroy(ctx, x));
+    CHECK_OK(gpuk_buffer_destroy(ctx, z));
+    CHECK_OK(gpuk_buffer_destroy(ctx, w));
+    CHECK_OK(gpuk_buffer_destroy(ctx, v));
+    return TEST_PASS;
+}
+
 int main(void) {
     int code;
     rng_seed_from_clock();
-    if (!gpu_setup("gpu_graphs", 3, &ctx, &code)) return code;
+    if (!gpu_setup("gpu_graphs", 4, &ctx, &code)) return code;
     if (!(gpuk_features() & GPUK_FEATURE_GRAPHS)) {
-        printf("skip gpu_graphs: the driver has no graph entry points\n0 passed, 0 failed, 3 skipped\n");
+        printf("skip gpu_graphs: the driver has no graph entry points\n0 passed, 0 failed, 4 skipped\n");
         gpuk_ctx_destroy(ctx);
         return 0;
     }
     RUN(test_builtins_replay_correctly_from_a_graph);
     RUN(test_unprepared_builtin_refused_during_capture);
     RUN(test_graph_of_launches_copies_and_builtins);
+    RUN(test_fork_and_join_inside_a_capture);
     CHECK_OK(gpuk_ctx_destroy(ctx));
     return test_summary();
 }
