@@ -371,6 +371,10 @@ typedef struct gpuk_ctx_desc {
     size_t staging_min_bytes; // 0 -> SIZE_MAX: nothing staged (opt-in); N -> copies of N bytes
                               //   and more staged; 1 -> every size
     uint32_t max_graphs;     // 0 -> 64
+    uint32_t staging_threads; // 0 -> min(8, online CPUs / 2), at least 1: threads copying each
+                              //   staged piece's host side, the calling one and up to N - 1
+                              //   of gpuk's own (started with the staging memory, joined at
+                              //   ctx destroy); 1 -> the calling thread only; at most 64
     uint32_t _end_canary;
 } gpuk_ctx_desc;
 
