@@ -1187,7 +1187,7 @@ static void gpuk__mutex_fini(gpuk__mutex* m) { (void)m; }
 typedef void* gpuk__thread;
 typedef struct gpuk__cond { void* cv; } gpuk__cond;
 typedef unsigned long (__stdcall* gpuk__thread_fn)(void*);
-#define GPUK__THREAD_MAIN(name, arg) static unsigned long __stdcall name(void* arg)
+#define GPUK__THREAD_MAIN(name) static unsigned long __stdcall name(void* gpuk__thread_arg)
 #define GPUK__THREAD_END return 0
 static int gpuk__thread_start(gpuk__thread* t, gpuk__thread_fn f, void* arg) {
     *t = CreateThread(NULL, 0, f, arg, 0, NULL);
@@ -1241,7 +1241,7 @@ static void gpuk__mutex_fini(gpuk__mutex* m) { pthread_mutex_destroy(&m->m); }
 typedef pthread_t gpuk__thread;
 typedef struct gpuk__cond { pthread_cond_t c; } gpuk__cond;
 typedef void* (*gpuk__thread_fn)(void*);
-#define GPUK__THREAD_MAIN(name, arg) static void* name(void* arg)
+#define GPUK__THREAD_MAIN(name) static void* name(void* gpuk__thread_arg)
 #define GPUK__THREAD_END return NULL
 static int gpuk__thread_start(gpuk__thread* t, gpuk__thread_fn f, void* arg) {
     return pthread_create(t, NULL, f, arg) == 0;
@@ -3378,8 +3378,8 @@ static size_t gpuk__staging_piece(size_t half, size_t bytes, unsigned threads) {
 
 /* ---- the copy threads ---- */
 /* A worker: takes its index, then copies slice `index` of each job posted, until quit. */
-GPUK__THREAD_MAIN(gpuk__crew_main, arg) {
-    gpuk__crew* cr = (gpuk__crew*)arg;
+GPUK__THREAD_MAIN(gpuk__crew_main) {
+    gpuk__crew* cr = (gpuk__crew*)gpuk__thread_arg;
     unsigned seen = 0, index;
     gpuk__mutex_lock(&cr->lock);
     index = ++cr->started;

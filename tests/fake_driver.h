@@ -304,6 +304,17 @@ static inline int fake_threads_settled(void) {
     return fake_thread_count();
 }
 
+/* The count is back to n within a second: a joined thread may stay listed for a moment after
+   its join returns (the kernel clears its id before it is gone). */
+static inline int fake_threads_back_to(int n) {
+    int i;
+    for (i = 0; i < 1000 && fake_thread_count() != n; i++) {
+        struct timespec ms = { 0, 1000000 };
+        nanosleep(&ms, NULL);
+    }
+    return fake_thread_count() == n;
+}
+
 /* Everything gpuk acquired has been given back. */
 static int fake_all_released(void) {
     int d, refs = 0;

@@ -185,7 +185,7 @@ static long sweep(int code, int sticky, int* runs) {
             leaking_runs++;
         }
         /* and the staging's copy threads are joined however it failed, sticky faults too */
-        if (fake_thread_count() != threads) {
+        if (!fake_threads_back_to(threads)) {
             fprintf(stderr, "  code %d, call %ld (%s): %d threads left running\n", code, n, fake_last_failed_name,
                     fake_thread_count() - threads);
             problems++;

@@ -477,7 +477,7 @@ static int test_threads_sizes(void) {
         up_threads = counts[t];
         c = up((fake_config){ 0 }, 1 << 20, 1, false);
         CHECK_OK(gpuk_buffer_create(c, &(gpuk_buffer_desc){ .bytes = BUF }, &b));
-        CHECK(fake_thread_count() == before); /* none before the first staged copy */
+        CHECK(fake_threads_back_to(before)); /* none before the first staged copy */
         for (i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
             for (k = 0; k < 3; k++) {
                 long ws, was = (long)c->staging.crew.worker_slices;
@@ -487,11 +487,11 @@ static int test_threads_sizes(void) {
                 if (counts[t] > 1 && sizes[i] >= 2 * SLICE) CHECK(ws > 0);
             }
         CHECK(c->staging.crew.workers == counts[t] - 1);
-        CHECK(fake_thread_count() == before + (int)counts[t] - 1);
+        CHECK(fake_threads_back_to(before + (int)counts[t] - 1));
         CHECK(fake.protocol_errors == 0);
         CHECK(warnings == 0);
         CHECK_OK(gpuk_ctx_destroy(c));
-        CHECK(fake_thread_count() == before); /* joined */
+        CHECK(fake_threads_back_to(before)); /* joined */
         fake_gpuk_check_released();
     }
     up_threads = 1;
@@ -530,7 +530,7 @@ static int test_thread_start_refused(void) {
         start_tries = 0;
         round_trip(c, b, BUF - 1, 1, 3, expect_pieces(BUF - 1, BIG_HALF, 8, &ws)); /* pieces for 8 */
         CHECK(c->staging.crew.workers == (unsigned)from[i]);
-        CHECK(fake_thread_count() == before + from[i]);
+        CHECK(fake_threads_back_to(before + from[i]));
         CHECK(warnings == 1);
         CHECK(strstr(warned, "gpuk_buffer_write") && strstr(warned, "only") &&
               strstr(warned, from[i] ? "use 3 threads" : "use 1 thread"));
@@ -539,7 +539,7 @@ static int test_thread_start_refused(void) {
         CHECK(warnings == 1);
         CHECK(fake.protocol_errors == 0);
         CHECK_OK(gpuk_ctx_destroy(c));
-        CHECK(fake_thread_count() == before);
+        CHECK(fake_threads_back_to(before));
         fake_gpuk_check_released();
         refuse_from = -1;
     }
