@@ -2331,8 +2331,9 @@ static void gpuk__crew_stop(gpuk__crew* cr) {
 }
 
 /* memcpy(dst, src, bytes) by the calling thread and the workers: as many slices as threads
-   (fewer when slices would be under GPUK__STAGING_SLICE_LEAST), each starting on a 4 KiB
-   boundary of dst and src's offsets; returns once every slice is copied. */
+   (fewer when slices would be under GPUK__STAGING_SLICE_LEAST), each at an offset that is a
+   multiple of 4 KiB (the pinned side's pages and cache lines are a thread's alone); returns
+   once every slice is copied. */
 static void gpuk__crew_memcpy(gpuk__crew* cr, void* dst, const void* src, size_t bytes) {
     size_t n = bytes / GPUK__STAGING_SLICE_LEAST, slice;
     if (n > cr->workers + 1u) n = cr->workers + 1u;
