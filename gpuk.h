@@ -71,10 +71,12 @@ MEMORY
    first staged copy and freed with the ctx; gpuk_ctx_desc.no_staging = true: never. Staged
    copies: gpuk_buffer_write/read (and a create's desc.data upload, gpuk_buffer_download) of
    pageable host memory (memory the driver does not know: malloc, the stack) of at least
-   staging_min_bytes (default: none, staging is opt-in; it measured slower than the driver's
-   own copy on an H100 machine, see README): the calling thread copies piece after piece into one
-   half while the DMA engine moves the other, instead of the driver's own pageable path,
-   where the two take turns. Pinned, registered and managed memory and smaller copies go
+   staging_min_bytes (default: none, staging is opt-in; with one copying thread it measured
+   slower than the driver's own copy on an H100 machine, see README): the host side copies
+   piece after piece into one half while the DMA engine moves the other, instead of the
+   driver's own pageable path, where the two take turns. Each piece's memcpy is cut into
+   slices (4 KiB boundaries, at least 64 KiB each) copied by the calling thread and up to
+   gpuk_ctx_desc.staging_threads - 1 threads of gpuk's own (THREADS). Pinned, registered and managed memory and smaller copies go
    direct. Same results and ordering as the direct copy; the call returns once done. If the
    staging memory cannot be allocated the copy goes direct (whole), the logger hears once at
    GPUK_LOG_WARN, and the ctx's copies stay direct. A copy finding the staging busy with
@@ -82,6 +84,9 @@ MEMORY
    driver's code (the destination then holds part of the data), with nothing left in flight.
    The *_async copies never stage (staging needs the calling thread to copy; an async copy
    of pageable memory is synchronous in the driver anyway): use pinned memory for those.
+   Threads of gpuk's own: staging_threads - 1 per ctx (default min(8, online CPUs / 2) - 1),
+   started by its first staged copy, with the staging memory, and joined by gpuk_ctx_destroy;
+   none with staging_threads = 1, no_staging or staging off (see THREADS).
    gpuk_stream_join/fork create one event per ctx at their first call, freed with the ctx.
    Size 0: a buffer or pinned block of 0 bytes is a valid handle with no memory behind it
    (devptr 0 / NULL); copies and memsets of 0 bytes validate their handles and do nothing.
@@ -139,6 +144,18 @@ THREADS
    thread when it is not (a failed gpuk_ctx_create leaves the thread's current context as it
    was). Destroying a ctx or a handle must not race with its use. gpuk_shutdown while a
    gpuk_ctx_create runs on another thread returns GPUK_ERR_BUSY (the create goes on).
+   Threads gpuk creates: only for pinned staging (MEMORY), and only where a ctx stages: its
+   first staged copy starts gpuk_ctx_desc.staging_threads - 1 copy threads (default
+   min(8, online CPUs / 2), at least 1, so none on a machine of 2 or 3 CPUs), which the
+   ctx's staged copies share, one copy at a time; gpuk_ctx_destroy joins them (after a sticky
+   fault too). They copy host memory and nothing else: no driver call, no current context,
+   no gpuk lock but their own, no allocation of gpuk's (their stacks are the system's).
+   staging_threads = 1 (or no_staging, or the default staging_min_bytes) creates none. A
+   thread that cannot start is done without: staged copies use the threads that started (the
+   calling thread alone at worst), and the logger hears once at GPUK_LOG_WARN; no call fails
+   for it. A fork() child has none of them: its calls fail with GPUK_ERR_FORKED, and its
+   gpuk_ctx_destroy frees the ctx without waiting for them. Windows: CreateThread and
+   condition variables (Windows 7 and newer).
    Ordering across threads and streams: a stream-less call waits for work queued earlier (on
    any thread) on the ctx's default stream and its blocking streams; see MEMORY.
    Several ctxs (one per device): any thread may use any of them, one thread all or one thread
@@ -371,6 +388,10 @@ typedef struct gpuk_ctx_desc {
     size_t staging_min_bytes; // 0 -> SIZE_MAX: nothing staged (opt-in); N -> copies of N bytes
                               //   and more staged; 1 -> every size
     uint32_t max_graphs;     // 0 -> 64
+    uint32_t staging_threads; // 0 -> min(8, online CPUs / 2), at least 1: threads copying each
+                              //   staged piece's host side, the calling one and up to N - 1
+                              //   of gpuk's own (started with the staging memory, joined at
+                              //   ctx destroy); 1 -> the calling thread only; at most 64
     uint32_t _end_canary;
 } gpuk_ctx_desc;
 
@@ -1143,6 +1164,16 @@ __declspec(dllimport) int __stdcall FreeLibrary(struct HINSTANCE__* lib);
 __declspec(dllimport) void __stdcall AcquireSRWLockExclusive(void** lock);
 __declspec(dllimport) void __stdcall ReleaseSRWLockExclusive(void** lock);
 __declspec(dllimport) unsigned char __stdcall TryAcquireSRWLockExclusive(void** lock);
+__declspec(dllimport) int __stdcall SleepConditionVariableSRW(void** cv, void** lock, unsigned long ms,
+                                                              unsigned long flags);
+__declspec(dllimport) void __stdcall WakeAllConditionVariable(void** cv);
+__declspec(dllimport) void __stdcall WakeConditionVariable(void** cv);
+__declspec(dllimport) void* __stdcall CreateThread(void* security, size_t stack,
+                                                   unsigned long (__stdcall* start)(void*), void* arg,
+                                                   unsigned long flags, unsigned long* id);
+__declspec(dllimport) unsigned long __stdcall WaitForSingleObject(void* handle, unsigned long ms);
+__declspec(dllimport) int __stdcall CloseHandle(void* handle);
+__declspec(dllimport) unsigned long __stdcall GetActiveProcessorCount(unsigned short group);
 #endif
 #define GPUK__CUDAAPI __stdcall
 typedef struct gpuk__mutex { void* srw; } gpuk__mutex;
@@ -1152,6 +1183,32 @@ static void gpuk__mutex_unlock(gpuk__mutex* m) { ReleaseSRWLockExclusive((void**
 static int gpuk__mutex_trylock(gpuk__mutex* m) { return TryAcquireSRWLockExclusive((void**)&m->srw) != 0; }
 static void gpuk__mutex_init(gpuk__mutex* m) { m->srw = 0; }
 static void gpuk__mutex_fini(gpuk__mutex* m) { (void)m; }
+/* Threads and condition variables, for the staging's copy threads (>>staging) */
+typedef void* gpuk__thread;
+typedef struct gpuk__cond { void* cv; } gpuk__cond;
+typedef unsigned long (__stdcall* gpuk__thread_fn)(void*);
+#define GPUK__THREAD_MAIN(name) static unsigned long __stdcall name(void* gpuk__thread_arg)
+#define GPUK__THREAD_END return 0
+static int gpuk__thread_start(gpuk__thread* t, gpuk__thread_fn f, void* arg) {
+    *t = CreateThread(NULL, 0, f, arg, 0, NULL);
+    return *t != NULL;
+}
+static void gpuk__thread_join(gpuk__thread t) {
+    WaitForSingleObject(t, 0xFFFFFFFFul); /* INFINITE */
+    CloseHandle(t);
+}
+static void gpuk__cond_init(gpuk__cond* c) { c->cv = 0; }
+static void gpuk__cond_fini(gpuk__cond* c) { (void)c; }
+static void gpuk__cond_wait(gpuk__cond* c, gpuk__mutex* m) {
+    SleepConditionVariableSRW(&c->cv, (void**)&m->srw, 0xFFFFFFFFul, 0);
+}
+static void gpuk__cond_broadcast(gpuk__cond* c) { WakeAllConditionVariable(&c->cv); }
+static void gpuk__cond_signal(gpuk__cond* c) { WakeConditionVariable(&c->cv); }
+static unsigned gpuk__cpu_count(void) {
+    unsigned long n = GetActiveProcessorCount(0xFFFF); /* ALL_PROCESSOR_GROUPS */
+    return n ? (unsigned)n : 1u;
+}
+static long gpuk__process_id(void) { return 0; } /* no fork() */
 static void* gpuk__lib_open_path(const char* path, char* why, size_t cap) {
     void* lib = (void*)LoadLibraryA(path);
     if (!lib && cap) { strncpy(why, "LoadLibraryA failed", cap - 1); why[cap - 1] = 0; }
@@ -1172,6 +1229,7 @@ static void gpuk__register_fork_handlers(void) {}
 #else
 #include <dlfcn.h>
 #include <pthread.h>
+#include <unistd.h>
 #define GPUK__CUDAAPI
 typedef struct gpuk__mutex { pthread_mutex_t m; } gpuk__mutex;
 #define GPUK__MUTEX_INIT { PTHREAD_MUTEX_INITIALIZER }
@@ -1180,6 +1238,29 @@ static void gpuk__mutex_unlock(gpuk__mutex* m) { pthread_mutex_unlock(&m->m); }
 static int gpuk__mutex_trylock(gpuk__mutex* m) { return pthread_mutex_trylock(&m->m) == 0; }
 static void gpuk__mutex_init(gpuk__mutex* m) { pthread_mutex_init(&m->m, NULL); }
 static void gpuk__mutex_fini(gpuk__mutex* m) { pthread_mutex_destroy(&m->m); }
+typedef pthread_t gpuk__thread;
+typedef struct gpuk__cond { pthread_cond_t c; } gpuk__cond;
+typedef void* (*gpuk__thread_fn)(void*);
+#define GPUK__THREAD_MAIN(name) static void* name(void* gpuk__thread_arg)
+#define GPUK__THREAD_END return NULL
+static int gpuk__thread_start(gpuk__thread* t, gpuk__thread_fn f, void* arg) {
+    return pthread_create(t, NULL, f, arg) == 0;
+}
+static void gpuk__thread_join(gpuk__thread t) { pthread_join(t, NULL); }
+static void gpuk__cond_init(gpuk__cond* c) { pthread_cond_init(&c->c, NULL); }
+static void gpuk__cond_fini(gpuk__cond* c) { pthread_cond_destroy(&c->c); }
+static void gpuk__cond_wait(gpuk__cond* c, gpuk__mutex* m) { pthread_cond_wait(&c->c, &m->m); }
+static void gpuk__cond_broadcast(gpuk__cond* c) { pthread_cond_broadcast(&c->c); }
+static void gpuk__cond_signal(gpuk__cond* c) { pthread_cond_signal(&c->c); }
+static unsigned gpuk__cpu_count(void) {
+#if defined(_SC_NPROCESSORS_ONLN)
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (unsigned)n : 1u;
+#else
+    return 1u;
+#endif
+}
+static long gpuk__process_id(void) { return (long)getpid(); }
 static void* gpuk__lib_open_path(const char* path, char* why, size_t cap) {
     /* RTLD_LOCAL: never let the driver's symbols leak into the program's namespace. */
     void* lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -2551,6 +2632,40 @@ enum { GPUK__STAGING_UNSET, GPUK__STAGING_READY, GPUK__STAGING_OFF };
    calling thread's memcpy into pinned memory (6.4-7.5 GB/s) being the limit. Opt-in until the
    host side is faster (several threads copying). */
 #define GPUK__STAGING_MIN_BYTES ((size_t)-1)
+/* staging_threads 0: min(GPUK__STAGING_THREADS_DEFAULT_MOST, online CPUs / 2), at least 1 (half
+   the CPUs: the program's own threads keep the other half; 8 copying threads already saturate
+   the memory bandwidth of most hosts) */
+#define GPUK__STAGING_THREADS_DEFAULT_MOST 8u
+#define GPUK__STAGING_THREADS_MOST 64u           /* the most staging_threads taken */
+/* The least slice one thread copies: waking a thread costs some microseconds, about what 64 KiB
+   of memcpy takes, so smaller work stays with fewer threads. */
+#define GPUK__STAGING_SLICE_LEAST ((size_t)64 << 10)
+/* Tests define it (an expression, nonzero: refuse this start) to fail thread starts. */
+#if !defined(GPUK__THREAD_START_REFUSED)
+#define GPUK__THREAD_START_REFUSED() 0
+#endif
+/* The staging's copy threads: each piece's memcpy (into a half or out of it) is cut into
+   slices, slice 0 copied by the calling thread and slice i by worker i. Workers only copy
+   memory (no driver call, no gpuk state), so they need no current context. One job at a time
+   (the staging lock); everything below is under `lock`. */
+typedef struct gpuk__crew {
+    int live;                /* lock and conditions initialised, workers started */
+    long owner_pid;          /* the process that started them (a fork child has none) */
+    gpuk__mutex lock;
+    gpuk__cond go;           /* a job posted (gen changed) or quit set */
+    gpuk__cond done;         /* the workers' slices of the job are copied */
+    unsigned workers;        /* threads running: the staging copies with workers + 1 */
+    unsigned started;        /* indices 1..workers handed out as they start */
+    unsigned gen;            /* the job's number */
+    unsigned slices;         /* the job: slices of `slice` bytes (the last shorter) */
+    unsigned finished;       /* the workers' slices of the job copied so far */
+    int quit;
+    char* dst;
+    const char* src;
+    size_t bytes, slice;
+    size_t worker_slices;    /* slices the workers copied since the start (tests read it) */
+    gpuk__thread th[GPUK__STAGING_THREADS_MOST - 1];
+} gpuk__crew;
 typedef struct gpuk__staging {
     gpuk__mutex lock;        /* held by the one copy using the halves; a copy finding it taken
                                 goes the driver's way instead of waiting */
@@ -2559,7 +2674,10 @@ typedef struct gpuk__staging {
     size_t half;
     gpuk__cu_event ev[2];
     size_t min_bytes;        /* copies from this size up are staged; 0: never */
+    unsigned threads;        /* gpuk_ctx_desc.staging_threads, resolved: the most that copy */
+    gpuk__crew crew;         /* threads - 1 workers, started with the memory */
 } gpuk__staging;
+static void gpuk__crew_stop(gpuk__crew* cr);
 
 struct gpuk_ctx {
     gpuk__cu_context cu;
@@ -3056,6 +3174,11 @@ static gpuk_ctx_desc gpuk__ctx_desc_defaults(const gpuk_ctx_desc* desc) {
     if (!d.staging_bytes) d.staging_bytes = GPUK__STAGING_BYTES;
     if (!d.staging_min_bytes) d.staging_min_bytes = GPUK__STAGING_MIN_BYTES;
     if (!d.max_graphs) d.max_graphs = 64;
+    if (!d.staging_threads) {
+        unsigned half = gpuk__cpu_count() / 2u;
+        d.staging_threads = half < 1u ? 1u : half > GPUK__STAGING_THREADS_DEFAULT_MOST ?
+                                             GPUK__STAGING_THREADS_DEFAULT_MOST : half;
+    }
     return d;
 }
 
@@ -3079,6 +3202,10 @@ GPUK__IMPL gpuk_result gpuk_ctx_create(const gpuk_ctx_desc* desc, gpuk_ctx** out
     if (d.staging_bytes < GPUK__STAGING_LEAST)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_ctx_desc.staging_bytes = %zu is below the "
                           "least, 65536 (0 -> 16 MiB; no_staging turns staging off)", d.staging_bytes);
+    if (d.staging_threads > GPUK__STAGING_THREADS_MOST)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_ctx_desc.staging_threads = %u is above the "
+                          "most, %u (0 -> min(8, CPUs / 2); 1 -> the calling thread only)",
+                          (unsigned)d.staging_threads, GPUK__STAGING_THREADS_MOST);
     GPUK__READY(fn);
     /* Counted as live from here, so that a gpuk_shutdown on another thread cannot unload the
        driver table under a create halfway through: it fails with GPUK_ERR_BUSY instead. */
@@ -3125,6 +3252,7 @@ GPUK__IMPL gpuk_result gpuk_ctx_create(const gpuk_ctx_desc* desc, gpuk_ctx** out
     /* page-sized halves */
     ctx->staging.half = (d.staging_bytes / 2u) & ~(size_t)4095;
     ctx->staging.min_bytes = d.no_staging ? 0 : d.staging_min_bytes;
+    ctx->staging.threads = d.staging_threads;
     for (i = 0; i < GPUK__LAYER_COUNT; i++) {
         const gpuk__layer* layer = gpuk__layer_of(i);
         if (layer && layer->ctx_init && (r = layer->ctx_init(fn, ctx, &ctx->layer[i])) != GPUK_OK) {
@@ -3171,6 +3299,7 @@ GPUK__IMPL gpuk_result gpuk_ctx_destroy(gpuk_ctx* ctx) {
     } else if (r != GPUK_OK) {
         return r;
     }
+    gpuk__crew_stop(&ctx->staging.crew); /* host threads: after a sticky fault too */
     gpuk__ctx_mutexes_fini(ctx);
     gpuk__layers_release(fn, ctx, &r); /* host state (no driver call after a sticky fault) */
     gpuk__mutex_lock(&gpuk__lock);
@@ -3238,12 +3367,106 @@ GPUK__IMPL gpuk_result gpuk_ctx_make_current(gpuk_ctx* ctx) {
 typedef enum gpuk__copy_dir { GPUK__HTOD, GPUK__DTOH, GPUK__DTOD } gpuk__copy_dir;
 
 /* The piece of a staged copy: a quarter of the copy, so that a copy of a few pieces overlaps
-   too, yet at least 256 KiB (each piece costs a few microseconds of driver calls) and at most a
-   half. */
-static size_t gpuk__staging_piece(size_t half, size_t bytes) {
-    size_t piece = (bytes / 4u + 4095u) & ~(size_t)4095;
-    if (piece < ((size_t)256 << 10)) piece = (size_t)256 << 10;
+   too, yet at least 256 KiB (each piece costs a few microseconds of driver calls) and at least
+   a least slice for each copying thread (each piece wakes them), and at most a half. */
+static size_t gpuk__staging_piece(size_t half, size_t bytes, unsigned threads) {
+    size_t piece = (bytes / 4u + 4095u) & ~(size_t)4095, least = (size_t)threads * GPUK__STAGING_SLICE_LEAST;
+    if (least < ((size_t)256 << 10)) least = (size_t)256 << 10;
+    if (piece < least) piece = least;
     return piece < half ? piece : half;
+}
+
+/* ---- the copy threads ---- */
+/* A worker: takes its index, then copies slice `index` of each job posted, until quit. */
+GPUK__THREAD_MAIN(gpuk__crew_main) {
+    gpuk__crew* cr = (gpuk__crew*)gpuk__thread_arg;
+    unsigned seen = 0, index;
+    gpuk__mutex_lock(&cr->lock);
+    index = ++cr->started;
+    for (;;) {
+        while (!cr->quit && cr->gen == seen) gpuk__cond_wait(&cr->go, &cr->lock);
+        if (cr->quit) break;
+        seen = cr->gen;
+        if (index < cr->slices) {
+            size_t off = index * cr->slice, n = cr->bytes - off < cr->slice ? cr->bytes - off : cr->slice;
+            char* dst = cr->dst + off;
+            const char* src = cr->src + off;
+            gpuk__mutex_unlock(&cr->lock);
+            memcpy(dst, src, n);
+            gpuk__mutex_lock(&cr->lock);
+            cr->worker_slices++;
+            if (++cr->finished == cr->slices - 1u) gpuk__cond_signal(&cr->done);
+        }
+    }
+    gpuk__mutex_unlock(&cr->lock);
+    GPUK__THREAD_END;
+}
+
+/* Starts up to threads - 1 workers (with the staging memory, by its first copy). Threads that
+   cannot start are done without: the copies use fewer (the calling thread alone at worst),
+   and the logger hears once at GPUK_LOG_WARN. Never fails. */
+static void gpuk__crew_start(const char* fn, gpuk__crew* cr, unsigned threads) {
+    char msg[256];
+    if (threads <= 1u) return;
+    gpuk__mutex_init(&cr->lock);
+    gpuk__cond_init(&cr->go);
+    gpuk__cond_init(&cr->done);
+    cr->owner_pid = gpuk__process_id();
+    cr->live = 1;
+    while (cr->workers < threads - 1u) {
+        if (GPUK__THREAD_START_REFUSED() || !gpuk__thread_start(&cr->th[cr->workers], gpuk__crew_main, cr)) break;
+        cr->workers++;
+    }
+    if (cr->workers == threads - 1u) return;
+    gpuk__fmt(msg, sizeof msg, 0, "%s: could start only %u of the %u staging copy threads asked for "
+              "(gpuk_ctx_desc.staging_threads %u); this ctx's staged copies use %u thread%s", fn,
+              cr->workers, threads - 1u, threads, cr->workers + 1u, cr->workers ? "s" : "");
+    gpuk__log(GPUK_LOG_WARN, 0, msg);
+}
+
+/* Joins the workers (ctx destroy). A fork child has none of its parent's threads, and their
+   lock may have been held at the fork: it leaves them alone. */
+static void gpuk__crew_stop(gpuk__crew* cr) {
+    unsigned i;
+    if (!cr->live || cr->owner_pid != gpuk__process_id()) return;
+    gpuk__mutex_lock(&cr->lock);
+    cr->quit = 1;
+    gpuk__cond_broadcast(&cr->go);
+    gpuk__mutex_unlock(&cr->lock);
+    for (i = 0; i < cr->workers; i++) gpuk__thread_join(cr->th[i]);
+    cr->workers = 0;
+    gpuk__cond_fini(&cr->go);
+    gpuk__cond_fini(&cr->done);
+    gpuk__mutex_fini(&cr->lock);
+    cr->live = 0;
+}
+
+/* memcpy(dst, src, bytes) by the calling thread and the workers: as many slices as threads
+   (fewer when slices would be under GPUK__STAGING_SLICE_LEAST), each at an offset that is a
+   multiple of 4 KiB (the pinned side's pages and cache lines are a thread's alone); returns
+   once every slice is copied. */
+static void gpuk__crew_memcpy(gpuk__crew* cr, void* dst, const void* src, size_t bytes) {
+    size_t n = bytes / GPUK__STAGING_SLICE_LEAST, slice;
+    if (n > cr->workers + 1u) n = cr->workers + 1u;
+    if (n <= 1u) {
+        memcpy(dst, src, bytes);
+        return;
+    }
+    slice = ((bytes + n - 1u) / n + 4095u) & ~(size_t)4095;
+    gpuk__mutex_lock(&cr->lock);
+    cr->dst = (char*)dst;
+    cr->src = (const char*)src;
+    cr->bytes = bytes;
+    cr->slice = slice;
+    cr->slices = (unsigned)((bytes + slice - 1u) / slice);
+    cr->finished = 0;
+    cr->gen++;
+    gpuk__cond_broadcast(&cr->go);
+    gpuk__mutex_unlock(&cr->lock);
+    memcpy(dst, src, slice); /* slice 0; there are at least two */
+    gpuk__mutex_lock(&cr->lock);
+    while (cr->finished < cr->slices - 1u) gpuk__cond_wait(&cr->done, &cr->lock);
+    gpuk__mutex_unlock(&cr->lock);
 }
 
 /* The first staged copy of a ctx allocates the halves and their events. Where that fails
@@ -3266,6 +3489,7 @@ static gpuk_result gpuk__staging_setup(const char* fn, gpuk__staging* st) {
         st->mem = (char*)mem;
         st->ev[0] = ev[0];
         st->ev[1] = ev[1];
+        gpuk__crew_start(fn, &st->crew, st->threads);
         GPUK__ATOMIC_STORE(&st->state, GPUK__STAGING_READY);
         return GPUK_OK;
     }
@@ -3289,7 +3513,8 @@ static gpuk_result gpuk__staging_setup(const char* fn, gpuk__staging* st) {
    freed with the ctx, after its device sync). The destination then holds part of the data. */
 static gpuk_result gpuk__staged_run(const char* fn, gpuk__staging* st, gpuk__copy_dir dir,
                                     gpuk_devptr dev, char* host, size_t bytes) {
-    const size_t piece = gpuk__staging_piece(st->half, bytes), m = (bytes + piece - 1u) / piece;
+    const size_t piece = gpuk__staging_piece(st->half, bytes, st->crew.workers + 1u);
+    const size_t m = (bytes + piece - 1u) / piece;
     const char* call = "";
     gpuk__cu_result cr = 0;
     size_t j, off = 0, n = 0;
@@ -3304,7 +3529,7 @@ static gpuk_result gpuk__staged_run(const char* fn, gpuk__staging* st, gpuk__cop
                 call = "cuEventSynchronize";
                 break;
             }
-            memcpy(half, host + off, n);
+            gpuk__crew_memcpy(&st->crew, half, host + off, n);
             call = "cuMemcpyHtoDAsync";
             cr = GPUK__DRV.cuMemcpyHtoDAsync(dev + off, half, n, GPUK__CU_STREAM_LEGACY);
         } else if (dir == GPUK__DTOH) {
@@ -3322,7 +3547,7 @@ static gpuk_result gpuk__staged_run(const char* fn, gpuk__staging* st, gpuk__cop
                     off = prev;
                     break;
                 }
-                memcpy(host + prev, st->mem + k * st->half, pn);
+                gpuk__crew_memcpy(&st->crew, host + prev, st->mem + k * st->half, pn);
             }
             continue;
         }

@@ -4,11 +4,14 @@
    (gpuk_graph_*; per-kernel time to completion), and pageable (malloc'd) host<->device copies
    from 64 KiB to 256 MiB: the raw driver, gpuk direct (no_staging), gpuk staged at every size,
    gpuk as configured by default, and pinned, with the size from which staging beats the
-   direct copy (the crossover behind gpuk's default staging_min_bytes).
+   direct copy (the crossover behind gpuk's default staging_min_bytes); then 256 MiB staged
+   through 1, 2, 4 and 8 copying threads (gpuk_ctx_desc.staging_threads) beside the same
+   threads' bare memcpy, and the alternative of page-locking the caller's memory for the copy
+   (cuMemHostRegister + cuMemcpyHtoD/DtoH + cuMemHostUnregister).
    Medians of repeats after warm-up; ratios, never absolute pass/fail times. Results also go to
    build/bench-csv/driver.csv (bench_csv.h).
    cc -std=c99 -O2 -I.. bench.c -o bench -ldl -lpthread */
-#define _POSIX_C_SOURCE 199309L
+#define _POSIX_C_SOURCE 200112L /* clock_gettime; pthread barriers */
 #define GPUK_IMPLEMENTATION
 #include "gpuk.h"
 #include "bench_clock.h"
@@ -17,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <pthread.h>
 
 static const char empty_ptx[] =
     ".version 6.0\n.target sm_52\n.address_size 64\n.visible .entry empty()\n{\n ret;\n}\n";
@@ -34,6 +38,8 @@ typedef cu_res (*dtoh_fn)(void*, gpuk_devptr, size_t);
 typedef cu_res (*dtod_fn)(gpuk_devptr, gpuk_devptr, size_t);
 typedef cu_res (*sync_fn)(void);
 typedef cu_res (*getfn_fn)(void**, void*, const char*);
+typedef cu_res (*register_fn)(void*, size_t, unsigned);
+typedef cu_res (*unregister_fn)(void*);
 
 static double now_us(void) { return now_ms() * 1e3; }
 
@@ -155,23 +161,105 @@ static int pageable_measure(const pageable_setup* p, int to_device, double gbs[P
     return 0;
 }
 
-/* The host side's own limit: one thread's memcpy over the 256 MiB of pageable memory in 8 MiB
-   pieces into (or out of) the first 8 MiB of pinned memory, GB/s, median of REPEATS. A staged
-   copy moves every byte through such a memcpy, so it cannot be faster. */
-static double memcpy_gbs(const pageable_setup* p, size_t bytes, int into_pinned) {
-    const size_t piece = (size_t)8 << 20;
+/* The host side's own limit: T threads' memcpy over the 256 MiB of pageable memory into (or
+   out of) the first 8 MiB of pinned memory, in 8 MiB pieces each cut into T contiguous slices,
+   thread i copying slice i of every piece, all pieces copied one after another with the
+   threads waiting for each other after each piece (as a staged copy's threads do, without its
+   DMA); GB/s, median of REPEATS. A staged copy moves every byte through such a memcpy, so it
+   cannot be faster. */
+enum { MOST_THREADS = 8 };
+typedef struct memcpy_job {
+    const pageable_setup* p;
+    size_t bytes;
+    int into_pinned, threads, index;
+    pthread_barrier_t* barrier;
+} memcpy_job;
+static void* memcpy_slices(void* arg) {
+    const memcpy_job* j = (const memcpy_job*)arg;
+    const size_t piece = (size_t)8 << 20, at = (size_t)j->index * (piece / (size_t)j->threads);
+    const size_t slice = j->index == j->threads - 1 ? piece - at : piece / (size_t)j->threads;
+    size_t off;
+    for (off = 0; off < j->bytes; off += piece) {
+        char* pinned = (char*)j->p->pinned + at;
+        char* pageable = (char*)j->p->pageable + off + at;
+        if (j->into_pinned) memcpy(pinned, pageable, slice);
+        else memcpy(pageable, pinned, slice);
+        pthread_barrier_wait(j->barrier);
+    }
+    return NULL;
+}
+static double memcpy_gbs(const pageable_setup* p, size_t bytes, int into_pinned, int threads) {
     double t[REPEATS];
-    int rep;
+    int rep, i;
     for (rep = -2; rep < REPEATS; rep++) {
-        double s = now_us();
-        size_t off;
-        for (off = 0; off < bytes; off += piece) {
-            if (into_pinned) memcpy(p->pinned, (char*)p->pageable + off, piece);
-            else memcpy((char*)p->pageable + off, p->pinned, piece);
+        pthread_t th[MOST_THREADS];
+        memcpy_job job[MOST_THREADS];
+        pthread_barrier_t barrier;
+        double s;
+        pthread_barrier_init(&barrier, NULL, (unsigned)threads);
+        for (i = 0; i < threads; i++) {
+            memcpy_job j = { p, bytes, into_pinned, threads, i, &barrier };
+            job[i] = j;
         }
+        s = now_us();
+        for (i = 1; i < threads; i++)
+            if (pthread_create(&th[i], NULL, memcpy_slices, &job[i]) != 0) { fprintf(stderr, "bench: no thread\n"); exit(1); }
+        memcpy_slices(&job[0]);
+        for (i = 1; i < threads; i++) pthread_join(th[i], NULL);
         if (rep >= 0) t[rep] = now_us() - s;
+        pthread_barrier_destroy(&barrier);
     }
     return (double)bytes / median(t, REPEATS) / 1e3;
+}
+
+/* 256 MiB staged through a ctx of each thread count (the same device memory), both ways:
+   GB/s, medians of REPEATS after two warm-up rounds, thread counts interleaved. */
+enum { TCOUNTS = 4 };
+static const int tcount[TCOUNTS] = { 1, 2, 4, 8 };
+static int staged_threads_measure(const pageable_setup* p, size_t bytes, double gbs[TCOUNTS][2]) {
+    gpuk_ctx* c[TCOUNTS];
+    gpuk_buffer b[TCOUNTS];
+    double t[TCOUNTS][2][REPEATS];
+    int i, dir, rep;
+    for (i = 0; i < TCOUNTS; i++) {
+        TRY(gpuk_ctx_create(&(gpuk_ctx_desc){ .staging_min_bytes = 1, .staging_threads = (uint32_t)tcount[i] }, &c[i]));
+        TRY(gpuk_buffer_create(c[i], &(gpuk_buffer_desc){ .bytes = bytes, .wrap = p->dev }, &b[i]));
+    }
+    for (rep = -2; rep < REPEATS; rep++)
+        for (i = 0; i < TCOUNTS; i++)
+            for (dir = 0; dir < 2; dir++) {
+                double s = now_us();
+                TRY(dir == 0 ? gpuk_buffer_write(c[i], b[i], 0, p->pageable, bytes)
+                             : gpuk_buffer_read(c[i], b[i], 0, p->pageable, bytes));
+                if (rep >= 0) t[i][dir][rep] = now_us() - s;
+            }
+    for (i = 0; i < TCOUNTS; i++) {
+        for (dir = 0; dir < 2; dir++) gbs[i][dir] = (double)bytes / median(t[i][dir], REPEATS) / 1e3;
+        TRY(gpuk_buffer_destroy(c[i], b[i]));
+        TRY(gpuk_ctx_destroy(c[i]));
+    }
+    return 0;
+}
+
+/* The alternative to staging: page-lock the caller's memory for the one copy. Per copy:
+   cuMemHostRegister(256 MiB of pageable memory, flags 0) + cuMemcpyHtoD (DtoH) +
+   cuMemHostUnregister, all three timed together; GB/s, median of REPEATS. */
+static int register_copy_gbs(const pageable_setup* p, size_t bytes, register_fn reg, unregister_fn unreg,
+                             double out_gbs[2]) {
+    double t[2][REPEATS];
+    int rep, dir;
+    TRY(gpuk_ctx_make_current(p->ctx[2]));
+    for (rep = -2; rep < REPEATS; rep++)
+        for (dir = 0; dir < 2; dir++) {
+            double s = now_us();
+            RAW(reg(p->pageable, bytes, 0u));
+            if (dir == 0) RAW(p->htod(p->dev, p->pageable, bytes) || p->sync()); /* done before the unregister */
+            else RAW(p->dtoh(p->pageable, p->dev, bytes));
+            RAW(unreg(p->pageable));
+            if (rep >= 0) t[dir][rep] = now_us() - s;
+        }
+    for (dir = 0; dir < 2; dir++) out_gbs[dir] = (double)bytes / median(t[dir], REPEATS) / 1e3;
+    return 0;
 }
 
 /* The smallest size from which staged beats direct at every larger size measured; 0: none. */
@@ -307,7 +395,8 @@ int main(void) {
         memset(p.pageable, 0x3C, bytes); /* touched: no first-touch page faults in the timing */
         if (pageable_measure(&p, 1, h2d) || pageable_measure(&p, 0, d2h)) return 1;
         printf("\n== pageable copies (GB/s; raw driver cuMemcpyHtoD/DtoH from malloc'd memory, gpuk direct = "
-               "no_staging, staged at every size, default, pinned), medians of %d ==\n", REPEATS);
+               "no_staging, staged at every size by the default %u threads, default, pinned), medians of %d ==\n",
+               (unsigned)gpuk_ctx_desc_defaults(NULL).staging_threads, REPEATS);
         printf("%-9s | %-37s | %-37s\n", "size", "host->device", "device->host");
         printf("%-9s |", "");
         for (i = 0; i < 2; i++) { int w; for (w = 0; w < WAYS; w++) printf(" %7s", way_name[w]); printf(" |"); }
@@ -324,9 +413,33 @@ int main(void) {
                "%zu KiB (0: never); gpuk's default staging_min_bytes: %zu KiB (0: nothing staged)\n",
                pageable_crossover(h2d) >> 10, pageable_crossover(d2h) >> 10,
                gpuk_ctx_desc_defaults(NULL).staging_min_bytes == (size_t)-1 ? 0 : gpuk_ctx_desc_defaults(NULL).staging_min_bytes >> 10);
-        printf("one thread's memcpy, 8 MiB pieces over 256 MiB: pageable->pinned %.2f GB/s, pinned->pageable "
-               "%.2f GB/s (a staged copy's host side; it cannot beat these)\n", memcpy_gbs(&p, bytes, 1),
-               memcpy_gbs(&p, bytes, 0));
+        {
+            int dt = (int)gpuk_ctx_desc_defaults(NULL).staging_threads;
+            if (dt > MOST_THREADS) dt = MOST_THREADS;
+            printf("memcpy over 256 MiB in 8 MiB pieces, each cut into slices among T threads waiting for each other "
+                   "after each piece: T = 1: pageable->pinned %.2f GB/s, pinned->pageable %.2f GB/s; T = %d (the "
+                   "default staging_threads here): %.2f GB/s, %.2f GB/s (a staged copy's host side; it cannot beat "
+                   "these)\n", memcpy_gbs(&p, bytes, 1, 1), memcpy_gbs(&p, bytes, 0, 1), dt,
+                   memcpy_gbs(&p, bytes, 1, dt), memcpy_gbs(&p, bytes, 0, dt));
+        }
+        {   /* the thread counts, to choose the default staging_threads; and page-locking instead */
+            double tg[TCOUNTS][2], rg[2];
+            register_fn reg;
+            unregister_fn unreg;
+            SYM(reg, register_fn, "cuMemHostRegister", 6050);
+            SYM(unreg, unregister_fn, "cuMemHostUnregister", 4000);
+            if (staged_threads_measure(&p, bytes, tg) || register_copy_gbs(&p, bytes, reg, unreg, rg)) return 1;
+            printf("\n== pageable 256 MiB staged by T copying threads (staging_threads T, 16 MiB staging), GB/s and "
+                   "ratio to the pinned copy above; memcpy: the T threads' bare memcpy as in the line above ==\n");
+            printf("%-3s | %-34s | %-34s\n", "T", "host->device: staged  /pinned  memcpy", "device->host: staged  /pinned  memcpy");
+            for (i = 0; i < TCOUNTS; i++)
+                printf("%3d | %20.2f %8.2f %7.2f | %20.2f %8.2f %7.2f\n", tcount[i], tg[i][0],
+                       tg[i][0] / h2d[PSIZES - 1][4], memcpy_gbs(&p, bytes, 1, tcount[i]), tg[i][1],
+                       tg[i][1] / d2h[PSIZES - 1][4], memcpy_gbs(&p, bytes, 0, tcount[i]));
+            printf("page-locked for the copy instead (cuMemHostRegister 256 MiB + cuMemcpyHtoD/DtoH + cuMemHostUnregister, "
+                   "timed together): host->device %.2f GB/s (%.2f of pinned), device->host %.2f GB/s (%.2f of pinned)\n",
+                   rg[0], rg[0] / h2d[PSIZES - 1][4], rg[1], rg[1] / d2h[PSIZES - 1][4]);
+        }
         pg_h2d = h2d[PSIZES - 1][2]; pg_d2h = d2h[PSIZES - 1][2];
         pg_raw_h2d = h2d[PSIZES - 1][0]; pg_raw_d2h = d2h[PSIZES - 1][0];
         pg_pin_h2d = h2d[PSIZES - 1][4]; pg_pin_d2h = d2h[PSIZES - 1][4];

@@ -71,10 +71,12 @@ MEMORY
    first staged copy and freed with the ctx; gpuk_ctx_desc.no_staging = true: never. Staged
    copies: gpuk_buffer_write/read (and a create's desc.data upload, gpuk_buffer_download) of
    pageable host memory (memory the driver does not know: malloc, the stack) of at least
-   staging_min_bytes (default: none, staging is opt-in; it measured slower than the driver's
-   own copy on an H100 machine, see README): the calling thread copies piece after piece into one
-   half while the DMA engine moves the other, instead of the driver's own pageable path,
-   where the two take turns. Pinned, registered and managed memory and smaller copies go
+   staging_min_bytes (default: none, staging is opt-in; with one copying thread it measured
+   slower than the driver's own copy on an H100 machine, see README): the host side copies
+   piece after piece into one half while the DMA engine moves the other, instead of the
+   driver's own pageable path, where the two take turns. Each piece's memcpy is cut into
+   slices (4 KiB boundaries, at least 64 KiB each) copied by the calling thread and up to
+   gpuk_ctx_desc.staging_threads - 1 threads of gpuk's own (THREADS). Pinned, registered and managed memory and smaller copies go
    direct. Same results and ordering as the direct copy; the call returns once done. If the
    staging memory cannot be allocated the copy goes direct (whole), the logger hears once at
    GPUK_LOG_WARN, and the ctx's copies stay direct. A copy finding the staging busy with
@@ -82,6 +84,9 @@ MEMORY
    driver's code (the destination then holds part of the data), with nothing left in flight.
    The *_async copies never stage (staging needs the calling thread to copy; an async copy
    of pageable memory is synchronous in the driver anyway): use pinned memory for those.
+   Threads of gpuk's own: staging_threads - 1 per ctx (default min(8, online CPUs / 2) - 1),
+   started by its first staged copy, with the staging memory, and joined by gpuk_ctx_destroy;
+   none with staging_threads = 1, no_staging or staging off (see THREADS).
    gpuk_stream_join/fork create one event per ctx at their first call, freed with the ctx.
    Size 0: a buffer or pinned block of 0 bytes is a valid handle with no memory behind it
    (devptr 0 / NULL); copies and memsets of 0 bytes validate their handles and do nothing.
@@ -139,6 +144,18 @@ THREADS
    thread when it is not (a failed gpuk_ctx_create leaves the thread's current context as it
    was). Destroying a ctx or a handle must not race with its use. gpuk_shutdown while a
    gpuk_ctx_create runs on another thread returns GPUK_ERR_BUSY (the create goes on).
+   Threads gpuk creates: only for pinned staging (MEMORY), and only where a ctx stages: its
+   first staged copy starts gpuk_ctx_desc.staging_threads - 1 copy threads (default
+   min(8, online CPUs / 2), at least 1, so none on a machine of 2 or 3 CPUs), which the
+   ctx's staged copies share, one copy at a time; gpuk_ctx_destroy joins them (after a sticky
+   fault too). They copy host memory and nothing else: no driver call, no current context,
+   no gpuk lock but their own, no allocation of gpuk's (their stacks are the system's).
+   staging_threads = 1 (or no_staging, or the default staging_min_bytes) creates none. A
+   thread that cannot start is done without: staged copies use the threads that started (the
+   calling thread alone at worst), and the logger hears once at GPUK_LOG_WARN; no call fails
+   for it. A fork() child has none of them: its calls fail with GPUK_ERR_FORKED, and its
+   gpuk_ctx_destroy frees the ctx without waiting for them. Windows: CreateThread and
+   condition variables (Windows 7 and newer).
    Ordering across threads and streams: a stream-less call waits for work queued earlier (on
    any thread) on the ctx's default stream and its blocking streams; see MEMORY.
    Several ctxs (one per device): any thread may use any of them, one thread all or one thread
@@ -371,6 +388,10 @@ typedef struct gpuk_ctx_desc {
     size_t staging_min_bytes; // 0 -> SIZE_MAX: nothing staged (opt-in); N -> copies of N bytes
                               //   and more staged; 1 -> every size
     uint32_t max_graphs;     // 0 -> 64
+    uint32_t staging_threads; // 0 -> min(8, online CPUs / 2), at least 1: threads copying each
+                              //   staged piece's host side, the calling one and up to N - 1
+                              //   of gpuk's own (started with the staging memory, joined at
+                              //   ctx destroy); 1 -> the calling thread only; at most 64
     uint32_t _end_canary;
 } gpuk_ctx_desc;
 

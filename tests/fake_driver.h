@@ -10,6 +10,7 @@
    It checks gpuk's error paths; it is never evidence that a kernel works. */
 #ifndef FAKE_DRIVER_H
 #define FAKE_DRIVER_H
+#include <dirent.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -281,6 +282,37 @@ static int fake_live_count(int kind) {
     for (i = 0; i < fake.nobjs; i++) n += fake.objs[i].live && fake.objs[i].kind == kind;
     pthread_mutex_unlock(&fake.lock);
     return n;
+}
+
+/* This process's threads (Linux: /proc/self/task; -1 where that cannot be read): gpuk's
+   staging copy threads must be gone after the ctx destroy. */
+static inline int fake_thread_count(void) {
+    DIR* d = opendir("/proc/self/task");
+    struct dirent* e;
+    int n = 0;
+    if (!d) return -1;
+    while ((e = readdir(d)) != NULL) n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+/* The count before gpuk starts any: after one thread of the test's own has come and gone
+   (ThreadSanitizer starts a thread of its own at the first thread start). */
+static inline void* fake_no_op_thread(void* arg) { return arg; }
+static inline int fake_threads_settled(void) {
+    pthread_t t;
+    if (pthread_create(&t, NULL, fake_no_op_thread, NULL) == 0) pthread_join(t, NULL);
+    return fake_thread_count();
+}
+
+/* The count is back to n within a second: a joined thread may stay listed for a moment after
+   its join returns (the kernel clears its id before it is gone). */
+static inline int fake_threads_back_to(int n) {
+    int i;
+    for (i = 0; i < 1000 && fake_thread_count() != n; i++) {
+        struct timespec ms = { 0, 1000000 };
+        nanosleep(&ms, NULL);
+    }
+    return fake_thread_count() == n;
 }
 
 /* Everything gpuk acquired has been given back. */

@@ -4,7 +4,8 @@
    unaligned offsets and at 300 MiB; staged copies ordered after a slow kernel on a user stream
    and on the ctx default stream; four threads copying through one ctx at once (one gets the
    staging, the others go direct); gpuk_stream_join and gpuk_stream_fork ordering copies after
-   slow kernels on other streams. Skipped where no driver or GPU exists.
+   slow kernels on other streams; 64 and 300 MiB staged through four copying threads. Skipped
+   where no driver or GPU exists.
    cc -std=c99 -I.. gpu_transfers.c -ldl -lpthread */
 #define _GNU_SOURCE
 #define GPUK_IMPLEMENTATION
@@ -95,6 +96,30 @@ static int test_large_default(void) {
     round_trip(direct, t, dflt, b, n, 4095, 0);
     CHECK_OK(gpuk_buffer_destroy(direct, t));
     CHECK_OK(gpuk_buffer_destroy(dflt, b));
+    return TEST_PASS;
+}
+
+/* Four copying threads (the default staging, pieces of 8 MiB cut into four slices): 64 MiB
+   and 300 MiB staged one way and direct the other, at odd offsets; the ctx's destroy joins its
+   threads. */
+static int test_four_threads(void) {
+    static const size_t sizes[] = { ((size_t)64 << 20) + 3, (size_t)300 << 20 };
+    gpuk_ctx* four = NULL;
+    gpuk_buffer b = { 0 }, t;
+    size_t i;
+    if (under_sanitizer()) return TEST_SKIP;
+    CHECK_OK(gpuk_ctx_create(&(gpuk_ctx_desc){ .staging_min_bytes = 1, .staging_threads = 4 }, &four));
+    if (!four) return TEST_PASS;
+    CHECK_OK(gpuk_buffer_create(four, &(gpuk_buffer_desc){ .bytes = ((size_t)300 << 20) + 8192, .label = "four" }, &b));
+    t = twin(direct, four, b);
+    for (i = 0; i < 2; i++) {
+        round_trip(four, b, direct, t, sizes[i], 4097, 5); /* staged write, direct read */
+        round_trip(direct, t, four, b, sizes[i], 1, 0);    /* direct write, staged read */
+    }
+    CHECK(four->staging.crew.workers == 3 && four->staging.crew.worker_slices > 0);
+    CHECK_OK(gpuk_buffer_destroy(direct, t));
+    CHECK_OK(gpuk_buffer_destroy(four, b));
+    CHECK_OK(gpuk_ctx_destroy(four));
     return TEST_PASS;
 }
 
@@ -288,7 +313,7 @@ static int test_async_pageable(void) {
 
 int main(void) {
     int rc;
-    if (!gpu_setup("gpu_transfers", 6, NULL, &rc)) return rc;
+    if (!gpu_setup("gpu_transfers", 7, NULL, &rc)) return rc;
     rng_seed_from_clock();
     if (gpuk_ctx_create(&(gpuk_ctx_desc){ .staging_bytes = 1 << 20, .staging_min_bytes = 1 }, &staged) != GPUK_OK ||
         gpuk_ctx_create(&(gpuk_ctx_desc){ .no_staging = true }, &direct) != GPUK_OK ||
@@ -299,6 +324,7 @@ int main(void) {
     }
     RUN(test_staged_against_direct);
     RUN(test_large_default);
+    RUN(test_four_threads);
     RUN(test_staged_ordering);
     RUN(test_join_fork);
     RUN(test_threads);

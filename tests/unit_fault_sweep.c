@@ -40,7 +40,9 @@ static gpuk_result program(int* saw_text) {
     gpuk_module m = { 0 };
     gpuk_kernel k = { 0 };
     float host[256], ms = 0;
-    static unsigned char big[3 * 32768 + 5]; /* three pieces and a bit through 64 KiB of staging */
+    /* three pieces and a bit through 1 MiB of staging (pieces of 256 KiB), each piece's memcpy
+       in three slices by three threads (two of gpuk's, started by the first staged copy) */
+    static unsigned char big[3 * (256 << 10) + 5];
     int i;
 #define STEP(expr) do { r = (expr); if (r != GPUK_OK) { if (first == GPUK_OK) { first = r; *saw_text = gpuk_last_error()[0] != 0; } goto teardown; } } while (0)
     memset(&d, 0, sizeof d);
@@ -49,7 +51,8 @@ static gpuk_result program(int* saw_text) {
     staging_warned = 0;
     for (i = 0; i < 256; i++) host[i] = (float)i;
     STEP(gpuk_init(&d));
-    STEP(gpuk_ctx_create(&(gpuk_ctx_desc){ .staging_bytes = 64 << 10, .staging_min_bytes = 1 }, &ctx));
+    STEP(gpuk_ctx_create(&(gpuk_ctx_desc){ .staging_bytes = 1 << 20, .staging_min_bytes = 1,
+                                              .staging_threads = 3 }, &ctx));
     STEP(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = sizeof host, .label = "a" }, &a));
     STEP(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .data = GPUK_RANGE(host), .label = "b" }, &b));
     STEP(gpuk_pinned_create(ctx, &(gpuk_pinned_desc){ .data = GPUK_RANGE(host) }, &p));
@@ -131,7 +134,7 @@ static int leaking_runs;
 
 static long sweep(int code, int sticky, int* runs) {
     long n, total, problems = 0;
-    int saw_text = 0;
+    int saw_text = 0, threads;
     fake_config cfg;
     /* a clean run first: how many calls the program makes, and that it releases everything */
     fake_reset(NULL);
@@ -139,6 +142,8 @@ static long sweep(int code, int sticky, int* runs) {
     CHECK(fake_all_released() && fake.protocol_errors == 0);
     total = fake.calls;
     CHECK(total > 40);
+    threads = fake_threads_settled();
+    CHECK(threads > 0);
     for (n = 1; n <= total; n++) {
         gpuk_result r;
         long calls_at_failure;
@@ -178,6 +183,12 @@ static long sweep(int code, int sticky, int* runs) {
                     code, n, fake_last_failed_name);
             problems++;
             leaking_runs++;
+        }
+        /* and the staging's copy threads are joined however it failed, sticky faults too */
+        if (!fake_threads_back_to(threads)) {
+            fprintf(stderr, "  code %d, call %ld (%s): %d threads left running\n", code, n, fake_last_failed_name,
+                    fake_thread_count() - threads);
+            problems++;
         }
         if (fake.protocol_errors) {
             fprintf(stderr, "  code %d, call %ld (%s): driver misuse: %s\n", code, n, fake_last_failed_name, fake.protocol_msg);

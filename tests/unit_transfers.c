@@ -5,15 +5,25 @@
    byte, which copies stage and which go direct, the staging memory's allocation failing (the
    copy still whole, through the driver), a driver call failing in the middle of a staged copy
    (an error, never a silent partial copy, nothing in flight afterwards, the next copy right),
-   a copy while the staging is taken, and gpuk_stream_join/fork. No GPU needed.
+   a copy while the staging is taken, and gpuk_stream_join/fork. The staging's copy threads:
+   1, 2, 3 and 8 of them at sizes around slices and pieces (each worker's share counted), their
+   threads gone after the ctx destroy, thread starts refused (fewer threads, one warning), a
+   fork child that never waits for its parent's threads. No GPU needed.
    cc -std=c99 -I.. unit_transfers.c -ldl -lpthread */
 #define _GNU_SOURCE
+/* thread starts refused from the refuse_from-th on (-1: none), through gpuk's test hook */
+static int refuse_from = -1, start_tries;
+static int refuse_start(void) { return refuse_from >= 0 && start_tries++ >= refuse_from; }
+#define GPUK__THREAD_START_REFUSED() refuse_start()
 #define GPUK_IMPLEMENTATION
 #include "gpuk.h"
 #include "check.h"
 #include "fake_driver.h"
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 enum { HALF = 32 << 10, BUF = 2 << 20 };
 
@@ -36,6 +46,10 @@ static void capture(void* user, gpuk_log_level level, int code, const char* msg)
     snprintf(warned, sizeof warned, "%s", msg);
 }
 
+/* gpuk_ctx_desc.staging_threads of the ctxs up() creates: the calling thread alone unless a
+   test says otherwise (the piece counts of the first tests are for one thread) */
+static uint32_t up_threads = 1;
+
 /* gpuk on a fresh fake driver with deferred copies (and cfg's failures), the capturing logger,
    and a ctx with the given staging settings. */
 static gpuk_ctx* up(fake_config cfg, size_t staging_bytes, size_t min_bytes, bool off) {
@@ -55,6 +69,7 @@ static gpuk_ctx* up(fake_config cfg, size_t staging_bytes, size_t min_bytes, boo
     cd.staging_bytes = staging_bytes;
     cd.staging_min_bytes = min_bytes;
     cd.no_staging = off;
+    cd.staging_threads = up_threads;
     CHECK_OK(gpuk_ctx_create(&cd, &c));
     return c;
 }
@@ -417,6 +432,152 @@ static int test_join_fork(void) {
     return 0;
 }
 
+/* ---- the staging's copy threads ---- */
+enum { SLICE = 64 << 10, BIG_HALF = 512 << 10 }; /* the least slice; halves of 1 MiB of staging */
+
+static size_t round_4k(size_t n) { return (n + 4095u) & ~(size_t)4095; }
+
+/* What the README promises, computed here on its own: a copy of n bytes moves in pieces of a
+   quarter of it, at least 256 KiB and at least 64 KiB per thread, at most a half; each piece's
+   memcpy is cut into min(threads, piece / 64 KiB) slices on 4 KiB boundaries, the workers
+   copying all but the first. Returns the pieces; *worker_slices gets the workers' share. */
+static long expect_pieces(size_t n, size_t half, unsigned threads, long* worker_slices) {
+    size_t piece = round_4k(n / 4u), least = (size_t)threads * SLICE, off;
+    long pieces = 0;
+    if (least < ((size_t)256 << 10)) least = (size_t)256 << 10;
+    if (piece < least) piece = least;
+    if (piece > half) piece = half;
+    *worker_slices = 0;
+    for (off = 0; off < n; off += piece, pieces++) {
+        size_t p = n - off < piece ? n - off : piece, k = p / SLICE;
+        if (k > threads) k = threads;
+        if (k > 1) {
+            size_t slice = round_4k((p + k - 1) / k);
+            *worker_slices += (long)((p + slice - 1) / slice) - 1;
+        }
+    }
+    return pieces;
+}
+
+/* 1, 2, 3 (odd) and 8 threads: sizes around the slices and pieces at unaligned offsets, byte
+   for byte both ways, every slice but the first copied by a worker; the workers exist from
+   the first staged copy on and are gone after the ctx destroy. */
+static int test_threads_sizes(void) {
+    static const unsigned counts[] = { 1, 2, 3, 8 };
+    static const size_t sizes[] = { 1, 4095, 2 * SLICE - 1, 2 * SLICE, 2 * SLICE + 1, 3 * SLICE + 4097,
+                                    (256 << 10) - 1, 256 << 10, (256 << 10) + 1, 270339, BIG_HALF - 1,
+                                    BIG_HALF, BIG_HALF + 1, 3 * BIG_HALF + 7, BUF - 4098 };
+    static const size_t offs[][2] = { { 0, 0 }, { 3, 1 }, { 4097, 7 } };
+    size_t t, i, k;
+    int before = fake_threads_settled();
+    CHECK(before > 0);
+    for (t = 0; t < sizeof counts / sizeof counts[0]; t++) {
+        gpuk_ctx* c;
+        gpuk_buffer b;
+        up_threads = counts[t];
+        c = up((fake_config){ 0 }, 1 << 20, 1, false);
+        CHECK_OK(gpuk_buffer_create(c, &(gpuk_buffer_desc){ .bytes = BUF }, &b));
+        CHECK(fake_threads_back_to(before)); /* none before the first staged copy */
+        for (i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+            for (k = 0; k < 3; k++) {
+                long ws, was = (long)c->staging.crew.worker_slices;
+                long pieces = expect_pieces(sizes[i], BIG_HALF, counts[t], &ws);
+                round_trip(c, b, sizes[i], offs[k][0], offs[k][1], pieces);
+                CHECK((long)c->staging.crew.worker_slices - was == 2 * ws);
+                if (counts[t] > 1 && sizes[i] >= 2 * SLICE) CHECK(ws > 0);
+            }
+        CHECK(c->staging.crew.workers == counts[t] - 1);
+        CHECK(fake_threads_back_to(before + (int)counts[t] - 1));
+        CHECK(fake.protocol_errors == 0);
+        CHECK(warnings == 0);
+        CHECK_OK(gpuk_ctx_destroy(c));
+        CHECK(fake_threads_back_to(before)); /* joined */
+        fake_gpuk_check_released();
+    }
+    up_threads = 1;
+    /* the default: min(8, online CPUs / 2), at least 1; an explicit count kept; over 64 refused */
+    {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        uint32_t want = cpus / 2 > 8 ? 8u : cpus / 2 < 1 ? 1u : (uint32_t)(cpus / 2);
+        gpuk_ctx* bad = NULL;
+        CHECK(gpuk_ctx_desc_defaults(NULL).staging_threads == want);
+        CHECK(gpuk_ctx_desc_defaults(&(gpuk_ctx_desc){ .staging_threads = 3 }).staging_threads == 3);
+        CHECK_OK(fake_gpuk_init(NULL));
+        CHECK_RESULT(gpuk_ctx_create(&(gpuk_ctx_desc){ .staging_threads = 65 }, &bad), GPUK_ERR_INVALID_ARG);
+        CHECK_ERROR_MENTIONS("staging_threads = 65");
+        CHECK(bad == NULL);
+        CHECK_OK(gpuk_ctx_create(&(gpuk_ctx_desc){ .staging_threads = 64 }, &bad));
+        CHECK_OK(gpuk_ctx_destroy(bad));
+        fake_gpuk_check_released();
+    }
+    return 0;
+}
+
+/* Threads that cannot start: the copies use those that did (the calling thread alone at
+   worst), whole; the logger hears once; nothing left running after the destroy. */
+static int test_thread_start_refused(void) {
+    static const int from[] = { 2, 0 };
+    size_t i;
+    int before = fake_threads_settled();
+    for (i = 0; i < 2; i++) {
+        gpuk_ctx* c;
+        gpuk_buffer b;
+        long ws;
+        up_threads = 8;
+        c = up((fake_config){ 0 }, 1 << 20, 1, false);
+        CHECK_OK(gpuk_buffer_create(c, &(gpuk_buffer_desc){ .bytes = BUF }, &b));
+        refuse_from = from[i];
+        start_tries = 0;
+        round_trip(c, b, BUF - 1, 1, 3, expect_pieces(BUF - 1, BIG_HALF, 8, &ws)); /* pieces for 8 */
+        CHECK(c->staging.crew.workers == (unsigned)from[i]);
+        CHECK(fake_threads_back_to(before + from[i]));
+        CHECK(warnings == 1);
+        CHECK(strstr(warned, "gpuk_buffer_write") && strstr(warned, "only") &&
+              strstr(warned, from[i] ? "use 3 threads" : "use 1 thread"));
+        round_trip(c, b, 3 * BIG_HALF + 5, 4097, 1, 4);
+        CHECK((c->staging.crew.worker_slices > 0) == (from[i] > 0));
+        CHECK(warnings == 1);
+        CHECK(fake.protocol_errors == 0);
+        CHECK_OK(gpuk_ctx_destroy(c));
+        CHECK(fake_threads_back_to(before));
+        fake_gpuk_check_released();
+        refuse_from = -1;
+    }
+    up_threads = 1;
+    return 0;
+}
+
+/* A fork child has none of its parent's copy threads: its copies are refused (GPUK_ERR_FORKED)
+   and its ctx destroy returns without waiting for them; the parent goes on. */
+static int test_fork_child(void) {
+    gpuk_ctx* c;
+    gpuk_buffer b;
+    pid_t pid;
+    int status = -1;
+    static unsigned char src[BUF];
+    up_threads = 4;
+    c = up((fake_config){ 0 }, 1 << 20, 1, false);
+    CHECK_OK(gpuk_buffer_create(c, &(gpuk_buffer_desc){ .bytes = BUF }, &b));
+    round_trip(c, b, BUF, 0, 0, 4);
+    CHECK(c->staging.crew.workers == 3);
+    pid = fork();
+    if (pid == 0) {
+        gpuk_result w, d;
+        alarm(20); /* a wait for a thread that is not there ends the child, failing the test */
+        w = gpuk_buffer_write(c, b, 0, src, sizeof src);
+        d = gpuk_ctx_destroy(c);
+        gpuk_shutdown();
+        _exit(w == GPUK_ERR_FORKED && d == GPUK_ERR_FORKED ? 0 : 1);
+    }
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    round_trip(c, b, BUF - 9, 9, 2, 4);
+    CHECK_OK(gpuk_ctx_destroy(c));
+    fake_gpuk_check_released();
+    up_threads = 1;
+    return 0;
+}
+
 int main(void) {
     RUN(test_sizes_around_pieces);
     RUN(test_what_stages);
@@ -424,5 +585,8 @@ int main(void) {
     RUN(test_failure_mid_copy);
     RUN(test_staging_taken);
     RUN(test_join_fork);
+    RUN(test_threads_sizes);
+    RUN(test_thread_start_refused);
+    RUN(test_fork_child);
     return test_summary();
 }
