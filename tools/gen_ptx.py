@@ -32,6 +32,21 @@ gpuk_kernels.cuh):
   4. ptx/<kernel>.ptx is written and gpuk.h's GPUK_GENERATED sections are rewritten: public
      typed wrappers, kernel ids, wrapper bodies and the PTX text in pieces under 4095 chars.
 Output is deterministic: no dates, no absolute paths, LF only, fixed order.
+
+Variants: a GPUK_<FAMILY>_SMNN line makes <kernel>__smNN of each of the family's kernels, a
+faster form whose lowering starts at sm_NN (no wrapper of its own: the run time picks it,
+src/gpuk_builtin.h gpuk__variant_pick). GPUK_<FAMILY>_SMNNA makes <kernel>__smNNa, an
+architecture-specific one (so far sm_90a: wgmma, setmaxnreg), which differs in every step:
+  1. it comes from a second nvcc pass with -arch=compute_NNa (its own __CUDA_ARCH_FEAT_SMNN_ALL
+     defined); the compute_75 pass should leave it out (a macro under that #if), else its copy
+     there is dropped, and its numbered labels shift those of the kernels after it;
+  2. .target stays sm_NNa (no other target has its instructions), .version the oldest ptxas
+     takes with it (ARCH_SPECIFIC_MIN_VERSION: 8.0 for sm_90a, a CUDA 12.0 driver);
+  3. ptxas checks it for sm_NNa alone, with this toolkit only: such PTX compiles for no other
+     architecture, and CUDA 11.8's ptxas does not know sm_90a;
+  4. its row in gpuk.h's variant table has arch_specific 1: the run time takes it only on a
+     device of exactly that compute capability (9.0; 10.x and 12.x refuse sm_90a PTX).
+The suffixes are parsed in one place (VARIANT_SUFFIX, FAMILY_SUFFIX, variant_target).
 """
 import argparse
 import concurrent.futures
