@@ -155,7 +155,8 @@ THREADS
 
 KERNELS
    Bring your own as PTX text, cubin or fatbin (gpuk_module_load). PTX's .version is checked
-   against the driver first: "PTX .version 9.0 needs a driver for CUDA 13.0 or newer".
+   against the driver first: "PTX .version 9.0 needs a driver for CUDA 13.0 or newer", its
+   .target against the device (newer than it, or sm_90a on anything but 9.0: GPUK_ERR_INVALID_ARG).
    Or as CUDA C: tools/gpuk_embed.py my_kernels.cu -o my_kernels.h writes one lowered PTX
    module with a typed C wrapper per extern "C" __global__ kernel (pointers as gpuk_array
    views, checked like the built-ins'), needing only this header (README "Your own kernels").
