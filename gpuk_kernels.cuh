@@ -1217,6 +1217,7 @@ typedef gemm_simt<float> gemm_policy_sm80_f32;
 typedef gemm_tf32_mma<16> gemm_policy_sm80_tf32;                 /* 3 stages of 16 KB */
 typedef gemm_f64_mma<GEMM_TILE_MMA, 8, 0> gemm_policy_sm80_f64;  /* m8n8k4, 2 stages of 17 KB */
 typedef gemm_f64_mma<GEMM_TILE_MMA, 8, 4> gemm_policy_sm90_f64;  /* m16n8k4 (m16n8k8 spilled) */
+typedef gemm_policy_sm80_tf32 gemm_policy_sm90a_tf32;  /* for now the sm_80 one (wgmma to come) */
 
 /* 4-byte types: at most 128 registers, so two blocks share an SM (H100: f32 0.53 -> 0.63 of
    cuBLAS for the baseline, with the sm_80 loop's fast path 0.65 -> 0.83, measured in a lab);
@@ -1238,6 +1239,15 @@ typedef gemm_f64_mma<GEMM_TILE_MMA, 8, 4> gemm_policy_sm90_f64;  /* m16n8k4 (m16
    m16n8k4 shape on sm_90. */
 #define GPUK_GEMM_SM80(T, t) GPUK_GEMM_ENTRY(T, t, __sm80, gemm_policy_sm80_##t, true)
 #define GPUK_GEMM_SM90(T, t) GPUK_GEMM_ENTRY(T, t, __sm90, gemm_policy_sm90_##t, true)
+/* Architecture-specific variants (.target sm_90a: wgmma, setmaxnreg; compute capability 9.0
+   only) come from tools/gen_ptx.py's pass of their own with -arch=compute_90a, where nvcc
+   defines __CUDA_ARCH_FEAT_SM90_ALL; the compute_75 pass leaves them out (gen_ptx.py would
+   drop them, but their numbered labels would shift every later kernel's PTX). */
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define GPUK_GEMM_SM90A(T, t) GPUK_GEMM_ENTRY(T, t, __sm90a, gemm_policy_sm90a_##t, true)
+#else
+#define GPUK_GEMM_SM90A(T, t)
+#endif
 
 /* ---- stencils on 2-D row-major views: 3x3 weighted (images), 5-point heat step ----
    The heat step: a block of 32 x 8 threads covers 32 columns and STENCIL_ROWS rows (each
@@ -1741,6 +1751,7 @@ GPUK_GEMM_SM80(float, f32)
 GPUK_GEMM_SM80(double, f64)
 GPUK_GEMM_SM80(float, tf32)
 GPUK_GEMM_SM90(double, f64)
+GPUK_GEMM_SM90A(float, tf32)
 
 GPUK_HISTOGRAM(unsigned char, u8)
 GPUK_HISTOGRAM(int, i32)

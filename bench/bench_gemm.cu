@@ -253,6 +253,9 @@ int main() {
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
     std::printf("== GEMM: gpuk vs cuBLAS %d (FP32/FP64; TF32 rows against cuBLAS TF32), %s\n", ver, prop.name);
+    // the variants ctx[0] runs here (an H100: TF32 on the architecture-specific sm_90a one)
+    std::printf("   gpuk variants: %s, %s, %s\n", gpuk__builtin_pick(ctx[0], GPUK__K_GEMM_F32)->name + 5,
+                gpuk__builtin_pick(ctx[0], GPUK__K_GEMM_F64)->name + 5, gpuk__builtin_pick(ctx[0], GPUK__K_GEMM_TF32)->name + 5);
     bench_csv_open("gemm", prop.name);
     int ok = 1;
     for (mode md : { EXACT, TF32, BASELINE }) ok &= verify<float>(md, 1000, 1000, 1000);

@@ -172,7 +172,8 @@ THREADS
 
 KERNELS
    Bring your own as PTX text, cubin or fatbin (gpuk_module_load). PTX's .version is checked
-   against the driver first: "PTX .version 9.0 needs a driver for CUDA 13.0 or newer".
+   against the driver first: "PTX .version 9.0 needs a driver for CUDA 13.0 or newer", its
+   .target against the device (newer than it, or sm_90a on anything but 9.0: GPUK_ERR_INVALID_ARG).
    Or as CUDA C: tools/gpuk_embed.py my_kernels.cu -o my_kernels.h writes one lowered PTX
    module with a typed C wrapper per extern "C" __global__ kernel (pointers as gpuk_array
    views, checked like the built-ins'), needing only this header (README "Your own kernels").
@@ -189,7 +190,11 @@ KERNELS
    Argument order everywhere: ctx, then the stream where there is one, then the object.
    Or call a built-in one (gpuk_add_f32, gpuk_sum_f64, gpuk_scan_inclusive_i32, ... below):
    typed, argument-checked, JIT-loaded per kernel on first use, PTX lowered to run on every
-   driver gpuk supports and every GPU from sm_52 on, with faster variants picked on newer GPUs.
+   driver gpuk supports and every GPU from sm_52 on, with faster variants picked on newer GPUs
+   (the highest .target the device, the driver and gpuk_ctx_desc.kernels_max_sm allow; an
+   architecture-specific one, .target sm_90a with Hopper's wgmma, only on compute capability
+   9.0 itself and a CUDA 12.0+ driver, ahead of an sm_90 one). A module of your own with
+   .target sm_90a is refused on any other device by gpuk_module_load, before the driver.
    CUDA graphs (driver >= 11.4, GPUK_FEATURE_GRAPHS): gpuk_graph_begin_capture(ctx, s, mode),
    then gpuk calls on s (launches, built-ins, *_async copies, memsets, event records, waits)
    are recorded instead of run; gpuk_graph_end_capture(ctx, s, &graph) turns them into a
@@ -379,7 +384,8 @@ typedef struct gpuk_ctx_desc {
     uint32_t max_kernels;    // 0 -> 1024
     uint32_t kernels_max_sm; // 0 -> built-in kernels take the fastest variant the device runs;
                              //   e.g. 52 -> the portable sm_52 baseline only, 80 -> none newer
-                             //   than sm_80 (tests, and results that match older GPUs)
+                             //   than sm_80 (tests, and results that match older GPUs); 90
+                             //   admits sm_90a (compute capability 9.0 only) as 0 does
     bool no_staging;         // false -> gpuk_buffer_write/read of pageable host memory of at
                              //   least staging_min_bytes go through pinned staging (MEMORY);
                              //   true -> always the driver's own pageable copy

@@ -11,6 +11,8 @@ typedef struct gpuk__builtin_ptx {
     size_t bytes;
     int version;                 /* PTX ISA major * 10 + minor */
     int target;                  /* .target sm_XX */
+    int arch_specific;           /* 1: .target sm_XXa (wgmma, setmaxnreg), which the driver
+                                    JIT-compiles for compute capability XX only, not newer */
 } gpuk__builtin_ptx;
 /* A faster form of a kernel for newer GPUs (its .target says which). */
 typedef struct gpuk__builtin_variant {
@@ -20,19 +22,34 @@ typedef struct gpuk__builtin_variant {
 static const gpuk__builtin_ptx* gpuk__builtin_ptx_of(int id); /* these two come after the PTX */
 static const gpuk__builtin_variant* gpuk__builtin_variants(void);
 
-/* The PTX to load for kernel id on ctx: the variant with the highest .target the device and
-   driver can take (and gpuk_ctx_desc.kernels_max_sm allows), else the baseline (.target sm_52
-   or lower), which every device takes. */
-static const gpuk__builtin_ptx* gpuk__builtin_pick(const gpuk_ctx* ctx, int id) {
-    const gpuk__builtin_ptx* best = gpuk__builtin_ptx_of(id);
-    const gpuk__builtin_variant* v;
-    int sm = ctx->info.cc_major * 10 + ctx->info.cc_minor;
-    if (ctx->kernels_max_sm && (int)ctx->kernels_max_sm < sm) sm = (int)ctx->kernels_max_sm;
-    for (v = gpuk__builtin_variants(); v->kernel >= 0; v++)
-        if (v->kernel == id && v->ptx.target <= sm && v->ptx.target > best->target &&
-            gpuk__ptx_needs_cuda(v->ptx.version / 10, v->ptx.version % 10) <= gpuk__g.driver_version)
-            best = &v->ptx;
+/* Of base and kernel id's variants in list (ending at kernel -1), the PTX to load on a device
+   of compute capability cc (major * 10 + minor) with driver version driver (CUDA major * 1000
+   + minor * 10), held to targets up to max_sm where that is not 0: the variant with the highest
+   .target the device and driver can take, else base. An architecture-specific variant (sm_90a)
+   runs on its own compute capability only (9.0: not 10.x or 12.x, whose drivers refuse sm_90a
+   PTX) and beats a plain one of the same target (sm_90), as its instructions are the reason for
+   it. */
+static const gpuk__builtin_ptx* gpuk__variant_pick(const gpuk__builtin_ptx* base, const gpuk__builtin_variant* list,
+                                                   int id, int cc, int max_sm, int driver) {
+    const gpuk__builtin_ptx* best = base;
+    const int sm = max_sm && max_sm < cc ? max_sm : cc;
+    for (; list->kernel >= 0; list++) {
+        const gpuk__builtin_ptx* p = &list->ptx;
+        if (list->kernel != id || p->target > sm || (p->arch_specific && p->target != cc) ||
+            gpuk__ptx_needs_cuda(p->version / 10, p->version % 10) > driver)
+            continue;
+        if (p->target > best->target || (p->target == best->target && p->arch_specific > best->arch_specific))
+            best = p;
+    }
     return best;
+}
+
+/* The PTX to load for kernel id on ctx (gpuk_ctx_desc.kernels_max_sm caps the target); the
+   baseline (.target sm_52 or lower) where no variant fits, which every device takes. */
+static const gpuk__builtin_ptx* gpuk__builtin_pick(const gpuk_ctx* ctx, int id) {
+    return gpuk__variant_pick(gpuk__builtin_ptx_of(id), gpuk__builtin_variants(), id,
+                              ctx->info.cc_major * 10 + ctx->info.cc_minor, (int)ctx->kernels_max_sm,
+                              gpuk__g.driver_version);
 }
 
 /* GPUK__BLOCK (threads a block, every built-in), GPUK__SCAN_ITEMS_4/8, GPUK__TRANSPOSE_TILE,

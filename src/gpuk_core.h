@@ -3373,10 +3373,12 @@ static int gpuk__ptx_needs_cuda(int major, int minor) {
 }
 
 /* Reads the .version and .target directives at the head of PTX text, within len bytes.
-   Returns 1 with the numbers (target_sm 0 if none found), 0 if there is no valid .version. */
-static int gpuk__ptx_header(const char* text, size_t len, int* major, int* minor, int* target_sm) {
+   Returns 1 with the numbers (target_sm 0 if none found; arch_specific 1 for sm_XXa, PTX that
+   only compute capability XX runs), 0 if there is no valid .version. */
+static int gpuk__ptx_header(const char* text, size_t len, int* major, int* minor, int* target_sm,
+                            int* arch_specific) {
     size_t i = 0;
-    *major = *minor = *target_sm = 0;
+    *major = *minor = *target_sm = *arch_specific = 0;
     while (i < len && text[i]) {
         char c = text[i];
         if (c == ' ' || c == '\t' || c == '\r' || c == '\n') { i++; continue; }
@@ -3414,6 +3416,7 @@ static int gpuk__ptx_header(const char* text, size_t len, int* major, int* minor
                 i += 3;
                 while (i < len && text[i] >= '0' && text[i] <= '9' && sm < 10000) sm = sm * 10 + (text[i++] - '0');
                 *target_sm = sm;
+                *arch_specific = i < len && text[i] == 'a';
             }
             return 1;
         }
@@ -3449,9 +3452,9 @@ static gpuk_result gpuk__jit_load(const char* fn, gpuk_ctx* ctx, const unsigned 
     gpuk_result r;
     *out = NULL;
     if (is_ptx) {
-        int major, minor, sm, need;
+        int major, minor, sm, arch_specific, need;
         if (len == 0) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "module '%s': the PTX text is empty", label);
-        if (!gpuk__ptx_header((const char*)bytes, len, &major, &minor, &sm))
+        if (!gpuk__ptx_header((const char*)bytes, len, &major, &minor, &sm, &arch_specific))
             return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "module '%s': no valid .version directive "
                               "(major.minor) at the head of the PTX text (not PTX?)", label);
         need = gpuk__ptx_needs_cuda(major, minor);
@@ -3472,8 +3475,16 @@ static gpuk_result gpuk__jit_load(const char* fn, gpuk_ctx* ctx, const unsigned 
                               loads / 10, loads % 10);
         }
         if (sm > ctx->info.cc_major * 10 + ctx->info.cc_minor)
-            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "module '%s': PTX .target sm_%d is newer than "
-                              "the device (sm_%d%d)", label, sm, ctx->info.cc_major, ctx->info.cc_minor);
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "module '%s': PTX .target sm_%d%s is newer than "
+                              "the device (sm_%d%d)", label, sm, arch_specific ? "a" : "",
+                              ctx->info.cc_major, ctx->info.cc_minor);
+        /* sm_90a's instructions (wgmma, setmaxnreg) exist on 9.0 alone: newer drivers refuse it
+           for 10.x with a JIT error that says less */
+        if (arch_specific && sm != ctx->info.cc_major * 10 + ctx->info.cc_minor)
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "module '%s': PTX .target sm_%da is "
+                              "architecture-specific: it runs on compute capability %d.%d only, not on "
+                              "this device (sm_%d%d)", label, sm, sm / 10, sm % 10,
+                              ctx->info.cc_major, ctx->info.cc_minor);
         /* The driver reads PTX up to a NUL: copy text that does not end in one. */
         if (given_bytes && bytes[len - 1] != 0) {
             text_copy = (char*)gpuk__alloc(len + 1);

@@ -45,6 +45,7 @@ typedef struct fake_config {
     size_t mem_limit;         /* cuMemAlloc above this total -> 2 (out of memory); 0 = 1 GiB */
     int fault_on_sync;        /* a launched kernel named "fault" makes the next sync return this */
     int cc_major;             /* compute capability major; 0 -> 9 */
+    int cc_minor;             /* and minor (8.9: Ada, 12.0: consumer Blackwell) */
     int l2_bytes;             /* CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE; 0 -> 7 (as any other attribute) */
     void* capturing_stream;   /* cuStreamIsCapturing says this stream is being captured */
     int jit_delay_ms;         /* cuModuleLoadDataEx takes this long (a slow JIT) */
@@ -522,7 +523,7 @@ static fres f_cuDeviceGetAttribute(int* v, unsigned attr, int dev) {
     case 97: *v = 232448; break;         /* opt-in shared per block */
     case 10: *v = 32; break;
     case 75: *v = fake.cfg.cc_major ? fake.cfg.cc_major : 9; break;
-    case 76: *v = 0; break;
+    case 76: *v = fake.cfg.cc_minor; break;
     case 16: *v = 132; break;
     case 38: *v = fake.cfg.l2_bytes ? fake.cfg.l2_bytes : 7; break;
     case 95: *v = !fake.cfg.no_cooperative; break;  /* cooperative launch */
@@ -973,6 +974,15 @@ static char* fake_elf_entries(const unsigned char* b) {
         }
     return text;
 }
+/* PTX the device cannot take, as the JIT judges it: a .target newer than the device, or an
+   architecture-specific one (sm_90a) of another compute capability. */
+static int fake_ptx_refused(const char* text) {
+    const char* t = strstr(text, ".target sm_");
+    int cc = (fake.cfg.cc_major ? fake.cfg.cc_major : 9) * 10 + fake.cfg.cc_minor, sm = 0;
+    if (!t) return 0;
+    for (t += 11; *t >= '0' && *t <= '9'; t++) sm = sm * 10 + (*t - '0');
+    return sm > cc || (*t == 'a' && sm != cc);
+}
 static fres f_cuModuleLoadDataEx(void** mod, const void* image, unsigned n, unsigned* opts, void** vals) {
     fake_module* m;
     unsigned i;
@@ -996,6 +1006,11 @@ static fres f_cuModuleLoadDataEx(void** mod, const void* image, unsigned n, unsi
         free(m);
         if (err && err_cap) snprintf(err, err_cap, "ptxas fatal   : no .entry in input");
         return 218;
+    }
+    if (!m->text && fake_ptx_refused((const char*)image)) {
+        free(m);
+        if (err && err_cap) snprintf(err, err_cap, "ptxas fatal   : PTX .target not supported on this device");
+        return 218; /* CUDA_ERROR_INVALID_PTX */
     }
     if (!m->text) m->text = strdup((const char*)image);
     fake_parse_entries(m);

@@ -50,11 +50,12 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     size_t n = size ? size - 1 : 0;
     if (!ctx) setup();
     if (mode == 0) { /* PTX header: only within n bytes, sane numbers out */
-        int major, minor, sm;
+        int major, minor, sm, arch;
         char* copy = (char*)malloc(n ? n : 1); /* exactly n bytes: ASan catches a read past them */
         memcpy(copy, p, n);
-        if (gpuk__ptx_header(copy, n, &major, &minor, &sm)) {
-            if (major < 0 || minor < 0 || sm < 0 || major > 99 || minor > 9 || sm >= 100000) __builtin_trap();
+        if (gpuk__ptx_header(copy, n, &major, &minor, &sm, &arch)) {
+            if (major < 0 || minor < 0 || sm < 0 || major > 99 || minor > 9 || sm >= 100000 || (arch != 0 && arch != 1))
+                __builtin_trap();
             (void)gpuk__ptx_needs_cuda(major, minor);
         }
         free(copy);

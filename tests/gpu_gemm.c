@@ -548,13 +548,30 @@ static int test_gemm_strided_batched(void) {
     return TEST_PASS;
 }
 
+/* The variant each GEMM runs on this ctx is the one kernels_max_sm and the GPU call for: TF32
+   on an H100 (9.0) takes the architecture-specific sm_90a one with kernels_max_sm 0, sm_80's
+   with 80, the baseline with 52; on other GPUs from sm_80 on (8.x, 10.x, 12.x) never sm_90a. */
+static uint32_t max_sm_now;
+static int test_gemm_runs_the_expected_variant(void) {
+    const gpuk_device_info* d = gpuk_ctx_device_info(ctx);
+    const int sm = d->cc_major * 10 + d->cc_minor;
+    const char* tf32 = gpuk__builtin_pick(ctx, GPUK__K_GEMM_TF32)->name;
+    const char* want = max_sm_now == 52 || sm < 80 ? "gpuk_gemm_tf32"
+                       : sm == 90 && max_sm_now != 80 ? "gpuk_gemm_tf32__sm90a" : "gpuk_gemm_tf32__sm80";
+    printf("     variants: %s, %s, %s\n", gpuk__builtin_pick(ctx, GPUK__K_GEMM_F32)->name,
+           gpuk__builtin_pick(ctx, GPUK__K_GEMM_F64)->name, tf32);
+    CHECK(strcmp(tf32, want) == 0);
+    CHECK(gpuk__builtin_pick(ctx, GPUK__K_GEMM_TF32)->arch_specific == (strstr(want, "__sm90a") != NULL));
+    return TEST_PASS;
+}
+
 /* Every GEMM variant this GPU runs, forced in turn by gpuk_ctx_desc.kernels_max_sm: the newest
-   (0), sm_80's, and the portable sm_52 baseline. */
+   (0: TF32's sm_90a one on an H100), sm_80's, and the portable sm_52 baseline. */
 int main(void) {
     static const uint32_t max_sm[] = { 0, 80, 52 };
     int code, v;
     gpuk_device_info info;
-    if (!gpu_setup("gpu_gemm", 9 * 3, NULL, &code)) return code;
+    if (!gpu_setup("gpu_gemm", 10 * 3, NULL, &code)) return code;
     rng_seed_from_clock();
     if (gpuk_device_query(0, &info) != GPUK_OK) {
         printf("FAIL setup: %s\n0 passed, 1 failed, 0 skipped\n", gpuk_last_error());
@@ -568,6 +585,8 @@ int main(void) {
         }
         tf32_rounds = sm >= 80 && (max_sm[v] == 0 || max_sm[v] >= 80);
         printf("     kernels_max_sm = %u (GPU sm_%d): TF32 %s\n", max_sm[v], sm, tf32_rounds ? "may round" : "exact FP32");
+        max_sm_now = max_sm[v];
+        RUN(test_gemm_runs_the_expected_variant);
         RUN(test_gemm_empty_shapes);
         RUN(test_gemm_small_shapes);
         RUN(test_gemm_alpha_beta_zero);

@@ -6,7 +6,10 @@
    compared byte for byte. The sizes keep float scans to one look-back step (deterministic).
    (The module text is otherwise the shipped one: gen_ptx.py drops nvcc's comment lines and
    whitespace and, in argmin/argmax, a used_bytes_mask hint; gen_ptx.py checks that the first
-   two change no machine code.) Skipped where no driver or GPU exists. */
+   two change no machine code.) Run for the variants the GPU takes (kernels_max_sm 0: on an
+   H100 that is gpuk_gemm_tf32__sm90a, .target sm_90a, whose nvcc header keeps sm_90a) and again
+   held to sm_80's where the GPU is newer than sm_80 (kernels_max_sm 80: the sm_80 forms).
+   Skipped where no driver or GPU exists. */
 #define GPUK_IMPLEMENTATION
 #include "gpuk.h"
 #include "check.h"
@@ -27,12 +30,14 @@ typedef struct side {
 } side;
 
 static unsigned char* pattern;  /* the bytes every output starts from */
+static uint32_t max_sm;          /* gpuk_ctx_desc.kernels_max_sm of both sides */
 static unsigned char* inputs[5]; /* f32, f64, i32, u32, u8 inputs */
 
 static void side_open(side* s) {
     int k;
     gpuk_buffer* ins[5];
-    CHECK_OK(gpuk_ctx_create(&(gpuk_ctx_desc){ .max_modules = 256, .max_kernels = 256 }, &s->c)); /* a module a kernel */
+    CHECK_OK(gpuk_ctx_create(&(gpuk_ctx_desc){ .max_modules = 256, .max_kernels = 256, .kernels_max_sm = max_sm },
+                             &s->c)); /* a module a kernel */
     ins[0] = &s->in_f32; ins[1] = &s->in_f64; ins[2] = &s->in_i32; ins[3] = &s->in_u32; ins[4] = &s->in_u8;
     for (k = 0; k < 5; k++) {
         CHECK_OK(gpuk_buffer_create(s->c, &(gpuk_buffer_desc){ .bytes = REGION * 8 }, ins[k]));
@@ -55,11 +60,13 @@ static void use_nvcc_headers(gpuk_ctx* c) {
         gpuk_kernel k;
         for (piece = b->pieces; *piece; piece++) { memcpy(text + len, *piece, strlen(*piece)); len += strlen(*piece); }
         text[len] = 0;
-        char head[48];
+        char head[48], target[16];
         body = strstr(text, ".address_size"); /* after .version and .target */
         memmove(text + 31, body, strlen(body) + 1);
-        /* nvcc's sm_75, or a variant's own newer target (its instructions need it) */
-        snprintf(head, sizeof head, ".version 9.0\n.target sm_%-6d", b->target > 75 ? b->target : 75);
+        /* nvcc's sm_75, or a variant's own newer target (its instructions need it), with the
+           'a' of an architecture-specific one (sm_90a) */
+        snprintf(target, sizeof target, "%d%s", b->target > 75 ? b->target : 75, b->arch_specific ? "a" : "");
+        snprintf(head, sizeof head, ".version 9.0\n.target sm_%-6s", target);
         memcpy(text, head, 30);
         text[30] = '\n';
         m.id = k.id = 0;
@@ -144,8 +151,11 @@ static int test_lowered_and_nvcc_headers_give_the_same_bytes(void) {
             check_failures++;
         }
     }
-    printf("     %d of %d kernel runs bit-identical (%d kernels, aligned and misaligned views)\n", same, runs,
-           GPUK__KERNEL_COUNT);
+    printf("     kernels_max_sm = %u: %d of %d kernel runs bit-identical (%d kernels, aligned and misaligned "
+           "views); variants:", max_sm, same, runs, GPUK__KERNEL_COUNT);
+    for (k = 0; k < GPUK__KERNEL_COUNT; k++)
+        if (gpuk__builtin_pick(low.c, k) != gpuk__builtin_ptx_of(k)) printf(" %s", gpuk__builtin_pick(low.c, k)->name);
+    printf("\n");
     CHECK(gpuk_kernels_loaded(low.c) == GPUK__KERNEL_COUNT);
     CHECK_OK(gpuk_ctx_destroy(orig.c));
     CHECK_OK(gpuk_ctx_destroy(low.c));
@@ -156,7 +166,8 @@ static int test_lowered_and_nvcc_headers_give_the_same_bytes(void) {
 int main(void) {
     int code;
     size_t i;
-    if (!gpu_setup("gpu_lowered", 1, NULL, &code)) return code;
+    gpuk_device_info info;
+    if (!gpu_setup("gpu_lowered", 2, NULL, &code)) return code;
     pattern = (unsigned char*)malloc(REGION * 8);
     for (i = 0; i < 5; i++) inputs[i] = (unsigned char*)malloc(REGION * 8);
     for (i = 0; i < REGION * 8; i++) { /* a fixed pseudo-random mix: both sides see the same */
@@ -172,6 +183,14 @@ int main(void) {
         memcpy(inputs[1] + 8 * i, &d, 8);
     }
     RUN(test_lowered_and_nvcc_headers_give_the_same_bytes);
+    CHECK_OK(gpuk_device_query(0, &info));
+    if (info.cc_major * 10 + info.cc_minor > 80) {
+        max_sm = 80;
+        RUN(test_lowered_and_nvcc_headers_give_the_same_bytes);
+    } else {
+        printf("skip kernels_max_sm = 80: the GPU (sm_%d%d) takes no newer variant\n", info.cc_major, info.cc_minor);
+        tests_skipped++;
+    }
     free(pattern);
     for (i = 0; i < 5; i++) free(inputs[i]);
     return test_summary();

@@ -511,6 +511,8 @@ static int test_module_ptx_checks_and_jit_log(void) {
     gpuk_module_desc md;
     static const char ptx90[] = ".version 9.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{ ret; }\n";
     static const char ptx_sm100[] = ".version 8.6\n.target sm_100\n.visible .entry k()\n{ ret; }\n";
+    static const char ptx_sm90a[] = ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{ ret; }\n";
+    int i;
     static const char not_ptx[] = "hello world";
     char unterminated[sizeof scale_ptx];
     memset(&cfg, 0, sizeof cfg);
@@ -540,6 +542,32 @@ static int test_module_ptx_checks_and_jit_log(void) {
     CHECK_OK(gpuk_module_load(ctx, &md, &m));
     CHECK_OK(gpuk_module_unload(ctx, m));
     fake_down(ctx);
+    /* architecture-specific PTX (sm_90a) loads on compute capability 9.0 and is refused, before
+       the driver, on 10.0 (newer, but without wgmma) and 8.9 (older) */
+    for (i = 0; i < 3; i++) {
+        static const int majors[3] = { 9, 10, 8 }, minors[3] = { 0, 0, 9 };
+        int modules;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.cc_major = majors[i];
+        cfg.cc_minor = minors[i];
+        ctx = fake_up(&cfg, 1);
+        memset(&md, 0, sizeof md);
+        md.image.ptr = ptx_sm90a;
+        md.label = "wgmma";
+        modules = fake_live_count(FK_MODULE);
+        if (i == 0) {
+            CHECK_OK(gpuk_module_load(ctx, &md, &m));
+            CHECK(fake_live_count(FK_MODULE) == modules + 1);
+            CHECK_OK(gpuk_module_unload(ctx, m));
+        } else {
+            CHECK_RESULT(gpuk_module_load(ctx, &md, &m), GPUK_ERR_INVALID_ARG);
+            CHECK(m.id == 0 && fake_live_count(FK_MODULE) == modules);
+            CHECK_ERROR_MENTIONS(i == 1 ? "module 'wgmma': PTX .target sm_90a is architecture-specific: it runs "
+                                          "on compute capability 9.0 only, not on this device (sm_100)"
+                                        : "module 'wgmma': PTX .target sm_90a is newer than the device (sm_89)");
+        }
+        fake_down(ctx);
+    }
     /* the driver rejects the PTX: its JIT log reaches gpuk_last_error */
     memset(&cfg, 0, sizeof cfg);
     cfg.jit_code = 222;

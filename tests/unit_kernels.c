@@ -389,6 +389,105 @@ static int test_variant_chosen_by_compute_capability(void) {
     return TEST_PASS;
 }
 
+/* The GEMM the device runs, by compute capability, driver and kernels_max_sm: the sm_90a TF32
+   variant (architecture-specific: wgmma exists on 9.0 alone) only on exactly 9.0 with a driver
+   of CUDA 12.0 or newer (its PTX 8.0) and kernels_max_sm 0 or >= 90; elsewhere the sm_80 one, or
+   the baseline before sm_80. The f64 sm_90 variant stays on 9.0 and newer (10.0, 12.0). Each
+   call loads what was picked (the fake JIT, like the real one, refuses sm_90a PTX on another
+   compute capability), and the GEMM tile follows the variant. */
+static int test_arch_specific_variant_only_on_its_compute_capability(void) {
+    static const struct {
+        int major, minor, driver;
+        uint32_t max_sm;
+        const char *tf32, *f64;
+    } rows[] = {
+        { 9, 0, 13000, 0, "gpuk_gemm_tf32__sm90a", "gpuk_gemm_f64__sm90" },
+        { 9, 0, 12000, 0, "gpuk_gemm_tf32__sm90a", "gpuk_gemm_f64__sm90" },
+        { 9, 0, 13000, 90, "gpuk_gemm_tf32__sm90a", "gpuk_gemm_f64__sm90" },
+        { 9, 0, 13000, 80, "gpuk_gemm_tf32__sm80", "gpuk_gemm_f64__sm80" },
+        { 9, 0, 13000, 52, "gpuk_gemm_tf32", "gpuk_gemm_f64" },
+        { 9, 0, 11080, 0, "gpuk_gemm_tf32__sm80", "gpuk_gemm_f64__sm90" }, /* PTX 7.8 yes, 8.0 no */
+        { 8, 0, 13000, 0, "gpuk_gemm_tf32__sm80", "gpuk_gemm_f64__sm80" },
+        { 8, 9, 13000, 0, "gpuk_gemm_tf32__sm80", "gpuk_gemm_f64__sm80" },
+        { 10, 0, 13000, 0, "gpuk_gemm_tf32__sm80", "gpuk_gemm_f64__sm90" },
+        { 12, 0, 13000, 0, "gpuk_gemm_tf32__sm80", "gpuk_gemm_f64__sm90" },
+        { 12, 0, 13000, 100, "gpuk_gemm_tf32__sm80", "gpuk_gemm_f64__sm90" },
+        { 7, 5, 13000, 0, "gpuk_gemm_tf32", "gpuk_gemm_f64" },
+    };
+    size_t i;
+    for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const int ids[2] = { GPUK__K_GEMM_TF32, GPUK__K_GEMM_F64 };
+        const char* want[2];
+        fake_config cfg;
+        gpuk_buffer f;
+        int j;
+        want[0] = rows[i].tf32;
+        want[1] = rows[i].f64;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.cc_major = rows[i].major;
+        cfg.cc_minor = rows[i].minor;
+        cfg.version = rows[i].driver;
+        ctx = fake_gpuk_up_desc(&cfg, &(gpuk_ctx_desc){ .kernels_max_sm = rows[i].max_sm });
+        f = buffer((size_t)1 << 20);
+        CHECK_OK(gpuk_gemm_tf32(ctx, S, gpuk_at2d(f, 0, 40, 30, 0), 1, gpuk_at2d(f, 4096, 40, 20, 0), 0,
+                                gpuk_at2d(f, 8192, 20, 30, 0), 0, 0));
+        CHECK_OK(gpuk_gemm_f64(ctx, S, gpuk_at2d(f, 0, 40, 30, 0), 1, gpuk_at2d(f, 4096, 40, 20, 0), 0,
+                               gpuk_at2d(f, 8192, 20, 30, 0), 0, 0));
+        for (j = 0; j < 2; j++) {
+            const gpuk__builtin_ptx* p = gpuk__builtin_pick(ctx, ids[j]);
+            const fake_module* m = (const fake_module*)gpuk__builtin_of(ctx)->module[ids[j]];
+            char entry[64];
+            snprintf(entry, sizeof entry, ".entry %s(", want[j]);
+            if (strcmp(p->name, want[j]) != 0)
+                fprintf(stderr, "  sm_%d%d, driver %d, kernels_max_sm %u: %s, want %s\n", rows[i].major,
+                        rows[i].minor, rows[i].driver, rows[i].max_sm, p->name, want[j]);
+            CHECK(strcmp(p->name, want[j]) == 0);
+            CHECK(p->arch_specific == (strstr(want[j], "__sm90a") != NULL));
+            CHECK(m && strstr(m->text, entry) != NULL);
+            CHECK(m && strstr(m->text, p->arch_specific ? ".target sm_90a\n" : ".target sm_") != NULL);
+        }
+        /* FP64's tile: 128 with tensor cores (sm_80 and newer), 64 for the SIMT baseline; TF32 128 */
+        CHECK(gpuk__gemm_tile(ctx, GPUK__K_GEMM_F64, 8) == (strstr(rows[i].f64, "__sm") ? 128u : 64u));
+        CHECK(gpuk__gemm_tile(ctx, GPUK__K_GEMM_TF32, 4) == 128u);
+        fake_gpuk_down(ctx);
+    }
+    return TEST_PASS;
+}
+
+/* The pick's rules on a made-up list (gpuk.h has no kernel with both an sm_90 and an sm_90a
+   variant yet): sm_90a beats sm_90 on 9.0 in either list order, never runs elsewhere (8.9,
+   10.0, 12.0: the highest plain target the device has instead), needs kernels_max_sm >= 90 and
+   a driver of CUDA 12.0; other kernels' variants are not taken. */
+static int test_variant_pick_rules(void) {
+    static const char* const none[] = { 0 };
+    static const gpuk__builtin_ptx base = { "k", none, 0, 42, 52, 0 };
+    static const gpuk__builtin_variant lists[2][6] = {
+        { { 3, { "k__sm80", none, 0, 70, 80, 0 } }, { 3, { "k__sm90a", none, 0, 80, 90, 1 } },
+          { 3, { "k__sm90", none, 0, 78, 90, 0 } }, { 4, { "other__sm90a", none, 0, 80, 90, 1 } },
+          { 3, { "k__sm100a", none, 0, 86, 100, 1 } }, { -1, { 0, 0, 0, 0, 0, 0 } } },
+        { { 4, { "other__sm90a", none, 0, 80, 90, 1 } }, { 3, { "k__sm90", none, 0, 78, 90, 0 } },
+          { 3, { "k__sm100a", none, 0, 86, 100, 1 } }, { 3, { "k__sm90a", none, 0, 80, 90, 1 } },
+          { 3, { "k__sm80", none, 0, 70, 80, 0 } }, { -1, { 0, 0, 0, 0, 0, 0 } } },
+    };
+    static const struct { int cc, max_sm, driver; const char* want; } rows[] = {
+        { 90, 0, 13000, "k__sm90a" }, { 90, 90, 12000, "k__sm90a" }, { 90, 0, 11080, "k__sm90" },
+        { 90, 89, 13000, "k__sm80" }, { 90, 52, 13000, "k" }, { 89, 0, 13000, "k__sm80" },
+        { 100, 0, 13000, "k__sm100a" }, { 100, 90, 13000, "k__sm90" }, { 103, 0, 13000, "k__sm90" },
+        { 120, 0, 13000, "k__sm90" }, { 100, 0, 12080, "k__sm100a" }, { 100, 0, 12060, "k__sm90" },
+        { 80, 0, 11000, "k__sm80" }, { 75, 0, 13000, "k" },
+    };
+    size_t i, l;
+    for (l = 0; l < 2; l++)
+        for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+            const gpuk__builtin_ptx* p = gpuk__variant_pick(&base, lists[l], 3, rows[i].cc, rows[i].max_sm, rows[i].driver);
+            if (strcmp(p->name, rows[i].want) != 0)
+                fprintf(stderr, "  list %zu, cc %d, max_sm %d, driver %d: %s, want %s\n", l, rows[i].cc,
+                        rows[i].max_sm, rows[i].driver, p->name, rows[i].want);
+            CHECK(strcmp(p->name, rows[i].want) == 0);
+        }
+    return TEST_PASS;
+}
+
 /* A scan block prefetches the tile `ahead` tiles on into L2 (gpuk__scan_ahead): 2.5 tiles a
    multiprocessor for 4-byte types, 2 for 8-byte, never more than a quarter of L2 in tiles of
    32 KiB, none where the L2 size is unknown; the kernel gets that number as its sixth argument,
@@ -700,19 +799,29 @@ static int test_generated_table_is_consistent(void) {
         const gpuk__builtin_ptx* b = &gpuk__builtin_table[i];
         const char* const* p;
         size_t bytes = 0;
-        int major, minor, sm;
+        int major, minor, sm, arch;
         for (p = b->pieces; *p; p++) {
             CHECK(strlen(*p) <= 4095);
             bytes += strlen(*p);
         }
         CHECK(bytes == b->bytes);
-        CHECK(gpuk__ptx_header(b->pieces[0], strlen(b->pieces[0]), &major, &minor, &sm));
-        CHECK(major * 10 + minor == b->version && sm == b->target && sm <= 52);
+        CHECK(gpuk__ptx_header(b->pieces[0], strlen(b->pieces[0]), &major, &minor, &sm, &arch));
+        CHECK(major * 10 + minor == b->version && sm == b->target && sm <= 52 && !arch && !b->arch_specific);
         CHECK(strstr(b->pieces[0], b->name) != NULL);
     }
     for (v = gpuk__builtin_variants(); v->kernel >= 0; v++) { /* each beats its baseline's floor */
+        const char* base = gpuk__builtin_ptx_of(v->kernel)->name;
+        char suffix[16];
+        int major, minor, sm, arch;
         CHECK(v->kernel < GPUK__KERNEL_COUNT && v->ptx.target > gpuk__builtin_ptx_of(v->kernel)->target);
-        CHECK(strncmp(v->ptx.name, gpuk__builtin_ptx_of(v->kernel)->name, strlen(gpuk__builtin_ptx_of(v->kernel)->name)) == 0);
+        CHECK(strncmp(v->ptx.name, base, strlen(base)) == 0);
+        /* its name's suffix, its header and its table row agree: __sm90a, .target sm_90a, 90 + 1 */
+        snprintf(suffix, sizeof suffix, "__sm%d%s", v->ptx.target, v->ptx.arch_specific ? "a" : "");
+        CHECK(strcmp(v->ptx.name + strlen(base), suffix) == 0);
+        CHECK(gpuk__ptx_header(v->ptx.pieces[0], strlen(v->ptx.pieces[0]), &major, &minor, &sm, &arch));
+        CHECK(major * 10 + minor == v->ptx.version && sm == v->ptx.target && arch == v->ptx.arch_specific);
+        /* sm_90a needs PTX 8.0 (CUDA 12.0), plain targets nothing newer than 7.8 (CUDA 11.8) */
+        CHECK(v->ptx.version == (v->ptx.arch_specific ? 80 : v->ptx.version) && (v->ptx.arch_specific || v->ptx.version <= 78));
     }
     return TEST_PASS;
 }
@@ -729,6 +838,8 @@ int main(void) {
     RUN(test_jit_failure_names_the_kernel_and_retries);
     RUN(test_oldest_supported_driver_runs_every_kernel);
     RUN(test_variant_chosen_by_compute_capability);
+    RUN(test_arch_specific_variant_only_on_its_compute_capability);
+    RUN(test_variant_pick_rules);
     RUN(test_scan_prefetch_distance);
     RUN(test_generated_table_is_consistent);
     RUN(test_capture_needs_kernels_and_scratch_prepared);

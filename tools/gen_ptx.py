@@ -32,6 +32,21 @@ gpuk_kernels.cuh):
   4. ptx/<kernel>.ptx is written and gpuk.h's GPUK_GENERATED sections are rewritten: public
      typed wrappers, kernel ids, wrapper bodies and the PTX text in pieces under 4095 chars.
 Output is deterministic: no dates, no absolute paths, LF only, fixed order.
+
+Variants: a GPUK_<FAMILY>_SMNN line makes <kernel>__smNN of each of the family's kernels, a
+faster form whose lowering starts at sm_NN (no wrapper of its own: the run time picks it,
+src/gpuk_builtin.h gpuk__variant_pick). GPUK_<FAMILY>_SMNNA makes <kernel>__smNNa, an
+architecture-specific one (so far sm_90a: wgmma, setmaxnreg), which differs in every step:
+  1. it comes from a second nvcc pass with -arch=compute_NNa (its own __CUDA_ARCH_FEAT_SMNN_ALL
+     defined); the compute_75 pass should leave it out (a macro under that #if), else its copy
+     there is dropped, and its numbered labels shift those of the kernels after it;
+  2. .target stays sm_NNa (no other target has its instructions), .version the oldest ptxas
+     takes with it (ARCH_SPECIFIC_MIN_VERSION: 8.0 for sm_90a, a CUDA 12.0 driver);
+  3. ptxas checks it for sm_NNa alone, with this toolkit only: such PTX compiles for no other
+     architecture, and CUDA 11.8's ptxas does not know sm_90a;
+  4. its row in gpuk.h's variant table has arch_specific 1: the run time takes it only on a
+     device of exactly that compute capability (9.0; 10.x and 12.x refuse sm_90a PTX).
+The suffixes are parsed in one place (VARIANT_SUFFIX, FAMILY_SUFFIX, variant_target).
 """
 import argparse
 import concurrent.futures
@@ -73,6 +88,12 @@ PTX_CUDA = {
 TARGET_MIN_VERSION = {52: (4, 2), 53: (4, 2), 60: (5, 0), 61: (5, 0), 62: (5, 0), 70: (6, 0),
                       72: (6, 1), 75: (6, 3), 80: (7, 0), 90: (7, 8)}
 VARIANT_TARGETS = [80, 90]         # variants (<kernel>__smNN) may also need these
+# The same for architecture-specific targets (sm_90a: PTX ISA 8.0, measured: 7.8 fails with
+# "PTX .version 7.8 does not support .target sm_90a"). Such PTX is JIT-compiled for exactly that
+# architecture and no other (ptxas: "cannot be compiled to future architecture" for sm_100),
+# so the ptxas checks compile it for that one arch, with this toolkit only: CUDA 11.8 does not
+# know sm_90a.
+ARCH_SPECIFIC_MIN_VERSION = {90: (8, 0)}
 VERSIONS = sorted(PTX_CUDA)
 
 C_TYPES = {"f32": ("float", 4), "f64": ("double", 8), "tf32": ("float", 4), "i32": ("int32_t", 4),
@@ -80,6 +101,37 @@ C_TYPES = {"f32": ("float", 4), "f64": ("double", 8), "tf32": ("float", 4), "i32
 
 
 PROG = "gen_ptx"                   # the name errors start with (gpuk_embed for --wrap)
+
+# A target is (sm, arch_specific): (80, False) is .target sm_80, PTX that runs on sm_80 and every
+# newer GPU; (90, True) is sm_90a, PTX with Hopper's architecture-specific instructions (wgmma,
+# setmaxnreg) that runs on compute capability 9.0 exactly. Variant names and family macros carry
+# it as a suffix, parsed here and nowhere else: gpuk_gemm_tf32__sm90a, GPUK_GEMM_SM90A(T, t).
+VARIANT_SUFFIX = re.compile(r"__sm(\d+)(a?)$")
+FAMILY_SUFFIX = re.compile(r"^(.*)_SM(\d+)(A?)$")
+
+
+def variant_target(name):
+    """The target a variant's name asks for ((90, True) for <kernel>__sm90a), None for a baseline
+    kernel (or any other name)."""
+    m = VARIANT_SUFFIX.search(name)
+    return (int(m.group(1)), m.group(2) == "a") if m else None
+
+
+def sm_name(target):
+    """'sm_90a' for (90, True), 'sm_80' for (80, False)."""
+    return "sm_%d%s" % (target[0], "a" if target[1] else "")
+
+
+def real_archs(target, archs):
+    """The ptxas -arch values, of the numbers in archs, that a module of target compiles for:
+    those at or above it, or for an architecture-specific target, that target alone."""
+    return [sm_name(target)] if target[1] else ["sm_%d" % a for a in archs if a >= target[0]]
+
+
+def own_arch(target):
+    """The arch nvcc writes PTX for and ptxas checks the lowering with: compute_75 is the
+    oldest nvcc 13 emits, so sm_75 for older targets; a variant's own target above it."""
+    return sm_name(target) if target[1] else "sm_%d" % max(75, target[0])
 
 
 def fail(msg):
@@ -177,7 +229,7 @@ def expand(text, values):
 
 def wrappers_for(fam, args, wraps):
     """[(kernel, doc, params, body)] for one instantiation line. params excludes ctx, stream."""
-    if re.match(r"^.*_SM\d+$", fam):
+    if FAMILY_SUFFIX.match(fam):
         return []  # a variant family: see variants_for
     if fam not in wraps:
         fail("family GPUK_%s has no '// wrap' declaration" % fam)
@@ -201,12 +253,14 @@ def wrappers_for(fam, args, wraps):
 
 def variants_for(fam, args, wraps):
     """[(variant entry, kernel it stands in for)]: faster forms for newer GPUs, named
-    <kernel>__smNN, chosen at run time where the device has them; no wrappers of their own."""
-    m = re.match(r"^(.*)_SM(\d+)$", fam)
+    <kernel>__smNN (GPUK_<FAMILY>_SMNN) or, architecture-specific, <kernel>__smNNa
+    (GPUK_<FAMILY>_SMNNA), chosen at run time where the device has them; no wrappers of their
+    own."""
+    m = FAMILY_SUFFIX.match(fam)
     if not m:
         return []
     bases = [k[0] for k in wrappers_for(m.group(1), args, wraps) if k[4] == k[0]]
-    return [(b + "__sm" + m.group(2), b) for b in bases]
+    return [(b + "__sm" + m.group(2) + m.group(3).lower(), b) for b in bases]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -222,15 +276,35 @@ def nvcc_version(nvcc):
     return m.group(2) if m else "unknown"
 
 
-def compile_ptx(nvcc, source_path, extra=()):
+def compile_ptx(nvcc, source_path, extra=(), arch=NVCC_ARCH):
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "all.ptx")
-        r = run([nvcc, "-ptx", "-arch=" + NVCC_ARCH, "-std=c++17", "-x", "cu"] + list(extra) +
+        r = run([nvcc, "-ptx", "-arch=" + arch, "-std=c++17", "-x", "cu"] + list(extra) +
                 ["-o", out, source_path])
         if r.returncode:
             fail("nvcc failed:\n" + r.stdout)
         with open(out) as f:
             return f.read()
+
+
+def compile_entries(nvcc, names):
+    """split_ptx's ({entry: module}, {entry: nvcc's text}) for the whole source: one nvcc pass
+    for compute_75 gives every entry except the architecture-specific variants, which come from
+    a pass of their own target (-arch=compute_90a for __sm90a: nvcc then defines
+    __CUDA_ARCH_FEAT_SM90_ALL, and such a kernel may keep its wgmma code under it). Their
+    compute_75 copies, if the source makes any, are dropped."""
+    targets = sorted(set(t for t in map(variant_target, names) if t and t[1]))
+    archs = [NVCC_ARCH] + ["compute_%da" % t[0] for t in targets]
+    with concurrent.futures.ThreadPoolExecutor(len(archs)) as pool:
+        texts = list(pool.map(lambda a: compile_ptx(nvcc, SOURCE, arch=a), archs))
+    modules, originals = {}, {}
+    for target, text in zip([None] + targets, texts):
+        split, orig = split_ptx(text)
+        for n in split:
+            t = variant_target(n)
+            if (t if t and t[1] else None) == target:
+                modules[n], originals[n] = split[n], orig[n]
+    return modules, originals
 
 
 def split_ptx(text):
@@ -301,26 +375,33 @@ def compact(text):
 
 
 def with_header(body, version, target):
-    return ".version %d.%d\n.target sm_%d\n.address_size 64\n%s" % (version[0], version[1], target, body)
+    return ".version %d.%d\n.target %s\n.address_size 64\n%s" % (version[0], version[1], sm_name(target), body)
 
 
 def ptxas_run(ptxas, arch, text, tmp, tag):
+    """ptxas text for arch ('sm_90', 'sm_90a'): (passed, its log)."""
     path = os.path.join(tmp, tag + ".ptx")
     with open(path, "w") as f:
         f.write(text)
-    r = run([ptxas, "-arch=sm_%d" % arch, "-o", os.devnull, path])
+    r = run([ptxas, "-arch=" + arch, "-o", os.devnull, path])
     return r.returncode == 0, r.stdout
 
 
 def lower(ptxas, name, body, tmp):
     """(version, target) lowest that ptxas 13 accepts for body: target first, then version. A
-    variant (<kernel>__smNN) starts at its own sm_NN, where its faster instructions are."""
-    floor = re.search(r"__sm(\d+)$", name)
-    floor = int(floor.group(1)) if floor else 0
-    for target in [t for t in BASELINE_TARGETS + (VARIANT_TARGETS if floor else []) if t >= floor]:
-        version = TARGET_MIN_VERSION[target]
+    variant (<kernel>__smNN) starts at its own sm_NN, where its faster instructions are; an
+    architecture-specific one (<kernel>__smNNa) keeps sm_NNa, the only target its instructions
+    exist on, and gets the lowest .version for it."""
+    floor = variant_target(name)
+    if floor and floor[1]:
+        targets = [floor]
+    else:
+        targets = [(t, False) for t in BASELINE_TARGETS + (VARIANT_TARGETS if floor else [])
+                   if t >= (floor[0] if floor else 0)]
+    for target in targets:
+        version = (ARCH_SPECIFIC_MIN_VERSION if target[1] else TARGET_MIN_VERSION)[target[0]]
         while True:
-            ok, log = ptxas_run(ptxas, max(75, target), with_header(body, version, target), tmp, name)
+            ok, log = ptxas_run(ptxas, own_arch(target), with_header(body, version, target), tmp, name)
             if ok:
                 return version, target
             m = re.findall(r"requires PTX ISA \.version (\d+)\.(\d+) or later", log)
@@ -333,7 +414,7 @@ def lower(ptxas, name, body, tmp):
             if re.search(r"requires \.target sm_\d+ or higher|not supported on \.target", log):
                 break   # next target
             fail("%s: ptxas rejects the lowered PTX:\n%s" % (name, log))
-    fail("%s: no target up to sm_%d accepts it" % (name, VARIANT_TARGETS[-1] if floor else 75))
+    fail("%s: no target up to %s accepts it" % (name, sm_name(targets[-1])))
 
 
 def old_ptxas():
@@ -361,22 +442,23 @@ def code_sections(cubin):
 def check_same_code(modules, originals, ptxas, jobs):
     """Lowered modules compile to the same machine code as nvcc's own PTX (its .version 9.0,
     .target sm_75 header, or the variant's own target, and every line it wrote) for sm_75,
-    sm_90 and sm_120; returns (compiles, [(kernel, arch) that differ])."""
+    sm_90 and sm_120 (an sm_90a variant: sm_90a alone); returns (compiles, [(kernel, arch)
+    that differ])."""
     def header(n):
-        return ".version 9.0\n.target sm_%d\n.address_size 64\n" % max(75, header_info(modules[n])[1])
-    tasks = [(n, a) for n in modules if n in originals for a in (75, 90, 120)
-             if a >= header_info(modules[n])[1]]
+        return ".version 9.0\n.target %s\n.address_size 64\n" % own_arch(header_info(modules[n])[1])
+    tasks = [(n, a) for n in modules if n in originals
+             for a in real_archs(header_info(modules[n])[1], (75, 90, 120))]
     with tempfile.TemporaryDirectory() as tmp:
         def one(task):
             n, a = task
             code = []
             for tag, text in (("low", modules[n]), ("orig", header(n) + originals[n])):
-                src, out = os.path.join(tmp, "%s_%d_%s.ptx" % (n, a, tag)), os.path.join(tmp, "%s_%d_%s.cubin" % (n, a, tag))
+                src, out = os.path.join(tmp, "%s_%s_%s.ptx" % (n, a, tag)), os.path.join(tmp, "%s_%s_%s.cubin" % (n, a, tag))
                 with open(src, "w") as f:
                     f.write(text)
-                r = run([ptxas, "-arch=sm_%d" % a, "-o", out, src])
+                r = run([ptxas, "-arch=" + a, "-o", out, src])
                 if r.returncode:
-                    fail("ptxas failed on %s for sm_%d:\n%s" % (src, a, r.stdout))
+                    fail("ptxas failed on %s for %s:\n%s" % (src, a, r.stdout))
                 code.append(code_sections(out))
             return None if code[0] == code[1] else (n, a)
         with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
@@ -386,17 +468,19 @@ def check_same_code(modules, originals, ptxas, jobs):
 
 def check_targets(modules, new_ptxas, old, jobs):
     """ptxas every module for every real target; returns the number of compiles. old None:
-    the targets of the CUDA 13 ptxas only."""
+    the targets of the CUDA 13 ptxas only. An architecture-specific module (sm_90a) is compiled
+    for its own arch by the CUDA 13 ptxas alone (no other arch takes it; 11.8 predates it)."""
     target = {n: header_info(modules[n])[1] for n in modules}
-    tasks = [(new_ptxas, a, n) for n in modules for a in NEW_PTXAS_ARCHS if a >= target[n]]
+    tasks = [(new_ptxas, a, n) for n in modules for a in real_archs(target[n], NEW_PTXAS_ARCHS)]
     if old is not None:
-        tasks += [(old, a, n) for n in modules for a in OLD_PTXAS_ARCHS if a >= target[n]]
+        tasks += [(old, a, n) for n in modules if not target[n][1]
+                  for a in real_archs(target[n], OLD_PTXAS_ARCHS)]
     errors = []
     with tempfile.TemporaryDirectory() as tmp:
         def one(task):
             exe, arch, name = task
-            ok, log = ptxas_run(exe, arch, modules[name], tmp, "%s_%d_%d" % (name, arch, exe == old))
-            return None if ok else "%s for sm_%d (%s):\n%s" % (name, arch, exe, log)
+            ok, log = ptxas_run(exe, arch, modules[name], tmp, "%s_%s_%d" % (name, arch, exe == old))
+            return None if ok else "%s for %s (%s):\n%s" % (name, arch, exe, log)
         with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
             for e in pool.map(one, tasks):
                 if e:
@@ -427,21 +511,24 @@ def c_string_pieces(text):
 
 
 def header_info(text):
-    m = re.search(r"^\.version (\d+)\.(\d+)\n\.target sm_(\d+)", text, re.M)
-    return (int(m.group(1)), int(m.group(2))), int(m.group(3))
+    """((major, minor), target) of a module's .version/.target lines."""
+    m = re.search(r"^\.version (\d+)\.(\d+)\n\.target sm_(\d+)(a?)$", text, re.M)
+    return (int(m.group(1)), int(m.group(2))), (int(m.group(3)), m.group(4) == "a")
 
 
 def ptx_blob(name, mod):
     """The C text of one module: an annotation, then the PTX in string-literal pieces."""
     version, target = header_info(mod)
     digest = hashlib.sha256(mod.encode()).hexdigest()
-    out = ["/* %s: ptx/%s.ptx, .version %d.%d, .target sm_%d, driver >= CUDA %s, %d bytes, sha256 %s */"
-           % (name, name, version[0], version[1], target, PTX_CUDA[version], len(mod), digest[:16]),
+    out = ["/* %s: ptx/%s.ptx, .version %d.%d, .target %s, driver >= CUDA %s%s, %d bytes, sha256 %s */"
+           % (name, name, version[0], version[1], sm_name(target), PTX_CUDA[version],
+              ", compute capability %d.%d only" % divmod(target[0], 10) if target[1] else "", len(mod), digest[:16]),
            "static const char* const gpuk__ptx_%s[] = {" % name[5:]]
     for piece in c_string_pieces(mod):
         out.append("    " + "\n    ".join("\"%s\"" % lit for lit in piece) + ",")
     out.append("    0\n};")
-    entry = "{ \"%s\", gpuk__ptx_%s, %d, %d, %d }" % (name, name[5:], len(mod), version[0] * 10 + version[1], target)
+    entry = "{ \"%s\", gpuk__ptx_%s, %d, %d, %d, %d }" % (name, name[5:], len(mod), version[0] * 10 + version[1],
+                                                        target[0], target[1])
     return out, entry
 
 
@@ -480,10 +567,10 @@ def sections(kernels, variants, modules, source_hash, nvcc_ver, constants, famil
     ptx.append("static const gpuk__builtin_ptx gpuk__builtin_table[GPUK__KERNEL_COUNT] = {")
     ptx.extend(table)
     ptx.append("};")
-    ptx.append("/* faster forms for newer GPUs; the list ends at kernel -1 */")
+    ptx.append("/* faster forms for newer GPUs (the last field 1: for that compute capability only); the list ends at kernel -1 */")
     ptx.append("static const gpuk__builtin_variant gpuk__builtin_variant_table[] = {")
     ptx.extend(vtable)
-    ptx.append("    { -1, { 0, 0, 0, 0, 0 } }\n};")
+    ptx.append("    { -1, { 0, 0, 0, 0, 0, 0 } }\n};")
     return {"kernels": "\n".join(decl), "kernel_ids": "\n".join(ids),
             "wrappers": "\n\n".join(defs), "ptx": "\n".join(ptx)}
 
@@ -554,14 +641,14 @@ def embed(args, ptxas):
         version, target = lower(ptxas, name, body, tmp)
     module = with_header(body, version, target)
     lits = ["\"%s\"" % lit for piece in c_string_pieces(module) for lit in piece]
-    text = ("/* %s - generated, do not edit: one PTX module (.version %d.%d, .target sm_%d,\n"
+    text = ("/* %s - generated, do not edit: one PTX module (.version %d.%d, .target %s,\n"
             "   driver >= CUDA %s, %d bytes) from %s sha256 %s,\n   nvcc %s, by\n"
             "   tools/gen_ptx.py --embed %s %s %s */\n"
             "static const char %s[] =\n    %s;\n" % (
-                os.path.basename(out), version[0], version[1], target, PTX_CUDA[version], len(module),
+                os.path.basename(out), version[0], version[1], sm_name(target), PTX_CUDA[version], len(module),
                 rel, digest, nvcc_ver, rel, rel_out, name, name, "\n    ".join(lits)))
-    summary = "%s from %s: .version %d.%d, .target sm_%d, %d bytes" % (
-        rel_out, rel, version[0], version[1], target, len(module))
+    summary = "%s from %s: .version %d.%d, .target %s, %d bytes" % (
+        rel_out, rel, version[0], version[1], sm_name(target), len(module))
     if not args.no_ptxas_checks:
         compiles, diffs = check_same_code({name: module}, {name: original}, ptxas, args.jobs)
         summary += "; machine code as from nvcc's own PTX for %d of %d archs (sm_75/90/120)" % (
@@ -798,8 +885,8 @@ def wrap_header(name, rel, rel_out, digest, nvcc_ver, module, kernels, shown_arg
     version, target = header_info(module)
     guard = re.sub(r"\W", "_", os.path.basename(rel_out)).upper() + "_INCLUDED"
     L = ["/* %s - generated, do not edit: the kernels of %s" % (os.path.basename(rel_out), rel),
-         "   (sha256 %s) as one PTX module (.version %d.%d, .target sm_%d, driver >= CUDA %s," % (
-             digest, version[0], version[1], target, PTX_CUDA[version]),
+         "   (sha256 %s) as one PTX module (.version %d.%d, .target %s, driver >= CUDA %s," % (
+             digest, version[0], version[1], sm_name(target), PTX_CUDA[version]),
          "   %d bytes) with a typed C wrapper per kernel, made in the header's folder by" % len(module),
          "   nvcc %s, tools/gen_ptx.py v%s: gpuk_embed.py %s -o %s --name %s%s" % (
              nvcc_ver, GENERATOR_VERSION, rel, rel_out, name, shown_args),
@@ -996,8 +1083,8 @@ def wrap(args, ptxas):
         version, target = lower(ptxas, name, body, tmp)
     module = with_header(body, version, target)
     text = wrap_header(name, rel, rel_out, digest, nvcc_ver, module, kernels, args.shown_args)
-    summary = "%s from %s: %d kernel(s), .version %d.%d, .target sm_%d, %d bytes" % (
-        rel_out, rel, len(kernels), version[0], version[1], target, len(module))
+    summary = "%s from %s: %d kernel(s), .version %d.%d, .target %s, %d bytes" % (
+        rel_out, rel, len(kernels), version[0], version[1], sm_name(target), len(module))
     if not args.no_ptxas_checks:
         old_exe = os.path.join(CACHE, "cuda-11.8", "usr", "bin", "ptxas")
         if os.path.exists(old_exe):
@@ -1104,7 +1191,7 @@ def main():
             modules[n] = open(path).read()
             floors[n] = header_info(modules[n])
     else:
-        split, originals = split_ptx(compile_ptx(args.nvcc, SOURCE))
+        split, originals = compile_entries(args.nvcc, names)
         missing = sorted(set(names) ^ set(split))
         if missing:
             fail("kernels in the lists and entries in the PTX differ: " + ", ".join(missing))
@@ -1113,7 +1200,7 @@ def main():
         for n in names:
             version, target = floors[n]
             modules[n] = with_header(split[n], version, target)
-        baseline_high = [n for n in names if "__sm" not in n and floors[n][1] > 52]
+        baseline_high = [n for n in names if not variant_target(n) and floors[n][1][0] > 52]
         if baseline_high:
             fail("baseline kernels must run on sm_52; these need more: " + ", ".join(baseline_high))
 
@@ -1158,11 +1245,14 @@ def main():
         summary += "; machine code as from nvcc's own PTX for %d of %d kernel/arch pairs (sm_75/90/120), " \
                    "different for %d kernels" % (compiles // 2 - len(diffs), compiles // 2, len(kernels_differ))
         if args.verbose and diffs:
-            print("different machine code: " + ", ".join("%s (sm_%d)" % d for d in diffs))
+            print("different machine code: " + ", ".join("%s (%s)" % d for d in diffs))
     if not args.no_ptxas_checks:
         count = check_targets(modules, ptxas, old_ptxas(), args.jobs)
-        summary += "; ptxas: %d compiles (sm_%s with CUDA 13, sm_%s with CUDA 11.8) passed" % (
-            count, "/".join(map(str, NEW_PTXAS_ARCHS)), "/".join(map(str, OLD_PTXAS_ARCHS)))
+        specific = sorted(set(sm_name(f[1]) for f in floors.values() if f[1][1]))
+        summary += "; ptxas: %d compiles (sm_%s with CUDA 13, sm_%s with CUDA 11.8%s) passed" % (
+            count, "/".join(map(str, NEW_PTXAS_ARCHS)), "/".join(map(str, OLD_PTXAS_ARCHS)),
+            "; the %s variants for %s only, with CUDA 13" % ("/".join(specific), "/".join(specific))
+            if specific else "")
     print(("up to date: " if args.check else "wrote %s and %s/: " % (HEADER, PTX_DIR)) + summary)
 
 
