@@ -32,6 +32,7 @@
 #define GEMM_TILE_8 64
 #define GEMM_TILE_MMA 128
 #define GEMM_SPLIT_TILES 1024
+#define GEMM_WGMMA_SMEM 205824
 #define STENCIL_ROWS 64
 #define STENCIL3_ROWS 32
 #define STENCIL3_COLS 2
@@ -1209,6 +1210,198 @@ struct gemm_f64_mma {
     }
 };
 
+/* ---- TF32 on Hopper's warpgroup MMA (wgmma; PTX target sm_90a, so compute capability 9.0
+   exactly) ----
+   mma.sync reaches about 140 TFLOP/s from shared memory on an H100, so a third of cuBLAS's
+   TF32; wgmma reads both operands from shared memory by descriptor and runs asynchronously.
+   256 threads are two warpgroups; a 128 x 128 tile of C, each warpgroup 64 rows by 128 columns
+   (m64n128k8, 64 floats a thread). For TF32 both operands must be K-major in shared memory:
+   rows of 32 k (128 bytes), 8-row groups 1024 bytes apart, 16-byte chunks swizzled by row
+   (chunk c of row r at c ^ (r & 7), the 128-byte swizzle the descriptor names). Slices of 32 k
+   go through GEMM_WG_STAGES stages by cp.async; per slice and operand:
+   - K-major in memory (A as-is, B transposed), 16-byte aligned, whole: 16-byte copies
+     straight into the swizzled layout;
+   - MN-major (A transposed, B as-is), aligned, whole: 16-byte copies into a [32 k][132] area of
+     the stage, then every thread transposes a piece into a K-major buffer (two, taking turns
+     by slice) after the slice lands: one more barrier a slice;
+   - anything else (edges, misalignment): element by element into the swizzled layout, 0
+     outside op(A) or op(B).
+   Shared memory: 4 stages of 2 x 17 KB, 2 x 2 transposed tiles of 16 KB: GEMM_WGMMA_SMEM
+   bytes, dynamic (more than the 48 KB a kernel gets statically). Jobs, split-K and the
+   epilogue are gemm_run's (gemm_finish); the accumulators' rows and columns are wgmma's.
+   TF32 here truncates each input to its 10-bit mantissa (the tensor cores read the FP32
+   bits), the mma.sync path rounds it. */
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL) /* the sm_90a pass only (see GPUK_GEMM_SM90A) */
+enum { GEMM_WG_BK = 32, GEMM_WG_STAGES = 4, GEMM_WG_LDS = 132, GEMM_WG_OP = 17408, GEMM_WG_KT = 16384 };
+static_assert(GEMM_WGMMA_SMEM == GEMM_WG_STAGES * 2 * GEMM_WG_OP + 2 * 2 * GEMM_WG_KT + 1024,
+              "the host's dynamic shared memory for the kernel");
+GPUK_DEV u32 gemm_wg_swz(u32 r, u32 kk) { return r * 128 + ((((kk >> 2) ^ (r & 7)) << 4) | ((kk & 3) << 2)); }
+/* the operand's matrix descriptor: start address, leading offset (unused when swizzled), 1024
+   bytes between 8-row groups, 128-byte swizzle */
+GPUK_DEV u64 gemm_wg_desc(u32 addr) { return (u64)((addr >> 4) & 0x3FFF) | (1ull << 16) | (64ull << 32) | (1ull << 62); }
+GPUK_DEV void gemm_wg_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+GPUK_DEV void gemm_wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+template <int N> GPUK_DEV void gemm_wg_wait() { asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory"); }
+/* cp.async and st.shared write through the generic proxy, wgmma reads through the async one */
+GPUK_DEV void gemm_wg_proxy_fence() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+/* Shared memory by its 32-bit window address (generic pointers cost a conversion each, and a
+   generic store is slower than st.shared): 16 bytes or one float (0 where !in) by cp.async. */
+GPUK_DEV void gemm_wg_cp16(u32 dst, const float* src) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
+}
+GPUK_DEV void gemm_wg_cp4(u32 dst, const float* src, bool in) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(dst), "l"(src), "r"(in ? 4u : 0u) : "memory");
+}
+#define GEMM_WG_D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), \
+    "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
+GPUK_DEV void gemm_wg_mma(float* d, u64 da, u64 db) {
+    asm volatile("wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {"
+                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
+                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31,"
+                 "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47,"
+                 "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+                 "}, %64, %65, 1, 1, 1;"
+                 : GEMM_WG_D8(0), GEMM_WG_D8(8), GEMM_WG_D8(16), GEMM_WG_D8(24), GEMM_WG_D8(32),
+                   GEMM_WG_D8(40), GEMM_WG_D8(48), GEMM_WG_D8(56)
+                 : "l"(da), "l"(db));
+}
+#undef GEMM_WG_D8
+
+/* One operand of a job: element (r, k) of op(X) (r: m for A, n for B). */
+struct gemm_wg_operand {
+    const float* p;
+    u64 ld, rows;
+    bool kmajor;
+    GPUK_DEV const float* at(u64 r, u64 k) const { return kmajor ? p + r * ld + k : p + k * ld + r; }
+    /* 0: 16-byte copies, K-major; 1: 16-byte copies, MN-major (transposed later); 2: elements */
+    GPUK_DEV int mode(u64 r0, u64 k0, u64 k_end) const {
+        const bool whole = k0 + GEMM_WG_BK <= k_end && r0 + GEMM_TILE_MMA <= rows && (ld & 3) == 0 && aligned16(p);
+        return whole ? (kmajor ? 0 : 1) : 2;
+    }
+    GPUK_DEV void load(u32 dst, u64 r0, u64 k0, u64 k_end, int how) const {
+        const u32 t = threadIdx.x;
+        if (how == 0) {
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                const u32 q = t + GPUK_BLOCK * i, r = q >> 3, ch = q & 7;
+                gemm_wg_cp16(dst + r * 128 + ((ch ^ (r & 7)) << 4), p + (r0 + r) * ld + k0 + ch * 4);
+            }
+        } else if (how == 1) {
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                const u32 q = t + GPUK_BLOCK * i, kk = q >> 5, ch = q & 31;
+                gemm_wg_cp16(dst + (kk * GEMM_WG_LDS + ch * 4) * 4, p + (k0 + kk) * ld + r0 + ch * 4);
+            }
+        } else {
+#pragma unroll 4
+            for (int i = 0; i < 16; i++) { /* consecutive threads walk memory's contiguous index */
+                const u32 e = t + GPUK_BLOCK * i, r = kmajor ? e >> 5 : e & 127, kk = kmajor ? e & 31 : e >> 7;
+                const bool in = r0 + r < rows && k0 + kk < k_end;
+                gemm_wg_cp4(dst + gemm_wg_swz(r, kk), in ? at(r0 + r, k0 + kk) : p, in);
+            }
+        }
+    }
+};
+
+/* A [32 k][132] slice to the K-major swizzled layout: lane = k, warp w rows 16w..16w+15, so
+   the 16-byte reads and the 4-byte writes are free of bank conflicts. */
+GPUK_DEV void gemm_wg_transpose(u32 dst, u32 src) {
+    const u32 t = threadIdx.x, kk = t & 31, r0 = (t >> 5) * 16;
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        float v[4];
+        asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
+                     : "=f"(v[0]), "=f"(v[1]), "=f"(v[2]), "=f"(v[3])
+                     : "r"(src + (kk * GEMM_WG_LDS + r0 + i * 4) * 4));
+#pragma unroll
+        for (int e = 0; e < 4; e++)
+            asm volatile("st.shared.f32 [%0], %1;" ::"r"(dst + gemm_wg_swz(r0 + i * 4 + e, kk)), "f"(v[e]) : "memory");
+    }
+}
+
+/* The accumulators as gemm_finish takes them: element i of thread t is row (warpgroup * 64 +
+   warp * 16 + lane / 4 + 8 * bit 1 of i), column 8 * (i / 4) + 2 * (lane % 4) + bit 0 of i. */
+struct gemm_wg_acc {
+    enum { NACC = 64 };
+    float acc[NACC];
+    GPUK_DEV void zero() {
+#pragma unroll
+        for (int i = 0; i < NACC; i++) acc[i] = 0.0f;
+    }
+    GPUK_DEV u32 row(int i) const {
+        const u32 t = threadIdx.x;
+        return (t >> 7) * 64 + ((t >> 5) & 3) * 16 + ((t & 31) >> 2) + 8 * (((u32)i >> 1) & 1);
+    }
+    GPUK_DEV u32 col(int i) const { return ((u32)i >> 2) * 8 + (threadIdx.x & 3) * 2 + ((u32)i & 1); }
+};
+
+GPUK_DEV void gemm_wgmma_run(const gemm_args& g, float* c, const float* a, const float* b, float alpha, float beta) {
+    extern __shared__ __align__(1024) unsigned char gemm_wg_smem[];
+    enum { TILE = GEMM_TILE_MMA, BK = GEMM_WG_BK, S = GEMM_WG_STAGES, STAGE = 2 * GEMM_WG_OP };
+    /* the swizzle repeats every 1024 bytes of address: align the stages to it */
+    const u32 sm = ((u32)__cvta_generic_to_shared(gemm_wg_smem) + 1023u) & ~1023u;
+    const u32 kt_buf = sm + S * STAGE; /* [slice parity][A, B] transposed */
+    const u64 ntn = (g.n + TILE - 1) / TILE, ntm = (g.m + TILE - 1) / TILE, tiles = ntn * ntm;
+    const u64 jobs = tiles * g.splits * g.batch;
+    const u64 kper = ((g.k + g.splits - 1) / g.splits + BK - 1) / BK * BK;
+    const u32 wg_row = (threadIdx.x >> 7) * 64 * 128; /* this warpgroup's 64 rows of A's tile */
+    for (u64 w = blockIdx.x; w < jobs; w += gridDim.x) {
+        const u64 tile = w % tiles, z = w / tiles, bi = z / g.splits;
+        const u32 s = (u32)(z % g.splits);
+        const u64 row0 = tile / ntn * TILE, col0 = tile % ntn * TILE;
+        const u64 k_begin = s * kper, k_end = k_begin + kper < g.k ? k_begin + kper : g.k;
+        const u64 slices = k_end > k_begin ? (k_end - k_begin + BK - 1) / BK : 0;
+        const gemm_wg_operand oa = { a + bi * g.stride_a, g.lda, g.m, g.trans_a == 0 };
+        const gemm_wg_operand ob = { b + bi * g.stride_b, g.ldb, g.n, g.trans_b != 0 };
+        gemm_wg_acc p;
+        p.zero();
+#pragma unroll
+        for (u32 j = 0; j < S - 2; j++) {
+            const u64 k0 = k_begin + j * BK;
+            if (j < slices) {
+                oa.load(sm + j * STAGE, row0, k0, k_end, oa.mode(row0, k0, k_end));
+                ob.load(sm + j * STAGE + GEMM_WG_OP, col0, k0, k_end, ob.mode(col0, k0, k_end));
+            }
+            cp_async_commit(); /* empty groups too: the waits count groups */
+        }
+        for (u64 j = 0; j < slices; j++) {
+            cp_async_wait<S - 3>();
+            gemm_wg_proxy_fence();
+            /* slice j is in; slice j - 2's stage and transposed buffer are free (every
+               warpgroup's wgmma of it retired at its wait of slice j - 1) */
+            __syncthreads();
+            const u64 jn = j + S - 2;
+            if (jn < slices) {
+                const u64 kn = k_begin + jn * BK;
+                const u32 st = sm + (u32)(jn % S) * STAGE;
+                oa.load(st, row0, kn, k_end, oa.mode(row0, kn, k_end));
+                ob.load(st + GEMM_WG_OP, col0, kn, k_end, ob.mode(col0, kn, k_end));
+            }
+            cp_async_commit();
+            const u64 k0 = k_begin + j * BK;
+            const u32 st = sm + (u32)(j % S) * STAGE;
+            u32 ta = st, tb = st + GEMM_WG_OP;
+            const int ma = oa.mode(row0, k0, k_end), mb = ob.mode(col0, k0, k_end);
+            if (ma == 1) gemm_wg_transpose(ta = kt_buf + (u32)(j & 1) * 2 * GEMM_WG_KT, st);
+            if (mb == 1) gemm_wg_transpose(tb = kt_buf + (u32)(j & 1) * 2 * GEMM_WG_KT + GEMM_WG_KT, st + GEMM_WG_OP);
+            if (ma == 1 || mb == 1) {
+                gemm_wg_proxy_fence();
+                __syncthreads();
+            }
+            const u32 da = ta + wg_row, db = tb;
+            gemm_wg_fence();
+#pragma unroll
+            for (int q = 0; q < BK / 8; q++) gemm_wg_mma(p.acc, gemm_wg_desc(da + q * 32), gemm_wg_desc(db + q * 32));
+            gemm_wg_commit();
+            gemm_wg_wait<1>();
+        }
+        gemm_wg_wait<0>();
+        __syncthreads(); /* the next job refills the stages */
+        gemm_finish<float>(p, g, c + bi * g.stride_c, alpha, beta, row0, col0, tile, tiles, s);
+    }
+}
+#endif
+
 /* The policy each variant uses (TF32's baseline is exact FP32: see its wrapper's doc). */
 typedef gemm_simt<float> gemm_policy_f32;
 typedef gemm_simt<float> gemm_policy_tf32;
@@ -1217,7 +1410,6 @@ typedef gemm_simt<float> gemm_policy_sm80_f32;
 typedef gemm_tf32_mma<16> gemm_policy_sm80_tf32;                 /* 3 stages of 16 KB */
 typedef gemm_f64_mma<GEMM_TILE_MMA, 8, 0> gemm_policy_sm80_f64;  /* m8n8k4, 2 stages of 17 KB */
 typedef gemm_f64_mma<GEMM_TILE_MMA, 8, 4> gemm_policy_sm90_f64;  /* m16n8k4 (m16n8k8 spilled) */
-typedef gemm_policy_sm80_tf32 gemm_policy_sm90a_tf32;  /* for now the sm_80 one (wgmma to come) */
 
 /* 4-byte types: at most 128 registers, so two blocks share an SM (H100: f32 0.53 -> 0.63 of
    cuBLAS for the baseline, with the sm_80 loop's fast path 0.65 -> 0.83, measured in a lab);
@@ -1243,8 +1435,12 @@ typedef gemm_policy_sm80_tf32 gemm_policy_sm90a_tf32;  /* for now the sm_80 one 
    only) come from tools/gen_ptx.py's pass of their own with -arch=compute_90a, where nvcc
    defines __CUDA_ARCH_FEAT_SM90_ALL; the compute_75 pass leaves them out (gen_ptx.py would
    drop them, but their numbered labels would shift every later kernel's PTX). */
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#define GPUK_GEMM_SM90A(T, t) GPUK_GEMM_ENTRY(T, t, __sm90a, gemm_policy_sm90a_##t, true)
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL) /* TF32 only: wgmma's main loop, one block an SM */
+#define GPUK_GEMM_SM90A(T, t)                                                                \
+    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK, 1)                              \
+    gpuk_gemm_##t##__sm90a(T* c, const T* a, const T* b, gemm_args g, T alpha, T beta) {     \
+        gemm_wgmma_run(g, c, a, b, alpha, beta);                                             \
+    }
 #else
 #define GPUK_GEMM_SM90A(T, t)
 #endif

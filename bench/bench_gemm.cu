@@ -141,8 +141,9 @@ static const char* label(size_t elem, mode md) {
 
 // C from gpuk and from cuBLAS (FP32/FP64) on the same A and B must agree within 2 (k + 2) eps
 // sum_l |a b| (each errs by at most about k eps/2 of that sum; tests/gpu_gemm.c states the
-// same bound against a double reference), plus 1.125 * 2^-10 of that sum for TF32 (inputs
-// rounded to 10-bit mantissas). The bound itself is |A| |B| from cuBLAS.
+// same bound against a double reference), plus 1.125 * 2^-9 of that sum for TF32 (inputs cut
+// to 10-bit mantissas: gpuk's sm_90a variant truncates, 2^-9 a product, and cuBLAS may round).
+// The bound itself is |A| |B| from cuBLAS.
 template <typename T> static int verify(mode md, size_t m, size_t n, size_t k) {
     mats<T> x = alloc<T>(m, n, k, 1);
     T *absa, *absb, *bound;
@@ -165,7 +166,7 @@ template <typename T> static int verify(mode md, size_t m, size_t n, size_t k) {
     size_t bad = 0;
     double worst = 0;
     for (size_t i = 0; i < m * n; i++) {
-        double tol = (2.0 * (double)(k + 2) * eps + (md == TF32 ? 0x1.2p-10 : 0)) * (double)bd[i];
+        double tol = (2.0 * (double)(k + 2) * eps + (md == TF32 ? 0x1.2p-9 : 0)) * (double)bd[i];
         double d = std::fabs((double)g[i] - (double)r[i]);
         if (!(d <= tol)) {
             if (bad++ < 5)

@@ -79,6 +79,8 @@ typedef struct gpuk__scratch {
 typedef struct gpuk__builtin_state {
     gpuk__cu_function function[GPUK__KERNEL_COUNT]; /* atomic: published once loaded */
     gpuk__cu_module module[GPUK__KERNEL_COUNT];
+    uint32_t big_shared[GPUK__KERNEL_COUNT];        /* atomic: dynamic shared bytes above 48 KB
+                                                       the function was allowed (0: none) */
     uint32_t scratch_count;                         /* stream slots + 1 */
     gpuk__scratch* scratch;                         /* [0]: the ctx default stream */
 } gpuk__builtin_state;
@@ -317,6 +319,14 @@ static gpuk_result gpuk__builtin_go(gpuk__kcall* k) {
             *k->values_arg = s->ptr + GPUK__SCRATCH_SCAN + 16 + 8 * s->scan_tiles;
             *k->capacity_arg = s->scan_tiles;
         }
+    }
+    if (k->shared > 48u * 1024u && !k->func && (uint32_t)GPUK__ATOMIC_LOAD(&gpuk__builtin_of(k->ctx)->big_shared[k->id]) < k->shared) {
+        /* more dynamic shared memory than a launch gets without asking (the sm_90a TF32 GEMM) */
+        if ((cr = GPUK__DRV.cuFuncSetAttribute(f, GPUK__CU_FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)k->shared)) != 0) {
+            r = gpuk__fail_cu(k->fn, "cuFuncSetAttribute", cr, "allowing the kernel its dynamic shared memory");
+            goto done;
+        }
+        GPUK__ATOMIC_STORE(&gpuk__builtin_of(k->ctx)->big_shared[k->id], k->shared);
     }
     cr = GPUK__DRV.cuLaunchKernel(f, k->grid_x, k->grid_y, 1, k->block_x, k->block_y, 1, k->shared, k->cs, k->args, NULL);
     if (cr) r = gpuk__fail_cu(k->fn, "cuLaunchKernel", cr, k->func ? k->func_name : gpuk__builtin_ptx_of(k->id)->name);
@@ -760,6 +770,8 @@ static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* c
     if (batch > 0xFFFFFFFFu)
         return gpuk__fail(fn, GPUK_ERR_LIMIT, "batch %zu is more than 2^32 - 1 products", batch);
     tile = gpuk__gemm_tile(ctx, id, elem);
+    /* the sm_90a GEMM (TF32 by wgmma) keeps its stages in dynamic shared memory */
+    if (gpuk__builtin_pick(ctx, id)->arch_specific) k.shared = GPUK__GEMM_WGMMA_SMEM;
     tiles = (c.rows / tile + (c.rows % tile != 0)) * (c.cols / tile + (c.cols % tile != 0));
     g.m = c.rows; g.n = c.cols; g.k = ak;
     g.ldc = ld[0]; g.lda = ld[1]; g.ldb = ld[2];

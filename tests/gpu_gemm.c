@@ -40,12 +40,13 @@ typedef enum { F32, F64, TF32 } ty; /* TF32: f32 data, gpuk_gemm_tf32 */
 static const char* const ty_name[] = { "f32", "f64", "tf32" };
 static size_t tsize(ty t) { return t == F64 ? 8 : 4; }
 static double eps_of(ty t) { return t == F64 ? DBL_EPSILON : FLT_EPSILON; }
-/* The variant under test may round inputs to TF32 (gpuk_gemm_tf32 on sm_80 and newer, unless
-   the ctx holds the kernels to an older variant): a 10-bit mantissa, round to nearest, so each
-   input is off by at most 2^-11 of itself and each product by 2^-10 (plus 2^-22): the
-   tolerance then adds TF32_TOL times the bound to the FP32 one. */
-#define TF32_TOL 0x1.2p-10
-static int tf32_rounds; /* set per ctx in main */
+/* The variant under test may take inputs as TF32 (gpuk_gemm_tf32 on sm_80 and newer, unless
+   the ctx holds the kernels to an older variant), a 10-bit mantissa. The sm_80 variant rounds
+   to nearest, so each input is off by at most 2^-11 of itself and each product by 2^-10 (plus
+   2^-22); the sm_90a one (wgmma) hands the tensor cores the FP32 bits, which truncate: 2^-10 an
+   input, 2^-9 a product. The tolerance adds tf32_tol (1.125 times that bound) times the bound
+   on the sum of |products| to the FP32 one; 0 where TF32 is exact FP32. */
+static double tf32_tol; /* set per ctx in main */
 static double as_type(ty t, double v) { return t != F64 ? (double)(float)v : v; }
 static double get(const void* p, ty t, size_t i) {
     return t != F64 ? (double)((const float*)p)[i] : ((const double*)p)[i];
@@ -233,7 +234,7 @@ static gpuk_result call_gemm(ty t, gpuk_array2d c, double alpha, gpuk_array2d a,
    everything else still 0xFF bytes. Returns the number of bad elements; prints the first few. */
 static long expect_gemm(const problem* p, const placed* pc, const void* got, const char* what) {
     const unsigned char* bytes = (const unsigned char*)got;
-    const double tol_scale = TOL_C * (double)(p->k + 2) * eps_of(p->t) + (p->t == TF32 && tf32_rounds ? TF32_TOL : 0);
+    const double tol_scale = TOL_C * (double)(p->k + 2) * eps_of(p->t) + (p->t == TF32 ? tf32_tol : 0);
     size_t e, i, j, r, es = tsize(p->t);
     long bad = 0;
     for (i = 0; i < p->m; i++) /* rows not sampled: at least written (no NaN poison left) */
@@ -512,7 +513,7 @@ static void check_batched(ty t, size_t batch, size_t m, size_t n, size_t k, doub
     one.stride = ldc;
     one.elems = c_el;
     for (q = 0; q < batch; q++) {
-        const double tol_scale = TOL_C * (double)(k + 2) * eps_of(t) + (t == TF32 && tf32_rounds ? TF32_TOL : 0);
+        const double tol_scale = TOL_C * (double)(k + 2) * eps_of(t) + (t == TF32 ? tf32_tol : 0);
         snprintf(what, sizeof what, "%s product %zu of %zu, %zux%zux%zu share_a=%d side_by_side=%d ta=%d tb=%d",
                  ty_name[t], q, batch, m, n, k, share_a, side_by_side, ta, tb);
         for (i = 0; i < m; i++)
@@ -583,8 +584,11 @@ int main(void) {
             printf("FAIL setup: %s\n0 passed, 1 failed, 0 skipped\n", gpuk_last_error());
             return 1;
         }
-        tf32_rounds = sm >= 80 && (max_sm[v] == 0 || max_sm[v] >= 80);
-        printf("     kernels_max_sm = %u (GPU sm_%d): TF32 %s\n", max_sm[v], sm, tf32_rounds ? "may round" : "exact FP32");
+        tf32_tol = sm == 90 && (max_sm[v] == 0 || max_sm[v] >= 90) ? 0x1.2p-9  /* sm_90a: truncates */
+                 : sm >= 80 && (max_sm[v] == 0 || max_sm[v] >= 80) ? 0x1.2p-10 /* sm_80: rounds */
+                 : 0;
+        printf("     kernels_max_sm = %u (GPU sm_%d): TF32 %s\n", max_sm[v], sm,
+               tf32_tol == 0x1.2p-9 ? "truncated inputs (wgmma)" : tf32_tol > 0 ? "rounded inputs" : "exact FP32");
         max_sm_now = max_sm[v];
         RUN(test_gemm_runs_the_expected_variant);
         RUN(test_gemm_empty_shapes);
