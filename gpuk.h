@@ -71,13 +71,14 @@ MEMORY
    first staged copy and freed with the ctx; gpuk_ctx_desc.no_staging = true: never. Staged
    copies: gpuk_buffer_write/read (and a create's desc.data upload, gpuk_buffer_download) of
    pageable host memory (memory the driver does not know: malloc, the stack) of at least
-   staging_min_bytes (default: none, staging is opt-in; with one copying thread it measured
-   slower than the driver's own copy on an H100 machine, see README): the host side copies
+   staging_min_bytes (default 4 MiB, from where staging measured faster on an H100 machine
+   with 8 copying threads: 256 MiB at 4.1x host->device and 3.0x device->host the driver's own
+   pageable copy, see README; staging_threads 1 lost at every size): the host side copies
    piece after piece into one half while the DMA engine moves the other, instead of the
    driver's own pageable path, where the two take turns. Each piece's memcpy is cut into
    slices (4 KiB boundaries, at least 64 KiB each) copied by the calling thread and up to
-   gpuk_ctx_desc.staging_threads - 1 threads of gpuk's own (THREADS). Pinned, registered and managed memory and smaller copies go
-   direct. Same results and ordering as the direct copy; the call returns once done. If the
+   gpuk_ctx_desc.staging_threads - 1 threads of gpuk's own (THREADS). Pinned, registered and
+   managed memory and smaller copies go direct. Same results and ordering as the direct copy; the call returns once done. If the
    staging memory cannot be allocated the copy goes direct (whole), the logger hears once at
    GPUK_LOG_WARN, and the ctx's copies stay direct. A copy finding the staging busy with
    another thread's copy goes direct instead of waiting. A failure in the middle returns the
@@ -150,7 +151,8 @@ THREADS
    ctx's staged copies share, one copy at a time; gpuk_ctx_destroy joins them (after a sticky
    fault too). They copy host memory and nothing else: no driver call, no current context,
    no gpuk lock but their own, no allocation of gpuk's (their stacks are the system's).
-   staging_threads = 1 (or no_staging, or the default staging_min_bytes) creates none. A
+   staging_threads = 1 (or no_staging, or no pageable copy of staging_min_bytes or more) creates
+   none. A
    thread that cannot start is done without: staged copies use the threads that started (the
    calling thread alone at worst), and the logger hears once at GPUK_LOG_WARN; no call fails
    for it. A fork() child has none of them: its calls fail with GPUK_ERR_FORKED, and its
@@ -391,8 +393,8 @@ typedef struct gpuk_ctx_desc {
                              //   true -> always the driver's own pageable copy
     size_t staging_bytes;    // 0 -> 16 MiB: the pinned staging memory (two halves), allocated
                              //   at the first staged copy, freed with the ctx; >= 64 KiB
-    size_t staging_min_bytes; // 0 -> SIZE_MAX: nothing staged (opt-in); N -> copies of N bytes
-                              //   and more staged; 1 -> every size
+    size_t staging_min_bytes; // 0 -> 4 MiB (measured crossover); N -> copies of N bytes and
+                              //   more staged; 1 -> every size; SIZE_MAX -> none
     uint32_t max_graphs;     // 0 -> 64
     uint32_t staging_threads; // 0 -> min(8, online CPUs / 2), at least 1: threads copying each
                               //   staged piece's host side, the calling one and up to N - 1
@@ -2632,12 +2634,13 @@ static const char* const gpuk__kind_name[GPUK__KIND_NUM] = { GPUK__HANDLE_KINDS(
 enum { GPUK__STAGING_UNSET, GPUK__STAGING_READY, GPUK__STAGING_OFF };
 #define GPUK__STAGING_BYTES ((size_t)16 << 20)   /* gpuk_ctx_desc.staging_bytes 0 */
 #define GPUK__STAGING_LEAST ((size_t)64 << 10)   /* the least staging_bytes taken */
-/* staging_min_bytes 0: copies from this size up are staged, so none: on the H100 machine
-   (bench/bench.c, 2026-11-23) a staged copy was slower than the driver's own at every size from
-   64 KiB to 256 MiB (256 MiB: 5.1 vs 5.2 GB/s host->device, 6.3 vs 9.9 device->host), the
-   calling thread's memcpy into pinned memory (6.4-7.5 GB/s) being the limit. Opt-in until the
-   host side is faster (several threads copying). */
-#define GPUK__STAGING_MIN_BYTES ((size_t)-1)
+/* staging_min_bytes 0: copies from this size up are staged. On the H100 machine (bench/bench.c,
+   16 CPUs, 8 copying threads, 2026-11-23) staged copies beat the driver's own from 4 MiB up
+   host to device and from 1 MiB up device to host (256 MiB: 26.9 against 6.6 GB/s, 31.3
+   against 10.3; 0.50 and 0.57 of pinned), and lost below 1 MiB (each piece's driver calls and
+   the threads' wake-ups cost more than the overlap gains). With one thread (staging_threads
+   1) staging lost at every size; the host's memcpy is the limit. */
+#define GPUK__STAGING_MIN_BYTES ((size_t)4 << 20)
 /* staging_threads 0: min(GPUK__STAGING_THREADS_DEFAULT_MOST, online CPUs / 2), at least 1 (half
    the CPUs: the program's own threads keep the other half; 8 copying threads already saturate
    the memory bandwidth of most hosts) */

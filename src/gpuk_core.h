@@ -1515,12 +1515,13 @@ static const char* const gpuk__kind_name[GPUK__KIND_NUM] = { GPUK__HANDLE_KINDS(
 enum { GPUK__STAGING_UNSET, GPUK__STAGING_READY, GPUK__STAGING_OFF };
 #define GPUK__STAGING_BYTES ((size_t)16 << 20)   /* gpuk_ctx_desc.staging_bytes 0 */
 #define GPUK__STAGING_LEAST ((size_t)64 << 10)   /* the least staging_bytes taken */
-/* staging_min_bytes 0: copies from this size up are staged, so none: on the H100 machine
-   (bench/bench.c, 2026-11-23) a staged copy was slower than the driver's own at every size from
-   64 KiB to 256 MiB (256 MiB: 5.1 vs 5.2 GB/s host->device, 6.3 vs 9.9 device->host), the
-   calling thread's memcpy into pinned memory (6.4-7.5 GB/s) being the limit. Opt-in until the
-   host side is faster (several threads copying). */
-#define GPUK__STAGING_MIN_BYTES ((size_t)-1)
+/* staging_min_bytes 0: copies from this size up are staged. On the H100 machine (bench/bench.c,
+   16 CPUs, 8 copying threads, 2026-11-23) staged copies beat the driver's own from 4 MiB up
+   host to device and from 1 MiB up device to host (256 MiB: 26.9 against 6.6 GB/s, 31.3
+   against 10.3; 0.50 and 0.57 of pinned), and lost below 1 MiB (each piece's driver calls and
+   the threads' wake-ups cost more than the overlap gains). With one thread (staging_threads
+   1) staging lost at every size; the host's memcpy is the limit. */
+#define GPUK__STAGING_MIN_BYTES ((size_t)4 << 20)
 /* staging_threads 0: min(GPUK__STAGING_THREADS_DEFAULT_MOST, online CPUs / 2), at least 1 (half
    the CPUs: the program's own threads keep the other half; 8 copying threads already saturate
    the memory bandwidth of most hosts) */

@@ -301,15 +301,26 @@ static inline int fake_thread_count(void) {
 static inline void* fake_no_op_thread(void* arg) { return arg; }
 static inline int fake_threads_settled(void) {
     pthread_t t;
+    int i, last = -1, same = 0;
     if (pthread_create(&t, NULL, fake_no_op_thread, NULL) == 0) pthread_join(t, NULL);
+    /* the joined thread may stay listed for a moment (longer on a loaded machine): wait for
+       the count to hold still over three readings 2 ms apart, 5 s at most */
+    for (i = 0; i < 2500 && same < 3; i++) {
+        struct timespec ms = { 0, 2000000 };
+        int now = fake_thread_count();
+        same = now == last ? same + 1 : 0;
+        last = now;
+        nanosleep(&ms, NULL);
+    }
     return fake_thread_count();
 }
 
-/* The count is back to n within a second: a joined thread may stay listed for a moment after
-   its join returns (the kernel clears its id before it is gone). */
+/* The count is back to n within 5 s: a joined thread may stay listed for a moment after its
+   join returns (the kernel clears its id before it is gone; on a loaded 2-core CI machine a
+   second was not always enough). */
 static inline int fake_threads_back_to(int n) {
     int i;
-    for (i = 0; i < 1000 && fake_thread_count() != n; i++) {
+    for (i = 0; i < 5000 && fake_thread_count() != n; i++) {
         struct timespec ms = { 0, 1000000 };
         nanosleep(&ms, NULL);
     }
