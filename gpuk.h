@@ -152,8 +152,7 @@ THREADS
    fault too). They copy host memory and nothing else: no driver call, no current context,
    no gpuk lock but their own, no allocation of gpuk's (their stacks are the system's).
    staging_threads = 1 (or no_staging, or no pageable copy of staging_min_bytes or more) creates
-   none. A
-   thread that cannot start is done without: staged copies use the threads that started (the
+   none. A thread that cannot start is done without: staged copies use the threads that started (the
    calling thread alone at worst), and the logger hears once at GPUK_LOG_WARN; no call fails
    for it. A fork() child has none of them: its calls fail with GPUK_ERR_FORKED, and its
    gpuk_ctx_destroy frees the ctx without waiting for them. Windows: CreateThread and
