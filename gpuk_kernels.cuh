@@ -33,6 +33,8 @@
 #define GEMM_TILE_MMA 128
 #define GEMM_SPLIT_TILES 1024
 #define GEMM_WGMMA_SMEM 205824
+#define GEMM_TMA_THREADS 384
+#define GEMM_TMA_BN 256
 #define STENCIL_ROWS 64
 #define STENCIL3_ROWS 32
 #define STENCIL3_COLS 2
@@ -1232,8 +1234,7 @@ struct gemm_f64_mma {
    TF32 here truncates each input to its 10-bit mantissa (the tensor cores read the FP32
    bits), the mma.sync path rounds it. H100 at 4096^3: 0.37 of cuBLAS TF32 for row-major A and
    B, 0.46 with B transposed (mma.sync: 0.25). Every thread both copies and multiplies, in step
-   at each barrier; bench/gemm_tma_lab.cu splits them (a TMA producer warpgroup, mbarriers, two
-   consumer warpgroups on 128 x 256 tiles: 0.82 with both operands K-major), the next form. */
+   at each barrier; gemm_tma_run below splits them and is taken where it can be (0.76). */
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL) /* the sm_90a pass only (see GPUK_GEMM_SM90A) */
 enum { GEMM_WG_BK = 32, GEMM_WG_STAGES = 4, GEMM_WG_LDS = 132, GEMM_WG_OP = 17408, GEMM_WG_KT = 16384 };
 static_assert(GEMM_WGMMA_SMEM == GEMM_WG_STAGES * 2 * GEMM_WG_OP + 2 * 2 * GEMM_WG_KT + 1024,
@@ -1403,6 +1404,124 @@ GPUK_DEV void gemm_wgmma_run(const gemm_args& g, float* c, const float* a, const
         gemm_finish<float>(p, g, c + bi * g.stride_c, alpha, beta, row0, col0, tile, tiles, s);
     }
 }
+
+/* ---- the same with TMA and warp specialization (the path taken where it can be) ----
+   384 threads: warpgroup 0 loads, warpgroups 1 and 2 multiply. One thread of the loader
+   issues TMA copies (cp.async.bulk.tensor, by tensor maps the host made with the driver's
+   cuTensorMapEncodeTiled over A (m x k) and B^T (n x k), both K-major; the 128-byte swizzle
+   and zeros outside the matrix come from the copy engine) of 32-k slices into GEMM_TMA_STAGES
+   stages of A's 128 rows and B^T's 256; each stage has a "full" mbarrier (the copies' bytes
+   arrived) and an "empty" one (both multiplying warpgroups' wgmma of it retired). The
+   multiplying warpgroups run m64n256k8 on their 64 rows of the 128 x 256 tile (128 floats a
+   thread), never waiting on each other or on a block barrier, and write C; the loader moves on
+   to the next job's slices meanwhile. setmaxnreg hands the loader's registers to them. H100,
+   4096^3: 0.76 of cuBLAS TF32 with row-major A and B (B transposed into the workspace first);
+   0.82 in bench/gemm_tma_lab.cu with both operands K-major. No split-K or batches here: the
+   host takes this path for one product with enough 128 x 256 tiles to fill the GPU (see
+   gpuk__gemm_tma), and gemm_wgmma_run above otherwise. */
+enum { GEMM_TMA_STAGES = 4, GEMM_TMA_ABYTES = 128 * 128, GEMM_TMA_BBYTES = GEMM_TMA_BN * 128,
+       GEMM_TMA_STAGE = GEMM_TMA_ABYTES + GEMM_TMA_BBYTES };
+static_assert(GEMM_TMA_STAGES * GEMM_TMA_STAGE + 1024 + 16 * GEMM_TMA_STAGES <= GEMM_WGMMA_SMEM,
+              "the TMA path fits the dynamic shared memory the host asks for");
+struct __align__(64) gemm_tmap { u64 v[16]; }; /* a CUtensorMap */
+#define GEMM_WG_D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), \
+    "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
+GPUK_DEV void gemm_wg_mma256(float* d, u64 da, u64 db) {
+    asm volatile("wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {"
+                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
+                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31,"
+                 "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47,"
+                 "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63,"
+                 "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79,"
+                 "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95,"
+                 "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111,"
+                 "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+                 "}, %128, %129, 1, 1, 1;"
+                 : GEMM_WG_D8(0), GEMM_WG_D8(8), GEMM_WG_D8(16), GEMM_WG_D8(24), GEMM_WG_D8(32),
+                   GEMM_WG_D8(40), GEMM_WG_D8(48), GEMM_WG_D8(56), GEMM_WG_D8(64), GEMM_WG_D8(72),
+                   GEMM_WG_D8(80), GEMM_WG_D8(88), GEMM_WG_D8(96), GEMM_WG_D8(104), GEMM_WG_D8(112),
+                   GEMM_WG_D8(120)
+                 : "l"(da), "l"(db));
+}
+#undef GEMM_WG_D8
+GPUK_DEV void gemm_mbar_init(u32 bar, u32 count) { asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory"); }
+GPUK_DEV void gemm_mbar_arrive(u32 bar) { asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory"); }
+GPUK_DEV void gemm_mbar_wait(u32 bar, u32 parity) {
+    asm volatile("{\n.reg .pred p;\nGEMM_MBAR_WAIT:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n@!p bra GEMM_MBAR_WAIT;\n}" ::"r"(bar), "r"(parity)
+                 : "memory");
+}
+/* a box of 32 k by 128 rows at (k0, r0) of map into dst, counted on bar */
+GPUK_DEV void gemm_tma_load(u32 dst, const gemm_tmap& map, u64 k0, u64 r0, u32 bar) {
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
+                 ::"r"(dst), "l"(&map), "r"((u32)k0), "r"((u32)r0), "r"(bar) : "memory");
+}
+
+GPUK_DEV void gemm_tma_run(const gemm_args& g, float* c, const gemm_tmap& ta, const gemm_tmap& tb, float alpha, float beta) {
+    extern __shared__ __align__(1024) unsigned char gemm_wg_smem[];
+    enum { S = GEMM_TMA_STAGES, BN = GEMM_TMA_BN };
+    const u32 sm = ((u32)__cvta_generic_to_shared(gemm_wg_smem) + 1023u) & ~1023u;
+    const u32 full = sm + S * GEMM_TMA_STAGE, empty = full + 8 * S;
+    const u64 ntn = (g.n + BN - 1) / BN, ntm = (g.m + 127) / 128, jobs = ntn * ntm, slices = (g.k + 31) / 32;
+    const u32 t = threadIdx.x, wg = t >> 7;
+    if (t == 0) {
+        for (u32 s = 0; s < S; s++) {
+            gemm_mbar_init(full + 8 * s, 1);
+            gemm_mbar_init(empty + 8 * s, 256);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    __syncthreads();
+    if (wg == 0) {
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
+        if (t != 0) return;
+        u64 it = 0; /* slices issued by this block, over all its jobs: stage it % S, round it / S */
+        for (u64 w = blockIdx.x; w < jobs; w += gridDim.x) {
+            const u64 row0 = w / ntn * 128, col0 = w % ntn * BN;
+            for (u64 j = 0; j < slices; j++, it++) {
+                const u32 s = (u32)(it % S), st = sm + s * GEMM_TMA_STAGE;
+                if (it >= S) gemm_mbar_wait(empty + 8 * s, (u32)((it / S - 1) & 1));
+                asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(full + 8 * s),
+                             "r"((u32)GEMM_TMA_STAGE) : "memory");
+                gemm_tma_load(st, ta, j * 32, row0, full + 8 * s);
+#pragma unroll
+                for (u32 h = 0; h < BN / 128; h++)
+                    gemm_tma_load(st + GEMM_TMA_ABYTES + h * 128 * 128, tb, j * 32, col0 + h * 128, full + 8 * s);
+            }
+        }
+        return;
+    }
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+    const u32 cw = wg - 1, w4 = (t >> 5) & 3, lane = t & 31;
+    u64 it = 0;
+    for (u64 w = blockIdx.x; w < jobs; w += gridDim.x) {
+        const u64 row0 = w / ntn * 128, col0 = w % ntn * BN;
+        float d[BN / 2];
+#pragma unroll
+        for (int i = 0; i < BN / 2; i++) d[i] = 0.0f;
+        for (u64 j = 0; j < slices; j++, it++) {
+            const u32 s = (u32)(it % S), st = sm + s * GEMM_TMA_STAGE;
+            gemm_mbar_wait(full + 8 * s, (u32)((it / S) & 1));
+            gemm_wg_fence();
+#pragma unroll
+            for (int q = 0; q < 4; q++)
+                gemm_wg_mma256(d, gemm_wg_desc(st + cw * 64 * 128 + q * 32), gemm_wg_desc(st + GEMM_TMA_ABYTES + q * 32));
+            gemm_wg_commit();
+            gemm_wg_wait<1>();
+            if (j > 0) gemm_mbar_arrive(empty + 8 * (u32)((it - 1) % S)); /* slice j - 1's wgmma retired */
+        }
+        gemm_wg_wait<0>();
+        if (slices) gemm_mbar_arrive(empty + 8 * (u32)((it - 1) % S));
+#pragma unroll
+        for (int i = 0; i < BN / 2; i++) {
+            const u64 r = row0 + cw * 64 + w4 * 16 + (lane >> 2) + 8 * ((i >> 1) & 1);
+            const u64 cc = col0 + (i >> 2) * 8 + (lane & 3) * 2 + (i & 1);
+            if (r >= g.m || cc >= g.n) continue;
+            float* q = c + r * g.ldc + cc;
+            *q = beta == 0.0f ? alpha * d[i] : fma(beta, *q, alpha * d[i]);
+        }
+    }
+}
 #endif
 
 /* The policy each variant uses (TF32's baseline is exact FP32: see its wrapper's doc). */
@@ -1438,11 +1557,14 @@ typedef gemm_f64_mma<GEMM_TILE_MMA, 8, 4> gemm_policy_sm90_f64;  /* m16n8k4 (m16
    only) come from tools/gen_ptx.py's pass of their own with -arch=compute_90a, where nvcc
    defines __CUDA_ARCH_FEAT_SM90_ALL; the compute_75 pass leaves them out (gen_ptx.py would
    drop them, but their numbered labels would shift every later kernel's PTX). */
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL) /* TF32 only: wgmma's main loop, one block an SM */
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL) /* TF32 only: wgmma, one block an SM; the TMA path where the
+                                          host made tensor maps (384 threads), else cp.async (256) */
 #define GPUK_GEMM_SM90A(T, t)                                                                \
-    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK, 1)                              \
-    gpuk_gemm_##t##__sm90a(T* c, const T* a, const T* b, gemm_args g, T alpha, T beta) {     \
-        gemm_wgmma_run(g, c, a, b, alpha, beta);                                             \
+    extern "C" __global__ void __launch_bounds__(GEMM_TMA_THREADS, 1)                        \
+    gpuk_gemm_##t##__sm90a(T* c, const T* a, const T* b, gemm_args g, T alpha, T beta,       \
+                           const __grid_constant__ gemm_tmap ta, const __grid_constant__ gemm_tmap tb) { \
+        if (blockDim.x == GEMM_TMA_THREADS) gemm_tma_run(g, c, ta, tb, alpha, beta);          \
+        else gemm_wgmma_run(g, c, a, b, alpha, beta);                                        \
     }
 #else
 #define GPUK_GEMM_SM90A(T, t)

@@ -1,5 +1,6 @@
 // bench/gemm_tma_lab.cu - a lab, not part of gpuk (nothing builds it by default): the TF32 GEMM
-// design the sm_90a variant moves to next, measured against cuBLAS TF32 on the same GPU.
+// design gpuk_kernels.cuh's gemm_tma_run follows (the sm_90a variant's TMA path), standalone,
+// measured against cuBLAS TF32 on the same GPU, for trying tile shapes and stage counts.
 // C[m x n] = A[m x k] * Bt[n x k]^T, both operands K-major ("TN"), row-major, k a multiple of 4.
 // A producer warpgroup (setmaxnreg down to 40; one thread issues TMA loads of 32-k slices,
 // 128-byte swizzle, into S stages, each with a "full" and an "empty" mbarrier) and two consumer
@@ -8,9 +9,9 @@
 // H100 80GB HBM3, 2026-11-23 (cuBLAS TF32 389 TFLOP/s at 4096^3): 128 x 256 tiles, 4 stages
 // 317.6 TFLOP/s = 0.82 of cuBLAS; 128 x 128 0.71; 8192 x 8192 x 4096 0.64; the seed shape
 // (1024 x 512 x 2048) 0.99 with 128 x 128; 1000^3 1.27. The same split with a cp.async producer
-// warpgroup instead of TMA: 0.42 / 0.32; without warp specialization (gpuk_gemm_tf32__sm90a
-// today) 0.46 TN, 0.37 NN. For gpuk's NN case B must first become K-major (TF32 wgmma reads
-// K-major operands only): a transpose into a workspace costs about 0.05 ms at 4096^2.
+// warpgroup instead of TMA: 0.42 / 0.32; without warp specialization (gemm_wgmma_run) 0.46 TN,
+// 0.37 NN. In gpuk an NN product's B first becomes K-major (TF32 wgmma reads K-major operands
+// only) by a transpose into the stream's workspace: 0.76 of cuBLAS at 4096^3 all told.
 //   nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a bench/gemm_tma_lab.cu \
 //        -o build/gemm_tma_lab -lcublas -lcuda && ./build/gemm_tma_lab
 #include <cstdio>

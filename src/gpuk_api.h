@@ -65,7 +65,9 @@ MEMORY
    first use on a ctx and gpuk_buffer_download (freed by gpuk_host_free), through
    gpuk_desc.allocator (default malloc/free); copies, launches and syncs never allocate from
    it. Device memory of gpuk's own: a per-stream scratch area for built-in
-   reductions and scans (256 KiB, more for long scans), freed with its stream or ctx.
+   reductions and scans (256 KiB, more for long scans), and a per-stream GEMM workspace (split-K
+   parts where tiles are few; on an H100 the TF32 GEMM's transposed copy of a row-major B, n x k
+   floats), both grown as calls need and freed with their stream or ctx.
    Pinned memory of gpuk's own (from the driver, cuMemHostAlloc): the staging area of a ctx,
    gpuk_ctx_desc.staging_bytes (default 16 MiB, two halves) and two events, allocated by the
    first staged copy and freed with the ctx; gpuk_ctx_desc.no_staging = true: never. Staged

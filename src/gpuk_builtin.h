@@ -90,7 +90,8 @@ static gpuk__builtin_state* gpuk__builtin_of(const gpuk_ctx* ctx) {
 }
 
 /* One built-in launch: filled by a family function, run by gpuk__builtin_go. */
-typedef struct gpuk__kcall {
+typedef struct gpuk__kcall gpuk__kcall;
+struct gpuk__kcall {
     const char* fn;
     gpuk_ctx* ctx;
     int id;
@@ -108,7 +109,11 @@ typedef struct gpuk__kcall {
     void** args;
     gpuk__cu_function func;    /* a custom kernel's function (id unused), or NULL */
     const char* func_name;     /* its name, for errors */
-} gpuk__kcall;
+    /* called just before the launch (under the stream's scratch lock where the call takes a
+       workspace), with the workspace or 0 where none could be had: GEMM's TMA path */
+    gpuk_result (*before)(struct gpuk__kcall* k, gpuk_devptr ws);
+    void* before_data;
+};
 
 /* A capture on the stream makes a first-use load or a scratch allocation impossible: the
    driver would refuse it and invalidate the capture. Checked only on those slow paths. */
@@ -320,6 +325,7 @@ static gpuk_result gpuk__builtin_go(gpuk__kcall* k) {
             *k->capacity_arg = s->scan_tiles;
         }
     }
+    if (k->before && (r = k->before(k, k->ws_arg ? *k->ws_arg : 0)) != GPUK_OK) goto done;
     if (k->shared > 48u * 1024u && !k->func && (uint32_t)GPUK__ATOMIC_LOAD(&gpuk__builtin_of(k->ctx)->big_shared[k->id]) < k->shared) {
         /* more dynamic shared memory than a launch gets without asking (the sm_90a TF32 GEMM) */
         if ((cr = GPUK__DRV.cuFuncSetAttribute(f, GPUK__CU_FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)k->shared)) != 0) {
@@ -717,6 +723,92 @@ static uint32_t gpuk__gemm_splits(const gpuk_ctx* ctx, size_t tiles, size_t k) {
     return splits > 1 ? (uint32_t)splits : 1u;
 }
 
+/* The sm_90a TF32 GEMM's TMA path (gpuk_kernels.cuh, gemm_tma_run): 384 threads, a 128 x 256
+   tile a job, tensor maps of A and of B^T (both K-major: the TF32 form of wgmma reads no other)
+   from the driver's cuTensorMapEncodeTiled, each 128 bytes on a 64-byte boundary. Taken for one
+   product with A as-is and 16-byte aligned rows, enough tiles to fill the GPU, and B^T at hand:
+   B transposed (trans_b, aligned), or a packed B that a transpose kernel first turns into B^T
+   in the stream's GEMM workspace (where none can be had, in a capture or on the per-thread
+   stream, the call takes the cp.async path instead). */
+typedef struct gpuk__gemm_tma {
+    int mode;                  /* 0: the cp.async path; 1: B^T is b itself; 2: b transposed */
+    unsigned char raw[2 * 128 + 64];
+    unsigned char* maps;       /* in raw, 64-byte aligned: A's map, then B^T's */
+    gpuk_devptr a, b;
+    uint64_t m, n, k, lda, ldb;
+    uint32_t grid_x_tma, grid_x_old;
+} gpuk__gemm_tma;
+
+/* rows x k floats at p, row stride ld elements, as 32 x 128 boxes with the 128-byte swizzle */
+static gpuk__cu_result gpuk__tmap_encode(unsigned char* map, gpuk_devptr p, uint64_t rows, uint64_t k, uint64_t ld) {
+    const uint64_t dims[2] = { k, rows }, strides[1] = { ld * 4u };
+    const uint32_t box[2] = { 32, 128 }, one[2] = { 1, 1 };
+    return GPUK__DRV.cuTensorMapEncodeTiled((struct CUtensorMap_st*)(void*)map, GPUK__CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2,
+                                            (void*)(uintptr_t)p, dims, strides, box, one, 0,
+                                            GPUK__CU_TENSOR_MAP_SWIZZLE_128B, GPUK__CU_TENSOR_MAP_L2_PROMOTION_L2_256B, 0);
+}
+
+static gpuk_result gpuk__gemm_tma_prepare(gpuk__kcall* k, gpuk_devptr ws) {
+    gpuk__gemm_tma* t = (gpuk__gemm_tma*)k->before_data;
+    gpuk_devptr bt = t->b;
+    gpuk__cu_result cr;
+    gpuk_result r;
+    if (t->mode == 2 && !ws) t->mode = 0;
+    if (t->mode == 2) { /* B (k x n, packed) -> B^T (n x k) after the workspace's counters */
+        gpuk__cu_function f;
+        unsigned long long rows = t->k, cols = t->n;
+        void* targs[4];
+        bt = ws + (gpuk_devptr)GPUK__GEMM_SPLIT_TILES * 4u;
+        targs[0] = &bt; targs[1] = &t->b; targs[2] = &rows; targs[3] = &cols;
+        if ((r = gpuk__builtin_function(k->fn, k->ctx, GPUK__K_TRANSPOSE_F32, k->cs, &f)) != GPUK_OK) return r;
+        cr = GPUK__DRV.cuLaunchKernel(f, gpuk__grid((size_t)cols, GPUK__TRANSPOSE_TILE, (size_t)k->ctx->info.max_grid[0]),
+                                      gpuk__grid((size_t)rows, GPUK__TRANSPOSE_TILE, 65535), 1, 32, GPUK__BLOCK / 32, 1, 0,
+                                      k->cs, targs, NULL);
+        if (cr) return gpuk__fail_cu(k->fn, "cuLaunchKernel", cr, "transposing b for the TMA path");
+    }
+    if (t->mode) {
+        if ((cr = gpuk__tmap_encode(t->maps, t->a, t->m, t->k, t->lda)) != 0 ||
+            (cr = gpuk__tmap_encode(t->maps + 128, bt, t->n, t->k, t->mode == 2 ? t->k : t->ldb)) != 0)
+            return gpuk__fail_cu(k->fn, "cuTensorMapEncodeTiled", cr, "a tensor map for the TMA path");
+        return GPUK_OK;
+    }
+    memset(t->maps, 0, 256);
+    k->block_x = GPUK__BLOCK;
+    k->grid_x = t->grid_x_old;
+    return GPUK_OK;
+}
+
+/* Takes the TMA path where it can (see gpuk__gemm_tma): fills t and turns k to it. */
+static void gpuk__gemm_tma_plan(gpuk__kcall* k, gpuk__gemm_tma* t, gpuk__gemm_args* g, gpuk_devptr a, gpuk_devptr b) {
+    const gpuk_ctx* ctx = k->ctx;
+    const uint64_t jobs = (g->m + 127) / 128 * ((g->n + GPUK__GEMM_TMA_BN - 1) / GPUK__GEMM_TMA_BN);
+    const uint64_t most = (uint64_t)1 << 32; /* a tensor map's dimensions */
+    if (!gpuk__builtin_pick(ctx, k->id)->arch_specific || !GPUK__DRV.cuTensorMapEncodeTiled) return;
+    /* the maps' rules: 16-byte aligned addresses and row strides, dimensions below 2^32,
+       strides below 2^40 bytes */
+    if (jobs < (uint64_t)(ctx->info.sm_count > 0 ? ctx->info.sm_count : 1) || g->trans_a || (a & 15u) || (g->lda & 3u) ||
+        g->k == 0 || g->m >= most || g->n >= most || g->k >= most || g->lda >= ((uint64_t)1 << 38) ||
+        g->ldb >= ((uint64_t)1 << 38))
+        return;
+    if (g->trans_b && !(b & 15u) && !(g->ldb & 3u)) t->mode = 1;
+    else if (!g->trans_b && g->ldb == g->n && !(b & 15u) && !(g->k & 3u) &&
+             g->n <= ((size_t)-1 - GPUK__GEMM_SPLIT_TILES * 4u) / 4u / g->k) {
+        t->mode = 2;
+        k->ws_bytes = (size_t)GPUK__GEMM_SPLIT_TILES * 4u + (size_t)(g->n * g->k) * 4u;
+        k->ws_arg = &g->ws;
+        k->splits_arg = &g->splits;
+    } else
+        return;
+    t->a = a; t->b = b;
+    t->m = g->m; t->n = g->n; t->k = g->k; t->lda = g->lda; t->ldb = g->ldb;
+    t->grid_x_old = k->grid_x;
+    t->grid_x_tma = gpuk__grid((size_t)jobs, 1, (size_t)ctx->info.max_grid[0]);
+    k->grid_x = t->grid_x_tma;
+    k->block_x = GPUK__GEMM_TMA_THREADS;
+    k->before = gpuk__gemm_tma_prepare;
+    k->before_data = t;
+}
+
 /* Checks op(a) (m x k) times op(b) (k x n) into c (m x n), batch times at element strides
    stride_x (views for product i start i * stride_x later), and launches. */
 static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* ctx, gpuk_stream stream, size_t elem,
@@ -728,7 +820,8 @@ static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* c
     size_t stride[3], ld[3], bytes[3], am, ak, bk, bn, tile, tiles, i;
     gpuk_devptr p[3];
     gpuk__gemm_args g;
-    void* args[6];
+    gpuk__gemm_tma tma;
+    void* args[8];
     gpuk__kcall k;
     gpuk_result r;
     v[0] = c; v[1] = a; v[2] = b;
@@ -772,6 +865,10 @@ static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* c
     tile = gpuk__gemm_tile(ctx, id, elem);
     /* the sm_90a GEMM (TF32 by wgmma) keeps its stages in dynamic shared memory */
     if (gpuk__builtin_pick(ctx, id)->arch_specific) k.shared = GPUK__GEMM_WGMMA_SMEM;
+    memset(&tma, 0, sizeof tma);
+    tma.maps = tma.raw + (64u - (unsigned)((uintptr_t)tma.raw & 63u)) % 64u; /* zeros unless TMA */
+    args[6] = tma.maps;
+    args[7] = tma.maps + 128;
     tiles = (c.rows / tile + (c.rows % tile != 0)) * (c.cols / tile + (c.cols % tile != 0));
     g.m = c.rows; g.n = c.cols; g.k = ak;
     g.ldc = ld[0]; g.lda = ld[1]; g.ldb = ld[2];
@@ -790,6 +887,7 @@ static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* c
     /* one block a job; more than the grid takes loop inside the kernel */
     k.grid_x = gpuk__grid(batch > (size_t)-1 / tiles ? (size_t)-1 : tiles * g.splits * batch, 1,
                           (size_t)ctx->info.max_grid[0]); /* splits > 1 only with batch 1 and few tiles */
+    if (k.shared && batch == 1 && g.splits == 1) gpuk__gemm_tma_plan(&k, &tma, &g, p[1], p[2]);
     return gpuk__builtin_go(&k);
 }
 

@@ -243,6 +243,7 @@ typedef void(GPUK__CUDAAPI* gpuk__cu_host_fn)(void* user_data);
 typedef size_t(GPUK__CUDAAPI* gpuk__cu_b2d_fn)(int block_size);
 struct CUlaunchConfig_st;
 struct CUlib_st;
+struct CUtensorMap_st; /* 128 bytes, 64-byte aligned: GEMM's TMA path (gpuk__tmap) */
 typedef struct CUgraph_st* gpuk__cu_graph;
 typedef struct CUgraphExec_st* gpuk__cu_graph_exec;
 typedef struct CUgraphNode_st* gpuk__cu_graph_node;
@@ -406,6 +407,11 @@ typedef struct gpuk__lib_feature {
     X(cuGraphExecUpdate, 10020, "cuGraphExecUpdate", 0, \
       (gpuk__cu_graph_exec exec, gpuk__cu_graph graph, gpuk__cu_graph_node* out_error_node, \
        unsigned int* out_result)) \
+    X(cuTensorMapEncodeTiled, 12000, "cuTensorMapEncodeTiled", 0, \
+      (struct CUtensorMap_st* out_map, unsigned int data_type, uint32_t rank, void* address, \
+       const uint64_t* dims, const uint64_t* strides, const uint32_t* box, \
+       const uint32_t* element_strides, unsigned int interleave, unsigned int swizzle, \
+       unsigned int l2_promotion, unsigned int oob_fill)) \
     X(cuLibraryLoadData, 12000, "cuLibraryLoadData", 0, \
       (struct CUlib_st** out_library, const void* code, unsigned int* jit_options, \
        void** jit_values, unsigned int num_jit_options, unsigned int* library_options, \
@@ -499,6 +505,9 @@ enum {
     GPUK__CU_LAUNCH_ATTRIBUTE_COOPERATIVE = 2,
     GPUK__CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4,
     GPUK__CU_LAUNCH_ATTRIBUTE_PRIORITY = 8,
+    GPUK__CU_TENSOR_MAP_DATA_TYPE_FLOAT32 = 7,
+    GPUK__CU_TENSOR_MAP_SWIZZLE_128B = 3,
+    GPUK__CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3,
     GPUK__CU_STREAM_CAPTURE_MODE_GLOBAL = 0,
     GPUK__CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1,
     GPUK__CU_STREAM_CAPTURE_MODE_RELAXED = 2,

@@ -45,6 +45,11 @@ int main(void) {
     _Static_assert((int)GPUK__CU_LAUNCH_ATTRIBUTE_COOPERATIVE == (int)CU_LAUNCH_ATTRIBUTE_COOPERATIVE, "launch attr");
     _Static_assert((int)GPUK__CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION == (int)CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, "launch attr");
     _Static_assert((int)GPUK__CU_LAUNCH_ATTRIBUTE_PRIORITY == (int)CU_LAUNCH_ATTRIBUTE_PRIORITY, "launch attr");
+    _Static_assert((int)GPUK__CU_TENSOR_MAP_DATA_TYPE_FLOAT32 == (int)CU_TENSOR_MAP_DATA_TYPE_FLOAT32, "tensor map");
+    _Static_assert((int)GPUK__CU_TENSOR_MAP_SWIZZLE_128B == (int)CU_TENSOR_MAP_SWIZZLE_128B, "tensor map");
+    _Static_assert((int)GPUK__CU_TENSOR_MAP_L2_PROMOTION_L2_256B == (int)CU_TENSOR_MAP_L2_PROMOTION_L2_256B, "tensor map");
+    _Static_assert(CU_TENSOR_MAP_INTERLEAVE_NONE == 0 && CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE == 0, "tensor map");
+    _Static_assert(sizeof(CUtensorMap) == 128, "tensor map size");
     _Static_assert((int)GPUK__CU_STREAM_CAPTURE_MODE_GLOBAL == (int)CU_STREAM_CAPTURE_MODE_GLOBAL, "capture mode");
     _Static_assert((int)GPUK__CU_STREAM_CAPTURE_MODE_THREAD_LOCAL == (int)CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, "capture mode");
     _Static_assert((int)GPUK__CU_STREAM_CAPTURE_MODE_RELAXED == (int)CU_STREAM_CAPTURE_MODE_RELAXED, "capture mode");

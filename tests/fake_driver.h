@@ -116,6 +116,8 @@ typedef struct fake_state {
     char protocol_msg[256];
     unsigned char last_args[16][128]; /* the last launch's kernel arguments, as passed */
     unsigned last_grid[3];            /* and its grid */
+    unsigned last_block[3];           /* and block */
+    long tensor_maps;                 /* cuTensorMapEncodeTiled calls that made a map */
     int legacy_pending;       /* work queued on the legacy stream not yet waited for */
     long unordered;           /* copies that a real GPU could run before (or while) earlier
                                  queued work on another stream runs: stale or clobbered data */
@@ -1080,6 +1082,7 @@ static fres fake_launch(const char* name, void* f, const unsigned g[3], const un
     }
     for (i = 0; i < fn->nparams; i++) memcpy(fake.last_args[i], params[i], fn->psize[i] <= 128 ? fn->psize[i] : 128);
     fake.last_grid[0] = gx; fake.last_grid[1] = gy; fake.last_grid[2] = gz;
+    memcpy(fake.last_block, b, sizeof fake.last_block);
     fake.launches++;
     pthread_mutex_unlock(&fake.lock);
     fake_enqueue(s, 0);
@@ -1095,6 +1098,28 @@ static fres f_cuLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned gz, uns
     (void)smem; (void)extra;
     g[0] = gx; g[1] = gy; g[2] = gz; b[0] = bx; b[1] = by; b[2] = bz;
     return fake_launch("cuLaunchKernel", f, g, b, s, params, NULL);
+}
+/* The rules gpuk must keep (cuda.h's list, for the 2-D float maps it makes); the map records
+   its address, dimensions and stride as 64-bit words 0-3, for tests to read back from a
+   launch's arguments. */
+static fres f_cuTensorMapEncodeTiled(void* map, unsigned dt, unsigned rank, void* addr, const unsigned long long* dims,
+                                     const unsigned long long* strides, const unsigned* box, const unsigned* es,
+                                     unsigned interleave, unsigned swizzle, unsigned l2, unsigned oob) {
+    unsigned long long* v = (unsigned long long*)map;
+    unsigned i;
+    FAKE_ENTER("cuTensorMapEncodeTiled");
+    (void)l2;
+    if (!map || ((uintptr_t)map & 63u) || ((uintptr_t)addr & 15u) || rank < 1 || rank > 5 || dt > 15 || interleave ||
+        swizzle > 6 || oob > 1 || (box[0] * 4u) % 16u || box[0] * 4u > 128u || (rank > 1 && (strides[0] % 16u || strides[0] >> 40)))
+        return 1;
+    for (i = 0; i < rank; i++)
+        if (!dims[i] || dims[i] >> 32 || !box[i] || box[i] > 256 || !es[i] || es[i] > 8) return 1;
+    memset(map, 0, 128);
+    v[0] = (unsigned long long)(uintptr_t)addr; v[1] = dims[0]; v[2] = rank > 1 ? dims[1] : 0; v[3] = rank > 1 ? strides[0] : 0;
+    pthread_mutex_lock(&fake.lock);
+    fake.tensor_maps++;
+    pthread_mutex_unlock(&fake.lock);
+    return 0;
 }
 static fres f_cuOccupancyMaxActiveBlocksPerMultiprocessor(int* n, void* f, int block, size_t smem) {
     FAKE_ENTER("cuOccupancyMaxActiveBlocksPerMultiprocessor");
@@ -1275,7 +1300,7 @@ static const fake_entry fake_entries[] = {
     FAKE_E(cuOccupancyMaxPotentialBlockSize), FAKE_E(cuLaunchKernel), FAKE_E(cuFuncGetParamInfo),
     FAKE_E(cuMemcpyPeer), FAKE_E(cuMemcpyPeerAsync), FAKE_E(cuDeviceCanAccessPeer),
     FAKE_E(cuCtxEnablePeerAccess), FAKE_E(cuOccupancyMaxActiveBlocksPerMultiprocessor),
-    FAKE_E(cuLaunchKernelEx), FAKE_E(cuStreamBeginCapture), FAKE_E(cuStreamEndCapture),
+    FAKE_E(cuLaunchKernelEx), FAKE_E(cuTensorMapEncodeTiled), FAKE_E(cuStreamBeginCapture), FAKE_E(cuStreamEndCapture),
     FAKE_E(cuGraphInstantiateWithFlags), FAKE_E(cuGraphDestroy), FAKE_E(cuGraphExecDestroy),
     FAKE_E(cuGraphLaunch), FAKE_E(cuGraphExecUpdate),
 };

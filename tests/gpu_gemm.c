@@ -430,6 +430,25 @@ static int test_gemm_big_shapes(void) {
     return TEST_PASS;
 }
 
+/* The sm_90a TF32 variant's TMA path (gpuk_kernels.cuh, gemm_tma_run: one product, A as-is
+   with 16-byte aligned rows, at least a 128 x 256 tile for every SM): B transposed (its tensor
+   map over b itself) and B packed (transposed first into the stream's workspace), with edges in
+   m and n and k not a multiple of 32; then what must leave the path and still be right: a
+   padded B, and k not a multiple of 4. On other variants the same shapes test their paths. */
+static int test_gemm_tma_path_shapes(void) {
+    problem p;
+    if (quick()) return TEST_SKIP;
+    p = problem_new(TF32, 2000, 3001, 1004, 0.75, 0.5);
+    run_one(&p, 0, 0, PACKED);
+    run_one(&p, 0, 1, PACKED);
+    run_one(&p, 0, 0, PADDED);
+    problem_free(&p);
+    p = problem_new(TF32, 1500, 2900, 1001, 1, 0);
+    run_one(&p, 0, 0, PACKED);
+    problem_free(&p);
+    return TEST_PASS;
+}
+
 /* Split-K (few tiles, deep k: the host splits k and the last part adds the parts in order):
    right, and the same bits on a second run. */
 static int test_gemm_split_k_is_right_and_repeats(void) {
@@ -572,7 +591,7 @@ int main(void) {
     static const uint32_t max_sm[] = { 0, 80, 52 };
     int code, v;
     gpuk_device_info info;
-    if (!gpu_setup("gpu_gemm", 10 * 3, NULL, &code)) return code;
+    if (!gpu_setup("gpu_gemm", 11 * 3, NULL, &code)) return code;
     rng_seed_from_clock();
     if (gpuk_device_query(0, &info) != GPUK_OK) {
         printf("FAIL setup: %s\n0 passed, 1 failed, 0 skipped\n", gpuk_last_error());
@@ -600,6 +619,7 @@ int main(void) {
         RUN(test_gemm_1000_cubed);
         RUN(test_gemm_seed_shape);
         RUN(test_gemm_big_shapes);
+        RUN(test_gemm_tma_path_shapes);
         CHECK_OK(gpuk_ctx_destroy(ctx));
     }
     return test_summary();

@@ -646,6 +646,93 @@ static int test_stencil_arguments_and_launch_plan(void) {
    blocks an SM, each at least 128 deep, at most 16), its workspace taken once; in a capture that
    would need a new workspace the call runs unsplit instead of failing. */
 static const gpuk__gemm_args* gemm_launched(void) { return (const gpuk__gemm_args*)(const void*)fake.last_args[3]; }
+/* The sm_90a TF32 GEMM's TMA path, as the launches show it (the fake GPU: sm_90, 132 SMs).
+   2048 x 4096 x 1024 has 16 x 16 = 256 tiles of 128 x 256: B packed -> a transpose into the
+   stream's workspace, then the GEMM on 384 threads with two tensor maps (A's over a, B^T's
+   over the workspace, k x 4 bytes a row); B transposed -> no transpose, B^T's map over b.
+   The cp.async path (256 threads, no maps) for A transposed, too few tiles, a padded B, k not
+   a multiple of 4, a capture with no workspace, a driver without cuTensorMapEncodeTiled, and
+   on a ctx held to sm_80. */
+static const unsigned long long* tmap_launched(int which) {
+    return (const unsigned long long*)(const void*)fake.last_args[6 + which];
+}
+static int test_gemm_tma_path_choice(void) {
+    const size_t m = 2048, n = 4096, k = 1024;
+    gpuk_buffer f = { 0 };
+    gpuk_devptr base;
+    gpuk_stream s;
+    long launches, maps;
+    int allocs;
+    ctx = fake_gpuk_up(NULL);
+    f = buffer((size_t)1 << 27);
+    base = gpuk_buffer_devptr(ctx, f);
+    launches = fake.launches;
+    maps = fake.tensor_maps;
+    CHECK_OK(gpuk_gemm_tf32(ctx, S, gpuk_at2d(f, 0, m, n, 0), 1, gpuk_at2d(f, 1 << 23, m, k, 0), 0,
+                            gpuk_at2d(f, 1 << 24, k, n, 0), 0, 0));
+    CHECK(fake.launches - launches == 2 && fake.tensor_maps - maps == 2); /* the transpose, the GEMM */
+    CHECK(fake.last_block[0] == 384 && fake.last_grid[0] == 256 && gemm_launched()->splits == 1);
+    CHECK(tmap_launched(0)[0] == base + (4ull << 23) && tmap_launched(0)[1] == k && tmap_launched(0)[2] == m &&
+          tmap_launched(0)[3] == k * 4);
+    CHECK(tmap_launched(1)[1] == k && tmap_launched(1)[2] == n && tmap_launched(1)[3] == k * 4 &&
+          tmap_launched(1)[0] != base + (4ull << 24));
+    /* B given transposed (n x k): its own map, no transpose */
+    launches = fake.launches;
+    CHECK_OK(gpuk_gemm_tf32(ctx, S, gpuk_at2d(f, 0, m, n, 0), 1, gpuk_at2d(f, 1 << 23, m, k, 0), 0,
+                            gpuk_at2d(f, 1 << 24, n, k, 0), 1, 0));
+    CHECK(fake.launches - launches == 1 && fake.last_block[0] == 384 && tmap_launched(1)[0] == base + (4ull << 24) &&
+          tmap_launched(1)[3] == k * 4);
+    /* the cp.async path */
+    CHECK_OK(gpuk_gemm_tf32(ctx, S, gpuk_at2d(f, 0, m, n, 0), 1, gpuk_at2d(f, 1 << 23, k, m, 0), 1,
+                            gpuk_at2d(f, 1 << 24, k, n, 0), 0, 0));
+    CHECK(fake.last_block[0] == 256 && tmap_launched(0)[0] == 0);
+    CHECK_OK(gpuk_gemm_tf32(ctx, S, gpuk_at2d(f, 0, 512, 512, 0), 1, gpuk_at2d(f, 1 << 23, 512, k, 0), 0,
+                            gpuk_at2d(f, 1 << 24, k, 512, 0), 0, 0));
+    CHECK(fake.last_block[0] == 256);
+    CHECK_OK(gpuk_gemm_tf32(ctx, S, gpuk_at2d(f, 0, m, n, 0), 1, gpuk_at2d(f, 1 << 23, m, k, 0), 0,
+                            gpuk_at2d(f, 1 << 24, k, n, n + 4), 0, 0));
+    CHECK(fake.last_block[0] == 256);
+    CHECK_OK(gpuk_gemm_tf32(ctx, S, gpuk_at2d(f, 0, m, n, 0), 1, gpuk_at2d(f, 1 << 23, m, k - 1, k), 0,
+                            gpuk_at2d(f, 1 << 24, k - 1, n, 0), 0, 0));
+    CHECK(fake.last_block[0] == 256);
+    CHECK_OK(gpuk_stream_create(ctx, NULL, &s));
+    allocs = fake_live_count(FK_ALLOC);
+    fake.cfg.capturing_stream = gpuk_stream_native(ctx, s);
+    CHECK_OK(gpuk_gemm_tf32(ctx, s, gpuk_at2d(f, 0, m, n, 0), 1, gpuk_at2d(f, 1 << 23, m, k, 0), 0,
+                            gpuk_at2d(f, 1 << 24, k, n, 0), 0, 0));
+    CHECK(fake.last_block[0] == 256 && fake_live_count(FK_ALLOC) == allocs);
+    fake.cfg.capturing_stream = NULL;
+    CHECK_OK(gpuk_stream_destroy(ctx, s));
+    fake_gpuk_down(ctx);
+    {
+        fake_config cfg;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.missing[0] = "cuTensorMapEncodeTiled";
+        ctx = fake_gpuk_up(&cfg);
+        f = buffer((size_t)1 << 27);
+        CHECK_OK(gpuk_gemm_tf32(ctx, S, gpuk_at2d(f, 0, m, n, 0), 1, gpuk_at2d(f, 1 << 23, m, k, 0), 0,
+                                gpuk_at2d(f, 1 << 24, k, n, 0), 0, 0));
+        CHECK(fake.last_block[0] == 256);
+        fake_gpuk_down(ctx);
+        /* a map the driver refuses: the call fails, naming it, and nothing is left behind */
+        memset(&cfg, 0, sizeof cfg);
+        cfg.fail_name = "cuTensorMapEncodeTiled";
+        ctx = fake_gpuk_up(&cfg);
+        f = buffer((size_t)1 << 27);
+        CHECK_RESULT(gpuk_gemm_tf32(ctx, S, gpuk_at2d(f, 0, m, n, 0), 1, gpuk_at2d(f, 1 << 23, m, k, 0), 0,
+                                    gpuk_at2d(f, 1 << 24, k, n, 0), 0, 0), (gpuk_result)1);
+        CHECK_ERROR_MENTIONS("cuTensorMapEncodeTiled");
+        fake_gpuk_down(ctx);
+    }
+    ctx = fake_gpuk_up_desc(NULL, &(gpuk_ctx_desc){ .kernels_max_sm = 80 });
+    f = buffer((size_t)1 << 27);
+    CHECK_OK(gpuk_gemm_tf32(ctx, S, gpuk_at2d(f, 0, m, n, 0), 1, gpuk_at2d(f, 1 << 23, m, k, 0), 0,
+                            gpuk_at2d(f, 1 << 24, k, n, 0), 0, 0));
+    CHECK(fake.last_block[0] == 256);
+    fake_gpuk_down(ctx);
+    return TEST_PASS;
+}
+
 static int test_gemm_variant_tile_and_split_choice(void) {
     gpuk_buffer f = { 0 };
     gpuk_stream s;
@@ -831,6 +918,7 @@ int main(void) {
     RUN(test_bad_arguments_get_clear_errors_before_the_driver);
     RUN(test_gemm_bad_arguments_get_clear_errors_before_the_driver);
     RUN(test_gemm_variant_tile_and_split_choice);
+    RUN(test_gemm_tma_path_choice);
     RUN(test_stencil_arguments_and_launch_plan);
     RUN(test_kernels_load_lazily_one_module_each);
     RUN(test_scratch_lives_with_its_stream);
