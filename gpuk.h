@@ -6608,6 +6608,14 @@ static gpuk_result gpuk__gemm_tma_prepare(gpuk__kcall* k, gpuk_devptr ws) {
     gpuk__cu_result cr;
     gpuk_result r;
     if (t->mode == 2 && !ws) t->mode = 0;
+    if (t->mode == 2 && !GPUK__ATOMIC_LOAD_PTR(&gpuk__builtin_of(k->ctx)->function[GPUK__K_TRANSPOSE_F32])) {
+        /* the transpose kernel would load first, which a capture cannot hold: the cp.async
+           path then, as without a workspace */
+        unsigned int capturing = 0;
+        if (GPUK__DRV.cuStreamIsCapturing && (cr = GPUK__DRV.cuStreamIsCapturing(k->cs, &capturing)) != 0)
+            return gpuk__fail_cu(k->fn, "cuStreamIsCapturing", cr, NULL);
+        if (capturing) t->mode = 0;
+    }
     if (t->mode == 2) { /* B (k x n, packed) -> B^T (n x k) after the workspace's counters */
         gpuk__cu_function f;
         unsigned long long rows = t->k, cols = t->n;

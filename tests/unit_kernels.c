@@ -651,8 +651,8 @@ static const gpuk__gemm_args* gemm_launched(void) { return (const gpuk__gemm_arg
    stream's workspace, then the GEMM on 384 threads with two tensor maps (A's over a, B^T's
    over the workspace, k x 4 bytes a row); B transposed -> no transpose, B^T's map over b.
    The cp.async path (256 threads, no maps) for A transposed, too few tiles, a padded B, k not
-   a multiple of 4, a capture with no workspace, a driver without cuTensorMapEncodeTiled, and
-   on a ctx held to sm_80. */
+   a multiple of 4, a capture with no workspace or before the transpose kernel is loaded, a
+   driver without cuTensorMapEncodeTiled, and on a ctx held to sm_80. */
 static const unsigned long long* tmap_launched(int which) {
     return (const unsigned long long*)(const void*)fake.last_args[6 + which];
 }
@@ -729,6 +729,22 @@ static int test_gemm_tma_path_choice(void) {
     CHECK_OK(gpuk_gemm_tf32(ctx, S, gpuk_at2d(f, 0, m, n, 0), 1, gpuk_at2d(f, 1 << 23, m, k, 0), 0,
                             gpuk_at2d(f, 1 << 24, k, n, 0), 0, 0));
     CHECK(fake.last_block[0] == 256);
+    fake_gpuk_down(ctx);
+    /* a capture on a stream whose workspace is big enough (a split-K call grew it) but with
+       the transpose kernel not loaded yet, which a capture cannot do: the cp.async path */
+    ctx = fake_gpuk_up(NULL);
+    f = buffer((size_t)1 << 27);
+    CHECK_OK(gpuk_stream_create(ctx, NULL, &s));
+    CHECK_OK(gpuk_gemm_f32(ctx, s, gpuk_at2d(f, 0, 1024, 512, 0), 1, gpuk_at2d(f, 1 << 20, 1024, 2048, 0), 0,
+                           gpuk_at2d(f, 4 << 20, 2048, 512, 0), 0, 0));
+    CHECK(gemm_launched()->splits == 8);
+    CHECK_OK(gpuk_kernels_load(ctx, "gemm_tf32"));
+    fake.cfg.capturing_stream = gpuk_stream_native(ctx, s);
+    CHECK_OK(gpuk_gemm_tf32(ctx, s, gpuk_at2d(f, 0, m, n, 0), 1, gpuk_at2d(f, 1 << 23, m, k, 0), 0,
+                            gpuk_at2d(f, 1 << 24, k, n, 0), 0, 0));
+    CHECK(fake.last_block[0] == 256 && tmap_launched(0)[0] == 0);
+    fake.cfg.capturing_stream = NULL;
+    CHECK_OK(gpuk_stream_destroy(ctx, s));
     fake_gpuk_down(ctx);
     return TEST_PASS;
 }
