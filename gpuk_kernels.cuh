@@ -1269,7 +1269,6 @@ GPUK_DEV void gemm_wg_mma(float* d, u64 da, u64 db) {
                    GEMM_WG_D8(40), GEMM_WG_D8(48), GEMM_WG_D8(56)
                  : "l"(da), "l"(db));
 }
-#undef GEMM_WG_D8
 
 /* One operand of a job: element (r, k) of op(X) (r: m for A, n for B). */
 struct gemm_wg_operand {
@@ -1424,8 +1423,6 @@ enum { GEMM_TMA_STAGES = 4, GEMM_TMA_ABYTES = 128 * 128, GEMM_TMA_BBYTES = GEMM_
 static_assert(GEMM_TMA_STAGES * GEMM_TMA_STAGE + 1024 + 16 * GEMM_TMA_STAGES <= GEMM_WGMMA_SMEM,
               "the TMA path fits the dynamic shared memory the host asks for");
 struct __align__(64) gemm_tmap { u64 v[16]; }; /* a CUtensorMap */
-#define GEMM_WG_D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), \
-    "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
 GPUK_DEV void gemm_wg_mma256(float* d, u64 da, u64 db) {
     asm volatile("wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {"
                  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
