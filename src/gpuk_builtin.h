@@ -800,7 +800,7 @@ static void gpuk__gemm_tma_plan(gpuk__kcall* k, gpuk__gemm_tma* t, gpuk__gemm_ar
         return;
     if (g->trans_b && !(b & 15u) && !(g->ldb & 3u)) t->mode = 1;
     else if (!g->trans_b && g->ldb == g->n && !(b & 15u) && !(g->k & 3u) &&
-             g->n <= ((size_t)-1 - GPUK__GEMM_SPLIT_TILES * 4u) / 4u / g->k) {
+             g->n <= ((size_t)-1 - (size_t)GPUK__GEMM_SPLIT_TILES * 4u) / 4u / g->k) {
         t->mode = 2;
         k->ws_bytes = (size_t)GPUK__GEMM_SPLIT_TILES * 4u + (size_t)(g->n * g->k) * 4u;
         k->ws_arg = &g->ws;
