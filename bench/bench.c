@@ -1,4 +1,5 @@
 /* bench/bench.c - gpuk against the raw driver in one run: launch host cost of an empty kernel,
+   host cost of an event record (gpuk's asks whether the stream is being captured first),
    pinned 256 MiB host<->device copies, device->device copy, init to the first kernel, a chain
    of 64 tiny kernels launched on a stream against the same chain replayed as a CUDA graph
    (gpuk_graph_*; per-kernel time to completion), and pageable (malloc'd) host<->device copies
@@ -38,6 +39,9 @@ typedef cu_res (*dtoh_fn)(void*, gpuk_devptr, size_t);
 typedef cu_res (*dtod_fn)(gpuk_devptr, gpuk_devptr, size_t);
 typedef cu_res (*sync_fn)(void);
 typedef cu_res (*getfn_fn)(void**, void*, const char*);
+typedef cu_res (*evcreate_fn)(void**, unsigned);
+typedef cu_res (*evrecord_fn)(void*, void*);
+typedef cu_res (*evdestroy_fn)(void*);
 typedef cu_res (*register_fn)(void*, size_t, unsigned);
 typedef cu_res (*unregister_fn)(void*);
 
@@ -283,7 +287,7 @@ int main(void) {
     getfn_fn raw_getfn;
     void* raw_func = NULL;
     void* stream;
-    double raw_us[REPEATS], gpuk_us[REPEATS], lr, lg;
+    double raw_us[REPEATS], gpuk_us[REPEATS], lr, lg, ev_raw_us = 0, ev_gpuk_us = 0;
     int rep, i, b;
     size_t bytes = (size_t)256 << 20;
     gpuk_buffer d1, d2;
@@ -341,6 +345,42 @@ int main(void) {
     }
     lr = median(raw_us, REPEATS);
     lg = median(gpuk_us, REPEATS);
+
+    /* event record: host time per call, raw cuEventRecord against gpuk_event_record on the
+       default stream, timing-free events, in batches, interleaved. gpuk asks cuStreamIsCapturing
+       first (inside a capture a record becomes a graph node, CU_EVENT_RECORD_EXTERNAL): this is
+       that question's cost outside a capture. */
+    {
+        evcreate_fn raw_evcreate;
+        evrecord_fn raw_evrecord;
+        evdestroy_fn raw_evdestroy;
+        void* raw_ev = NULL;
+        gpuk_event ev;
+        double er[REPEATS], eg[REPEATS];
+        SYM(raw_evcreate, evcreate_fn, "cuEventCreate", 2000);
+        SYM(raw_evrecord, evrecord_fn, "cuEventRecord", 2000);
+        SYM(raw_evdestroy, evdestroy_fn, "cuEventDestroy_v2", 4000);
+        RAW(raw_evcreate(&raw_ev, 2u)); /* CU_EVENT_DISABLE_TIMING */
+        TRY(gpuk_event_create(ctx, &(gpuk_event_desc){ .no_timing = true }, &ev));
+        for (rep = -2; rep < REPEATS; rep++) {
+            double traw = 0, tg = 0;
+            for (b = 0; b < BATCHES; b++) {
+                double s = now_us();
+                for (i = 0; i < BATCH; i++) RAW(raw_evrecord(raw_ev, stream));
+                traw += now_us() - s;
+                TRY(gpuk_stream_sync(ctx, GPUK_DEFAULT_STREAM));
+                s = now_us();
+                for (i = 0; i < BATCH; i++) TRY(gpuk_event_record(ctx, GPUK_DEFAULT_STREAM, ev));
+                tg += now_us() - s;
+                TRY(gpuk_stream_sync(ctx, GPUK_DEFAULT_STREAM));
+            }
+            if (rep >= 0) { er[rep] = traw / (BATCH * BATCHES); eg[rep] = tg / (BATCH * BATCHES); }
+        }
+        ev_raw_us = median(er, REPEATS);
+        ev_gpuk_us = median(eg, REPEATS);
+        RAW(raw_evdestroy(raw_ev));
+        TRY(gpuk_event_destroy(ctx, ev));
+    }
 
     /* copies: 256 MiB, pinned host memory, interleaved raw/gpuk, wall time to completion */
     TRY(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = bytes }, &d1));
@@ -458,6 +498,8 @@ int main(void) {
     printf("%-44s %12s %12s %8s %s\n", "measure", "raw driver", "gpuk", "ratio", "goal");
     printf("%-44s %9.3f us %9.3f us %+7.3f %s\n", "empty-kernel launch, host cost per call", lr, lg, lg - lr,
            "gpuk - raw <= +0.100 us");
+    printf("%-44s %9.3f us %9.3f us %+7.3f %s\n", "event record, host cost per call", ev_raw_us, ev_gpuk_us,
+           ev_gpuk_us - ev_raw_us, "gpuk - raw (no goal: the capture check's cost)");
     printf("%-44s %9.1f GB/s %7.1f GB/s %8.3f %s\n", "pinned 256 MiB host->device", raw_h2d, bw_h2d, ratio_h2d, ">= 0.97");
     printf("%-44s %9.1f GB/s %7.1f GB/s %8.3f %s\n", "pinned 256 MiB device->host", raw_d2h, bw_d2h, ratio_d2h, ">= 0.97");
     printf("%-44s %9.1f GB/s %7.1f GB/s %8.3f %s\n", "256 MiB device->device (read+write)", raw_d2d, bw_d2d, ratio_d2d, ">= 0.97");
