@@ -171,7 +171,7 @@ static int pageable_measure(const pageable_setup* p, int to_device, double gbs[P
    threads waiting for each other after each piece (as a staged copy's threads do, without its
    DMA); GB/s, median of REPEATS. A staged copy moves every byte through such a memcpy, so it
    cannot be faster. */
-enum { MOST_THREADS = 8 };
+enum { MOST_THREADS = 16 };
 typedef struct memcpy_job {
     const pageable_setup* p;
     size_t bytes;
@@ -218,8 +218,8 @@ static double memcpy_gbs(const pageable_setup* p, size_t bytes, int into_pinned,
 
 /* 256 MiB staged through a ctx of each thread count (the same device memory), both ways:
    GB/s, medians of REPEATS after two warm-up rounds, thread counts interleaved. */
-enum { TCOUNTS = 4 };
-static const int tcount[TCOUNTS] = { 1, 2, 4, 8 };
+enum { TCOUNTS = 5 };
+static const int tcount[TCOUNTS] = { 1, 2, 4, 8, 16 };
 static int staged_threads_measure(const pageable_setup* p, size_t bytes, double gbs[TCOUNTS][2]) {
     gpuk_ctx* c[TCOUNTS];
     gpuk_buffer b[TCOUNTS];
@@ -359,7 +359,7 @@ int main(void) {
         double er[REPEATS], eg[REPEATS];
         SYM(raw_evcreate, evcreate_fn, "cuEventCreate", 2000);
         SYM(raw_evrecord, evrecord_fn, "cuEventRecord", 2000);
-        SYM(raw_evdestroy, evdestroy_fn, "cuEventDestroy_v2", 4000);
+        SYM(raw_evdestroy, evdestroy_fn, "cuEventDestroy", 4000);
         RAW(raw_evcreate(&raw_ev, 2u)); /* CU_EVENT_DISABLE_TIMING */
         TRY(gpuk_event_create(ctx, &(gpuk_event_desc){ .no_timing = true }, &ev));
         for (rep = -2; rep < REPEATS; rep++) {
