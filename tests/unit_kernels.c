@@ -759,6 +759,14 @@ static int test_gemm_variant_tile_and_split_choice(void) {
     CHECK_OK(gpuk_gemm_f32(ctx, S, gpuk_at2d(f, 0, 1024, 512, 0), 1, gpuk_at2d(f, 1 << 20, 1024, 2048, 0), 0,
                            gpuk_at2d(f, 4 << 20, 2048, 512, 0), 0, 0));
     CHECK(gemm_launched()->splits == 8 && gemm_launched()->ws != 0 && fake.last_grid[0] == 32 * 8);
+    /* the same in f64 and TF32, whose variants here hold one block a multiprocessor (FP64's
+       registers, sm_90a's shared memory): 132 / 32 -> 4 parts, one wave */
+    CHECK_OK(gpuk_gemm_f64(ctx, S, gpuk_at2d(f, 0, 1024, 512, 0), 1, gpuk_at2d(f, 1 << 20, 1024, 2048, 0), 0,
+                           gpuk_at2d(f, 4 << 20, 2048, 512, 0), 0, 0));
+    CHECK(gemm_launched()->splits == 4 && fake.last_grid[0] == 32 * 4);
+    CHECK_OK(gpuk_gemm_tf32(ctx, S, gpuk_at2d(f, 0, 1024, 512, 0), 1, gpuk_at2d(f, 1 << 20, 1024, 2048, 0), 0,
+                            gpuk_at2d(f, 4 << 20, 2048, 512, 0), 0, 0));
+    CHECK(gemm_launched()->splits == 4 && fake.last_grid[0] == 32 * 4 && fake.last_block[0] == 256);
     /* f64 500 x 500, k 1000 on the sm_90 variant: 4 x 4 tiles of 128, 1000 / 128 -> 7 parts */
     CHECK_OK(gpuk_gemm_f64(ctx, S, gpuk_at2d(f, 0, 500, 500, 0), 1, gpuk_at2d(f, 1 << 20, 500, 1000, 0), 0,
                            gpuk_at2d(f, 4 << 20, 1000, 500, 0), 0, 0));
