@@ -33,6 +33,7 @@
 #define GEMM_TILE_MMA 128
 #define GEMM_SPLIT_TILES 1024
 #define GEMM_WGMMA_SMEM 205824
+#define GEMM_F64_SMEM 67584
 #define GEMM_TMA_THREADS 384
 #define GEMM_TMA_BN 256
 #define STENCIL_ROWS 64
@@ -754,7 +755,7 @@ struct gemm_args {
    aligned and staggers the k-major stores of an operand whose k index is contiguous. */
 template <typename T> struct gemm_simt {
     enum { TILE = sizeof(T) == 4 ? GEMM_TILE_4 : GEMM_TILE_8, BK = 8, G = 16 / sizeof(T), PAD = G,
-           TM = TILE / 16, NACC = TM * TM, A_MMAJOR = 0, LDA = TILE + PAD, LDB = TILE + PAD, STAGES = 3 };
+           TM = TILE / 16, NACC = TM * TM, A_MMAJOR = 0, LDA = TILE + PAD, LDB = TILE + PAD, STAGES = 3, DYN = 0 };
     GPUK_DEV static u32 bswz(u32) { return 0; }
     T acc[NACC];
     GPUK_DEV void zero() {
@@ -946,8 +947,11 @@ template <typename T, typename P, bool ASYNC>
 GPUK_DEV void gemm_run(const gemm_args& g, T* c, const T* a, const T* b, T alpha, T beta) {
     enum { TILE = P::TILE, BK = P::BK, LD = P::TILE + P::PAD, STAGES = ASYNC ? P::STAGES : 2,
            STAGE = ASYNC ? gemm_stager<T, P>::STAGE : BK * LD }; /* baseline: A's and B's stages apart */
-    static_assert(!ASYNC || STAGES * STAGE * sizeof(T) <= 48 * 1024, "static shared memory: 48 KB");
-    __shared__ __align__(16) T sm[ASYNC ? STAGES * STAGE : 2 * STAGES * STAGE];
+    static_assert(P::DYN || !ASYNC || STAGES * STAGE * sizeof(T) <= 48 * 1024, "static shared memory: 48 KB");
+    /* a policy with DYN keeps its stages in dynamic shared memory (the host passes GEMM_F64_SMEM) */
+    extern __shared__ __align__(16) unsigned char gemm_dyn_smem[];
+    __shared__ __align__(16) T sm_static[P::DYN ? 1 : ASYNC ? STAGES * STAGE : 2 * STAGES * STAGE];
+    T* const sm = P::DYN ? (T*)gemm_dyn_smem : sm_static;
     const u64 ntn = (g.n + TILE - 1) / TILE, ntm = (g.m + TILE - 1) / TILE, tiles = ntn * ntm;
     const u64 jobs = tiles * g.splits * g.batch;
     /* k a part: a multiple of BK, so parts start on slice boundaries */
@@ -1044,7 +1048,7 @@ GPUK_DEV void gemm_run(const gemm_args& g, T* c, const T* a, const T* b, T alpha
 template <int BK_>
 struct gemm_tf32_mma {
     enum { TILE = GEMM_TILE_MMA, BK = BK_, PAD = 0, NACC = 64, A_MMAJOR = 1, LDA = BK, LDB = TILE, KQ = BK / 4,
-           STAGES = 3 };
+           STAGES = 3, DYN = 0 };
     static_assert(BK == 16, "LDA = BK is conflict-free at 16 only");
     float acc[NACC];
     GPUK_DEV static u32 bswz(u32 l) { return 2u * ((l / KQ) & 3u); }
@@ -1128,7 +1132,8 @@ template <int TILE_, int BK_, int KS>
 struct gemm_f64_mma {
     enum {
         TILE = TILE_, BK = BK_, PAD = 4, LD = TILE + PAD, WM = TILE / 2, WN = TILE / 4, RA = WM / 8,
-        NB = WN / 8, NACC = RA * NB * 2, KK = KS == 0 ? 4 : KS, A_MMAJOR = 0, LDA = LD, LDB = LD, STAGES = 2
+        NB = WN / 8, NACC = RA * NB * 2, KK = KS == 0 ? 4 : KS, A_MMAJOR = 0, LDA = LD, LDB = LD, STAGES = 2,
+        DYN = STAGES * 2 * BK * LD * 8 > 48 * 1024 /* stages past the 48 KB of static shared memory */
     };
     double acc[NACC];
     GPUK_DEV static u32 bswz(u32) { return 0; }
@@ -1528,7 +1533,15 @@ typedef gemm_simt<double> gemm_policy_f64;
 typedef gemm_simt<float> gemm_policy_sm80_f32;
 typedef gemm_tf32_mma<16> gemm_policy_sm80_tf32;                 /* 3 stages of 16 KB */
 typedef gemm_f64_mma<GEMM_TILE_MMA, 8, 0> gemm_policy_sm80_f64;  /* m8n8k4, 2 stages of 17 KB */
-typedef gemm_f64_mma<GEMM_TILE_MMA, 8, 4> gemm_policy_sm90_f64;  /* m16n8k4 (m16n8k8 spilled) */
+/* m16n8k4 (m16n8k8 spilled), 2 stages of 33 KB in dynamic shared memory. A slice of 16 k instead
+   of 8 halves the barriers a FLOP; H100, against cuBLAS in one lab run (same bits either way):
+   4096^3 0.62 -> 0.67 (B transposed 0.41 -> 0.44), the seed shape 1024 x 512 x 2048 in 4 parts
+   0.64 -> 0.75. More stages gained nothing (BK 8: 3 to 6 stages 0.62 -> 0.64; BK 16, 3 stages
+   0.66); BK 32 (135 KB) gave 0.70 at 4096^3 and 0.73 on the seed shape but is more shared memory
+   than a block of sm_120 may have (99 KB), which runs this variant too. */
+typedef gemm_f64_mma<GEMM_TILE_MMA, 16, 4> gemm_policy_sm90_f64;
+static_assert(gemm_policy_sm90_f64::DYN && GEMM_F64_SMEM == gemm_policy_sm90_f64::STAGES * 2 * 16 * (GEMM_TILE_MMA + 4) * 8,
+              "GEMM_F64_SMEM: the sm_90 FP64 variant's stages");
 
 /* 4-byte types: at most 128 registers, so two blocks share an SM (H100: f32 0.53 -> 0.63 of
    cuBLAS for the baseline, with the sm_80 loop's fast path 0.65 -> 0.83, measured in a lab);

@@ -872,8 +872,10 @@ static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* c
     if (batch > 0xFFFFFFFFu)
         return gpuk__fail(fn, GPUK_ERR_LIMIT, "batch %zu is more than 2^32 - 1 products", batch);
     tile = gpuk__gemm_tile(ctx, id, elem);
-    /* the sm_90a GEMM (TF32 by wgmma) keeps its stages in dynamic shared memory */
+    /* the sm_90a GEMM (TF32 by wgmma) and the sm_90 FP64 one keep their stages in dynamic shared
+       memory */
     if (gpuk__builtin_pick(ctx, id)->arch_specific) k.shared = GPUK__GEMM_WGMMA_SMEM;
+    else if (elem == 8 && gpuk__builtin_pick(ctx, id)->target >= 90) k.shared = GPUK__GEMM_F64_SMEM;
     memset(&tma, 0, sizeof tma);
     tma.maps = tma.raw + (64u - (unsigned)((uintptr_t)tma.raw & 63u)) % 64u; /* zeros unless TMA */
     args[6] = tma.maps;

@@ -27,7 +27,10 @@ typedef struct fake_obj { int kind; int live; void* mem; size_t bytes; int devic
 enum { FK_ALLOC = 1, FK_HOST, FK_REGISTERED, FK_STREAM, FK_EVENT, FK_MODULE, FK_FUNC, FK_CTX, FK_GRAPH,
        FK_EXEC };
 
-typedef struct fake_func { int kind_tag; char name[64]; int nparams; size_t psize[16]; int fault; } fake_func;
+typedef struct fake_func {
+    int kind_tag; char name[64]; int nparams; size_t psize[16]; int fault;
+    int max_dynamic_smem; /* cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES); 0: not set */
+} fake_func;
 enum { FAKE_MAX_FUNCS = 32 }; /* kernels a module may hold (the gallery module has 9) */
 typedef struct fake_module { int kind_tag; char* text; fake_func funcs[FAKE_MAX_FUNCS]; int nfuncs; } fake_module;
 typedef struct fake_event { int kind_tag; int recorded; double t; void* stream; long seq; } fake_event;
@@ -76,7 +79,7 @@ typedef struct fake_op {
     size_t n, elem;
     unsigned value;
     void* func;
-    unsigned grid[3], block[3], attr_cluster[3];
+    unsigned grid[3], block[3], attr_cluster[3], smem;
     int attr_cooperative, attr_priority, ex;
     unsigned char args[16][128];
 } fake_op;
@@ -117,6 +120,7 @@ typedef struct fake_state {
     unsigned char last_args[16][128]; /* the last launch's kernel arguments, as passed */
     unsigned last_grid[3];            /* and its grid */
     unsigned last_block[3];           /* and block */
+    unsigned last_smem;               /* and dynamic shared memory */
     long tensor_maps;                 /* cuTensorMapEncodeTiled calls that made a map */
     int legacy_pending;       /* work queued on the legacy stream not yet waited for */
     long unordered;           /* copies that a real GPU could run before (or while) earlier
@@ -1046,7 +1050,17 @@ static fres f_cuFuncGetAttribute(int* v, unsigned attr, void* f) {
     *v = attr == 0 ? 1024 : attr == 8 ? 49152 : attr == 1 ? 0 : attr == 4 ? 16 : 90;
     return 0;
 }
-static fres f_cuFuncSetAttribute(void* f, unsigned attr, int v) { FAKE_ENTER("cuFuncSetAttribute"); (void)f; (void)attr; return v < 0 ? 1 : 0; }
+/* Attribute 8 (MAX_DYNAMIC_SHARED_SIZE_BYTES): up to the opt-in limit (232448, attribute 97's),
+   which launches asking for more than 48 KB of dynamic shared memory then need. */
+static fres f_cuFuncSetAttribute(void* f, unsigned attr, int v) {
+    FAKE_ENTER("cuFuncSetAttribute");
+    if (v < 0 || !f) return 1;
+    if (attr == 8) {
+        if (v > 232448) return 1;
+        ((fake_func*)f)->max_dynamic_smem = v;
+    }
+    return 0;
+}
 static fres f_cuOccupancyMaxPotentialBlockSize(int* grid, int* block, void* f, size_t (*b2d)(int), size_t dyn, int lim) {
     FAKE_ENTER("cuOccupancyMaxPotentialBlockSize");
     (void)f; (void)b2d; (void)dyn; (void)lim;
@@ -1054,8 +1068,8 @@ static fres f_cuOccupancyMaxPotentialBlockSize(int* grid, int* block, void* f, s
     return 0;
 }
 /* A launch of either entry point (ex: cuLaunchKernelEx's attributes in an op, else NULL). */
-static fres fake_launch(const char* name, void* f, const unsigned g[3], const unsigned b[3], void* s,
-                        void** params, const fake_op* ex) {
+static fres fake_launch(const char* name, void* f, const unsigned g[3], const unsigned b[3], unsigned smem,
+                        void* s, void** params, const fake_op* ex) {
     fake_func* fn = (fake_func*)f;
     unsigned gx = g[0], gy = g[1], gz = g[2];
     int i;
@@ -1064,6 +1078,7 @@ static fres fake_launch(const char* name, void* f, const unsigned g[3], const un
     if (!fake_stream_ok(s, name)) return 400;
     if (!gx || !gy || !gz || !b[0] || !b[1] || !b[2] || (unsigned long long)b[0] * b[1] * b[2] > 1024) return 1;
     if (fn->nparams && !params) return 1;
+    if (smem > 49152 && (int)smem > fn->max_dynamic_smem) return 1; /* past 48 KB only as allowed */
     for (i = 0; i < fn->nparams; i++) if (!params[i]) { fake_protocol("NULL kernel argument", name); return 1; }
     if (ex) op = *ex;
     else memset(&op, 0, sizeof op);
@@ -1071,6 +1086,7 @@ static fres fake_launch(const char* name, void* f, const unsigned g[3], const un
     op.func = f;
     memcpy(op.grid, g, sizeof op.grid);
     memcpy(op.block, b, sizeof op.block);
+    op.smem = smem;
     for (i = 0; i < fn->nparams; i++) memcpy(op.args[i], params[i], fn->psize[i] <= 128 ? fn->psize[i] : 128);
     if (fake_capture_op(s, &op, NULL, &r)) return r;
     pthread_mutex_lock(&fake.lock);
@@ -1083,6 +1099,7 @@ static fres fake_launch(const char* name, void* f, const unsigned g[3], const un
     for (i = 0; i < fn->nparams; i++) memcpy(fake.last_args[i], params[i], fn->psize[i] <= 128 ? fn->psize[i] : 128);
     fake.last_grid[0] = gx; fake.last_grid[1] = gy; fake.last_grid[2] = gz;
     memcpy(fake.last_block, b, sizeof fake.last_block);
+    fake.last_smem = smem;
     fake.launches++;
     pthread_mutex_unlock(&fake.lock);
     fake_enqueue(s, 0);
@@ -1095,9 +1112,9 @@ static fres f_cuLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned gz, uns
                              unsigned smem, void* s, void** params, void** extra) {
     unsigned g[3], b[3];
     FAKE_ENTER("cuLaunchKernel"); FAKE_NEED_CTX("cuLaunchKernel");
-    (void)smem; (void)extra;
+    (void)extra;
     g[0] = gx; g[1] = gy; g[2] = gz; b[0] = bx; b[1] = by; b[2] = bz;
-    return fake_launch("cuLaunchKernel", f, g, b, s, params, NULL);
+    return fake_launch("cuLaunchKernel", f, g, b, smem, s, params, NULL);
 }
 /* The rules gpuk must keep (cuda.h's list, for the 2-D float maps it makes); the map records
    its address, dimensions and stride as 64-bit words 0-3, for tests to read back from a
@@ -1166,7 +1183,7 @@ static fres f_cuLaunchKernelEx(const void* config, void* f, void** params, void*
             return 1;
         }
     }
-    return fake_launch("cuLaunchKernelEx", f, c->grid, c->block, c->stream, params, &ex);
+    return fake_launch("cuLaunchKernelEx", f, c->grid, c->block, c->smem, c->stream, params, &ex);
 }
 /* --- stream capture and graphs --- */
 static fake_stream* fake_stream_of(void* s) { return s && s != FAKE_STREAM_LEGACY ? (fake_stream*)s : NULL; }
@@ -1230,7 +1247,7 @@ static fres fake_replay_op(const fake_op* op, void* s) {
     case FOP_RECORD: return fake_event_record(op->host, s, 0, "cuEventRecord"); /* the node, at a launch */
     case FOP_LAUNCH:
         for (i = 0; i < 16; i++) params[i] = (void*)op->args[i];
-        return fake_launch("cuGraphLaunch", op->func, op->grid, op->block, s, params, op->ex ? op : NULL);
+        return fake_launch("cuGraphLaunch", op->func, op->grid, op->block, op->smem, s, params, op->ex ? op : NULL);
     default: return 1;
     }
 }

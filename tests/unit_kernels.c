@@ -433,6 +433,9 @@ static int test_arch_specific_variant_only_on_its_compute_capability(void) {
                                 gpuk_at2d(f, 8192, 20, 30, 0), 0, 0));
         CHECK_OK(gpuk_gemm_f64(ctx, S, gpuk_at2d(f, 0, 40, 30, 0), 1, gpuk_at2d(f, 4096, 40, 20, 0), 0,
                                gpuk_at2d(f, 8192, 20, 30, 0), 0, 0));
+        /* the sm_90 FP64 variant's stages are in dynamic shared memory past 48 KB (the fake
+           launch fails unless cuFuncSetAttribute allowed it first); the others have none */
+        CHECK(fake.last_smem == (strstr(rows[i].f64, "__sm90") ? (unsigned)GPUK__GEMM_F64_SMEM : 0u));
         for (j = 0; j < 2; j++) {
             const gpuk__builtin_ptx* p = gpuk__builtin_pick(ctx, ids[j]);
             const fake_module* m = (const fake_module*)gpuk__builtin_of(ctx)->module[ids[j]];
