@@ -455,6 +455,24 @@ static int test_gemm_tma_path_shapes(void) {
     return TEST_PASS;
 }
 
+/* Deep k without split-K (12 x 13 tiles of 128 fill an H100): k 1030, whose last slice is 6 of
+   FP64's 16 on sm_90 (the fast copies, then the element path), and 1000, each transpose; the
+   first product also at the sanitizers' quick sizes. */
+static int test_gemm_f64_deep_k_last_slice(void) {
+    problem p = problem_new(F64, 1536, 1544, 1030, 1, -0.5);
+    run_one(&p, 0, 0, PACKED);
+    if (quick()) { /* racecheck takes minutes a product this size */
+        problem_free(&p);
+        return TEST_PASS;
+    }
+    run_one(&p, 1, 1, ODD);
+    problem_free(&p);
+    p = problem_new(F64, 1536, 1544, 1000, -0.75, 0);
+    run_one(&p, 0, 1, PACKED);
+    problem_free(&p);
+    return TEST_PASS;
+}
+
 /* Split-K (few tiles, deep k: the host splits k and the last part adds the parts in order):
    right, and the same bits on a second run. */
 static int test_gemm_split_k_is_right_and_repeats(void) {
@@ -620,6 +638,7 @@ int main(void) {
         RUN(test_gemm_small_shapes);
         RUN(test_gemm_alpha_beta_zero);
         RUN(test_gemm_a_and_b_in_one_buffer);
+        RUN(test_gemm_f64_deep_k_last_slice);
         RUN(test_gemm_split_k_is_right_and_repeats);
         RUN(test_gemm_strided_batched);
         RUN(test_gemm_1000_cubed);
