@@ -1540,7 +1540,8 @@ typedef gemm_f64_mma<GEMM_TILE_MMA, 8, 0> gemm_policy_sm80_f64;  /* m8n8k4, 2 st
    0.66); BK 32 (135 KB) gave 0.70 at 4096^3 and 0.73 on the seed shape but is more shared memory
    than a block of sm_120 may have (99 KB), which runs this variant too. */
 typedef gemm_f64_mma<GEMM_TILE_MMA, 16, 4> gemm_policy_sm90_f64;
-static_assert(gemm_policy_sm90_f64::DYN && GEMM_F64_SMEM == gemm_policy_sm90_f64::STAGES * 2 * 16 * (GEMM_TILE_MMA + 4) * 8,
+static_assert(gemm_policy_sm90_f64::DYN &&
+                  GEMM_F64_SMEM == gemm_policy_sm90_f64::STAGES * 2 * 16 * (GEMM_TILE_MMA + 4) * 8,
               "GEMM_F64_SMEM: the sm_90 FP64 variant's stages");
 
 /* 4-byte types: at most 128 registers, so two blocks share an SM (H100: f32 0.53 -> 0.63 of
