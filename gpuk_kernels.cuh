@@ -39,6 +39,10 @@
 #define STENCIL_ROWS 64
 #define STENCIL3_ROWS 32
 #define STENCIL3_COLS 2
+#define STENCIL3_TMA_COLS 64
+#define STENCIL3_TMA_ROWS 16
+#define STENCIL3_TMA_THREADS 128
+#define STENCIL3_TMA_SMEM 5312
 // ==== end of shared constants ====
 
 typedef unsigned long long u64;
@@ -826,6 +830,31 @@ template <typename T> GPUK_DEV void cp_async_elem(const T* dst, const T* src, bo
 GPUK_DEV void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 template <int N> GPUK_DEV void cp_async_wait() { asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory"); }
 
+/* TMA and mbarriers (sm_90+; shared-memory addresses as 32-bit): a tensor map is the driver's
+   CUtensorMap (cuTensorMapEncodeTiled, 128 bytes on a 64-byte boundary), passed by value as a
+   __grid_constant__ parameter. A box's first coordinate must make a 16-byte aligned address
+   (H100: a box at column -1 of an int32 map faults as an illegal instruction; -4 works). */
+struct __align__(64) tensor_map { u64 v[16]; };
+GPUK_DEV u32 smem_u32(const void* p) { return (u32)__cvta_generic_to_shared(p); }
+GPUK_DEV void mbar_init(u32 bar, u32 count) { asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory"); }
+GPUK_DEV void mbar_init_fence() { asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); }
+GPUK_DEV void mbar_arrive(u32 bar) { asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory"); }
+GPUK_DEV void mbar_expect_tx(u32 bar, u32 bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+}
+GPUK_DEV void mbar_wait(u32 bar, u32 parity) {
+    asm volatile("{\n.reg .pred p;\nMBAR_WAIT:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n@!p bra MBAR_WAIT;\n}" ::"r"(bar), "r"(parity)
+                 : "memory");
+}
+/* generic-proxy accesses to shared memory before this, async-proxy (TMA) ones after */
+GPUK_DEV void proxy_fence_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+/* the box of map at (x, y) (x the contiguous dimension) into dst, counted on bar */
+GPUK_DEV void tma_load_2d(u32 dst, const tensor_map& map, int x, int y, u32 bar) {
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
+                 ::"r"(dst), "l"(&map), "r"(x), "r"(y), "r"(bar) : "memory");
+}
+
 /* Adds the policy's accumulators to C (through the workspace when k is split; see above). */
 template <typename T, typename P>
 GPUK_DEV void gemm_finish(P& p, const gemm_args& g, T* c, T alpha, T beta, u64 row0, u64 col0, u64 tile,
@@ -1252,7 +1281,6 @@ GPUK_DEV void gemm_wg_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "me
 GPUK_DEV void gemm_wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
 template <int N> GPUK_DEV void gemm_wg_wait() { asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory"); }
 /* cp.async and st.shared write through the generic proxy, wgmma reads through the async one */
-GPUK_DEV void gemm_wg_proxy_fence() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
 /* Shared memory by its 32-bit window address (generic pointers cost a conversion each, and a
    generic store is slower than st.shared): 16 bytes or one float (0 where !in) by cp.async. */
 GPUK_DEV void gemm_wg_cp16(u32 dst, const float* src) {
@@ -1374,7 +1402,7 @@ GPUK_DEV void gemm_wgmma_run(const gemm_args& g, float* c, const float* a, const
         }
         for (u64 j = 0; j < slices; j++) {
             cp_async_wait<S - 3>();
-            gemm_wg_proxy_fence();
+            proxy_fence_async();
             /* slice j is in; slice j - 2's stage and transposed buffer are free (every
                warpgroup's wgmma of it retired at its wait of slice j - 1) */
             __syncthreads();
@@ -1393,7 +1421,7 @@ GPUK_DEV void gemm_wgmma_run(const gemm_args& g, float* c, const float* a, const
             if (ma == 1) gemm_wg_transpose(ta = kt_buf + (u32)(j & 1) * 2 * GEMM_WG_KT, st);
             if (mb == 1) gemm_wg_transpose(tb = kt_buf + (u32)(j & 1) * 2 * GEMM_WG_KT + GEMM_WG_KT, st + GEMM_WG_OP);
             if (ma == 1 || mb == 1) {
-                gemm_wg_proxy_fence();
+                proxy_fence_async();
                 __syncthreads();
             }
             const u32 da = ta + wg_row, db = tb;
@@ -1427,7 +1455,6 @@ enum { GEMM_TMA_STAGES = 4, GEMM_TMA_ABYTES = 128 * 128, GEMM_TMA_BBYTES = GEMM_
        GEMM_TMA_STAGE = GEMM_TMA_ABYTES + GEMM_TMA_BBYTES };
 static_assert(GEMM_TMA_STAGES * GEMM_TMA_STAGE + 1024 + 16 * GEMM_TMA_STAGES <= GEMM_WGMMA_SMEM,
               "the TMA path fits the dynamic shared memory the host asks for");
-struct __align__(64) gemm_tmap { u64 v[16]; }; /* a CUtensorMap */
 GPUK_DEV void gemm_wg_mma256(float* d, u64 da, u64 db) {
     asm volatile("wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {"
                  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
@@ -1446,20 +1473,7 @@ GPUK_DEV void gemm_wg_mma256(float* d, u64 da, u64 db) {
                  : "l"(da), "l"(db));
 }
 #undef GEMM_WG_D8
-GPUK_DEV void gemm_mbar_init(u32 bar, u32 count) { asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory"); }
-GPUK_DEV void gemm_mbar_arrive(u32 bar) { asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory"); }
-GPUK_DEV void gemm_mbar_wait(u32 bar, u32 parity) {
-    asm volatile("{\n.reg .pred p;\nGEMM_MBAR_WAIT:\n"
-                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n@!p bra GEMM_MBAR_WAIT;\n}" ::"r"(bar), "r"(parity)
-                 : "memory");
-}
-/* a box of 32 k by 128 rows at (k0, r0) of map into dst, counted on bar */
-GPUK_DEV void gemm_tma_load(u32 dst, const gemm_tmap& map, u64 k0, u64 r0, u32 bar) {
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
-                 ::"r"(dst), "l"(&map), "r"((u32)k0), "r"((u32)r0), "r"(bar) : "memory");
-}
-
-GPUK_DEV void gemm_tma_run(const gemm_args& g, float* c, const gemm_tmap& ta, const gemm_tmap& tb, float alpha, float beta) {
+GPUK_DEV void gemm_tma_run(const gemm_args& g, float* c, const tensor_map& ta, const tensor_map& tb, float alpha, float beta) {
     extern __shared__ __align__(1024) unsigned char gemm_wg_smem[];
     enum { S = GEMM_TMA_STAGES, BN = GEMM_TMA_BN };
     const u32 sm = ((u32)__cvta_generic_to_shared(gemm_wg_smem) + 1023u) & ~1023u;
@@ -1468,10 +1482,10 @@ GPUK_DEV void gemm_tma_run(const gemm_args& g, float* c, const gemm_tmap& ta, co
     const u32 t = threadIdx.x, wg = t >> 7;
     if (t == 0) {
         for (u32 s = 0; s < S; s++) {
-            gemm_mbar_init(full + 8 * s, 1);
-            gemm_mbar_init(empty + 8 * s, 256);
+            mbar_init(full + 8 * s, 1);
+            mbar_init(empty + 8 * s, 256);
         }
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+        mbar_init_fence();
     }
     __syncthreads();
     if (wg == 0) {
@@ -1482,13 +1496,12 @@ GPUK_DEV void gemm_tma_run(const gemm_args& g, float* c, const gemm_tmap& ta, co
             const u64 row0 = w / ntn * 128, col0 = w % ntn * BN;
             for (u64 j = 0; j < slices; j++, it++) {
                 const u32 s = (u32)(it % S), st = sm + s * GEMM_TMA_STAGE;
-                if (it >= S) gemm_mbar_wait(empty + 8 * s, (u32)((it / S - 1) & 1));
-                asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(full + 8 * s),
-                             "r"((u32)GEMM_TMA_STAGE) : "memory");
-                gemm_tma_load(st, ta, j * 32, row0, full + 8 * s);
+                if (it >= S) mbar_wait(empty + 8 * s, (u32)((it / S - 1) & 1));
+                mbar_expect_tx(full + 8 * s, (u32)GEMM_TMA_STAGE);
+                tma_load_2d(st, ta, (int)(j * 32), (int)row0, full + 8 * s);
 #pragma unroll
                 for (u32 h = 0; h < BN / 128; h++)
-                    gemm_tma_load(st + GEMM_TMA_ABYTES + h * 128 * 128, tb, j * 32, col0 + h * 128, full + 8 * s);
+                    tma_load_2d(st + GEMM_TMA_ABYTES + h * 128 * 128, tb, (int)(j * 32), (int)(col0 + h * 128), full + 8 * s);
             }
         }
         return;
@@ -1503,17 +1516,17 @@ GPUK_DEV void gemm_tma_run(const gemm_args& g, float* c, const gemm_tmap& ta, co
         for (int i = 0; i < BN / 2; i++) d[i] = 0.0f;
         for (u64 j = 0; j < slices; j++, it++) {
             const u32 s = (u32)(it % S), st = sm + s * GEMM_TMA_STAGE;
-            gemm_mbar_wait(full + 8 * s, (u32)((it / S) & 1));
+            mbar_wait(full + 8 * s, (u32)((it / S) & 1));
             gemm_wg_fence();
 #pragma unroll
             for (int q = 0; q < 4; q++)
                 gemm_wg_mma256(d, gemm_wg_desc(st + cw * 64 * 128 + q * 32), gemm_wg_desc(st + GEMM_TMA_ABYTES + q * 32));
             gemm_wg_commit();
             gemm_wg_wait<1>();
-            if (j > 0) gemm_mbar_arrive(empty + 8 * (u32)((it - 1) % S)); /* slice j - 1's wgmma retired */
+            if (j > 0) mbar_arrive(empty + 8 * (u32)((it - 1) % S)); /* slice j - 1's wgmma retired */
         }
         gemm_wg_wait<0>();
-        if (slices) gemm_mbar_arrive(empty + 8 * (u32)((it - 1) % S));
+        if (slices) mbar_arrive(empty + 8 * (u32)((it - 1) % S));
 #pragma unroll
         for (int i = 0; i < BN / 2; i++) {
             const u64 r = row0 + cw * 64 + w4 * 16 + (lane >> 2) + 8 * ((i >> 1) & 1);
@@ -1573,7 +1586,7 @@ static_assert(gemm_policy_sm90_f64::DYN &&
 #define GPUK_GEMM_SM90A(T, t)                                                                \
     extern "C" __global__ void __launch_bounds__(GEMM_TMA_THREADS, 1)                        \
     gpuk_gemm_##t##__sm90a(T* c, const T* a, const T* b, gemm_args g, T alpha, T beta,       \
-                           const __grid_constant__ gemm_tmap ta, const __grid_constant__ gemm_tmap tb) { \
+                           const __grid_constant__ tensor_map ta, const __grid_constant__ tensor_map tb) { \
         if (blockDim.x == GEMM_TMA_THREADS) gemm_tma_run(g, c, ta, tb, alpha, beta);          \
         else gemm_wgmma_run(g, c, a, b, alpha, beta);                                        \
     }
@@ -1606,6 +1619,29 @@ GPUK_DEV float stencil_out(float v, float) { return v; }
    same bits with one add and the conversion (which saturates to int32, NaN -> 0) instead of a
    rounding instruction, compares and selects: the i32 3x3 is bound by FP64 work on H100. */
 GPUK_DEV int stencil_out(double v, int) { return __double2int_rz(v + copysign(0.5, v)); }
+
+/* Output (i, j) by the rules above with any neighbour on or past an edge; at(r, c) reads element
+   (r, c) of in, inside the image. W: the weights as A (an array, or the i32 tiles' doubles). */
+template <typename T, typename A, typename W, typename F>
+GPUK_DEV T stencil_cell(u64 i, u64 j, u64 rows, u64 cols, const W& wa, A all, u32 boundary, F at) {
+    const bool inner = i > 0 && i + 1 < rows && j > 0 && j + 1 < cols;
+    A acc = A(0), valid = A(0);
+#pragma unroll
+    for (int di = -1; di <= 1; di++)
+#pragma unroll
+        for (int dj = -1; dj <= 1; dj++) {
+            const int q = (di + 1) * 3 + dj + 1;
+            const i64 ii = (i64)i + di, jj = (i64)j + dj;
+            const bool inside = inner || (ii >= 0 && (u64)ii < rows && jj >= 0 && (u64)jj < cols);
+            T x = T(0);
+            if (inside) x = at((u64)ii, (u64)jj);
+            else if (boundary == BOUNDARY_CLAMP) x = at(clamp_index(ii, rows), clamp_index(jj, cols));
+            if (inside) valid = valid + (A)wa[q];
+            acc = fma((A)wa[q], (A)x, acc);
+        }
+    if (boundary == BOUNDARY_SKIP && !inner && valid != all && valid != A(0)) acc = acc * (all / valid);
+    return stencil_out(acc, T());
+}
 
 template <typename T>
 GPUK_DEV void stencil3x3(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 ldi, stencil_weights w, u32 boundary) {
@@ -1647,26 +1683,108 @@ GPUK_DEV void stencil3x3(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 l
                 continue;
             }
             for (u64 j = j0; j < j0 + C && j < cols; j++)
-                for (u64 i = first; i < first + R && i < rows; i++) {
-                    const bool inner = i > 0 && i + 1 < rows && j > 0 && j + 1 < cols;
-                    A acc = A(0), valid = A(0);
-#pragma unroll
-                    for (int di = -1; di <= 1; di++)
-#pragma unroll
-                        for (int dj = -1; dj <= 1; dj++) {
-                            const int q = (di + 1) * 3 + dj + 1;
-                            const i64 ii = (i64)i + di, jj = (i64)j + dj;
-                            const bool inside = inner || (ii >= 0 && (u64)ii < rows && jj >= 0 && (u64)jj < cols);
-                            T x = T(0);
-                            if (inside) x = __ldg(in + (u64)ii * ldi + (u64)jj);
-                            else if (boundary == BOUNDARY_CLAMP) x = __ldg(in + clamp_index(ii, rows) * ldi + clamp_index(jj, cols));
-                            if (inside) valid = valid + wa[q];
-                            acc = fma(wa[q], (A)x, acc);
-                        }
-                    if (boundary == BOUNDARY_SKIP && !inner && valid != all && valid != A(0)) acc = acc * (all / valid);
-                    out[i * ldo + j] = stencil_out(acc, T());
-                }
+                for (u64 i = first; i < first + R && i < rows; i++)
+                    out[i * ldo + j] = stencil_cell<T>(i, j, rows, cols, wa, all, boundary,
+                                                       [&](u64 r, u64 c) { return __ldg(in + r * ldi + c); });
         }
+}
+
+/* The sm_90 variant's 3x3 (gpuk_stencil3x3_*__sm90): STENCIL3_TMA_THREADS threads a block, a
+   block a tile of STENCIL3_TMA_COLS x STENCIL3_TMA_ROWS outputs (tile column blockIdx.x, tile
+   row blockIdx.z * gridDim.y + blockIdx.y, so any image that fits in memory has a grid). The
+   tile's input box, columns c0 - 4 .. c0 + COLS + 3 and rows r0 - 1 .. r0 + ROWS, comes into
+   shared memory whole: by one TMA copy where the host made a tensor map of in (16-byte aligned
+   rows; out-of-range elements read as 0), else by the threads' own loads. Then each thread
+   slides a 3-row window down STENCIL3_TMA_ROWS / 2 rows of one column, all reads from shared
+   memory. The TMA keeps a block's whole box in flight while it waits, with no registers, which
+   the loads of the 32 x 8 kernel above cannot (H100, ratio to the 1 GiB copy, batches of 10:
+   i32 4096^2 0.72 above, 0.80 here; 8192^2 0.85 -> 0.91; f32 4096^2 0.72 -> 0.82). A lab
+   kernel of the same shape and PTX but for the edge tiles' code and parameter order ran at
+   0.84 (f32 0.86) in the same runs; moving the map, the fallback, the grid's z and the edge
+   check did not close that gap (a lab, 2026-11-25: every mix 0.80-0.81). Lab: tiles of
+   128 x 16 / 256 threads 0.83, 64 x 32 0.81, 128 x 8 / 128 0.83; a block looping over tiles
+   with two boxes in flight 0.69; outputs through shared memory and a TMA store 0.84; i32
+   converted to double once in shared memory 0.82; i32 weights as doubles held in registers
+   (72 registers) 0.74, read from the parameter instead (52) 0.84. This kernel looping over
+   tiles grid-stride ran at 0.77 (more registers, the copy issued later): a block a tile. */
+struct stencil_weights_d { double w[9]; }; /* the i32 path's weights, (double)w exactly */
+template <typename T> struct stencil_tile_weights { /* f32: floats in registers */
+    float w[9];
+    GPUK_DEV stencil_tile_weights(const stencil_weights& f, const stencil_weights_d&) {
+#pragma unroll
+        for (int q = 0; q < 9; q++) w[q] = f.w[q];
+    }
+    GPUK_DEV float operator[](int q) const { return w[q]; }
+};
+template <> struct stencil_tile_weights<int> { /* i32: doubles read from the kernel parameter */
+    const stencil_weights_d& d;
+    GPUK_DEV stencil_tile_weights(const stencil_weights&, const stencil_weights_d& d_) : d(d_) {}
+    GPUK_DEV double operator[](int q) const { return d.w[q]; }
+};
+enum { STENCIL3_TMA_LS = STENCIL3_TMA_COLS + 8, STENCIL3_TMA_BOX = STENCIL3_TMA_LS * (STENCIL3_TMA_ROWS + 2) };
+static_assert(STENCIL3_TMA_SMEM == STENCIL3_TMA_BOX * 4 + 128, "the host's dynamic shared memory: a box, aligned");
+
+template <typename T>
+GPUK_DEV void stencil3x3_tile(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 ldi, const stencil_weights& w,
+                              const stencil_weights_d& wd, u32 boundary, const tensor_map* map) {
+    typedef typename stencil_acc<T>::type A;
+    enum { TC = STENCIL3_TMA_COLS, TR = STENCIL3_TMA_ROWS, LS = STENCIL3_TMA_LS, H = STENCIL3_TMA_THREADS / TC, RT = TR / H };
+    static_assert(STENCIL3_TMA_THREADS % TC == 0 && TR % H == 0, "whole columns of whole row groups");
+    extern __shared__ __align__(128) unsigned char stencil_smem[];
+    __shared__ __align__(8) u64 bar;
+    /* the TMA writes boxes to 128-byte aligned shared memory */
+    T* const s = (T*)(stencil_smem + ((128u - (smem_u32(stencil_smem) & 127u)) & 127u));
+    const u64 tx = blockIdx.x, ty = (u64)blockIdx.z * gridDim.y + blockIdx.y, c0 = tx * TC, r0 = ty * TR;
+    if (c0 >= cols || r0 >= rows) return; /* the whole block: past the last tile */
+    if (map) {
+        if (threadIdx.x == 0) { /* first of all: the copy's latency is most of a block's time */
+            mbar_init(smem_u32(&bar), 1);
+            mbar_init_fence();
+            mbar_expect_tx(smem_u32(&bar), STENCIL3_TMA_BOX * sizeof(T));
+            tma_load_2d(smem_u32(s), *map, (int)c0 - 4, (int)r0 - 1, smem_u32(&bar));
+        }
+    } else {
+        for (u32 e = threadIdx.x; e < STENCIL3_TMA_BOX; e += STENCIL3_TMA_THREADS) {
+            const i64 r = (i64)r0 - 1 + e / LS, c = (i64)c0 - 4 + e % LS;
+            s[e] = r >= 0 && (u64)r < rows && c >= 0 && (u64)c < cols ? __ldg(in + (u64)r * ldi + (u64)c) : T(0);
+        }
+    }
+    const stencil_tile_weights<T> wa(w, wd);
+    const u32 x = threadIdx.x % TC, h = threadIdx.x / TC; /* this thread's column and row group */
+    const u64 j = c0 + x, i0 = r0 + h * RT;
+    __syncthreads(); /* the box (loads) or the barrier's init (TMA) */
+    if (map) mbar_wait(smem_u32(&bar), 0);
+    if (r0 > 0 && r0 + TR < rows && c0 > 0 && c0 + TC < cols) {
+        /* all neighbours inside: as the 32 x 8 kernel's window, from shared memory */
+        const T* p = s + (h * RT) * LS + x + 3;
+        A win[3][3];
+#pragma unroll
+        for (int c = 0; c < 3; c++) { win[0][c] = (A)p[c]; win[1][c] = (A)p[LS + c]; }
+        p += 2 * LS;
+        T* o = out + i0 * ldo + j;
+#pragma unroll
+        for (int r = 0; r < RT; r++) {
+#pragma unroll
+            for (int c = 0; c < 3; c++) win[(r + 2) % 3][c] = (A)p[c];
+            A acc = A(0);
+#pragma unroll
+            for (int di = 0; di < 3; di++)
+#pragma unroll
+                for (int dj = 0; dj < 3; dj++) acc = fma((A)wa[di * 3 + dj], win[(r + di) % 3][dj], acc);
+            *o = stencil_out(acc, T());
+            p += LS;
+            o += ldo;
+        }
+        return;
+    }
+    /* a tile on an edge: clamped neighbours are inside the box too */
+    A all = A(0);
+#pragma unroll
+    for (int q = 0; q < 9; q++) all = all + (A)wa[q];
+    if (j < cols)
+        for (u64 i = i0; i < i0 + RT && i < rows; i++)
+            out[i * ldo + j] = stencil_cell<T>(i, j, rows, cols, wa, all, boundary,
+                                               [&](u64 r, u64 c) { return s[(r + 1 - r0) * LS + (c + 4 - c0)]; });
 }
 
 /* One explicit step of u_t = laplacian(u) on the 5-point grid: interior cells get
@@ -1715,6 +1833,16 @@ GPUK_DEV void heat_step(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 ld
     extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
     gpuk_stencil3x3_##t(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 ldi, stencil_weights w, u32 boundary) { \
         stencil3x3<T>(out, in, rows, cols, ldo, ldi, w, boundary);                           \
+    }
+/* Variant: the tiles above on sm_90 and newer (the host passes a 1-D block of
+   STENCIL3_TMA_THREADS, a block a tile, grid_y * grid_z tile rows, and a tensor map of in with
+   use_map = 1 where it could make one). */
+#define GPUK_STENCIL3X3_SM90(T, t)                                                           \
+    extern "C" __global__ void __launch_bounds__(STENCIL3_TMA_THREADS)                       \
+    gpuk_stencil3x3_##t##__sm90(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 ldi, stencil_weights w, \
+                                u32 boundary, const __grid_constant__ tensor_map map,        \
+                                const __grid_constant__ stencil_weights_d wd, u32 use_map) { \
+        stencil3x3_tile<T>(out, in, rows, cols, ldo, ldi, w, wd, boundary, use_map ? &map : nullptr); \
     }
 // wrap gpuk_heat_step_{t}(gpuk_array2d out, gpuk_array2d in, {T} alpha)
 //      = gpuk__stencil({size}, 1, out, in, NULL, &alpha, 0, 1)
@@ -2070,6 +2198,8 @@ GPUK_SCAN_SM70(double, f64)
 
 GPUK_STENCIL3X3(float, f32)
 GPUK_STENCIL3X3(int, i32)
+GPUK_STENCIL3X3_SM90(float, f32)
+GPUK_STENCIL3X3_SM90(int, i32)
 GPUK_HEAT(float, f32)
 GPUK_HEAT(double, f64)
 

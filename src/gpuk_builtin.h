@@ -97,7 +97,7 @@ struct gpuk__kcall {
     int id;
     gpuk_stream stream;
     gpuk__cu_stream cs;
-    uint32_t grid_x, grid_y, block_x, block_y, shared;
+    uint32_t grid_x, grid_y, grid_z, block_x, block_y, shared;
     size_t workspace_tiles;    /* scans: tiles their status words need; 0: none */
     size_t ws_bytes;           /* GEMM split-K: workspace bytes it needs; 0: none */
     gpuk_devptr* ws_arg;       /* set to the workspace, or to 0 with *splits_arg = 1 where none
@@ -334,7 +334,7 @@ static gpuk_result gpuk__builtin_go(gpuk__kcall* k) {
         }
         GPUK__ATOMIC_STORE(&gpuk__builtin_of(k->ctx)->big_shared[k->id], k->shared);
     }
-    cr = GPUK__DRV.cuLaunchKernel(f, k->grid_x, k->grid_y, 1, k->block_x, k->block_y, 1, k->shared, k->cs, k->args, NULL);
+    cr = GPUK__DRV.cuLaunchKernel(f, k->grid_x, k->grid_y, k->grid_z, k->block_x, k->block_y, 1, k->shared, k->cs, k->args, NULL);
     if (cr) r = gpuk__fail_cu(k->fn, "cuLaunchKernel", cr, k->func ? k->func_name : gpuk__builtin_ptx_of(k->id)->name);
 done:
     if (s) gpuk__scratch_unlock(s);
@@ -351,6 +351,7 @@ static gpuk_result gpuk__kcall_init(gpuk__kcall* k, const char* fn, int id, gpuk
     k->block_x = GPUK__BLOCK;
     k->block_y = 1;
     k->grid_y = 1;
+    k->grid_z = 1;
     GPUK__ALIVE(fn);
     GPUK__CTX_CHECK(fn, ctx);
     return gpuk__stream_resolve(fn, ctx, stream, &k->cs);
@@ -907,9 +908,37 @@ static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* c
     return gpuk__builtin_go(&k);
 }
 
+/* The 3x3's sm_90 variant (gpuk_kernels.cuh, stencil3x3_tile) loads each tile's box by TMA
+   from a tensor map of in: 4-byte elements, boxes of (COLS + 8) x (ROWS + 2), out-of-range
+   elements read as 0. The map's rules: in 16-byte aligned, its row stride a multiple of 16
+   bytes (below 2^40); the kernel's box coordinates are int, so rows and cols below 2^31.
+   Elsewhere (or with no cuTensorMapEncodeTiled, a driver before CUDA 12.0) *use stays 0 and
+   the kernel's threads load the boxes themselves. */
+static gpuk_result gpuk__stencil_tmap(const char* fn, int id, unsigned char* map, gpuk_devptr in,
+                                      unsigned long long rows, unsigned long long cols, size_t ld, uint32_t* use) {
+    const uint64_t dims[2] = { cols, rows }, strides[1] = { (uint64_t)ld * 4u };
+    const uint32_t box[2] = { GPUK__STENCIL3_TMA_COLS + 8, GPUK__STENCIL3_TMA_ROWS + 2 }, one[2] = { 1, 1 };
+    gpuk__cu_result cr;
+    memset(map, 0, 128);
+    *use = 0;
+    if (!GPUK__DRV.cuTensorMapEncodeTiled || (in & 15u) || (ld & 3u) || ld >= ((size_t)1 << 38) ||
+        rows >= ((unsigned long long)1 << 31) || cols >= ((unsigned long long)1 << 31))
+        return GPUK_OK;
+    cr = GPUK__DRV.cuTensorMapEncodeTiled((struct CUtensorMap_st*)(void*)map,
+                                          id == GPUK__K_STENCIL3X3_F32 ? GPUK__CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+                                                                       : GPUK__CU_TENSOR_MAP_DATA_TYPE_INT32,
+                                          2, (void*)(uintptr_t)in, dims, strides, box, one, 0,
+                                          GPUK__CU_TENSOR_MAP_SWIZZLE_NONE, GPUK__CU_TENSOR_MAP_L2_PROMOTION_L2_256B, 0);
+    if (cr) return gpuk__fail_cu(fn, "cuTensorMapEncodeTiled", cr, "a tensor map of in for the 3x3's TMA tiles");
+    *use = 1;
+    return GPUK_OK;
+}
+
 /* Stencils: (out, in, rows, cols, ldo, ldi, weights | alpha, boundary | steps), 32 x 8 threads a
    block of 32 * GPUK__STENCIL3_COLS x GPUK__STENCIL3_ROWS (3x3) or 32 x GPUK__STENCIL_ROWS
-   (heat). mode 0: 3x3 (weights, boundary); 1: one heat step (in ->
+   (heat); the 3x3's sm_90 variant adds (map, weights as doubles, use_map) and takes
+   GPUK__STENCIL3_TMA_THREADS threads a tile of GPUK__STENCIL3_TMA_COLS x _ROWS, a block a tile
+   (see gpuk__stencil_tmap). mode 0: 3x3 (weights, boundary); 1: one heat step (in ->
    out); 2: steps heat steps of out (the field) using in as scratch, a step a launch (field
    and scratch taking turns), then for odd steps a copy back (the kernel's steps = 0), so the
    field ends where it started. Several steps a launch in shared memory (32 x 32 tiles, a halo
@@ -922,8 +951,11 @@ static GPUK__NOINLINE gpuk_result gpuk__stencil(const char* fn, int id, gpuk_ctx
     size_t ld[2], launches, c;
     unsigned long long rows = out.rows, cols = out.cols, lds[2];
     struct { float w[9]; } w;
-    uint32_t chunk = 0;
-    void* args[8];
+    struct { double w[9]; } wd;
+    unsigned char raw[128 + 64];
+    unsigned char* const map = raw + (64u - (unsigned)((uintptr_t)raw & 63u)) % 64u; /* 64-byte aligned */
+    uint32_t chunk = 0, use_map = 0;
+    void* args[11];
     gpuk__kcall k;
     gpuk_result r;
     int i;
@@ -959,6 +991,23 @@ static GPUK__NOINLINE gpuk_result gpuk__stencil(const char* fn, int id, gpuk_ctx
     args[6] = mode == 0 ? (void*)&w : (void*)(uintptr_t)alpha;
     args[7] = mode == 0 ? (void*)&boundary : (void*)&chunk;
     k.args = args;
+    if (mode == 0 && gpuk__builtin_pick(ctx, id)->target >= 90) { /* the TMA tiles */
+        for (i = 0; i < 9; i++) wd.w[i] = (double)w.w[i];
+        if ((r = gpuk__stencil_tmap(fn, id, map, p[1], rows, cols, ld[1], &use_map)) != GPUK_OK) return r;
+        args[8] = map; args[9] = &wd; args[10] = &use_map;
+        const size_t ntc = gpuk__grid((size_t)cols, GPUK__STENCIL3_TMA_COLS, (size_t)-1),
+                     ntr = gpuk__grid((size_t)rows, GPUK__STENCIL3_TMA_ROWS, (size_t)-1);
+        /* a block a tile: tile rows over y and z */
+        k.grid_x = (uint32_t)ntc;
+        k.grid_y = gpuk__grid(ntr, 1, 65535);
+        k.grid_z = gpuk__grid(ntr, k.grid_y, (size_t)-1);
+        if (ntc > (size_t)ctx->info.max_grid[0] || k.grid_z > 65535)
+            return gpuk__fail(fn, GPUK_ERR_LIMIT, "%llu x %llu is more tiles of %u x %u than a grid holds", rows,
+                              cols, GPUK__STENCIL3_TMA_ROWS, GPUK__STENCIL3_TMA_COLS);
+        k.block_x = GPUK__STENCIL3_TMA_THREADS;
+        k.block_y = 1;
+        k.shared = GPUK__STENCIL3_TMA_SMEM;
+    }
     if (mode != 2) { /* out <- in */
         args[0] = &p[0]; args[1] = &p[1]; args[4] = &lds[0]; args[5] = &lds[1];
         chunk = 1;

@@ -1116,9 +1116,10 @@ static fres f_cuLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned gz, uns
     g[0] = gx; g[1] = gy; g[2] = gz; b[0] = bx; b[1] = by; b[2] = bz;
     return fake_launch("cuLaunchKernel", f, g, b, smem, s, params, NULL);
 }
-/* The rules gpuk must keep (cuda.h's list, for the 2-D float maps it makes); the map records
-   its address, dimensions and stride as 64-bit words 0-3, for tests to read back from a
-   launch's arguments. */
+/* The rules gpuk must keep (cuda.h's list, for the 2-D maps of 4-byte elements it makes: with
+   a swizzle the box's inner dimension fits its span, 32, 64 or 128 bytes); the map records its
+   address, dimensions, stride, box and data type as 64-bit words 0-6, for tests to read back
+   from a launch's arguments. */
 static fres f_cuTensorMapEncodeTiled(void* map, unsigned dt, unsigned rank, void* addr, const unsigned long long* dims,
                                      const unsigned long long* strides, const unsigned* box, const unsigned* es,
                                      unsigned interleave, unsigned swizzle, unsigned l2, unsigned oob) {
@@ -1127,12 +1128,14 @@ static fres f_cuTensorMapEncodeTiled(void* map, unsigned dt, unsigned rank, void
     FAKE_ENTER("cuTensorMapEncodeTiled");
     (void)l2;
     if (!map || ((uintptr_t)map & 63u) || ((uintptr_t)addr & 15u) || rank < 1 || rank > 5 || dt > 15 || interleave ||
-        swizzle > 6 || oob > 1 || (box[0] * 4u) % 16u || box[0] * 4u > 128u || (rank > 1 && (strides[0] % 16u || strides[0] >> 40)))
+        swizzle > 6 || oob > 1 || (box[0] * 4u) % 16u || (swizzle && box[0] * 4u > (swizzle < 3 ? 32u << (swizzle - 1) : 128u)) ||
+        (rank > 1 && (strides[0] % 16u || strides[0] >> 40)))
         return 1;
     for (i = 0; i < rank; i++)
         if (!dims[i] || dims[i] >> 32 || !box[i] || box[i] > 256 || !es[i] || es[i] > 8) return 1;
     memset(map, 0, 128);
     v[0] = (unsigned long long)(uintptr_t)addr; v[1] = dims[0]; v[2] = rank > 1 ? dims[1] : 0; v[3] = rank > 1 ? strides[0] : 0;
+    v[4] = box[0]; v[5] = rank > 1 ? box[1] : 0; v[6] = dt;
     pthread_mutex_lock(&fake.lock);
     fake.tensor_maps++;
     pthread_mutex_unlock(&fake.lock);

@@ -643,6 +643,86 @@ static int test_stencil_arguments_and_launch_plan(void) {
     return TEST_PASS;
 }
 
+/* The 3x3's sm_90 variant, as the launches show it (the fake GPU: sm_90): 128 threads a tile of
+   64 x 16, 5312 bytes of dynamic shared memory (a box of 72 x 18 four-byte elements, aligned),
+   the weights again as doubles, and a tensor map of in (its address, cols, rows, row stride in
+   bytes, the box, INT32 or FLOAT32) with use_map 1 where in is 16-byte aligned with a row
+   stride of a multiple of 4 elements; else a zero map and use_map 0 (the kernel's threads load
+   the boxes), also with no cuTensorMapEncodeTiled. A map the driver refuses fails the call,
+   naming it. A ctx held to sm_80 launches the 32 x 8 baseline. */
+static const unsigned long long* stencil_map_launched(void) { return (const unsigned long long*)(const void*)fake.last_args[8]; }
+static uint32_t stencil_use_map_launched(void) {
+    uint32_t u;
+    memcpy(&u, fake.last_args[10], 4);
+    return u;
+}
+static int test_stencil3x3_tma_tiles_plan(void) {
+    static const float gauss[9] = { 0.0625f, 0.125f, 0.0625f, 0.125f, 0.25f, 0.125f, 0.0625f, 0.125f, 0.0625f };
+    const size_t rows = 1000, cols = 1024, ld = 1028;
+    gpuk_buffer f, g;
+    gpuk_devptr base;
+    double wd[9];
+    long maps;
+    int q;
+    ctx = fake_gpuk_up(NULL);
+    f = buffer(rows * ld * 4 + 64);
+    g = buffer(rows * ld * 4 + 64);
+    base = gpuk_buffer_devptr(ctx, f);
+    maps = fake.tensor_maps;
+    CHECK_OK(gpuk_stencil3x3_i32(ctx, S, gpuk_at2d(g, 0, rows, cols, 0), gpuk_at2d(f, 4, rows, cols, ld), gauss,
+                                 GPUK_BOUNDARY_SKIP));
+    CHECK(fake.tensor_maps - maps == 1 && stencil_use_map_launched() == 1);
+    CHECK(fake.last_block[0] == 128 && fake.last_block[1] == 1 && fake.last_grid[0] == 16 && fake.last_grid[1] == 63 &&
+          fake.last_smem == 5312);
+    CHECK(stencil_map_launched()[0] == base + 16 && stencil_map_launched()[1] == cols && stencil_map_launched()[2] == rows &&
+          stencil_map_launched()[3] == ld * 4 && stencil_map_launched()[4] == 72 && stencil_map_launched()[5] == 18 &&
+          stencil_map_launched()[6] == 3);
+    memcpy(wd, fake.last_args[9], sizeof wd);
+    for (q = 0; q < 9; q++) CHECK(wd[q] == (double)gauss[q]);
+    CHECK_OK(gpuk_stencil3x3_f32(ctx, S, gpuk_at2d(g, 0, rows, cols, 0), gpuk_at2d(f, 0, rows, cols, 0), gauss,
+                                 GPUK_BOUNDARY_ZERO));
+    CHECK(stencil_use_map_launched() == 1 && stencil_map_launched()[0] == base && stencil_map_launched()[6] == 7);
+    /* no map: in at an odd element, a row stride of 1027 elements */
+    maps = fake.tensor_maps;
+    CHECK_OK(gpuk_stencil3x3_f32(ctx, S, gpuk_at2d(g, 0, rows, cols, 0), gpuk_at2d(f, 1, rows, cols, ld), gauss,
+                                 GPUK_BOUNDARY_CLAMP));
+    CHECK(stencil_use_map_launched() == 0 && stencil_map_launched()[0] == 0 && fake.last_block[0] == 128);
+    CHECK_OK(gpuk_stencil3x3_i32(ctx, S, gpuk_at2d(g, 0, rows, cols, 0), gpuk_at2d(f, 0, rows, cols, ld - 1), gauss,
+                                 GPUK_BOUNDARY_CLAMP));
+    CHECK(stencil_use_map_launched() == 0 && fake.tensor_maps == maps);
+    fake_gpuk_down(ctx);
+    {
+        fake_config cfg;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.missing[0] = "cuTensorMapEncodeTiled";
+        ctx = fake_gpuk_up(&cfg);
+        f = buffer(rows * ld * 4);
+        g = buffer(rows * ld * 4);
+        CHECK_OK(gpuk_stencil3x3_i32(ctx, S, gpuk_at2d(g, 0, rows, cols, 0), gpuk_at2d(f, 0, rows, cols, 0), gauss,
+                                     GPUK_BOUNDARY_SKIP));
+        CHECK(stencil_use_map_launched() == 0 && fake.last_block[0] == 128);
+        fake_gpuk_down(ctx);
+        memset(&cfg, 0, sizeof cfg);
+        cfg.fail_name = "cuTensorMapEncodeTiled";
+        ctx = fake_gpuk_up(&cfg);
+        f = buffer(rows * ld * 4);
+        g = buffer(rows * ld * 4);
+        CHECK_RESULT(gpuk_stencil3x3_i32(ctx, S, gpuk_at2d(g, 0, rows, cols, 0), gpuk_at2d(f, 0, rows, cols, 0), gauss,
+                                         GPUK_BOUNDARY_SKIP), (gpuk_result)1);
+        CHECK_ERROR_MENTIONS("cuTensorMapEncodeTiled");
+        fake_gpuk_down(ctx);
+    }
+    ctx = fake_gpuk_up_desc(NULL, &(gpuk_ctx_desc){ .kernels_max_sm = 80 });
+    f = buffer(rows * ld * 4);
+    g = buffer(rows * ld * 4);
+    maps = fake.tensor_maps;
+    CHECK_OK(gpuk_stencil3x3_i32(ctx, S, gpuk_at2d(g, 0, rows, cols, 0), gpuk_at2d(f, 0, rows, cols, 0), gauss,
+                                 GPUK_BOUNDARY_SKIP));
+    CHECK(fake.last_block[0] == 32 && fake.last_block[1] == 8 && fake.last_smem == 0 && fake.tensor_maps == maps);
+    fake_gpuk_down(ctx);
+    return TEST_PASS;
+}
+
 /* GEMM's plan, as the launch shows it (the fake GPU: sm_90, 132 SMs): the tile of the variant
    the device takes (FP64: 128 with tensor cores, 64 for the sm_52 baseline that
    kernels_max_sm = 52 forces), split-K only where the tiles leave SMs idle (parts: up to 2
@@ -906,6 +986,22 @@ static int test_loaded_builtin_not_delayed_by_jit_or_drain(void) {
 }
 
 /* The table the generator wrote agrees with itself: names, sizes, headers. */
+/* whether the PTX of b, its pieces joined, contains text */
+static int ptx_has(const gpuk__builtin_ptx* b, const char* text) {
+    char* all = (char*)malloc(b->bytes + 1);
+    const char* const* piece;
+    size_t pos = 0;
+    int found;
+    if (!all) return 0;
+    for (piece = b->pieces; *piece; piece++) {
+        memcpy(all + pos, *piece, strlen(*piece));
+        pos += strlen(*piece);
+    }
+    all[pos] = 0;
+    found = strstr(all, text) != NULL;
+    free(all);
+    return found;
+}
 static int test_generated_table_is_consistent(void) {
     const gpuk__builtin_variant* v;
     int i;
@@ -934,8 +1030,11 @@ static int test_generated_table_is_consistent(void) {
         CHECK(strcmp(v->ptx.name + strlen(base), suffix) == 0);
         CHECK(gpuk__ptx_header(v->ptx.pieces[0], strlen(v->ptx.pieces[0]), &major, &minor, &sm, &arch));
         CHECK(major * 10 + minor == v->ptx.version && sm == v->ptx.target && arch == v->ptx.arch_specific);
-        /* sm_90a needs PTX 8.0 (CUDA 12.0), plain targets nothing newer than 7.8 (CUDA 11.8) */
-        CHECK(v->ptx.version == (v->ptx.arch_specific ? 80 : v->ptx.version) && (v->ptx.arch_specific || v->ptx.version <= 78));
+        /* sm_90a needs PTX 8.0 (CUDA 12.0); plain targets 7.8 (CUDA 11.8) or, for the TMA's
+           cp.async.bulk.tensor, 8.0 (older drivers take the baseline: gpuk__variant_pick) */
+        CHECK(v->ptx.version == (v->ptx.arch_specific ? 80 : v->ptx.version) &&
+              (v->ptx.arch_specific || v->ptx.version <= 78 ||
+               (v->ptx.version == 80 && ptx_has(&v->ptx, "cp.async.bulk.tensor"))));
     }
     return TEST_PASS;
 }
@@ -947,6 +1046,7 @@ int main(void) {
     RUN(test_gemm_variant_tile_and_split_choice);
     RUN(test_gemm_tma_path_choice);
     RUN(test_stencil_arguments_and_launch_plan);
+    RUN(test_stencil3x3_tma_tiles_plan);
     RUN(test_kernels_load_lazily_one_module_each);
     RUN(test_scratch_lives_with_its_stream);
     RUN(test_scratch_kept_when_its_free_fails);
