@@ -1698,10 +1698,11 @@ GPUK_DEV void stencil3x3(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 l
    slides a 3-row window down STENCIL3_TMA_ROWS / 2 rows of one column, all reads from shared
    memory. The TMA keeps a block's whole box in flight while it waits, with no registers, which
    the loads of the 32 x 8 kernel above cannot (H100, ratio to the 1 GiB copy, batches of 10:
-   i32 4096^2 0.72 above, 0.80 here; 8192^2 0.85 -> 0.91; f32 4096^2 0.72 -> 0.82). A lab
-   kernel of the same shape and PTX but for the edge tiles' code and parameter order ran at
-   0.84 (f32 0.86) in the same runs; moving the map, the fallback, the grid's z and the edge
-   check did not close that gap (a lab, 2026-11-25: every mix 0.80-0.81). Lab: tiles of
+   i32 4096^2 0.72 above, 0.80 here; 8192^2 0.85 -> 0.91; f32 4096^2 0.72 -> 0.83). A lab
+   kernel of the same shape and nearly the same PTX but for the edge code and parameter order
+   ran at 0.84 (f32 0.86) in the same runs; moving the map, the fallback, the grid's z, the
+   early exit and the edge code did not close that gap (a lab, 2026-11-25: every mix
+   0.80-0.81 for i32). Lab: tiles of
    128 x 16 / 256 threads 0.83, 64 x 32 0.81, 128 x 8 / 128 0.83; a block looping over tiles
    with two boxes in flight 0.69; outputs through shared memory and a TMA store 0.84; i32
    converted to double once in shared memory 0.82; i32 weights as doubles held in registers
@@ -1754,8 +1755,9 @@ GPUK_DEV void stencil3x3_tile(T* out, const T* in, u64 rows, u64 cols, u64 ldo, 
     const u64 j = c0 + x, i0 = r0 + h * RT;
     __syncthreads(); /* the box (loads) or the barrier's init (TMA) */
     if (map) mbar_wait(smem_u32(&bar), 0);
-    if (r0 > 0 && r0 + TR < rows && c0 > 0 && c0 + TC < cols) {
-        /* all neighbours inside: as the 32 x 8 kernel's window, from shared memory */
+    if (i0 > 0 && i0 + RT < rows && j > 0 && j + 1 < cols) {
+        /* all of this thread's neighbours inside (on an edge tile too: only the threads on the
+           image's edge leave): as the 32 x 8 kernel's window, from shared memory */
         const T* p = s + (h * RT) * LS + x + 3;
         A win[3][3];
 #pragma unroll
@@ -1777,14 +1779,20 @@ GPUK_DEV void stencil3x3_tile(T* out, const T* in, u64 rows, u64 cols, u64 ldo, 
         }
         return;
     }
-    /* a tile on an edge: clamped neighbours are inside the box too */
+    /* a thread on the image's edge: clamped neighbours are inside the box too. (Deciding
+       this per thread rather than per tile took f32 4096^2 from 0.82 to 0.83-0.85 of copy
+       bandwidth, i32 0.80 to 0.80-0.81; unrolling this loop gained nothing for 100 KB more PTX
+       a kernel, so it stays rolled) */
     A all = A(0);
 #pragma unroll
     for (int q = 0; q < 9; q++) all = all + (A)wa[q];
-    if (j < cols)
-        for (u64 i = i0; i < i0 + RT && i < rows; i++)
-            out[i * ldo + j] = stencil_cell<T>(i, j, rows, cols, wa, all, boundary,
-                                               [&](u64 r, u64 c) { return s[(r + 1 - r0) * LS + (c + 4 - c0)]; });
+    if (j >= cols) return;
+#pragma unroll 1
+    for (int r = 0; r < RT; r++)
+        if (i0 + r < rows)
+            out[(i0 + r) * ldo + j] = stencil_cell<T>(i0 + r, j, rows, cols, wa, all, boundary, [&](u64 rr, u64 cc) {
+                return s[(u32)(rr + 1 - r0) * LS + (u32)(cc + 4 - c0)];
+            });
 }
 
 /* One explicit step of u_t = laplacian(u) on the 5-point grid: interior cells get
