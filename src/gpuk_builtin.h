@@ -705,11 +705,11 @@ typedef struct gpuk__gemm_args {
     gpuk_devptr ws;
 } gpuk__gemm_args;
 
-/* The C tile edge of the variant ctx runs of GEMM kernel id (gpuk_kernels.cuh's policies):
-   the tensor-core FP64 ones (sm_80 and newer) take 128, SIMT FP64 64, every FP32 one 128. */
-static size_t gpuk__gemm_tile(const gpuk_ctx* ctx, int id, size_t elem) {
+/* The C tile edge of GEMM variant v (gpuk_kernels.cuh's policies): the tensor-core FP64 ones
+   (sm_80 and newer) take 128, SIMT FP64 64, every FP32 one 128. */
+static size_t gpuk__gemm_tile(const gpuk__builtin_ptx* v, size_t elem) {
     if (elem == 4) return GPUK__GEMM_TILE_4;
-    return gpuk__builtin_pick(ctx, id)->target >= 80 ? GPUK__GEMM_TILE_MMA : GPUK__GEMM_TILE_8;
+    return v->target >= 80 ? GPUK__GEMM_TILE_MMA : GPUK__GEMM_TILE_8;
 }
 
 /* Parts to split k into: only where the tiles leave multiprocessors idle, up to per_sm blocks
@@ -788,12 +788,14 @@ static gpuk_result gpuk__gemm_tma_prepare(gpuk__kcall* k, gpuk_devptr ws) {
     return GPUK_OK;
 }
 
-/* Takes the TMA path where it can (see gpuk__gemm_tma): fills t and turns k to it. */
-static void gpuk__gemm_tma_plan(gpuk__kcall* k, gpuk__gemm_tma* t, gpuk__gemm_args* g, gpuk_devptr a, gpuk_devptr b) {
+/* Takes the TMA path where it can (see gpuk__gemm_tma): fills t and turns k to it. Only the
+   sm_90a variant (the caller's v) has one. */
+static void gpuk__gemm_tma_plan(gpuk__kcall* k, const gpuk__builtin_ptx* v, gpuk__gemm_tma* t, gpuk__gemm_args* g,
+                                gpuk_devptr a, gpuk_devptr b) {
     const gpuk_ctx* ctx = k->ctx;
     const uint64_t jobs = (g->m + 127) / 128 * ((g->n + GPUK__GEMM_TMA_BN - 1) / GPUK__GEMM_TMA_BN);
     const uint64_t most = (uint64_t)1 << 32; /* a tensor map's dimensions */
-    if (!gpuk__builtin_pick(ctx, k->id)->arch_specific || !GPUK__DRV.cuTensorMapEncodeTiled) return;
+    if (!v->arch_specific || !GPUK__DRV.cuTensorMapEncodeTiled) return;
     /* the maps' rules: 16-byte aligned addresses and row strides, dimensions below 2^32,
        strides below 2^40 bytes */
     if (jobs < (uint64_t)(ctx->info.sm_count > 0 ? ctx->info.sm_count : 1) || g->trans_a || (a & 15u) || (g->lda & 3u) ||
@@ -826,6 +828,7 @@ static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* c
                               uint32_t trans_a, gpuk_array2d b, size_t stride_b, uint32_t trans_b,
                               const void* beta, size_t batch) {
     static const char* const names[3] = { "c", "a", "b" };
+    const gpuk__builtin_ptx* variant;
     gpuk_array2d v[3];
     size_t stride[3], ld[3], bytes[3], am, ak, bk, bn, tile, tiles, i;
     gpuk_devptr p[3];
@@ -872,11 +875,12 @@ static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* c
     if (c.rows == 0 || c.cols == 0 || batch == 0) return GPUK_OK;
     if (batch > 0xFFFFFFFFu)
         return gpuk__fail(fn, GPUK_ERR_LIMIT, "batch %zu is more than 2^32 - 1 products", batch);
-    tile = gpuk__gemm_tile(ctx, id, elem);
+    variant = gpuk__builtin_pick(ctx, id); /* the one gpuk__builtin_go loads */
+    tile = gpuk__gemm_tile(variant, elem);
     /* the sm_90a GEMM (TF32 by wgmma) and the sm_90 FP64 one keep their stages in dynamic shared
        memory */
-    if (gpuk__builtin_pick(ctx, id)->arch_specific) k.shared = GPUK__GEMM_WGMMA_SMEM;
-    else if (elem == 8 && gpuk__builtin_pick(ctx, id)->target >= 90) k.shared = GPUK__GEMM_F64_SMEM;
+    if (variant->arch_specific) k.shared = GPUK__GEMM_WGMMA_SMEM;
+    else if (elem == 8 && variant->target >= 90) k.shared = GPUK__GEMM_F64_SMEM;
     memset(&tma, 0, sizeof tma);
     tma.maps = tma.raw + (64u - (unsigned)((uintptr_t)tma.raw & 63u)) % 64u; /* zeros unless TMA */
     args[6] = tma.maps;
@@ -904,7 +908,7 @@ static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* c
     /* one block a job; more than the grid takes loop inside the kernel */
     k.grid_x = gpuk__grid(batch > (size_t)-1 / tiles ? (size_t)-1 : tiles * g.splits * batch, 1,
                           (size_t)ctx->info.max_grid[0]); /* splits > 1 only with batch 1 and few tiles */
-    if (k.shared && batch == 1 && g.splits == 1) gpuk__gemm_tma_plan(&k, &tma, &g, p[1], p[2]);
+    if (k.shared && batch == 1 && g.splits == 1) gpuk__gemm_tma_plan(&k, variant, &tma, &g, p[1], p[2]);
     return gpuk__builtin_go(&k);
 }
 

@@ -450,8 +450,9 @@ static int test_arch_specific_variant_only_on_its_compute_capability(void) {
             CHECK(m && strstr(m->text, p->arch_specific ? ".target sm_90a\n" : ".target sm_") != NULL);
         }
         /* FP64's tile: 128 with tensor cores (sm_80 and newer), 64 for the SIMT baseline; TF32 128 */
-        CHECK(gpuk__gemm_tile(ctx, GPUK__K_GEMM_F64, 8) == (strstr(rows[i].f64, "__sm") ? 128u : 64u));
-        CHECK(gpuk__gemm_tile(ctx, GPUK__K_GEMM_TF32, 4) == 128u);
+        CHECK(gpuk__gemm_tile(gpuk__builtin_pick(ctx, GPUK__K_GEMM_F64), 8) ==
+              (strstr(rows[i].f64, "__sm") ? 128u : 64u));
+        CHECK(gpuk__gemm_tile(gpuk__builtin_pick(ctx, GPUK__K_GEMM_TF32), 4) == 128u);
         fake_gpuk_down(ctx);
     }
     return TEST_PASS;
