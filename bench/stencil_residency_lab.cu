@@ -141,9 +141,11 @@ int main() {
         CUfunction f;
         CK(cuModuleLoadData(&mod, ptx.data()));
         CK(cuModuleGetFunction(&f, mod, fname));
-        CK(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, max_smem));
-        int regs;
+        int regs, static_smem;
         CK(cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, f));
+        CK(cuFuncGetAttribute(&static_smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f)); // the mbarrier
+        const int max_dynamic = max_smem - static_smem;
+        CK(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, max_dynamic));
         for (unsigned long long n : { 4096ull, 8192ull }) {
             const size_t cells = (size_t)(n * n);
             std::vector<int> h(cells), got(cells), ref(cells);
@@ -170,7 +172,7 @@ int main() {
             const unsigned gx = (unsigned)(n / TILE_COLS), gy = (unsigned)(n / TILE_ROWS);
             int last_blocks = -1;
             bool first = true;
-            for (int smem = LIB_SMEM; smem <= max_smem; smem += 256) {
+            for (int smem = LIB_SMEM; smem <= max_dynamic; smem += 256) {
                 int blocks;
                 CK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, f, THREADS, smem));
                 if (blocks == last_blocks || blocks < 3) continue; // the least shared memory for each count
