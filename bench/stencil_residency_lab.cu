@@ -10,8 +10,10 @@
 // output of the library's own launch (5312 bytes), and that one a CPU computation of the
 // interior cells in the kernel's order of operations (fma in weight order; i32 rounded half
 // away from zero) on random inputs; a mismatch is printed and the lab exits 1.
-// Not run yet: written 2026-11-25 after that session's GPU time was spent (it compiles with
-// nvcc 13 for sm_90); the first run's figures belong here and in the README's stencil rows.
+// First run (H100, 2026-11-25, README's stencil rows): every block fewer a multiprocessor was
+// slower (i32 4096^2 0.813 at 10 blocks, 0.724 at 5), so residency does not explain the gap.
+// Arguments: a folder holding both PTX files instead of ptx/ (a variant to compare, e.g. the
+// shipped PTX with .minnctapersm added), and "once" to time only the library's own launch.
 //   nvcc -O3 -std=c++17 -arch=native bench/stencil_residency_lab.cu \
 //        -o build/stencil_residency_lab -lcuda && ./build/stencil_residency_lab   (from the repo root)
 #include <cstdio>
@@ -19,6 +21,7 @@
 #include <cstring>
 #include <cmath>
 #include <vector>
+#include <string>
 #include <algorithm>
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -93,7 +96,11 @@ static bool cpu_matches(bool is_f32, const std::vector<int>& in_bits, const std:
     return true;
 }
 
-int main() {
+int main(int argc, char** argv) {
+    // argv[1]: a folder holding the two PTX files instead of ptx/ (a variant to compare);
+    // argv[2] "once": only the library's own shared memory, no sweep
+    const std::string dir = argc > 1 ? argv[1] : "ptx";
+    const bool once = argc > 2 && std::strcmp(argv[2], "once") == 0;
     CK(cudaFree(0));
     CUdevice dev;
     CK(cuCtxGetDevice(&dev));
@@ -130,11 +137,11 @@ int main() {
     for (int q = 0; q < 9; q++) { w[q] = 1.0f / 9.0f; wd[q] = (double)w[q]; }
     bool ok = true;
     for (int is_f32 = 0; is_f32 < 2; is_f32++) {
-        const char* path = is_f32 ? "ptx/gpuk_stencil3x3_f32__sm90.ptx" : "ptx/gpuk_stencil3x3_i32__sm90.ptx";
+        const std::string path = dir + (is_f32 ? "/gpuk_stencil3x3_f32__sm90.ptx" : "/gpuk_stencil3x3_i32__sm90.ptx");
         const char* fname = is_f32 ? "gpuk_stencil3x3_f32__sm90" : "gpuk_stencil3x3_i32__sm90";
-        std::vector<char> ptx = slurp(path);
+        std::vector<char> ptx = slurp(path.c_str());
         if (ptx.size() < 2) {
-            std::printf("cannot read %s (run from the repo root)\n", path);
+            std::printf("cannot read %s (run from the repo root)\n", path.c_str());
             return 1;
         }
         CUmodule mod;
@@ -172,7 +179,7 @@ int main() {
             const unsigned gx = (unsigned)(n / TILE_COLS), gy = (unsigned)(n / TILE_ROWS);
             int last_blocks = -1;
             bool first = true;
-            for (int smem = LIB_SMEM; smem <= max_dynamic; smem += 256) {
+            for (int smem = LIB_SMEM; smem <= (once ? LIB_SMEM : max_dynamic); smem += 256) {
                 int blocks;
                 CK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, f, THREADS, smem));
                 if (blocks == last_blocks || blocks < 3) continue; // the least shared memory for each count
