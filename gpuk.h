@@ -1329,6 +1329,7 @@ long _InterlockedExchangeAdd(long volatile* p, long v);
 #define GPUK__ATOMIC_LOAD(p) (*(volatile int*)(p))
 #define GPUK__ATOMIC_STORE(p, v) (void)(*(volatile int*)(p) = (v))
 #define GPUK__ATOMIC_ADD(p, v) ((unsigned)_InterlockedExchangeAdd((long volatile*)(p), (long)(v)))
+#define GPUK__ATOMIC_ADD_ACQREL(p, v) GPUK__ATOMIC_ADD(p, v) /* a full barrier there */
 void* _InterlockedCompareExchangePointer(void* volatile* p, void* v, void* expected);
 /* x86 and x64 loads and stores of aligned pointers are atomic, and MSVC's volatile gives them
    acquire/release order (/volatile:ms, the default there) */
@@ -1339,6 +1340,7 @@ void* _InterlockedCompareExchangePointer(void* volatile* p, void* v, void* expec
 #define GPUK__ATOMIC_LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define GPUK__ATOMIC_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 #define GPUK__ATOMIC_ADD(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
+#define GPUK__ATOMIC_ADD_ACQREL(p, v) __atomic_fetch_add((p), (v), __ATOMIC_ACQ_REL)
 #define GPUK__ATOMIC_LOAD_PTR(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 /* 1 when *p was expected and is now v */
 #define GPUK__ATOMIC_CAS_PTR(p, expected, v) \
@@ -2668,23 +2670,26 @@ enum { GPUK__STAGING_UNSET, GPUK__STAGING_READY, GPUK__STAGING_OFF };
 /* The staging's copy threads: each piece's memcpy (into a half or out of it) is cut into
    slices, slice 0 copied by the calling thread and slice i by worker i. Workers only copy
    memory (no driver call, no gpuk state), so they need no current context. One job at a time
-   (the staging lock); everything below is under `lock`. */
+   (the staging lock). A job is posted and finished through atomics, with waits that spin
+   first: on the H100 machine's VM, waking 7 sleeping workers and collecting them through the
+   mutex cost tens of microseconds a piece, a quarter of a piece's time (>>staging). */
 typedef struct gpuk__crew {
     int live;                /* lock and conditions initialised, workers started */
     long owner_pid;          /* the process that started them (a fork child has none) */
-    gpuk__mutex lock;
+    gpuk__mutex lock;        /* only for sleeping: go and done, started */
     gpuk__cond go;           /* a job posted (gen changed) or quit set */
-    gpuk__cond done;         /* the workers' slices of the job are copied */
+    gpuk__cond done;         /* every worker has acked the job */
     unsigned workers;        /* threads running: the staging copies with workers + 1 */
-    unsigned started;        /* indices 1..workers handed out as they start */
-    unsigned gen;            /* the job's number */
-    unsigned slices;         /* the job: slices of `slice` bytes (the last shorter) */
-    unsigned finished;       /* the workers' slices of the job copied so far */
-    int quit;
-    char* dst;
+    unsigned started;        /* indices 1..workers handed out as they start (under lock) */
+    unsigned gen;            /* atomic: the job's number, stored (release) after its fields */
+    unsigned acks;           /* atomic: workers done with job gen (their slice copied, or none) */
+    int quit;                /* atomic */
+    unsigned slices;         /* the job: slices of `slice` bytes (the last shorter); the job's */
+    char* dst;               /* fields change only once every worker has acked the last job */
     const char* src;
     size_t bytes, slice;
-    size_t worker_slices;    /* slices the workers copied since the start (tests read it) */
+    unsigned worker_slices;  /* atomic: slices the workers copied since the start (tests read it) */
+    unsigned asleep;         /* atomic: threads now sleeping in a wait of the crew (tests read it) */
     gpuk__thread th[GPUK__STAGING_THREADS_MOST - 1];
 } gpuk__crew;
 typedef struct gpuk__staging {
@@ -3398,28 +3403,59 @@ static size_t gpuk__staging_piece(size_t half, size_t bytes, unsigned threads) {
 }
 
 /* ---- the copy threads ---- */
-/* A worker: takes its index, then copies slice `index` of each job posted, until quit. */
+/* A hint to the CPU inside a spin loop (x86 pause, Arm yield). */
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
+#define GPUK__CPU_RELAX() __builtin_ia32_pause()
+#elif (defined(__GNUC__) || defined(__clang__)) && (defined(__aarch64__) || defined(__arm__))
+#define GPUK__CPU_RELAX() __asm__ __volatile__("yield")
+#else
+#define GPUK__CPU_RELAX() ((void)0)
+#endif
+/* How long a wait of the crew spins before it sleeps: 2^14 pauses, some hundreds of
+   microseconds on current x86 (a piece's DMA is 100-200), so the threads sleep soon after a
+   staged copy ends. */
+#define GPUK__CREW_SPINS (1u << 14)
+
+/* Until *word != value (or, with quit, the crew quits): spins, then sleeps on cond. */
+static unsigned gpuk__crew_wait(gpuk__crew* cr, const unsigned* word, unsigned value, gpuk__cond* cond,
+                                int quit) {
+    unsigned i, v;
+    for (i = 0; i < GPUK__CREW_SPINS; i++) {
+        if ((v = GPUK__ATOMIC_LOAD(word)) != value || (quit && GPUK__ATOMIC_LOAD(&cr->quit))) return v;
+        GPUK__CPU_RELAX();
+    }
+    gpuk__mutex_lock(&cr->lock);
+    while ((v = GPUK__ATOMIC_LOAD(word)) == value && !(quit && GPUK__ATOMIC_LOAD(&cr->quit))) {
+        GPUK__ATOMIC_ADD(&cr->asleep, 1u);
+        gpuk__cond_wait(cond, &cr->lock);
+        GPUK__ATOMIC_ADD(&cr->asleep, (unsigned)-1);
+    }
+    gpuk__mutex_unlock(&cr->lock);
+    return v;
+}
+
+/* A worker: takes its index, then copies slice `index` of each job posted and acks it, until
+   quit. */
 GPUK__THREAD_MAIN(gpuk__crew_main) {
     gpuk__crew* cr = (gpuk__crew*)gpuk__thread_arg;
     unsigned seen = 0, index;
     gpuk__mutex_lock(&cr->lock);
     index = ++cr->started;
+    gpuk__mutex_unlock(&cr->lock);
     for (;;) {
-        while (!cr->quit && cr->gen == seen) gpuk__cond_wait(&cr->go, &cr->lock);
-        if (cr->quit) break;
-        seen = cr->gen;
+        seen = gpuk__crew_wait(cr, &cr->gen, seen, &cr->go, 1);
+        if (GPUK__ATOMIC_LOAD(&cr->quit)) break;
         if (index < cr->slices) {
             size_t off = index * cr->slice, n = cr->bytes - off < cr->slice ? cr->bytes - off : cr->slice;
-            char* dst = cr->dst + off;
-            const char* src = cr->src + off;
-            gpuk__mutex_unlock(&cr->lock);
-            memcpy(dst, src, n);
+            memcpy(cr->dst + off, cr->src + off, n);
+            GPUK__ATOMIC_ADD(&cr->worker_slices, 1u);
+        }
+        if (GPUK__ATOMIC_ADD_ACQREL(&cr->acks, 1u) + 1u == cr->workers) { /* the last: wake a sleeping caller */
             gpuk__mutex_lock(&cr->lock);
-            cr->worker_slices++;
-            if (++cr->finished == cr->slices - 1u) gpuk__cond_signal(&cr->done);
+            gpuk__cond_signal(&cr->done);
+            gpuk__mutex_unlock(&cr->lock);
         }
     }
-    gpuk__mutex_unlock(&cr->lock);
     GPUK__THREAD_END;
 }
 
@@ -3451,7 +3487,7 @@ static void gpuk__crew_stop(gpuk__crew* cr) {
     unsigned i;
     if (!cr->live || cr->owner_pid != gpuk__process_id()) return;
     gpuk__mutex_lock(&cr->lock);
-    cr->quit = 1;
+    GPUK__ATOMIC_STORE(&cr->quit, 1);
     gpuk__cond_broadcast(&cr->go);
     gpuk__mutex_unlock(&cr->lock);
     for (i = 0; i < cr->workers; i++) gpuk__thread_join(cr->th[i]);
@@ -3474,20 +3510,23 @@ static void gpuk__crew_memcpy(gpuk__crew* cr, void* dst, const void* src, size_t
         return;
     }
     slice = ((bytes + n - 1u) / n + 4095u) & ~(size_t)4095;
-    gpuk__mutex_lock(&cr->lock);
+    /* every worker acked the last job: none reads these until gen moves */
     cr->dst = (char*)dst;
     cr->src = (const char*)src;
     cr->bytes = bytes;
     cr->slice = slice;
     cr->slices = (unsigned)((bytes + slice - 1u) / slice);
-    cr->finished = 0;
-    cr->gen++;
+    GPUK__ATOMIC_STORE(&cr->acks, 0u);
+    GPUK__ATOMIC_STORE(&cr->gen, GPUK__ATOMIC_LOAD(&cr->gen) + 1u); /* posted */
+    gpuk__mutex_lock(&cr->lock); /* wakes the workers that stopped spinning */
     gpuk__cond_broadcast(&cr->go);
     gpuk__mutex_unlock(&cr->lock);
     memcpy(dst, src, slice); /* slice 0; there are at least two */
-    gpuk__mutex_lock(&cr->lock);
-    while (cr->finished < cr->slices - 1u) gpuk__cond_wait(&cr->done, &cr->lock);
-    gpuk__mutex_unlock(&cr->lock);
+    for (;;) { /* until every worker has acked (acks only grows, up to workers) */
+        unsigned a = GPUK__ATOMIC_LOAD(&cr->acks);
+        if (a == cr->workers) break;
+        gpuk__crew_wait(cr, &cr->acks, a, &cr->done, 0);
+    }
 }
 
 /* The first staged copy of a ctx allocates the halves and their events. Where that fails

@@ -6,8 +6,8 @@
    copy still whole, through the driver), a driver call failing in the middle of a staged copy
    (an error, never a silent partial copy, nothing in flight afterwards, the next copy right),
    a copy while the staging is taken, and gpuk_stream_join/fork. The staging's copy threads:
-   1, 2, 3 and 8 of them at sizes around slices and pieces (each worker's share counted), their
-   threads gone after the ctx destroy, thread starts refused (fewer threads, one warning), a
+   1, 2, 3 and 8 of them at sizes around slices and pieces (each worker's share counted), copies
+   back to back and after the workers have gone to sleep, their threads gone after the ctx destroy, thread starts refused (fewer threads, one warning), a
    fork child that never waits for its parent's threads. No GPU needed.
    cc -std=c99 -I.. unit_transfers.c -ldl -lpthread */
 #define _GNU_SOURCE
@@ -475,6 +475,35 @@ static long expect_pieces(size_t n, size_t half, unsigned threads, long* worker_
     return pieces;
 }
 
+/* The workers spin between the pieces of a copy and sleep once a copy is over: copies back to
+   back (found spinning) and after a pause in which every worker has gone to sleep (woken by
+   the next copy) are whole, in the expected pieces, with the workers' share of the slices. */
+static int test_threads_sleep_and_wake(void) {
+    const size_t n = 3 * BIG_HALF + 7;
+    gpuk_ctx* c;
+    gpuk_buffer b;
+    int i;
+    up_threads = 4;
+    c = up((fake_config){ 0 }, 1 << 20, 1, false);
+    CHECK_OK(gpuk_buffer_create(c, &(gpuk_buffer_desc){ .bytes = BUF }, &b));
+    for (i = 0; i < 6; i++) {
+        long ws, was = (long)GPUK__ATOMIC_LOAD(&c->staging.crew.worker_slices);
+        long pieces = expect_pieces(n, BIG_HALF, 4, &ws);
+        if (i > 0 && i % 2 == 0) { /* until all three workers sleep */
+            int naps = 0;
+            while (GPUK__ATOMIC_LOAD(&c->staging.crew.asleep) != 3u && naps++ < 500) usleep(10000);
+            CHECK(GPUK__ATOMIC_LOAD(&c->staging.crew.asleep) == 3u);
+        }
+        round_trip(c, b, n, (size_t)i, (size_t)(5 * i), pieces);
+        CHECK((long)GPUK__ATOMIC_LOAD(&c->staging.crew.worker_slices) - was == 2 * ws && ws > 0);
+    }
+    CHECK(fake.protocol_errors == 0);
+    CHECK_OK(gpuk_ctx_destroy(c));
+    fake_gpuk_check_released();
+    up_threads = 1;
+    return 0;
+}
+
 /* 1, 2, 3 (odd) and 8 threads: sizes around the slices and pieces at unaligned offsets, byte
    for byte both ways, every slice but the first copied by a worker; the workers exist from
    the first staged copy on and are gone after the ctx destroy. */
@@ -602,6 +631,7 @@ int main(void) {
     RUN(test_staging_taken);
     RUN(test_join_fork);
     RUN(test_threads_sizes);
+    RUN(test_threads_sleep_and_wake);
     RUN(test_thread_start_refused);
     RUN(test_fork_child);
     return test_summary();
