@@ -6,8 +6,8 @@
    from 64 KiB to 256 MiB: the raw driver, gpuk direct (no_staging), gpuk staged at every size,
    gpuk as configured by default, and pinned, with the size from which staging beats the
    direct copy (the crossover behind gpuk's default staging_min_bytes); then 256 MiB staged
-   through 1, 2, 4 and 8 copying threads (gpuk_ctx_desc.staging_threads) beside the same
-   threads' bare memcpy, and the alternative of page-locking the caller's memory for the copy
+   through 16, 32 and 64 MiB of staging (gpuk_ctx_desc.staging_bytes), and through 1, 2, 4, 8
+   and 16 copying threads (gpuk_ctx_desc.staging_threads) beside the same threads' bare memcpy, and the alternative of page-locking the caller's memory for the copy
    (cuMemHostRegister + cuMemcpyHtoD/DtoH + cuMemHostUnregister).
    Medians of repeats after warm-up; ratios, never absolute pass/fail times. Results also go to
    build/bench-csv/driver.csv (bench_csv.h).
@@ -216,28 +216,32 @@ static double memcpy_gbs(const pageable_setup* p, size_t bytes, int into_pinned,
     return (double)bytes / median(t, REPEATS) / 1e3;
 }
 
-/* 256 MiB staged through a ctx of each thread count (the same device memory), both ways:
-   GB/s, medians of REPEATS after two warm-up rounds, thread counts interleaved. */
-enum { TCOUNTS = 5 };
+/* 256 MiB staged through a ctx of each configuration i (tcount[i] copying threads, sbytes[i]
+   of staging; 0: the default), the same device memory, both ways: GB/s, medians of REPEATS
+   after two warm-up rounds, configurations interleaved. */
+enum { TCOUNTS = 5, SCOUNTS = 3 };
 static const int tcount[TCOUNTS] = { 1, 2, 4, 8, 16 };
-static int staged_threads_measure(const pageable_setup* p, size_t bytes, double gbs[TCOUNTS][2]) {
+static const size_t scount[SCOUNTS] = { 16 << 20, 32 << 20, 64 << 20 };
+static int staged_measure(const pageable_setup* p, size_t bytes, int n, const int* tcounts, const size_t* sbytes,
+                          double (*gbs)[2]) {
     gpuk_ctx* c[TCOUNTS];
     gpuk_buffer b[TCOUNTS];
     double t[TCOUNTS][2][REPEATS];
     int i, dir, rep;
-    for (i = 0; i < TCOUNTS; i++) {
-        TRY(gpuk_ctx_create(&(gpuk_ctx_desc){ .staging_min_bytes = 1, .staging_threads = (uint32_t)tcount[i] }, &c[i]));
+    for (i = 0; i < n; i++) {
+        TRY(gpuk_ctx_create(&(gpuk_ctx_desc){ .staging_min_bytes = 1, .staging_threads = (uint32_t)tcounts[i],
+                                             .staging_bytes = sbytes[i] }, &c[i]));
         TRY(gpuk_buffer_create(c[i], &(gpuk_buffer_desc){ .bytes = bytes, .wrap = p->dev }, &b[i]));
     }
     for (rep = -2; rep < REPEATS; rep++)
-        for (i = 0; i < TCOUNTS; i++)
+        for (i = 0; i < n; i++)
             for (dir = 0; dir < 2; dir++) {
                 double s = now_us();
                 TRY(dir == 0 ? gpuk_buffer_write(c[i], b[i], 0, p->pageable, bytes)
                              : gpuk_buffer_read(c[i], b[i], 0, p->pageable, bytes));
                 if (rep >= 0) t[i][dir][rep] = now_us() - s;
             }
-    for (i = 0; i < TCOUNTS; i++) {
+    for (i = 0; i < n; i++) {
         for (dir = 0; dir < 2; dir++) gbs[i][dir] = (double)bytes / median(t[i][dir], REPEATS) / 1e3;
         TRY(gpuk_buffer_destroy(c[i], b[i]));
         TRY(gpuk_ctx_destroy(c[i]));
@@ -463,13 +467,24 @@ int main(void) {
                    memcpy_gbs(&p, bytes, 1, dt), memcpy_gbs(&p, bytes, 0, dt));
         }
         {   /* the thread counts, to choose the default staging_threads; and page-locking instead */
-            double tg[TCOUNTS][2], rg[2];
+            double tg[TCOUNTS][2], sg[SCOUNTS][2], rg[2];
+            const size_t sdefault[TCOUNTS] = { 0 };
+            int dts[SCOUNTS];
             register_fn reg;
             unregister_fn unreg;
             SYM(reg, register_fn, "cuMemHostRegister", 6050);
             SYM(unreg, unregister_fn, "cuMemHostUnregister", 4000);
-            if (staged_threads_measure(&p, bytes, tg) || register_copy_gbs(&p, bytes, reg, unreg, rg)) return 1;
-            printf("\n== pageable 256 MiB staged by T copying threads (staging_threads T, 16 MiB staging), GB/s and "
+            for (i = 0; i < SCOUNTS; i++) dts[i] = 0; /* the default threads */
+            if (staged_measure(&p, bytes, TCOUNTS, tcount, sdefault, tg) ||
+                staged_measure(&p, bytes, SCOUNTS, dts, scount, sg) || register_copy_gbs(&p, bytes, reg, unreg, rg))
+                return 1;
+            printf("\n== pageable 256 MiB staged through S MiB of staging (staging_bytes S, the default %u threads; "
+                   "gpuk's default staging_bytes: %zu MiB), GB/s and ratio to the pinned copy above ==\n",
+                   (unsigned)gpuk_ctx_desc_defaults(NULL).staging_threads, gpuk_ctx_desc_defaults(NULL).staging_bytes >> 20);
+            for (i = 0; i < SCOUNTS; i++)
+                printf("S = %2zu MiB | host->device %6.2f (%.2f) | device->host %6.2f (%.2f)\n", scount[i] >> 20,
+                       sg[i][0], sg[i][0] / h2d[PSIZES - 1][4], sg[i][1], sg[i][1] / d2h[PSIZES - 1][4]);
+            printf("\n== pageable 256 MiB staged by T copying threads (staging_threads T, the default staging_bytes), GB/s and "
                    "ratio to the pinned copy above; memcpy: the T threads' bare memcpy as in the line above ==\n");
             printf("%-3s | %-34s | %-34s\n", "T", "host->device: staged  /pinned  memcpy", "device->host: staged  /pinned  memcpy");
             for (i = 0; i < TCOUNTS; i++)

@@ -69,7 +69,7 @@ MEMORY
    parts where tiles are few; on an H100 the TF32 GEMM's transposed copy of a row-major B, n x k
    floats), both grown as calls need and freed with their stream or ctx.
    Pinned memory of gpuk's own (from the driver, cuMemHostAlloc): the staging area of a ctx,
-   gpuk_ctx_desc.staging_bytes (default 16 MiB, two halves) and two events, allocated by the
+   gpuk_ctx_desc.staging_bytes (default 32 MiB, two halves) and two events, allocated by the
    first staged copy and freed with the ctx; gpuk_ctx_desc.no_staging = true: never. Staged
    copies: gpuk_buffer_write/read (and a create's desc.data upload, gpuk_buffer_download) of
    pageable host memory (memory the driver does not know: malloc, the stack) of at least
@@ -392,7 +392,7 @@ typedef struct gpuk_ctx_desc {
     bool no_staging;         // false -> gpuk_buffer_write/read of pageable host memory of at
                              //   least staging_min_bytes go through pinned staging (MEMORY);
                              //   true -> always the driver's own pageable copy
-    size_t staging_bytes;    // 0 -> 16 MiB: the pinned staging memory (two halves), allocated
+    size_t staging_bytes;    // 0 -> 32 MiB: the pinned staging memory (two halves), allocated
                              //   at the first staged copy, freed with the ctx; >= 64 KiB
     size_t staging_min_bytes; // 0 -> 4 MiB (measured crossover); N -> copies of N bytes and
                               //   more staged; 1 -> every size; SIZE_MAX -> none

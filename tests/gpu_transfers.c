@@ -18,8 +18,8 @@
 #include <stdlib.h>
 
 /* staged: every pageable copy staged through 1 MiB (pieces of 256-512 KiB); direct: the
-   driver's own copy; dflt: the default staging size (16 MiB) from 1 MiB up (staging itself is
-   opt-in) */
+   driver's own copy; dflt: the default staging size (32 MiB) from 1 MiB up (by default staging
+   starts at 4 MiB) */
 static gpuk_ctx *staged, *direct, *dflt;
 static gpuk_module mod;
 
@@ -85,7 +85,7 @@ static int test_staged_against_direct(void) {
     return TEST_PASS;
 }
 
-/* 300 MiB through dflt (16 MiB of staging, pieces of 8 MiB), against direct. */
+/* 300 MiB through dflt (32 MiB of staging, pieces of 16 MiB), against direct. */
 static int test_large_default(void) {
     const size_t n = (size_t)300 << 20;
     gpuk_buffer b = { 0 }, t;
@@ -99,7 +99,7 @@ static int test_large_default(void) {
     return TEST_PASS;
 }
 
-/* Four copying threads (the default staging, pieces of 8 MiB cut into four slices): 64 MiB
+/* Four copying threads (the default staging, pieces of 16 MiB cut into four slices): 64 MiB
    and 300 MiB staged one way and direct the other, at odd offsets; the ctx's destroy joins its
    threads. */
 static int test_four_threads(void) {

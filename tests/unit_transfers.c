@@ -125,7 +125,7 @@ static int test_sizes_around_pieces(void) {
 }
 
 static int test_what_stages(void) {
-    gpuk_ctx* c = up((fake_config){ 0 }, 0, (size_t)1 << 20, false); /* 16 MiB (the default), from 1 MiB */
+    gpuk_ctx* c = up((fake_config){ 0 }, 0, (size_t)1 << 20, false); /* 32 MiB (the default), from 1 MiB */
     gpuk_buffer b, b2;
     gpuk_pinned pin;
     unsigned char* host = (unsigned char*)malloc(BUF);
@@ -133,7 +133,7 @@ static int test_what_stages(void) {
     size_t got = 0;
     long before;
     gpuk_ctx_desc dd = gpuk_ctx_desc_defaults(NULL);
-    CHECK(dd.staging_bytes == (size_t)16 << 20 && dd.staging_min_bytes == (size_t)4 << 20 && !dd.no_staging);
+    CHECK(dd.staging_bytes == (size_t)32 << 20 && dd.staging_min_bytes == (size_t)4 << 20 && !dd.no_staging);
     CHECK(host != NULL);
     if (!host) return 0;
     fill_random(host, BUF);
