@@ -73,9 +73,10 @@ MEMORY
    first staged copy and freed with the ctx; gpuk_ctx_desc.no_staging = true: never. Staged
    copies: gpuk_buffer_write/read (and a create's desc.data upload, gpuk_buffer_download) of
    pageable host memory (memory the driver does not know: malloc, the stack) of at least
-   staging_min_bytes (default 4 MiB, from where staging measured faster on an H100 machine
-   with 8 copying threads: 256 MiB at 4.1x host->device and 3.0x device->host the driver's own
-   pageable copy, see README; staging_threads 1 lost at every size): the host side copies
+   staging_min_bytes (default 1 MiB, from where staging measured clearly faster on an H100
+   machine with 8 copying threads: 1.5x / 2.0x at 1 MiB, 256 MiB at 5.7x host->device and 2.5x
+   device->host the driver's own pageable copy, see README; staging_threads 1 lost at every
+   size): the host side copies
    piece after piece into one half while the DMA engine moves the other, instead of the
    driver's own pageable path, where the two take turns. Each piece's memcpy is cut into
    slices (4 KiB boundaries, at least 64 KiB each) copied by the calling thread and up to
@@ -394,7 +395,7 @@ typedef struct gpuk_ctx_desc {
                              //   true -> always the driver's own pageable copy
     size_t staging_bytes;    // 0 -> 32 MiB: the pinned staging memory (two halves), allocated
                              //   at the first staged copy, freed with the ctx; >= 64 KiB
-    size_t staging_min_bytes; // 0 -> 4 MiB (measured crossover); N -> copies of N bytes and
+    size_t staging_min_bytes; // 0 -> 1 MiB (measured crossover); N -> copies of N bytes and
                               //   more staged; 1 -> every size; SIZE_MAX -> none
     uint32_t max_graphs;     // 0 -> 64
     uint32_t staging_threads; // 0 -> min(8, online CPUs / 2), at least 1: threads copying each
@@ -2653,12 +2654,12 @@ enum { GPUK__STAGING_UNSET, GPUK__STAGING_READY, GPUK__STAGING_OFF };
 #define GPUK__STAGING_BYTES ((size_t)32 << 20)
 #define GPUK__STAGING_LEAST ((size_t)64 << 10)   /* the least staging_bytes taken */
 /* staging_min_bytes 0: copies from this size up are staged. On the H100 machine (bench/bench.c,
-   16 CPUs, 8 copying threads, 2026-11-23) staged copies beat the driver's own from 4 MiB up
-   host to device and from 1 MiB up device to host (256 MiB: 26.9 against 6.6 GB/s, 31.3
-   against 10.3; 0.50 and 0.57 of pinned), and lost below 1 MiB (each piece's driver calls and
-   the threads' wake-ups cost more than the overlap gains). With one thread (staging_threads
+   16 CPUs, 8 copying threads) staged copies beat the driver's own from 4 MiB up host to device
+   and from 1 MiB up device to host while the copying threads slept between pieces
+   (2026-11-23); with them spinning, from 64 KiB up both ways, by 1.46x / 2.04x at 1 MiB but
+   only 1.07x / 1.15x at 64 KiB (2026-11-25), so from 1 MiB. With one thread (staging_threads
    1) staging lost at every size; the host's memcpy is the limit. */
-#define GPUK__STAGING_MIN_BYTES ((size_t)4 << 20)
+#define GPUK__STAGING_MIN_BYTES ((size_t)1 << 20)
 /* staging_threads 0: min(GPUK__STAGING_THREADS_DEFAULT_MOST, online CPUs / 2), at least 1 (half
    the CPUs: the program's own threads keep the other half; 8 copying threads already saturate
    the memory bandwidth of most hosts) */

@@ -1533,12 +1533,12 @@ enum { GPUK__STAGING_UNSET, GPUK__STAGING_READY, GPUK__STAGING_OFF };
 #define GPUK__STAGING_BYTES ((size_t)32 << 20)
 #define GPUK__STAGING_LEAST ((size_t)64 << 10)   /* the least staging_bytes taken */
 /* staging_min_bytes 0: copies from this size up are staged. On the H100 machine (bench/bench.c,
-   16 CPUs, 8 copying threads, 2026-11-23) staged copies beat the driver's own from 4 MiB up
-   host to device and from 1 MiB up device to host (256 MiB: 26.9 against 6.6 GB/s, 31.3
-   against 10.3; 0.50 and 0.57 of pinned), and lost below 1 MiB (each piece's driver calls and
-   the threads' wake-ups cost more than the overlap gains). With one thread (staging_threads
+   16 CPUs, 8 copying threads) staged copies beat the driver's own from 4 MiB up host to device
+   and from 1 MiB up device to host while the copying threads slept between pieces
+   (2026-11-23); with them spinning, from 64 KiB up both ways, by 1.46x / 2.04x at 1 MiB but
+   only 1.07x / 1.15x at 64 KiB (2026-11-25), so from 1 MiB. With one thread (staging_threads
    1) staging lost at every size; the host's memcpy is the limit. */
-#define GPUK__STAGING_MIN_BYTES ((size_t)4 << 20)
+#define GPUK__STAGING_MIN_BYTES ((size_t)1 << 20)
 /* staging_threads 0: min(GPUK__STAGING_THREADS_DEFAULT_MOST, online CPUs / 2), at least 1 (half
    the CPUs: the program's own threads keep the other half; 8 copying threads already saturate
    the memory bandwidth of most hosts) */

@@ -19,7 +19,7 @@
 
 /* staged: every pageable copy staged through 1 MiB (pieces of 256-512 KiB); direct: the
    driver's own copy; dflt: the default staging size (32 MiB) from 1 MiB up (by default staging
-   starts at 4 MiB) */
+   starts at 1 MiB too) */
 static gpuk_ctx *staged, *direct, *dflt;
 static gpuk_module mod;
 

@@ -133,7 +133,7 @@ static int test_what_stages(void) {
     size_t got = 0;
     long before;
     gpuk_ctx_desc dd = gpuk_ctx_desc_defaults(NULL);
-    CHECK(dd.staging_bytes == (size_t)32 << 20 && dd.staging_min_bytes == (size_t)4 << 20 && !dd.no_staging);
+    CHECK(dd.staging_bytes == (size_t)32 << 20 && dd.staging_min_bytes == (size_t)1 << 20 && !dd.no_staging);
     CHECK(host != NULL);
     if (!host) return 0;
     fill_random(host, BUF);
@@ -169,7 +169,7 @@ static int test_what_stages(void) {
     CHECK_OK(gpuk_ctx_destroy(c));
     fake_gpuk_check_released();
     /* no_staging: the driver's pageable copy at any size, no pinned memory taken; and the
-       defaults below 4 MiB (the crossover measured on an H100 machine): the same */
+       defaults below 1 MiB (the crossover measured on an H100 machine): the same */
     c = up((fake_config){ 0 }, 0, 1, true);
     CHECK_OK(gpuk_buffer_create(c, &(gpuk_buffer_desc){ .bytes = BUF }, &b));
     round_trip(c, b, BUF - 5, 5, 3, 0);
@@ -178,10 +178,10 @@ static int test_what_stages(void) {
     fake_gpuk_check_released();
     c = up((fake_config){ 0 }, 0, 0, false);
     CHECK_OK(gpuk_buffer_create(c, &(gpuk_buffer_desc){ .bytes = BUF }, &b));
-    round_trip(c, b, BUF, 0, 0, 0);
+    round_trip(c, b, ((size_t)1 << 20) - 1, 0, 0, 0);
     CHECK(fake_live_count(FK_HOST) == 0);
-    {   /* ... and from 4 MiB up staged: four pieces of a quarter */
-        const size_t four = (size_t)4 << 20;
+    {   /* ... and from 1 MiB up staged: four pieces of a quarter */
+        const size_t four = (size_t)1 << 20;
         unsigned char* big = (unsigned char*)malloc(four);
         CHECK(big != NULL);
         if (big) {
