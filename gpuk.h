@@ -76,9 +76,8 @@ MEMORY
    staging_min_bytes (default 1 MiB, from where staging measured clearly faster on an H100
    machine with 8 copying threads: 1.5x / 2.0x at 1 MiB, 256 MiB at 5.7x host->device and 2.5x
    device->host the driver's own pageable copy, see README; staging_threads 1 lost at every
-   size): the host side copies
-   piece after piece into one half while the DMA engine moves the other, instead of the
-   driver's own pageable path, where the two take turns. Each piece's memcpy is cut into
+   size): the host side copies piece after piece into one half while the DMA engine moves the
+   other, instead of the driver's own pageable path, where the two take turns. Each piece's memcpy is cut into
    slices (4 KiB boundaries, at least 64 KiB each) copied by the calling thread and up to
    gpuk_ctx_desc.staging_threads - 1 threads of gpuk's own (THREADS). Pinned, registered and
    managed memory and smaller copies go direct. Same results and ordering as the direct copy; the call returns once done. If the
@@ -2649,8 +2648,8 @@ static const char* const gpuk__kind_name[GPUK__KIND_NUM] = { GPUK__HANDLE_KINDS(
 enum { GPUK__STAGING_UNSET, GPUK__STAGING_READY, GPUK__STAGING_OFF };
 /* gpuk_ctx_desc.staging_bytes 0. 256 MiB copies on the H100 machine moved faster through 32 MiB
    (pieces of 16 MiB) than 16 in 9 of 10 paired runs host->device, 8 of 10 device->host
-   (2026-11-25, about 15% on average); copies
-   of up to 64 MiB take the same pieces either way (a quarter of the copy). */
+   (2026-11-25, about 15% on average); copies of up to 64 MiB take the same pieces either way
+   (a quarter of the copy). */
 #define GPUK__STAGING_BYTES ((size_t)32 << 20)
 #define GPUK__STAGING_LEAST ((size_t)64 << 10)   /* the least staging_bytes taken */
 /* staging_min_bytes 0: copies from this size up are staged. On the H100 machine (bench/bench.c,

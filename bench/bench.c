@@ -7,7 +7,8 @@
    gpuk as configured by default, and pinned, with the size from which staging beats the
    direct copy (the crossover behind gpuk's default staging_min_bytes); then 256 MiB staged
    through 16, 32 and 64 MiB of staging (gpuk_ctx_desc.staging_bytes), and through 1, 2, 4, 8
-   and 16 copying threads (gpuk_ctx_desc.staging_threads) beside the same threads' bare memcpy, and the alternative of page-locking the caller's memory for the copy
+   and 16 copying threads (gpuk_ctx_desc.staging_threads) beside the same threads' bare
+   memcpy, and the alternative of page-locking the caller's memory for the copy
    (cuMemHostRegister + cuMemcpyHtoD/DtoH + cuMemHostUnregister).
    Medians of repeats after warm-up; ratios, never absolute pass/fail times. Results also go to
    build/bench-csv/driver.csv (bench_csv.h).

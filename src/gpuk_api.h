@@ -76,9 +76,8 @@ MEMORY
    staging_min_bytes (default 1 MiB, from where staging measured clearly faster on an H100
    machine with 8 copying threads: 1.5x / 2.0x at 1 MiB, 256 MiB at 5.7x host->device and 2.5x
    device->host the driver's own pageable copy, see README; staging_threads 1 lost at every
-   size): the host side copies
-   piece after piece into one half while the DMA engine moves the other, instead of the
-   driver's own pageable path, where the two take turns. Each piece's memcpy is cut into
+   size): the host side copies piece after piece into one half while the DMA engine moves the
+   other, instead of the driver's own pageable path, where the two take turns. Each piece's memcpy is cut into
    slices (4 KiB boundaries, at least 64 KiB each) copied by the calling thread and up to
    gpuk_ctx_desc.staging_threads - 1 threads of gpuk's own (THREADS). Pinned, registered and
    managed memory and smaller copies go direct. Same results and ordering as the direct copy; the call returns once done. If the

@@ -1528,8 +1528,8 @@ static const char* const gpuk__kind_name[GPUK__KIND_NUM] = { GPUK__HANDLE_KINDS(
 enum { GPUK__STAGING_UNSET, GPUK__STAGING_READY, GPUK__STAGING_OFF };
 /* gpuk_ctx_desc.staging_bytes 0. 256 MiB copies on the H100 machine moved faster through 32 MiB
    (pieces of 16 MiB) than 16 in 9 of 10 paired runs host->device, 8 of 10 device->host
-   (2026-11-25, about 15% on average); copies
-   of up to 64 MiB take the same pieces either way (a quarter of the copy). */
+   (2026-11-25, about 15% on average); copies of up to 64 MiB take the same pieces either way
+   (a quarter of the copy). */
 #define GPUK__STAGING_BYTES ((size_t)32 << 20)
 #define GPUK__STAGING_LEAST ((size_t)64 << 10)   /* the least staging_bytes taken */
 /* staging_min_bytes 0: copies from this size up are staged. On the H100 machine (bench/bench.c,

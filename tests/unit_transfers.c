@@ -7,8 +7,9 @@
    (an error, never a silent partial copy, nothing in flight afterwards, the next copy right),
    a copy while the staging is taken, and gpuk_stream_join/fork. The staging's copy threads:
    1, 2, 3 and 8 of them at sizes around slices and pieces (each worker's share counted), copies
-   back to back and after the workers have gone to sleep, their threads gone after the ctx destroy, thread starts refused (fewer threads, one warning), a
-   fork child that never waits for its parent's threads. No GPU needed.
+   back to back and after the workers have gone to sleep, their threads gone after the ctx
+   destroy, thread starts refused (fewer threads, one warning), a fork child that never waits
+   for its parent's threads. No GPU needed.
    cc -std=c99 -I.. unit_transfers.c -ldl -lpthread */
 #define _GNU_SOURCE
 /* thread starts refused from the refuse_from-th on (-1: none), through gpuk's test hook */
