@@ -77,11 +77,13 @@ MEMORY
    machine with 8 copying threads: 1.5x / 2.0x at 1 MiB, 256 MiB at 5.7x host->device and 2.5x
    device->host the driver's own pageable copy, see README; staging_threads 1 lost at every
    size): the host side copies piece after piece into one half while the DMA engine moves the
-   other, instead of the driver's own pageable path, where the two take turns. Each piece's memcpy is cut into
-   slices (4 KiB boundaries, at least 64 KiB each) copied by the calling thread and up to
-   gpuk_ctx_desc.staging_threads - 1 threads of gpuk's own (THREADS). Pinned, registered and
-   managed memory and smaller copies go direct. Same results and ordering as the direct copy; the call returns once done. If the
-   staging memory cannot be allocated the copy goes direct (whole), the logger hears once at
+   other, instead of the driver's own pageable path, where the two take turns. Each piece's
+   memcpy is cut into slices (4 KiB boundaries, at least 64 KiB each) copied by the calling
+   thread and up to gpuk_ctx_desc.staging_threads - 1 threads of gpuk's own (THREADS); between
+   pieces they spin (2^14 CPU pause hints, some hundreds of microseconds) before they sleep, so
+   each staged copy keeps that many CPUs busy until shortly after it returns. Pinned,
+   registered and managed memory and smaller copies go direct. Same results and ordering as
+   the direct copy; the call returns once done. If the staging memory cannot be allocated the copy goes direct (whole), the logger hears once at
    GPUK_LOG_WARN, and the ctx's copies stay direct. A copy finding the staging busy with
    another thread's copy goes direct instead of waiting. A failure in the middle returns the
    driver's code (the destination then holds part of the data), with nothing left in flight.
