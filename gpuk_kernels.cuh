@@ -1023,8 +1023,8 @@ GPUK_DEV void gemm_run(const gemm_args& g, T* c, const T* a, const T* b, T alpha
             u32 cur = 0;
             u64 k0 = k_begin;
             /* while the slice loaded next is whole and the tile fast: the fast copy alone, no
-               test a slice (H100 sm_90 SASS: 596 instructions a slice, 86 % FFMA, against 642,
-               80 %, for the f32 loop; not yet measured on the GPU) */
+               test a slice (f32, sm_90 SASS: 593 instructions a slice, 86 % FFMA, against 642,
+               80 %; H100 sgemm 4096^3 0.78 -> 0.86-0.87 of cuBLAS) */
             if (ld.fast)
                 for (; k0 + (u64)STAGES * BK <= k_end; k0 += BK) {
                     cp_async_wait<STAGES - 2>();
