@@ -832,7 +832,7 @@ static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* c
     static const char* const names[3] = { "c", "a", "b" };
     const gpuk__builtin_ptx* variant;
     gpuk_array2d v[3];
-    size_t stride[3], ld[3], bytes[3], am, ak, bk, bn, tile, tile_n, tiles, i;
+    size_t stride[3], ld[3], bytes[3], am, ak, bk, bn, tile, tile_n, tiles, per_sm, i;
     gpuk_devptr p[3];
     gpuk__gemm_args g;
     gpuk__gemm_tma tma;
@@ -897,13 +897,15 @@ static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* c
     g.trans_a = trans_a != 0; g.trans_b = trans_b != 0;
     g.batch = (uint32_t)batch;
     /* one block a multiprocessor for the sm_80 FP64 tensor-core variant (256 threads of 255
-       registers) and the sm_90a one (its dynamic shared memory), two for the others (the sm_90
-       FP64 one: 128 threads of 255 registers). H100, the seed shape 1024 x 512 x 2048: FP64 4
-       parts instead of 8, 0.57 -> 0.64 of cuBLAS; TF32 0.84 -> 0.92; FP32 (two blocks fit) 0.84
-       with 8 parts, 0.80 with 4. */
-    g.splits = batch == 1 ? gpuk__gemm_splits(ctx, tiles, ak, variant->arch_specific ||
-                                                                  (elem == 8 && variant->target >= 80 && variant->target < 90)
-                                                                  ? 1u : 2u) : 1u;
+       registers) and the sm_90a one (its dynamic shared memory), two for the others; the sm_90
+       FP64 one (128 threads of 255 registers) where two of its stages fit the multiprocessor's
+       shared memory (an H100's 228 KB, not sm_120's 100 KB; the driver keeps 1 KB a block).
+       H100, the seed shape 1024 x 512 x 2048: FP64 4 parts instead of 8, 0.57 -> 0.64 of
+       cuBLAS; TF32 0.84 -> 0.92; FP32 (two blocks fit) 0.84 with 8 parts, 0.80 with 4. */
+    per_sm = variant->arch_specific || (elem == 8 && variant->target >= 80 && variant->target < 90) ||
+             (k.shared == GPUK__GEMM_F64_SMEM &&
+              (size_t)(unsigned)ctx->info.shared_per_sm < 2u * ((size_t)GPUK__GEMM_F64_SMEM + 1024u)) ? 1u : 2u;
+    g.splits = batch == 1 ? gpuk__gemm_splits(ctx, tiles, ak, per_sm) : 1u;
     args[0] = &p[0]; args[1] = &p[1]; args[2] = &p[2]; args[3] = &g;
     args[4] = (void*)(uintptr_t)alpha; args[5] = (void*)(uintptr_t)beta;
     k.args = args;

@@ -891,6 +891,20 @@ static int test_gemm_variant_tile_and_split_choice(void) {
                            gpuk_at2d(f, 4 << 20, 1000, 500, 0), 0, 0));
     CHECK(gemm_launched()->splits == 4 && fake.last_grid[0] == 64 * 4);
     fake_gpuk_down(ctx);
+    {   /* sm_120: 100 KB of shared memory a multiprocessor hold one of the sm_90 FP64 variant's
+           blocks, not two: the seed shape's 64 tiles of 128 x 64 -> 132 / 64 -> 2 parts */
+        fake_config cfg;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.cc_major = 12;
+        cfg.shared_per_sm = 102400;
+        ctx = fake_gpuk_up_desc(&cfg, NULL);
+        f = buffer((size_t)1 << 27);
+        CHECK_OK(gpuk_gemm_f64(ctx, S, gpuk_at2d(f, 0, 1024, 512, 0), 1, gpuk_at2d(f, 1 << 20, 1024, 2048, 0), 0,
+                               gpuk_at2d(f, 4 << 20, 2048, 512, 0), 0, 0));
+        CHECK(strstr(gpuk__builtin_pick(ctx, GPUK__K_GEMM_F64)->name, "__sm90") != NULL);
+        CHECK(gemm_launched()->splits == 2 && fake.last_grid[0] == 64 * 2 && fake.last_block[0] == 128);
+        fake_gpuk_down(ctx);
+    }
     return TEST_PASS;
 }
 
