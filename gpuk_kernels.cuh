@@ -33,7 +33,9 @@
 #define GEMM_TILE_MMA 128
 #define GEMM_SPLIT_TILES 1024
 #define GEMM_WGMMA_SMEM 205824
-#define GEMM_F64_SMEM 67584
+#define GEMM_F64_SMEM 76800
+#define GEMM_F64_THREADS 128
+#define GEMM_F64_TILE_N 64
 #define GEMM_TMA_THREADS 384
 #define GEMM_TMA_BN 256
 #define STENCIL_ROWS 64
@@ -759,7 +761,8 @@ struct gemm_args {
    aligned and staggers the k-major stores of an operand whose k index is contiguous. */
 template <typename T> struct gemm_simt {
     enum { TILE = sizeof(T) == 4 ? GEMM_TILE_4 : GEMM_TILE_8, BK = 8, G = 16 / sizeof(T), PAD = G,
-           TM = TILE / 16, NACC = TM * TM, A_MMAJOR = 0, LDA = TILE + PAD, LDB = TILE + PAD, STAGES = 3, DYN = 0 };
+           TM = TILE / 16, NACC = TM * TM, A_MMAJOR = 0, LDA = TILE + PAD, LDB = TILE + PAD, STAGES = 3, DYN = 0,
+           TILE_M = TILE, TILE_N = TILE, THREADS = GPUK_BLOCK, MINB = 1 };
     GPUK_DEV static u32 bswz(u32) { return 0; }
     T acc[NACC];
     GPUK_DEV void zero() {
@@ -863,9 +866,9 @@ GPUK_DEV void gemm_finish(P& p, const gemm_args& g, T* c, T alpha, T beta, u64 r
     if (g.splits > 1) {
         /* parts: [tile][split][NACC][256 threads], after GEMM_SPLIT_TILES counters, which only
            ever hold counters (so a workspace reused by a call of another shape starts at 0) */
-        T* part = (T*)(g.ws + GEMM_SPLIT_TILES) + tile * g.splits * (P::NACC * GPUK_BLOCK);
+        T* part = (T*)(g.ws + GEMM_SPLIT_TILES) + tile * g.splits * (P::NACC * P::THREADS);
 #pragma unroll
-        for (int i = 0; i < P::NACC; i++) part[((u64)s * P::NACC + i) * GPUK_BLOCK + t] = p.acc[i];
+        for (int i = 0; i < P::NACC; i++) part[((u64)s * P::NACC + i) * P::THREADS + t] = p.acc[i];
         __threadfence();
         __syncthreads();
         bool last = false;
@@ -881,9 +884,9 @@ GPUK_DEV void gemm_finish(P& p, const gemm_args& g, T* c, T alpha, T beta, u64 r
         p.zero();
 #pragma unroll 1
         for (u32 q = 0; q < g.splits; q++) {
-            const T* pq = part + (u64)q * P::NACC * GPUK_BLOCK + t;
+            const T* pq = part + (u64)q * P::NACC * P::THREADS + t;
 #pragma unroll
-            for (int i = 0; i < P::NACC; i++) p.acc[i] += __ldcg(pq + i * GPUK_BLOCK);
+            for (int i = 0; i < P::NACC; i++) p.acc[i] += __ldcg(pq + i * P::THREADS);
         }
     }
 #pragma unroll
@@ -900,19 +903,20 @@ GPUK_DEV void gemm_finish(P& p, const gemm_args& g, T* c, T alpha, T beta, u64 r
    lands at group cg ^ P::bswz(l) (a policy's bank-conflict swizzle; the element path agrees). */
 template <typename T, typename P> struct gemm_stager {
     enum {
-        TILE = P::TILE, BK = P::BK, LDA = P::LDA, LDB = P::LDB, G = 16 / sizeof(T),
-        A_ELEMS = P::A_MMAJOR ? TILE * LDA : BK * LDA, STAGE = A_ELEMS + BK * LDB,
+        TM = P::TILE_M, TN = P::TILE_N, BK = P::BK, LDA = P::LDA, LDB = P::LDB, G = 16 / sizeof(T), NT = P::THREADS,
+        A_ELEMS = P::A_MMAJOR ? TM * LDA : BK * LDA, STAGE = A_ELEMS + BK * LDB,
         /* fast A, m-major: CH 16-byte chunks a row, RPE rows a round, NA16 copies a thread */
-        CH = BK / G, RPE = GPUK_BLOCK / (CH ? CH : 1), NA16 = TILE * CH / GPUK_BLOCK,
-        /* fast A, k-major: element copies, k = t % 8 + 8 (e % KH), row t / 8 + 32 (e / KH) */
-        KH = BK / 8, NAE = TILE * BK / GPUK_BLOCK,
-        /* fast B: CHB 16-byte chunks a row of TILE, RPB rows a round, NB copies a thread */
-        CHB = TILE / G, RPB = GPUK_BLOCK / CHB, NB = BK * CHB / GPUK_BLOCK, NSLOW = TILE * BK / GPUK_BLOCK
+        CH = BK / G, RPE = NT / (CH ? CH : 1), NA16 = TM * CH / NT,
+        /* fast A, k-major: element copies, k = t % 8 + 8 (e % KH), row t / 8 + NT / 8 (e / KH) */
+        KH = BK / 8, NAE = TM * BK / NT,
+        /* fast B: CHB 16-byte chunks a row of TN, RPB rows a round, NB copies a thread */
+        CHB = TN / G, RPB = NT / CHB, NB = BK * CHB / NT,
+        NSLOW_A = TM * BK / NT, NSLOW_B = TN * BK / NT /* element copies a thread */
     };
     static_assert((A_ELEMS * sizeof(T)) % 16 == 0 && (STAGE * sizeof(T)) % 16 == 0, "16-byte stages");
-    static_assert(P::A_MMAJOR ? (CH >= 1 && GPUK_BLOCK % CH == 0 && TILE * CH % GPUK_BLOCK == 0)
-                              : (BK % 8 == 0 && TILE * BK % GPUK_BLOCK == 0), "A's fast path");
-    static_assert(GPUK_BLOCK % CHB == 0 && BK * CHB % GPUK_BLOCK == 0, "B's fast path");
+    static_assert(P::A_MMAJOR ? (CH >= 1 && NT % CH == 0 && TM * CH % NT == 0)
+                              : (BK % 8 == 0 && TM * BK % NT == 0), "A's fast path");
+    static_assert(NT % CHB == 0 && BK * CHB % NT == 0 && TN * BK % NT == 0, "B's fast path");
     const gemm_args& g;
     const T *xa, *xb, *fa, *fb;
     u64 row0, col0, k_end, fa_step, fb_step;
@@ -924,11 +928,11 @@ template <typename T, typename P> struct gemm_stager {
     GPUK_DEV gemm_stager(const gemm_args& g_, const T* a, const T* b, u64 r0, u64 c0, u64 ke)
         : g(g_), xa(a), xb(b), row0(r0), col0(c0), k_end(ke) {
         const u32 t = threadIdx.x;
-        fast = !g.trans_a && !g.trans_b && row0 + TILE <= g.m && col0 + TILE <= g.n && aligned16(xb) &&
+        fast = !g.trans_a && !g.trans_b && row0 + TM <= g.m && col0 + TN <= g.n && aligned16(xb) &&
                g.ldb % G == 0 && (!P::A_MMAJOR || (aligned16(xa) && g.lda % G == 0));
         /* the fast path's sources at k = 0 (A moves +k0, B +k0 * ldb) and A's place in a stage */
         fa = P::A_MMAJOR ? xa + (row0 + t / CH) * g.lda + (t % CH) * G : xa + (row0 + t / 8) * g.lda + t % 8;
-        fa_step = (u64)(P::A_MMAJOR ? RPE : 32) * g.lda;
+        fa_step = (u64)(P::A_MMAJOR ? RPE : NT / 8) * g.lda;
         fa_dst = P::A_MMAJOR ? (t / CH) * LDA + (t % CH) * G : (t % 8) * LDA + t / 8;
         fb = xb + (u64)(t / CHB) * g.ldb + col0 + (t % CHB) * G;
         fb_step = (u64)RPB * g.ldb;
@@ -946,7 +950,7 @@ template <typename T, typename P> struct gemm_stager {
         } else {
 #pragma unroll
             for (int e = 0; e < NAE; e++) {
-                cp_async_elem(sa + fa_dst + (e % KH) * 8 * LDA + (e / KH) * 32, q + (e % KH) * 8, true);
+                cp_async_elem(sa + fa_dst + (e % KH) * 8 * LDA + (e / KH) * (NT / 8), q + (e % KH) * 8, true);
                 if (e % KH == KH - 1) q += fa_step;
             }
         }
@@ -971,18 +975,18 @@ template <typename T, typename P> struct gemm_stager {
         ra += BK; /* kept in step with k0 */
         rb += (u64)BK * g.ldb;
 #pragma unroll
-        for (int e = 0; e < NSLOW; e++) {
-            const u32 q = e * GPUK_BLOCK + t;
-            const u32 i = g.trans_a ? q % TILE : q / BK, l = g.trans_a ? q / TILE : q % BK;
+        for (int e = 0; e < NSLOW_A; e++) {
+            const u32 q = e * NT + t;
+            const u32 i = g.trans_a ? q % TM : q / BK, l = g.trans_a ? q / TM : q % BK;
             const u64 r = row0 + i, kk = k0 + l;
             const bool in = r < g.m && kk < k_end;
             cp_async_elem(sa + (P::A_MMAJOR ? i * LDA + l : l * LDA + i),
                           in ? (g.trans_a ? xa + kk * g.lda + r : xa + r * g.lda + kk) : xa, in);
         }
 #pragma unroll
-        for (int e = 0; e < NSLOW; e++) {
-            const u32 q = e * GPUK_BLOCK + t;
-            const u32 j = g.trans_b ? q / BK : q % TILE, l = g.trans_b ? q % BK : q / TILE;
+        for (int e = 0; e < NSLOW_B; e++) {
+            const u32 q = e * NT + t;
+            const u32 j = g.trans_b ? q / BK : q % TN, l = g.trans_b ? q % BK : q / TN;
             const u64 cc = col0 + j, kk = k0 + l;
             const bool in = cc < g.n && kk < k_end;
             cp_async_elem(sb + l * LDB + ((j / G) ^ P::bswz(l)) * G + j % G,
@@ -1000,14 +1004,15 @@ GPUK_DEV void gemm_run(const gemm_args& g, T* c, const T* a, const T* b, T alpha
     extern __shared__ __align__(16) unsigned char gemm_dyn_smem[];
     __shared__ __align__(16) T sm_static[P::DYN ? 1 : ASYNC ? STAGES * STAGE : 2 * STAGES * STAGE];
     T* const sm = P::DYN ? (T*)gemm_dyn_smem : sm_static;
-    const u64 ntn = (g.n + TILE - 1) / TILE, ntm = (g.m + TILE - 1) / TILE, tiles = ntn * ntm;
+    static_assert(ASYNC || (P::TILE_M == TILE && P::TILE_N == TILE), "the baseline's tiles are square");
+    const u64 ntn = (g.n + P::TILE_N - 1) / P::TILE_N, ntm = (g.m + P::TILE_M - 1) / P::TILE_M, tiles = ntn * ntm;
     const u64 jobs = tiles * g.splits * g.batch;
     /* k a part: a multiple of BK, so parts start on slice boundaries */
     const u64 kper = ((g.k + g.splits - 1) / g.splits + BK - 1) / BK * BK;
     for (u64 w = blockIdx.x; w < jobs; w += gridDim.x) {
         const u64 tile = w % tiles, z = w / tiles, bi = z / g.splits;
         const u32 s = (u32)(z % g.splits);
-        const u64 row0 = tile / ntn * TILE, col0 = tile % ntn * TILE;
+        const u64 row0 = tile / ntn * P::TILE_M, col0 = tile % ntn * P::TILE_N;
         const u64 k_begin = s * kper, k_end = k_begin + kper < g.k ? k_begin + kper : g.k;
         P p;
         p.zero();
@@ -1111,6 +1116,7 @@ GPUK_DEV void gemm_run(const gemm_args& g, T* c, const T* a, const T* b, T alpha
 template <int BK_>
 struct gemm_tf32_mma {
     enum { TILE = GEMM_TILE_MMA, BK = BK_, PAD = 0, NACC = 64, A_MMAJOR = 1, LDA = BK, LDB = TILE, KQ = BK / 4,
+           TILE_M = TILE, TILE_N = TILE, THREADS = GPUK_BLOCK, MINB = 2,
            STAGES = 3, DYN = 0 };
     static_assert(BK == 16, "LDA = BK is conflict-free at 16 only");
     float acc[NACC];
@@ -1176,8 +1182,9 @@ struct gemm_tf32_mma {
    the same FLOPs in 2x / 4x / 8x fewer instructions than m8n8k4.
    Both stages k-major; lane (g, q) reads word q * LD + 2g doubles on: with LD = 4 (mod 16)
    doubles (PAD 4) the 8 lanes of a phase hit 8 distinct 16-byte bank groups.
-   Warps 2 (m) x 4 (n), warp tile WM x WN = TILE/2 x TILE/4; a thread holds RA = WM/8 A rows and
-   NB = WN/8 B cols ("slots"), identical for every KS:
+   Warps TILE_M / 64 (m) x TILE_N / 32 (n), warp tile WM x WN = 64 x 32 (warp w: wm = w / WARPS_N,
+   wn = w % WARPS_N); a thread holds RA = WM/8 A rows and NB = WN/8 B cols ("slots"), identical
+   for every KS:
      A slot r: tile row wm * WM + (r >> 1) * 16 + 2g + (r & 1)   (pairs -> one double2 load a k)
                m8n8k4: slot r is m8 tile r's fragment row g; m16n8kK: slots 2t, 2t+1 are m16 tile
                t's fragment rows g, g + 8
@@ -1185,18 +1192,25 @@ struct gemm_tf32_mma {
                (the thread's own n = g: pairs of slots -> one double2 load a k)
    C: fragment col n = 2q + e of tile u -> acc[r * 2NB + j], j = (u >> 1) * 4 + 2e + (u & 1), at
      row(slot r), col wn * WN + (j >> 2) * 16 + 4q + (j & 3): runs of 4 consecutive columns.
-   TILE 128 (chosen): 64 accumulators (128 registers) a thread, 1 block of 8 warps an SM; half the
-   shared-memory bytes a FLOP of TILE 64 (warp tile 64x32: 0.375 B/FMA of fragment loads, + 0.125
-   B/FMA of cp.async fills, vs 0.75 + 0.25 at TILE 64, which would need all of the SM's 128 B/clk
-   at H100's 128 DFMA/clk), and half the L2/DRAM traffic. Stage = 2 * BK * 132 * 8 bytes:
+   128 x 64 on sm_90 (4 warps, 3 stages of BK 16, 75 KB of dynamic shared memory, two blocks an
+   SM: the shape of cuBLAS's H100 DGEMM kernel, whose ncu report read 128x64x16, 3 stages, 2 x 2
+   warps, 246 registers, 2 blocks an SM; H100 4096^3 0.64-0.70 -> 0.71-0.73 of cuBLAS, the seed
+   shape 0.70-0.75 -> 0.77-0.80, 1000^3 0.54-0.58 -> 0.49-0.52, three interleaved runs).
+   128 x 128 on sm_80 (the first choice): 64 accumulators (128 registers) a thread, 1 block of 8
+   warps an SM; half the shared-memory bytes a FLOP of TILE 64 (warp tile 64x32: 0.375 B/FMA of
+   fragment loads, + 0.125 B/FMA of cp.async fills, vs 0.75 + 0.25 at TILE 64, which would need
+   all of the SM's 128 B/clk at H100's 128 DFMA/clk), and half the L2/DRAM traffic. Its stage
+   = 2 * BK * 132 * 8 bytes:
    BK 8 -> 16896 B (2 stages 33.8 KB; 3 stages 50.7 KB > 48 KB); BK 4 -> 8448 B (3 stages 25.3 KB).
    TILE 64 (LD 68): BK 8 -> 8704 B a stage, 16 accumulators. KS = 16 needs BK % 16 == 0. */
-template <int TILE_, int BK_, int KS>
+template <int TILE_M_, int TILE_N_, int BK_, int KS, int STAGES_>
 struct gemm_f64_mma {
     enum {
-        TILE = TILE_, BK = BK_, PAD = 4, LD = TILE + PAD, WM = TILE / 2, WN = TILE / 4, RA = WM / 8,
-        NB = WN / 8, NACC = RA * NB * 2, KK = KS == 0 ? 4 : KS, A_MMAJOR = 0, LDA = LD, LDB = LD, STAGES = 2,
-        DYN = STAGES * 2 * BK * LD * 8 > 48 * 1024 /* stages past the 48 KB of static shared memory */
+        TILE_M = TILE_M_, TILE_N = TILE_N_, TILE = TILE_M, BK = BK_, PAD = 4, WM = 64, WN = 32,
+        WARPS_N = TILE_N / WN, THREADS = 32 * (TILE_M / WM) * WARPS_N, MINB = 256 / THREADS, RA = WM / 8,
+        NB = WN / 8, NACC = RA * NB * 2, KK = KS == 0 ? 4 : KS, A_MMAJOR = 0, LDA = TILE_M + PAD,
+        LDB = TILE_N + PAD, STAGES = STAGES_,
+        DYN = STAGES * BK * (LDA + LDB) * 8 > 48 * 1024 /* stages past the 48 KB of static shared memory */
     };
     double acc[NACC];
     GPUK_DEV static u32 bswz(u32) { return 0; }
@@ -1209,23 +1223,22 @@ struct gemm_f64_mma {
     GPUK_DEV void step(const double* as, const double* bs) {
         static_assert(BK % KK == 0 && NB % 2 == 0 && RA % 2 == 0, "shape");
         const u32 lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
-        const u32 wm = threadIdx.x >> 7, wn = (threadIdx.x >> 5) & 3;
-        const double* pa = as + q * LD + wm * WM + g * 2;
-        const double* pb = bs + q * LD + wn * WN + g * 2;
+        const u32 wm = (threadIdx.x >> 5) / WARPS_N, wn = (threadIdx.x >> 5) % WARPS_N;
+        const double* pa = as + q * LDA + wm * WM + g * 2;
+        const double* pb = bs + q * LDB + wn * WN + g * 2;
 #pragma unroll
         for (int k = 0; k < BK; k += KK) {
             double a[KK / 4][RA], b[KK / 4][NB]; /* [k = k + 4h + q][slot] */
 #pragma unroll
             for (int h = 0; h < KK / 4; h++) {
-                const int off = (k + 4 * h) * LD;
 #pragma unroll
                 for (int r = 0; r < RA; r += 2) {
-                    const double2 x = *(const double2*)(pa + off + (r >> 1) * 16);
+                    const double2 x = *(const double2*)(pa + (k + 4 * h) * LDA + (r >> 1) * 16);
                     a[h][r] = x.x; a[h][r + 1] = x.y;
                 }
 #pragma unroll
                 for (int u = 0; u < NB; u += 2) {
-                    const double2 y = *(const double2*)(pb + off + (u >> 1) * 16);
+                    const double2 y = *(const double2*)(pb + (k + 4 * h) * LDB + (u >> 1) * 16);
                     b[h][u] = y.x; b[h][u + 1] = y.y;
                 }
             }
@@ -1272,11 +1285,11 @@ struct gemm_f64_mma {
     }
     GPUK_DEV u32 row(int i) const {
         const u32 r = (u32)i / (2 * NB), g = (threadIdx.x & 31) >> 2;
-        return (threadIdx.x >> 7) * WM + (r >> 1) * 16 + g * 2 + (r & 1);
+        return (threadIdx.x >> 5) / WARPS_N * WM + (r >> 1) * 16 + g * 2 + (r & 1);
     }
     GPUK_DEV u32 col(int i) const {
         const u32 j = (u32)i % (2 * NB);
-        return ((threadIdx.x >> 5) & 3) * WN + (j >> 2) * 16 + (threadIdx.x & 3) * 4 + (j & 3);
+        return (threadIdx.x >> 5) % WARPS_N * WN + (j >> 2) * 16 + (threadIdx.x & 3) * 4 + (j & 3);
     }
 };
 
@@ -1392,7 +1405,7 @@ GPUK_DEV void gemm_wg_transpose(u32 dst, u32 src) {
 /* The accumulators as gemm_finish takes them: element i of thread t is row (warpgroup * 64 +
    warp * 16 + lane / 4 + 8 * bit 1 of i), column 8 * (i / 4) + 2 * (lane % 4) + bit 0 of i. */
 struct gemm_wg_acc {
-    enum { NACC = 64 };
+    enum { NACC = 64, THREADS = GPUK_BLOCK };
     float acc[NACC];
     GPUK_DEV void zero() {
 #pragma unroll
@@ -1579,23 +1592,25 @@ typedef gemm_simt<float> gemm_policy_tf32;
 typedef gemm_simt<double> gemm_policy_f64;
 typedef gemm_simt<float> gemm_policy_sm80_f32;
 typedef gemm_tf32_mma<16> gemm_policy_sm80_tf32;                 /* 3 stages of 16 KB */
-typedef gemm_f64_mma<GEMM_TILE_MMA, 8, 0> gemm_policy_sm80_f64;  /* m8n8k4, 2 stages of 17 KB */
-/* m16n8k4 (m16n8k8 spilled), 2 stages of 33 KB in dynamic shared memory. A slice of 16 k instead
+typedef gemm_f64_mma<GEMM_TILE_MMA, GEMM_TILE_MMA, 8, 0, 2> gemm_policy_sm80_f64;  /* m8n8k4, 2 stages of 17 KB */
+/* m16n8k4, 128 x 64 tiles, 3 stages of 25 KB in dynamic shared memory (see the policy). Before
+   (128 x 128 tiles, one block an SM), 2 stages of 33 KB. A slice of 16 k instead
    of 8 halves the barriers a FLOP; H100, against cuBLAS in one lab run (same bits either way):
    4096^3 0.62 -> 0.67 (B transposed 0.41 -> 0.44), the seed shape 1024 x 512 x 2048 in 4 parts
    0.64 -> 0.75. More stages gained nothing (BK 8: 3 to 6 stages 0.62 -> 0.64; BK 16, 3 stages
    0.66); BK 32 (135 KB) gave 0.70 at 4096^3 and 0.73 on the seed shape but is more shared memory
    than a block of sm_120 may have (99 KB), which runs this variant too. */
-typedef gemm_f64_mma<GEMM_TILE_MMA, 16, 4> gemm_policy_sm90_f64;
+typedef gemm_f64_mma<GEMM_TILE_MMA, GEMM_F64_TILE_N, 16, 4, 3> gemm_policy_sm90_f64;
 static_assert(gemm_policy_sm90_f64::DYN &&
-                  GEMM_F64_SMEM == gemm_policy_sm90_f64::STAGES * 2 * 16 * (GEMM_TILE_MMA + 4) * 8,
-              "GEMM_F64_SMEM: the sm_90 FP64 variant's stages");
+                  GEMM_F64_SMEM == gemm_policy_sm90_f64::STAGES * 16 * (gemm_policy_sm90_f64::LDA + gemm_policy_sm90_f64::LDB) * 8 &&
+                  GEMM_F64_THREADS == gemm_policy_sm90_f64::THREADS,
+              "GEMM_F64_SMEM, GEMM_F64_THREADS: the sm_90 FP64 variant's stages and threads");
 
 /* 4-byte types: at most 128 registers, so two blocks share an SM (H100: f32 0.53 -> 0.63 of
    cuBLAS for the baseline, with the sm_80 loop's fast path 0.65 -> 0.83, measured in a lab);
    FP64's tensor-core policies hold 64 doubles a thread and run one block an SM. */
 #define GPUK_GEMM_ENTRY(T, t, suffix, policy, async)                                         \
-    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK, sizeof(T) == 4 ? 2 : 1)         \
+    extern "C" __global__ void __launch_bounds__(policy::THREADS, sizeof(T) == 4 ? 2 : policy::MINB) \
     gpuk_gemm_##t##suffix(T* c, const T* a, const T* b, gemm_args g, T alpha, T beta) {      \
         gemm_run<T, policy, async>(g, c, a, b, alpha, beta);                                 \
     }

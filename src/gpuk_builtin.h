@@ -705,11 +705,13 @@ typedef struct gpuk__gemm_args {
     gpuk_devptr ws;
 } gpuk__gemm_args;
 
-/* The C tile edge of GEMM variant v (gpuk_kernels.cuh's policies): the tensor-core FP64 ones
-   (sm_80 and newer) take 128, SIMT FP64 64, every FP32 one 128. */
-static size_t gpuk__gemm_tile(const gpuk__builtin_ptx* v, size_t elem) {
-    if (elem == 4) return GPUK__GEMM_TILE_4;
-    return v->target >= 80 ? GPUK__GEMM_TILE_MMA : GPUK__GEMM_TILE_8;
+/* The C tile of GEMM variant v (gpuk_kernels.cuh's policies), rows (the return) and *cols:
+   the tensor-core FP64 ones take 128 x 128 (sm_80) and 128 x GPUK__GEMM_F64_TILE_N (sm_90),
+   SIMT FP64 64 x 64, every FP32 one 128 x 128. */
+static size_t gpuk__gemm_tile(const gpuk__builtin_ptx* v, size_t elem, size_t* cols) {
+    const size_t rows = elem == 4 ? GPUK__GEMM_TILE_4 : v->target >= 80 ? GPUK__GEMM_TILE_MMA : GPUK__GEMM_TILE_8;
+    if (cols) *cols = elem == 8 && v->target >= 90 && !v->arch_specific ? GPUK__GEMM_F64_TILE_N : rows;
+    return rows;
 }
 
 /* Parts to split k into: only where the tiles leave multiprocessors idle, up to per_sm blocks
@@ -830,7 +832,7 @@ static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* c
     static const char* const names[3] = { "c", "a", "b" };
     const gpuk__builtin_ptx* variant;
     gpuk_array2d v[3];
-    size_t stride[3], ld[3], bytes[3], am, ak, bk, bn, tile, tiles, i;
+    size_t stride[3], ld[3], bytes[3], am, ak, bk, bn, tile, tile_n, tiles, per_sm, i;
     gpuk_devptr p[3];
     gpuk__gemm_args g;
     gpuk__gemm_tma tma;
@@ -876,32 +878,39 @@ static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* c
     if (batch > 0xFFFFFFFFu)
         return gpuk__fail(fn, GPUK_ERR_LIMIT, "batch %zu is more than 2^32 - 1 products", batch);
     variant = gpuk__builtin_pick(ctx, id); /* the one gpuk__builtin_go loads */
-    tile = gpuk__gemm_tile(variant, elem);
+    tile = gpuk__gemm_tile(variant, elem, &tile_n);
     /* the sm_90a GEMM (TF32 by wgmma) and the sm_90 FP64 one keep their stages in dynamic shared
        memory */
     if (variant->arch_specific) k.shared = GPUK__GEMM_WGMMA_SMEM;
-    else if (elem == 8 && variant->target >= 90) k.shared = GPUK__GEMM_F64_SMEM;
+    else if (elem == 8 && variant->target >= 90) {
+        k.shared = GPUK__GEMM_F64_SMEM;
+        k.block_x = GPUK__GEMM_F64_THREADS;
+    }
     memset(&tma, 0, sizeof tma);
     tma.maps = tma.raw + (64u - (unsigned)((uintptr_t)tma.raw & 63u)) % 64u; /* zeros unless TMA */
     args[6] = tma.maps;
     args[7] = tma.maps + 128;
-    tiles = (c.rows / tile + (c.rows % tile != 0)) * (c.cols / tile + (c.cols % tile != 0));
+    tiles = (c.rows / tile + (c.rows % tile != 0)) * (c.cols / tile_n + (c.cols % tile_n != 0));
     g.m = c.rows; g.n = c.cols; g.k = ak;
     g.ldc = ld[0]; g.lda = ld[1]; g.ldb = ld[2];
     g.stride_c = stride_c; g.stride_a = stride_a; g.stride_b = stride_b;
     g.trans_a = trans_a != 0; g.trans_b = trans_b != 0;
     g.batch = (uint32_t)batch;
-    /* one block a multiprocessor for the FP64 tensor-core variants (255 registers a thread)
-       and the sm_90a one (its dynamic shared memory), two for the others. H100, the seed shape
-       1024 x 512 x 2048: FP64 4 parts instead of 8, 0.57 -> 0.64 of cuBLAS; TF32 0.84 -> 0.92;
-       FP32 (two blocks fit) 0.84 with 8 parts, 0.80 with 4. */
-    g.splits = batch == 1 ? gpuk__gemm_splits(ctx, tiles, ak, k.shared || (elem == 8 && tile == GPUK__GEMM_TILE_MMA)
-                                                                  ? 1u : 2u) : 1u;
+    /* one block a multiprocessor for the sm_80 FP64 tensor-core variant (256 threads of 255
+       registers) and the sm_90a one (its dynamic shared memory), two for the others; the sm_90
+       FP64 one (128 threads of 255 registers) where two of its stages fit the multiprocessor's
+       shared memory (an H100's 228 KB, not sm_120's 100 KB; the driver keeps 1 KB a block).
+       H100, the seed shape 1024 x 512 x 2048: FP64 4 parts instead of 8, 0.57 -> 0.64 of
+       cuBLAS; TF32 0.84 -> 0.92; FP32 (two blocks fit) 0.84 with 8 parts, 0.80 with 4. */
+    per_sm = variant->arch_specific || (elem == 8 && variant->target >= 80 && variant->target < 90) ||
+             (k.shared == GPUK__GEMM_F64_SMEM &&
+              (size_t)(unsigned)ctx->info.shared_per_sm < 2u * ((size_t)GPUK__GEMM_F64_SMEM + 1024u)) ? 1u : 2u;
+    g.splits = batch == 1 ? gpuk__gemm_splits(ctx, tiles, ak, per_sm) : 1u;
     args[0] = &p[0]; args[1] = &p[1]; args[2] = &p[2]; args[3] = &g;
     args[4] = (void*)(uintptr_t)alpha; args[5] = (void*)(uintptr_t)beta;
     k.args = args;
     if (g.splits > 1) { /* GPUK__GEMM_SPLIT_TILES counters, then every part's tile */
-        k.ws_bytes = (size_t)GPUK__GEMM_SPLIT_TILES * 4 + tiles * g.splits * tile * tile * elem;
+        k.ws_bytes = (size_t)GPUK__GEMM_SPLIT_TILES * 4 + tiles * g.splits * tile * tile_n * elem;
         k.ws_arg = &g.ws;
         k.splits_arg = &g.splits;
     }

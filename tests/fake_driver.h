@@ -50,6 +50,7 @@ typedef struct fake_config {
     int cc_major;             /* compute capability major; 0 -> 9 */
     int cc_minor;             /* and minor (8.9: Ada, 12.0: consumer Blackwell) */
     int l2_bytes;             /* CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE; 0 -> 7 (as any other attribute) */
+    int shared_per_sm;        /* CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR; 0 -> an H100's 233472 */
     void* capturing_stream;   /* cuStreamIsCapturing says this stream is being captured */
     int jit_delay_ms;         /* cuModuleLoadDataEx takes this long (a slow JIT) */
     int sync_delay_ms;        /* stream and ctx syncs take this long (a long kernel draining) */
@@ -543,6 +544,7 @@ static fres f_cuDeviceGetAttribute(int* v, unsigned attr, int dev) {
     case 76: *v = fake.cfg.cc_minor; break;
     case 16: *v = 132; break;
     case 38: *v = fake.cfg.l2_bytes ? fake.cfg.l2_bytes : 7; break;
+    case 81: *v = fake.cfg.shared_per_sm ? fake.cfg.shared_per_sm : 233472; break;
     case 95: *v = !fake.cfg.no_cooperative; break;  /* cooperative launch */
     case 120: *v = (fake.cfg.cc_major ? fake.cfg.cc_major : 9) >= 9; break; /* cluster launch */
     default: *v = 7; break;

@@ -436,6 +436,8 @@ static int test_arch_specific_variant_only_on_its_compute_capability(void) {
         /* the sm_90 FP64 variant's stages are in dynamic shared memory past 48 KB (the fake
            launch fails unless cuFuncSetAttribute allowed it first); the others have none */
         CHECK(fake.last_smem == (strstr(rows[i].f64, "__sm90") ? (unsigned)GPUK__GEMM_F64_SMEM : 0u));
+        /* and 128 threads a block (2 x 2 warps of a 128 x 64 tile), the others 256 */
+        CHECK(fake.last_block[0] == (strstr(rows[i].f64, "__sm90") ? (unsigned)GPUK__GEMM_F64_THREADS : 256u));
         for (j = 0; j < 2; j++) {
             const gpuk__builtin_ptx* p = gpuk__builtin_pick(ctx, ids[j]);
             const fake_module* m = (const fake_module*)gpuk__builtin_of(ctx)->module[ids[j]];
@@ -449,10 +451,15 @@ static int test_arch_specific_variant_only_on_its_compute_capability(void) {
             CHECK(m && strstr(m->text, entry) != NULL);
             CHECK(m && strstr(m->text, p->arch_specific ? ".target sm_90a\n" : ".target sm_") != NULL);
         }
-        /* FP64's tile: 128 with tensor cores (sm_80 and newer), 64 for the SIMT baseline; TF32 128 */
-        CHECK(gpuk__gemm_tile(gpuk__builtin_pick(ctx, GPUK__K_GEMM_F64), 8) ==
-              (strstr(rows[i].f64, "__sm") ? 128u : 64u));
-        CHECK(gpuk__gemm_tile(gpuk__builtin_pick(ctx, GPUK__K_GEMM_TF32), 4) == 128u);
+        /* FP64's tile: 128 x 128 with tensor cores on sm_80, 128 x 64 on sm_90 and newer, 64 x
+           64 for the SIMT baseline; TF32 128 x 128 */
+        {
+            size_t cols = 0;
+            CHECK(gpuk__gemm_tile(gpuk__builtin_pick(ctx, GPUK__K_GEMM_F64), 8, &cols) ==
+                  (strstr(rows[i].f64, "__sm") ? 128u : 64u));
+            CHECK(cols == (strstr(rows[i].f64, "__sm90") ? 64u : strstr(rows[i].f64, "__sm") ? 128u : 64u));
+            CHECK(gpuk__gemm_tile(gpuk__builtin_pick(ctx, GPUK__K_GEMM_TF32), 4, &cols) == 128u && cols == 128u);
+        }
         fake_gpuk_down(ctx);
     }
     return TEST_PASS;
@@ -843,18 +850,21 @@ static int test_gemm_variant_tile_and_split_choice(void) {
     CHECK_OK(gpuk_gemm_f32(ctx, S, gpuk_at2d(f, 0, 1024, 512, 0), 1, gpuk_at2d(f, 1 << 20, 1024, 2048, 0), 0,
                            gpuk_at2d(f, 4 << 20, 2048, 512, 0), 0, 0));
     CHECK(gemm_launched()->splits == 8 && gemm_launched()->ws != 0 && fake.last_grid[0] == 32 * 8);
-    /* the same in f64 and TF32, whose variants here hold one block a multiprocessor (FP64's
-       registers, sm_90a's shared memory): 132 / 32 -> 4 parts, one wave */
+    /* the same in f64 on the sm_90 variant: 8 x 8 tiles of 128 x 64, two blocks a
+       multiprocessor: 264 / 64 -> 4 parts, one wave of 128 threads a block */
     CHECK_OK(gpuk_gemm_f64(ctx, S, gpuk_at2d(f, 0, 1024, 512, 0), 1, gpuk_at2d(f, 1 << 20, 1024, 2048, 0), 0,
                            gpuk_at2d(f, 4 << 20, 2048, 512, 0), 0, 0));
-    CHECK(gemm_launched()->splits == 4 && fake.last_grid[0] == 32 * 4);
+    CHECK(gemm_launched()->splits == 4 && fake.last_grid[0] == 64 * 4 && fake.last_block[0] == 128);
+    /* TF32, whose sm_90a variant holds one block a multiprocessor (its shared memory): 132 / 32
+       -> 4 parts, one wave */
     CHECK_OK(gpuk_gemm_tf32(ctx, S, gpuk_at2d(f, 0, 1024, 512, 0), 1, gpuk_at2d(f, 1 << 20, 1024, 2048, 0), 0,
                             gpuk_at2d(f, 4 << 20, 2048, 512, 0), 0, 0));
     CHECK(gemm_launched()->splits == 4 && fake.last_grid[0] == 32 * 4 && fake.last_block[0] == 256);
-    /* f64 500 x 500, k 1000 on the sm_90 variant: 4 x 4 tiles of 128, 1000 / 128 -> 7 parts */
+    /* f64 500 x 500, k 1000 on the sm_90 variant: 4 x 8 tiles of 128 x 64, 264 / 32 = 8 parts
+       but 1000 / 128 -> 7 */
     CHECK_OK(gpuk_gemm_f64(ctx, S, gpuk_at2d(f, 0, 500, 500, 0), 1, gpuk_at2d(f, 1 << 20, 500, 1000, 0), 0,
                            gpuk_at2d(f, 4 << 20, 1000, 500, 0), 0, 0));
-    CHECK(gemm_launched()->splits == 7 && fake.last_grid[0] == 16 * 7);
+    CHECK(gemm_launched()->splits == 7 && fake.last_grid[0] == 32 * 7);
     /* enough tiles: no split, no workspace */
     CHECK_OK(gpuk_gemm_f32(ctx, S, gpuk_at2d(f, 0, 2048, 2048, 0), 1, gpuk_at2d(f, 1 << 23, 2048, 300, 0), 0,
                            gpuk_at2d(f, 1 << 24, 300, 2048, 0), 0, 0));
@@ -862,7 +872,7 @@ static int test_gemm_variant_tile_and_split_choice(void) {
     /* batched: one job a product and tile, never split */
     CHECK_OK(gpuk_gemm_batched_f64(ctx, S, gpuk_at2d(f, 0, 100, 100, 0), 10000, 1, gpuk_at2d(f, 1 << 20, 100, 3000, 0), 0, 0,
                                    gpuk_at2d(f, 1 << 22, 3000, 100, 0), 0, 0, 0, 3));
-    CHECK(gemm_launched()->splits == 1 && gemm_launched()->batch == 3 && fake.last_grid[0] == 3);
+    CHECK(gemm_launched()->splits == 1 && gemm_launched()->batch == 3 && fake.last_grid[0] == 2 * 3);
     /* capture on a stream with no workspace yet: unsplit, nothing allocated, no error */
     CHECK_OK(gpuk_stream_create(ctx, NULL, &s));
     allocs = fake_live_count(FK_ALLOC);
@@ -881,6 +891,20 @@ static int test_gemm_variant_tile_and_split_choice(void) {
                            gpuk_at2d(f, 4 << 20, 1000, 500, 0), 0, 0));
     CHECK(gemm_launched()->splits == 4 && fake.last_grid[0] == 64 * 4);
     fake_gpuk_down(ctx);
+    {   /* sm_120: 100 KB of shared memory a multiprocessor hold one of the sm_90 FP64 variant's
+           blocks, not two: the seed shape's 64 tiles of 128 x 64 -> 132 / 64 -> 2 parts */
+        fake_config cfg;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.cc_major = 12;
+        cfg.shared_per_sm = 102400;
+        ctx = fake_gpuk_up_desc(&cfg, NULL);
+        f = buffer((size_t)1 << 27);
+        CHECK_OK(gpuk_gemm_f64(ctx, S, gpuk_at2d(f, 0, 1024, 512, 0), 1, gpuk_at2d(f, 1 << 20, 1024, 2048, 0), 0,
+                               gpuk_at2d(f, 4 << 20, 2048, 512, 0), 0, 0));
+        CHECK(strstr(gpuk__builtin_pick(ctx, GPUK__K_GEMM_F64)->name, "__sm90") != NULL);
+        CHECK(gemm_launched()->splits == 2 && fake.last_grid[0] == 64 * 2 && fake.last_block[0] == 128);
+        fake_gpuk_down(ctx);
+    }
     return TEST_PASS;
 }
 
