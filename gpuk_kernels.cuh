@@ -1602,7 +1602,7 @@ typedef gemm_f64_mma<GEMM_TILE_MMA, GEMM_TILE_MMA, 8, 0, 2> gemm_policy_sm80_f64
    than a block of sm_120 may have (99 KB), which runs this variant too. */
 typedef gemm_f64_mma<GEMM_TILE_MMA, GEMM_F64_TILE_N, 16, 4, 3> gemm_policy_sm90_f64;
 static_assert(gemm_policy_sm90_f64::DYN &&
-                  GEMM_F64_SMEM == gemm_policy_sm90_f64::STAGES * 16 * (gemm_policy_sm90_f64::LDA + gemm_policy_sm90_f64::LDB) * 8 &&
+                  GEMM_F64_SMEM == gemm_policy_sm90_f64::STAGES * gemm_policy_sm90_f64::BK * (gemm_policy_sm90_f64::LDA + gemm_policy_sm90_f64::LDB) * 8 &&
                   GEMM_F64_THREADS == gemm_policy_sm90_f64::THREADS,
               "GEMM_F64_SMEM, GEMM_F64_THREADS: the sm_90 FP64 variant's stages and threads");
 

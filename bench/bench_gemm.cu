@@ -2,7 +2,8 @@
 // same memory and the same stream: 4096^3, the GEMM issue's seed shape (m=1024 n=512 k=2048),
 // 1000^3, TF32 against cuBLAS in TF32 mode, the portable sm_52 baseline variant forced on this
 // GPU, and 512 products of 128^3 (strided batched, both). Each figure is the median of 11 runs after
-// 2 warm-ups, timed by cudaEvents around the call on that stream; FLOPs = 2 m n k a product.
+// 2 warm-ups, timed by cudaEvents around the call on that stream, cuBLAS's and gpuk's runs taking
+// turns; FLOPs = 2 m n k a product. Arguments: label prefixes of the rows to run (default all).
 // First it checks once, at 1000^3, that both give the same C within tolerance (so it cannot
 // time a wrong kernel), and exits non-zero when they do not.
 // gpuk's side is in this file (gpuk.h compiled as C++ by nvcc's host compiler) rather than in
@@ -38,25 +39,39 @@ static gpuk_ctx* ctx[2];
 static gpuk_stream gst[2]; // st, wrapped: gpuk's calls and cuBLAS's queue on the same stream
 enum mode { EXACT, TF32, BASELINE }; // gpuk_gemm_f32/f64; gpuk_gemm_tf32; EXACT on ctx[1]
 
-template <typename F> static float median_ms(F f) {
+// The medians of 11 timed runs of f (cuBLAS) and of g (gpuk) after 2 warm-ups of each, the two
+// taking turns (each round times one of each, which first alternating) so that a change of clock
+// or temperature during a row falls on both sides alike: timed one after the other, the FP64
+// rows' ratio moved between 0.64 and 0.73 from run to run.
+template <typename F, typename G> static void median_pair(F f, G g, float* tf, float* tg) {
     cudaEvent_t a, b;
     CK(cudaEventCreate(&a));
     CK(cudaEventCreate(&b));
-    std::vector<float> t;
-    for (int i = 0; i < 2; i++) f();
-    for (int i = 0; i < 11; i++) {
+    std::vector<float> t[2];
+    for (int i = 0; i < 2; i++) { f(); g(); }
+    for (int i = 0; i < 22; i++) {
+        const int side = (i ^ (i >> 1)) & 1; // f g g f f g g f ...
         CK(cudaEventRecord(a, st));
-        f();
+        if (side) g(); else f();
         CK(cudaEventRecord(b, st));
         CK(cudaEventSynchronize(b));
         float ms;
         CK(cudaEventElapsedTime(&ms, a, b));
-        t.push_back(ms);
+        t[side].push_back(ms);
     }
     CK(cudaEventDestroy(a));
     CK(cudaEventDestroy(b));
-    std::sort(t.begin(), t.end());
-    return t[5];
+    for (auto& v : t) std::sort(v.begin(), v.end());
+    *tf = t[0][5];
+    *tg = t[1][5];
+}
+// the rows to run: every row, or those whose label starts with one of the program's arguments
+// (bench_gemm dgemm: the FP64 rows alone)
+static int nwant;
+static char** want;
+static bool wanted(const char* lab) {
+    for (int i = 0; i < nwant; i++) if (!std::strncmp(lab, want[i], std::strlen(want[i]))) return true;
+    return nwant == 0;
 }
 
 // uniform in [-1, 1) from a hash of the index (fresh per seed), or |x| of another array
@@ -192,13 +207,13 @@ static double goal_of(const char* lab, const char* name) {
 // The ratio is cuBLAS time / gpuk time, both medians; the baseline rows divide by cuBLAS in
 // FP32/FP64, the TF32 rows by cuBLAS in TF32.
 template <typename T> static void bench(mode md, const char* name, size_t m, size_t n, size_t k) {
+    if (!wanted(label(sizeof(T), md))) return;
     mats<T> x = alloc<T>(m, n, k, 1);
     const int ci = md == BASELINE;
     gpuk_array2d c = gpuk_at2d(x.gc[ci], 0, m, n, 0), a = gpuk_at2d(x.ga[ci], 0, m, k, 0), b = gpuk_at2d(x.gb[ci], 0, k, n, 0);
-    cublas_math(md);
-    float tc = median_ms([&] { cublas_gemm(x.c, x.a, x.b, m, n, k); });
-    cublas_math(EXACT);
-    float tg = median_ms([&] { TRY(gpuk_gemm(T(), md, c, a, b)); });
+    float tc, tg;
+    median_pair([&] { cublas_math(md); cublas_gemm(x.c, x.a, x.b, m, n, k); cublas_math(EXACT); },
+                [&] { TRY(gpuk_gemm(T(), md, c, a, b)); }, &tc, &tg);
     double flop = 2.0 * (double)m * (double)n * (double)k;
     std::printf("%-20s %-20s cublas %6.1f TFLOP/s  gpuk %6.1f TFLOP/s  ratio %.2f   (%.3f ms, %.3f ms)\n",
                 label(sizeof(T), md), name, flop / tc / 1e9, flop / tg / 1e9, tc / tg, tc, tg);
@@ -207,17 +222,18 @@ template <typename T> static void bench(mode md, const char* name, size_t m, siz
 }
 
 static void bench_batched(size_t count, size_t s) {
+    if (!wanted("sgemm batched")) return;
     mats<float> x = alloc<float>(s, s, s, count);
     const float one = 1, zero = 0;
     const long long stride = (long long)(s * s);
-    float tc = median_ms([&] {
+    float tc, tg;
+    median_pair([&] {
         CB(cublasSgemmStridedBatched(blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)s, (int)s, (int)s, &one, x.b, (int)s, stride,
                                      x.a, (int)s, stride, &zero, x.c, (int)s, stride, (int)count));
-    });
-    float tg = median_ms([&] {
+    }, [&] {
         TRY(gpuk_gemm_batched_f32(ctx[0], gst[0], gpuk_at2d(x.gc[0], 0, s, s, 0), s * s, 1.0f, gpuk_at2d(x.ga[0], 0, s, s, 0),
                                   s * s, 0, gpuk_at2d(x.gb[0], 0, s, s, 0), s * s, 0, 0.0f, count));
-    });
+    }, &tc, &tg);
     double flop = 2.0 * (double)s * (double)s * (double)s * (double)count;
     char name[48];
     std::snprintf(name, sizeof name, "%zu x %zu^3 batched", count, s);
@@ -227,7 +243,9 @@ static void bench_batched(size_t count, size_t s) {
     release(x);
 }
 
-int main() {
+int main(int argc, char** argv) {
+    nwant = argc - 1;
+    want = argv + 1;
     // cuBLAS must compute in FP32 where gpuk does: CUBLAS_DEFAULT_MATH never uses TF32 for
     // SGEMM; no global override either way (NVIDIA_TF32_OVERRIDE=0 would also turn off the
     // TF32 mode the TF32 rows ask for)
