@@ -1599,7 +1599,10 @@ typedef gemm_f64_mma<GEMM_TILE_MMA, GEMM_TILE_MMA, 8, 0, 2> gemm_policy_sm80_f64
    4096^3 0.62 -> 0.67 (B transposed 0.41 -> 0.44), the seed shape 1024 x 512 x 2048 in 4 parts
    0.64 -> 0.75. More stages gained nothing (BK 8: 3 to 6 stages 0.62 -> 0.64; BK 16, 3 stages
    0.66); BK 32 (135 KB) gave 0.70 at 4096^3 and 0.73 on the seed shape but is more shared memory
-   than a block of sm_120 may have (99 KB), which runs this variant too. */
+   than a block of sm_120 may have (99 KB), which runs this variant too. 128 x 64 tiles of 128
+   threads, two blocks an SM (the shape of cuBLAS's DGEMM kernel under ncu): 4096^3 0.71 ->
+   0.77-0.78 (bench_gemm, its runs and cuBLAS's taking turns); 4 stages, m16n8k8, or 32 k in 2
+   stages (100 KB: over sm_120's 99 KB) measured no better (README, GEMM). */
 typedef gemm_f64_mma<GEMM_TILE_MMA, GEMM_F64_TILE_N, 16, 4, 3> gemm_policy_sm90_f64;
 static_assert(gemm_policy_sm90_f64::DYN &&
                   GEMM_F64_SMEM == gemm_policy_sm90_f64::STAGES * gemm_policy_sm90_f64::BK * (gemm_policy_sm90_f64::LDA + gemm_policy_sm90_f64::LDB) * 8 &&
@@ -1608,7 +1611,8 @@ static_assert(gemm_policy_sm90_f64::DYN &&
 
 /* 4-byte types: at most 128 registers, so two blocks share an SM (H100: f32 0.53 -> 0.63 of
    cuBLAS for the baseline, with the sm_80 loop's fast path 0.65 -> 0.83, measured in a lab);
-   FP64's tensor-core policies hold 64 doubles a thread and run one block an SM. */
+   FP64's tensor-core policies hold 64 doubles a thread: the sm_80 one (256 threads) runs one
+   block an SM, the sm_90 one (128 threads, MINB 2) two. */
 #define GPUK_GEMM_ENTRY(T, t, suffix, policy, async)                                         \
     extern "C" __global__ void __launch_bounds__(policy::THREADS, sizeof(T) == 4 ? 2 : policy::MINB) \
     gpuk_gemm_##t##suffix(T* c, const T* a, const T* b, gemm_args g, T alpha, T beta) {      \
