@@ -44,7 +44,9 @@
 #define STENCIL3_TMA_COLS 64
 #define STENCIL3_TMA_ROWS 16
 #define STENCIL3_TMA_THREADS 128
-#define STENCIL3_TMA_SMEM 5312
+#define STENCIL3_TMA_STAGES 2
+#define STENCIL3_TMA_PER_SM 4
+#define STENCIL3_TMA_SMEM 10624
 // ==== end of shared constants ====
 
 typedef unsigned long long u64;
@@ -1742,25 +1744,35 @@ GPUK_DEV void stencil3x3(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 l
         }
 }
 
-/* The sm_90 variant's 3x3 (gpuk_stencil3x3_*__sm90): STENCIL3_TMA_THREADS threads a block, a
-   block a tile of STENCIL3_TMA_COLS x STENCIL3_TMA_ROWS outputs (tile column blockIdx.x, tile
-   row blockIdx.z * gridDim.y + blockIdx.y, so any image that fits in memory has a grid). The
-   tile's input box, columns c0 - 4 .. c0 + COLS + 3 and rows r0 - 1 .. r0 + ROWS, comes into
-   shared memory whole: by one TMA copy where the host made a tensor map of in (16-byte aligned
-   rows; out-of-range elements read as 0), else by the threads' own loads. Then each thread
-   slides a 3-row window down STENCIL3_TMA_ROWS / 2 rows of one column, all reads from shared
-   memory. The TMA keeps a block's whole box in flight while it waits, with no registers, which
-   the loads of the 32 x 8 kernel above cannot (H100, ratio to the 1 GiB copy, batches of 10:
-   i32 4096^2 0.72 above, 0.80 here; 8192^2 0.85 -> 0.91; f32 4096^2 0.72 -> 0.83). A lab
-   kernel of the same shape and nearly the same PTX but for the edge code and parameter order
-   ran at 0.84 (f32 0.86) in the same runs; moving the map, the fallback, the grid's z, the
-   early exit and the edge code did not close that gap (a lab, 2026-11-25: every mix
-   0.80-0.81 for i32). Lab: tiles of
-   128 x 16 / 256 threads 0.83, 64 x 32 0.81, 128 x 8 / 128 0.83; a block looping over tiles
-   with two boxes in flight 0.69; outputs through shared memory and a TMA store 0.84; i32
-   converted to double once in shared memory 0.82; i32 weights as doubles held in registers
-   (72 registers) 0.74, read from the parameter instead (52) 0.84. This kernel looping over
-   tiles grid-stride ran at 0.77 (more registers, the copy issued later): a block a tile. */
+/* The sm_90 variant's 3x3 (gpuk_stencil3x3_*__sm90): STENCIL3_TMA_THREADS threads a block,
+   tiles of STENCIL3_TMA_COLS x STENCIL3_TMA_ROWS outputs, STENCIL3_TMA_PER_SM blocks a
+   multiprocessor (fewer where the tiles are fewer) that walk the tiles grid-stride, after
+   an equal share each of the image's border cells (see stencil3x3_tile).
+   A tile's input box, columns c0 - 4 .. c0 + COLS + 3 and rows r0 - 1 .. r0 + ROWS, comes
+   into shared memory whole by one TMA copy, by a tensor map of in that the host made
+   (16-byte aligned rows; out-of-range elements read as 0). Where it could not make one, the
+   variant runs the 32 x 8 kernel above instead (the host launches that kernel's shape; i32
+   4096^2 at an odd element offset: 0.69 of copy bandwidth, against 0.61 for the block-a-tile
+   kernel's own loads of its box and 0.40 for such loads with 4 blocks an SM). The entry's
+   launch bounds (256 threads, 3 blocks an SM) keep its registers at 80 for both paths:
+   without the 3 the tile path took 104 and the 32 x 8 path fell to 0.57. A block
+   keeps STENCIL3_TMA_STAGES boxes in a ring, each with its mbarrier: it works on one while the
+   copy of the next is in flight, and refills a stage once every thread is done with it. Each
+   thread slides a 3-row window down STENCIL3_TMA_ROWS / 2 rows of one column, all reads from
+   shared memory.
+   H100, ratios to the 1 GiB copy, batches of 10 launches (2026-11-25, a lab of this loop
+   without the border, i32): 4 blocks an SM with 2 stages 0.86 at 4096^2 (4000^2 0.855,
+   8192^2 0.91), against 0.80 (0.80, 0.91) for the block-a-tile kernel before it (16 resident
+   blocks of one box each: with that much in flight a block lives long, and the last wave's
+   multiprocessors idled, about 8 us of fixed cost a call against 3 for a copy); 3 an SM with
+   3 stages 0.85, 2 with 2 or 3 0.76-0.81, 5 or 6 with 2 or 3 0.80-0.84 (8192^2: 5 blocks
+   0.78); a grid sized to give every block the same count of tiles no better. Earlier
+   (block-a-tile): the TMA keeps a block's whole box in flight without registers, which the
+   loads of the 32 x 8 kernel above cannot (i32 4096^2 0.72 there); tiles of 128 x 16 / 256
+   threads 0.83, 64 x 32 0.81, 128 x 8 / 128 0.83; outputs through shared memory and a TMA
+   store 0.84; i32 converted to double once in shared memory 0.82; i32 weights as doubles held
+   in registers (72 registers) 0.74, read from the parameter instead (52) 0.84; evict-first
+   output stores no gain. */
 struct stencil_weights_d { double w[9]; }; /* the i32 path's weights, (double)w exactly */
 template <typename T> struct stencil_tile_weights { /* f32: floats in registers */
     float w[9];
@@ -1775,77 +1787,126 @@ template <> struct stencil_tile_weights<int> { /* i32: doubles read from the ker
     GPUK_DEV stencil_tile_weights(const stencil_weights&, const stencil_weights_d& d_) : d(d_) {}
     GPUK_DEV double operator[](int q) const { return d.w[q]; }
 };
-enum { STENCIL3_TMA_LS = STENCIL3_TMA_COLS + 8, STENCIL3_TMA_BOX = STENCIL3_TMA_LS * (STENCIL3_TMA_ROWS + 2) };
-static_assert(STENCIL3_TMA_SMEM == STENCIL3_TMA_BOX * 4 + 128, "the host's dynamic shared memory: a box, aligned");
+enum { STENCIL3_TMA_LS = STENCIL3_TMA_COLS + 8, STENCIL3_TMA_BOX = STENCIL3_TMA_LS * (STENCIL3_TMA_ROWS + 2),
+       STENCIL3_TMA_STAGE = (STENCIL3_TMA_BOX * 4 + 127) / 128 * 128 /* bytes: TMA writes 128-byte aligned */ };
+static_assert(STENCIL3_TMA_SMEM == STENCIL3_TMA_STAGES * STENCIL3_TMA_STAGE + 128,
+              "the host's dynamic shared memory: the stages' boxes, aligned");
+
+/* The box of tile (c0, r0) into stage st: one TMA copy counted on bar (thread 0). */
+template <typename T> GPUK_DEV void stencil3x3_box(T* st, u64 c0, u64 r0, const tensor_map& map, u32 bar) {
+    mbar_expect_tx(bar, STENCIL3_TMA_BOX * sizeof(T));
+    tma_load_2d(smem_u32(st), map, (int)c0 - 4, (int)r0 - 1, bar);
+}
 
 template <typename T>
 GPUK_DEV void stencil3x3_tile(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 ldi, const stencil_weights& w,
-                              const stencil_weights_d& wd, u32 boundary, const tensor_map* map) {
+                              const stencil_weights_d& wd, u32 boundary, const tensor_map& map) {
     typedef typename stencil_acc<T>::type A;
-    enum { TC = STENCIL3_TMA_COLS, TR = STENCIL3_TMA_ROWS, LS = STENCIL3_TMA_LS, H = STENCIL3_TMA_THREADS / TC, RT = TR / H };
+    enum { TC = STENCIL3_TMA_COLS, TR = STENCIL3_TMA_ROWS, LS = STENCIL3_TMA_LS, H = STENCIL3_TMA_THREADS / TC, RT = TR / H,
+           S = STENCIL3_TMA_STAGES, SE = STENCIL3_TMA_STAGE / sizeof(T) /* a stage in elements */ };
     static_assert(STENCIL3_TMA_THREADS % TC == 0 && TR % H == 0, "whole columns of whole row groups");
     extern __shared__ __align__(128) unsigned char stencil_smem[];
-    __shared__ __align__(8) u64 bar;
+    __shared__ __align__(8) u64 bar[S];
     /* the TMA writes boxes to 128-byte aligned shared memory */
     T* const s = (T*)(stencil_smem + ((128u - (smem_u32(stencil_smem) & 127u)) & 127u));
-    const u64 tx = blockIdx.x, ty = (u64)blockIdx.z * gridDim.y + blockIdx.y, c0 = tx * TC, r0 = ty * TR;
-    if (c0 >= cols || r0 >= rows) return; /* the whole block: past the last tile */
-    if (map) {
-        if (threadIdx.x == 0) { /* first of all: the copy's latency is most of a block's time */
-            mbar_init(smem_u32(&bar), 1);
-            mbar_init_fence();
-            mbar_expect_tx(smem_u32(&bar), STENCIL3_TMA_BOX * sizeof(T));
-            tma_load_2d(smem_u32(s), *map, (int)c0 - 4, (int)r0 - 1, smem_u32(&bar));
-        }
-    } else {
-        for (u32 e = threadIdx.x; e < STENCIL3_TMA_BOX; e += STENCIL3_TMA_THREADS) {
-            const i64 r = (i64)r0 - 1 + e / LS, c = (i64)c0 - 4 + e % LS;
-            s[e] = r >= 0 && (u64)r < rows && c >= 0 && (u64)c < cols ? __ldg(in + (u64)r * ldi + (u64)c) : T(0);
+    /* The tiles: ntr rows of ntc, row by row; a block takes tile blockIdx.x and then every
+       gridDim.x-th, its tile row and column moving by (step_r, step_c) a turn (no 64-bit
+       division in the loop: with one there, i32 4096^2 ran at 0.48 of copy bandwidth). */
+    const u64 ntc = (cols + TC - 1) / TC, ntr = (rows + TR - 1) / TR, step_r = gridDim.x / ntc, step_c = gridDim.x % ntc;
+    u64 tr = blockIdx.x / ntc, tc = blockIdx.x % ntc; /* this turn's tile */
+    u64 fr = tr, fc = tc;                             /* the tile S turns ahead: the next copy */
+    const auto advance = [&](u64& r, u64& c) {
+        c += step_c;
+        r += step_r;
+        if (c >= ntc) { c -= ntc; r++; }
+    };
+    if (threadIdx.x == 0) { /* first of all: the copies' latency is most of a tile's time */
+#pragma unroll
+        for (u32 q = 0; q < S; q++) mbar_init(smem_u32(&bar[q]), 1);
+        mbar_init_fence();
+#pragma unroll
+        for (u32 q = 0; q < S; q++) {
+            if (fr < ntr) stencil3x3_box<T>(s + q * SE, fc * TC, fr * TR, map, smem_u32(&bar[q]));
+            advance(fr, fc);
         }
     }
     const stencil_tile_weights<T> wa(w, wd);
-    const u32 x = threadIdx.x % TC, h = threadIdx.x / TC; /* this thread's column and row group */
-    const u64 j = c0 + x, i0 = r0 + h * RT;
-    __syncthreads(); /* the box (loads) or the barrier's init (TMA) */
-    if (map) mbar_wait(smem_u32(&bar), 0);
-    if (i0 > 0 && i0 + RT < rows && j > 0 && j + 1 < cols) {
-        /* all of this thread's neighbours inside (on an edge tile too: only the threads on the
-           image's edge leave): as the 32 x 8 kernel's window, from shared memory */
-        const T* p = s + (h * RT) * LS + x + 3;
-        A win[3][3];
+    {
+        /* The border: the cells of the row groups (RT rows from a multiple of RT) that touch the
+           first or last row, and the first and last column, which the tiles below leave out
+           (their neighbours leave the image: the edge rules). Every block takes an equal share,
+           read from in directly, while its first copies are in flight. (Done by the tiles'
+           edge threads, the blocks that met an edge tile every few turns held the whole grid
+           up: i32 4096^2 0.49 of copy bandwidth; by a block of their own for each edge tile,
+           the extra blocks crowded some multiprocessors with 6 walkers and others with 3:
+           0.72; a cell a turn, loaded before the turn's tile and written after it: 0.80.)
+           top: rows [0, top); bottom: rows [bot, rows); sides: rows [top, bot) of columns 0
+           and cols - 1. */
+        A all = A(0);
 #pragma unroll
-        for (int c = 0; c < 3; c++) { win[0][c] = (A)p[c]; win[1][c] = (A)p[LS + c]; }
-        p += 2 * LS;
-        T* o = out + i0 * ldo + j;
-#pragma unroll
-        for (int r = 0; r < RT; r++) {
-#pragma unroll
-            for (int c = 0; c < 3; c++) win[(r + 2) % 3][c] = (A)p[c];
-            A acc = A(0);
-#pragma unroll
-            for (int di = 0; di < 3; di++)
-#pragma unroll
-                for (int dj = 0; dj < 3; dj++) acc = fma((A)wa[di * 3 + dj], win[(r + di) % 3][dj], acc);
-            *o = stencil_out(acc, T());
-            p += LS;
-            o += ldo;
-        }
-        return;
-    }
-    /* a thread on the image's edge: clamped neighbours are inside the box too. (Deciding
-       this per thread rather than per tile took f32 4096^2 from 0.82 to 0.83-0.85 of copy
-       bandwidth, i32 0.80 to 0.80-0.81; unrolling this loop gained nothing for 100 KB more PTX
-       a kernel, so it stays rolled) */
-    A all = A(0);
-#pragma unroll
-    for (int q = 0; q < 9; q++) all = all + (A)wa[q];
-    if (j >= cols) return;
+        for (int q = 0; q < 9; q++) all = all + (A)wa[q];
+        const u64 top = rows < RT ? rows : RT, bot = rows <= RT ? rows : (rows - 1) / RT * RT, sides = cols < 2 ? cols : 2,
+                  ntop = top * cols, nbot = (rows - bot) * cols, n = ntop + nbot + (bot - top) * sides;
 #pragma unroll 1
-    for (int r = 0; r < RT; r++)
-        if (i0 + r < rows)
-            out[(i0 + r) * ldo + j] = stencil_cell<T>(i0 + r, j, rows, cols, wa, all, boundary, [&](u64 rr, u64 cc) {
-                return s[(u32)(rr + 1 - r0) * LS + (u32)(cc + 4 - c0)];
+        for (u64 e = (u64)blockIdx.x * STENCIL3_TMA_THREADS + threadIdx.x; e < n; e += (u64)gridDim.x * STENCIL3_TMA_THREADS) {
+            u64 i, j;
+            if (e < ntop) i = e / cols, j = e % cols;
+            else if (e < ntop + nbot) i = bot + (e - ntop) / cols, j = (e - ntop) % cols;
+            else i = top + (e - ntop - nbot) / sides, j = (e - ntop - nbot) % sides ? cols - 1 : 0;
+            /* the nine neighbours (clamped into the image) by independent loads, one latency
+               rather than nine in turn (i32 4096^2 0.80 -> 0.83 against the loads inside
+               stencil_cell's branches before); the rules then pick among them by selects, not
+               by a computed index, which would put them in local memory */
+            T v[9];
+#pragma unroll
+            for (int q = 0; q < 9; q++) {
+                const u64 rr = i + q / 3 == 0 ? 0 : i + q / 3 - 1 >= rows ? rows - 1 : i + q / 3 - 1;
+                const u64 cc = j + q % 3 == 0 ? 0 : j + q % 3 - 1 >= cols ? cols - 1 : j + q % 3 - 1;
+                v[q] = __ldg(in + rr * ldi + cc);
+            }
+            out[i * ldo + j] = stencil_cell<T>(i, j, rows, cols, wa, all, boundary, [&](u64 rr, u64 cc) {
+                const u64 a = rr + 1 - i, b = cc + 1 - j; /* 0, 1 or 2 */
+                const T r0 = b == 0 ? v[0] : b == 1 ? v[1] : v[2], r1 = b == 0 ? v[3] : b == 1 ? v[4] : v[5],
+                        r2 = b == 0 ? v[6] : b == 1 ? v[7] : v[8];
+                return a == 0 ? r0 : a == 1 ? r1 : r2;
             });
+        }
+    }
+    const u32 x = threadIdx.x % TC, h = threadIdx.x / TC; /* this thread's column and row group */
+    __syncthreads(); /* the barriers' init */
+    u32 it = 0;
+    for (; tr < ntr; advance(tr, tc), it++) {
+        const u32 q = it % S;
+        T* const st = s + q * SE;
+        const u64 c0 = tc * TC, r0 = tr * TR, j = c0 + x, i0 = r0 + h * RT;
+        mbar_wait(smem_u32(&bar[q]), (it / S) & 1);
+        if (i0 > 0 && i0 + RT < rows && j > 0 && j + 1 < cols) {
+            /* all of this thread's neighbours inside (the others are the border's, above): as
+               the 32 x 8 kernel's window, from shared memory */
+            const T* p = st + (h * RT) * LS + x + 3;
+            A win[3][3];
+#pragma unroll
+            for (int c = 0; c < 3; c++) { win[0][c] = (A)p[c]; win[1][c] = (A)p[LS + c]; }
+            p += 2 * LS;
+            T* o = out + i0 * ldo + j;
+#pragma unroll
+            for (int r = 0; r < RT; r++) {
+#pragma unroll
+                for (int c = 0; c < 3; c++) win[(r + 2) % 3][c] = (A)p[c];
+                A acc = A(0);
+#pragma unroll
+                for (int di = 0; di < 3; di++)
+#pragma unroll
+                    for (int dj = 0; dj < 3; dj++) acc = fma((A)wa[di * 3 + dj], win[(r + di) % 3][dj], acc);
+                *o = stencil_out(acc, T());
+                p += LS;
+                o += ldo;
+            }
+        }
+        __syncthreads(); /* every thread is done with stage q: refill it */
+        if (threadIdx.x == 0 && fr < ntr) stencil3x3_box<T>(st, fc * TC, fr * TR, map, smem_u32(&bar[q]));
+        advance(fr, fc);
+    }
 }
 
 /* One explicit step of u_t = laplacian(u) on the 5-point grid: interior cells get
@@ -1896,14 +1957,17 @@ GPUK_DEV void heat_step(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 ld
         stencil3x3<T>(out, in, rows, cols, ldo, ldi, w, boundary);                           \
     }
 /* Variant: the tiles above on sm_90 and newer (the host passes a 1-D block of
-   STENCIL3_TMA_THREADS, a block a tile, grid_y * grid_z tile rows, and a tensor map of in with
-   use_map = 1 where it could make one). */
+   STENCIL3_TMA_THREADS, a 1-D grid of at most STENCIL3_TMA_PER_SM blocks a multiprocessor and
+   at most one a tile, STENCIL3_TMA_SMEM bytes of dynamic shared memory, and a tensor map of in
+   with use_map = 1; where it could not make a map, use_map = 0 and the 32 x 8 kernel's launch
+   shape, which this variant then runs). */
 #define GPUK_STENCIL3X3_SM90(T, t)                                                           \
-    extern "C" __global__ void __launch_bounds__(STENCIL3_TMA_THREADS)                       \
+    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK, 3)                              \
     gpuk_stencil3x3_##t##__sm90(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 ldi, stencil_weights w, \
                                 u32 boundary, const __grid_constant__ tensor_map map,        \
                                 const __grid_constant__ stencil_weights_d wd, u32 use_map) { \
-        stencil3x3_tile<T>(out, in, rows, cols, ldo, ldi, w, wd, boundary, use_map ? &map : nullptr); \
+        if (use_map) stencil3x3_tile<T>(out, in, rows, cols, ldo, ldi, w, wd, boundary, map); \
+        else stencil3x3<T>(out, in, rows, cols, ldo, ldi, w, boundary);                     \
     }
 // wrap gpuk_heat_step_{t}(gpuk_array2d out, gpuk_array2d in, {T} alpha)
 //      = gpuk__stencil({size}, 1, out, in, NULL, &alpha, 0, 1)

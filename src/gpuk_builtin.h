@@ -950,8 +950,9 @@ static gpuk_result gpuk__stencil_tmap(const char* fn, int id, unsigned char* map
 /* Stencils: (out, in, rows, cols, ldo, ldi, weights | alpha, boundary | steps), 32 x 8 threads a
    block of 32 * GPUK__STENCIL3_COLS x GPUK__STENCIL3_ROWS (3x3) or 32 x GPUK__STENCIL_ROWS
    (heat); the 3x3's sm_90 variant adds (map, weights as doubles, use_map) and takes
-   GPUK__STENCIL3_TMA_THREADS threads a tile of GPUK__STENCIL3_TMA_COLS x _ROWS, a block a tile
-   (see gpuk__stencil_tmap). mode 0: 3x3 (weights, boundary); 1: one heat step (in ->
+   tiles of GPUK__STENCIL3_TMA_COLS x _ROWS walked by blocks of GPUK__STENCIL3_TMA_THREADS
+   threads, GPUK__STENCIL3_TMA_PER_SM a multiprocessor, where it has a map of in (see
+   gpuk__stencil_tmap), else the 32 x 8 kernel's shape, which the variant then runs. mode 0: 3x3 (weights, boundary); 1: one heat step (in ->
    out); 2: steps heat steps of out (the field) using in as scratch, a step a launch (field
    and scratch taking turns), then for odd steps a copy back (the kernel's steps = 0), so the
    field ends where it started. Several steps a launch in shared memory (32 x 32 tiles, a halo
@@ -1008,18 +1009,17 @@ static GPUK__NOINLINE gpuk_result gpuk__stencil(const char* fn, int id, gpuk_ctx
         for (i = 0; i < 9; i++) wd.w[i] = (double)w.w[i];
         if ((r = gpuk__stencil_tmap(fn, id, map, p[1], rows, cols, ld[1], &use_map)) != GPUK_OK) return r;
         args[8] = map; args[9] = &wd; args[10] = &use_map;
-        const size_t ntc = gpuk__grid((size_t)cols, GPUK__STENCIL3_TMA_COLS, (size_t)-1),
-                     ntr = gpuk__grid((size_t)rows, GPUK__STENCIL3_TMA_ROWS, (size_t)-1);
-        /* a block a tile: tile rows over y and z */
-        k.grid_x = (uint32_t)ntc;
-        k.grid_y = gpuk__grid(ntr, 1, 65535);
-        k.grid_z = gpuk__grid(ntr, k.grid_y, (size_t)-1);
-        if (ntc > (size_t)ctx->info.max_grid[0] || k.grid_z > 65535)
-            return gpuk__fail(fn, GPUK_ERR_LIMIT, "%llu x %llu is more tiles of %u x %u than a grid holds", rows,
-                              cols, GPUK__STENCIL3_TMA_ROWS, GPUK__STENCIL3_TMA_COLS);
-        k.block_x = GPUK__STENCIL3_TMA_THREADS;
-        k.block_y = 1;
-        k.shared = GPUK__STENCIL3_TMA_SMEM;
+        if (use_map) { /* blocks that walk the tiles (the kernel's comment says why this many);
+                          without a map the variant runs the 32 x 8 kernel in its launch shape */
+            const size_t tiles = (size_t)(cols / GPUK__STENCIL3_TMA_COLS + (cols % GPUK__STENCIL3_TMA_COLS != 0)) *
+                                 (size_t)(rows / GPUK__STENCIL3_TMA_ROWS + (rows % GPUK__STENCIL3_TMA_ROWS != 0));
+            k.grid_x = gpuk__grid(tiles, 1, gpuk__sm_blocks(ctx, GPUK__STENCIL3_TMA_PER_SM));
+            k.grid_y = 1;
+            k.grid_z = 1;
+            k.block_x = GPUK__STENCIL3_TMA_THREADS;
+            k.block_y = 1;
+            k.shared = GPUK__STENCIL3_TMA_SMEM;
+        }
     }
     if (mode != 2) { /* out <- in */
         args[0] = &p[0]; args[1] = &p[1]; args[4] = &lds[0]; args[5] = &lds[1];

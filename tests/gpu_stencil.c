@@ -188,6 +188,26 @@ static int test_stencil3x3_matches_the_cpu(void) {
     return TEST_PASS;
 }
 
+/* Images of more tiles than the sm_90 variant's grid has blocks (4 a multiprocessor, 64 x 16
+   outputs a tile), so that each block walks several tiles through its ring of two stages and
+   their barriers' phases turn over, and the border cells (the blocks' shares, read from in)
+   are many: by the tensor map (16-byte aligned rows) and by the block's own loads (odd offset
+   and stride). GPUK_TEST_QUICK (the sanitizer runs): 1601 x 1000, 101 x 16 tiles, about three
+   a block on 132 multiprocessors; else 4099 x 2051, 257 x 33, about 16. */
+static int test_stencil3x3_many_tiles_a_block(void) {
+    static const float box[9] = { 1.0f / 9, 1.0f / 9, 1.0f / 9, 1.0f / 9, 1.0f / 9, 1.0f / 9, 1.0f / 9, 1.0f / 9, 1.0f / 9 };
+    static const float edge[9] = { -1, -1, -1, -1, 8, -1, -1, -1, -1 };
+    const int quick = getenv("GPUK_TEST_QUICK") != NULL;
+    const size_t rows = quick ? 1601 : 4099, cols = quick ? 1000 : 2051;
+    int strided;
+    for (strided = 0; strided < 3; strided++) {
+        check_3x3(I32, rows, cols, strided, box, GPUK_BOUNDARY_SKIP, 0);
+        check_3x3(F32, rows, cols, strided, edge, GPUK_BOUNDARY_CLAMP, 0);
+    }
+    check_3x3(I32, rows, cols, 2, edge, GPUK_BOUNDARY_ZERO, 1);
+    return TEST_PASS;
+}
+
 /* One step, and heat_steps for 1..9 and 13 steps against as many reference steps; a second
    buffer as scratch; f32 and f64. */
 static void check_heat(ty t, size_t rows, size_t cols, int strided, unsigned steps) {
@@ -246,7 +266,7 @@ static int test_heat_matches_the_cpu(void) {
 int main(void) {
     static const uint32_t max_sm[] = { 0, 80 };
     int code, v;
-    if (!gpu_setup("gpu_stencil", 3, NULL, &code)) return code;
+    if (!gpu_setup("gpu_stencil", 5, NULL, &code)) return code;
     rng_seed_from_clock();
     for (v = 0; v < 2; v++) {
         if (gpuk_ctx_create(&(gpuk_ctx_desc){ .kernels_max_sm = max_sm[v] }, &ctx) != GPUK_OK) {
@@ -255,6 +275,7 @@ int main(void) {
         }
         printf("     kernels_max_sm = %u\n", max_sm[v]);
         RUN(test_stencil3x3_matches_the_cpu);
+        RUN(test_stencil3x3_many_tiles_a_block);
         if (v == 0) RUN(test_heat_matches_the_cpu);
         CHECK_OK(gpuk_ctx_destroy(ctx));
     }

@@ -680,8 +680,10 @@ static int test_stencil3x3_tma_tiles_plan(void) {
     CHECK_OK(gpuk_stencil3x3_i32(ctx, S, gpuk_at2d(g, 0, rows, cols, 0), gpuk_at2d(f, 4, rows, cols, ld), gauss,
                                  GPUK_BOUNDARY_SKIP));
     CHECK(fake.tensor_maps - maps == 1 && stencil_use_map_launched() == 1);
-    CHECK(fake.last_block[0] == 128 && fake.last_block[1] == 1 && fake.last_grid[0] == 16 && fake.last_grid[1] == 63 &&
-          fake.last_smem == 5312);
+    /* 16 x 63 tiles of 64 x 16 walked by 4 blocks a multiprocessor (132 on the fake GPU); two
+       128-byte aligned stages of a 72 x 18 box each */
+    CHECK(fake.last_block[0] == 128 && fake.last_block[1] == 1 && fake.last_grid[0] == 4 * 132 &&
+          fake.last_grid[1] == 1 && fake.last_grid[2] == 1 && fake.last_smem == 2 * 5248 + 128);
     CHECK(stencil_map_launched()[0] == base + 16 && stencil_map_launched()[1] == cols && stencil_map_launched()[2] == rows &&
           stencil_map_launched()[3] == ld * 4 && stencil_map_launched()[4] == 72 && stencil_map_launched()[5] == 18 &&
           stencil_map_launched()[6] == 3);
@@ -690,11 +692,16 @@ static int test_stencil3x3_tma_tiles_plan(void) {
     CHECK_OK(gpuk_stencil3x3_f32(ctx, S, gpuk_at2d(g, 0, rows, cols, 0), gpuk_at2d(f, 0, rows, cols, 0), gauss,
                                  GPUK_BOUNDARY_ZERO));
     CHECK(stencil_use_map_launched() == 1 && stencil_map_launched()[0] == base && stencil_map_launched()[6] == 7);
+    /* fewer tiles than that (3 x 2): a block a tile */
+    CHECK_OK(gpuk_stencil3x3_f32(ctx, S, gpuk_at2d(g, 0, 33, 100, 0), gpuk_at2d(f, 0, 33, 100, 0), gauss, GPUK_BOUNDARY_ZERO));
+    CHECK(fake.last_grid[0] == 6 && fake.last_grid[1] == 1 && fake.last_grid[2] == 1);
     /* no map: in at an odd element, a row stride of 1027 elements */
     maps = fake.tensor_maps;
     CHECK_OK(gpuk_stencil3x3_f32(ctx, S, gpuk_at2d(g, 0, rows, cols, 0), gpuk_at2d(f, 1, rows, cols, ld), gauss,
                                  GPUK_BOUNDARY_CLAMP));
-    CHECK(stencil_use_map_launched() == 0 && stencil_map_launched()[0] == 0 && fake.last_block[0] == 128);
+    /* without a map the variant runs the 32 x 8 kernel: its launch shape, no shared memory */
+    CHECK(stencil_use_map_launched() == 0 && stencil_map_launched()[0] == 0 && fake.last_block[0] == 32 &&
+          fake.last_block[1] == 8 && fake.last_smem == 0);
     CHECK_OK(gpuk_stencil3x3_i32(ctx, S, gpuk_at2d(g, 0, rows, cols, 0), gpuk_at2d(f, 0, rows, cols, ld - 1), gauss,
                                  GPUK_BOUNDARY_CLAMP));
     CHECK(stencil_use_map_launched() == 0 && fake.tensor_maps == maps);
@@ -708,7 +715,7 @@ static int test_stencil3x3_tma_tiles_plan(void) {
         g = buffer(rows * ld * 4);
         CHECK_OK(gpuk_stencil3x3_i32(ctx, S, gpuk_at2d(g, 0, rows, cols, 0), gpuk_at2d(f, 0, rows, cols, 0), gauss,
                                      GPUK_BOUNDARY_SKIP));
-        CHECK(stencil_use_map_launched() == 0 && fake.last_block[0] == 128);
+        CHECK(stencil_use_map_launched() == 0 && fake.last_block[0] == 32 && fake.last_block[1] == 8);
         fake_gpuk_down(ctx);
         memset(&cfg, 0, sizeof cfg);
         cfg.fail_name = "cuTensorMapEncodeTiled";
