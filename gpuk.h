@@ -1001,7 +1001,7 @@ GPUK_API gpuk_result gpuk_reduction_destroy(gpuk_ctx* ctx, gpuk_reduction* kerne
 #endif
 
 /* GPUK_GENERATED_BEGIN(kernels) */
-/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 8bfc2a5d2ecc858b, nvcc 13.0.88 -- do not edit */
+/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 e458dd5dc0e503cd, nvcc 13.0.88 -- do not edit */
 #if !defined(GPUK_NO_KERNELS)
 GPUK_API gpuk_result gpuk_fill_f32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, size_t n, float value); /* out[i] = value */
 GPUK_API gpuk_result gpuk_fill_f64(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, size_t n, double value); /* out[i] = value */
@@ -5673,7 +5673,7 @@ GPUK__IMPL gpuk_result gpuk_graph_destroy(gpuk_ctx* ctx, gpuk_graph graph) {
 /* ---- >>builtin ---- */
 #if !defined(GPUK_NO_KERNELS)
 /* GPUK_GENERATED_BEGIN(kernel_ids) */
-/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 8bfc2a5d2ecc858b, nvcc 13.0.88 -- do not edit */
+/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 e458dd5dc0e503cd, nvcc 13.0.88 -- do not edit */
 enum {
     GPUK__K_FILL_F32,
     GPUK__K_FILL_F64,
@@ -6836,7 +6836,7 @@ static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* c
    elements read as 0. The map's rules: in 16-byte aligned, its row stride a multiple of 16
    bytes (below 2^40); the kernel's box coordinates are int, so rows and cols below 2^31.
    Elsewhere (or with no cuTensorMapEncodeTiled, a driver before CUDA 12.0) *use stays 0 and
-   the kernel's threads load the boxes themselves. */
+   the variant runs the 32 x 8 kernel instead. */
 static gpuk_result gpuk__stencil_tmap(const char* fn, int id, unsigned char* map, gpuk_devptr in,
                                       unsigned long long rows, unsigned long long cols, size_t ld, uint32_t* use) {
     const uint64_t dims[2] = { cols, rows }, strides[1] = { (uint64_t)ld * 4u };
@@ -6862,10 +6862,10 @@ static gpuk_result gpuk__stencil_tmap(const char* fn, int id, unsigned char* map
    (heat); the 3x3's sm_90 variant adds (map, weights as doubles, use_map) and takes
    tiles of GPUK__STENCIL3_TMA_COLS x _ROWS walked by blocks of GPUK__STENCIL3_TMA_THREADS
    threads, GPUK__STENCIL3_TMA_PER_SM a multiprocessor, where it has a map of in (see
-   gpuk__stencil_tmap), else the 32 x 8 kernel's shape, which the variant then runs. mode 0: 3x3 (weights, boundary); 1: one heat step (in ->
-   out); 2: steps heat steps of out (the field) using in as scratch, a step a launch (field
-   and scratch taking turns), then for odd steps a copy back (the kernel's steps = 0), so the
-   field ends where it started. Several steps a launch in shared memory (32 x 32 tiles, a halo
+   gpuk__stencil_tmap), else the 32 x 8 kernel's shape, which the variant then runs. mode 0:
+   3x3 (weights, boundary); 1: one heat step (in -> out); 2: steps heat steps of out (the
+   field) using in as scratch, a step a launch (field and scratch taking turns), then for odd
+   steps a copy back (the kernel's steps = 0), so the field ends where it started. Several steps a launch in shared memory (32 x 32 tiles, a halo
    of 4) ran at 0.46 of copy bandwidth a step on H100 against 0.89 for one step a launch, so
    that is not used. */
 static GPUK__NOINLINE gpuk_result gpuk__stencil(const char* fn, int id, gpuk_ctx* ctx, gpuk_stream stream, size_t elem,
@@ -7603,7 +7603,7 @@ GPUK__IMPL int gpuk_kernels_loaded(gpuk_ctx* ctx) {
 }
 
 /* GPUK_GENERATED_BEGIN(wrappers) */
-/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 8bfc2a5d2ecc858b, nvcc 13.0.88 -- do not edit */
+/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 e458dd5dc0e503cd, nvcc 13.0.88 -- do not edit */
 
 GPUK__IMPL gpuk_result gpuk_fill_f32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, size_t n, float value) {
     return gpuk__map("gpuk_fill_f32", GPUK__K_FILL_F32, ctx, stream, 4, n, out, NULL, NULL, &value, NULL);
@@ -8044,7 +8044,7 @@ GPUK__IMPL gpuk_result gpuk_random_normal_f64(gpuk_ctx* ctx, gpuk_stream stream,
 
 /* The PTX of every built-in kernel, and its table. */
 /* GPUK_GENERATED_BEGIN(ptx) */
-/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 8bfc2a5d2ecc858b, nvcc 13.0.88 -- do not edit */
+/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 e458dd5dc0e503cd, nvcc 13.0.88 -- do not edit */
 /* gpuk_fill_f32: ptx/gpuk_fill_f32.ptx, .version 4.2, .target sm_52, driver >= CUDA 7.0, 1826 bytes, sha256 c104bfeafe8c4980 */
 static const char* const gpuk__ptx_fill_f32[] = {
     ".version 4.2\n"

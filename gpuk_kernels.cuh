@@ -1814,7 +1814,7 @@ GPUK_DEV void stencil3x3_tile(T* out, const T* in, u64 rows, u64 cols, u64 ldo, 
        division in the loop: with one there, i32 4096^2 ran at 0.48 of copy bandwidth). */
     const u64 ntc = (cols + TC - 1) / TC, ntr = (rows + TR - 1) / TR, step_r = gridDim.x / ntc, step_c = gridDim.x % ntc;
     u64 tr = blockIdx.x / ntc, tc = blockIdx.x % ntc; /* this turn's tile */
-    u64 fr = tr, fc = tc;                             /* the tile S turns ahead: the next copy */
+    u64 fr = tr, fc = tc; /* the tile S turns ahead, the next copy: thread 0's (it issues them) */
     const auto advance = [&](u64& r, u64& c) {
         c += step_c;
         r += step_r;

@@ -926,7 +926,7 @@ static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* c
    elements read as 0. The map's rules: in 16-byte aligned, its row stride a multiple of 16
    bytes (below 2^40); the kernel's box coordinates are int, so rows and cols below 2^31.
    Elsewhere (or with no cuTensorMapEncodeTiled, a driver before CUDA 12.0) *use stays 0 and
-   the kernel's threads load the boxes themselves. */
+   the variant runs the 32 x 8 kernel instead. */
 static gpuk_result gpuk__stencil_tmap(const char* fn, int id, unsigned char* map, gpuk_devptr in,
                                       unsigned long long rows, unsigned long long cols, size_t ld, uint32_t* use) {
     const uint64_t dims[2] = { cols, rows }, strides[1] = { (uint64_t)ld * 4u };
@@ -952,10 +952,10 @@ static gpuk_result gpuk__stencil_tmap(const char* fn, int id, unsigned char* map
    (heat); the 3x3's sm_90 variant adds (map, weights as doubles, use_map) and takes
    tiles of GPUK__STENCIL3_TMA_COLS x _ROWS walked by blocks of GPUK__STENCIL3_TMA_THREADS
    threads, GPUK__STENCIL3_TMA_PER_SM a multiprocessor, where it has a map of in (see
-   gpuk__stencil_tmap), else the 32 x 8 kernel's shape, which the variant then runs. mode 0: 3x3 (weights, boundary); 1: one heat step (in ->
-   out); 2: steps heat steps of out (the field) using in as scratch, a step a launch (field
-   and scratch taking turns), then for odd steps a copy back (the kernel's steps = 0), so the
-   field ends where it started. Several steps a launch in shared memory (32 x 32 tiles, a halo
+   gpuk__stencil_tmap), else the 32 x 8 kernel's shape, which the variant then runs. mode 0:
+   3x3 (weights, boundary); 1: one heat step (in -> out); 2: steps heat steps of out (the
+   field) using in as scratch, a step a launch (field and scratch taking turns), then for odd
+   steps a copy back (the kernel's steps = 0), so the field ends where it started. Several steps a launch in shared memory (32 x 32 tiles, a halo
    of 4) ran at 0.46 of copy bandwidth a step on H100 against 0.89 for one step a launch, so
    that is not used. */
 static GPUK__NOINLINE gpuk_result gpuk__stencil(const char* fn, int id, gpuk_ctx* ctx, gpuk_stream stream, size_t elem,
