@@ -955,9 +955,9 @@ static gpuk_result gpuk__stencil_tmap(const char* fn, int id, unsigned char* map
    gpuk__stencil_tmap), else the 32 x 8 kernel's shape, which the variant then runs. mode 0:
    3x3 (weights, boundary); 1: one heat step (in -> out); 2: steps heat steps of out (the
    field) using in as scratch, a step a launch (field and scratch taking turns), then for odd
-   steps a copy back (the kernel's steps = 0), so the field ends where it started. Several steps a launch in shared memory (32 x 32 tiles, a halo
-   of 4) ran at 0.46 of copy bandwidth a step on H100 against 0.89 for one step a launch, so
-   that is not used. */
+   steps a copy back (the kernel's steps = 0), so the field ends where it started. Several
+   steps a launch in shared memory (32 x 32 tiles, a halo of 4) ran at 0.46 of copy bandwidth
+   a step on H100 against 0.89 for one step a launch, so that is not used. */
 static GPUK__NOINLINE gpuk_result gpuk__stencil(const char* fn, int id, gpuk_ctx* ctx, gpuk_stream stream, size_t elem,
                                  int mode, gpuk_array2d out, gpuk_array2d in, const float* weights,
                                  const void* alpha, uint32_t boundary, uint32_t steps) {
@@ -1011,8 +1011,9 @@ static GPUK__NOINLINE gpuk_result gpuk__stencil(const char* fn, int id, gpuk_ctx
         args[8] = map; args[9] = &wd; args[10] = &use_map;
         if (use_map) { /* blocks that walk the tiles (the kernel's comment says why this many);
                           without a map the variant runs the 32 x 8 kernel in its launch shape */
-            const size_t tiles = (size_t)(cols / GPUK__STENCIL3_TMA_COLS + (cols % GPUK__STENCIL3_TMA_COLS != 0)) *
-                                 (size_t)(rows / GPUK__STENCIL3_TMA_ROWS + (rows % GPUK__STENCIL3_TMA_ROWS != 0));
+            /* (a map means rows and cols below 2^31: each count fits gpuk__grid's 32 bits) */
+            const size_t tiles = (size_t)gpuk__grid((size_t)cols, GPUK__STENCIL3_TMA_COLS, (size_t)-1) *
+                                 gpuk__grid((size_t)rows, GPUK__STENCIL3_TMA_ROWS, (size_t)-1);
             k.grid_x = gpuk__grid(tiles, 1, gpuk__sm_blocks(ctx, GPUK__STENCIL3_TMA_PER_SM));
             k.grid_y = 1;
             k.grid_z = 1;
