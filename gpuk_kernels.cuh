@@ -1675,6 +1675,23 @@ GPUK_DEV float stencil_out(float v, float) { return v; }
    rounding instruction, compares and selects: the i32 3x3 is bound by FP64 work on H100. */
 GPUK_DEV int stencil_out(double v, int) { return __double2int_rz(v + copysign(0.5, v)); }
 
+/* SKIP's scale for a cell whose neighbours' rows and columns up, down, left, right are inside
+   (flags bits 0..3): *f = W / W_valid, and whether to apply it (not where every weight is
+   inside, or none is). */
+template <typename A, typename W> GPUK_DEV bool stencil_skip_factor(const W& wa, A all, u32 flags, A* f) {
+    A valid = A(0);
+#pragma unroll
+    for (int q = 0; q < 9; q++)
+        if ((q / 3 != 0 || (flags & 1)) && (q / 3 != 2 || (flags & 2)) && (q % 3 != 0 || (flags & 4)) &&
+            (q % 3 != 2 || (flags & 8)))
+            valid = valid + (A)wa[q];
+    *f = all / valid;
+    return valid != all && valid != A(0);
+}
+GPUK_DEV u32 stencil_flags(u64 i, u64 j, u64 rows, u64 cols) {
+    return (i > 0) | (i + 1 < rows) << 1 | (j > 0) << 2 | (j + 1 < cols) << 3;
+}
+
 /* Output (i, j) by the rules above with any neighbour on or past an edge; at(r, c) reads element
    (r, c) of in, inside the image. W: the weights as A (an array, or the i32 tiles' doubles). */
 template <typename T, typename A, typename W, typename F>
@@ -1694,6 +1711,8 @@ GPUK_DEV T stencil_cell(u64 i, u64 j, u64 rows, u64 cols, const W& wa, A all, u3
             if (inside) valid = valid + (A)wa[q];
             acc = fma((A)wa[q], (A)x, acc);
         }
+    /* (W_valid here as the loop goes, not by stencil_skip_factor above: through that, the 32 x
+       8 kernel's i32 at an odd offset ran 0.668 of copy bandwidth against 0.682) */
     if (boundary == BOUNDARY_SKIP && !inner && valid != all && valid != A(0)) acc = acc * (all / valid);
     return stencil_out(acc, T());
 }
@@ -1746,8 +1765,8 @@ GPUK_DEV void stencil3x3(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 l
 
 /* The sm_90 variant's 3x3 (gpuk_stencil3x3_*__sm90): STENCIL3_TMA_THREADS threads a block,
    tiles of STENCIL3_TMA_COLS x STENCIL3_TMA_ROWS outputs, STENCIL3_TMA_PER_SM blocks a
-   multiprocessor (fewer where the tiles are fewer) that walk the tiles grid-stride, after
-   an equal share each of the image's border cells (see stencil3x3_tile).
+   multiprocessor (fewer where the tiles are fewer) that walk the tiles grid-stride, the
+   image's edge cells with their tiles (see stencil3x3_rows).
    A tile's input box, columns c0 - 4 .. c0 + COLS + 3 and rows r0 - 1 .. r0 + ROWS, comes
    into shared memory whole by one TMA copy, by a tensor map of in that the host made
    (16-byte aligned rows; out-of-range elements read as 0). Where it could not make one, the
@@ -1760,8 +1779,10 @@ GPUK_DEV void stencil3x3(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 l
    copy of the next is in flight, and refills a stage once every thread is done with it. Each
    thread slides a 3-row window down STENCIL3_TMA_ROWS / 2 rows of one column, all reads from
    shared memory.
-   H100, ratios to the 1 GiB copy, batches of 10 launches (2026-11-25, a lab of this loop
-   without the border, i32): 4 blocks an SM with 2 stages 0.86 at 4096^2 (4000^2 0.855,
+   H100, ratios to the 1 GiB copy, batches of 10 launches, i32 (2026-11-26): 4096^2 0.85,
+   8192^2 0.91, against 0.84 and 0.87 when the edge cells were shared out among the blocks
+   before the walk and read from in (their loads' latency, before the first tile, cost each
+   block about a tile). (2026-11-25, a lab of this loop without the edge cells): 4 blocks an SM with 2 stages 0.86 at 4096^2 (4000^2 0.855,
    8192^2 0.91), against 0.80 (0.80, 0.91) for the block-a-tile kernel before it (16 resident
    blocks of one box each: with that much in flight a block lives long, and the last wave's
    multiprocessors idled, about 8 us of fixed cost a call against 3 for a copy); 3 an SM with
@@ -1798,9 +1819,73 @@ template <typename T> GPUK_DEV void stencil3x3_box(T* st, u64 c0, u64 r0, const 
     tma_load_2d(smem_u32(st), map, (int)c0 - 4, (int)r0 - 1, bar);
 }
 
+/* Outputs (i0 .. i0 + RT - 1, j) of a tile, RT = the tile's rows a thread, from its box in a
+   stage, b the box row of row i0 - 1 and x + 4 the box column of j: a window of 3 rows slides
+   down the column, all reads from shared memory. Where a neighbour leaves the image the box
+   holds 0 (the map's zero fill, PTX's "zero fill mode" of a tensor map without the NaN
+   request), which ZERO wants and SKIP leaves out of the sum before its scale (skipf[flags]
+   where bit flags of *skipm is set); CLAMP copies the nearest column or row inside into the
+   window instead. ROWS: the thread's rows meet the first or last row (rows past the last are
+   not written); else only the first or last column can be met, by one thread of a warp,
+   whose extra work (a copy in the window, a scale) is a branch of a few instructions. (As a
+   path of its own, taken by the edge threads, it diverged their warps, and the blocks whose
+   tiles met the left and right edges often held the grid up: see the host's grid.) The same
+   fma order as stencil_cell: each rule gives the 32 x 8 kernel's bits. */
+template <typename T, bool ROWS, typename W, typename A>
+GPUK_DEV void stencil3x3_rows(T* out, const T* st, u32 x, u32 b, u64 i0, u64 j, u64 rows, u64 cols, u64 ldo,
+                              const W& wa, const A* skipf, const u32* skipm, u32 boundary) {
+    enum { LS = STENCIL3_TMA_LS, RT = STENCIL3_TMA_ROWS * STENCIL3_TMA_COLS / STENCIL3_TMA_THREADS };
+    const bool clamp = boundary == BOUNDARY_CLAMP, left = j == 0, right = j + 1 == cols;
+    const bool ccopy = clamp && (left || right); /* CLAMP at a side: copy the centre column out */
+    const u32 cflags = 3u | !left << 2 | !right << 3;
+    const bool cscale = !ROWS && boundary == BOUNDARY_SKIP && (left || right) && ((*skipm >> cflags) & 1);
+    const auto sides = [&](A* w) {
+        if (ccopy) {
+            if (left) w[0] = w[1];
+            if (right) w[2] = w[1];
+        }
+    };
+    const T* p = st + b * LS + x + 3;
+    A win[3][3];
+#pragma unroll
+    for (int c = 0; c < 3; c++) { win[0][c] = (A)p[c]; win[1][c] = (A)p[LS + c]; }
+    sides(win[0]);
+    sides(win[1]);
+    if (ROWS && clamp && i0 == 0)
+#pragma unroll
+        for (int c = 0; c < 3; c++) win[0][c] = win[1][c];
+    p += 2 * LS;
+    T* o = out + i0 * ldo + j;
+#pragma unroll
+    for (int r = 0; r < RT; r++) {
+#pragma unroll
+        for (int c = 0; c < 3; c++) win[(r + 2) % 3][c] = (A)p[c];
+        sides(win[(r + 2) % 3]);
+        if (ROWS) {
+            if (i0 + r >= rows) break;
+            if (clamp && i0 + r + 1 == rows)
+#pragma unroll
+                for (int c = 0; c < 3; c++) win[(r + 2) % 3][c] = win[(r + 1) % 3][c];
+        }
+        A acc = A(0);
+#pragma unroll
+        for (int di = 0; di < 3; di++)
+#pragma unroll
+            for (int dj = 0; dj < 3; dj++) acc = fma((A)wa[di * 3 + dj], win[(r + di) % 3][dj], acc);
+        if (cscale) acc = acc * skipf[cflags];
+        if (ROWS && boundary == BOUNDARY_SKIP) {
+            const u32 flags = stencil_flags(i0 + r, j, rows, cols);
+            if ((*skipm >> flags) & 1) acc = acc * skipf[flags];
+        }
+        *o = stencil_out(acc, T());
+        p += LS;
+        o += ldo;
+    }
+}
+
 template <typename T>
-GPUK_DEV void stencil3x3_tile(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 ldi, const stencil_weights& w,
-                              const stencil_weights_d& wd, u32 boundary, const tensor_map& map) {
+GPUK_DEV void stencil3x3_tile(T* out, u64 rows, u64 cols, u64 ldo, const stencil_weights& w, const stencil_weights_d& wd,
+                              u32 boundary, const tensor_map& map) {
     typedef typename stencil_acc<T>::type A;
     enum { TC = STENCIL3_TMA_COLS, TR = STENCIL3_TMA_ROWS, LS = STENCIL3_TMA_LS, H = STENCIL3_TMA_THREADS / TC, RT = TR / H,
            S = STENCIL3_TMA_STAGES, SE = STENCIL3_TMA_STAGE / sizeof(T) /* a stage in elements */ };
@@ -1831,78 +1916,30 @@ GPUK_DEV void stencil3x3_tile(T* out, const T* in, u64 rows, u64 cols, u64 ldo, 
         }
     }
     const stencil_tile_weights<T> wa(w, wd);
-    {
-        /* The border: the cells of the row groups (RT rows from a multiple of RT) that touch the
-           first or last row, and the first and last column, which the tiles below leave out
-           (their neighbours leave the image: the edge rules). Every block takes an equal share,
-           read from in directly, while its first copies are in flight. (Done by the tiles'
-           edge threads, the blocks that met an edge tile every few turns held the whole grid
-           up: i32 4096^2 0.49 of copy bandwidth; by a block of their own for each edge tile,
-           the extra blocks crowded some multiprocessors with 6 walkers and others with 3:
-           0.72; a cell a turn, loaded before the turn's tile and written after it: 0.80.)
-           top: rows [0, top); bottom: rows [bot, rows); sides: rows [top, bot) of columns 0
-           and cols - 1. */
+    __shared__ A skipf[16]; /* SKIP's scales by the cell's flags (stencil_flags), once a block */
+    __shared__ u32 skipm;   /* and which to apply */
+    if (threadIdx.x < 32) {
         A all = A(0);
 #pragma unroll
         for (int q = 0; q < 9; q++) all = all + (A)wa[q];
-        const u64 top = rows < RT ? rows : RT, bot = rows <= RT ? rows : (rows - 1) / RT * RT, sides = cols < 2 ? cols : 2,
-                  ntop = top * cols, nbot = (rows - bot) * cols, n = ntop + nbot + (bot - top) * sides;
-#pragma unroll 1
-        for (u64 e = (u64)blockIdx.x * STENCIL3_TMA_THREADS + threadIdx.x; e < n; e += (u64)gridDim.x * STENCIL3_TMA_THREADS) {
-            u64 i, j;
-            if (e < ntop) i = e / cols, j = e % cols;
-            else if (e < ntop + nbot) i = bot + (e - ntop) / cols, j = (e - ntop) % cols;
-            else i = top + (e - ntop - nbot) / sides, j = (e - ntop - nbot) % sides ? cols - 1 : 0;
-            /* the nine neighbours (clamped into the image) by independent loads, one latency
-               rather than nine in turn (i32 4096^2 0.80 -> 0.83 against the loads inside
-               stencil_cell's branches before); the rules then pick among them by selects, not
-               by a computed index, which would put them in local memory */
-            T v[9];
-#pragma unroll
-            for (int q = 0; q < 9; q++) {
-                const u64 rr = i + q / 3 == 0 ? 0 : i + q / 3 - 1 >= rows ? rows - 1 : i + q / 3 - 1;
-                const u64 cc = j + q % 3 == 0 ? 0 : j + q % 3 - 1 >= cols ? cols - 1 : j + q % 3 - 1;
-                v[q] = __ldg(in + rr * ldi + cc);
-            }
-            out[i * ldo + j] = stencil_cell<T>(i, j, rows, cols, wa, all, boundary, [&](u64 rr, u64 cc) {
-                const u64 a = rr + 1 - i, b = cc + 1 - j; /* 0, 1 or 2 */
-                const T r0 = b == 0 ? v[0] : b == 1 ? v[1] : v[2], r1 = b == 0 ? v[3] : b == 1 ? v[4] : v[5],
-                        r2 = b == 0 ? v[6] : b == 1 ? v[7] : v[8];
-                return a == 0 ? r0 : a == 1 ? r1 : r2;
-            });
-        }
+        A f;
+        const bool use = threadIdx.x < 16 && stencil_skip_factor(wa, all, threadIdx.x, &f);
+        if (threadIdx.x < 16) skipf[threadIdx.x] = f;
+        const u32 m = __ballot_sync(0xffffffffu, use);
+        if (threadIdx.x == 0) skipm = m;
     }
     const u32 x = threadIdx.x % TC, h = threadIdx.x / TC; /* this thread's column and row group */
-    __syncthreads(); /* the barriers' init */
+    __syncthreads(); /* the barriers' init, the scales */
     u32 it = 0;
     for (; tr < ntr; advance(tr, tc), it++) {
         const u32 q = it % S;
         T* const st = s + q * SE;
-        const u64 c0 = tc * TC, r0 = tr * TR, j = c0 + x, i0 = r0 + h * RT;
+        const u64 j = tc * TC + x, i0 = tr * TR + h * RT;
         mbar_wait(smem_u32(&bar[q]), (it / S) & 1);
-        if (i0 > 0 && i0 + RT < rows && j > 0 && j + 1 < cols) {
-            /* all of this thread's neighbours inside (the others are the border's, above): as
-               the 32 x 8 kernel's window, from shared memory */
-            const T* p = st + (h * RT) * LS + x + 3;
-            A win[3][3];
-#pragma unroll
-            for (int c = 0; c < 3; c++) { win[0][c] = (A)p[c]; win[1][c] = (A)p[LS + c]; }
-            p += 2 * LS;
-            T* o = out + i0 * ldo + j;
-#pragma unroll
-            for (int r = 0; r < RT; r++) {
-#pragma unroll
-                for (int c = 0; c < 3; c++) win[(r + 2) % 3][c] = (A)p[c];
-                A acc = A(0);
-#pragma unroll
-                for (int di = 0; di < 3; di++)
-#pragma unroll
-                    for (int dj = 0; dj < 3; dj++) acc = fma((A)wa[di * 3 + dj], win[(r + di) % 3][dj], acc);
-                *o = stencil_out(acc, T());
-                p += LS;
-                o += ldo;
-            }
-        }
+        if (i0 > 0 && i0 + RT < rows && j < cols)
+            stencil3x3_rows<T, false>(out, st, x, h * RT, i0, j, rows, cols, ldo, wa, skipf, &skipm, boundary);
+        else if (i0 < rows && j < cols)
+            stencil3x3_rows<T, true>(out, st, x, h * RT, i0, j, rows, cols, ldo, wa, skipf, &skipm, boundary);
         __syncthreads(); /* every thread is done with stage q: refill it */
         if (threadIdx.x == 0 && fr < ntr) stencil3x3_box<T>(st, fc * TC, fr * TR, map, smem_u32(&bar[q]));
         advance(fr, fc);
@@ -1966,7 +2003,7 @@ GPUK_DEV void heat_step(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 ld
     gpuk_stencil3x3_##t##__sm90(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 ldi, stencil_weights w, \
                                 u32 boundary, const __grid_constant__ tensor_map map,        \
                                 const __grid_constant__ stencil_weights_d wd, u32 use_map) { \
-        if (use_map) stencil3x3_tile<T>(out, in, rows, cols, ldo, ldi, w, wd, boundary, map); \
+        if (use_map) stencil3x3_tile<T>(out, rows, cols, ldo, w, wd, boundary, map);        \
         else stencil3x3<T>(out, in, rows, cols, ldo, ldi, w, boundary);                     \
     }
 // wrap gpuk_heat_step_{t}(gpuk_array2d out, gpuk_array2d in, {T} alpha)

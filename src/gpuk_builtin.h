@@ -500,6 +500,16 @@ static uint32_t gpuk__grid(size_t units, size_t per_block, size_t cap) {
     return (uint32_t)(g < cap ? g : cap);
 }
 
+/* The greatest common divisor (Euclid's); gcd(a, 0) = a. */
+static size_t gpuk__gcd(size_t a, size_t b) {
+    while (b) {
+        const size_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
 static size_t gpuk__sm_blocks(const gpuk_ctx* ctx, size_t per_sm) {
     return (size_t)(ctx->info.sm_count > 0 ? ctx->info.sm_count : 1) * per_sm;
 }
@@ -1012,9 +1022,15 @@ static GPUK__NOINLINE gpuk_result gpuk__stencil(const char* fn, int id, gpuk_ctx
         if (use_map) { /* blocks that walk the tiles (the kernel's comment says why this many);
                           without a map the variant runs the 32 x 8 kernel in its launch shape */
             /* (a map means rows and cols below 2^31: each count fits gpuk__grid's 32 bits) */
-            const size_t tiles = (size_t)gpuk__grid((size_t)cols, GPUK__STENCIL3_TMA_COLS, (size_t)-1) *
-                                 gpuk__grid((size_t)rows, GPUK__STENCIL3_TMA_ROWS, (size_t)-1);
-            k.grid_x = gpuk__grid(tiles, 1, gpuk__sm_blocks(ctx, GPUK__STENCIL3_TMA_PER_SM));
+            const size_t tc = gpuk__grid((size_t)cols, GPUK__STENCIL3_TMA_COLS, (size_t)-1),
+                         tiles = tc * gpuk__grid((size_t)rows, GPUK__STENCIL3_TMA_ROWS, (size_t)-1);
+            size_t g = gpuk__grid(tiles, 1, gpuk__sm_blocks(ctx, GPUK__STENCIL3_TMA_PER_SM)), d = 0;
+            /* Where blocks walk several tiles, up to an eighth fewer of them, so that the grid and
+               the tiles a row have no common factor: each block's tile column then goes round all
+               of them, and the first and last columns (the edge rules' extra work) come to every
+               block alike, not every few turns to a few. */
+            while (g < tiles && d < g / 8 && gpuk__gcd(g - d, tc) != 1) d++;
+            k.grid_x = (unsigned)(d < g / 8 ? g - d : g);
             k.grid_y = 1;
             k.grid_z = 1;
             k.block_x = GPUK__STENCIL3_TMA_THREADS;

@@ -190,10 +190,12 @@ static int test_stencil3x3_matches_the_cpu(void) {
 
 /* Images of more tiles than the sm_90 variant's grid has blocks (4 a multiprocessor, 64 x 16
    outputs a tile), so that each block walks several tiles through its ring of two stages and
-   their barriers' phases turn over, and the border cells (the blocks' shares, read from in)
-   are many: by the tensor map (16-byte aligned rows), and where there is none (odd offset and
-   stride) by the 32 x 8 kernel that the variant then runs. GPUK_TEST_QUICK (the sanitizer runs): 1601 x 1000, 101 x 16 tiles, about three
-   a block on 132 multiprocessors; else 4099 x 2051, 257 x 33, about 16. */
+   their barriers' phases turn over, and the edge tiles (whose edge threads take the rules'
+   path, from the box) come to every block: by the tensor map (16-byte aligned rows), and where
+   there is none (odd offset and stride) by the 32 x 8 kernel that the variant then runs. The
+   last row and column fall inside a tile and a thread's rows. GPUK_TEST_QUICK (the sanitizer
+   runs): 1601 x 1000, 101 x 16 tiles, about three a block on 132 multiprocessors; else
+   4099 x 2051, 257 x 33, about 16. */
 static int test_stencil3x3_many_tiles_a_block(void) {
     static const float box[9] = { 1.0f / 9, 1.0f / 9, 1.0f / 9, 1.0f / 9, 1.0f / 9, 1.0f / 9, 1.0f / 9, 1.0f / 9, 1.0f / 9 };
     static const float edge[9] = { -1, -1, -1, -1, 8, -1, -1, -1, -1 };
