@@ -8,7 +8,8 @@
 // events, median of 11 after 3 warm-ups. The lab's interior cells (rows 8 .. N-9) must equal
 // gpuk's bit for bit; the count that differ is printed. README (the stencil rows) has its
 // results: 4 blocks an SM with 2 stages 0.86 at 4096^2, 0.91 at 8192^2, where gpuk's kernel with
-// its border share measured 0.84 and 0.85-0.87: the next thing to take apart.
+// its border share measured 0.84 and 0.85-0.87; with the edge cells in their tiles (d8ccec2)
+// gpuk's call measured 0.85 and 0.91 in labs of the same kind.
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I. bench/stencil_walk_lab.cu -o build/stencil_walk_lab -lcuda -ldl
 #define GPUK_IMPLEMENTATION
 #include "gpuk.h"
