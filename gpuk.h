@@ -1001,7 +1001,7 @@ GPUK_API gpuk_result gpuk_reduction_destroy(gpuk_ctx* ctx, gpuk_reduction* kerne
 #endif
 
 /* GPUK_GENERATED_BEGIN(kernels) */
-/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 b587821816a7d2a1, nvcc 13.0.88 -- do not edit */
+/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 00e84a8a0fa60a84, nvcc 13.0.88 -- do not edit */
 #if !defined(GPUK_NO_KERNELS)
 GPUK_API gpuk_result gpuk_fill_f32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, size_t n, float value); /* out[i] = value */
 GPUK_API gpuk_result gpuk_fill_f64(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, size_t n, double value); /* out[i] = value */
@@ -5673,7 +5673,7 @@ GPUK__IMPL gpuk_result gpuk_graph_destroy(gpuk_ctx* ctx, gpuk_graph graph) {
 /* ---- >>builtin ---- */
 #if !defined(GPUK_NO_KERNELS)
 /* GPUK_GENERATED_BEGIN(kernel_ids) */
-/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 b587821816a7d2a1, nvcc 13.0.88 -- do not edit */
+/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 00e84a8a0fa60a84, nvcc 13.0.88 -- do not edit */
 enum {
     GPUK__K_FILL_F32,
     GPUK__K_FILL_F64,
@@ -7623,7 +7623,7 @@ GPUK__IMPL int gpuk_kernels_loaded(gpuk_ctx* ctx) {
 }
 
 /* GPUK_GENERATED_BEGIN(wrappers) */
-/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 b587821816a7d2a1, nvcc 13.0.88 -- do not edit */
+/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 00e84a8a0fa60a84, nvcc 13.0.88 -- do not edit */
 
 GPUK__IMPL gpuk_result gpuk_fill_f32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, size_t n, float value) {
     return gpuk__map("gpuk_fill_f32", GPUK__K_FILL_F32, ctx, stream, 4, n, out, NULL, NULL, &value, NULL);
@@ -8064,7 +8064,7 @@ GPUK__IMPL gpuk_result gpuk_random_normal_f64(gpuk_ctx* ctx, gpuk_stream stream,
 
 /* The PTX of every built-in kernel, and its table. */
 /* GPUK_GENERATED_BEGIN(ptx) */
-/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 b587821816a7d2a1, nvcc 13.0.88 -- do not edit */
+/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 00e84a8a0fa60a84, nvcc 13.0.88 -- do not edit */
 /* gpuk_fill_f32: ptx/gpuk_fill_f32.ptx, .version 4.2, .target sm_52, driver >= CUDA 7.0, 1826 bytes, sha256 c104bfeafe8c4980 */
 static const char* const gpuk__ptx_fill_f32[] = {
     ".version 4.2\n"

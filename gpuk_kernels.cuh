@@ -1779,21 +1779,21 @@ GPUK_DEV void stencil3x3(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 l
    copy of the next is in flight, and refills a stage once every thread is done with it. Each
    thread slides a 3-row window down STENCIL3_TMA_ROWS / 2 rows of one column, all reads from
    shared memory.
-   H100, ratios to the 1 GiB copy, batches of 10 launches, i32 (2026-11-26): 4096^2 0.85,
-   8192^2 0.91, against 0.84 and 0.87 when the edge cells were shared out among the blocks
-   before the walk and read from in (their loads' latency, before the first tile, cost each
-   block about a tile). (2026-11-25, a lab of this loop without the edge cells): 4 blocks an SM with 2 stages 0.86 at 4096^2 (4000^2 0.855,
-   8192^2 0.91), against 0.80 (0.80, 0.91) for the block-a-tile kernel before it (16 resident
-   blocks of one box each: with that much in flight a block lives long, and the last wave's
-   multiprocessors idled, about 8 us of fixed cost a call against 3 for a copy); 3 an SM with
-   3 stages 0.85, 2 with 2 or 3 0.76-0.81, 5 or 6 with 2 or 3 0.80-0.84 (8192^2: 5 blocks
-   0.78); a grid sized to give every block the same count of tiles no better. Earlier
-   (block-a-tile): the TMA keeps a block's whole box in flight without registers, which the
-   loads of the 32 x 8 kernel above cannot (i32 4096^2 0.72 there); tiles of 128 x 16 / 256
-   threads 0.83, 64 x 32 0.81, 128 x 8 / 128 0.83; outputs through shared memory and a TMA
-   store 0.84; i32 converted to double once in shared memory 0.82; i32 weights as doubles held
-   in registers (72 registers) 0.74, read from the parameter instead (52) 0.84; evict-first
-   output stores no gain. */
+   H100, ratios to the 1 GiB copy, batches of 10 launches, i32 (2026-11-26): 4096^2 0.85, 8192^2
+   0.91, against 0.84 and 0.87 when the edge cells were shared out among the blocks before the
+   walk and read from in (their loads' latency, before the first tile, cost each block about a
+   tile). 2026-11-25, a lab of this loop without the edge cells: 4 blocks an SM with 2 stages
+   0.86 at 4096^2 (4000^2 0.855, 8192^2 0.91), against 0.80 (0.80, 0.91) for the block-a-tile
+   kernel before it (16 resident blocks of one box each: with that much in flight a block lives
+   long, and the last wave's multiprocessors idled, about 8 us of fixed cost a call against 3
+   for a copy); 3 an SM with 3 stages 0.85, 2 with 2 or 3 0.76-0.81, 5 or 6 with 2 or 3
+   0.80-0.84 (8192^2: 5 blocks 0.78); a grid sized to give every block the same count of tiles
+   no better. Earlier (block-a-tile): the TMA keeps a block's whole box in flight without
+   registers, which the loads of the 32 x 8 kernel above cannot (i32 4096^2 0.72 there); tiles
+   of 128 x 16 / 256 threads 0.83, 64 x 32 0.81, 128 x 8 / 128 0.83; outputs through shared
+   memory and a TMA store 0.84; i32 converted to double once in shared memory 0.82; i32 weights
+   as doubles held in registers (72 registers) 0.74, read from the parameter instead (52) 0.84;
+   evict-first output stores no gain. */
 struct stencil_weights_d { double w[9]; }; /* the i32 path's weights, (double)w exactly */
 template <typename T> struct stencil_tile_weights { /* f32: floats in registers */
     float w[9];

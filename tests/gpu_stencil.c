@@ -190,8 +190,8 @@ static int test_stencil3x3_matches_the_cpu(void) {
 
 /* Images of more tiles than the sm_90 variant's grid has blocks (4 a multiprocessor, 64 x 16
    outputs a tile), so that each block walks several tiles through its ring of two stages and
-   their barriers' phases turn over, and the edge tiles (whose edge threads take the rules'
-   path, from the box) come to every block: by the tensor map (16-byte aligned rows), and where
+   their barriers' phases turn over, and the edge tiles (whose edge warps take the rules'
+   paths, from the box) come to every block: by the tensor map (16-byte aligned rows), and where
    there is none (odd offset and stride) by the 32 x 8 kernel that the variant then runs. The
    last row and column fall inside a tile and a thread's rows. GPUK_TEST_QUICK (the sanitizer
    runs): 1601 x 1000, 101 x 16 tiles, about three a block on 132 multiprocessors; else
