@@ -1769,9 +1769,9 @@ GPUK_DEV void stencil3x3(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 l
    image's edge cells with their tiles (see stencil3x3_rows).
    A tile's input box, columns c0 - 4 .. c0 + COLS + 3 and rows r0 - 1 .. r0 + ROWS, comes
    into shared memory whole by one TMA copy, by a tensor map of in that the host made
-   (16-byte aligned rows; out-of-range elements read as 0). Where it could not make one, the
-   variant runs the 32 x 8 kernel above instead (the host launches that kernel's shape; i32
-   4096^2 at an odd element offset: 0.69 of copy bandwidth, against 0.61 for the block-a-tile
+   (a row stride of a multiple of 16 bytes; out-of-range elements read as 0). Where it could
+   not make one, the variant runs the 32 x 8 kernel above instead (the host launches that
+   kernel's shape; i32 4096^2 at an odd element offset and row stride: 0.69 of copy bandwidth, against 0.61 for the block-a-tile
    kernel's own loads of its box and 0.40 for such loads with 4 blocks an SM). The entry's
    launch bounds (256 threads, 3 blocks an SM) keep its registers at 80 for both paths:
    without the 3 the tile path took 104 and the 32 x 8 path fell to 0.57. A block
@@ -1813,19 +1813,24 @@ enum { STENCIL3_TMA_LS = STENCIL3_TMA_COLS + 8, STENCIL3_TMA_BOX = STENCIL3_TMA_
 static_assert(STENCIL3_TMA_SMEM == STENCIL3_TMA_STAGES * STENCIL3_TMA_STAGE + 128,
               "the host's dynamic shared memory: the stages' boxes, aligned");
 
-/* The box of tile (c0, r0) into stage st: one TMA copy counted on bar (thread 0). */
+/* The box of tile (c0, r0) into stage st: one TMA copy counted on bar (thread 0). Its first
+   column is the map's c0 - 4, a multiple of 4: a box from a column that is not (16 bytes of
+   4-byte elements) stops the kernel with an illegal instruction on H100 (the driver encodes
+   such maps without complaint; measured with x = -3, -2, -1, -5 against -4 and 0). */
 template <typename T> GPUK_DEV void stencil3x3_box(T* st, u64 c0, u64 r0, const tensor_map& map, u32 bar) {
     mbar_expect_tx(bar, STENCIL3_TMA_BOX * sizeof(T));
     tma_load_2d(smem_u32(st), map, (int)c0 - 4, (int)r0 - 1, bar);
 }
 
 /* Outputs (i0 .. i0 + RT - 1, j) of a tile, RT = the tile's rows a thread, from its box in a
-   stage, b the box row of row i0 - 1 and x + 4 the box column of j: a window of 3 rows slides
+   stage, b the box row of row i0 - 1 and x + 4 + off the box column of j: a window of 3 rows slides
    down the column, all reads from shared memory. Where a neighbour leaves the image the box
    holds 0 (the map's zero fill, PTX's "zero fill mode" of a tensor map without the NaN
    request), which ZERO wants and SKIP leaves out of the sum before its scale (skipf[flags]
    where bit flags of *skipm is set); CLAMP copies the nearest column or row inside into the
-   window instead. ROWS: the thread's rows meet the first or last row (rows past the last are
+   window instead. Where the map starts off columns left of the image (off > 0: a view from an
+   odd column; the box stays where it was, and the window reads off columns to its right),
+   those columns hold data, and column -1 is zeroed in the window for ZERO and SKIP. ROWS: the thread's rows meet the first or last row (rows past the last are
    not written); COLS: j may be the first or last column. The caller picks by warp (a row
    group is whole warps; a warp with a side column takes COLS for all its threads), so a warp
    never runs two paths; the others run the window alone. (A path of the edge's own, taken by
@@ -1834,20 +1839,23 @@ template <typename T> GPUK_DEV void stencil3x3_box(T* st, u64 c0, u64 r0, const 
    reading an equal share of the edge cells from in before the walk, 0.84.) The same fma
    order as stencil_cell: each rule gives the 32 x 8 kernel's bits. */
 template <typename T, bool ROWS, bool COLS, typename W, typename A>
-GPUK_DEV void stencil3x3_rows(T* out, const T* st, u32 x, u32 b, u64 i0, u64 j, u64 rows, u64 cols, u64 ldo,
+GPUK_DEV void stencil3x3_rows(T* out, const T* st, u32 x, u32 b, u64 i0, u64 j, u64 rows, u64 cols, u64 ldo, u32 off,
                               const W& wa, const A* skipf, const u32* skipm, u32 boundary) {
     enum { LS = STENCIL3_TMA_LS, RT = STENCIL3_TMA_ROWS * STENCIL3_TMA_COLS / STENCIL3_TMA_THREADS };
     const bool clamp = boundary == BOUNDARY_CLAMP, left = j == 0, right = j + 1 == cols;
     const bool ccopy = COLS && clamp && (left || right); /* CLAMP at a side: copy the centre column out */
+    const bool czero = COLS && !clamp && left && off;    /* column -1 is data, not the fill */
     const u32 cflags = 3u | !left << 2 | !right << 3;
     const bool cscale = COLS && !ROWS && boundary == BOUNDARY_SKIP && (left || right) && ((*skipm >> cflags) & 1);
     const auto sides = [&](A* w) {
         if (ccopy) {
             if (left) w[0] = w[1];
             if (right) w[2] = w[1];
+        } else if (czero) {
+            w[0] = A(0);
         }
     };
-    const T* p = st + b * LS + x + 3;
+    const T* p = st + b * LS + x + 3 + off;
     A win[3][3];
 #pragma unroll
     for (int c = 0; c < 3; c++) { win[0][c] = (A)p[c]; win[1][c] = (A)p[LS + c]; }
@@ -1887,7 +1895,7 @@ GPUK_DEV void stencil3x3_rows(T* out, const T* st, u32 x, u32 b, u64 i0, u64 j, 
 
 template <typename T>
 GPUK_DEV void stencil3x3_tile(T* out, u64 rows, u64 cols, u64 ldo, const stencil_weights& w, const stencil_weights_d& wd,
-                              u32 boundary, const tensor_map& map) {
+                              u32 boundary, const tensor_map& map, u32 off) {
     typedef typename stencil_acc<T>::type A;
     enum { TC = STENCIL3_TMA_COLS, TR = STENCIL3_TMA_ROWS, LS = STENCIL3_TMA_LS, H = STENCIL3_TMA_THREADS / TC, RT = TR / H,
            S = STENCIL3_TMA_STAGES, SE = STENCIL3_TMA_STAGE / sizeof(T) /* a stage in elements */ };
@@ -1942,11 +1950,11 @@ GPUK_DEV void stencil3x3_tile(T* out, u64 rows, u64 cols, u64 ldo, const stencil
            COLS where one of the warp's columns is the first or last; else the window alone */
         const bool inner_rows = i0 > 0 && i0 + RT < rows, side = __any_sync(0xffffffffu, j == 0 || j + 1 == cols);
         if (inner_rows && !side && j < cols)
-            stencil3x3_rows<T, false, false>(out, st, x, h * RT, i0, j, rows, cols, ldo, wa, skipf, &skipm, boundary);
+            stencil3x3_rows<T, false, false>(out, st, x, h * RT, i0, j, rows, cols, ldo, off, wa, skipf, &skipm, boundary);
         else if (inner_rows && j < cols)
-            stencil3x3_rows<T, false, true>(out, st, x, h * RT, i0, j, rows, cols, ldo, wa, skipf, &skipm, boundary);
+            stencil3x3_rows<T, false, true>(out, st, x, h * RT, i0, j, rows, cols, ldo, off, wa, skipf, &skipm, boundary);
         else if (i0 < rows && j < cols)
-            stencil3x3_rows<T, true, true>(out, st, x, h * RT, i0, j, rows, cols, ldo, wa, skipf, &skipm, boundary);
+            stencil3x3_rows<T, true, true>(out, st, x, h * RT, i0, j, rows, cols, ldo, off, wa, skipf, &skipm, boundary);
         __syncthreads(); /* every thread is done with stage q: refill it */
         if (threadIdx.x == 0 && fr < ntr) stencil3x3_box<T>(st, fc * TC, fr * TR, map, smem_u32(&bar[q]));
         advance(fr, fc);
@@ -2003,14 +2011,15 @@ GPUK_DEV void heat_step(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 ld
 /* Variant: the tiles above on sm_90 and newer (the host passes a 1-D block of
    STENCIL3_TMA_THREADS, a 1-D grid of at most STENCIL3_TMA_PER_SM blocks a multiprocessor and
    at most one a tile, STENCIL3_TMA_SMEM bytes of dynamic shared memory, and a tensor map of in
-   with use_map = 1; where it could not make a map, use_map = 0 and the 32 x 8 kernel's launch
-   shape, which this variant then runs). */
+   with use_map = 1 + the columns it starts left of in (gpuk__stencil_tmap); where it could not
+   make a map, use_map = 0 and the 32 x 8 kernel's launch shape, which this variant then
+   runs). */
 #define GPUK_STENCIL3X3_SM90(T, t)                                                           \
     extern "C" __global__ void __launch_bounds__(GPUK_BLOCK, 3)                              \
     gpuk_stencil3x3_##t##__sm90(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 ldi, stencil_weights w, \
                                 u32 boundary, const __grid_constant__ tensor_map map,        \
                                 const __grid_constant__ stencil_weights_d wd, u32 use_map) { \
-        if (use_map) stencil3x3_tile<T>(out, rows, cols, ldo, w, wd, boundary, map);        \
+        if (use_map) stencil3x3_tile<T>(out, rows, cols, ldo, w, wd, boundary, map, use_map - 1); \
         else stencil3x3<T>(out, in, rows, cols, ldo, ldi, w, boundary);                     \
     }
 // wrap gpuk_heat_step_{t}(gpuk_array2d out, gpuk_array2d in, {T} alpha)

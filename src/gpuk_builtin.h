@@ -933,27 +933,31 @@ static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* c
 
 /* The 3x3's sm_90 variant (gpuk_kernels.cuh, stencil3x3_tile) loads each tile's box by TMA
    from a tensor map of in: 4-byte elements, boxes of (COLS + 8) x (ROWS + 2), out-of-range
-   elements read as 0. The map's rules: in 16-byte aligned, its row stride a multiple of 16
-   bytes (below 2^40); the kernel's box coordinates are int, so rows and cols below 2^31.
-   Elsewhere (or with no cuTensorMapEncodeTiled, a driver before CUDA 12.0) *use stays 0 and
-   the variant runs the 32 x 8 kernel instead. */
+   elements read as 0. The map's rules: its base 16-byte aligned, its row stride a multiple of
+   16 bytes (below 2^40); the kernel's box coordinates are int, so rows and cols below 2^31.
+   Where in itself is off 1 to 3 elements past a 16-byte boundary (a view from an odd column),
+   the map starts at that boundary, off columns wider, and *use = 1 + off: the kernel reads
+   its boxes off columns further right (the boxes themselves must start on 16 bytes) and the
+   column left of the image as 0 itself (it is data here, not the map's fill). Elsewhere (or with no cuTensorMapEncodeTiled, a driver before
+   CUDA 12.0) *use stays 0 and the variant runs the 32 x 8 kernel instead. */
 static gpuk_result gpuk__stencil_tmap(const char* fn, int id, unsigned char* map, gpuk_devptr in,
                                       unsigned long long rows, unsigned long long cols, size_t ld, uint32_t* use) {
-    const uint64_t dims[2] = { cols, rows }, strides[1] = { (uint64_t)ld * 4u };
+    const unsigned off = (unsigned)(in & 15u) / 4u;
+    const uint64_t dims[2] = { cols + off, rows }, strides[1] = { (uint64_t)ld * 4u };
     const uint32_t box[2] = { GPUK__STENCIL3_TMA_COLS + 8, GPUK__STENCIL3_TMA_ROWS + 2 }, one[2] = { 1, 1 };
     gpuk__cu_result cr;
     memset(map, 0, 128);
     *use = 0;
-    if (!GPUK__DRV.cuTensorMapEncodeTiled || (in & 15u) || (ld & 3u) || ld >= ((size_t)1 << 38) ||
-        rows >= ((unsigned long long)1 << 31) || cols >= ((unsigned long long)1 << 31))
+    if (!GPUK__DRV.cuTensorMapEncodeTiled || (in & 3u) || (ld & 3u) || ld >= ((size_t)1 << 38) ||
+        rows >= ((unsigned long long)1 << 31) || cols + off >= ((unsigned long long)1 << 31))
         return GPUK_OK;
     cr = GPUK__DRV.cuTensorMapEncodeTiled((struct CUtensorMap_st*)(void*)map,
                                           id == GPUK__K_STENCIL3X3_F32 ? GPUK__CU_TENSOR_MAP_DATA_TYPE_FLOAT32
                                                                        : GPUK__CU_TENSOR_MAP_DATA_TYPE_INT32,
-                                          2, (void*)(uintptr_t)in, dims, strides, box, one, 0,
+                                          2, (void*)(uintptr_t)(in - off * 4u), dims, strides, box, one, 0,
                                           GPUK__CU_TENSOR_MAP_SWIZZLE_NONE, GPUK__CU_TENSOR_MAP_L2_PROMOTION_L2_256B, 0);
     if (cr) return gpuk__fail_cu(fn, "cuTensorMapEncodeTiled", cr, "a tensor map of in for the 3x3's TMA tiles");
-    *use = 1;
+    *use = 1 + off;
     return GPUK_OK;
 }
 

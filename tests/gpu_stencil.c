@@ -6,12 +6,12 @@
    - gpuk_heat_step_*: interior c + alpha ((up + down) + (left + right) - 4c) as one fma, edges
      copied; gpuk_heat_steps_*: the same step repeated, the result back in the field.
    Shapes: 1x1, 1xN, Nx1, 2x2, 3x3, odd sizes, sizes past the kernels' 32-row and 32-column
-   blocks, views with a row stride and an odd first element, and with a row stride and first
-   element that keep rows 16-byte aligned. The 3x3 runs on every variant this GPU has
-   (kernels_max_sm 0, then 80): on sm_90 and newer the tiles (TMA boxes where in's rows are
-   16-byte aligned, the threads' own loads elsewhere), else and with 80 the 32 x 8 kernel.
-   Outputs are poisoned first (and
-   the bytes around the out view must keep the poison); inputs are fresh random values, i32
+   blocks, views with a row stride and an odd first element, with a row stride and first
+   element that keep rows 16-byte aligned, and (3x3) with such a stride from an odd first
+   element. The 3x3 runs on every variant this GPU has (kernels_max_sm 0, then 80): on sm_90
+   and newer the TMA tiles where in's row stride is a multiple of 16 bytes, the 32 x 8 kernel
+   elsewhere and on older GPUs. Outputs are poisoned first (and the bytes around the out view
+   must keep the poison); inputs are fresh random values, i32
    ones spread over the whole range (so saturation and rounding are exercised) and small ones.
    Skipped where no driver or GPU exists. */
 #define _GNU_SOURCE
@@ -29,13 +29,14 @@ typedef enum { F32, I32, F64 } ty;
 static size_t tsize(ty t) { return t == F64 ? 8 : 4; }
 
 /* a view: rows x cols at first, row_stride ld, in a buffer of elems elements; strided 1: an odd
-   first element and row stride, 2: both multiples of 4 elements (16-byte aligned rows) */
+   first element and row stride, 2: both multiples of 4 elements (16-byte aligned rows), 3: the
+   stride a multiple of 4, the first element 1 to 3 past one (a view from an odd column) */
 typedef struct view { size_t rows, cols, first, ld, elems; } view;
 static view make_view(size_t rows, size_t cols, int strided, size_t salt) {
     view v;
     v.rows = rows; v.cols = cols;
-    v.first = strided == 1 ? 3 + 2 * salt : strided == 2 ? 4 * (1 + salt) : 0;
-    v.ld = strided == 1 ? cols + 5 + salt : strided == 2 ? (cols + 3) / 4 * 4 + 4 * (1 + salt) : cols;
+    v.first = strided == 1 ? 3 + 2 * salt : strided == 2 ? 4 * (1 + salt) : strided == 3 ? 1 + (rows + cols + salt) % 3 : 0;
+    v.ld = strided == 1 ? cols + 5 + salt : strided >= 2 ? (cols + 3) / 4 * 4 + 4 * (1 + salt) : cols;
     v.elems = v.first + (rows ? (rows - 1) * v.ld + cols : 0) + 7;
     return v;
 }
@@ -156,7 +157,8 @@ static void check_3x3(ty t, size_t rows, size_t cols, int strided, const float* 
     else CHECK_OK(gpuk_stencil3x3_i32(ctx, S, on(bo, &vo), on(bi, &vi), w, boundary));
     CHECK_OK(gpuk_buffer_read(ctx, bo, 0, got, vo.elems * es));
     snprintf(what, sizeof what, "stencil3x3_%s %zux%zu%s boundary %u%s", t == F32 ? "f32" : "i32", rows, cols,
-             strided == 1 ? " strided" : strided == 2 ? " strided aligned" : "", boundary, wide ? " wide ints" : "");
+             strided == 1 ? " strided" : strided == 2 ? " strided aligned" : strided == 3 ? " strided aligned, odd first" : "",
+             boundary, wide ? " wide ints" : "");
     if (compare(got, want, &vo, es, what)) check_failures++;
     CHECK_OK(gpuk_buffer_destroy(ctx, bi));
     CHECK_OK(gpuk_buffer_destroy(ctx, bo));
@@ -180,7 +182,7 @@ static int test_stencil3x3_matches_the_cpu(void) {
     for (s = 0; s < NSHAPES; s++)
         for (b = GPUK_BOUNDARY_SKIP; b <= GPUK_BOUNDARY_ZERO; b++)
             for (k = 0; k < 3; k++)
-                for (strided = 0; strided < 3; strided++) {
+                for (strided = 0; strided < 4; strided++) {
                     check_3x3(F32, shapes[s][0], shapes[s][1], strided, ws[k], b, 0);
                     check_3x3(I32, shapes[s][0], shapes[s][1], strided, ws[k], b, 0);
                     check_3x3(I32, shapes[s][0], shapes[s][1], strided, ws[k], b, 1);
@@ -191,8 +193,9 @@ static int test_stencil3x3_matches_the_cpu(void) {
 /* Images of more tiles than the sm_90 variant's grid has blocks (4 a multiprocessor, 64 x 16
    outputs a tile), so that each block walks several tiles through its ring of two stages and
    their barriers' phases turn over, and the edge tiles (whose edge warps take the rules'
-   paths, from the box) come to every block: by the tensor map (16-byte aligned rows), and where
-   there is none (odd offset and stride) by the 32 x 8 kernel that the variant then runs. The
+   paths, from the box) come to every block: by the tensor map (16-byte aligned rows; also from
+   an odd first element, the map then starting left of in), and where there is none (odd
+   stride) by the 32 x 8 kernel that the variant then runs. The
    last row and column fall inside a tile and a thread's rows. GPUK_TEST_QUICK (the sanitizer
    runs): 1601 x 1000, 101 x 16 tiles, about three a block on 132 multiprocessors; else
    4099 x 2051, 257 x 33, about 16. */
@@ -202,7 +205,7 @@ static int test_stencil3x3_many_tiles_a_block(void) {
     const int quick = getenv("GPUK_TEST_QUICK") != NULL;
     const size_t rows = quick ? 1601 : 4099, cols = quick ? 1000 : 2051;
     int strided;
-    for (strided = 0; strided < 3; strided++) {
+    for (strided = 0; strided < 4; strided++) {
         check_3x3(I32, rows, cols, strided, box, GPUK_BOUNDARY_SKIP, 0);
         check_3x3(F32, rows, cols, strided, edge, GPUK_BOUNDARY_CLAMP, 0);
     }

@@ -696,9 +696,22 @@ static int test_stencil3x3_tma_tiles_plan(void) {
     /* fewer tiles than that (3 x 2): a block a tile */
     CHECK_OK(gpuk_stencil3x3_f32(ctx, S, gpuk_at2d(g, 0, 33, 100, 0), gpuk_at2d(f, 0, 33, 100, 0), gauss, GPUK_BOUNDARY_ZERO));
     CHECK(fake.last_grid[0] == 6 && fake.last_grid[1] == 1 && fake.last_grid[2] == 1);
-    /* no map: in at an odd element, a row stride of 1027 elements */
-    maps = fake.tensor_maps;
+    /* in from an odd element (1, 3) or 2 of rows 16-byte aligned apart: the map starts at the
+       16-byte boundary below, that many columns wider, and the kernel learns the shift */
     CHECK_OK(gpuk_stencil3x3_f32(ctx, S, gpuk_at2d(g, 0, rows, cols, 0), gpuk_at2d(f, 1, rows, cols, ld), gauss,
+                                 GPUK_BOUNDARY_CLAMP));
+    CHECK(stencil_use_map_launched() == 2 && stencil_map_launched()[0] == base && stencil_map_launched()[1] == cols + 1 &&
+          stencil_map_launched()[2] == rows && fake.last_block[0] == 128 && fake.last_smem == 2 * 5248 + 128);
+    CHECK_OK(gpuk_stencil3x3_i32(ctx, S, gpuk_at2d(g, 0, rows, cols, 0), gpuk_at2d(f, 4 + 3, rows, cols, ld), gauss,
+                                 GPUK_BOUNDARY_ZERO));
+    CHECK(stencil_use_map_launched() == 4 && stencil_map_launched()[0] == base + 16 &&
+          stencil_map_launched()[1] == cols + 3);
+    CHECK_OK(gpuk_stencil3x3_i32(ctx, S, gpuk_at2d(g, 0, rows, cols, 0), gpuk_at2d(f, 2, rows, cols, ld), gauss,
+                                 GPUK_BOUNDARY_SKIP));
+    CHECK(stencil_use_map_launched() == 3 && stencil_map_launched()[0] == base && stencil_map_launched()[1] == cols + 2);
+    /* no map: a row stride of 1027 elements (rows not 16-byte aligned apart) */
+    maps = fake.tensor_maps;
+    CHECK_OK(gpuk_stencil3x3_f32(ctx, S, gpuk_at2d(g, 0, rows, cols, 0), gpuk_at2d(f, 1, rows, cols, ld - 1), gauss,
                                  GPUK_BOUNDARY_CLAMP));
     /* without a map the variant runs the 32 x 8 kernel: its launch shape, no shared memory */
     CHECK(stencil_use_map_launched() == 0 && stencil_map_launched()[0] == 0 && fake.last_block[0] == 32 &&
