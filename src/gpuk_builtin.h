@@ -942,7 +942,8 @@ static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* c
    CUDA 12.0) *use stays 0 and the variant runs the 32 x 8 kernel instead. */
 static gpuk_result gpuk__stencil_tmap(const char* fn, int id, unsigned char* map, gpuk_devptr in,
                                       unsigned long long rows, unsigned long long cols, size_t ld, uint32_t* use) {
-    const unsigned off = (unsigned)(in & 15u) / 4u;
+    const gpuk_devptr base = in - (in & 15u); /* the 16-byte boundary at or below in */
+    const unsigned off = (unsigned)(in - base) / 4u;
     const uint64_t dims[2] = { cols + off, rows }, strides[1] = { (uint64_t)ld * 4u };
     const uint32_t box[2] = { GPUK__STENCIL3_TMA_COLS + 8, GPUK__STENCIL3_TMA_ROWS + 2 }, one[2] = { 1, 1 };
     gpuk__cu_result cr;
@@ -954,7 +955,7 @@ static gpuk_result gpuk__stencil_tmap(const char* fn, int id, unsigned char* map
     cr = GPUK__DRV.cuTensorMapEncodeTiled((struct CUtensorMap_st*)(void*)map,
                                           id == GPUK__K_STENCIL3X3_F32 ? GPUK__CU_TENSOR_MAP_DATA_TYPE_FLOAT32
                                                                        : GPUK__CU_TENSOR_MAP_DATA_TYPE_INT32,
-                                          2, (void*)(uintptr_t)(in - off * 4u), dims, strides, box, one, 0,
+                                          2, (void*)(uintptr_t)base, dims, strides, box, one, 0,
                                           GPUK__CU_TENSOR_MAP_SWIZZLE_NONE, GPUK__CU_TENSOR_MAP_L2_PROMOTION_L2_256B, 0);
     if (cr) return gpuk__fail_cu(fn, "cuTensorMapEncodeTiled", cr, "a tensor map of in for the 3x3's TMA tiles");
     *use = 1 + off;
