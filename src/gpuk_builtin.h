@@ -931,15 +931,16 @@ static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* c
     return gpuk__builtin_go(&k);
 }
 
-/* The 3x3's sm_90 variant (gpuk_kernels.cuh, stencil3x3_tile) loads each tile's box by TMA
-   from a tensor map of in: 4-byte elements, boxes of (COLS + 8) x (ROWS + 2), out-of-range
-   elements read as 0. The map's rules: its base 16-byte aligned, its row stride a multiple of
-   16 bytes (below 2^40); the kernel's box coordinates are int, so rows and cols below 2^31.
-   Where in itself is off 1 to 3 elements past a 16-byte boundary (a view from an odd column),
-   the map starts at that boundary, off columns wider, and *use = 1 + off: the kernel reads
-   its boxes off columns further right (the boxes themselves must start on 16 bytes) and the
-   column left of the image as 0 itself (it is data here, not the map's fill). Elsewhere (or with no cuTensorMapEncodeTiled, a driver before
-   CUDA 12.0) *use stays 0 and the variant runs the 32 x 8 kernel instead. */
+/* The 3x3's sm_90 variant (gpuk_kernels.cuh, stencil3x3_tile) loads each tile's box by TMA from
+   a tensor map of in: 4-byte elements, boxes of (COLS + 8) x (ROWS + 2), out-of-range elements
+   read as 0. The map's rules: its base 16-byte aligned, its row stride a multiple of 16 bytes
+   (below 2^40); the kernel's box coordinates are int, so rows and cols below 2^31. Where in
+   itself is off 1 to 3 elements past a 16-byte boundary (a view from an odd column), the map
+   starts at that boundary, off columns wider, and *use = 1 + off: the kernel reads its boxes
+   off columns further right (the boxes themselves must start on 16 bytes) and the column left
+   of the image as 0 itself (it is data here, not the map's fill). Elsewhere (or with no
+   cuTensorMapEncodeTiled, a driver before CUDA 12.0) *use stays 0 and the variant runs the
+   32 x 8 kernel instead. */
 static gpuk_result gpuk__stencil_tmap(const char* fn, int id, unsigned char* map, gpuk_devptr in,
                                       unsigned long long rows, unsigned long long cols, size_t ld, uint32_t* use) {
     const gpuk_devptr base = in - (in & 15u); /* the 16-byte boundary at or below in */

@@ -11,7 +11,7 @@
    element. The 3x3 runs on every variant this GPU has (kernels_max_sm 0, then 80): on sm_90
    and newer the TMA tiles where in's row stride is a multiple of 16 bytes, the 32 x 8 kernel
    elsewhere and on older GPUs. Outputs are poisoned first (and the bytes around the out view
-   must keep the poison); inputs are fresh random values, i32
+   must keep the poison); inputs are fresh random values (the elements around a view too), i32
    ones spread over the whole range (so saturation and rounding are exercised) and small ones.
    Skipped where no driver or GPU exists. */
 #define _GNU_SOURCE
