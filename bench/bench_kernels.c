@@ -106,8 +106,12 @@ static void line(const char* name, size_t n, work_fn w, double bytes_per_elem, c
     n_cur = n;
     ms = time_ms(w);
     gbs = bytes_per_elem * (double)n / ms / 1e6;
-    printf("%-34s n=2^%-2d %9.3f ms %8.1f GB/s  ratio %.3f (%s; goal >= %.2f)%s\n", name, __builtin_ctzll(n), ms, gbs,
-           gbs / copy_gbs, counted, goal, gbs / copy_gbs >= goal ? "" : "  BELOW GOAL");
+    if (goal != goal) /* BENCH_CSV_NONE: a row for comparison, not held to a goal */
+        printf("%-34s n=2^%-2d %9.3f ms %8.1f GB/s  ratio %.3f (%s; no goal)\n", name, __builtin_ctzll(n), ms, gbs,
+               gbs / copy_gbs, counted);
+    else
+        printf("%-34s n=2^%-2d %9.3f ms %8.1f GB/s  ratio %.3f (%s; goal >= %.2f)%s\n", name, __builtin_ctzll(n), ms, gbs,
+               gbs / copy_gbs, counted, goal, gbs / copy_gbs >= goal ? "" : "  BELOW GOAL");
     snprintf(size, sizeof size, "2^%d", __builtin_ctzll(n));
     snprintf(unit, sizeof unit, "GB/s %s", counted);
     bench_csv_row(name, size, ms, gbs, unit, gbs / copy_gbs, goal);
@@ -201,7 +205,8 @@ int main(int argc, char** argv) {
         TRY(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = IMG * IMG * 4 }, &x));
         TRY(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = IMG * IMG * 4 }, &y));
         TRY(gpuk_random_uniform_f32(ctx, S, at0(x), IMG * IMG, 7, 0));
-        line("stencil3x3_i32 smoothing 4096^2 (max sm 80)", IMG * IMG, w_smooth, 8, "read+write", 0.85);
+        /* no goal: the goal is the 3x3 on this GPU, which is the variant above */
+        line("stencil3x3_i32 smoothing 4096^2 (max sm 80)", IMG * IMG, w_smooth, 8, "read+write", BENCH_CSV_NONE);
         TRY(gpuk_buffer_destroy(ctx, x));
         TRY(gpuk_buffer_destroy(ctx, y));
         TRY(gpuk_timer_destroy(ctx, &timer));
