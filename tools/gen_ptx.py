@@ -134,6 +134,16 @@ def own_arch(target):
     return sm_name(target) if target[1] else "sm_%d" % max(75, target[0])
 
 
+def first_difference(path, old, new):
+    """Where a file's text and the text made now part first (line number, both lines), for a
+    --check that finds it stale: the cause shows in the log, however rare (CI once found
+    gpuk_gemm_tf32__sm80.ptx stale on a clean clone where every run since agreed)."""
+    a, b = old.split("\n"), new.split("\n")
+    i = next((k for k in range(min(len(a), len(b))) if a[k] != b[k]), min(len(a), len(b)))
+    line = lambda lines: lines[i][:200] if i < len(lines) else "(end of text)"
+    return "\n  %s line %d: the file has %r, the generator makes %r" % (path, i + 1, line(a), line(b))
+
+
 def fail(msg):
     sys.stderr.write(PROG + ": " + msg + "\n")
     sys.exit(1)
@@ -1206,7 +1216,7 @@ def main():
 
     new_header = replace_sections(joined, sections(kernels, variants, modules, source_hash, nvcc_ver,
                                                    constants, families))
-    stale = []
+    stale, first_diffs = [], []
     if new_header != header:
         stale.append(HEADER)
     for n in names:
@@ -1214,13 +1224,15 @@ def main():
         old = open(path).read() if os.path.exists(path) else None
         if old != modules[n]:
             stale.append(path)
+            if old is not None and len(first_diffs) < 3:
+                first_diffs.append(first_difference(path, old, modules[n]))
     extra = sorted(set(f[:-4] for f in os.listdir(PTX_DIR) if f.endswith(".ptx")) - set(names)) \
         if os.path.isdir(PTX_DIR) else []
     stale += [os.path.join(PTX_DIR, e + ".ptx") + " (no such kernel)" for e in extra]
 
     if args.check:
         if stale:
-            fail("stale (run tools/gen_ptx.py): " + ", ".join(stale[:10]))
+            fail("stale (run tools/gen_ptx.py): " + ", ".join(stale[:10]) + "".join(first_diffs))
     else:
         os.makedirs(PTX_DIR, exist_ok=True)
         for e in extra:
