@@ -13,10 +13,10 @@ passed=0; failed=0
 one() { local name=$1; shift
   if python3 tools/gen_ptx.py --nvcc "$nvcc" "$@"; then passed=$((passed + 1)); echo "ok   $name"
   else failed=$((failed + 1)); echo "FAIL $name"; fi; }
-# The library's check runs a second time where the first finds something stale: on this CI
-# machine about 1 check in 10 under load (others running beside it) once found
-# ptx/gpuk_gemm_tf32__sm80.ptx stale, and the next run agreed with the tree; the cause is not
-# found yet. gen_ptx prints the first differing line; a tree that is really stale fails both.
+# The library's check runs a second time where the first finds something stale: on the CI
+# machine about 1 check in 10, run three at a time, found ptx/gpuk_gemm_tf32__sm80.ptx stale,
+# and the next run agreed with the tree; the cause is not found yet. gen_ptx prints the first
+# differing line; a tree that is really stale fails both.
 if python3 tools/gen_ptx.py --nvcc "$nvcc" --check 2>/tmp/kernels_generated.$$; then
   passed=$((passed + 1)); echo "ok   kernels_generated (gpuk.h, ptx/)"
 else

@@ -136,8 +136,9 @@ def own_arch(target):
 
 def first_difference(path, old, new):
     """Where a file's text and the text made now part first (line number, both lines), for a
-    --check that finds it stale: the cause shows in the log, however rare (CI once found
-    gpuk_gemm_tf32__sm80.ptx stale on a clean clone where every run since agreed)."""
+    --check that finds it stale: the cause shows in the log, however rare (about 1 check in 10,
+    run three at a time on the CI machine, found gpuk_gemm_tf32__sm80.ptx stale, and the next
+    run agreed: see tests/kernels_generated.sh)."""
     a, b = old.split("\n"), new.split("\n")
     i = next((k for k in range(min(len(a), len(b))) if a[k] != b[k]), min(len(a), len(b)))
     line = lambda lines: lines[i][:200] if i < len(lines) else "(end of text)"
