@@ -540,7 +540,7 @@ int main(void) {
     bench_csv_row("pinned host->device", "256 MiB", bytes / bw_h2d / 1e6, bw_h2d, "GB/s", ratio_h2d, 0.97);
     bench_csv_row("pinned device->host", "256 MiB", bytes / bw_d2h / 1e6, bw_d2h, "GB/s", ratio_d2h, 0.97);
     bench_csv_row("device->device", "256 MiB", 2.0 * bytes / bw_d2d / 1e6, bw_d2d, "GB/s read+write", ratio_d2d, 0.97);
-    /* pageable rows: the ratio to pinned (the 0.6 goal); raw pageable is in the text */
+    /* pageable rows: the ratio to pinned (goal: 0.6 of pinned); raw pageable is in the text */
     bench_csv_row("pageable host->device, staged, to pinned", "256 MiB", bytes / pg_h2d / 1e6, pg_h2d, "GB/s",
                   pg_h2d / pg_pin_h2d, 0.6);
     bench_csv_row("pageable device->host, staged, to pinned", "256 MiB", bytes / pg_d2h / 1e6, pg_d2h, "GB/s",

@@ -1,6 +1,6 @@
 // bench/bench_cub.cu - the reference points for bench/bench_kernels: CUB's histogram, sum and
 // scan on the same sizes and GPU, with its own device copy for the ratio. Built by tests/gpu-check
-// with nvcc on the GPU machine (never by users, never committed as a binary). Results also go to
+// with nvcc (never by users, never committed as a binary). Results also go to
 // build/bench-csv/cub.csv (bench_csv.h).
 //   nvcc -O3 -std=c++17 -arch=native bench_cub.cu -o bench_cub
 #include <cub/cub.cuh>

@@ -1,5 +1,5 @@
 // bench/bench_gemm.cu - gpuk_gemm_f32/f64/tf32 against cuBLAS SGEMM/DGEMM on the same GPU, the
-// same memory and the same stream: 4096^3, the GEMM issue's seed shape (m=1024 n=512 k=2048),
+// same memory and the same stream: 4096^3, 1024x2048 times 2048x512 (m=1024 n=512 k=2048),
 // 1000^3, TF32 against cuBLAS in TF32 mode, the portable sm_52 baseline variant forced on this
 // GPU, and 512 products of 128^3 (strided batched, both). Each figure is the median of 11 runs after
 // 2 warm-ups, timed by cudaEvents around the call on that stream, cuBLAS's and gpuk's runs taking
@@ -10,8 +10,7 @@
 // bench/bench_kernels.c so that one program prints both figures and their ratio on one line,
 // both sides work on the very same buffers (gpuk wraps the cudaMalloc pointers; gpuk uses the
 // device's primary context, which the runtime uses too) and one cudaEvent pair times either.
-// Built by tests/gpu-check with nvcc on the GPU machine (never by users, never committed as a
-// binary):
+// Built by tests/gpu-check with nvcc (never by users, never committed as a binary):
 //   nvcc -O3 -std=c++17 -arch=native -I. bench/bench_gemm.cu -o build/bench_gemm -lcublas -ldl
 #define GPUK_IMPLEMENTATION
 #include "gpuk.h"
@@ -272,7 +271,7 @@ int main(int argc, char** argv) {
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
     std::printf("== GEMM: gpuk vs cuBLAS %d (FP32/FP64; TF32 rows against cuBLAS TF32), %s\n", ver, prop.name);
-    // the variants ctx[0] runs here (an H100: TF32 on the architecture-specific sm_90a one)
+    // the variants ctx[0] runs here (compute capability 9.0: TF32 on the architecture-specific sm_90a one)
     std::printf("   gpuk variants: %s, %s, %s\n", gpuk__builtin_pick(ctx[0], GPUK__K_GEMM_F32)->name + 5,
                 gpuk__builtin_pick(ctx[0], GPUK__K_GEMM_F64)->name + 5, gpuk__builtin_pick(ctx[0], GPUK__K_GEMM_TF32)->name + 5);
     bench_csv_open("gemm", prop.name);

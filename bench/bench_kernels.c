@@ -31,9 +31,9 @@ static gpuk_timer timer;
 /* Median milliseconds of one queued operation, timed by events around a batch of them. With one
    operation between the events, the start event fires at once on an idle GPU and the kernel
    starts only when the host has submitted it, so a short kernel was charged the submission too
-   (H100, a copy of 64 MiB each way: 0.052 ms alone, 0.048 ms a copy in batches of 10, which is
-   0.87 -> 0.94 of the 1 GiB copy's bandwidth). So operations under BATCH_MS run in batches of
-   about BATCH_MS between the events, and the time is the batch's over its size. */
+   (a copy of 64 MiB each way timed alone took about 8 % longer than one in a batch of 10). So
+   operations under BATCH_MS run in batches of about BATCH_MS between the events, and the time
+   is the batch's over its size. */
 #define BATCH_MS 0.5
 typedef void (*work_fn)(void);
 static double time_ms(work_fn work) {
@@ -82,7 +82,7 @@ static void w_transpose(void) { TRY(gpuk_transpose_f32(ctx, S, at0(y), at0(x), S
 static void w_hist(void) { TRY(gpuk_histogram_u8(ctx, S, at0(z), 256, 0, 256, at0(h8), n_cur)); }
 static void w_c2s2(void) { TRY(gpuk_cos2_plus_sin2_f32(ctx, S, at0(y), at0(x), n_cur)); }
 static void w_rand(void) { TRY(gpuk_random_uniform_f32(ctx, S, at0(y), n_cur, 42, 0)); }
-/* stencils: a 4096^2 and an 8192^2 i32 image smoothed (box, the books' boundary rule), an 8192^2 f32 heat
+/* stencils: a 4096^2 and an 8192^2 i32 image smoothed (box, GPUK_BOUNDARY_SKIP), an 8192^2 f32 heat
    step, and 4 steps through gpuk_heat_steps (counted per step: 8 bytes a cell a step) */
 #define IMG ((size_t)4096)
 #define FIELD ((size_t)8192)

@@ -6,7 +6,8 @@ run it, at the example's sizes (1 KiB, 32 KiB, 1 MiB, 32 MiB, 1 GiB), timed the 
 rank 0's stream) and printed with nccl-tests' definitions (algbw = bytes / time, busbw = algbw *
 2 (n - 1) / n). Each size's result is checked on every rank. Run on a machine with two or more
 GPUs (tests/multi-gpu-check does): python3 bench/nccl_torch_allreduce.py [--gpus N].
-NVLink multicast stays off (NCCL_NVLS_ENABLE=0), the lent machines' rule."""
+NVLink multicast stays off (NCCL_NVLS_ENABLE=0): on a host whose GPUs others share, a program
+that uses it can put them out of service."""
 import argparse
 import os
 

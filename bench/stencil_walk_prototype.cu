@@ -1,16 +1,8 @@
-// bench/stencil_walk_lab.cu - a lab, not part of gpuk (nothing builds it by default): the 3x3
-// i32 box smoothing (GPUK_BOUNDARY_SKIP weights, interior cells only) as persistent blocks that
-// walk 64 x 16 tiles grid-stride with STAGES TMA boxes in a ring, the design of gpuk's sm_90
-// variant since c749205 without its border cells, swept over blocks a multiprocessor (2..6),
-// stages (2, 3) and a grid sized so that every block gets the same count of tiles, at 4096^2,
-// 8192^2 and 4000^2, beside gpuk's own call on the same buffers and a 2^28 device copy (the
-// ratio's limit, 8 bytes a cell as bench_kernels counts). Times: batches of 10 launches between
-// events, median of 11 after 3 warm-ups. The lab's interior cells (rows 8 .. N-9) must equal
-// gpuk's bit for bit; the count that differ is printed. README (the stencil rows) has its
-// results: 4 blocks an SM with 2 stages 0.86 at 4096^2, 0.91 at 8192^2, where gpuk's kernel with
-// its border share measured 0.84 and 0.85-0.87; with the edge cells in their tiles (d8ccec2)
-// gpuk's call measured 0.85 and 0.91 in labs of the same kind.
-//   nvcc -O3 -std=c++17 -arch=sm_90 -I. bench/stencil_walk_lab.cu -o build/stencil_walk_lab -lcuda -ldl
+// bench/stencil_walk_prototype.cu - the sm_90 3x3 i32 box smoothing's walk of 64 x 16 tiles
+// through a ring of TMA boxes (interior cells, which must equal gpuk_stencil3x3_i32's), timed with
+// 2..6 blocks an SM and 2 or 3 stages beside gpuk's call and a device copy. Nothing builds it:
+//   nvcc -O3 -std=c++17 -arch=sm_90 -I. bench/stencil_walk_prototype.cu \
+//        -o build/stencil_walk_prototype -lcuda -ldl && ./build/stencil_walk_prototype
 #define GPUK_IMPLEMENTATION
 #include "gpuk.h"
 #include <cuda.h>

@@ -1,19 +1,8 @@
-// bench/gemm_tma_lab.cu - a lab, not part of gpuk (nothing builds it by default): the TF32 GEMM
-// design gpuk_kernels.cuh's gemm_tma_run follows (the sm_90a variant's TMA path), standalone,
-// measured against cuBLAS TF32 on the same GPU, for trying tile shapes and stage counts.
-// C[m x n] = A[m x k] * Bt[n x k]^T, both operands K-major ("TN"), row-major, k a multiple of 4.
-// A producer warpgroup (setmaxnreg down to 40; one thread issues TMA loads of 32-k slices,
-// 128-byte swizzle, into S stages, each with a "full" and an "empty" mbarrier) and two consumer
-// warpgroups (setmaxnreg up to 232; wgmma m64nBNk8 from both stages by descriptor; each releases
-// a stage once the wgmma after it has been issued and the one reading it retired).
-// H100 80GB HBM3, 2026-11-23 (cuBLAS TF32 389 TFLOP/s at 4096^3): 128 x 256 tiles, 4 stages
-// 317.6 TFLOP/s = 0.82 of cuBLAS; 128 x 128 0.71; 8192 x 8192 x 4096 0.64; the seed shape
-// (1024 x 512 x 2048) 0.99 with 128 x 128; 1000^3 1.27. The same split with a cp.async producer
-// warpgroup instead of TMA: 0.42 / 0.32; without warp specialization (gemm_wgmma_run) 0.46 TN,
-// 0.37 NN. In gpuk an NN product's B first becomes K-major (TF32 wgmma reads K-major operands
-// only) by a transpose into the stream's workspace: 0.76 of cuBLAS at 4096^3 all told.
-//   nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a bench/gemm_tma_lab.cu \
-//        -o build/gemm_tma_lab -lcublas -lcuda && ./build/gemm_tma_lab
+// bench/gemm_tma_prototype.cu - the TF32 GEMM of gpuk's sm_90a TMA path (gemm_tma_run) on its own,
+// both operands K-major, 128 x 256 and 128 x 128 tiles, checked and timed against cuBLAS TF32 at
+// five sizes. Not part of gpuk; nothing builds it by default. Needs compute capability 9.0:
+//   nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a bench/gemm_tma_prototype.cu \
+//        -o build/gemm_tma_prototype -lcublas -lcuda && ./build/gemm_tma_prototype
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -61,7 +50,11 @@ template <int N> DEV void wg_wait() { asm volatile("wgmma.wait_group.sync.aligne
 DEV void proxy_fence() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
 DEV u64 desc(u32 addr) { return (u64)((addr >> 4) & 0x3FFF) | (1ull << 16) | (64ull << 32) | (1ull << 62); }
 
-// C[m x n] = A[m x k] (row-major) * Bt[n x k]^T, lda = ldb = k (multiple of 4), edges zero-filled
+// C[m x n] = A[m x k] (row-major) * Bt[n x k]^T, lda = ldb = k (multiple of 4), edges zero-filled.
+// A producer warpgroup (setmaxnreg down to 40; one thread issues TMA loads of 32-k slices,
+// 128-byte swizzle, into S stages, each with a "full" and an "empty" mbarrier) and two consumer
+// warpgroups (setmaxnreg up to 232; wgmma m64nBNk8 from both stages by descriptor; each releases
+// a stage once the wgmma after it has been issued and the one reading it retired).
 template <int S, int BN>
 __global__ void __launch_bounds__(384, 1) ws_gemm(float* c, const __grid_constant__ CUtensorMap tma, const __grid_constant__ CUtensorMap tmb, int m, int n, int k, int ldc) {
     typedef cfg<S, BN> C;
