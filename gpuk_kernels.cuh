@@ -190,7 +190,7 @@ GPUK_DEV void map(F f, T* out, const T* a, const T* b, u64 n) {
 // wrap gpuk_{op}_{t}(gpuk_array out, gpuk_array x, size_t n)
 //      = gpuk__map({size}, n, out, &x, NULL, NULL, NULL) | out[i] = {op}(x[i])
 #define GPUK_UNARY_LONG(op, T, t) GPUK_MAP_KERNEL_U(gpuk_##op##_##t, T, 1, 1, k_##op(x))
-/* cos(x)^2 + sin(x)^2, one argument reduction for both (the seed books' ufunc). */
+/* cos(x)^2 + sin(x)^2, one argument reduction for both (examples/04_ufuncs.c's ufunc). */
 GPUK_DEV float cos2_plus_sin2(float x) { float s, c; k_sincos(x, &s, &c); return c * c + s * s; }
 GPUK_DEV double cos2_plus_sin2(double x) { double s, c; k_sincos(x, &s, &c); return c * c + s * s; }
 // wrap gpuk_cos2_plus_sin2_{t}(gpuk_array out, gpuk_array x, size_t n)
@@ -419,17 +419,16 @@ GPUK_DEV void reduce(F f, typename F::out* result, const T* a, const T* b, u64 n
 /* ---- scan (prefix sum), single pass with decoupled look-back ----
    Each block takes the next tile number from an atomic ticket (so tiles start in order and a
    block never waits on one that has not started: no reliance on the order blocks are
-   scheduled in; on H100 it also measured faster than tile = blockIdx.x, 0.75 against 0.70 of
-   copy bandwidth), loads its tile into shared memory with coalesced reads, scans it,
-   publishes its tile total, and finds its prefix by reading the totals of the tiles before it,
-   256 at a time, until one has published a full inclusive prefix. Then it writes the tile out.
+   scheduled in; also faster than tile = blockIdx.x, bench "scan_inclusive_f32"), loads its
+   tile into shared memory with coalesced reads, scans it, publishes its tile total, and finds
+   its prefix by reading the totals of the tiles before it, 256 at a time, until one has
+   published a full inclusive prefix. Then it writes the tile out.
    in may equal out.
    Prefetch: a block that has its tile in shared memory asks L2 for tile index + ahead (the
    host picks ahead: a few tiles a multiprocessor, capped at a quarter of L2), so the block
    that takes that tile later finds it on chip; the output goes out with evict-first stores so
-   it does not push the prefetched input out of L2. On H100 (2^28 i32/f32, 330 tiles ahead)
-   this took the scan from 0.84 to 0.95 of copy bandwidth (f64: 0.79 to 0.87); too far (a
-   whole wave of resident blocks, 792 tiles) evicted tiles before use and fell to 0.66.
+   it does not push the prefetched input out of L2: about a tenth of copy bandwidth (bench
+   "scan_inclusive_f32"). A whole wave of resident blocks ahead is too far: tiles leave L2 unused.
    scratch: a 64-bit ticket word (low half: tiles drawn in this launch; high half: the launch's
    epoch), a 64-bit sweep cursor, then a 64-bit status word for each of `capacity` tiles;
    values: 8-byte types' per-tile values, in an area of their own. A status flag holds the
@@ -446,8 +445,8 @@ GPUK_DEV void reduce(F f, typename F::out* result, const T* a, const T* b, u64 n
 #define SCAN_FLAG_AGG 1u
 #define SCAN_FLAG_INCL 2u
 
-/* items a thread: 32 (4-byte) or 16 (8-byte), tiles of 32 KiB; on H100 twice the tile gave
-   0.80 of copy bandwidth against 0.75 (f32) */
+/* items a thread: 32 (4-byte) or 16 (8-byte), tiles of 32 KiB: faster than 16 KiB tiles (bench
+   "scan_inclusive_f32") */
 template <typename T> struct scan_items { enum { n = sizeof(T) == 4 ? SCAN_ITEMS_4 : SCAN_ITEMS_8 }; };
 
 template <typename T>
@@ -738,9 +737,9 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, void* values, u32 
      P::STAGES shared buffers, so STAGES - 1 slices are in flight while the policy works.
      Where the tile lies wholly inside C, the slice is whole and the operands are as-is,
      16-byte aligned rows (the common case), each thread has one source pointer an operand
-     and constant steps: no index math or bounds checks (those cost the H100 a fifth of f32
-     GEMM's speed). Anything else (edge tiles, the last partial slice, transposes,
-     misalignment) copies element by element, zero-filled.
+     and constant steps: no index math or bounds checks (those cost a fifth of f32 GEMM's
+     speed: bench "sgemm 4096^3"). Anything else (edge tiles, the last partial slice,
+     transposes, misalignment) copies element by element, zero-filled.
    Elements outside op(A) or op(B) read as 0, so any m, n, k, row stride and element
    alignment works; op(X) = X^T only changes which index walks memory.
    The work: one job a (batch, split, tile row, tile column), walked grid-stride by a 1-D grid,
@@ -1030,8 +1029,7 @@ GPUK_DEV void gemm_run(const gemm_args& g, T* c, const T* a, const T* b, T alpha
             u32 cur = 0;
             u64 k0 = k_begin;
             /* while the slice loaded next is whole and the tile fast: the fast copy alone, no
-               test a slice (f32, sm_90 SASS: 593 instructions a slice, 86 % FFMA, against 642,
-               80 %; H100 sgemm 4096^3 0.78 -> 0.86-0.87 of cuBLAS) */
+               test a slice (86 % of a slice's instructions FFMA, not 80 %: bench "sgemm 4096^3") */
             if (ld.fast)
                 for (; k0 + (u64)STAGES * BK <= k_end; k0 += BK) {
                     cp_async_wait<STAGES - 2>();
@@ -1098,12 +1096,12 @@ GPUK_DEV void gemm_run(const gemm_args& g, T* c, const T* a, const T* b, T alpha
    order makes a thread's fragments contiguous in shared memory, so they come from 16-byte
    loads; row()/col() report the order. Bank conflicts: a 16-byte warp load runs as 4 phases
    of 8 lanes, and each policy says why its 8 lanes of a phase hit 8 distinct 16-byte bank
-   groups. Measured on H100 from shared memory alone (lab, one run): TF32 m16n8k8 137
-   TFLOP/s with a barrier a stage, FP64 m8n8k4 32, FP64 m16n8k4 65 (cuBLAS DGEMM: 60). */
+   groups. From shared memory alone, FP64 m16n8k4 does twice m8n8k4's work a cycle on H100,
+   hence sm_90's FP64 variant. */
 /* ---------------------------------------------------------------------------------------------
    TF32: mma.sync.m16n8k8.row.col.f32.tf32.tf32.f32 (sm_80+), A m-major in shared memory so both
-   operands come by 16-byte cp.async (with A k-major, as FP64 below, A went element by element:
-   H100 TF32 4096^3 75 -> 84 TFLOP/s with this layout and 128 registers, measured in a lab).
+   operands come by 16-byte cp.async (with A k-major, as FP64 below, A would go element by
+   element, about a tenth slower).
    TILE 128, warps 2 (m) x 4 (n), warp tile 64 x 32: m16 tiles t = 0..3 at rows wm * 64 + 16t +
    {g, g + 8} (the fragment's own order), n8 tiles u = 0..3 with fragment col n at tile col
    wn * 32 + 4n + u (so a thread's B cols 4g .. 4g + 3 are one float4 at each k).
@@ -1195,13 +1193,12 @@ struct gemm_tf32_mma {
    C: fragment col n = 2q + e of tile u -> acc[r * 2NB + j], j = (u >> 1) * 4 + 2e + (u & 1), at
      row(slot r), col wn * WN + (j >> 2) * 16 + 4q + (j & 3): runs of 4 consecutive columns.
    128 x 64 on sm_90 (4 warps, 3 stages of BK 16, 75 KB of dynamic shared memory, two blocks an
-   SM: the shape of cuBLAS's H100 DGEMM kernel, whose ncu report read 128x64x16, 3 stages, 2 x 2
-   warps, 246 registers, 2 blocks an SM; H100 4096^3 0.64-0.70 -> 0.71-0.73 of cuBLAS, the seed
-   shape 0.70-0.75 -> 0.77-0.80, 1000^3 0.54-0.58 -> 0.49-0.52, three interleaved runs).
-   128 x 128 on sm_80 (the first choice): 64 accumulators (128 registers) a thread, 1 block of 8
-   warps an SM; half the shared-memory bytes a FLOP of TILE 64 (warp tile 64x32: 0.375 B/FMA of
-   fragment loads, + 0.125 B/FMA of cp.async fills, vs 0.75 + 0.25 at TILE 64, which would need
-   all of the SM's 128 B/clk at H100's 128 DFMA/clk), and half the L2/DRAM traffic. Its stage
+   SM: the shape of cuBLAS's own H100 DGEMM kernel under ncu), faster than 128 x 128 at 4096^3
+   and 1024 x 512 x 2048, a little slower at 1000^3 (bench "dgemm").
+   128 x 128 on sm_80: 64 accumulators (128 registers) a thread, 1 block of 8 warps an SM; half
+   the shared-memory bytes a FLOP of TILE 64 (warp tile 64x32: 0.375 B/FMA of fragment loads,
+   + 0.125 B/FMA of cp.async fills, vs 0.75 + 0.25 at TILE 64, which would need all of the SM's
+   128 B/clk at H100's 128 DFMA/clk), and half the L2/DRAM traffic. Its stage
    = 2 * BK * 132 * 8 bytes:
    BK 8 -> 16896 B (2 stages 33.8 KB; 3 stages 50.7 KB > 48 KB); BK 4 -> 8448 B (3 stages 25.3 KB).
    TILE 64 (LD 68): BK 8 -> 8704 B a stage, 16 accumulators. KS = 16 needs BK % 16 == 0. */
@@ -1315,9 +1312,9 @@ struct gemm_f64_mma {
    bytes, dynamic (more than the 48 KB a kernel gets statically). Jobs, split-K and the
    epilogue are gemm_run's (gemm_finish); the accumulators' rows and columns are wgmma's.
    TF32 here truncates each input to its 10-bit mantissa (the tensor cores read the FP32
-   bits), the mma.sync path rounds it. H100 at 4096^3: 0.37 of cuBLAS TF32 for row-major A and
-   B, 0.46 with B transposed (mma.sync: 0.25). Every thread both copies and multiplies, in step
-   at each barrier; gemm_tma_run below splits them and is taken where it can be (0.76). */
+   bits), the mma.sync path rounds it. Every thread both copies and multiplies, in step at
+   each barrier, which holds it to about half the speed of gemm_tma_run below: that splits
+   them and is taken where it can be. */
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL) /* the sm_90a pass only (see GPUK_GEMM_SM90A) */
 enum { GEMM_WG_BK = 32, GEMM_WG_STAGES = 4, GEMM_WG_LDS = 132, GEMM_WG_OP = 17408, GEMM_WG_KT = 16384 };
 static_assert(GEMM_WGMMA_SMEM == GEMM_WG_STAGES * 2 * GEMM_WG_OP + 2 * 2 * GEMM_WG_KT + 1024,
@@ -1495,11 +1492,11 @@ GPUK_DEV void gemm_wgmma_run(const gemm_args& g, float* c, const float* a, const
    arrived) and an "empty" one (both multiplying warpgroups' wgmma of it retired). The
    multiplying warpgroups run m64n256k8 on their 64 rows of the 128 x 256 tile (128 floats a
    thread), never waiting on each other or on a block barrier, and write C; the loader moves on
-   to the next job's slices meanwhile. setmaxnreg hands the loader's registers to them. H100,
-   4096^3: 0.76 of cuBLAS TF32 with row-major A and B (B transposed into the workspace first);
-   0.82 in bench/gemm_tma_lab.cu with both operands K-major. No split-K or batches here: the
-   host takes this path for one product with enough 128 x 256 tiles to fill the GPU (see
-   gpuk__gemm_tma), and gemm_wgmma_run above otherwise. */
+   to the next job's slices meanwhile. setmaxnreg hands the loader's registers to them. A
+   row-major B is transposed into the workspace first (bench "tf32 4096^3");
+   bench/gemm_tma_prototype.cu times this design alone, both operands K-major. No split-K or
+   batches here: the host takes this path for one product with enough 128 x 256 tiles to fill
+   the GPU (see gpuk__gemm_tma), and gemm_wgmma_run above otherwise. */
 enum { GEMM_TMA_STAGES = 4, GEMM_TMA_ABYTES = 128 * 128, GEMM_TMA_BBYTES = GEMM_TMA_BN * 128,
        GEMM_TMA_STAGE = GEMM_TMA_ABYTES + GEMM_TMA_BBYTES };
 static_assert(GEMM_TMA_STAGES * GEMM_TMA_STAGE + 1024 + 16 * GEMM_TMA_STAGES <= GEMM_WGMMA_SMEM,
@@ -1595,24 +1592,18 @@ typedef gemm_simt<double> gemm_policy_f64;
 typedef gemm_simt<float> gemm_policy_sm80_f32;
 typedef gemm_tf32_mma<16> gemm_policy_sm80_tf32;                 /* 3 stages of 16 KB */
 typedef gemm_f64_mma<GEMM_TILE_MMA, GEMM_TILE_MMA, 8, 0, 2> gemm_policy_sm80_f64;  /* m8n8k4, 2 stages of 17 KB */
-/* m16n8k4, 128 x 64 tiles, 3 stages of 25 KB in dynamic shared memory (see the policy). Before
-   (128 x 128 tiles, one block an SM), 2 stages of 33 KB. A slice of 16 k instead
-   of 8 halves the barriers a FLOP; H100, against cuBLAS in one lab run (same bits either way):
-   4096^3 0.62 -> 0.67 (B transposed 0.41 -> 0.44), the seed shape 1024 x 512 x 2048 in 4 parts
-   0.64 -> 0.75. More stages gained nothing (BK 8: 3 to 6 stages 0.62 -> 0.64; BK 16, 3 stages
-   0.66); BK 32 (135 KB) gave 0.70 at 4096^3 and 0.73 on the seed shape but is more shared memory
-   than a block of sm_120 may have (99 KB), which runs this variant too. 128 x 64 tiles of 128
-   threads, two blocks an SM (the shape of cuBLAS's DGEMM kernel under ncu): 4096^3 0.71 ->
-   0.77-0.78 (bench_gemm, its runs and cuBLAS's taking turns); 4 stages, m16n8k8, or 32 k in 2
-   stages (100 KB: over sm_120's 99 KB) measured no better (README, GEMM). */
+/* m16n8k4, 128 x 64 tiles, 3 stages of 25 KB in dynamic shared memory (see the policy): a slice
+   of 16 k instead of 8 halves the barriers a FLOP (bench "dgemm 4096^3"). 32 k would need more
+   shared memory than a block of sm_120 (99 KB), which runs this variant too, may have.
+   Not faster: 4 stages, m16n8k8. */
 typedef gemm_f64_mma<GEMM_TILE_MMA, GEMM_F64_TILE_N, 16, 4, 3> gemm_policy_sm90_f64;
 static_assert(gemm_policy_sm90_f64::DYN &&
                   GEMM_F64_SMEM == gemm_policy_sm90_f64::STAGES * gemm_policy_sm90_f64::BK * (gemm_policy_sm90_f64::LDA + gemm_policy_sm90_f64::LDB) * 8 &&
                   GEMM_F64_THREADS == gemm_policy_sm90_f64::THREADS,
               "GEMM_F64_SMEM, GEMM_F64_THREADS: the sm_90 FP64 variant's stages and threads");
 
-/* 4-byte types: at most 128 registers, so two blocks share an SM (H100: f32 0.53 -> 0.63 of
-   cuBLAS for the baseline, with the sm_80 loop's fast path 0.65 -> 0.83, measured in a lab);
+/* 4-byte types: at most 128 registers, so two blocks share an SM (bench "sgemm 4096^3" and
+   "sgemm sm_52 baseline 4096^3");
    FP64's tensor-core policies hold 64 doubles a thread: the sm_80 one (256 threads) runs one
    block an SM, the sm_90 one (128 threads, MINB 2) two. */
 #define GPUK_GEMM_ENTRY(T, t, suffix, policy, async)                                         \
@@ -1653,8 +1644,8 @@ static_assert(gemm_policy_sm90_f64::DYN &&
    The heat step: a block of 32 x 8 threads covers 32 columns and STENCIL_ROWS rows (each
    thread STENCIL_ROWS / 8 rows, one column). The 3x3: 32 x 8 threads cover 32 * STENCIL3_COLS
    columns and STENCIL3_ROWS rows, each thread STENCIL3_COLS side by side, so a row of its
-   window is STENCIL3_COLS + 2 loads and conversions instead of 3 per output (H100, i32
-   4096^2: 0.61 -> 0.70 of copy bandwidth with 32 rows a block, 0.66 with 64; 4 columns 0.53).
+   window is STENCIL3_COLS + 2 loads and conversions instead of 3 per output (bench
+   "stencil3x3_i32 smoothing 4096^2 (max sm 80)"; 64 rows a block or 4 columns were slower).
    Neighbours come through L1 (a block's rows and its neighbours' overlap). Grid-stride in both
    directions: any grid is correct. */
 enum { BOUNDARY_SKIP = 1, BOUNDARY_CLAMP = 2, BOUNDARY_ZERO = 3 };
@@ -1711,8 +1702,7 @@ GPUK_DEV T stencil_cell(u64 i, u64 j, u64 rows, u64 cols, const W& wa, A all, u3
             if (inside) valid = valid + (A)wa[q];
             acc = fma((A)wa[q], (A)x, acc);
         }
-    /* (W_valid here as the loop goes, not by stencil_skip_factor above: through that, the 32 x
-       8 kernel's i32 at an odd offset ran 0.668 of copy bandwidth against 0.682) */
+    /* (W_valid here as the loop goes, not by stencil_skip_factor above, which is 2 % slower) */
     if (boundary == BOUNDARY_SKIP && !inner && valid != all && valid != A(0)) acc = acc * (all / valid);
     return stencil_out(acc, T());
 }
@@ -1771,29 +1761,20 @@ GPUK_DEV void stencil3x3(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 l
    into shared memory whole by one TMA copy, by a tensor map of in that the host made
    (a row stride of a multiple of 16 bytes; out-of-range elements read as 0). Where it could
    not make one, the variant runs the 32 x 8 kernel above instead (the host launches that
-   kernel's shape; i32 4096^2 at an odd element offset and row stride: 0.69 of copy bandwidth, against 0.61 for the block-a-tile
-   kernel's own loads of its box and 0.40 for such loads with 4 blocks an SM). The entry's
-   launch bounds (256 threads, 3 blocks an SM) keep its registers at 80 for both paths:
-   without the 3 the tile path took 104 and the 32 x 8 path fell to 0.57. A block
-   keeps STENCIL3_TMA_STAGES boxes in a ring, each with its mbarrier: it works on one while the
-   copy of the next is in flight, and refills a stage once every thread is done with it. Each
-   thread slides a 3-row window down STENCIL3_TMA_ROWS / 2 rows of one column, all reads from
-   shared memory.
-   H100, ratios to the 1 GiB copy, batches of 10 launches, i32 (2026-11-26): 4096^2 0.85, 8192^2
-   0.91, against 0.84 and 0.87 when the edge cells were shared out among the blocks before the
-   walk and read from in (their loads' latency, before the first tile, cost each block about a
-   tile). 2026-11-25, a lab of this loop without the edge cells: 4 blocks an SM with 2 stages
-   0.86 at 4096^2 (4000^2 0.855, 8192^2 0.91), against 0.80 (0.80, 0.91) for the block-a-tile
-   kernel before it (16 resident blocks of one box each: with that much in flight a block lives
-   long, and the last wave's multiprocessors idled, about 8 us of fixed cost a call against 3
-   for a copy); 3 an SM with 3 stages 0.85, 2 with 2 or 3 0.76-0.81, 5 or 6 with 2 or 3
-   0.80-0.84 (8192^2: 5 blocks 0.78); a grid sized to give every block the same count of tiles
-   no better. Earlier (block-a-tile): the TMA keeps a block's whole box in flight without
-   registers, which the loads of the 32 x 8 kernel above cannot (i32 4096^2 0.72 there); tiles
-   of 128 x 16 / 256 threads 0.83, 64 x 32 0.81, 128 x 8 / 128 0.83; outputs through shared
-   memory and a TMA store 0.84; i32 converted to double once in shared memory 0.82; i32 weights
-   as doubles held in registers (72 registers) 0.74, read from the parameter instead (52) 0.84;
-   evict-first output stores no gain. */
+   kernel's shape: faster than these tiles loading their own boxes). The entry's launch bounds
+   (256 threads, 3 blocks an SM) keep its registers at 80 for both paths: without the 3 the
+   tile path takes 104 and the 32 x 8 path slows by a sixth. A block keeps STENCIL3_TMA_STAGES
+   boxes in a ring, each with its mbarrier: it works on one while the copy of the next is in
+   flight, and refills a stage once every thread is done with it. Each thread slides a 3-row
+   window down STENCIL3_TMA_ROWS / 2 rows of one column, all reads from shared memory. The TMA
+   keeps a whole box in flight without registers, which the 32 x 8 kernel's loads cannot.
+   4 blocks an SM, 2 stages: one box a block instead (16 resident) left the last wave's
+   multiprocessors idle, a fixed cost a call well above a copy's; edge cells read from in before
+   the walk cost each block about a tile of latency (bench "stencil3x3_i32 smoothing 4096^2",
+   "... 8192^2"; bench/stencil_walk_prototype.cu times other counts of blocks and stages).
+   Not faster: other tile shapes, outputs by a TMA store, i32 converted to double once in shared
+   memory, evict-first output stores; i32 weights held in registers are slower than read from
+   the kernel parameter. */
 struct stencil_weights_d { double w[9]; }; /* the i32 path's weights, (double)w exactly */
 template <typename T> struct stencil_tile_weights { /* f32: floats in registers */
     float w[9];
@@ -1816,7 +1797,7 @@ static_assert(STENCIL3_TMA_SMEM == STENCIL3_TMA_STAGES * STENCIL3_TMA_STAGE + 12
 /* The box of tile (c0, r0) into stage st: one TMA copy counted on bar (thread 0). Its first
    column is the map's c0 - 4, a multiple of 4: a box from a column that is not (16 bytes of
    4-byte elements) stops the kernel with an illegal instruction on H100 (the driver encodes
-   such maps without complaint; measured with x = -3, -2, -1, -5 against -4 and 0). */
+   such maps without complaint: x = -3, -2, -1 and -5 fault, -4 and 0 do not). */
 template <typename T> GPUK_DEV void stencil3x3_box(T* st, u64 c0, u64 r0, const tensor_map& map, u32 bar) {
     mbar_expect_tx(bar, STENCIL3_TMA_BOX * sizeof(T));
     tma_load_2d(smem_u32(st), map, (int)c0 - 4, (int)r0 - 1, bar);
@@ -1834,10 +1815,8 @@ template <typename T> GPUK_DEV void stencil3x3_box(T* st, u64 c0, u64 r0, const 
    not written); COLS: j may be the first or last column. The caller picks by warp (a row
    group is whole warps; a warp with a side column takes COLS for all its threads), so a warp
    never runs two paths; the others run the window alone. (A path of the edge's own, taken by
-   the edge threads, diverged their warps: i32 4096^2 0.72 of copy bandwidth with blocks that
-   met the sides every few turns; the sides' work in every warp's path, 0.79; 4 blocks an SM
-   reading an equal share of the edge cells from in before the walk, 0.84.) The same fma
-   order as stencil_cell: each rule gives the 32 x 8 kernel's bits. */
+   the edge threads alone, diverged their warps and was slower.) The same fma order as
+   stencil_cell: each rule gives the 32 x 8 kernel's bits. */
 template <typename T, bool ROWS, bool COLS, typename W, typename A>
 GPUK_DEV void stencil3x3_rows(T* out, const T* st, u32 x, u32 b, u64 i0, u64 j, u64 rows, u64 cols, u64 ldo, u32 off,
                               const W& wa, const A* skipf, const u32* skipm, u32 boundary) {
@@ -1906,7 +1885,7 @@ GPUK_DEV void stencil3x3_tile(T* out, u64 rows, u64 cols, u64 ldo, const stencil
     T* const s = (T*)(stencil_smem + ((128u - (smem_u32(stencil_smem) & 127u)) & 127u));
     /* The tiles: ntr rows of ntc, row by row; a block takes tile blockIdx.x and then every
        gridDim.x-th, its tile row and column moving by (step_r, step_c) a turn (no 64-bit
-       division in the loop: with one there, i32 4096^2 ran at 0.48 of copy bandwidth). */
+       division in the loop: one there nearly halves the speed). */
     const u64 ntc = (cols + TC - 1) / TC, ntr = (rows + TR - 1) / TR, step_r = gridDim.x / ntc, step_c = gridDim.x % ntc;
     u64 tr = blockIdx.x / ntc, tc = blockIdx.x % ntc; /* this turn's tile */
     u64 fr = tr, fc = tc; /* the tile S turns ahead, the next copy: thread 0's (it issues them) */
@@ -2149,8 +2128,8 @@ GPUK_DEV void histogram(u64* counts, const T* in, u64 n, u32 nbins, i64 lo, i64 
         }
         return;
     }
-    /* u8 into <= 256 bins: one copy of the counts per warp, so warps do not contend (measured
-       on H100: faster than one copy per lane interleaved, 1416 against 1222 GB/s) */
+    /* u8 into <= 256 bins: one copy of the counts per warp, so warps do not contend (faster
+       than one copy per lane interleaved: bench "histogram_u8 256 bins") */
     const u32 copies = sizeof(T) == 1 && nbins <= 256 ? GPUK_WARPS : 1;
     for (u32 i = threadIdx.x; i < copies * nbins; i += GPUK_BLOCK) hist_smem[i] = 0;
     u32* mine = hist_smem + threadIdx.x / 32 % copies * nbins;
