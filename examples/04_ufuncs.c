@@ -1,7 +1,7 @@
 /* examples/04_ufuncs.c - element-wise built-ins ("ufuncs"): cos(x)^2 + sin(x)^2 on x = 0, 1,
    2, ... and SELU on normal random numbers, each timed on the GPU (gpuk timer) beside the
    same loop on the CPU, checked against double precision; a plot of both results.
-   Default 2e6 / 2e5 values, --full 1e7 / 1e6 (the book's).
+   Default 2e6 / 2e5 values, --full 1e7 / 1e6.
    cc -std=c99 -O2 -I.. 04_ufuncs.c -o ufuncs -lpng -lm -ldl */
 #define _POSIX_C_SOURCE 200809L
 #define GPUK_IMPLEMENTATION

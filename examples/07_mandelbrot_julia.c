@@ -2,7 +2,7 @@
    each in f32 and f64, through kernels of the gallery's own (gallery_kernels.cu, wrapped by
    tools/gpuk_embed.py); escape counts checked on sampled pixels against the CPU doing the
    same rounded operations; a coloured PNG each. Default 1024^2 x 256 and 600^2 x 3000
-   iterations, --full the book's 4096^2 x 256 and 1200^2 x 3000.
+   iterations, --full 4096^2 x 256 and 1200^2 x 3000.
    cc -std=c99 -O2 -I.. 07_mandelbrot_julia.c -o mandelbrot_julia -lpng -lm -ldl */
 #define _POSIX_C_SOURCE 200809L
 #define GPUK_IMPLEMENTATION
@@ -37,7 +37,7 @@ typedef struct job {
     const char* name;
     int julia, f64, size, max_iter;
     double x0, y0, span, cr, ci; /* top-left corner, width of the square, Julia's c */
-    double numba_ms;             /* Numba's time at the full size in f64 (issue 12), 0 = none */
+    double numba_ms;             /* a Numba reference time, f64 at the full size, 0 = none */
 } job;
 
 /* The CPU's count for pixel (px, py), in the job's precision from the same coordinates. */

@@ -1,7 +1,8 @@
-/* examples/13_custom_kernels.c - the PyCUDA chapter's custom kernels from C expressions: an
-   element-wise "ufunc" (gpu_2x_ker: out[i] = 2 * in[i]) and a reduction (the dot product:
-   map vec1[i] * vec2[i], reduce a + b, identity 0), compiled at run time by NVRTC (cached),
-   each timed on the GPU beside the same loop on the CPU and checked against it.
+/* examples/13_custom_kernels.c - custom kernels from C expressions, as PyCUDA's
+   ElementwiseKernel and ReductionKernel make them: an element-wise "ufunc" (gpu_2x_ker:
+   out[i] = 2 * in[i]) and a reduction (the dot product: map vec1[i] * vec2[i], reduce a + b,
+   identity 0), compiled at run time by NVRTC (cached), each timed on the GPU beside the same
+   loop on the CPU and checked against it.
    Default 1e7 values, --full 5e7. Needs NVRTC (the CUDA toolkit's libnvrtc; GPUK_NVRTC_PATH).
    cc -std=c99 -O2 -I.. 13_custom_kernels.c -o custom_kernels -lpng -lm -ldl */
 #define _POSIX_C_SOURCE 200809L
@@ -96,7 +97,7 @@ int main(int argc, char** argv) {
         }
     }
     t0 = ex_now_ms();
-    for (i = 0; i < n; i++) cpu_dot_f += h_in[i] * h_v2[i]; /* the CPU loop the book times */
+    for (i = 0; i < n; i++) cpu_dot_f += h_in[i] * h_v2[i]; /* on the CPU, timed */
     cpu_dot = ex_now_ms() - t0;
     for (i = 0; i < n; i++) {
         ref_dot += (double)h_in[i] * h_v2[i];

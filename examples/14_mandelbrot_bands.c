@@ -3,7 +3,7 @@
    computing band i. One host thread drives all GPUs: a launch only queues work, so it queues
    every band first and then waits for each (ex_time_gpus in example_util.h). The bands put together must equal GPU 0's whole
    image bit for bit. Prints each GPU's time for its band, the time of the picture on all GPUs
-   against GPU 0 alone, and the speedup. Default 1024^2, --full the book's 4096^2; --gpus N
+   against GPU 0 alone, and the speedup. Default 1024^2, --full 4096^2; --gpus N
    uses N ctxs (several may share a device: the split then runs, without a speedup, on one).
    cc -std=c99 -O2 -I.. 14_mandelbrot_bands.c -o mandelbrot_bands -lpng -lm -ldl */
 #define _POSIX_C_SOURCE 200809L

@@ -25,7 +25,7 @@
 #define EX_MAX_GPUS 16
 
 typedef struct ex_opts {
-    int full;            /* --full: the book's size instead of the quick one */
+    int full;            /* --full: the full problem size instead of the quick one */
     const char* out_dir; /* --out DIR: where pictures go (default build/pictures) */
     int gpus;            /* --gpus N (multi-GPU examples): N ctxs; 0 = one per device */
     size_t size;         /* --size N (examples that say so): an N-wide problem; 0 = theirs */
@@ -54,7 +54,7 @@ static inline int ex_parse(int argc, char** argv, const char* name, const char* 
             if (!help) fprintf(stderr, "%s: unknown argument '%s'\n", name, argv[i]);
             fprintf(help ? stdout : stderr,
                     "%s: %s\nusage: %s [--full] [--out DIR] [--gpus N] [--size N] [--steps N]\n"
-                    "  --full     the book's full size (default: a quick one)\n"
+                    "  --full     the full problem size (default: a quick one)\n"
                     "  --out DIR  where the pictures go (default build/pictures)\n"
                     "  --gpus N   multi-GPU examples: N ctxs (1..%d) over the devices in turn,\n"
                     "             several on one device where N is larger (default: one a device)\n"
@@ -142,7 +142,7 @@ static inline double ex_now_ms(void) {
    GPU, reps calls of queue, a stop event on every GPU, then a wait for all of them. queue must
    only queue work (launches, async copies), never wait, or the GPUs after it starve. Once to
    warm up (module loads, first launches), then runs times. Returns the best wall time of one
-   call in ms and each GPU's own time in ms[i] (between its events, in that run, divided by
+   call in ms and each GPU's own time in ms[i] (between its events in that timing, divided by
    reps); -1 after a failure (the logger said which). */
 static inline double ex_time_gpus(gpuk_ctx** ctx, const gpuk_stream* streams, int n, int runs,
                                   int reps, gpuk_result (*queue)(void* user), void* user, float* ms) {
