@@ -16,9 +16,9 @@
    f64 is as large as the kernel's. An f32 kernel computing in TF32 (10-bit mantissa) fails it.
    Shapes: m, n or k = 0 (k = 0: C = beta C, and 0 when beta = 0 over a NaN C), 1x1x1, 1x4096x1,
    4096x1x3, 2x3x4096, 17x33x65 (packed; first > 0 with row_stride > cols; odd first and odd
-   row_stride), 127x129x300, alpha = 0, beta = 0, A and B in one buffer (A A^T), 1000^3 and the
-   seed shape m=1024 k=2048 n=512, all four transpose combinations each, f32 and f64.
-   GPUK_TEST_QUICK=1 (for the sanitizer runs) leaves out 1000^3 and the seed shape. */
+   row_stride), 127x129x300, alpha = 0, beta = 0, A and B in one buffer (A A^T), 1000^3 and
+   1024x2048 times 2048x512 (m=1024 k=2048 n=512), all four transpose combinations each, f32 and
+   f64. GPUK_TEST_QUICK=1 (for the sanitizer runs) leaves out the last two. */
 #define _GNU_SOURCE
 #define GPUK_IMPLEMENTATION
 #include "gpuk.h"
@@ -402,7 +402,7 @@ static int test_gemm_1000_cubed(void) {
     return TEST_PASS;
 }
 
-/* The issue's seed shape: (1024 x 2048) @ (2048 x 512), m=1024 k=2048 n=512; once more with
+/* (1024 x 2048) @ (2048 x 512), m=1024 k=2048 n=512, as in bench_gemm; once more with
    padded views (row_stride > cols, first > 0) and beta = 0 over NaN. */
 static int test_gemm_seed_shape(void) {
     ty t;
@@ -414,7 +414,7 @@ static int test_gemm_seed_shape(void) {
     return TEST_PASS;
 }
 
-/* Shapes past every tile multiple, and the 4096^3, on sampled rows (SAMPLE_FROM). */
+/* Shapes past every tile multiple, and the bench's 4096^3, on sampled rows (SAMPLE_FROM). */
 static int test_gemm_big_shapes(void) {
     ty t;
     if (quick()) return TEST_SKIP;

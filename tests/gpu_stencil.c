@@ -169,8 +169,9 @@ static const size_t shapes[][2] = { { 1, 1 }, { 1, 77 }, { 77, 1 }, { 2, 2 }, { 
                                     { 64, 65 }, { 131, 97 }, { 300, 257 }, { 17, 64 }, { 300, 256 } };
 #define NSHAPES (sizeof shapes / sizeof shapes[0])
 
-/* Box smoothing (the books'), a Gaussian and an edge detector (weights summing to 0, where
-   SKIP cannot rescale), every boundary rule, f32 and i32 (wide: saturation and ties). */
+/* Box smoothing (examples/08_smoothing.c's), a Gaussian and an edge detector (weights summing
+   to 0, where SKIP cannot rescale), every boundary rule, f32 and i32 (wide: saturation and
+   ties). */
 static int test_stencil3x3_matches_the_cpu(void) {
     static const float box[9] = { 1.0f / 9, 1.0f / 9, 1.0f / 9, 1.0f / 9, 1.0f / 9, 1.0f / 9, 1.0f / 9, 1.0f / 9, 1.0f / 9 };
     static const float gauss[9] = { 0.0625f, 0.125f, 0.0625f, 0.125f, 0.25f, 0.125f, 0.0625f, 0.125f, 0.0625f };

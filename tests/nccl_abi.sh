@@ -2,7 +2,7 @@
 # tests/nccl_abi.sh - examples/16_nccl_allreduce.c's own NCCL declarations (it loads NCCL with
 # dlopen, without nccl.h) against NCCL itself, no GPU needed: compiled with -DEX_NCCL_H against
 # nccl.h under -Werror (every function pointer type must take NCCL's function, the enums be
-# int-sized with the example's values); then its loader (tests/nccl_load.c) on this machine's
+# int-sized with the example's values); then its loader (tests/nccl_load.c) on the installed
 # libnccl.so.2 (entry points resolve, ncclGetVersion answers), and on a missing file and a
 # library that is not NCCL (refused, the install hint printed once). Parts without nccl.h or
 # libnccl.so.2 are skipped. Run from the repository root.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/real_nvrtc.sh - gpuk_module_compile with this machine's real NVRTC (the CUDA toolkit's
+# tests/real_nvrtc.sh - gpuk_module_compile with the installed real NVRTC (the CUDA toolkit's
 # libnvrtc, named by path) on the fake driver, under ASan+UBSan; skipped where no NVRTC is
 # installed. No GPU needed. Run from the repository root.
 set -u

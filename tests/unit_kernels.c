@@ -867,7 +867,7 @@ static int test_gemm_variant_tile_and_split_choice(void) {
     int allocs;
     ctx = fake_gpuk_up(NULL);
     f = buffer((size_t)1 << 27);
-    /* the seed shape in f32: 8 x 4 tiles of 128, k 2048 -> 8 parts of 256 */
+    /* 1024x2048 times 2048x512 in f32: 8 x 4 tiles of 128, k 2048 -> 8 parts of 256 */
     CHECK_OK(gpuk_gemm_f32(ctx, S, gpuk_at2d(f, 0, 1024, 512, 0), 1, gpuk_at2d(f, 1 << 20, 1024, 2048, 0), 0,
                            gpuk_at2d(f, 4 << 20, 2048, 512, 0), 0, 0));
     CHECK(gemm_launched()->splits == 8 && gemm_launched()->ws != 0 && fake.last_grid[0] == 32 * 8);
@@ -913,7 +913,7 @@ static int test_gemm_variant_tile_and_split_choice(void) {
     CHECK(gemm_launched()->splits == 4 && fake.last_grid[0] == 64 * 4);
     fake_gpuk_down(ctx);
     {   /* sm_120: 100 KB of shared memory a multiprocessor hold one of the sm_90 FP64 variant's
-           blocks, not two: the seed shape's 64 tiles of 128 x 64 -> 132 / 64 -> 2 parts */
+           blocks, not two: m=1024 n=512 k=2048 is 64 tiles of 128 x 64 -> 132 / 64 -> 2 parts */
         fake_config cfg;
         memset(&cfg, 0, sizeof cfg);
         cfg.cc_major = 12;
