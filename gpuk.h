@@ -349,13 +349,15 @@ typedef void* (*gpuk_get_proc_fn)(const char* symbol, int abi_version, void* use
 typedef struct gpuk_desc {
     uint32_t _start_canary;
     const char* driver_path;     // NULL -> $GPUK_DRIVER_PATH, then libcuda.so.1 / nvcuda.dll
+                                 //   (at most 4095 characters: longer is refused)
     gpuk_get_proc_fn get_proc;   // NULL -> load the driver library and resolve from it
     void* get_proc_user_data;
     gpuk_logger logger;          // NULL func -> silent
     gpuk_log_level log_level;    // 0 -> GPUK_LOG_WARN
     gpuk_allocator allocator;    // NULL -> malloc/free
     const char* nvrtc_path;      // NULL -> $GPUK_NVRTC_PATH, then libnvrtc.so.13, .so.12, ...
-                                 //   (copied; loaded by the first gpuk_module_compile)
+                                 //   (copied, at most 4095 characters; loaded by the first
+                                 //   gpuk_module_compile)
     gpuk_get_proc_fn nvrtc_get_proc; // NULL -> load NVRTC and resolve from it (tests: a fake)
     void* nvrtc_get_proc_user_data;
     uint32_t _end_canary;
@@ -507,9 +509,10 @@ typedef struct gpuk_launch_desc {
     const size_t* arg_sizes;     // NULL -> not checked; else each must match (debug builds)
     /* Extended launch (cuLaunchKernelEx, driver >= 11.8, GPUK_FEATURE_LAUNCH_EX); all zero ->
        the plain cuLaunchKernel path, at no extra cost. */
-    gpuk_dim3 cluster;           // x 0 -> no clusters (GPUK_DIM1(0) too); else blocks per
-                                 //   thread-block cluster (y, z: 0 -> 1), sm_90+, dividing the
-                                 //   grid, at most 8 blocks
+    gpuk_dim3 cluster;           // x 0 and y, z 0 or 1 (GPUK_DIM1(0)) -> no clusters; else
+                                 //   blocks per thread-block cluster: x required (y, z: 0 ->
+                                 //   1), sm_90+, dividing the grid, at most 8 blocks, fitting
+                                 //   the device at once
     bool cooperative;            // true -> cooperative launch (grid-wide sync): the whole grid
                                  //   must be resident at once (checked against occupancy first)
     int priority;                // 0 -> the stream's; else this launch's priority (lower is
@@ -557,7 +560,13 @@ typedef struct gpuk_timer { gpuk_event start, stop; gpuk_stream stream; } gpuk_t
    does it with defaults. Once it has succeeded, later calls return GPUK_OK and ignore their desc;
    after a failure the next call tries again, with its own desc: a library that failed before
    cuInit (not a driver, too old, an entry point missing) is unloaded, so a retry naming another
-   driver_path loads that one. A driver on which cuInit ran stays loaded for the process. */
+   driver_path loads that one. A driver on which cuInit ran stays loaded for the process.
+   Calls that may run before gpuk_init without starting it: gpuk_result_str, gpuk_last_error,
+   gpuk_desc_defaults (and the other *_desc_defaults), gpuk_shutdown, and gpuk_nvrtc_version,
+   which loads NVRTC from GPUK_NVRTC_PATH or the default names; a later gpuk_init that sets
+   nvrtc_path or nvrtc_get_proc replaces that NVRTC with the one it names. The calls that need
+   the driver and take no ctx (gpuk_driver_version, gpuk_device_*, gpuk_ctx_create) run
+   gpuk_init(NULL) first when it has not run; the rest need a ctx, which comes after it. */
 GPUK_API gpuk_result gpuk_init(const gpuk_desc* desc);
 /* Forget the driver table and any recorded fault; every ctx must be destroyed first. After a
    sticky fault (700...) the driver itself stays broken in this process, so the next ctx
@@ -708,6 +717,8 @@ GPUK_API gpuk_result gpuk_event_query(gpuk_ctx* ctx, gpuk_event event, bool* out
 GPUK_API gpuk_result gpuk_event_elapsed_ms(gpuk_ctx* ctx, gpuk_event start, gpuk_event stop,
                                            float* out_ms);
 GPUK_API gpuk_result gpuk_timer_create(gpuk_ctx* ctx, gpuk_timer* out_timer);
+/* Destroys both events and zeroes *timer; where an event's destroy fails the timer keeps
+   that event, so calling it again retries what is left. */
 GPUK_API gpuk_result gpuk_timer_destroy(gpuk_ctx* ctx, gpuk_timer* timer);
 GPUK_API gpuk_result gpuk_timer_start(gpuk_ctx* ctx, gpuk_stream stream, gpuk_timer* timer);
 /* Records the stop, waits for it, returns the milliseconds since gpuk_timer_start. */
@@ -752,8 +763,10 @@ GPUK_API gpuk_result gpuk_kernel_suggest_block(gpuk_ctx* ctx, gpuk_kernel kernel
    cuLaunchKernelEx: GPUK_ERR_DRIVER_TOO_OLD without it, GPUK_ERR_UNSUPPORTED on a device
    without clusters (before sm_90) or cooperative launch, GPUK_ERR_LIMIT for a cooperative
    grid larger than the device holds at once (blocks per SM at this block size and shared
-   memory x SMs, said in the text) or a cluster over 8 blocks, GPUK_ERR_INVALID_ARG for a
-   cluster that does not divide the grid. */
+   memory x SMs, said in the text), a cluster over 8 blocks or one whose blocks cannot be
+   resident together (cuOccupancyMaxActiveClusters, where the driver has it),
+   GPUK_ERR_INVALID_ARG for a cluster that does not divide the grid or has x = 0 beside a
+   y or z over 1. */
 GPUK_API gpuk_result gpuk_launch(gpuk_ctx* ctx, gpuk_kernel kernel, const gpuk_launch_desc* desc);
 /* The largest grid a cooperative launch of kernel may use at block threads and shared_bytes
    of dynamic shared memory: blocks per SM (occupancy) x SMs. */
@@ -854,7 +867,7 @@ GPUK_API gpuk_result gpuk_array2d_resolve(gpuk_ctx* ctx, gpuk_array2d view, size
 
 /* The boundary rule of gpuk_stencil3x3_*: neighbours outside the view are left out (and the
    sum scaled by the weight sum over all nine / over those present: normalized weights then
-   average the neighbours present, the books' smoothing), read as the nearest edge element,
+   average the neighbours present, as box smoothing does), read as the nearest edge element,
    or read as 0. */
 enum { GPUK_BOUNDARY_SKIP = 1, GPUK_BOUNDARY_CLAMP = 2, GPUK_BOUNDARY_ZERO = 3 };
 
@@ -892,8 +905,12 @@ GPUK_API gpuk_result gpuk_kernels_reserve(gpuk_ctx* ctx, gpuk_stream stream, siz
    long", and for pointers also char int8_t uint8_t short int16_t uint16_t (their unsigned
    spellings too). Scalars are passed by value; a pointer is a gpuk_array view that must hold
    n elements from its first (checked, like the built-ins); "raw const float* t" marks one the
-   code indexes some other way (only its handle, first and alignment are checked). Names are
-   C identifiers other than i and n, and not starting with gpuk_. The code sees i and n
+   code indexes some other way (only its handle, first and alignment are checked). Names (the
+   kernel's and the parameters') are C identifiers other than i, n, main, C++ keywords
+   (alternative tokens such as and/or/not too), CUDA's threadIdx, blockIdx, blockDim, gridDim,
+   warpSize and atomicAdd, names starting gpuk_ or _, and names holding __: each is refused
+   before anything is compiled. A reduction's reduce sees its own a and b, so parameters may
+   be named a and b too (the map sees the parameters). The code sees i and n
    (long long: element i of n) and the parameters; int64_t and the like are not defined in it
    (the parameter list maps them to long long ...; typedef them in the preamble if wanted).
    create parses params (an error names the bad entry before anything is compiled), writes the
@@ -982,8 +999,9 @@ GPUK_API gpuk_result gpuk_elementwise_create(gpuk_ctx* ctx, const gpuk_elementwi
                                              gpuk_elementwise* out_kernel);
 /* Runs the body for i = 0 .. n-1 on stream (grid chosen by gpuk, a grid-stride loop); args in
    the parameters' order. Each view must hold n elements; two views one of which is not const
-   must not overlap unless they start at the same element (in place). n = 0 checks, runs
-   nothing. Returns without waiting. */
+   must not overlap unless they start at the same element and have the same element size (in
+   place: the body must then read and write element i alone, as gpuk cannot see its indexing).
+   n = 0 checks, runs nothing. Returns without waiting. */
 GPUK_API gpuk_result gpuk_elementwise_launch(gpuk_ctx* ctx, gpuk_stream stream,
                                              const gpuk_elementwise* kernel, size_t n,
                                              const gpuk_arg* args, uint32_t num_args);
@@ -1001,7 +1019,7 @@ GPUK_API gpuk_result gpuk_reduction_destroy(gpuk_ctx* ctx, gpuk_reduction* kerne
 #endif
 
 /* GPUK_GENERATED_BEGIN(kernels) */
-/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 7c42ed764074e4b6, nvcc 13.0.88 -- do not edit */
+/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 c24fc679eafdc591, nvcc 13.0.88 -- do not edit */
 #if !defined(GPUK_NO_KERNELS)
 GPUK_API gpuk_result gpuk_fill_f32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, size_t n, float value); /* out[i] = value */
 GPUK_API gpuk_result gpuk_fill_f64(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, size_t n, double value); /* out[i] = value */
@@ -1523,6 +1541,8 @@ typedef struct gpuk__lib_feature {
       (gpuk__cu_function func, size_t index, size_t* out_offset, size_t* out_bytes)) \
     X(cuLaunchKernelEx, 11060, "cuLaunchKernelEx", 0, \
       (const struct CUlaunchConfig_st* config, gpuk__cu_function func, void** params, void** extra)) \
+    X(cuOccupancyMaxActiveClusters, 11070, "cuOccupancyMaxActiveClusters", 0, \
+      (int* out_clusters, gpuk__cu_function func, const struct CUlaunchConfig_st* config)) \
     X(cuGraphInstantiateWithFlags, 11040, "cuGraphInstantiateWithFlags", 0, \
       (gpuk__cu_graph_exec* out_exec, gpuk__cu_graph graph, unsigned long long flags)) \
     X(cuGraphLaunch, 10000, "cuGraphLaunch", 0, (gpuk__cu_graph_exec exec, gpuk__cu_stream stream)) \
@@ -2187,6 +2207,10 @@ static const gpuk__lib gpuk__driver_lib = {
     1, GPUK_ERR_NO_DRIVER, GPUK_ERR_DRIVER_TOO_OLD, NULL
 };
 
+/* The longest library path gpuk_desc takes, its NUL included (Linux's PATH_MAX): a longer one
+   is refused rather than cut, which could name another library. */
+#define GPUK__PATH_MAX 4096
+
 /* NVRTC's state (>>nvrtc): the table, what gpuk_init said about finding it, and the cache. */
 /* One compiled program in the cache: a header, then key_bytes of key, image_bytes of image (PTX
    with its NUL, or a cubin) and names_bytes of lowered names ("expression\0lowered\0"...). */
@@ -2203,7 +2227,7 @@ typedef struct gpuk__nvrtc_state {
     int version;               /* 13000 for NVRTC 13.0 */
     int num_archs;             /* of archs; 0 where NVRTC cannot list them (< 11.2) */
     int archs[128];            /* sm numbers it compiles for (75, 80, ..., 120) */
-    char path[512];            /* gpuk_desc.nvrtc_path, copied ("" = none) */
+    char path[GPUK__PATH_MAX]; /* gpuk_desc.nvrtc_path, copied ("" = none) */
     gpuk_get_proc_fn get_proc;
     void* get_proc_user_data;
     gpuk__pfn_nvrtc_error_string error_string; /* may be NULL */
@@ -2232,19 +2256,9 @@ static const gpuk__lib gpuk__nvrtc_lib = {
     0, GPUK_ERR_NO_NVRTC, GPUK_ERR_NO_NVRTC, NULL
 };
 
-/* gpuk_init: where the next NVRTC load looks (the path is copied: it is used later). */
-static void gpuk__nvrtc_configure(const gpuk_desc* d) {
-    gpuk__mutex_lock(&gpuk__nvrtc_lock);
-    gpuk__copy_text(gpuk__nv.path, sizeof gpuk__nv.path, d->nvrtc_path);
-    gpuk__nv.get_proc = d->nvrtc_get_proc;
-    gpuk__nv.get_proc_user_data = d->nvrtc_get_proc_user_data;
-    gpuk__mutex_unlock(&gpuk__nvrtc_lock);
-}
-
-/* gpuk_shutdown: the cache is freed and the table forgotten (the library stays loaded: its
-   code ran), so the next gpuk_init's NVRTC settings apply. */
-static void gpuk__nvrtc_forget(void) {
-    gpuk__mutex_lock(&gpuk__nvrtc_lock);
+/* The cache freed and the table forgotten (the library stays loaded: its code ran), so the
+   next load follows the settings then in force. The caller holds gpuk__nvrtc_lock. */
+static void gpuk__nvrtc_forget_locked(void) {
     while (gpuk__nv.cache) {
         gpuk__nvrtc_entry* e = gpuk__nv.cache;
         gpuk__nv.cache = e->next;
@@ -2257,6 +2271,26 @@ static void gpuk__nvrtc_forget(void) {
     gpuk__nv.path[0] = 0;
     gpuk__nv.get_proc = NULL;
     gpuk__nv.get_proc_user_data = NULL;
+}
+
+/* gpuk_shutdown: the next gpuk_init's NVRTC settings apply. */
+static void gpuk__nvrtc_forget(void) {
+    gpuk__mutex_lock(&gpuk__nvrtc_lock);
+    gpuk__nvrtc_forget_locked();
+    gpuk__mutex_unlock(&gpuk__nvrtc_lock);
+}
+
+/* gpuk_init: where the next NVRTC load looks (the path is copied: it is used later). An NVRTC
+   that gpuk_nvrtc_version loaded before gpuk_init, from GPUK_NVRTC_PATH or the default names,
+   gives way to the one this init names; with neither nvrtc_path nor nvrtc_get_proc set it
+   stays, being the one the defaults name. */
+static void gpuk__nvrtc_configure(const gpuk_desc* d) {
+    gpuk__mutex_lock(&gpuk__nvrtc_lock);
+    if ((d->nvrtc_path || d->nvrtc_get_proc) && GPUK__ATOMIC_LOAD(&gpuk__nv.loaded))
+        gpuk__nvrtc_forget_locked();
+    gpuk__copy_text(gpuk__nv.path, sizeof gpuk__nv.path, d->nvrtc_path);
+    gpuk__nv.get_proc = d->nvrtc_get_proc;
+    gpuk__nv.get_proc_user_data = d->nvrtc_get_proc_user_data;
     gpuk__mutex_unlock(&gpuk__nvrtc_lock);
 }
 
@@ -2319,6 +2353,12 @@ GPUK__IMPL gpuk_result gpuk_init(const gpuk_desc* desc) {
     if (!d.allocator.alloc_fn != !d.allocator.free_fn)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_desc.allocator needs both alloc_fn and "
                           "free_fn, or neither");
+    if (d.driver_path && strlen(d.driver_path) >= GPUK__PATH_MAX)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_desc.driver_path is %zu characters long; "
+                          "at most %d are taken", strlen(d.driver_path), GPUK__PATH_MAX - 1);
+    if (d.nvrtc_path && strlen(d.nvrtc_path) >= GPUK__PATH_MAX)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_desc.nvrtc_path is %zu characters long; "
+                          "at most %d are taken", strlen(d.nvrtc_path), GPUK__PATH_MAX - 1);
     if ((unsigned)d.log_level >= (unsigned)GPUK_LOG_NUM)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_desc.log_level %d is out of range",
                           (int)d.log_level);
@@ -4360,22 +4400,28 @@ GPUK__IMPL gpuk_result gpuk_stream_priority_range(gpuk_ctx* ctx, int* out_least,
 }
 
 /* ---- >>event ---- */
-GPUK__IMPL gpuk_result gpuk_event_create(gpuk_ctx* ctx, const gpuk_event_desc* desc,
-                                         gpuk_event* out_event) {
+/* Shared by gpuk_event_create and the timer, each under its own name. */
+static gpuk_result gpuk__event_create(const char* fn, gpuk_ctx* ctx, const gpuk_event_desc* desc,
+                                      gpuk_event* out_event) {
     gpuk__event_slot* s;
     gpuk__cu_result cr;
     gpuk_result r = GPUK_OK;
     unsigned flags;
-    s = (gpuk__event_slot*)gpuk__create_begin(__func__, ctx, gpuk__kind_event,
+    s = (gpuk__event_slot*)gpuk__create_begin(fn, ctx, gpuk__kind_event,
                                               out_event ? &out_event->id : NULL, desc, 1,
                                               GPUK__CANARIES(desc), &r);
     if (!s) return r;
     s->timing = !(desc && desc->no_timing);
     flags = (s->timing ? 0u : (unsigned)GPUK__CU_EVENT_DISABLE_TIMING) |
             (desc && desc->blocking_sync ? (unsigned)GPUK__CU_EVENT_BLOCKING_SYNC : 0u);
-    if ((r = gpuk__enter(__func__, ctx)) == GPUK_OK && (cr = GPUK__DRV.cuEventCreate(&s->cu, flags)) != 0)
-        r = gpuk__fail_cu(__func__, "cuEventCreate", cr, NULL);
+    if ((r = gpuk__enter(fn, ctx)) == GPUK_OK && (cr = GPUK__DRV.cuEventCreate(&s->cu, flags)) != 0)
+        r = gpuk__fail_cu(fn, "cuEventCreate", cr, NULL);
     return gpuk__slot_end(ctx, gpuk__kind_event, s, r, &out_event->id);
+}
+
+GPUK__IMPL gpuk_result gpuk_event_create(gpuk_ctx* ctx, const gpuk_event_desc* desc,
+                                         gpuk_event* out_event) {
+    return gpuk__event_create(__func__, ctx, desc, out_event);
 }
 
 static gpuk__cu_result gpuk__event_release(gpuk_ctx* ctx, void* slot, const char** out_call) {
@@ -4469,24 +4515,32 @@ GPUK__IMPL gpuk_result gpuk_event_elapsed_ms(gpuk_ctx* ctx, gpuk_event start, gp
 
 /* ---- >>timer ---- */
 GPUK__IMPL gpuk_result gpuk_timer_create(gpuk_ctx* ctx, gpuk_timer* out_timer) {
+    const char* const fn = __func__;
     gpuk_result r;
-    if (!out_timer) return gpuk__fail(__func__, GPUK_ERR_INVALID_ARG, "out_timer is NULL");
+    if (!out_timer) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_timer is NULL");
     memset(out_timer, 0, sizeof *out_timer);
-    if ((r = gpuk_event_create(ctx, NULL, &out_timer->start)) != GPUK_OK) return r;
-    if ((r = gpuk_event_create(ctx, NULL, &out_timer->stop)) != GPUK_OK) {
-        gpuk_event_destroy(ctx, out_timer->start);
+    if ((r = gpuk__event_create(fn, ctx, NULL, &out_timer->start)) != GPUK_OK) return r;
+    if ((r = gpuk__event_create(fn, ctx, NULL, &out_timer->stop)) != GPUK_OK) {
+        gpuk__handle_destroy(fn, ctx, gpuk__kind_event, out_timer->start.id);
         out_timer->start.id = 0;
     }
     return r;
 }
 
+/* Each event destroyed is zeroed in *timer; one whose destroy failed stays, so a retry
+   destroys what is left (a timer with both events gone is refused as destroyed). */
 GPUK__IMPL gpuk_result gpuk_timer_destroy(gpuk_ctx* ctx, gpuk_timer* timer) {
-    gpuk_result a, b;
-    if (!timer) return gpuk__fail(__func__, GPUK_ERR_INVALID_ARG, "timer is NULL");
-    a = gpuk_event_destroy(ctx, timer->start);
-    b = gpuk_event_destroy(ctx, timer->stop);
-    memset(timer, 0, sizeof *timer);
-    return a != GPUK_OK ? a : b;
+    const char* const fn = __func__;
+    gpuk_result a = GPUK_OK, b = GPUK_OK;
+    if (!timer) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "timer is NULL");
+    GPUK__CTX_CHECK(fn, ctx);
+    if (!timer->start.id && !timer->stop.id) return gpuk__bad_handle(fn, "timer", 0);
+    if (timer->start.id && (a = gpuk__handle_destroy(fn, ctx, gpuk__kind_event, timer->start.id)) == GPUK_OK)
+        timer->start.id = 0;
+    if (timer->stop.id && (b = gpuk__handle_destroy(fn, ctx, gpuk__kind_event, timer->stop.id)) == GPUK_OK)
+        timer->stop.id = 0;
+    if (a == GPUK_OK && b == GPUK_OK) memset(timer, 0, sizeof *timer);
+    return b != GPUK_OK ? b : a; /* the last failure: the one gpuk_last_error() tells */
 }
 
 /* A timer's events, checked under the timer call's own name before the event calls run. */
@@ -5363,6 +5417,10 @@ static gpuk_result gpuk__cooperative_max(const char* fn, const gpuk_ctx* ctx, co
     return GPUK_OK;
 }
 
+/* A launch asks for clusters when any side is set: x, or y or z over 1 (all 0, and
+   GPUK_DIM1(0) = {0, 1, 1}, ask for none); x = 0 beside y or z over 1 is then refused. */
+#define GPUK__CLUSTER_ASKED(c) ((c).x || (c).y > 1u || (c).z > 1u)
+
 /* gpuk_launch with clusters, a cooperative grid or a priority: cuLaunchKernelEx with those
    attributes, each checked first so that a refusal says why (the driver's is a bare 1 or
    720). Kept out of gpuk_launch so the plain path pays three compares for it. */
@@ -5373,6 +5431,7 @@ static GPUK__NOINLINE gpuk_result gpuk__launch_ex(const char* fn, gpuk_ctx* ctx,
     gpuk__cu_launch_attr attrs[3];
     gpuk__cu_launch_config cfg;
     unsigned int n = 0, i;
+    int cluster = 0;
     gpuk__cu_result cr;
     gpuk_result r;
     if (!GPUK__DRV.cuLaunchKernelEx)
@@ -5381,8 +5440,18 @@ static GPUK__NOINLINE gpuk_result gpuk__launch_ex(const char* fn, gpuk_ctx* ctx,
                           "(this one is %d.%d)", k->name, gpuk__g.driver_version / 1000,
                           gpuk__g.driver_version % 1000 / 10);
     memset(attrs, 0, sizeof attrs);
-    if (d->cluster.x) {
+    memset(&cfg, 0, sizeof cfg);
+    memcpy(cfg.grid, g, sizeof cfg.grid);
+    memcpy(cfg.block, b, sizeof cfg.block);
+    cfg.shared_bytes = d->shared_bytes;
+    cfg.stream = cs;
+    cfg.attrs = attrs;
+    if (GPUK__CLUSTER_ASKED(d->cluster)) {
         uint32_t c[3];
+        if (!d->cluster.x) /* as for grid and block: x is required, y and z default to 1 */
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "kernel '%s': a cluster of %ux%ux%u has x = 0 "
+                              "(set x too; y and z 0 -> 1)", k->name, d->cluster.x,
+                              d->cluster.y, d->cluster.z);
         c[0] = d->cluster.x;
         c[1] = d->cluster.y ? d->cluster.y : 1u;
         c[2] = d->cluster.z ? d->cluster.z : 1u;
@@ -5390,8 +5459,9 @@ static GPUK__NOINLINE gpuk_result gpuk__launch_ex(const char* fn, gpuk_ctx* ctx,
             return gpuk__fail(fn, GPUK_ERR_UNSUPPORTED, "kernel '%s': thread-block clusters need "
                               "compute capability 9.0 or newer; device %d (%s) is %d.%d", k->name,
                               ctx->info.ordinal, ctx->info.name, ctx->info.cc_major, ctx->info.cc_minor);
-        /* the size first: a cluster no device holds is the answer, whatever the grid */
-        if ((uint64_t)c[0] * c[1] * c[2] > 8u)
+        /* the size first: a cluster no device holds is the answer, whatever the grid; each
+           side alone first, so that the product cannot wrap */
+        if (c[0] > 8u || c[1] > 8u || c[2] > 8u || c[0] * c[1] * c[2] > 8u)
             return gpuk__fail(fn, GPUK_ERR_LIMIT, "kernel '%s': a cluster of %ux%ux%u blocks exceeds "
                               "the portable cluster size of 8 blocks", k->name, c[0], c[1], c[2]);
         for (i = 0; i < 3; i++)
@@ -5401,6 +5471,7 @@ static GPUK__NOINLINE gpuk_result gpuk__launch_ex(const char* fn, gpuk_ctx* ctx,
         attrs[n].id = GPUK__CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
         memcpy(attrs[n].value.dim, c, sizeof c);
         n++;
+        cluster = 1;
     }
     if (d->priority && gpuk__g.driver_version < 12000)
         return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, "kernel '%s': a launch priority needs a driver "
@@ -5408,6 +5479,21 @@ static GPUK__NOINLINE gpuk_result gpuk__launch_ex(const char* fn, gpuk_ctx* ctx,
                           "(gpuk_stream_desc.priority)", k->name, gpuk__g.driver_version / 1000,
                           gpuk__g.driver_version % 1000 / 10);
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
+    if (cluster && GPUK__DRV.cuOccupancyMaxActiveClusters) {
+        /* a cluster's blocks must all fit on one GPU processing cluster at once: where the
+           threads, shared memory or registers they need do not, the driver's launch fails
+           with a bare CUDA_ERROR_CLUSTER_OUT_OF_RESOURCES (912) */
+        int fit = 0;
+        cfg.num_attrs = n;
+        cr = GPUK__DRV.cuOccupancyMaxActiveClusters(&fit, k->cu, (const struct CUlaunchConfig_st*)(const void*)&cfg);
+        if (cr) return gpuk__fail_cu(fn, "cuOccupancyMaxActiveClusters", cr, k->name);
+        if (fit < 1)
+            return gpuk__fail(fn, GPUK_ERR_LIMIT, "kernel '%s': no cluster of %ux%ux%u blocks of %u "
+                              "threads and %u bytes of dynamic shared memory fits on the device at "
+                              "once (cuOccupancyMaxActiveClusters: 0); use smaller clusters or "
+                              "blocks", k->name, attrs[0].value.dim[0], attrs[0].value.dim[1],
+                              attrs[0].value.dim[2], b[0] * b[1] * b[2], d->shared_bytes);
+    }
     if (d->cooperative) {
         uint32_t max = 0;
         int per_sm = 0;
@@ -5430,12 +5516,6 @@ static GPUK__NOINLINE gpuk_result gpuk__launch_ex(const char* fn, gpuk_ctx* ctx,
         attrs[n].value.i = d->priority;
         n++;
     }
-    memset(&cfg, 0, sizeof cfg);
-    memcpy(cfg.grid, g, sizeof cfg.grid);
-    memcpy(cfg.block, b, sizeof cfg.block);
-    cfg.shared_bytes = d->shared_bytes;
-    cfg.stream = cs;
-    cfg.attrs = attrs;
     cfg.num_attrs = n;
     cr = GPUK__DRV.cuLaunchKernelEx((const struct CUlaunchConfig_st*)(const void*)&cfg, k->cu, d->args, NULL);
     return cr ? gpuk__fail_cu(fn, "cuLaunchKernelEx", cr, k->name) : GPUK_OK;
@@ -5458,7 +5538,7 @@ GPUK__IMPL gpuk_result gpuk_launch(gpuk_ctx* ctx, gpuk_kernel kernel, const gpuk
     g[0] = d.grid.x; g[1] = d.grid.y; g[2] = d.grid.z;
     b[0] = d.block.x; b[1] = d.block.y; b[2] = d.block.z;
     if ((r = gpuk__launch_check(fn, ctx, k, &d, g, b)) != GPUK_OK) return r;
-    if (GPUK__UNLIKELY(d.cluster.x || d.cooperative || d.priority))
+    if (GPUK__UNLIKELY(GPUK__CLUSTER_ASKED(d.cluster) || d.cooperative || d.priority))
         return gpuk__launch_ex(fn, ctx, k, &d, cs, g, b);
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
     cr = GPUK__DRV.cuLaunchKernel(k->cu, g[0], g[1], g[2], b[0], b[1], b[2], d.shared_bytes, cs,
@@ -5673,7 +5753,7 @@ GPUK__IMPL gpuk_result gpuk_graph_destroy(gpuk_ctx* ctx, gpuk_graph graph) {
 /* ---- >>builtin ---- */
 #if !defined(GPUK_NO_KERNELS)
 /* GPUK_GENERATED_BEGIN(kernel_ids) */
-/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 7c42ed764074e4b6, nvcc 13.0.88 -- do not edit */
+/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 c24fc679eafdc591, nvcc 13.0.88 -- do not edit */
 enum {
     GPUK__K_FILL_F32,
     GPUK__K_FILL_F64,
@@ -6394,7 +6474,9 @@ static gpuk_result gpuk__array(const char* fn, const gpuk_ctx* ctx, const char* 
     return GPUK_OK;
 }
 
-/* Two arrays that share bytes but do not start together: a kernel would read what it wrote. */
+/* Two arrays that share bytes but do not start together: a kernel would read what it wrote.
+   same_ok: the in-place case (the same first element) is allowed; every caller that allows it
+   reads and writes elements of one size, element i by thread i alone. */
 static gpuk_result gpuk__overlap(const char* fn, const char* what, gpuk_devptr p, gpuk_devptr q,
                                  size_t bytes_p, size_t bytes_q, int same_ok) {
     if (!bytes_p || !bytes_q || p >= q + bytes_q || q >= p + bytes_p) return GPUK_OK;
@@ -6820,8 +6902,8 @@ static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* c
        registers) and the sm_90a one (its dynamic shared memory), two for the others; the sm_90
        FP64 one (128 threads of 255 registers) where two of its stages fit the multiprocessor's
        shared memory (an H100's 228 KB, not sm_120's 100 KB; the driver keeps 1 KB a block).
-       H100, the seed shape 1024 x 512 x 2048: FP64 4 parts instead of 8, 0.57 -> 0.64 of
-       cuBLAS; TF32 0.84 -> 0.92; FP32 (two blocks fit) 0.84 with 8 parts, 0.80 with 4. */
+       Counting blocks that cannot be resident would split k into too many parts (bench
+       "dgemm m=1024 n=512 k=2048"). */
     per_sm = variant->arch_specific || (elem == 8 && variant->target >= 80 && variant->target < 90) ||
              (k.shared == GPUK__GEMM_F64_SMEM &&
               (size_t)(unsigned)ctx->info.shared_per_sm < 2u * ((size_t)GPUK__GEMM_F64_SMEM + 1024u)) ? 1u : 2u;
@@ -7054,24 +7136,47 @@ typedef struct gpuk__csig {
 static int gpuk__ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 static int gpuk__ident_char(char c) { return gpuk__ident_start(c) || (c >= '0' && c <= '9'); }
 
-/* A C identifier that is no keyword the generated code would trip over. */
+/* A C identifier of at most GPUK__CUSTOM_NAME - 1 characters. */
 static int gpuk__ident_ok(const char* s) {
-    static const char* const reserved[] = {
-        "auto", "bool", "break", "case", "char", "class", "const", "continue", "default",
-        "delete", "do", "double", "else", "enum", "extern", "false", "float", "for", "goto", "if",
-        "inline", "int", "long", "namespace", "new", "raw", "register", "restrict", "return",
-        "short", "signed", "sizeof", "static", "struct", "switch", "template", "this", "true",
-        "typedef", "typename", "union", "unsigned", "using", "void", "volatile", "while", NULL
-    };
-    const char* const* k;
     const char* p;
     if (!s || !gpuk__ident_start(*s)) return 0;
     for (p = s; *p; p++)
         if (!gpuk__ident_char(*p)) return 0;
-    if (p - s >= GPUK__CUSTOM_NAME) return 0;
-    for (k = reserved; *k; k++)
-        if (strcmp(*k, s) == 0) return 0;
-    return 1;
+    return p - s < GPUK__CUSTOM_NAME;
+}
+
+/* Why an identifier cannot name a custom kernel or its parameter, or NULL: the generated
+   source is CUDA C++ that uses CUDA's built-ins and gpuk's own names, so any of these would
+   break it with an error pointing at gpuk's lines. */
+static const char* gpuk__name_taken(const char* s) {
+    static const char* const keywords[] = { /* C++20's, its alternative tokens, C's restrict */
+        "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break",
+        "case", "catch", "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept",
+        "const", "consteval", "constexpr", "constinit", "const_cast", "continue", "co_await",
+        "co_return", "co_yield", "decltype", "default", "delete", "do", "double", "dynamic_cast",
+        "else", "enum", "explicit", "export", "extern", "false", "float", "for", "friend", "goto",
+        "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
+        "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register",
+        "reinterpret_cast", "requires", "restrict", "return", "short", "signed", "sizeof",
+        "static", "static_assert", "static_cast", "struct", "switch", "template", "this",
+        "thread_local", "throw", "true", "try", "typedef", "typeid", "typename", "union",
+        "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq",
+        NULL
+    };
+    /* CUDA's built-in variables, what the generated code calls, the entry point, the
+       parameter list's own word */
+    static const char* const builtins[] = {
+        "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "atomicAdd", "main", "raw", NULL
+    };
+    const char* const* k;
+    for (k = keywords; *k; k++)
+        if (strcmp(*k, s) == 0) return "a C++ keyword";
+    for (k = builtins; *k; k++)
+        if (strcmp(*k, s) == 0) return "a name CUDA or the generated code uses";
+    if (strcmp(s, "i") == 0 || strcmp(s, "n") == 0) return "i and n are the element index and count";
+    if (strncmp(s, "gpuk_", 5) == 0) return "names starting gpuk_ are gpuk's";
+    if (s[0] == '_' || strstr(s, "__")) return "names starting _ or holding __ are reserved in C++";
+    return NULL;
 }
 
 static int gpuk__ctype_find(const char* name) {
@@ -7089,6 +7194,7 @@ static int gpuk__ctype_find(const char* name) {
 static gpuk_result gpuk__param_parse(const char* fn, const char* b, const char* e, uint32_t no,
                                      gpuk__csig* sig) {
     char tok[8][GPUK__CUSTOM_NAME], type[GPUK__CUSTOM_NAME], text[72];
+    const char* taken;
     int ntok = 0, i, stars = 0, t;
     uint8_t code = 0;
     size_t len;
@@ -7163,11 +7269,9 @@ static gpuk_result gpuk__param_parse(const char* fn, const char* b, const char* 
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.params: parameter %u '%s': a scalar of type "
                           "'%s' is not taken (scalars are float, double and 32- or 64-bit integers)",
                           no, text, type);
-    if (strcmp(tok[ntok - 1], "i") == 0 || strcmp(tok[ntok - 1], "n") == 0 ||
-        strncmp(tok[ntok - 1], "gpuk_", 5) == 0 || !gpuk__ident_ok(tok[ntok - 1]))
+    if ((taken = gpuk__name_taken(tok[ntok - 1])) != NULL)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.params: parameter %u '%s': the name '%s' is "
-                          "taken (i and n are the element index and count, gpuk_* names are gpuk's, "
-                          "keywords are C's)", no, text, tok[ntok - 1]);
+                          "taken (%s)", no, text, tok[ntok - 1], taken);
     for (j = 0; j < sig->count; j++)
         if (strcmp(sig->name[j], tok[ntok - 1]) == 0)
             return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.params: parameter %u '%s': '%s' is "
@@ -7267,14 +7371,16 @@ static void gpuk__custom_gen(gpuk__text* t, const gpuk__custom_src* c) {
         gpuk__put(t, T);
         gpuk__put(t, " gpuk_fold_(");
         gpuk__put(t, T);
-        gpuk__put(t, " v, ");
+        gpuk__put(t, " gpuk_v_, ");
         gpuk__put(t, T);
-        gpuk__put(t, "* smem)\n{\n    __syncthreads();\n    smem[threadIdx.x] = v;\n"
-                     "    __syncthreads();\n#pragma unroll\n    for (int w = ");
+        gpuk__put(t, "* gpuk_sm_)\n{\n    __syncthreads();\n    gpuk_sm_[threadIdx.x] = gpuk_v_;\n"
+                     "    __syncthreads();\n#pragma unroll\n    for (int gpuk_w_ = ");
         gpuk__put_num(t, GPUK__BLOCK / 2);
-        gpuk__put(t, "; w > 0; w /= 2) {\n        if ((int)threadIdx.x < w) smem[threadIdx.x] = "
-                     "gpuk_reduce_(smem[threadIdx.x], smem[threadIdx.x + w]);\n"
-                     "        __syncthreads();\n    }\n    return smem[0];\n}\n");
+        gpuk__put(t, "; gpuk_w_ > 0; gpuk_w_ /= 2) {\n"
+                     "        if ((int)threadIdx.x < gpuk_w_)\n"
+                     "            gpuk_sm_[threadIdx.x] = gpuk_reduce_(gpuk_sm_[threadIdx.x], "
+                     "gpuk_sm_[threadIdx.x + gpuk_w_]);\n"
+                     "        __syncthreads();\n    }\n    return gpuk_sm_[0];\n}\n");
     }
     gpuk__put(t, "extern \"C\" __global__ void ");
     gpuk__put(t, c->name);
@@ -7395,10 +7501,13 @@ static gpuk_result gpuk__custom_head(const char* fn, gpuk_ctx* ctx, const void* 
 }
 
 static gpuk_result gpuk__custom_name(const char* fn, const char* name, const char* dflt, const char** out) {
+    const char* taken;
     *out = name ? name : dflt;
-    if (!gpuk__ident_ok(*out) || (name && strncmp(name, "gpuk_", 5) == 0))
+    if (!gpuk__ident_ok(*out))
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.name '%s' is not a C identifier of at most %d "
-                          "characters (nor a keyword, nor starting gpuk_)", *out, GPUK__CUSTOM_NAME - 1);
+                          "characters", *out, GPUK__CUSTOM_NAME - 1);
+    if (name && (taken = gpuk__name_taken(name)) != NULL)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.name '%s' is taken (%s)", name, taken);
     return GPUK_OK;
 }
 
@@ -7534,10 +7643,21 @@ static gpuk_result gpuk__custom_args(const char* fn, gpuk__kcall* k, gpuk_kernel
     for (j = 0; j < num_params; j++)
         for (m = j + 1; m < num_params; m++) {
             const uint8_t a = param[j], b = param[m];
+            const size_t ea = gpuk__ctypes[a & GPUK__P_TYPE].bytes, eb = gpuk__ctypes[b & GPUK__P_TYPE].bytes;
             if (!(a & b & GPUK__P_PTR) || ((a | b) & GPUK__P_RAW) || (a & b & GPUK__P_CONST)) continue;
             gpuk__fmt(what, sizeof what, 0, "args[%u] and args[%u]", j, m);
-            if ((r = gpuk__overlap(fn, what, ptrs[j], ptrs[m], n * gpuk__ctypes[a & GPUK__P_TYPE].bytes,
-                                   n * gpuk__ctypes[b & GPUK__P_TYPE].bytes, 1)) != GPUK_OK)
+            /* in place needs one element size: a 4-byte y[i] written over half of an 8-byte
+               x[i / 2] that thread i / 2 has still to read is a race */
+            if (n && ptrs[j] == ptrs[m] && ea != eb) {
+                char pa[40], pb[40];
+                gpuk__param_text(pa, sizeof pa, a);
+                gpuk__param_text(pb, sizeof pb, b);
+                return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s (%s and %s) start at the same element "
+                                  "with elements of %zu and %zu bytes: in place needs one element "
+                                  "size (thread i would write over an element another thread has "
+                                  "still to read)", what, pa, pb, ea, eb);
+            }
+            if ((r = gpuk__overlap(fn, what, ptrs[j], ptrs[m], n * ea, n * eb, 1)) != GPUK_OK)
                 return r;
         }
     return GPUK_OK;
@@ -7629,7 +7749,7 @@ GPUK__IMPL int gpuk_kernels_loaded(gpuk_ctx* ctx) {
 }
 
 /* GPUK_GENERATED_BEGIN(wrappers) */
-/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 7c42ed764074e4b6, nvcc 13.0.88 -- do not edit */
+/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 c24fc679eafdc591, nvcc 13.0.88 -- do not edit */
 
 GPUK__IMPL gpuk_result gpuk_fill_f32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, size_t n, float value) {
     return gpuk__map("gpuk_fill_f32", GPUK__K_FILL_F32, ctx, stream, 4, n, out, NULL, NULL, &value, NULL);
@@ -8070,7 +8190,7 @@ GPUK__IMPL gpuk_result gpuk_random_normal_f64(gpuk_ctx* ctx, gpuk_stream stream,
 
 /* The PTX of every built-in kernel, and its table. */
 /* GPUK_GENERATED_BEGIN(ptx) */
-/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 7c42ed764074e4b6, nvcc 13.0.88 -- do not edit */
+/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 c24fc679eafdc591, nvcc 13.0.88 -- do not edit */
 /* gpuk_fill_f32: ptx/gpuk_fill_f32.ptx, .version 4.2, .target sm_52, driver >= CUDA 7.0, 1826 bytes, sha256 c104bfeafe8c4980 */
 static const char* const gpuk__ptx_fill_f32[] = {
     ".version 4.2\n"

@@ -349,13 +349,15 @@ typedef void* (*gpuk_get_proc_fn)(const char* symbol, int abi_version, void* use
 typedef struct gpuk_desc {
     uint32_t _start_canary;
     const char* driver_path;     // NULL -> $GPUK_DRIVER_PATH, then libcuda.so.1 / nvcuda.dll
+                                 //   (at most 4095 characters: longer is refused)
     gpuk_get_proc_fn get_proc;   // NULL -> load the driver library and resolve from it
     void* get_proc_user_data;
     gpuk_logger logger;          // NULL func -> silent
     gpuk_log_level log_level;    // 0 -> GPUK_LOG_WARN
     gpuk_allocator allocator;    // NULL -> malloc/free
     const char* nvrtc_path;      // NULL -> $GPUK_NVRTC_PATH, then libnvrtc.so.13, .so.12, ...
-                                 //   (copied; loaded by the first gpuk_module_compile)
+                                 //   (copied, at most 4095 characters; loaded by the first
+                                 //   gpuk_module_compile)
     gpuk_get_proc_fn nvrtc_get_proc; // NULL -> load NVRTC and resolve from it (tests: a fake)
     void* nvrtc_get_proc_user_data;
     uint32_t _end_canary;
@@ -507,9 +509,10 @@ typedef struct gpuk_launch_desc {
     const size_t* arg_sizes;     // NULL -> not checked; else each must match (debug builds)
     /* Extended launch (cuLaunchKernelEx, driver >= 11.8, GPUK_FEATURE_LAUNCH_EX); all zero ->
        the plain cuLaunchKernel path, at no extra cost. */
-    gpuk_dim3 cluster;           // x 0 -> no clusters (GPUK_DIM1(0) too); else blocks per
-                                 //   thread-block cluster (y, z: 0 -> 1), sm_90+, dividing the
-                                 //   grid, at most 8 blocks
+    gpuk_dim3 cluster;           // x 0 and y, z 0 or 1 (GPUK_DIM1(0)) -> no clusters; else
+                                 //   blocks per thread-block cluster: x required (y, z: 0 ->
+                                 //   1), sm_90+, dividing the grid, at most 8 blocks, fitting
+                                 //   the device at once
     bool cooperative;            // true -> cooperative launch (grid-wide sync): the whole grid
                                  //   must be resident at once (checked against occupancy first)
     int priority;                // 0 -> the stream's; else this launch's priority (lower is
@@ -557,7 +560,13 @@ typedef struct gpuk_timer { gpuk_event start, stop; gpuk_stream stream; } gpuk_t
    does it with defaults. Once it has succeeded, later calls return GPUK_OK and ignore their desc;
    after a failure the next call tries again, with its own desc: a library that failed before
    cuInit (not a driver, too old, an entry point missing) is unloaded, so a retry naming another
-   driver_path loads that one. A driver on which cuInit ran stays loaded for the process. */
+   driver_path loads that one. A driver on which cuInit ran stays loaded for the process.
+   Calls that may run before gpuk_init without starting it: gpuk_result_str, gpuk_last_error,
+   gpuk_desc_defaults (and the other *_desc_defaults), gpuk_shutdown, and gpuk_nvrtc_version,
+   which loads NVRTC from GPUK_NVRTC_PATH or the default names; a later gpuk_init that sets
+   nvrtc_path or nvrtc_get_proc replaces that NVRTC with the one it names. The calls that need
+   the driver and take no ctx (gpuk_driver_version, gpuk_device_*, gpuk_ctx_create) run
+   gpuk_init(NULL) first when it has not run; the rest need a ctx, which comes after it. */
 GPUK_API gpuk_result gpuk_init(const gpuk_desc* desc);
 /* Forget the driver table and any recorded fault; every ctx must be destroyed first. After a
    sticky fault (700...) the driver itself stays broken in this process, so the next ctx
@@ -708,6 +717,8 @@ GPUK_API gpuk_result gpuk_event_query(gpuk_ctx* ctx, gpuk_event event, bool* out
 GPUK_API gpuk_result gpuk_event_elapsed_ms(gpuk_ctx* ctx, gpuk_event start, gpuk_event stop,
                                            float* out_ms);
 GPUK_API gpuk_result gpuk_timer_create(gpuk_ctx* ctx, gpuk_timer* out_timer);
+/* Destroys both events and zeroes *timer; where an event's destroy fails the timer keeps
+   that event, so calling it again retries what is left. */
 GPUK_API gpuk_result gpuk_timer_destroy(gpuk_ctx* ctx, gpuk_timer* timer);
 GPUK_API gpuk_result gpuk_timer_start(gpuk_ctx* ctx, gpuk_stream stream, gpuk_timer* timer);
 /* Records the stop, waits for it, returns the milliseconds since gpuk_timer_start. */
@@ -752,8 +763,10 @@ GPUK_API gpuk_result gpuk_kernel_suggest_block(gpuk_ctx* ctx, gpuk_kernel kernel
    cuLaunchKernelEx: GPUK_ERR_DRIVER_TOO_OLD without it, GPUK_ERR_UNSUPPORTED on a device
    without clusters (before sm_90) or cooperative launch, GPUK_ERR_LIMIT for a cooperative
    grid larger than the device holds at once (blocks per SM at this block size and shared
-   memory x SMs, said in the text) or a cluster over 8 blocks, GPUK_ERR_INVALID_ARG for a
-   cluster that does not divide the grid. */
+   memory x SMs, said in the text), a cluster over 8 blocks or one whose blocks cannot be
+   resident together (cuOccupancyMaxActiveClusters, where the driver has it),
+   GPUK_ERR_INVALID_ARG for a cluster that does not divide the grid or has x = 0 beside a
+   y or z over 1. */
 GPUK_API gpuk_result gpuk_launch(gpuk_ctx* ctx, gpuk_kernel kernel, const gpuk_launch_desc* desc);
 /* The largest grid a cooperative launch of kernel may use at block threads and shared_bytes
    of dynamic shared memory: blocks per SM (occupancy) x SMs. */
@@ -854,7 +867,7 @@ GPUK_API gpuk_result gpuk_array2d_resolve(gpuk_ctx* ctx, gpuk_array2d view, size
 
 /* The boundary rule of gpuk_stencil3x3_*: neighbours outside the view are left out (and the
    sum scaled by the weight sum over all nine / over those present: normalized weights then
-   average the neighbours present, the books' smoothing), read as the nearest edge element,
+   average the neighbours present, as box smoothing does), read as the nearest edge element,
    or read as 0. */
 enum { GPUK_BOUNDARY_SKIP = 1, GPUK_BOUNDARY_CLAMP = 2, GPUK_BOUNDARY_ZERO = 3 };
 
@@ -892,8 +905,12 @@ GPUK_API gpuk_result gpuk_kernels_reserve(gpuk_ctx* ctx, gpuk_stream stream, siz
    long", and for pointers also char int8_t uint8_t short int16_t uint16_t (their unsigned
    spellings too). Scalars are passed by value; a pointer is a gpuk_array view that must hold
    n elements from its first (checked, like the built-ins); "raw const float* t" marks one the
-   code indexes some other way (only its handle, first and alignment are checked). Names are
-   C identifiers other than i and n, and not starting with gpuk_. The code sees i and n
+   code indexes some other way (only its handle, first and alignment are checked). Names (the
+   kernel's and the parameters') are C identifiers other than i, n, main, C++ keywords
+   (alternative tokens such as and/or/not too), CUDA's threadIdx, blockIdx, blockDim, gridDim,
+   warpSize and atomicAdd, names starting gpuk_ or _, and names holding __: each is refused
+   before anything is compiled. A reduction's reduce sees its own a and b, so parameters may
+   be named a and b too (the map sees the parameters). The code sees i and n
    (long long: element i of n) and the parameters; int64_t and the like are not defined in it
    (the parameter list maps them to long long ...; typedef them in the preamble if wanted).
    create parses params (an error names the bad entry before anything is compiled), writes the
@@ -982,8 +999,9 @@ GPUK_API gpuk_result gpuk_elementwise_create(gpuk_ctx* ctx, const gpuk_elementwi
                                              gpuk_elementwise* out_kernel);
 /* Runs the body for i = 0 .. n-1 on stream (grid chosen by gpuk, a grid-stride loop); args in
    the parameters' order. Each view must hold n elements; two views one of which is not const
-   must not overlap unless they start at the same element (in place). n = 0 checks, runs
-   nothing. Returns without waiting. */
+   must not overlap unless they start at the same element and have the same element size (in
+   place: the body must then read and write element i alone, as gpuk cannot see its indexing).
+   n = 0 checks, runs nothing. Returns without waiting. */
 GPUK_API gpuk_result gpuk_elementwise_launch(gpuk_ctx* ctx, gpuk_stream stream,
                                              const gpuk_elementwise* kernel, size_t n,
                                              const gpuk_arg* args, uint32_t num_args);

@@ -484,7 +484,9 @@ static gpuk_result gpuk__array(const char* fn, const gpuk_ctx* ctx, const char* 
     return GPUK_OK;
 }
 
-/* Two arrays that share bytes but do not start together: a kernel would read what it wrote. */
+/* Two arrays that share bytes but do not start together: a kernel would read what it wrote.
+   same_ok: the in-place case (the same first element) is allowed; every caller that allows it
+   reads and writes elements of one size, element i by thread i alone. */
 static gpuk_result gpuk__overlap(const char* fn, const char* what, gpuk_devptr p, gpuk_devptr q,
                                  size_t bytes_p, size_t bytes_q, int same_ok) {
     if (!bytes_p || !bytes_q || p >= q + bytes_q || q >= p + bytes_p) return GPUK_OK;
@@ -910,8 +912,8 @@ static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* c
        registers) and the sm_90a one (its dynamic shared memory), two for the others; the sm_90
        FP64 one (128 threads of 255 registers) where two of its stages fit the multiprocessor's
        shared memory (an H100's 228 KB, not sm_120's 100 KB; the driver keeps 1 KB a block).
-       H100, the seed shape 1024 x 512 x 2048: FP64 4 parts instead of 8, 0.57 -> 0.64 of
-       cuBLAS; TF32 0.84 -> 0.92; FP32 (two blocks fit) 0.84 with 8 parts, 0.80 with 4. */
+       Counting blocks that cannot be resident would split k into too many parts (bench
+       "dgemm m=1024 n=512 k=2048"). */
     per_sm = variant->arch_specific || (elem == 8 && variant->target >= 80 && variant->target < 90) ||
              (k.shared == GPUK__GEMM_F64_SMEM &&
               (size_t)(unsigned)ctx->info.shared_per_sm < 2u * ((size_t)GPUK__GEMM_F64_SMEM + 1024u)) ? 1u : 2u;
@@ -1144,24 +1146,47 @@ typedef struct gpuk__csig {
 static int gpuk__ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 static int gpuk__ident_char(char c) { return gpuk__ident_start(c) || (c >= '0' && c <= '9'); }
 
-/* A C identifier that is no keyword the generated code would trip over. */
+/* A C identifier of at most GPUK__CUSTOM_NAME - 1 characters. */
 static int gpuk__ident_ok(const char* s) {
-    static const char* const reserved[] = {
-        "auto", "bool", "break", "case", "char", "class", "const", "continue", "default",
-        "delete", "do", "double", "else", "enum", "extern", "false", "float", "for", "goto", "if",
-        "inline", "int", "long", "namespace", "new", "raw", "register", "restrict", "return",
-        "short", "signed", "sizeof", "static", "struct", "switch", "template", "this", "true",
-        "typedef", "typename", "union", "unsigned", "using", "void", "volatile", "while", NULL
-    };
-    const char* const* k;
     const char* p;
     if (!s || !gpuk__ident_start(*s)) return 0;
     for (p = s; *p; p++)
         if (!gpuk__ident_char(*p)) return 0;
-    if (p - s >= GPUK__CUSTOM_NAME) return 0;
-    for (k = reserved; *k; k++)
-        if (strcmp(*k, s) == 0) return 0;
-    return 1;
+    return p - s < GPUK__CUSTOM_NAME;
+}
+
+/* Why an identifier cannot name a custom kernel or its parameter, or NULL: the generated
+   source is CUDA C++ that uses CUDA's built-ins and gpuk's own names, so any of these would
+   break it with an error pointing at gpuk's lines. */
+static const char* gpuk__name_taken(const char* s) {
+    static const char* const keywords[] = { /* C++20's, its alternative tokens, C's restrict */
+        "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break",
+        "case", "catch", "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept",
+        "const", "consteval", "constexpr", "constinit", "const_cast", "continue", "co_await",
+        "co_return", "co_yield", "decltype", "default", "delete", "do", "double", "dynamic_cast",
+        "else", "enum", "explicit", "export", "extern", "false", "float", "for", "friend", "goto",
+        "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
+        "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register",
+        "reinterpret_cast", "requires", "restrict", "return", "short", "signed", "sizeof",
+        "static", "static_assert", "static_cast", "struct", "switch", "template", "this",
+        "thread_local", "throw", "true", "try", "typedef", "typeid", "typename", "union",
+        "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq",
+        NULL
+    };
+    /* CUDA's built-in variables, what the generated code calls, the entry point, the
+       parameter list's own word */
+    static const char* const builtins[] = {
+        "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "atomicAdd", "main", "raw", NULL
+    };
+    const char* const* k;
+    for (k = keywords; *k; k++)
+        if (strcmp(*k, s) == 0) return "a C++ keyword";
+    for (k = builtins; *k; k++)
+        if (strcmp(*k, s) == 0) return "a name CUDA or the generated code uses";
+    if (strcmp(s, "i") == 0 || strcmp(s, "n") == 0) return "i and n are the element index and count";
+    if (strncmp(s, "gpuk_", 5) == 0) return "names starting gpuk_ are gpuk's";
+    if (s[0] == '_' || strstr(s, "__")) return "names starting _ or holding __ are reserved in C++";
+    return NULL;
 }
 
 static int gpuk__ctype_find(const char* name) {
@@ -1179,6 +1204,7 @@ static int gpuk__ctype_find(const char* name) {
 static gpuk_result gpuk__param_parse(const char* fn, const char* b, const char* e, uint32_t no,
                                      gpuk__csig* sig) {
     char tok[8][GPUK__CUSTOM_NAME], type[GPUK__CUSTOM_NAME], text[72];
+    const char* taken;
     int ntok = 0, i, stars = 0, t;
     uint8_t code = 0;
     size_t len;
@@ -1253,11 +1279,9 @@ static gpuk_result gpuk__param_parse(const char* fn, const char* b, const char* 
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.params: parameter %u '%s': a scalar of type "
                           "'%s' is not taken (scalars are float, double and 32- or 64-bit integers)",
                           no, text, type);
-    if (strcmp(tok[ntok - 1], "i") == 0 || strcmp(tok[ntok - 1], "n") == 0 ||
-        strncmp(tok[ntok - 1], "gpuk_", 5) == 0 || !gpuk__ident_ok(tok[ntok - 1]))
+    if ((taken = gpuk__name_taken(tok[ntok - 1])) != NULL)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.params: parameter %u '%s': the name '%s' is "
-                          "taken (i and n are the element index and count, gpuk_* names are gpuk's, "
-                          "keywords are C's)", no, text, tok[ntok - 1]);
+                          "taken (%s)", no, text, tok[ntok - 1], taken);
     for (j = 0; j < sig->count; j++)
         if (strcmp(sig->name[j], tok[ntok - 1]) == 0)
             return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.params: parameter %u '%s': '%s' is "
@@ -1357,14 +1381,16 @@ static void gpuk__custom_gen(gpuk__text* t, const gpuk__custom_src* c) {
         gpuk__put(t, T);
         gpuk__put(t, " gpuk_fold_(");
         gpuk__put(t, T);
-        gpuk__put(t, " v, ");
+        gpuk__put(t, " gpuk_v_, ");
         gpuk__put(t, T);
-        gpuk__put(t, "* smem)\n{\n    __syncthreads();\n    smem[threadIdx.x] = v;\n"
-                     "    __syncthreads();\n#pragma unroll\n    for (int w = ");
+        gpuk__put(t, "* gpuk_sm_)\n{\n    __syncthreads();\n    gpuk_sm_[threadIdx.x] = gpuk_v_;\n"
+                     "    __syncthreads();\n#pragma unroll\n    for (int gpuk_w_ = ");
         gpuk__put_num(t, GPUK__BLOCK / 2);
-        gpuk__put(t, "; w > 0; w /= 2) {\n        if ((int)threadIdx.x < w) smem[threadIdx.x] = "
-                     "gpuk_reduce_(smem[threadIdx.x], smem[threadIdx.x + w]);\n"
-                     "        __syncthreads();\n    }\n    return smem[0];\n}\n");
+        gpuk__put(t, "; gpuk_w_ > 0; gpuk_w_ /= 2) {\n"
+                     "        if ((int)threadIdx.x < gpuk_w_)\n"
+                     "            gpuk_sm_[threadIdx.x] = gpuk_reduce_(gpuk_sm_[threadIdx.x], "
+                     "gpuk_sm_[threadIdx.x + gpuk_w_]);\n"
+                     "        __syncthreads();\n    }\n    return gpuk_sm_[0];\n}\n");
     }
     gpuk__put(t, "extern \"C\" __global__ void ");
     gpuk__put(t, c->name);
@@ -1485,10 +1511,13 @@ static gpuk_result gpuk__custom_head(const char* fn, gpuk_ctx* ctx, const void* 
 }
 
 static gpuk_result gpuk__custom_name(const char* fn, const char* name, const char* dflt, const char** out) {
+    const char* taken;
     *out = name ? name : dflt;
-    if (!gpuk__ident_ok(*out) || (name && strncmp(name, "gpuk_", 5) == 0))
+    if (!gpuk__ident_ok(*out))
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.name '%s' is not a C identifier of at most %d "
-                          "characters (nor a keyword, nor starting gpuk_)", *out, GPUK__CUSTOM_NAME - 1);
+                          "characters", *out, GPUK__CUSTOM_NAME - 1);
+    if (name && (taken = gpuk__name_taken(name)) != NULL)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.name '%s' is taken (%s)", name, taken);
     return GPUK_OK;
 }
 
@@ -1624,10 +1653,21 @@ static gpuk_result gpuk__custom_args(const char* fn, gpuk__kcall* k, gpuk_kernel
     for (j = 0; j < num_params; j++)
         for (m = j + 1; m < num_params; m++) {
             const uint8_t a = param[j], b = param[m];
+            const size_t ea = gpuk__ctypes[a & GPUK__P_TYPE].bytes, eb = gpuk__ctypes[b & GPUK__P_TYPE].bytes;
             if (!(a & b & GPUK__P_PTR) || ((a | b) & GPUK__P_RAW) || (a & b & GPUK__P_CONST)) continue;
             gpuk__fmt(what, sizeof what, 0, "args[%u] and args[%u]", j, m);
-            if ((r = gpuk__overlap(fn, what, ptrs[j], ptrs[m], n * gpuk__ctypes[a & GPUK__P_TYPE].bytes,
-                                   n * gpuk__ctypes[b & GPUK__P_TYPE].bytes, 1)) != GPUK_OK)
+            /* in place needs one element size: a 4-byte y[i] written over half of an 8-byte
+               x[i / 2] that thread i / 2 has still to read is a race */
+            if (n && ptrs[j] == ptrs[m] && ea != eb) {
+                char pa[40], pb[40];
+                gpuk__param_text(pa, sizeof pa, a);
+                gpuk__param_text(pb, sizeof pb, b);
+                return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s (%s and %s) start at the same element "
+                                  "with elements of %zu and %zu bytes: in place needs one element "
+                                  "size (thread i would write over an element another thread has "
+                                  "still to read)", what, pa, pb, ea, eb);
+            }
+            if ((r = gpuk__overlap(fn, what, ptrs[j], ptrs[m], n * ea, n * eb, 1)) != GPUK_OK)
                 return r;
         }
     return GPUK_OK;

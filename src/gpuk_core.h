@@ -401,6 +401,8 @@ typedef struct gpuk__lib_feature {
       (gpuk__cu_function func, size_t index, size_t* out_offset, size_t* out_bytes)) \
     X(cuLaunchKernelEx, 11060, "cuLaunchKernelEx", 0, \
       (const struct CUlaunchConfig_st* config, gpuk__cu_function func, void** params, void** extra)) \
+    X(cuOccupancyMaxActiveClusters, 11070, "cuOccupancyMaxActiveClusters", 0, \
+      (int* out_clusters, gpuk__cu_function func, const struct CUlaunchConfig_st* config)) \
     X(cuGraphInstantiateWithFlags, 11040, "cuGraphInstantiateWithFlags", 0, \
       (gpuk__cu_graph_exec* out_exec, gpuk__cu_graph graph, unsigned long long flags)) \
     X(cuGraphLaunch, 10000, "cuGraphLaunch", 0, (gpuk__cu_graph_exec exec, gpuk__cu_stream stream)) \
@@ -1065,6 +1067,10 @@ static const gpuk__lib gpuk__driver_lib = {
     1, GPUK_ERR_NO_DRIVER, GPUK_ERR_DRIVER_TOO_OLD, NULL
 };
 
+/* The longest library path gpuk_desc takes, its NUL included (Linux's PATH_MAX): a longer one
+   is refused rather than cut, which could name another library. */
+#define GPUK__PATH_MAX 4096
+
 /* NVRTC's state (>>nvrtc): the table, what gpuk_init said about finding it, and the cache. */
 /* One compiled program in the cache: a header, then key_bytes of key, image_bytes of image (PTX
    with its NUL, or a cubin) and names_bytes of lowered names ("expression\0lowered\0"...). */
@@ -1081,7 +1087,7 @@ typedef struct gpuk__nvrtc_state {
     int version;               /* 13000 for NVRTC 13.0 */
     int num_archs;             /* of archs; 0 where NVRTC cannot list them (< 11.2) */
     int archs[128];            /* sm numbers it compiles for (75, 80, ..., 120) */
-    char path[512];            /* gpuk_desc.nvrtc_path, copied ("" = none) */
+    char path[GPUK__PATH_MAX]; /* gpuk_desc.nvrtc_path, copied ("" = none) */
     gpuk_get_proc_fn get_proc;
     void* get_proc_user_data;
     gpuk__pfn_nvrtc_error_string error_string; /* may be NULL */
@@ -1110,19 +1116,9 @@ static const gpuk__lib gpuk__nvrtc_lib = {
     0, GPUK_ERR_NO_NVRTC, GPUK_ERR_NO_NVRTC, NULL
 };
 
-/* gpuk_init: where the next NVRTC load looks (the path is copied: it is used later). */
-static void gpuk__nvrtc_configure(const gpuk_desc* d) {
-    gpuk__mutex_lock(&gpuk__nvrtc_lock);
-    gpuk__copy_text(gpuk__nv.path, sizeof gpuk__nv.path, d->nvrtc_path);
-    gpuk__nv.get_proc = d->nvrtc_get_proc;
-    gpuk__nv.get_proc_user_data = d->nvrtc_get_proc_user_data;
-    gpuk__mutex_unlock(&gpuk__nvrtc_lock);
-}
-
-/* gpuk_shutdown: the cache is freed and the table forgotten (the library stays loaded: its
-   code ran), so the next gpuk_init's NVRTC settings apply. */
-static void gpuk__nvrtc_forget(void) {
-    gpuk__mutex_lock(&gpuk__nvrtc_lock);
+/* The cache freed and the table forgotten (the library stays loaded: its code ran), so the
+   next load follows the settings then in force. The caller holds gpuk__nvrtc_lock. */
+static void gpuk__nvrtc_forget_locked(void) {
     while (gpuk__nv.cache) {
         gpuk__nvrtc_entry* e = gpuk__nv.cache;
         gpuk__nv.cache = e->next;
@@ -1135,6 +1131,26 @@ static void gpuk__nvrtc_forget(void) {
     gpuk__nv.path[0] = 0;
     gpuk__nv.get_proc = NULL;
     gpuk__nv.get_proc_user_data = NULL;
+}
+
+/* gpuk_shutdown: the next gpuk_init's NVRTC settings apply. */
+static void gpuk__nvrtc_forget(void) {
+    gpuk__mutex_lock(&gpuk__nvrtc_lock);
+    gpuk__nvrtc_forget_locked();
+    gpuk__mutex_unlock(&gpuk__nvrtc_lock);
+}
+
+/* gpuk_init: where the next NVRTC load looks (the path is copied: it is used later). An NVRTC
+   that gpuk_nvrtc_version loaded before gpuk_init, from GPUK_NVRTC_PATH or the default names,
+   gives way to the one this init names; with neither nvrtc_path nor nvrtc_get_proc set it
+   stays, being the one the defaults name. */
+static void gpuk__nvrtc_configure(const gpuk_desc* d) {
+    gpuk__mutex_lock(&gpuk__nvrtc_lock);
+    if ((d->nvrtc_path || d->nvrtc_get_proc) && GPUK__ATOMIC_LOAD(&gpuk__nv.loaded))
+        gpuk__nvrtc_forget_locked();
+    gpuk__copy_text(gpuk__nv.path, sizeof gpuk__nv.path, d->nvrtc_path);
+    gpuk__nv.get_proc = d->nvrtc_get_proc;
+    gpuk__nv.get_proc_user_data = d->nvrtc_get_proc_user_data;
     gpuk__mutex_unlock(&gpuk__nvrtc_lock);
 }
 
@@ -1197,6 +1213,12 @@ GPUK__IMPL gpuk_result gpuk_init(const gpuk_desc* desc) {
     if (!d.allocator.alloc_fn != !d.allocator.free_fn)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_desc.allocator needs both alloc_fn and "
                           "free_fn, or neither");
+    if (d.driver_path && strlen(d.driver_path) >= GPUK__PATH_MAX)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_desc.driver_path is %zu characters long; "
+                          "at most %d are taken", strlen(d.driver_path), GPUK__PATH_MAX - 1);
+    if (d.nvrtc_path && strlen(d.nvrtc_path) >= GPUK__PATH_MAX)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_desc.nvrtc_path is %zu characters long; "
+                          "at most %d are taken", strlen(d.nvrtc_path), GPUK__PATH_MAX - 1);
     if ((unsigned)d.log_level >= (unsigned)GPUK_LOG_NUM)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_desc.log_level %d is out of range",
                           (int)d.log_level);
@@ -3238,22 +3260,28 @@ GPUK__IMPL gpuk_result gpuk_stream_priority_range(gpuk_ctx* ctx, int* out_least,
 }
 
 /* ---- >>event ---- */
-GPUK__IMPL gpuk_result gpuk_event_create(gpuk_ctx* ctx, const gpuk_event_desc* desc,
-                                         gpuk_event* out_event) {
+/* Shared by gpuk_event_create and the timer, each under its own name. */
+static gpuk_result gpuk__event_create(const char* fn, gpuk_ctx* ctx, const gpuk_event_desc* desc,
+                                      gpuk_event* out_event) {
     gpuk__event_slot* s;
     gpuk__cu_result cr;
     gpuk_result r = GPUK_OK;
     unsigned flags;
-    s = (gpuk__event_slot*)gpuk__create_begin(__func__, ctx, gpuk__kind_event,
+    s = (gpuk__event_slot*)gpuk__create_begin(fn, ctx, gpuk__kind_event,
                                               out_event ? &out_event->id : NULL, desc, 1,
                                               GPUK__CANARIES(desc), &r);
     if (!s) return r;
     s->timing = !(desc && desc->no_timing);
     flags = (s->timing ? 0u : (unsigned)GPUK__CU_EVENT_DISABLE_TIMING) |
             (desc && desc->blocking_sync ? (unsigned)GPUK__CU_EVENT_BLOCKING_SYNC : 0u);
-    if ((r = gpuk__enter(__func__, ctx)) == GPUK_OK && (cr = GPUK__DRV.cuEventCreate(&s->cu, flags)) != 0)
-        r = gpuk__fail_cu(__func__, "cuEventCreate", cr, NULL);
+    if ((r = gpuk__enter(fn, ctx)) == GPUK_OK && (cr = GPUK__DRV.cuEventCreate(&s->cu, flags)) != 0)
+        r = gpuk__fail_cu(fn, "cuEventCreate", cr, NULL);
     return gpuk__slot_end(ctx, gpuk__kind_event, s, r, &out_event->id);
+}
+
+GPUK__IMPL gpuk_result gpuk_event_create(gpuk_ctx* ctx, const gpuk_event_desc* desc,
+                                         gpuk_event* out_event) {
+    return gpuk__event_create(__func__, ctx, desc, out_event);
 }
 
 static gpuk__cu_result gpuk__event_release(gpuk_ctx* ctx, void* slot, const char** out_call) {
@@ -3347,24 +3375,32 @@ GPUK__IMPL gpuk_result gpuk_event_elapsed_ms(gpuk_ctx* ctx, gpuk_event start, gp
 
 /* ---- >>timer ---- */
 GPUK__IMPL gpuk_result gpuk_timer_create(gpuk_ctx* ctx, gpuk_timer* out_timer) {
+    const char* const fn = __func__;
     gpuk_result r;
-    if (!out_timer) return gpuk__fail(__func__, GPUK_ERR_INVALID_ARG, "out_timer is NULL");
+    if (!out_timer) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_timer is NULL");
     memset(out_timer, 0, sizeof *out_timer);
-    if ((r = gpuk_event_create(ctx, NULL, &out_timer->start)) != GPUK_OK) return r;
-    if ((r = gpuk_event_create(ctx, NULL, &out_timer->stop)) != GPUK_OK) {
-        gpuk_event_destroy(ctx, out_timer->start);
+    if ((r = gpuk__event_create(fn, ctx, NULL, &out_timer->start)) != GPUK_OK) return r;
+    if ((r = gpuk__event_create(fn, ctx, NULL, &out_timer->stop)) != GPUK_OK) {
+        gpuk__handle_destroy(fn, ctx, gpuk__kind_event, out_timer->start.id);
         out_timer->start.id = 0;
     }
     return r;
 }
 
+/* Each event destroyed is zeroed in *timer; one whose destroy failed stays, so a retry
+   destroys what is left (a timer with both events gone is refused as destroyed). */
 GPUK__IMPL gpuk_result gpuk_timer_destroy(gpuk_ctx* ctx, gpuk_timer* timer) {
-    gpuk_result a, b;
-    if (!timer) return gpuk__fail(__func__, GPUK_ERR_INVALID_ARG, "timer is NULL");
-    a = gpuk_event_destroy(ctx, timer->start);
-    b = gpuk_event_destroy(ctx, timer->stop);
-    memset(timer, 0, sizeof *timer);
-    return a != GPUK_OK ? a : b;
+    const char* const fn = __func__;
+    gpuk_result a = GPUK_OK, b = GPUK_OK;
+    if (!timer) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "timer is NULL");
+    GPUK__CTX_CHECK(fn, ctx);
+    if (!timer->start.id && !timer->stop.id) return gpuk__bad_handle(fn, "timer", 0);
+    if (timer->start.id && (a = gpuk__handle_destroy(fn, ctx, gpuk__kind_event, timer->start.id)) == GPUK_OK)
+        timer->start.id = 0;
+    if (timer->stop.id && (b = gpuk__handle_destroy(fn, ctx, gpuk__kind_event, timer->stop.id)) == GPUK_OK)
+        timer->stop.id = 0;
+    if (a == GPUK_OK && b == GPUK_OK) memset(timer, 0, sizeof *timer);
+    return b != GPUK_OK ? b : a; /* the last failure: the one gpuk_last_error() tells */
 }
 
 /* A timer's events, checked under the timer call's own name before the event calls run. */
@@ -4241,6 +4277,10 @@ static gpuk_result gpuk__cooperative_max(const char* fn, const gpuk_ctx* ctx, co
     return GPUK_OK;
 }
 
+/* A launch asks for clusters when any side is set: x, or y or z over 1 (all 0, and
+   GPUK_DIM1(0) = {0, 1, 1}, ask for none); x = 0 beside y or z over 1 is then refused. */
+#define GPUK__CLUSTER_ASKED(c) ((c).x || (c).y > 1u || (c).z > 1u)
+
 /* gpuk_launch with clusters, a cooperative grid or a priority: cuLaunchKernelEx with those
    attributes, each checked first so that a refusal says why (the driver's is a bare 1 or
    720). Kept out of gpuk_launch so the plain path pays three compares for it. */
@@ -4251,6 +4291,7 @@ static GPUK__NOINLINE gpuk_result gpuk__launch_ex(const char* fn, gpuk_ctx* ctx,
     gpuk__cu_launch_attr attrs[3];
     gpuk__cu_launch_config cfg;
     unsigned int n = 0, i;
+    int cluster = 0;
     gpuk__cu_result cr;
     gpuk_result r;
     if (!GPUK__DRV.cuLaunchKernelEx)
@@ -4259,8 +4300,18 @@ static GPUK__NOINLINE gpuk_result gpuk__launch_ex(const char* fn, gpuk_ctx* ctx,
                           "(this one is %d.%d)", k->name, gpuk__g.driver_version / 1000,
                           gpuk__g.driver_version % 1000 / 10);
     memset(attrs, 0, sizeof attrs);
-    if (d->cluster.x) {
+    memset(&cfg, 0, sizeof cfg);
+    memcpy(cfg.grid, g, sizeof cfg.grid);
+    memcpy(cfg.block, b, sizeof cfg.block);
+    cfg.shared_bytes = d->shared_bytes;
+    cfg.stream = cs;
+    cfg.attrs = attrs;
+    if (GPUK__CLUSTER_ASKED(d->cluster)) {
         uint32_t c[3];
+        if (!d->cluster.x) /* as for grid and block: x is required, y and z default to 1 */
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "kernel '%s': a cluster of %ux%ux%u has x = 0 "
+                              "(set x too; y and z 0 -> 1)", k->name, d->cluster.x,
+                              d->cluster.y, d->cluster.z);
         c[0] = d->cluster.x;
         c[1] = d->cluster.y ? d->cluster.y : 1u;
         c[2] = d->cluster.z ? d->cluster.z : 1u;
@@ -4268,8 +4319,9 @@ static GPUK__NOINLINE gpuk_result gpuk__launch_ex(const char* fn, gpuk_ctx* ctx,
             return gpuk__fail(fn, GPUK_ERR_UNSUPPORTED, "kernel '%s': thread-block clusters need "
                               "compute capability 9.0 or newer; device %d (%s) is %d.%d", k->name,
                               ctx->info.ordinal, ctx->info.name, ctx->info.cc_major, ctx->info.cc_minor);
-        /* the size first: a cluster no device holds is the answer, whatever the grid */
-        if ((uint64_t)c[0] * c[1] * c[2] > 8u)
+        /* the size first: a cluster no device holds is the answer, whatever the grid; each
+           side alone first, so that the product cannot wrap */
+        if (c[0] > 8u || c[1] > 8u || c[2] > 8u || c[0] * c[1] * c[2] > 8u)
             return gpuk__fail(fn, GPUK_ERR_LIMIT, "kernel '%s': a cluster of %ux%ux%u blocks exceeds "
                               "the portable cluster size of 8 blocks", k->name, c[0], c[1], c[2]);
         for (i = 0; i < 3; i++)
@@ -4279,6 +4331,7 @@ static GPUK__NOINLINE gpuk_result gpuk__launch_ex(const char* fn, gpuk_ctx* ctx,
         attrs[n].id = GPUK__CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
         memcpy(attrs[n].value.dim, c, sizeof c);
         n++;
+        cluster = 1;
     }
     if (d->priority && gpuk__g.driver_version < 12000)
         return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, "kernel '%s': a launch priority needs a driver "
@@ -4286,6 +4339,21 @@ static GPUK__NOINLINE gpuk_result gpuk__launch_ex(const char* fn, gpuk_ctx* ctx,
                           "(gpuk_stream_desc.priority)", k->name, gpuk__g.driver_version / 1000,
                           gpuk__g.driver_version % 1000 / 10);
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
+    if (cluster && GPUK__DRV.cuOccupancyMaxActiveClusters) {
+        /* a cluster's blocks must all fit on one GPU processing cluster at once: where the
+           threads, shared memory or registers they need do not, the driver's launch fails
+           with a bare CUDA_ERROR_CLUSTER_OUT_OF_RESOURCES (912) */
+        int fit = 0;
+        cfg.num_attrs = n;
+        cr = GPUK__DRV.cuOccupancyMaxActiveClusters(&fit, k->cu, (const struct CUlaunchConfig_st*)(const void*)&cfg);
+        if (cr) return gpuk__fail_cu(fn, "cuOccupancyMaxActiveClusters", cr, k->name);
+        if (fit < 1)
+            return gpuk__fail(fn, GPUK_ERR_LIMIT, "kernel '%s': no cluster of %ux%ux%u blocks of %u "
+                              "threads and %u bytes of dynamic shared memory fits on the device at "
+                              "once (cuOccupancyMaxActiveClusters: 0); use smaller clusters or "
+                              "blocks", k->name, attrs[0].value.dim[0], attrs[0].value.dim[1],
+                              attrs[0].value.dim[2], b[0] * b[1] * b[2], d->shared_bytes);
+    }
     if (d->cooperative) {
         uint32_t max = 0;
         int per_sm = 0;
@@ -4308,12 +4376,6 @@ static GPUK__NOINLINE gpuk_result gpuk__launch_ex(const char* fn, gpuk_ctx* ctx,
         attrs[n].value.i = d->priority;
         n++;
     }
-    memset(&cfg, 0, sizeof cfg);
-    memcpy(cfg.grid, g, sizeof cfg.grid);
-    memcpy(cfg.block, b, sizeof cfg.block);
-    cfg.shared_bytes = d->shared_bytes;
-    cfg.stream = cs;
-    cfg.attrs = attrs;
     cfg.num_attrs = n;
     cr = GPUK__DRV.cuLaunchKernelEx((const struct CUlaunchConfig_st*)(const void*)&cfg, k->cu, d->args, NULL);
     return cr ? gpuk__fail_cu(fn, "cuLaunchKernelEx", cr, k->name) : GPUK_OK;
@@ -4336,7 +4398,7 @@ GPUK__IMPL gpuk_result gpuk_launch(gpuk_ctx* ctx, gpuk_kernel kernel, const gpuk
     g[0] = d.grid.x; g[1] = d.grid.y; g[2] = d.grid.z;
     b[0] = d.block.x; b[1] = d.block.y; b[2] = d.block.z;
     if ((r = gpuk__launch_check(fn, ctx, k, &d, g, b)) != GPUK_OK) return r;
-    if (GPUK__UNLIKELY(d.cluster.x || d.cooperative || d.priority))
+    if (GPUK__UNLIKELY(GPUK__CLUSTER_ASKED(d.cluster) || d.cooperative || d.priority))
         return gpuk__launch_ex(fn, ctx, k, &d, cs, g, b);
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
     cr = GPUK__DRV.cuLaunchKernel(k->cu, g[0], g[1], g[2], b[0], b[1], b[2], d.shared_bytes, cs,

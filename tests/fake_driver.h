@@ -64,6 +64,8 @@ typedef struct fake_config {
                                  locked memory copied again or freed meanwhile is misuse */
     int no_cooperative;       /* CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH is 0 */
     int occupancy;            /* blocks a multiprocessor (occupancy); 0 -> 2048 / block, at most 32 */
+    int cluster_threads;      /* the most threads a cluster's blocks may have together (one GPU
+                                 processing cluster): 0 -> 16 x 2048; over it no cluster fits */
 } fake_config;
 
 /* A deferred copy (defer_copies), in the order queued. */
@@ -1158,6 +1160,22 @@ typedef struct fake_launch_config {
     fake_launch_attr* attrs;
     unsigned nattrs;
 } fake_launch_config;
+/* How many clusters of the config's cluster attribute fit at once: none where their threads
+   exceed cfg.cluster_threads, else 132 SMs' worth (the driver's answer is per device). */
+static fres f_cuOccupancyMaxActiveClusters(int* n, void* f, const void* config) {
+    const fake_launch_config* c = (const fake_launch_config*)config;
+    unsigned long long threads, limit = fake.cfg.cluster_threads ? (unsigned long long)fake.cfg.cluster_threads : 16u * 2048u;
+    unsigned i, cl = 0;
+    FAKE_ENTER("cuOccupancyMaxActiveClusters"); FAKE_NEED_CTX("cuOccupancyMaxActiveClusters");
+    (void)f;
+    if (!n || !c || (c->nattrs && !c->attrs)) return 1;
+    for (i = 0; i < c->nattrs; i++)
+        if (c->attrs[i].id == 4) cl = c->attrs[i].v.dim[0] * c->attrs[i].v.dim[1] * c->attrs[i].v.dim[2];
+    if (!cl) return 1; /* no cluster attribute: the driver answers INVALID_VALUE (1) too */
+    threads = (unsigned long long)cl * c->block[0] * c->block[1] * c->block[2];
+    *n = threads > limit ? 0 : (int)(132u * 2048u / threads);
+    return 0;
+}
 /* The attributes gpuk uses, checked as the driver does: clusters (4) need sm_90 and must
    divide the grid; a cooperative grid (2) must fit the device at once (720); priority (8). */
 static fres f_cuLaunchKernelEx(const void* config, void* f, void** params, void** extra) {
@@ -1322,7 +1340,7 @@ static const fake_entry fake_entries[] = {
     FAKE_E(cuOccupancyMaxPotentialBlockSize), FAKE_E(cuLaunchKernel), FAKE_E(cuFuncGetParamInfo),
     FAKE_E(cuMemcpyPeer), FAKE_E(cuMemcpyPeerAsync), FAKE_E(cuDeviceCanAccessPeer),
     FAKE_E(cuCtxEnablePeerAccess), FAKE_E(cuOccupancyMaxActiveBlocksPerMultiprocessor),
-    FAKE_E(cuLaunchKernelEx), FAKE_E(cuTensorMapEncodeTiled), FAKE_E(cuStreamBeginCapture), FAKE_E(cuStreamEndCapture),
+    FAKE_E(cuLaunchKernelEx), FAKE_E(cuOccupancyMaxActiveClusters), FAKE_E(cuTensorMapEncodeTiled), FAKE_E(cuStreamBeginCapture), FAKE_E(cuStreamEndCapture),
     FAKE_E(cuGraphInstantiateWithFlags), FAKE_E(cuGraphDestroy), FAKE_E(cuGraphExecDestroy),
     FAKE_E(cuGraphLaunch), FAKE_E(cuGraphExecUpdate),
 };

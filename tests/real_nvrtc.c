@@ -9,6 +9,8 @@
 #include "gpuk.h"
 #include "check.h"
 #include "fake_driver.h"
+#include "fake_nvrtc.h"
+#include <stdlib.h>
 
 static const char* nvrtc_path;
 static char logged[16384];
@@ -100,6 +102,8 @@ static int test_real_custom_kernels(void) {
         { "const float* x, float lo", "x[i] > lo ? 1 : 0", "a + b", "0", "unsigned long long" },
         { "const int8_t* x, const uint16_t* y", "(long long)x[i] * y[i]", "a + b", "0", "int64_t" },
         { "", "i", "a > b ? a : b", "-1", "long long" },
+        /* parameters named as the reduce expression's operands: each sees its own */
+        { "const float* a, const float* b", "a[i] * b[i]", "a + b", "0.0f", "float" },
     };
     gpuk_desc d;
     gpuk_ctx* c = NULL;
@@ -167,10 +171,47 @@ static int test_real_custom_kernels(void) {
     return TEST_PASS;
 }
 
+/* gpuk_nvrtc_version before gpuk_init loads NVRTC from GPUK_NVRTC_PATH (the real one here);
+   a gpuk_init that names another NVRTC (the fake, 11.8) then replaces it, and one that names
+   none keeps it. */
+static int test_nvrtc_before_init(void) {
+    gpuk_desc d;
+    fake_nvrtc_config cfg;
+    int v = 0;
+    gpuk_shutdown();
+    fake_reset(NULL);
+    setenv("GPUK_NVRTC_PATH", nvrtc_path, 1);
+    CHECK_OK(gpuk_nvrtc_version(&v));
+    CHECK(v >= 12000); /* the toolkit's */
+    memset(&cfg, 0, sizeof cfg);
+    cfg.major = 11;
+    cfg.minor = 8;
+    fake_nvrtc_reset(&cfg);
+    memset(&d, 0, sizeof d);
+    d.get_proc = fake_get_proc;
+    d.nvrtc_get_proc = fake_nvrtc_get_proc;
+    CHECK_OK(gpuk_init(&d));
+    CHECK_OK(gpuk_nvrtc_version(&v));
+    CHECK(v == 11080);
+    CHECK_OK(gpuk_shutdown());
+    /* an init that names no NVRTC keeps the one loaded before it */
+    CHECK_OK(gpuk_nvrtc_version(&v));
+    CHECK(v >= 12000);
+    memset(&d, 0, sizeof d);
+    d.get_proc = fake_get_proc;
+    CHECK_OK(gpuk_init(&d));
+    CHECK_OK(gpuk_nvrtc_version(&v));
+    CHECK(v >= 12000);
+    CHECK_OK(gpuk_shutdown());
+    unsetenv("GPUK_NVRTC_PATH");
+    return TEST_PASS;
+}
+
 int main(int argc, char** argv) {
     if (argc < 2) { printf("usage: real_nvrtc LIBNVRTC\n"); return 2; }
     nvrtc_path = argv[1];
     RUN(test_real_nvrtc);
     RUN(test_real_custom_kernels);
+    RUN(test_nvrtc_before_init);
     return test_summary();
 }

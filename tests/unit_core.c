@@ -768,6 +768,44 @@ static int test_pool_full(void) {
     return TEST_PASS;
 }
 
+/* A timer's failures under its own name: a full event pool is gpuk_timer_create's error; a
+   failed destroy keeps the event it could not destroy, so a retry finishes the job. */
+static int test_timer_errors(void) {
+    gpuk_ctx* ctx;
+    gpuk_ctx_desc cd;
+    gpuk_timer t, keep;
+    gpuk_event e;
+    fake_up(NULL, 0);
+    memset(&cd, 0, sizeof cd);
+    cd.max_events = 3;
+    CHECK_OK(gpuk_ctx_create(&cd, &ctx));
+    CHECK_OK(gpuk_event_create(ctx, NULL, &e));
+    CHECK_OK(gpuk_event_create(ctx, NULL, &e));
+    /* one slot left: the start event takes it, the stop event finds the pool full */
+    CHECK_RESULT(gpuk_timer_create(ctx, &t), GPUK_ERR_POOL_FULL);
+    CHECK_ERROR_MENTIONS("gpuk_timer_create:");
+    CHECK(strstr(gpuk_last_error(), "gpuk_event_create") == NULL);
+    CHECK(t.start.id == 0 && t.stop.id == 0);
+    CHECK_OK(gpuk_event_destroy(ctx, e)); /* the start event was given back: two slots free */
+    CHECK_OK(gpuk_timer_create(ctx, &t));
+    /* the first event destroy fails: the timer keeps its start event, loses its stop event */
+    fake.cfg.fail_name = "cuEventDestroy";
+    fake.cfg.fail_nth = 1;
+    fake.name_calls = 0;
+    keep = t;
+    CHECK_RESULT(gpuk_timer_destroy(ctx, &t), 1);
+    CHECK_ERROR_MENTIONS("gpuk_timer_destroy: cuEventDestroy");
+    CHECK(t.start.id == keep.start.id && t.stop.id == 0);
+    fake.cfg.fail_name = NULL;
+    CHECK_OK(gpuk_timer_destroy(ctx, &t)); /* the retry the failure allows */
+    CHECK(t.start.id == 0 && t.stop.id == 0);
+    CHECK_RESULT(gpuk_timer_destroy(ctx, &t), GPUK_ERR_INVALID_HANDLE); /* nothing left */
+    CHECK_ERROR_MENTIONS("gpuk_timer_destroy: timer handle is zero");
+    CHECK_RESULT(gpuk_timer_destroy(ctx, &keep), GPUK_ERR_INVALID_HANDLE); /* a stale copy */
+    fake_down(ctx);
+    return TEST_PASS;
+}
+
 static int test_streams_events_timer(void) {
     gpuk_ctx* ctx = fake_up(NULL, 1);
     gpuk_stream s, w;
@@ -1420,6 +1458,7 @@ int main(void) {
     RUN(test_ctx_destroy_releases_everything);
     RUN(test_pool_full);
     RUN(test_streams_events_timer);
+    RUN(test_timer_errors);
     RUN(test_wrapped_buffer_is_not_freed);
     RUN(test_new_thread_gets_the_ctx_made_current);
     RUN(test_streamless_calls_wait_for_user_streams);

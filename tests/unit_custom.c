@@ -122,7 +122,7 @@ static int test_parameter_list_errors(void) {
         { "float a; float b", "unexpected character ';'" },
         { "float* i", "the name 'i' is taken" },
         { "const double* n", "the name 'n' is taken" },
-        { "float* gpuk_out_", "the name 'gpuk_out_' is taken" },
+        { "float* gpuk_out_", "the name 'gpuk_out_' is taken (names starting gpuk_ are gpuk's)" },
         { "float* while", "the name 'while' is taken" },
         { "float a,", "parameter 1 is empty" },
         { ",float a", "parameter 0 is empty" },
@@ -270,6 +270,143 @@ static int test_argument_errors(void) {
     return TEST_PASS;
 }
 
+/* In place with two element sizes: y (4-byte) written over half of x[i / 2] (8-byte) that
+   another thread has still to read. Refused naming both parameters; the same start with one
+   element size (float and int) and distinct starts apart stay allowed. */
+static int test_in_place_needs_one_element_size(void) {
+    gpuk_ctx* c = up();
+    gpuk_elementwise_desc d = saxpy_desc();
+    gpuk_elementwise k;
+    gpuk_buffer buf = make(c, 1024 * sizeof(double));
+    long before;
+    d.params = "float* y, const double* x";
+    d.body = "y[i] = (float)x[i]";
+    d.name = "narrow";
+    CHECK_OK(gpuk_elementwise_create(c, &d, &k));
+    before = fake.launches;
+    CHECK_RESULT(gpuk_elementwise_launch(c, GPUK_DEFAULT_STREAM, &k, 100,
+                                         GPUK_ARGV(gpuk_arg_array(gpuk_at(buf, 0)), gpuk_arg_array(gpuk_at(buf, 0)))),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("args[0] and args[1] (float* and const double*) start at the same element");
+    CHECK_ERROR_MENTIONS("4 and 8 bytes");
+    /* the other way round: a double written over two floats */
+    CHECK_OK(gpuk_elementwise_destroy(c, &k));
+    d.params = "double* y, const float* x";
+    d.body = "y[i] = x[i]";
+    CHECK_OK(gpuk_elementwise_create(c, &d, &k));
+    CHECK_RESULT(gpuk_elementwise_launch(c, GPUK_DEFAULT_STREAM, &k, 100,
+                                         GPUK_ARGV(gpuk_arg_array(gpuk_at(buf, 0)), gpuk_arg_array(gpuk_at(buf, 0)))),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("(double* and const float*)");
+    CHECK(fake.launches == before);
+    /* apart: fine */
+    CHECK_OK(gpuk_elementwise_launch(c, GPUK_DEFAULT_STREAM, &k, 100,
+                                     GPUK_ARGV(gpuk_arg_array(gpuk_at(buf, 0)), gpuk_arg_array(gpuk_at(buf, 400)))));
+    CHECK_OK(gpuk_elementwise_destroy(c, &k));
+    /* one element size, two types: in place is fine */
+    d.params = "int* y, const float* x";
+    d.body = "y[i] = (int)x[i]";
+    CHECK_OK(gpuk_elementwise_create(c, &d, &k));
+    CHECK_OK(gpuk_elementwise_launch(c, GPUK_DEFAULT_STREAM, &k, 100,
+                                     GPUK_ARGV(gpuk_arg_array(gpuk_at(buf, 0)), gpuk_arg_array(gpuk_at(buf, 0)))));
+    CHECK(fake.launches == before + 2);
+    /* n = 0 reads and writes nothing: no race to refuse */
+    CHECK_OK(gpuk_elementwise_destroy(c, &k));
+    d.params = "float* y, const double* x";
+    d.body = "y[i] = (float)x[i]";
+    CHECK_OK(gpuk_elementwise_create(c, &d, &k));
+    CHECK_OK(gpuk_elementwise_launch(c, GPUK_DEFAULT_STREAM, &k, 0,
+                                     GPUK_ARGV(gpuk_arg_array(gpuk_at(buf, 0)), gpuk_arg_array(gpuk_at(buf, 0)))));
+    CHECK(fake.launches == before + 2);
+    down(c);
+    return TEST_PASS;
+}
+
+/* Every name the generated CUDA C++ cannot take is refused before compiling, as a parameter
+   and as the kernel's name, naming why. */
+static int test_taken_names(void) {
+    static const char* const names[] = {
+        /* CUDA's built-in variables and what the generated code calls */
+        "threadIdx", "blockIdx", "gridDim", "blockDim", "warpSize", "atomicAdd", "__syncthreads",
+        "__threadfence",
+        /* C++ keywords and alternative tokens */
+        "and", "and_eq", "bitand", "bitor", "compl", "not", "not_eq", "or", "or_eq", "xor",
+        "xor_eq", "operator", "nullptr", "constexpr", "consteval", "virtual", "private",
+        "protected", "public", "class", "template", "typename", "this", "throw", "try", "catch",
+        "new", "delete", "namespace", "using", "friend", "mutable", "explicit", "decltype",
+        "noexcept", "static_assert", "thread_local", "alignas", "alignof", "char8_t", "wchar_t",
+        "co_await", "concept", "requires", "long", "bool", "true", "false", "asm", "export",
+        "dynamic_cast", "static_cast", "reinterpret_cast", "const_cast", "typeid", "restrict",
+        /* the entry point, the generated source's own names, reserved spellings */
+        "main", "i", "n", "raw", "gpuk_acc_", "gpuk_n_", "gpuk_out_", "gpuk_scratch_",
+        "gpuk_reduce_", "gpuk_fold_", "gpuk_v_", "gpuk_sm_", "gpuk_w_", "_x", "a__b", "__x"
+    };
+    gpuk_ctx* c = up();
+    gpuk_elementwise_desc d = saxpy_desc();
+    gpuk_reduction_desc rd;
+    gpuk_elementwise k;
+    gpuk_reduction rk;
+    char params[128];
+    size_t j;
+    memset(&rd, 0, sizeof rd);
+    rd.map = "1";
+    rd.reduce = "a + b";
+    rd.identity = "0";
+    rd.type = "int";
+    for (j = 0; j < sizeof names / sizeof names[0]; j++) {
+        const char* says = strcmp(names[j], "long") == 0 ? "has no name" : "is taken (";
+        snprintf(params, sizeof params, "const float* %s", names[j]);
+        d = saxpy_desc();
+        d.params = params;
+        d.body = "(void)0";
+        /* "float* long" reads as a type without a name, refused as such */
+        CHECK_RESULT(gpuk_elementwise_create(c, &d, &k), GPUK_ERR_INVALID_ARG);
+        if (!strstr(gpuk_last_error(), says)) fprintf(stderr, "  parameter '%s' was not refused\n", names[j]);
+        CHECK_ERROR_MENTIONS(says);
+        rd.params = params;
+        rd.name = NULL;
+        CHECK_RESULT(gpuk_reduction_create(c, &rd, &rk), GPUK_ERR_INVALID_ARG);
+        CHECK_ERROR_MENTIONS(says);
+        /* the kernel's name: i and n are free there (they are not the kernel's) */
+        if (strcmp(names[j], "i") == 0 || strcmp(names[j], "n") == 0) continue;
+        d.params = "float* y";
+        d.name = names[j];
+        CHECK_RESULT(gpuk_elementwise_create(c, &d, &k), GPUK_ERR_INVALID_ARG);
+        if (!strstr(gpuk_last_error(), "desc.name")) fprintf(stderr, "  name '%s' was not refused\n", names[j]);
+        CHECK_ERROR_MENTIONS("desc.name '");
+        rd.params = "";
+        rd.name = names[j];
+        CHECK_RESULT(gpuk_reduction_create(c, &rd, &rk), GPUK_ERR_INVALID_ARG);
+    }
+    d = saxpy_desc();
+    d.params = "const float* threadIdx";
+    CHECK_RESULT(gpuk_elementwise_create(c, &d, &k), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("the name 'threadIdx' is taken (a name CUDA or the generated code uses)");
+    d.params = "float* y";
+    d.name = "not";
+    CHECK_RESULT(gpuk_elementwise_create(c, &d, &k), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("desc.name 'not' is taken (a C++ keyword)");
+    CHECK(fake_nv.compiles == 0); /* nothing reached NVRTC */
+    /* names close to the taken ones are fine, and a reduction may have parameters a and b:
+       its reduce expression sees its own a and b */
+    d = saxpy_desc();
+    d.params = "const float* nn, const float* ii, float* mainly, float* gpukernel, float* x_";
+    d.body = "(void)0";
+    d.name = "threadIdx_x";
+    CHECK_OK(gpuk_elementwise_create(c, &d, &k));
+    CHECK_OK(gpuk_elementwise_destroy(c, &k));
+    rd.params = "const float* a, const float* b";
+    rd.map = "a[i] * b[i]";
+    rd.type = "float";
+    rd.name = "dot";
+    CHECK_OK(gpuk_reduction_create(c, &rd, &rk));
+    CHECK(strstr(fake_nv.source, "gpuk_reduce_(float a, float b)") != NULL);
+    CHECK(strstr(fake_nv.source, "void dot(const float* a, const float* b, float* gpuk_out_") != NULL);
+    CHECK_OK(gpuk_reduction_destroy(c, &rk));
+    down(c);
+    return TEST_PASS;
+}
+
 static int test_raw_views(void) {
     gpuk_ctx* c = up();
     gpuk_elementwise_desc d = saxpy_desc();
@@ -390,6 +527,8 @@ int main(void) {
     RUN(test_elementwise_source_and_launch);
     RUN(test_parameter_list_errors);
     RUN(test_argument_errors);
+    RUN(test_in_place_needs_one_element_size);
+    RUN(test_taken_names);
     RUN(test_raw_views);
     RUN(test_cache_reuse);
     RUN(test_compile_error);

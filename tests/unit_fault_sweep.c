@@ -70,6 +70,19 @@ static gpuk_result program(int* saw_text) {
         STEP(gpuk_launch(ctx, k, &(gpuk_launch_desc){ .grid = GPUK_DIM1(1), .block = GPUK_DIM1(256), .stream = s,
                                                       GPUK_ARGS(&ptr, &sc, &n) }));
     }
+    {   /* an extended launch: a cluster of 2 (its co-residency asked of the driver first), timed */
+        gpuk_devptr ptr = gpuk_buffer_devptr(ctx, a);
+        float sc = 0.5f;
+        unsigned n = 256;
+        gpuk_timer t;
+        memset(&t, 0, sizeof t);
+        STEP(gpuk_timer_create(ctx, &t));
+        STEP(gpuk_timer_start(ctx, s, &t));
+        STEP(gpuk_launch(ctx, k, &(gpuk_launch_desc){ .grid = GPUK_DIM1(2), .block = GPUK_DIM1(128), .stream = s,
+                                                      GPUK_ARGS(&ptr, &sc, &n), .cluster = GPUK_DIM1(2) }));
+        STEP(gpuk_timer_stop(ctx, &t, &ms));
+        STEP(gpuk_timer_destroy(ctx, &t));
+    }
     STEP(gpuk_buffer_copy_async(ctx, s, b, 0, a, 0, sizeof host));
     /* built-in kernels: first-use JIT, a reduction's scratch on s, a histogram's zeroing, a GEMM */
     STEP(gpuk_add_f32(ctx, s, gpuk_at(b, 0), gpuk_at(a, 0), gpuk_at(b, 0), 256));

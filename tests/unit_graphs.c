@@ -358,9 +358,17 @@ static int test_clusters(void) {
     CHECK(fake.ex_launches == 1 && fake.last_cluster[0] == 4 && fake.last_cluster[1] == 2 && fake.last_cluster[2] == 1);
     /* the plain path stays cuLaunchKernel */
     CHECK_OK(launch_ex(GPUK_DIM1(8), GPUK_DIM3(0, 0, 0), false, 0, 128));
-    CHECK_OK(launch_ex(GPUK_DIM1(8), GPUK_DIM3(0, 2, 2), false, 0, 128)); /* x 0: none */
+    CHECK_OK(launch_ex(GPUK_DIM1(8), GPUK_DIM1(0), false, 0, 128)); /* {0, 1, 1}: none */
     CHECK(fake.ex_launches == 1);
     before = fake.calls;
+    /* a y or z over 1 asks for clusters: beside x = 0 refused, not dropped */
+    CHECK_RESULT(launch_ex(GPUK_DIM1(8), GPUK_DIM3(0, 2, 1), false, 0, 128), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("a cluster of 0x2x1 has x = 0");
+    CHECK_RESULT(launch_ex(GPUK_DIM1(8), GPUK_DIM3(0, 0, 2), false, 0, 128), GPUK_ERR_INVALID_ARG);
+    /* each side is checked before the product, which would wrap to 0 in 64 bits */
+    CHECK_RESULT(launch_ex(GPUK_DIM1(8), GPUK_DIM3(1u << 22, 1u << 21, 1u << 21), false, 0, 128), GPUK_ERR_LIMIT);
+    CHECK_ERROR_MENTIONS("portable cluster size of 8");
+    CHECK_RESULT(launch_ex(GPUK_DIM1(8), GPUK_DIM3(1u << 31, 2, 1), false, 0, 128), GPUK_ERR_LIMIT);
     CHECK_RESULT(launch_ex(GPUK_DIM1(10), GPUK_DIM1(4), false, 0, 128), GPUK_ERR_INVALID_ARG);
     CHECK_ERROR_MENTIONS("cluster.x = 4 does not divide grid.x = 10");
     CHECK_RESULT(launch_ex(GPUK_DIM2(8, 3), GPUK_DIM2(1, 2), false, 0, 128), GPUK_ERR_INVALID_ARG);
@@ -368,6 +376,25 @@ static int test_clusters(void) {
     CHECK_RESULT(launch_ex(GPUK_DIM1(32), GPUK_DIM1(16), false, 0, 128), GPUK_ERR_LIMIT);
     CHECK_ERROR_MENTIONS("portable cluster size of 8");
     CHECK(fake.calls == before); /* refused before the driver */
+    /* clusters whose blocks cannot be resident together: refused with the reason, before the
+       launch (the driver would answer CUDA_ERROR_CLUSTER_OUT_OF_RESOURCES) */
+    fake.cfg.cluster_threads = 1024;
+    before = fake.launches;
+    CHECK_RESULT(launch_ex(GPUK_DIM1(8), GPUK_DIM1(8), false, 0, 256), GPUK_ERR_LIMIT);
+    CHECK_ERROR_MENTIONS("no cluster of 8x1x1 blocks of 256 threads");
+    CHECK_ERROR_MENTIONS("cuOccupancyMaxActiveClusters");
+    CHECK(fake.launches == before);
+    CHECK_OK(launch_ex(GPUK_DIM1(8), GPUK_DIM1(4), false, 0, 256)); /* 1024 threads fit */
+    fake.cfg.cluster_threads = 0;
+    fake.cfg.fail_name = "cuOccupancyMaxActiveClusters";
+    fake.cfg.fail_code = 999;
+    CHECK_RESULT(launch_ex(GPUK_DIM1(8), GPUK_DIM1(2), false, 0, 128), (gpuk_result)999);
+    CHECK_ERROR_MENTIONS("cuOccupancyMaxActiveClusters");
+    fake.cfg.fail_name = NULL;
+    fake_gpuk_down(ctx);
+    /* a driver without the occupancy query: the launch goes ahead, the driver checks */
+    up(&(fake_config){ .missing = { "cuOccupancyMaxActiveClusters" } });
+    CHECK_OK(launch_ex(GPUK_DIM1(8), GPUK_DIM1(2), false, 0, 128));
     fake_gpuk_down(ctx);
     /* a device before sm_90 */
     up(&(fake_config){ .cc_major = 8 });

@@ -10,6 +10,8 @@
 #include "fake_driver.h"
 #include "fake_nvrtc.h"
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const char saxpy_src[] =
     "extern \"C\" __global__ void saxpy(float a, const float* x, float* y, unsigned n) {\n"
@@ -116,6 +118,76 @@ static int test_not_nvrtc_or_too_old(void) {
     CHECK_ERROR_MENTIONS("/nonexistent/from_env/libnvrtc.so");
     unsetenv("GPUK_NVRTC_PATH");
     down(c);
+    return TEST_PASS;
+}
+
+/* Library paths are taken whole or refused: one over 4095 characters fails gpuk_init naming
+   the field; one of 516 characters whose first 511 name another library (here libm, through
+   a link) must not load that library, as a path cut to 511 characters would. */
+static int test_long_paths(void) {
+    static char longp[5000], base[64], link_path[520], asked_path[530];
+    char dir[520];
+    const char* libm = NULL;
+    static const char* const libms[] = { "/lib/x86_64-linux-gnu/libm.so.6", "/usr/lib/x86_64-linux-gnu/libm.so.6",
+                                         "/lib/aarch64-linux-gnu/libm.so.6", "/lib64/libm.so.6", NULL };
+    gpuk_desc d;
+    gpuk_ctx* c;
+    gpuk_compile_desc cd = saxpy_desc();
+    gpuk_module m;
+    size_t i, at;
+    int v = 0;
+    gpuk_shutdown();
+    fake_reset(NULL);
+    memset(longp, 'a', 4096);
+    longp[0] = '/';
+    longp[4096] = 0;
+    memset(&d, 0, sizeof d);
+    d.get_proc = fake_get_proc;
+    d.nvrtc_path = longp;
+    CHECK_RESULT(gpuk_init(&d), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("gpuk_desc.nvrtc_path is 4096 characters long; at most 4095 are taken");
+    d.nvrtc_path = NULL;
+    d.driver_path = longp;
+    d.get_proc = NULL;
+    CHECK_RESULT(gpuk_init(&d), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("gpuk_desc.driver_path is 4096 characters long");
+    longp[4095] = 0; /* 4095 characters: taken, and then not found */
+    CHECK_RESULT(gpuk_init(&d), GPUK_ERR_NO_DRIVER);
+    for (i = 0; libms[i] && !libm; i++)
+        if (access(libms[i], R_OK) == 0) libm = libms[i];
+    if (!libm) return TEST_SKIP;
+    /* a link of exactly 511 characters to libm, in folders of at most 200 */
+    snprintf(base, sizeof base, "/tmp/gpuk_long_%ld", (long)getpid());
+    CHECK(mkdir(base, 0700) == 0);
+    snprintf(dir, sizeof dir, "%s", base);
+    at = strlen(dir);
+    while (511 - at > 201) {
+        dir[at] = '/';
+        memset(dir + at + 1, 'd', 199);
+        dir[at + 200] = 0;
+        at += 200;
+        CHECK(mkdir(dir, 0700) == 0);
+    }
+    memcpy(link_path, dir, at);
+    link_path[at] = '/';
+    memset(link_path + at + 1, 'l', 511 - at - 1);
+    link_path[511] = 0;
+    CHECK(strlen(link_path) == 511);
+    CHECK(symlink(libm, link_path) == 0);
+    memcpy(asked_path, link_path, 511);
+    memcpy(asked_path + 511, ".so.9", 6); /* 516 characters, no such file */
+    c = up(NULL, asked_path);
+    CHECK_RESULT(gpuk_module_compile(c, &cd, &m), GPUK_ERR_NO_NVRTC);
+    CHECK_ERROR_MENTIONS("cannot load NVRTC");
+    CHECK(strstr(gpuk_last_error(), "is not NVRTC") == NULL); /* libm was not loaded */
+    CHECK_RESULT(gpuk_nvrtc_version(&v), GPUK_ERR_NO_NVRTC);
+    down(c);
+    unlink(link_path);
+    while (strlen(dir) > strlen(base)) {
+        rmdir(dir);
+        *strrchr(dir, '/') = 0;
+    }
+    rmdir(base);
     return TEST_PASS;
 }
 
@@ -361,6 +433,7 @@ static int test_fault_sweep(void) {
 int main(void) {
     RUN(test_no_nvrtc_names_what_to_install);
     RUN(test_not_nvrtc_or_too_old);
+    RUN(test_long_paths);
     RUN(test_compile_error_log);
     RUN(test_options_and_headers_passed);
     RUN(test_cubin_or_ptx_by_arch_list);
