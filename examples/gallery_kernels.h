@@ -13,9 +13,10 @@
    Pointer parameters take a gpuk_array view (gpuk_at(buffer, first), first counted in the
    pointer's element type); the wrapper checks the handle, that first lies inside the
    buffer and the alignment (gpuk_array_resolve), before the driver sees anything. The
-   kernel itself must stay inside the buffer: gpuk cannot know how far it reads. */
-#ifndef GALLERY_KERNELS_H_INCLUDED
-#define GALLERY_KERNELS_H_INCLUDED
+   kernel itself must stay inside the buffer: gpuk cannot know how far it reads. An
+   empty grid (grid.x 0, as gpuk_grid_1d(0, block) gives) checks them and runs nothing. */
+#ifndef GPUK_EMBED_gallery_kernels_H
+#define GPUK_EMBED_gallery_kernels_H
 #include <stdlib.h>
 #include <string.h>
 #include "gpuk.h"
@@ -712,43 +713,45 @@ static inline gpuk_result gallery_kernels_mandelbrot_f32(gpuk_ctx* ctx,
                                                          const gpuk_grid* launch, gpuk_array iters,
                                                          int width, int height, float x0, float y0,
                                                          float dx, float dy, int max_iter) {
-    gpuk_launch_desc desc;
-    gpuk_kernel kernel;
-    void* args[8];
-    size_t arg_sizes[8];
-    gpuk_devptr iters_ptr = 0;
-    size_t elems = 0;
-    gpuk_result r;
-    if ((r = gpuk_array_resolve(ctx, iters, sizeof(unsigned int), "gallery_kernels_mandelbrot_f32: iters", &iters_ptr,
-                                &elems)) != GPUK_OK)
-        return r;
-    kernel.id = kernels ? kernels->mandelbrot_f32.id : 0u;
-    if (!launch) return gpuk_launch(ctx, kernel, NULL); /* gpuk names the NULL */
-    memset(&desc, 0, sizeof desc);
-    desc.grid = launch->grid;
-    desc.block = launch->block;
-    desc.shared_bytes = launch->shared_bytes;
-    desc.stream = launch->stream;
-    args[0] = &iters_ptr;
-    arg_sizes[0] = sizeof iters_ptr;
-    args[1] = &width;
-    arg_sizes[1] = sizeof width;
-    args[2] = &height;
-    arg_sizes[2] = sizeof height;
-    args[3] = &x0;
-    arg_sizes[3] = sizeof x0;
-    args[4] = &y0;
-    arg_sizes[4] = sizeof y0;
-    args[5] = &dx;
-    arg_sizes[5] = sizeof dx;
-    args[6] = &dy;
-    arg_sizes[6] = sizeof dy;
-    args[7] = &max_iter;
-    arg_sizes[7] = sizeof max_iter;
-    desc.args = args;
-    desc.arg_sizes = arg_sizes;
-    desc.num_args = 8;
-    return gpuk_launch(ctx, kernel, &desc);
+    gpuk_launch_desc gpuk__desc;
+    gpuk_kernel gpuk__kernel;
+    void* gpuk__args[8];
+    size_t gpuk__sizes[8];
+    gpuk_devptr gpuk__p0 = 0;
+    size_t gpuk__elems = 0;
+    gpuk_result gpuk__r;
+    if ((gpuk__r = gpuk_array_resolve(ctx, iters, sizeof(unsigned int), "gallery_kernels_mandelbrot_f32: iters",
+                                      &gpuk__p0, &gpuk__elems)) != GPUK_OK)
+        return gpuk__r;
+    gpuk__kernel.id = kernels ? kernels->mandelbrot_f32.id : 0u;
+    if (!launch) return gpuk_launch(ctx, gpuk__kernel, NULL); /* gpuk names the NULL */
+    /* an empty grid (gpuk_grid_1d(0, block)): the views are checked, nothing runs */
+    if (!launch->grid.x) return GPUK_OK;
+    gpuk__desc = gpuk_launch_desc_defaults(NULL);
+    gpuk__desc.grid = launch->grid;
+    gpuk__desc.block = launch->block;
+    gpuk__desc.shared_bytes = launch->shared_bytes;
+    gpuk__desc.stream = launch->stream;
+    gpuk__args[0] = &gpuk__p0;
+    gpuk__sizes[0] = sizeof gpuk__p0;
+    gpuk__args[1] = &width;
+    gpuk__sizes[1] = sizeof width;
+    gpuk__args[2] = &height;
+    gpuk__sizes[2] = sizeof height;
+    gpuk__args[3] = &x0;
+    gpuk__sizes[3] = sizeof x0;
+    gpuk__args[4] = &y0;
+    gpuk__sizes[4] = sizeof y0;
+    gpuk__args[5] = &dx;
+    gpuk__sizes[5] = sizeof dx;
+    gpuk__args[6] = &dy;
+    gpuk__sizes[6] = sizeof dy;
+    gpuk__args[7] = &max_iter;
+    gpuk__sizes[7] = sizeof max_iter;
+    gpuk__desc.args = gpuk__args;
+    gpuk__desc.arg_sizes = gpuk__sizes;
+    gpuk__desc.num_args = 8;
+    return gpuk_launch(ctx, gpuk__kernel, &gpuk__desc);
 }
 
 /* __global__ void mandelbrot_f64(unsigned* iters, int width, int height, double x0, double y0, double dx, double dy, int max_iter) */
@@ -758,43 +761,45 @@ static inline gpuk_result gallery_kernels_mandelbrot_f64(gpuk_ctx* ctx,
                                                          int width, int height, double x0,
                                                          double y0, double dx, double dy,
                                                          int max_iter) {
-    gpuk_launch_desc desc;
-    gpuk_kernel kernel;
-    void* args[8];
-    size_t arg_sizes[8];
-    gpuk_devptr iters_ptr = 0;
-    size_t elems = 0;
-    gpuk_result r;
-    if ((r = gpuk_array_resolve(ctx, iters, sizeof(unsigned int), "gallery_kernels_mandelbrot_f64: iters", &iters_ptr,
-                                &elems)) != GPUK_OK)
-        return r;
-    kernel.id = kernels ? kernels->mandelbrot_f64.id : 0u;
-    if (!launch) return gpuk_launch(ctx, kernel, NULL); /* gpuk names the NULL */
-    memset(&desc, 0, sizeof desc);
-    desc.grid = launch->grid;
-    desc.block = launch->block;
-    desc.shared_bytes = launch->shared_bytes;
-    desc.stream = launch->stream;
-    args[0] = &iters_ptr;
-    arg_sizes[0] = sizeof iters_ptr;
-    args[1] = &width;
-    arg_sizes[1] = sizeof width;
-    args[2] = &height;
-    arg_sizes[2] = sizeof height;
-    args[3] = &x0;
-    arg_sizes[3] = sizeof x0;
-    args[4] = &y0;
-    arg_sizes[4] = sizeof y0;
-    args[5] = &dx;
-    arg_sizes[5] = sizeof dx;
-    args[6] = &dy;
-    arg_sizes[6] = sizeof dy;
-    args[7] = &max_iter;
-    arg_sizes[7] = sizeof max_iter;
-    desc.args = args;
-    desc.arg_sizes = arg_sizes;
-    desc.num_args = 8;
-    return gpuk_launch(ctx, kernel, &desc);
+    gpuk_launch_desc gpuk__desc;
+    gpuk_kernel gpuk__kernel;
+    void* gpuk__args[8];
+    size_t gpuk__sizes[8];
+    gpuk_devptr gpuk__p0 = 0;
+    size_t gpuk__elems = 0;
+    gpuk_result gpuk__r;
+    if ((gpuk__r = gpuk_array_resolve(ctx, iters, sizeof(unsigned int), "gallery_kernels_mandelbrot_f64: iters",
+                                      &gpuk__p0, &gpuk__elems)) != GPUK_OK)
+        return gpuk__r;
+    gpuk__kernel.id = kernels ? kernels->mandelbrot_f64.id : 0u;
+    if (!launch) return gpuk_launch(ctx, gpuk__kernel, NULL); /* gpuk names the NULL */
+    /* an empty grid (gpuk_grid_1d(0, block)): the views are checked, nothing runs */
+    if (!launch->grid.x) return GPUK_OK;
+    gpuk__desc = gpuk_launch_desc_defaults(NULL);
+    gpuk__desc.grid = launch->grid;
+    gpuk__desc.block = launch->block;
+    gpuk__desc.shared_bytes = launch->shared_bytes;
+    gpuk__desc.stream = launch->stream;
+    gpuk__args[0] = &gpuk__p0;
+    gpuk__sizes[0] = sizeof gpuk__p0;
+    gpuk__args[1] = &width;
+    gpuk__sizes[1] = sizeof width;
+    gpuk__args[2] = &height;
+    gpuk__sizes[2] = sizeof height;
+    gpuk__args[3] = &x0;
+    gpuk__sizes[3] = sizeof x0;
+    gpuk__args[4] = &y0;
+    gpuk__sizes[4] = sizeof y0;
+    gpuk__args[5] = &dx;
+    gpuk__sizes[5] = sizeof dx;
+    gpuk__args[6] = &dy;
+    gpuk__sizes[6] = sizeof dy;
+    gpuk__args[7] = &max_iter;
+    gpuk__sizes[7] = sizeof max_iter;
+    gpuk__desc.args = gpuk__args;
+    gpuk__desc.arg_sizes = gpuk__sizes;
+    gpuk__desc.num_args = 8;
+    return gpuk_launch(ctx, gpuk__kernel, &gpuk__desc);
 }
 
 /* __global__ void julia_f32(unsigned* iters, int width, int height, float x0, float y0, float dx, float dy, float cr, float ci, int max_iter) */
@@ -804,47 +809,49 @@ static inline gpuk_result gallery_kernels_julia_f32(gpuk_ctx* ctx,
                                                     int width, int height, float x0, float y0,
                                                     float dx, float dy, float cr, float ci,
                                                     int max_iter) {
-    gpuk_launch_desc desc;
-    gpuk_kernel kernel;
-    void* args[10];
-    size_t arg_sizes[10];
-    gpuk_devptr iters_ptr = 0;
-    size_t elems = 0;
-    gpuk_result r;
-    if ((r = gpuk_array_resolve(ctx, iters, sizeof(unsigned int), "gallery_kernels_julia_f32: iters", &iters_ptr,
-                                &elems)) != GPUK_OK)
-        return r;
-    kernel.id = kernels ? kernels->julia_f32.id : 0u;
-    if (!launch) return gpuk_launch(ctx, kernel, NULL); /* gpuk names the NULL */
-    memset(&desc, 0, sizeof desc);
-    desc.grid = launch->grid;
-    desc.block = launch->block;
-    desc.shared_bytes = launch->shared_bytes;
-    desc.stream = launch->stream;
-    args[0] = &iters_ptr;
-    arg_sizes[0] = sizeof iters_ptr;
-    args[1] = &width;
-    arg_sizes[1] = sizeof width;
-    args[2] = &height;
-    arg_sizes[2] = sizeof height;
-    args[3] = &x0;
-    arg_sizes[3] = sizeof x0;
-    args[4] = &y0;
-    arg_sizes[4] = sizeof y0;
-    args[5] = &dx;
-    arg_sizes[5] = sizeof dx;
-    args[6] = &dy;
-    arg_sizes[6] = sizeof dy;
-    args[7] = &cr;
-    arg_sizes[7] = sizeof cr;
-    args[8] = &ci;
-    arg_sizes[8] = sizeof ci;
-    args[9] = &max_iter;
-    arg_sizes[9] = sizeof max_iter;
-    desc.args = args;
-    desc.arg_sizes = arg_sizes;
-    desc.num_args = 10;
-    return gpuk_launch(ctx, kernel, &desc);
+    gpuk_launch_desc gpuk__desc;
+    gpuk_kernel gpuk__kernel;
+    void* gpuk__args[10];
+    size_t gpuk__sizes[10];
+    gpuk_devptr gpuk__p0 = 0;
+    size_t gpuk__elems = 0;
+    gpuk_result gpuk__r;
+    if ((gpuk__r = gpuk_array_resolve(ctx, iters, sizeof(unsigned int), "gallery_kernels_julia_f32: iters",
+                                      &gpuk__p0, &gpuk__elems)) != GPUK_OK)
+        return gpuk__r;
+    gpuk__kernel.id = kernels ? kernels->julia_f32.id : 0u;
+    if (!launch) return gpuk_launch(ctx, gpuk__kernel, NULL); /* gpuk names the NULL */
+    /* an empty grid (gpuk_grid_1d(0, block)): the views are checked, nothing runs */
+    if (!launch->grid.x) return GPUK_OK;
+    gpuk__desc = gpuk_launch_desc_defaults(NULL);
+    gpuk__desc.grid = launch->grid;
+    gpuk__desc.block = launch->block;
+    gpuk__desc.shared_bytes = launch->shared_bytes;
+    gpuk__desc.stream = launch->stream;
+    gpuk__args[0] = &gpuk__p0;
+    gpuk__sizes[0] = sizeof gpuk__p0;
+    gpuk__args[1] = &width;
+    gpuk__sizes[1] = sizeof width;
+    gpuk__args[2] = &height;
+    gpuk__sizes[2] = sizeof height;
+    gpuk__args[3] = &x0;
+    gpuk__sizes[3] = sizeof x0;
+    gpuk__args[4] = &y0;
+    gpuk__sizes[4] = sizeof y0;
+    gpuk__args[5] = &dx;
+    gpuk__sizes[5] = sizeof dx;
+    gpuk__args[6] = &dy;
+    gpuk__sizes[6] = sizeof dy;
+    gpuk__args[7] = &cr;
+    gpuk__sizes[7] = sizeof cr;
+    gpuk__args[8] = &ci;
+    gpuk__sizes[8] = sizeof ci;
+    gpuk__args[9] = &max_iter;
+    gpuk__sizes[9] = sizeof max_iter;
+    gpuk__desc.args = gpuk__args;
+    gpuk__desc.arg_sizes = gpuk__sizes;
+    gpuk__desc.num_args = 10;
+    return gpuk_launch(ctx, gpuk__kernel, &gpuk__desc);
 }
 
 /* __global__ void julia_f64(unsigned* iters, int width, int height, double x0, double y0, double dx, double dy, double cr, double ci, int max_iter) */
@@ -854,47 +861,49 @@ static inline gpuk_result gallery_kernels_julia_f64(gpuk_ctx* ctx,
                                                     int width, int height, double x0, double y0,
                                                     double dx, double dy, double cr, double ci,
                                                     int max_iter) {
-    gpuk_launch_desc desc;
-    gpuk_kernel kernel;
-    void* args[10];
-    size_t arg_sizes[10];
-    gpuk_devptr iters_ptr = 0;
-    size_t elems = 0;
-    gpuk_result r;
-    if ((r = gpuk_array_resolve(ctx, iters, sizeof(unsigned int), "gallery_kernels_julia_f64: iters", &iters_ptr,
-                                &elems)) != GPUK_OK)
-        return r;
-    kernel.id = kernels ? kernels->julia_f64.id : 0u;
-    if (!launch) return gpuk_launch(ctx, kernel, NULL); /* gpuk names the NULL */
-    memset(&desc, 0, sizeof desc);
-    desc.grid = launch->grid;
-    desc.block = launch->block;
-    desc.shared_bytes = launch->shared_bytes;
-    desc.stream = launch->stream;
-    args[0] = &iters_ptr;
-    arg_sizes[0] = sizeof iters_ptr;
-    args[1] = &width;
-    arg_sizes[1] = sizeof width;
-    args[2] = &height;
-    arg_sizes[2] = sizeof height;
-    args[3] = &x0;
-    arg_sizes[3] = sizeof x0;
-    args[4] = &y0;
-    arg_sizes[4] = sizeof y0;
-    args[5] = &dx;
-    arg_sizes[5] = sizeof dx;
-    args[6] = &dy;
-    arg_sizes[6] = sizeof dy;
-    args[7] = &cr;
-    arg_sizes[7] = sizeof cr;
-    args[8] = &ci;
-    arg_sizes[8] = sizeof ci;
-    args[9] = &max_iter;
-    arg_sizes[9] = sizeof max_iter;
-    desc.args = args;
-    desc.arg_sizes = arg_sizes;
-    desc.num_args = 10;
-    return gpuk_launch(ctx, kernel, &desc);
+    gpuk_launch_desc gpuk__desc;
+    gpuk_kernel gpuk__kernel;
+    void* gpuk__args[10];
+    size_t gpuk__sizes[10];
+    gpuk_devptr gpuk__p0 = 0;
+    size_t gpuk__elems = 0;
+    gpuk_result gpuk__r;
+    if ((gpuk__r = gpuk_array_resolve(ctx, iters, sizeof(unsigned int), "gallery_kernels_julia_f64: iters",
+                                      &gpuk__p0, &gpuk__elems)) != GPUK_OK)
+        return gpuk__r;
+    gpuk__kernel.id = kernels ? kernels->julia_f64.id : 0u;
+    if (!launch) return gpuk_launch(ctx, gpuk__kernel, NULL); /* gpuk names the NULL */
+    /* an empty grid (gpuk_grid_1d(0, block)): the views are checked, nothing runs */
+    if (!launch->grid.x) return GPUK_OK;
+    gpuk__desc = gpuk_launch_desc_defaults(NULL);
+    gpuk__desc.grid = launch->grid;
+    gpuk__desc.block = launch->block;
+    gpuk__desc.shared_bytes = launch->shared_bytes;
+    gpuk__desc.stream = launch->stream;
+    gpuk__args[0] = &gpuk__p0;
+    gpuk__sizes[0] = sizeof gpuk__p0;
+    gpuk__args[1] = &width;
+    gpuk__sizes[1] = sizeof width;
+    gpuk__args[2] = &height;
+    gpuk__sizes[2] = sizeof height;
+    gpuk__args[3] = &x0;
+    gpuk__sizes[3] = sizeof x0;
+    gpuk__args[4] = &y0;
+    gpuk__sizes[4] = sizeof y0;
+    gpuk__args[5] = &dx;
+    gpuk__sizes[5] = sizeof dx;
+    gpuk__args[6] = &dy;
+    gpuk__sizes[6] = sizeof dy;
+    gpuk__args[7] = &cr;
+    gpuk__sizes[7] = sizeof cr;
+    gpuk__args[8] = &ci;
+    gpuk__sizes[8] = sizeof ci;
+    gpuk__args[9] = &max_iter;
+    gpuk__sizes[9] = sizeof max_iter;
+    gpuk__desc.args = gpuk__args;
+    gpuk__desc.arg_sizes = gpuk__sizes;
+    gpuk__desc.num_args = 10;
+    return gpuk_launch(ctx, gpuk__kernel, &gpuk__desc);
 }
 
 /* __global__ void smooth3x3_f32(const float* in, float* out, int width, int height) */
@@ -902,38 +911,40 @@ static inline gpuk_result gallery_kernels_smooth3x3_f32(gpuk_ctx* ctx,
                                                         const gallery_kernels_kernels* kernels,
                                                         const gpuk_grid* launch, gpuk_array in,
                                                         gpuk_array out, int width, int height) {
-    gpuk_launch_desc desc;
-    gpuk_kernel kernel;
-    void* args[4];
-    size_t arg_sizes[4];
-    gpuk_devptr in_ptr = 0, out_ptr = 0;
-    size_t elems = 0;
-    gpuk_result r;
-    if ((r = gpuk_array_resolve(ctx, in, sizeof(float), "gallery_kernels_smooth3x3_f32: in", &in_ptr,
-                                &elems)) != GPUK_OK)
-        return r;
-    if ((r = gpuk_array_resolve(ctx, out, sizeof(float), "gallery_kernels_smooth3x3_f32: out", &out_ptr,
-                                &elems)) != GPUK_OK)
-        return r;
-    kernel.id = kernels ? kernels->smooth3x3_f32.id : 0u;
-    if (!launch) return gpuk_launch(ctx, kernel, NULL); /* gpuk names the NULL */
-    memset(&desc, 0, sizeof desc);
-    desc.grid = launch->grid;
-    desc.block = launch->block;
-    desc.shared_bytes = launch->shared_bytes;
-    desc.stream = launch->stream;
-    args[0] = &in_ptr;
-    arg_sizes[0] = sizeof in_ptr;
-    args[1] = &out_ptr;
-    arg_sizes[1] = sizeof out_ptr;
-    args[2] = &width;
-    arg_sizes[2] = sizeof width;
-    args[3] = &height;
-    arg_sizes[3] = sizeof height;
-    desc.args = args;
-    desc.arg_sizes = arg_sizes;
-    desc.num_args = 4;
-    return gpuk_launch(ctx, kernel, &desc);
+    gpuk_launch_desc gpuk__desc;
+    gpuk_kernel gpuk__kernel;
+    void* gpuk__args[4];
+    size_t gpuk__sizes[4];
+    gpuk_devptr gpuk__p0 = 0, gpuk__p1 = 0;
+    size_t gpuk__elems = 0;
+    gpuk_result gpuk__r;
+    if ((gpuk__r = gpuk_array_resolve(ctx, in, sizeof(float), "gallery_kernels_smooth3x3_f32: in",
+                                      &gpuk__p0, &gpuk__elems)) != GPUK_OK)
+        return gpuk__r;
+    if ((gpuk__r = gpuk_array_resolve(ctx, out, sizeof(float), "gallery_kernels_smooth3x3_f32: out",
+                                      &gpuk__p1, &gpuk__elems)) != GPUK_OK)
+        return gpuk__r;
+    gpuk__kernel.id = kernels ? kernels->smooth3x3_f32.id : 0u;
+    if (!launch) return gpuk_launch(ctx, gpuk__kernel, NULL); /* gpuk names the NULL */
+    /* an empty grid (gpuk_grid_1d(0, block)): the views are checked, nothing runs */
+    if (!launch->grid.x) return GPUK_OK;
+    gpuk__desc = gpuk_launch_desc_defaults(NULL);
+    gpuk__desc.grid = launch->grid;
+    gpuk__desc.block = launch->block;
+    gpuk__desc.shared_bytes = launch->shared_bytes;
+    gpuk__desc.stream = launch->stream;
+    gpuk__args[0] = &gpuk__p0;
+    gpuk__sizes[0] = sizeof gpuk__p0;
+    gpuk__args[1] = &gpuk__p1;
+    gpuk__sizes[1] = sizeof gpuk__p1;
+    gpuk__args[2] = &width;
+    gpuk__sizes[2] = sizeof width;
+    gpuk__args[3] = &height;
+    gpuk__sizes[3] = sizeof height;
+    gpuk__desc.args = gpuk__args;
+    gpuk__desc.arg_sizes = gpuk__sizes;
+    gpuk__desc.num_args = 4;
+    return gpuk_launch(ctx, gpuk__kernel, &gpuk__desc);
 }
 
 /* __global__ void heat_step_f32(const float* u, float* v, int width, int height, float r) */
@@ -941,41 +952,43 @@ static inline gpuk_result gallery_kernels_heat_step_f32(gpuk_ctx* ctx,
                                                         const gallery_kernels_kernels* kernels,
                                                         const gpuk_grid* launch, gpuk_array u,
                                                         gpuk_array v, int width, int height,
-                                                        float r_) {
-    gpuk_launch_desc desc;
-    gpuk_kernel kernel;
-    void* args[5];
-    size_t arg_sizes[5];
-    gpuk_devptr u_ptr = 0, v_ptr = 0;
-    size_t elems = 0;
-    gpuk_result r;
-    if ((r = gpuk_array_resolve(ctx, u, sizeof(float), "gallery_kernels_heat_step_f32: u", &u_ptr,
-                                &elems)) != GPUK_OK)
-        return r;
-    if ((r = gpuk_array_resolve(ctx, v, sizeof(float), "gallery_kernels_heat_step_f32: v", &v_ptr,
-                                &elems)) != GPUK_OK)
-        return r;
-    kernel.id = kernels ? kernels->heat_step_f32.id : 0u;
-    if (!launch) return gpuk_launch(ctx, kernel, NULL); /* gpuk names the NULL */
-    memset(&desc, 0, sizeof desc);
-    desc.grid = launch->grid;
-    desc.block = launch->block;
-    desc.shared_bytes = launch->shared_bytes;
-    desc.stream = launch->stream;
-    args[0] = &u_ptr;
-    arg_sizes[0] = sizeof u_ptr;
-    args[1] = &v_ptr;
-    arg_sizes[1] = sizeof v_ptr;
-    args[2] = &width;
-    arg_sizes[2] = sizeof width;
-    args[3] = &height;
-    arg_sizes[3] = sizeof height;
-    args[4] = &r_;
-    arg_sizes[4] = sizeof r_;
-    desc.args = args;
-    desc.arg_sizes = arg_sizes;
-    desc.num_args = 5;
-    return gpuk_launch(ctx, kernel, &desc);
+                                                        float r) {
+    gpuk_launch_desc gpuk__desc;
+    gpuk_kernel gpuk__kernel;
+    void* gpuk__args[5];
+    size_t gpuk__sizes[5];
+    gpuk_devptr gpuk__p0 = 0, gpuk__p1 = 0;
+    size_t gpuk__elems = 0;
+    gpuk_result gpuk__r;
+    if ((gpuk__r = gpuk_array_resolve(ctx, u, sizeof(float), "gallery_kernels_heat_step_f32: u",
+                                      &gpuk__p0, &gpuk__elems)) != GPUK_OK)
+        return gpuk__r;
+    if ((gpuk__r = gpuk_array_resolve(ctx, v, sizeof(float), "gallery_kernels_heat_step_f32: v",
+                                      &gpuk__p1, &gpuk__elems)) != GPUK_OK)
+        return gpuk__r;
+    gpuk__kernel.id = kernels ? kernels->heat_step_f32.id : 0u;
+    if (!launch) return gpuk_launch(ctx, gpuk__kernel, NULL); /* gpuk names the NULL */
+    /* an empty grid (gpuk_grid_1d(0, block)): the views are checked, nothing runs */
+    if (!launch->grid.x) return GPUK_OK;
+    gpuk__desc = gpuk_launch_desc_defaults(NULL);
+    gpuk__desc.grid = launch->grid;
+    gpuk__desc.block = launch->block;
+    gpuk__desc.shared_bytes = launch->shared_bytes;
+    gpuk__desc.stream = launch->stream;
+    gpuk__args[0] = &gpuk__p0;
+    gpuk__sizes[0] = sizeof gpuk__p0;
+    gpuk__args[1] = &gpuk__p1;
+    gpuk__sizes[1] = sizeof gpuk__p1;
+    gpuk__args[2] = &width;
+    gpuk__sizes[2] = sizeof width;
+    gpuk__args[3] = &height;
+    gpuk__sizes[3] = sizeof height;
+    gpuk__args[4] = &r;
+    gpuk__sizes[4] = sizeof r;
+    gpuk__desc.args = gpuk__args;
+    gpuk__desc.arg_sizes = gpuk__sizes;
+    gpuk__desc.num_args = 5;
+    return gpuk_launch(ctx, gpuk__kernel, &gpuk__desc);
 }
 
 /* __global__ void in_circle(const float* x, const float* y, unsigned* hit, unsigned n) */
@@ -983,41 +996,43 @@ static inline gpuk_result gallery_kernels_in_circle(gpuk_ctx* ctx,
                                                     const gallery_kernels_kernels* kernels,
                                                     const gpuk_grid* launch, gpuk_array x,
                                                     gpuk_array y, gpuk_array hit, unsigned int n) {
-    gpuk_launch_desc desc;
-    gpuk_kernel kernel;
-    void* args[4];
-    size_t arg_sizes[4];
-    gpuk_devptr x_ptr = 0, y_ptr = 0, hit_ptr = 0;
-    size_t elems = 0;
-    gpuk_result r;
-    if ((r = gpuk_array_resolve(ctx, x, sizeof(float), "gallery_kernels_in_circle: x", &x_ptr,
-                                &elems)) != GPUK_OK)
-        return r;
-    if ((r = gpuk_array_resolve(ctx, y, sizeof(float), "gallery_kernels_in_circle: y", &y_ptr,
-                                &elems)) != GPUK_OK)
-        return r;
-    if ((r = gpuk_array_resolve(ctx, hit, sizeof(unsigned int), "gallery_kernels_in_circle: hit", &hit_ptr,
-                                &elems)) != GPUK_OK)
-        return r;
-    kernel.id = kernels ? kernels->in_circle.id : 0u;
-    if (!launch) return gpuk_launch(ctx, kernel, NULL); /* gpuk names the NULL */
-    memset(&desc, 0, sizeof desc);
-    desc.grid = launch->grid;
-    desc.block = launch->block;
-    desc.shared_bytes = launch->shared_bytes;
-    desc.stream = launch->stream;
-    args[0] = &x_ptr;
-    arg_sizes[0] = sizeof x_ptr;
-    args[1] = &y_ptr;
-    arg_sizes[1] = sizeof y_ptr;
-    args[2] = &hit_ptr;
-    arg_sizes[2] = sizeof hit_ptr;
-    args[3] = &n;
-    arg_sizes[3] = sizeof n;
-    desc.args = args;
-    desc.arg_sizes = arg_sizes;
-    desc.num_args = 4;
-    return gpuk_launch(ctx, kernel, &desc);
+    gpuk_launch_desc gpuk__desc;
+    gpuk_kernel gpuk__kernel;
+    void* gpuk__args[4];
+    size_t gpuk__sizes[4];
+    gpuk_devptr gpuk__p0 = 0, gpuk__p1 = 0, gpuk__p2 = 0;
+    size_t gpuk__elems = 0;
+    gpuk_result gpuk__r;
+    if ((gpuk__r = gpuk_array_resolve(ctx, x, sizeof(float), "gallery_kernels_in_circle: x",
+                                      &gpuk__p0, &gpuk__elems)) != GPUK_OK)
+        return gpuk__r;
+    if ((gpuk__r = gpuk_array_resolve(ctx, y, sizeof(float), "gallery_kernels_in_circle: y",
+                                      &gpuk__p1, &gpuk__elems)) != GPUK_OK)
+        return gpuk__r;
+    if ((gpuk__r = gpuk_array_resolve(ctx, hit, sizeof(unsigned int), "gallery_kernels_in_circle: hit",
+                                      &gpuk__p2, &gpuk__elems)) != GPUK_OK)
+        return gpuk__r;
+    gpuk__kernel.id = kernels ? kernels->in_circle.id : 0u;
+    if (!launch) return gpuk_launch(ctx, gpuk__kernel, NULL); /* gpuk names the NULL */
+    /* an empty grid (gpuk_grid_1d(0, block)): the views are checked, nothing runs */
+    if (!launch->grid.x) return GPUK_OK;
+    gpuk__desc = gpuk_launch_desc_defaults(NULL);
+    gpuk__desc.grid = launch->grid;
+    gpuk__desc.block = launch->block;
+    gpuk__desc.shared_bytes = launch->shared_bytes;
+    gpuk__desc.stream = launch->stream;
+    gpuk__args[0] = &gpuk__p0;
+    gpuk__sizes[0] = sizeof gpuk__p0;
+    gpuk__args[1] = &gpuk__p1;
+    gpuk__sizes[1] = sizeof gpuk__p1;
+    gpuk__args[2] = &gpuk__p2;
+    gpuk__sizes[2] = sizeof gpuk__p2;
+    gpuk__args[3] = &n;
+    gpuk__sizes[3] = sizeof n;
+    gpuk__desc.args = gpuk__args;
+    gpuk__desc.arg_sizes = gpuk__sizes;
+    gpuk__desc.num_args = 4;
+    return gpuk_launch(ctx, gpuk__kernel, &gpuk__desc);
 }
 
 /* __global__ void quantize_f32(const float* x, int* q, float scale, unsigned n) */
@@ -1025,38 +1040,40 @@ static inline gpuk_result gallery_kernels_quantize_f32(gpuk_ctx* ctx,
                                                        const gallery_kernels_kernels* kernels,
                                                        const gpuk_grid* launch, gpuk_array x,
                                                        gpuk_array q, float scale, unsigned int n) {
-    gpuk_launch_desc desc;
-    gpuk_kernel kernel;
-    void* args[4];
-    size_t arg_sizes[4];
-    gpuk_devptr x_ptr = 0, q_ptr = 0;
-    size_t elems = 0;
-    gpuk_result r;
-    if ((r = gpuk_array_resolve(ctx, x, sizeof(float), "gallery_kernels_quantize_f32: x", &x_ptr,
-                                &elems)) != GPUK_OK)
-        return r;
-    if ((r = gpuk_array_resolve(ctx, q, sizeof(int), "gallery_kernels_quantize_f32: q", &q_ptr,
-                                &elems)) != GPUK_OK)
-        return r;
-    kernel.id = kernels ? kernels->quantize_f32.id : 0u;
-    if (!launch) return gpuk_launch(ctx, kernel, NULL); /* gpuk names the NULL */
-    memset(&desc, 0, sizeof desc);
-    desc.grid = launch->grid;
-    desc.block = launch->block;
-    desc.shared_bytes = launch->shared_bytes;
-    desc.stream = launch->stream;
-    args[0] = &x_ptr;
-    arg_sizes[0] = sizeof x_ptr;
-    args[1] = &q_ptr;
-    arg_sizes[1] = sizeof q_ptr;
-    args[2] = &scale;
-    arg_sizes[2] = sizeof scale;
-    args[3] = &n;
-    arg_sizes[3] = sizeof n;
-    desc.args = args;
-    desc.arg_sizes = arg_sizes;
-    desc.num_args = 4;
-    return gpuk_launch(ctx, kernel, &desc);
+    gpuk_launch_desc gpuk__desc;
+    gpuk_kernel gpuk__kernel;
+    void* gpuk__args[4];
+    size_t gpuk__sizes[4];
+    gpuk_devptr gpuk__p0 = 0, gpuk__p1 = 0;
+    size_t gpuk__elems = 0;
+    gpuk_result gpuk__r;
+    if ((gpuk__r = gpuk_array_resolve(ctx, x, sizeof(float), "gallery_kernels_quantize_f32: x",
+                                      &gpuk__p0, &gpuk__elems)) != GPUK_OK)
+        return gpuk__r;
+    if ((gpuk__r = gpuk_array_resolve(ctx, q, sizeof(int), "gallery_kernels_quantize_f32: q",
+                                      &gpuk__p1, &gpuk__elems)) != GPUK_OK)
+        return gpuk__r;
+    gpuk__kernel.id = kernels ? kernels->quantize_f32.id : 0u;
+    if (!launch) return gpuk_launch(ctx, gpuk__kernel, NULL); /* gpuk names the NULL */
+    /* an empty grid (gpuk_grid_1d(0, block)): the views are checked, nothing runs */
+    if (!launch->grid.x) return GPUK_OK;
+    gpuk__desc = gpuk_launch_desc_defaults(NULL);
+    gpuk__desc.grid = launch->grid;
+    gpuk__desc.block = launch->block;
+    gpuk__desc.shared_bytes = launch->shared_bytes;
+    gpuk__desc.stream = launch->stream;
+    gpuk__args[0] = &gpuk__p0;
+    gpuk__sizes[0] = sizeof gpuk__p0;
+    gpuk__args[1] = &gpuk__p1;
+    gpuk__sizes[1] = sizeof gpuk__p1;
+    gpuk__args[2] = &scale;
+    gpuk__sizes[2] = sizeof scale;
+    gpuk__args[3] = &n;
+    gpuk__sizes[3] = sizeof n;
+    gpuk__desc.args = gpuk__args;
+    gpuk__desc.arg_sizes = gpuk__sizes;
+    gpuk__desc.num_args = 4;
+    return gpuk_launch(ctx, gpuk__kernel, &gpuk__desc);
 }
 
 /* __global__ void busy_f32(const float* in, float* out, unsigned n, int reps) */
@@ -1064,41 +1081,43 @@ static inline gpuk_result gallery_kernels_busy_f32(gpuk_ctx* ctx,
                                                    const gallery_kernels_kernels* kernels,
                                                    const gpuk_grid* launch, gpuk_array in,
                                                    gpuk_array out, unsigned int n, int reps) {
-    gpuk_launch_desc desc;
-    gpuk_kernel kernel;
-    void* args[4];
-    size_t arg_sizes[4];
-    gpuk_devptr in_ptr = 0, out_ptr = 0;
-    size_t elems = 0;
-    gpuk_result r;
-    if ((r = gpuk_array_resolve(ctx, in, sizeof(float), "gallery_kernels_busy_f32: in", &in_ptr,
-                                &elems)) != GPUK_OK)
-        return r;
-    if ((r = gpuk_array_resolve(ctx, out, sizeof(float), "gallery_kernels_busy_f32: out", &out_ptr,
-                                &elems)) != GPUK_OK)
-        return r;
-    kernel.id = kernels ? kernels->busy_f32.id : 0u;
-    if (!launch) return gpuk_launch(ctx, kernel, NULL); /* gpuk names the NULL */
-    memset(&desc, 0, sizeof desc);
-    desc.grid = launch->grid;
-    desc.block = launch->block;
-    desc.shared_bytes = launch->shared_bytes;
-    desc.stream = launch->stream;
-    args[0] = &in_ptr;
-    arg_sizes[0] = sizeof in_ptr;
-    args[1] = &out_ptr;
-    arg_sizes[1] = sizeof out_ptr;
-    args[2] = &n;
-    arg_sizes[2] = sizeof n;
-    args[3] = &reps;
-    arg_sizes[3] = sizeof reps;
-    desc.args = args;
-    desc.arg_sizes = arg_sizes;
-    desc.num_args = 4;
-    return gpuk_launch(ctx, kernel, &desc);
+    gpuk_launch_desc gpuk__desc;
+    gpuk_kernel gpuk__kernel;
+    void* gpuk__args[4];
+    size_t gpuk__sizes[4];
+    gpuk_devptr gpuk__p0 = 0, gpuk__p1 = 0;
+    size_t gpuk__elems = 0;
+    gpuk_result gpuk__r;
+    if ((gpuk__r = gpuk_array_resolve(ctx, in, sizeof(float), "gallery_kernels_busy_f32: in",
+                                      &gpuk__p0, &gpuk__elems)) != GPUK_OK)
+        return gpuk__r;
+    if ((gpuk__r = gpuk_array_resolve(ctx, out, sizeof(float), "gallery_kernels_busy_f32: out",
+                                      &gpuk__p1, &gpuk__elems)) != GPUK_OK)
+        return gpuk__r;
+    gpuk__kernel.id = kernels ? kernels->busy_f32.id : 0u;
+    if (!launch) return gpuk_launch(ctx, gpuk__kernel, NULL); /* gpuk names the NULL */
+    /* an empty grid (gpuk_grid_1d(0, block)): the views are checked, nothing runs */
+    if (!launch->grid.x) return GPUK_OK;
+    gpuk__desc = gpuk_launch_desc_defaults(NULL);
+    gpuk__desc.grid = launch->grid;
+    gpuk__desc.block = launch->block;
+    gpuk__desc.shared_bytes = launch->shared_bytes;
+    gpuk__desc.stream = launch->stream;
+    gpuk__args[0] = &gpuk__p0;
+    gpuk__sizes[0] = sizeof gpuk__p0;
+    gpuk__args[1] = &gpuk__p1;
+    gpuk__sizes[1] = sizeof gpuk__p1;
+    gpuk__args[2] = &n;
+    gpuk__sizes[2] = sizeof n;
+    gpuk__args[3] = &reps;
+    gpuk__sizes[3] = sizeof reps;
+    gpuk__desc.args = gpuk__args;
+    gpuk__desc.arg_sizes = gpuk__sizes;
+    gpuk__desc.num_args = 4;
+    return gpuk_launch(ctx, gpuk__kernel, &gpuk__desc);
 }
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* GALLERY_KERNELS_H_INCLUDED */
+#endif /* GPUK_EMBED_gallery_kernels_H */

@@ -13,9 +13,10 @@
    Pointer parameters take a gpuk_array view (gpuk_at(buffer, first), first counted in the
    pointer's element type); the wrapper checks the handle, that first lies inside the
    buffer and the alignment (gpuk_array_resolve), before the driver sees anything. The
-   kernel itself must stay inside the buffer: gpuk cannot know how far it reads. */
-#ifndef MY_KERNELS_H_INCLUDED
-#define MY_KERNELS_H_INCLUDED
+   kernel itself must stay inside the buffer: gpuk cannot know how far it reads. An
+   empty grid (grid.x 0, as gpuk_grid_1d(0, block) gives) checks them and runs nothing. */
+#ifndef GPUK_EMBED_my_kernels_H
+#define GPUK_EMBED_my_kernels_H
 #include <stdlib.h>
 #include <string.h>
 #include "gpuk.h"
@@ -126,41 +127,43 @@ static inline gpuk_result my_kernels_unload(gpuk_ctx* ctx, my_kernels_kernels* k
 static inline gpuk_result my_kernels_saxpy(gpuk_ctx* ctx, const my_kernels_kernels* kernels,
                                            const gpuk_grid* launch, float a, gpuk_array x,
                                            gpuk_array y, unsigned int n) {
-    gpuk_launch_desc desc;
-    gpuk_kernel kernel;
-    void* args[4];
-    size_t arg_sizes[4];
-    gpuk_devptr x_ptr = 0, y_ptr = 0;
-    size_t elems = 0;
-    gpuk_result r;
-    if ((r = gpuk_array_resolve(ctx, x, sizeof(float), "my_kernels_saxpy: x", &x_ptr,
-                                &elems)) != GPUK_OK)
-        return r;
-    if ((r = gpuk_array_resolve(ctx, y, sizeof(float), "my_kernels_saxpy: y", &y_ptr,
-                                &elems)) != GPUK_OK)
-        return r;
-    kernel.id = kernels ? kernels->saxpy.id : 0u;
-    if (!launch) return gpuk_launch(ctx, kernel, NULL); /* gpuk names the NULL */
-    memset(&desc, 0, sizeof desc);
-    desc.grid = launch->grid;
-    desc.block = launch->block;
-    desc.shared_bytes = launch->shared_bytes;
-    desc.stream = launch->stream;
-    args[0] = &a;
-    arg_sizes[0] = sizeof a;
-    args[1] = &x_ptr;
-    arg_sizes[1] = sizeof x_ptr;
-    args[2] = &y_ptr;
-    arg_sizes[2] = sizeof y_ptr;
-    args[3] = &n;
-    arg_sizes[3] = sizeof n;
-    desc.args = args;
-    desc.arg_sizes = arg_sizes;
-    desc.num_args = 4;
-    return gpuk_launch(ctx, kernel, &desc);
+    gpuk_launch_desc gpuk__desc;
+    gpuk_kernel gpuk__kernel;
+    void* gpuk__args[4];
+    size_t gpuk__sizes[4];
+    gpuk_devptr gpuk__p1 = 0, gpuk__p2 = 0;
+    size_t gpuk__elems = 0;
+    gpuk_result gpuk__r;
+    if ((gpuk__r = gpuk_array_resolve(ctx, x, sizeof(float), "my_kernels_saxpy: x",
+                                      &gpuk__p1, &gpuk__elems)) != GPUK_OK)
+        return gpuk__r;
+    if ((gpuk__r = gpuk_array_resolve(ctx, y, sizeof(float), "my_kernels_saxpy: y",
+                                      &gpuk__p2, &gpuk__elems)) != GPUK_OK)
+        return gpuk__r;
+    gpuk__kernel.id = kernels ? kernels->saxpy.id : 0u;
+    if (!launch) return gpuk_launch(ctx, gpuk__kernel, NULL); /* gpuk names the NULL */
+    /* an empty grid (gpuk_grid_1d(0, block)): the views are checked, nothing runs */
+    if (!launch->grid.x) return GPUK_OK;
+    gpuk__desc = gpuk_launch_desc_defaults(NULL);
+    gpuk__desc.grid = launch->grid;
+    gpuk__desc.block = launch->block;
+    gpuk__desc.shared_bytes = launch->shared_bytes;
+    gpuk__desc.stream = launch->stream;
+    gpuk__args[0] = &a;
+    gpuk__sizes[0] = sizeof a;
+    gpuk__args[1] = &gpuk__p1;
+    gpuk__sizes[1] = sizeof gpuk__p1;
+    gpuk__args[2] = &gpuk__p2;
+    gpuk__sizes[2] = sizeof gpuk__p2;
+    gpuk__args[3] = &n;
+    gpuk__sizes[3] = sizeof n;
+    gpuk__desc.args = gpuk__args;
+    gpuk__desc.arg_sizes = gpuk__sizes;
+    gpuk__desc.num_args = 4;
+    return gpuk_launch(ctx, gpuk__kernel, &gpuk__desc);
 }
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* MY_KERNELS_H_INCLUDED */
+#endif /* GPUK_EMBED_my_kernels_H */

@@ -13,9 +13,10 @@
    Pointer parameters take a gpuk_array view (gpuk_at(buffer, first), first counted in the
    pointer's element type); the wrapper checks the handle, that first lies inside the
    buffer and the alignment (gpuk_array_resolve), before the driver sees anything. The
-   kernel itself must stay inside the buffer: gpuk cannot know how far it reads. */
-#ifndef EMBED_TEST_KERNELS_H_INCLUDED
-#define EMBED_TEST_KERNELS_H_INCLUDED
+   kernel itself must stay inside the buffer: gpuk cannot know how far it reads. An
+   empty grid (grid.x 0, as gpuk_grid_1d(0, block) gives) checks them and runs nothing. */
+#ifndef GPUK_EMBED_embed_H
+#define GPUK_EMBED_embed_H
 #include <stdlib.h>
 #include <string.h>
 #include "gpuk.h"
@@ -293,206 +294,218 @@ static inline gpuk_result embed_unload(gpuk_ctx* ctx, embed_kernels* k) {
 static inline gpuk_result embed_saxpy(gpuk_ctx* ctx, const embed_kernels* kernels,
                                       const gpuk_grid* launch, float a, gpuk_array x, gpuk_array y,
                                       unsigned int n) {
-    gpuk_launch_desc desc;
-    gpuk_kernel kernel;
-    void* args[4];
-    size_t arg_sizes[4];
-    gpuk_devptr x_ptr = 0, y_ptr = 0;
-    size_t elems = 0;
-    gpuk_result r;
-    if ((r = gpuk_array_resolve(ctx, x, sizeof(float), "embed_saxpy: x", &x_ptr,
-                                &elems)) != GPUK_OK)
-        return r;
-    if ((r = gpuk_array_resolve(ctx, y, sizeof(float), "embed_saxpy: y", &y_ptr,
-                                &elems)) != GPUK_OK)
-        return r;
-    kernel.id = kernels ? kernels->saxpy.id : 0u;
-    if (!launch) return gpuk_launch(ctx, kernel, NULL); /* gpuk names the NULL */
-    memset(&desc, 0, sizeof desc);
-    desc.grid = launch->grid;
-    desc.block = launch->block;
-    desc.shared_bytes = launch->shared_bytes;
-    desc.stream = launch->stream;
-    args[0] = &a;
-    arg_sizes[0] = sizeof a;
-    args[1] = &x_ptr;
-    arg_sizes[1] = sizeof x_ptr;
-    args[2] = &y_ptr;
-    arg_sizes[2] = sizeof y_ptr;
-    args[3] = &n;
-    arg_sizes[3] = sizeof n;
-    desc.args = args;
-    desc.arg_sizes = arg_sizes;
-    desc.num_args = 4;
-    return gpuk_launch(ctx, kernel, &desc);
+    gpuk_launch_desc gpuk__desc;
+    gpuk_kernel gpuk__kernel;
+    void* gpuk__args[4];
+    size_t gpuk__sizes[4];
+    gpuk_devptr gpuk__p1 = 0, gpuk__p2 = 0;
+    size_t gpuk__elems = 0;
+    gpuk_result gpuk__r;
+    if ((gpuk__r = gpuk_array_resolve(ctx, x, sizeof(float), "embed_saxpy: x",
+                                      &gpuk__p1, &gpuk__elems)) != GPUK_OK)
+        return gpuk__r;
+    if ((gpuk__r = gpuk_array_resolve(ctx, y, sizeof(float), "embed_saxpy: y",
+                                      &gpuk__p2, &gpuk__elems)) != GPUK_OK)
+        return gpuk__r;
+    gpuk__kernel.id = kernels ? kernels->saxpy.id : 0u;
+    if (!launch) return gpuk_launch(ctx, gpuk__kernel, NULL); /* gpuk names the NULL */
+    /* an empty grid (gpuk_grid_1d(0, block)): the views are checked, nothing runs */
+    if (!launch->grid.x) return GPUK_OK;
+    gpuk__desc = gpuk_launch_desc_defaults(NULL);
+    gpuk__desc.grid = launch->grid;
+    gpuk__desc.block = launch->block;
+    gpuk__desc.shared_bytes = launch->shared_bytes;
+    gpuk__desc.stream = launch->stream;
+    gpuk__args[0] = &a;
+    gpuk__sizes[0] = sizeof a;
+    gpuk__args[1] = &gpuk__p1;
+    gpuk__sizes[1] = sizeof gpuk__p1;
+    gpuk__args[2] = &gpuk__p2;
+    gpuk__sizes[2] = sizeof gpuk__p2;
+    gpuk__args[3] = &n;
+    gpuk__sizes[3] = sizeof n;
+    gpuk__desc.args = gpuk__args;
+    gpuk__desc.arg_sizes = gpuk__sizes;
+    gpuk__desc.num_args = 4;
+    return gpuk_launch(ctx, gpuk__kernel, &gpuk__desc);
 }
 
 /* __global__ void widen(const int32_t* in, double* out, double scale, long long offset, uint64_t n) */
 static inline gpuk_result embed_widen(gpuk_ctx* ctx, const embed_kernels* kernels,
                                       const gpuk_grid* launch, gpuk_array in, gpuk_array out,
                                       double scale, long long offset, uint64_t n) {
-    gpuk_launch_desc desc;
-    gpuk_kernel kernel;
-    void* args[5];
-    size_t arg_sizes[5];
-    gpuk_devptr in_ptr = 0, out_ptr = 0;
-    size_t elems = 0;
-    gpuk_result r;
-    if ((r = gpuk_array_resolve(ctx, in, sizeof(int32_t), "embed_widen: in", &in_ptr,
-                                &elems)) != GPUK_OK)
-        return r;
-    if ((r = gpuk_array_resolve(ctx, out, sizeof(double), "embed_widen: out", &out_ptr,
-                                &elems)) != GPUK_OK)
-        return r;
-    kernel.id = kernels ? kernels->widen.id : 0u;
-    if (!launch) return gpuk_launch(ctx, kernel, NULL); /* gpuk names the NULL */
-    memset(&desc, 0, sizeof desc);
-    desc.grid = launch->grid;
-    desc.block = launch->block;
-    desc.shared_bytes = launch->shared_bytes;
-    desc.stream = launch->stream;
-    args[0] = &in_ptr;
-    arg_sizes[0] = sizeof in_ptr;
-    args[1] = &out_ptr;
-    arg_sizes[1] = sizeof out_ptr;
-    args[2] = &scale;
-    arg_sizes[2] = sizeof scale;
-    args[3] = &offset;
-    arg_sizes[3] = sizeof offset;
-    args[4] = &n;
-    arg_sizes[4] = sizeof n;
-    desc.args = args;
-    desc.arg_sizes = arg_sizes;
-    desc.num_args = 5;
-    return gpuk_launch(ctx, kernel, &desc);
+    gpuk_launch_desc gpuk__desc;
+    gpuk_kernel gpuk__kernel;
+    void* gpuk__args[5];
+    size_t gpuk__sizes[5];
+    gpuk_devptr gpuk__p0 = 0, gpuk__p1 = 0;
+    size_t gpuk__elems = 0;
+    gpuk_result gpuk__r;
+    if ((gpuk__r = gpuk_array_resolve(ctx, in, sizeof(int32_t), "embed_widen: in",
+                                      &gpuk__p0, &gpuk__elems)) != GPUK_OK)
+        return gpuk__r;
+    if ((gpuk__r = gpuk_array_resolve(ctx, out, sizeof(double), "embed_widen: out",
+                                      &gpuk__p1, &gpuk__elems)) != GPUK_OK)
+        return gpuk__r;
+    gpuk__kernel.id = kernels ? kernels->widen.id : 0u;
+    if (!launch) return gpuk_launch(ctx, gpuk__kernel, NULL); /* gpuk names the NULL */
+    /* an empty grid (gpuk_grid_1d(0, block)): the views are checked, nothing runs */
+    if (!launch->grid.x) return GPUK_OK;
+    gpuk__desc = gpuk_launch_desc_defaults(NULL);
+    gpuk__desc.grid = launch->grid;
+    gpuk__desc.block = launch->block;
+    gpuk__desc.shared_bytes = launch->shared_bytes;
+    gpuk__desc.stream = launch->stream;
+    gpuk__args[0] = &gpuk__p0;
+    gpuk__sizes[0] = sizeof gpuk__p0;
+    gpuk__args[1] = &gpuk__p1;
+    gpuk__sizes[1] = sizeof gpuk__p1;
+    gpuk__args[2] = &scale;
+    gpuk__sizes[2] = sizeof scale;
+    gpuk__args[3] = &offset;
+    gpuk__sizes[3] = sizeof offset;
+    gpuk__args[4] = &n;
+    gpuk__sizes[4] = sizeof n;
+    gpuk__desc.args = gpuk__args;
+    gpuk__desc.arg_sizes = gpuk__sizes;
+    gpuk__desc.num_args = 5;
+    return gpuk_launch(ctx, gpuk__kernel, &gpuk__desc);
 }
 
 /* __global__ void small_args(int8_t a, uint8_t b, short c, unsigned short d, char e, int16_t f, unsigned long long* out) */
 static inline gpuk_result embed_small_args(gpuk_ctx* ctx, const embed_kernels* kernels,
                                            const gpuk_grid* launch, int8_t a, uint8_t b, short c,
                                            unsigned short d, char e, int16_t f, gpuk_array out) {
-    gpuk_launch_desc desc;
-    gpuk_kernel kernel;
-    void* args[7];
-    size_t arg_sizes[7];
-    gpuk_devptr out_ptr = 0;
-    size_t elems = 0;
-    gpuk_result r;
-    if ((r = gpuk_array_resolve(ctx, out, sizeof(unsigned long long), "embed_small_args: out", &out_ptr,
-                                &elems)) != GPUK_OK)
-        return r;
-    kernel.id = kernels ? kernels->small_args.id : 0u;
-    if (!launch) return gpuk_launch(ctx, kernel, NULL); /* gpuk names the NULL */
-    memset(&desc, 0, sizeof desc);
-    desc.grid = launch->grid;
-    desc.block = launch->block;
-    desc.shared_bytes = launch->shared_bytes;
-    desc.stream = launch->stream;
-    args[0] = &a;
-    arg_sizes[0] = sizeof a;
-    args[1] = &b;
-    arg_sizes[1] = sizeof b;
-    args[2] = &c;
-    arg_sizes[2] = sizeof c;
-    args[3] = &d;
-    arg_sizes[3] = sizeof d;
-    args[4] = &e;
-    arg_sizes[4] = sizeof e;
-    args[5] = &f;
-    arg_sizes[5] = sizeof f;
-    args[6] = &out_ptr;
-    arg_sizes[6] = sizeof out_ptr;
-    desc.args = args;
-    desc.arg_sizes = arg_sizes;
-    desc.num_args = 7;
-    return gpuk_launch(ctx, kernel, &desc);
+    gpuk_launch_desc gpuk__desc;
+    gpuk_kernel gpuk__kernel;
+    void* gpuk__args[7];
+    size_t gpuk__sizes[7];
+    gpuk_devptr gpuk__p6 = 0;
+    size_t gpuk__elems = 0;
+    gpuk_result gpuk__r;
+    if ((gpuk__r = gpuk_array_resolve(ctx, out, sizeof(unsigned long long), "embed_small_args: out",
+                                      &gpuk__p6, &gpuk__elems)) != GPUK_OK)
+        return gpuk__r;
+    gpuk__kernel.id = kernels ? kernels->small_args.id : 0u;
+    if (!launch) return gpuk_launch(ctx, gpuk__kernel, NULL); /* gpuk names the NULL */
+    /* an empty grid (gpuk_grid_1d(0, block)): the views are checked, nothing runs */
+    if (!launch->grid.x) return GPUK_OK;
+    gpuk__desc = gpuk_launch_desc_defaults(NULL);
+    gpuk__desc.grid = launch->grid;
+    gpuk__desc.block = launch->block;
+    gpuk__desc.shared_bytes = launch->shared_bytes;
+    gpuk__desc.stream = launch->stream;
+    gpuk__args[0] = &a;
+    gpuk__sizes[0] = sizeof a;
+    gpuk__args[1] = &b;
+    gpuk__sizes[1] = sizeof b;
+    gpuk__args[2] = &c;
+    gpuk__sizes[2] = sizeof c;
+    gpuk__args[3] = &d;
+    gpuk__sizes[3] = sizeof d;
+    gpuk__args[4] = &e;
+    gpuk__sizes[4] = sizeof e;
+    gpuk__args[5] = &f;
+    gpuk__sizes[5] = sizeof f;
+    gpuk__args[6] = &gpuk__p6;
+    gpuk__sizes[6] = sizeof gpuk__p6;
+    gpuk__desc.args = gpuk__args;
+    gpuk__desc.arg_sizes = gpuk__sizes;
+    gpuk__desc.num_args = 7;
+    return gpuk_launch(ctx, gpuk__kernel, &gpuk__desc);
 }
 
 /* __global__ void xor_bytes(uint8_t* bytes, unsigned char key, uint32_t n) */
 static inline gpuk_result embed_xor_bytes(gpuk_ctx* ctx, const embed_kernels* kernels,
                                           const gpuk_grid* launch, gpuk_array bytes,
                                           unsigned char key, uint32_t n) {
-    gpuk_launch_desc desc;
-    gpuk_kernel kernel;
-    void* args[3];
-    size_t arg_sizes[3];
-    gpuk_devptr bytes_ptr = 0;
-    size_t elems = 0;
-    gpuk_result r;
-    if ((r = gpuk_array_resolve(ctx, bytes, sizeof(uint8_t), "embed_xor_bytes: bytes", &bytes_ptr,
-                                &elems)) != GPUK_OK)
-        return r;
-    kernel.id = kernels ? kernels->xor_bytes.id : 0u;
-    if (!launch) return gpuk_launch(ctx, kernel, NULL); /* gpuk names the NULL */
-    memset(&desc, 0, sizeof desc);
-    desc.grid = launch->grid;
-    desc.block = launch->block;
-    desc.shared_bytes = launch->shared_bytes;
-    desc.stream = launch->stream;
-    args[0] = &bytes_ptr;
-    arg_sizes[0] = sizeof bytes_ptr;
-    args[1] = &key;
-    arg_sizes[1] = sizeof key;
-    args[2] = &n;
-    arg_sizes[2] = sizeof n;
-    desc.args = args;
-    desc.arg_sizes = arg_sizes;
-    desc.num_args = 3;
-    return gpuk_launch(ctx, kernel, &desc);
+    gpuk_launch_desc gpuk__desc;
+    gpuk_kernel gpuk__kernel;
+    void* gpuk__args[3];
+    size_t gpuk__sizes[3];
+    gpuk_devptr gpuk__p0 = 0;
+    size_t gpuk__elems = 0;
+    gpuk_result gpuk__r;
+    if ((gpuk__r = gpuk_array_resolve(ctx, bytes, sizeof(uint8_t), "embed_xor_bytes: bytes",
+                                      &gpuk__p0, &gpuk__elems)) != GPUK_OK)
+        return gpuk__r;
+    gpuk__kernel.id = kernels ? kernels->xor_bytes.id : 0u;
+    if (!launch) return gpuk_launch(ctx, gpuk__kernel, NULL); /* gpuk names the NULL */
+    /* an empty grid (gpuk_grid_1d(0, block)): the views are checked, nothing runs */
+    if (!launch->grid.x) return GPUK_OK;
+    gpuk__desc = gpuk_launch_desc_defaults(NULL);
+    gpuk__desc.grid = launch->grid;
+    gpuk__desc.block = launch->block;
+    gpuk__desc.shared_bytes = launch->shared_bytes;
+    gpuk__desc.stream = launch->stream;
+    gpuk__args[0] = &gpuk__p0;
+    gpuk__sizes[0] = sizeof gpuk__p0;
+    gpuk__args[1] = &key;
+    gpuk__sizes[1] = sizeof key;
+    gpuk__args[2] = &n;
+    gpuk__sizes[2] = sizeof n;
+    gpuk__desc.args = gpuk__args;
+    gpuk__desc.arg_sizes = gpuk__sizes;
+    gpuk__desc.num_args = 3;
+    return gpuk_launch(ctx, gpuk__kernel, &gpuk__desc);
 }
 
 /* __global__ void add_index_u16(const uint16_t* src, uint16_t* dst, int n) */
 static inline gpuk_result embed_add_index_u16(gpuk_ctx* ctx, const embed_kernels* kernels,
                                               const gpuk_grid* launch, gpuk_array src,
                                               gpuk_array dst, int n) {
-    gpuk_launch_desc desc;
-    gpuk_kernel kernel;
-    void* args[3];
-    size_t arg_sizes[3];
-    gpuk_devptr src_ptr = 0, dst_ptr = 0;
-    size_t elems = 0;
-    gpuk_result r;
-    if ((r = gpuk_array_resolve(ctx, src, sizeof(uint16_t), "embed_add_index_u16: src", &src_ptr,
-                                &elems)) != GPUK_OK)
-        return r;
-    if ((r = gpuk_array_resolve(ctx, dst, sizeof(uint16_t), "embed_add_index_u16: dst", &dst_ptr,
-                                &elems)) != GPUK_OK)
-        return r;
-    kernel.id = kernels ? kernels->add_index_u16.id : 0u;
-    if (!launch) return gpuk_launch(ctx, kernel, NULL); /* gpuk names the NULL */
-    memset(&desc, 0, sizeof desc);
-    desc.grid = launch->grid;
-    desc.block = launch->block;
-    desc.shared_bytes = launch->shared_bytes;
-    desc.stream = launch->stream;
-    args[0] = &src_ptr;
-    arg_sizes[0] = sizeof src_ptr;
-    args[1] = &dst_ptr;
-    arg_sizes[1] = sizeof dst_ptr;
-    args[2] = &n;
-    arg_sizes[2] = sizeof n;
-    desc.args = args;
-    desc.arg_sizes = arg_sizes;
-    desc.num_args = 3;
-    return gpuk_launch(ctx, kernel, &desc);
+    gpuk_launch_desc gpuk__desc;
+    gpuk_kernel gpuk__kernel;
+    void* gpuk__args[3];
+    size_t gpuk__sizes[3];
+    gpuk_devptr gpuk__p0 = 0, gpuk__p1 = 0;
+    size_t gpuk__elems = 0;
+    gpuk_result gpuk__r;
+    if ((gpuk__r = gpuk_array_resolve(ctx, src, sizeof(uint16_t), "embed_add_index_u16: src",
+                                      &gpuk__p0, &gpuk__elems)) != GPUK_OK)
+        return gpuk__r;
+    if ((gpuk__r = gpuk_array_resolve(ctx, dst, sizeof(uint16_t), "embed_add_index_u16: dst",
+                                      &gpuk__p1, &gpuk__elems)) != GPUK_OK)
+        return gpuk__r;
+    gpuk__kernel.id = kernels ? kernels->add_index_u16.id : 0u;
+    if (!launch) return gpuk_launch(ctx, gpuk__kernel, NULL); /* gpuk names the NULL */
+    /* an empty grid (gpuk_grid_1d(0, block)): the views are checked, nothing runs */
+    if (!launch->grid.x) return GPUK_OK;
+    gpuk__desc = gpuk_launch_desc_defaults(NULL);
+    gpuk__desc.grid = launch->grid;
+    gpuk__desc.block = launch->block;
+    gpuk__desc.shared_bytes = launch->shared_bytes;
+    gpuk__desc.stream = launch->stream;
+    gpuk__args[0] = &gpuk__p0;
+    gpuk__sizes[0] = sizeof gpuk__p0;
+    gpuk__args[1] = &gpuk__p1;
+    gpuk__sizes[1] = sizeof gpuk__p1;
+    gpuk__args[2] = &n;
+    gpuk__sizes[2] = sizeof n;
+    gpuk__desc.args = gpuk__args;
+    gpuk__desc.arg_sizes = gpuk__sizes;
+    gpuk__desc.num_args = 3;
+    return gpuk_launch(ctx, gpuk__kernel, &gpuk__desc);
 }
 
 /* __global__ void nothing(void) */
 static inline gpuk_result embed_nothing(gpuk_ctx* ctx, const embed_kernels* kernels,
                                         const gpuk_grid* launch) {
-    gpuk_launch_desc desc;
-    gpuk_kernel kernel;
-    kernel.id = kernels ? kernels->nothing.id : 0u;
-    if (!launch) return gpuk_launch(ctx, kernel, NULL); /* gpuk names the NULL */
-    memset(&desc, 0, sizeof desc);
-    desc.grid = launch->grid;
-    desc.block = launch->block;
-    desc.shared_bytes = launch->shared_bytes;
-    desc.stream = launch->stream;
-    return gpuk_launch(ctx, kernel, &desc);
+    gpuk_launch_desc gpuk__desc;
+    gpuk_kernel gpuk__kernel;
+    gpuk__kernel.id = kernels ? kernels->nothing.id : 0u;
+    if (!launch) return gpuk_launch(ctx, gpuk__kernel, NULL); /* gpuk names the NULL */
+    /* an empty grid (gpuk_grid_1d(0, block)): the views are checked, nothing runs */
+    if (!launch->grid.x) return GPUK_OK;
+    gpuk__desc = gpuk_launch_desc_defaults(NULL);
+    gpuk__desc.grid = launch->grid;
+    gpuk__desc.block = launch->block;
+    gpuk__desc.shared_bytes = launch->shared_bytes;
+    gpuk__desc.stream = launch->stream;
+    return gpuk_launch(ctx, gpuk__kernel, &gpuk__desc);
 }
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* EMBED_TEST_KERNELS_H_INCLUDED */
+#endif /* GPUK_EMBED_embed_H */

@@ -196,6 +196,30 @@ static int test_bad_views_are_refused_before_the_driver(void) {
     return TEST_PASS;
 }
 
+/* n = 0 through a wrapper: gpuk_grid_1d(0, block) gives an empty grid, which checks the
+   views and runs nothing (as the built-ins' n = 0); a bad view is still refused. */
+static int test_empty_grid_checks_and_runs_nothing(void) {
+    gpuk_buffer f = buffer(1024), dead = buffer(64);
+    gpuk_grid g = gpuk_grid_1d(0, 256);
+    long launches;
+    CHECK(g.grid.x == 0 && g.block.x == 256);
+    CHECK_OK(gpuk_buffer_destroy(ctx, dead));
+    CHECK_OK(embed_load(ctx, &k));
+    launches = fake.launches;
+    CHECK_OK(embed_saxpy(ctx, &k, &g, 1.0f, gpuk_at(f, 0), gpuk_at(f, 0), 0u));
+    CHECK_OK(embed_nothing(ctx, &k, &g));
+    CHECK(fake.launches == launches);
+    CHECK_RESULT(embed_saxpy(ctx, &k, &g, 1.0f, gpuk_at(dead, 0), gpuk_at(f, 0), 0u), GPUK_ERR_INVALID_HANDLE);
+    CHECK_RESULT(embed_saxpy(ctx, &k, &g, 1.0f, gpuk_at(f, 257), gpuk_at(f, 0), 0u), GPUK_ERR_OUT_OF_BOUNDS);
+    /* gpuk_launch itself keeps the driver's rule: a grid of 0 blocks is an error there */
+    CHECK_RESULT(gpuk_launch(ctx, k.nothing, &(gpuk_launch_desc){ .block = GPUK_DIM1(1) }), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("grid.x is 0");
+    CHECK(fake.launches == launches);
+    CHECK_OK(embed_unload(ctx, &k));
+    CHECK_OK(gpuk_buffer_destroy(ctx, f));
+    return TEST_PASS;
+}
+
 /* gpuk_array_resolve itself: the address of element first, the elements left to the end */
 static int test_array_resolve_gives_address_and_elements_left(void) {
     gpuk_buffer b = buffer(100);
@@ -259,6 +283,7 @@ int main(void) {
     ctx = fake_gpuk_up(NULL);
     RUN(test_each_wrapper_passes_its_arguments_as_the_kernel_takes_them);
     RUN(test_bad_views_are_refused_before_the_driver);
+    RUN(test_empty_grid_checks_and_runs_nothing);
     RUN(test_array_resolve_gives_address_and_elements_left);
     fake_gpuk_down(ctx);
     return test_summary();

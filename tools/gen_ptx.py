@@ -705,8 +705,12 @@ for _spellings, _c, _size in (
         WRAP_TYPES[_s] = (_c, _size)
 # PTX .param types -> bytes, to check what was read from the source against what nvcc emitted
 PTX_PARAM_BYTES = {"8": 1, "16": 2, "32": 4, "64": 8}
-# names the wrappers use themselves; a kernel parameter of one of these gets a '_' appended
-WRAP_RESERVED = {"ctx", "kernels", "launch", "desc", "args", "arg_sizes", "r", "i"}
+# names a kernel parameter cannot keep in the C wrapper: the wrapper's own parameters, the type
+# names it spells, and C's keywords that C++ lacks; such a parameter, or one starting gpuk,
+# gets '_' appended (until unique). The wrapper's locals are gpuk__-prefixed and end in a
+# letter or digit, so no renamed or kept name can meet them.
+WRAP_RESERVED = {"ctx", "kernels", "launch", "restrict", "_Bool", "_Complex", "_Imaginary"} | \
+    set(s for s in WRAP_TYPES if re.match(r"^[A-Za-z_]\w*$", s))
 
 
 def strip_comments(text):
@@ -787,11 +791,44 @@ def wrap_param(kernel, index, text):
             " (or a pointer to one)" if not stars else "")
     ctype, size = WRAP_TYPES[base]
     name = name or "arg%d" % index
-    if name in WRAP_RESERVED or name.startswith("gpuk"):
-        name += "_"
     if stars:
         return ("array", ctype, size, name, "const" in words[:words.index("*")])
     return ("scalar", ctype, size, name, False)
+
+
+def wrap_names(params):
+    """params with each name the C wrapper cannot use as it is (WRAP_RESERVED, or starting
+    gpuk) given '_'s until it is free and unlike every other parameter's name."""
+    taken, out = set(p[3] for p in params), []
+    for kind, ctype, size, name, const in params:
+        if name in WRAP_RESERVED or name.startswith("gpuk"):
+            taken.discard(name)
+            name += "_"
+            while name in WRAP_RESERVED or name in taken:
+                name += "_"
+            taken.add(name)
+        out.append((kind, ctype, size, name, const))
+    return out
+
+
+def c_comment(text):
+    """text safe inside a /* */ comment: no '*/', no trigraph, no control character."""
+    text = "".join(c if " " <= c <= "~" or ord(c) > 127 else "?" for c in text)
+    return text.replace("*/", "*\\/").replace("??", "?\\?")
+
+
+def c_string(text):
+    """text as the inside of a C string literal: quotes, backslashes, '?' (trigraphs) and
+    control characters escaped."""
+    out = []
+    for c in text:
+        if c in "\\\"?":
+            out.append("\\" + c)
+        elif " " <= c <= "~":
+            out.append(c)
+        else:
+            out.extend("\\%03o" % b for b in c.encode("utf-8"))
+    return "".join(out)
 
 
 def parse_kernels(source, rel):
@@ -871,6 +908,7 @@ def parse_kernels(source, rel):
         if len(set(names)) != len(names):
             errors.append("%s:%d: kernel %s: two parameters share a name" % (rel, line, name))
             continue
+        params = wrap_names(params)
         kernels.append((name, "void %s(%s)" % (name, " ".join(ptext.split())), params))
     if errors:
         fail("cannot wrap %s:\n  " % rel + "\n  ".join(errors))
@@ -894,7 +932,9 @@ def ptx_entry_params(ptx):
 def wrap_header(name, rel, rel_out, digest, nvcc_ver, module, kernels, shown_args=""):
     """The generated header's text."""
     version, target = header_info(module)
-    guard = re.sub(r"\W", "_", os.path.basename(rel_out)).upper() + "_INCLUDED"
+    # from --name, unique in a program (headers of one file name in two folders differ by it)
+    guard = "GPUK_EMBED_" + name + "_H"
+    label, rel, rel_out, shown_args = c_string(rel), c_comment(rel), c_comment(rel_out), c_comment(shown_args)
     L = ["/* %s - generated, do not edit: the kernels of %s" % (os.path.basename(rel_out), rel),
          "   (sha256 %s) as one PTX module (.version %d.%d, .target %s, driver >= CUDA %s," % (
              digest, version[0], version[1], sm_name(target), PTX_CUDA[version]),
@@ -912,7 +952,8 @@ def wrap_header(name, rel, rel_out, digest, nvcc_ver, module, kernels, shown_arg
          "   Pointer parameters take a gpuk_array view (gpuk_at(buffer, first), first counted in the",
          "   pointer's element type); the wrapper checks the handle, that first lies inside the",
          "   buffer and the alignment (gpuk_array_resolve), before the driver sees anything. The",
-         "   kernel itself must stay inside the buffer: gpuk cannot know how far it reads. */",
+         "   kernel itself must stay inside the buffer: gpuk cannot know how far it reads. An",
+         "   empty grid (grid.x 0, as gpuk_grid_1d(0, block) gives) checks them and runs nothing. */",
          "#ifndef " + guard,
          "#define " + guard,
          "#include <stdlib.h>",
@@ -964,7 +1005,7 @@ def wrap_header(name, rel, rel_out, digest, nvcc_ver, module, kernels, shown_arg
           "    memset(out, 0, sizeof *out);",
           "    memset(&desc, 0, sizeof desc);",
           "    desc.kind = GPUK_IMAGE_PTX;",
-          "    desc.label = \"%s\";" % rel]
+          "    desc.label = \"%s\";" % label]
     if len(pieces) == 1:
         L += ["    desc.image.ptr = %s_ptx[0]; /* one piece: loaded as it is */" % name,
               "    r = gpuk_module_load(ctx, &desc, &out->module);"]
@@ -1003,7 +1044,7 @@ def wrap_header(name, rel, rel_out, digest, nvcc_ver, module, kernels, shown_arg
         cparams = ["gpuk_ctx* ctx", "const %s_kernels* kernels" % name, "const gpuk_grid* launch"]
         for kind, ctype, size, pname, const in params:
             cparams.append(("gpuk_array %s" % pname) if kind == "array" else "%s %s" % (ctype, pname))
-        L += ["", "/* __global__ %s */" % sig]
+        L += ["", "/* __global__ %s */" % c_comment(sig)]
         proto = "static inline gpuk_result %s_%s(" % (name, k)
         line, lines = proto, []
         for i, p in enumerate(cparams):
@@ -1014,38 +1055,50 @@ def wrap_header(name, rel, rel_out, digest, nvcc_ver, module, kernels, shown_arg
             line += piece
         lines.append(line)
         L += lines
+        # the locals are gpuk__-prefixed: no parameter name can meet them (wrap_names)
         n = len(params)
-        L += ["    gpuk_launch_desc desc;", "    gpuk_kernel kernel;"]
+        L += ["    gpuk_launch_desc gpuk__desc;", "    gpuk_kernel gpuk__kernel;"]
         if n:
-            L += ["    void* args[%d];" % n, "    size_t arg_sizes[%d];" % n]
-        if any(p[0] == "array" for p in params):
-            L.append("    gpuk_devptr %s;" % ", ".join("%s_ptr = 0" % p[3] for p in params if p[0] == "array"))
-            L.append("    size_t elems = 0;")
-            L.append("    gpuk_result r;")
-        for kind, ctype, size, pname, const in params:
-            if kind == "array":
-                # the handle, first and alignment, with the wrapper and parameter in the error
-                L.append("    if ((r = gpuk_array_resolve(ctx, %s, sizeof(%s), \"%s_%s: %s\", &%s_ptr," % (
-                    pname, ctype, name, k, pname, pname))
-                L.append("                                &elems)) != GPUK_OK)")
-                L.append("        return r;")
-        L += ["    kernel.id = kernels ? kernels->%s.id : 0u;" % k,
-              "    if (!launch) return gpuk_launch(ctx, kernel, NULL); /* gpuk names the NULL */",
-              "    memset(&desc, 0, sizeof desc);",
-              "    desc.grid = launch->grid;",
-              "    desc.block = launch->block;",
-              "    desc.shared_bytes = launch->shared_bytes;",
-              "    desc.stream = launch->stream;"]
+            L += ["    void* gpuk__args[%d];" % n, "    size_t gpuk__sizes[%d];" % n]
+        arrays = [i for i, p in enumerate(params) if p[0] == "array"]
+        if arrays:
+            L.append("    gpuk_devptr %s;" % ", ".join("gpuk__p%d = 0" % i for i in arrays))
+            L.append("    size_t gpuk__elems = 0;")
+            L.append("    gpuk_result gpuk__r;")
         for i, (kind, ctype, size, pname, const) in enumerate(params):
             if kind == "array":
-                L += ["    args[%d] = &%s_ptr;" % (i, pname), "    arg_sizes[%d] = sizeof %s_ptr;" % (i, pname)]
-            else:
-                L += ["    args[%d] = &%s;" % (i, pname), "    arg_sizes[%d] = sizeof %s;" % (i, pname)]
+                # the handle, first and alignment, with the wrapper and parameter in the error
+                L.append("    if ((gpuk__r = gpuk_array_resolve(ctx, %s, sizeof(%s), \"%s_%s: %s\"," % (
+                    pname, ctype, name, k, pname))
+                L.append("                                      &gpuk__p%d, &gpuk__elems)) != GPUK_OK)" % i)
+                L.append("        return gpuk__r;")
+        L += ["    gpuk__kernel.id = kernels ? kernels->%s.id : 0u;" % k,
+              "    if (!launch) return gpuk_launch(ctx, gpuk__kernel, NULL); /* gpuk names the NULL */",
+              "    /* an empty grid (gpuk_grid_1d(0, block)): the views are checked, nothing runs */",
+              "    if (!launch->grid.x) return GPUK_OK;",
+              "    gpuk__desc = gpuk_launch_desc_defaults(NULL);",
+              "    gpuk__desc.grid = launch->grid;",
+              "    gpuk__desc.block = launch->block;",
+              "    gpuk__desc.shared_bytes = launch->shared_bytes;",
+              "    gpuk__desc.stream = launch->stream;"]
+        for i, (kind, ctype, size, pname, const) in enumerate(params):
+            arg = "gpuk__p%d" % i if kind == "array" else pname
+            L += ["    gpuk__args[%d] = &%s;" % (i, arg), "    gpuk__sizes[%d] = sizeof %s;" % (i, arg)]
         if n:
-            L += ["    desc.args = args;", "    desc.arg_sizes = arg_sizes;", "    desc.num_args = %d;" % n]
-        L += ["    return gpuk_launch(ctx, kernel, &desc);", "}"]
+            L += ["    gpuk__desc.args = gpuk__args;", "    gpuk__desc.arg_sizes = gpuk__sizes;",
+                  "    gpuk__desc.num_args = %d;" % n]
+        L += ["    return gpuk_launch(ctx, gpuk__kernel, &gpuk__desc);", "}"]
     L += ["", "#ifdef __cplusplus", "}", "#endif", "#endif /* %s */" % guard, ""]
     return "\n".join(L)
+
+
+def seen_from(path, folder):
+    """path relative to folder ('/' separated), or absolute where the two share only the root
+    folder (no climb of ../ to the root)."""
+    path, folder = os.path.abspath(path), os.path.abspath(folder)
+    if os.path.commonpath([path, folder]) == os.path.abspath(os.sep):
+        return path.replace(os.sep, "/")
+    return os.path.relpath(path, folder).replace(os.sep, "/")
 
 
 def wrap(args, ptxas):
@@ -1055,14 +1108,15 @@ def wrap(args, ptxas):
     if not re.match(r"^[A-Za-z_]\w*$", name):
         fail("--name must be a C identifier: " + name)
     # paths as seen from the header's folder: the text is the same whatever the working folder
-    rel = os.path.relpath(src, os.path.dirname(out)).replace(os.sep, "/")
+    rel = seen_from(src, os.path.dirname(out))
     rel_out = os.path.basename(out)
+    given = args.wrap_given
     if not os.path.exists(src):
-        fail("no such file: " + rel)
+        fail("no such file: " + given)
     with open(src, "rb") as f:
         raw = f.read()
     digest = hashlib.sha256(raw).hexdigest()[:16]
-    kernels = parse_kernels(raw.decode("utf-8", "replace"), rel)
+    kernels = parse_kernels(raw.decode("utf-8", "replace"), given)
     if not os.path.exists(args.nvcc) or not os.path.exists(ptxas):
         fail("needs nvcc and ptxas (CUDA toolkit 13); looked at %s (--nvcc PATH)" % args.nvcc)
     nvcc_ver = nvcc_version(args.nvcc)
@@ -1072,7 +1126,7 @@ def wrap(args, ptxas):
     if args.check and old_hash and old_nvcc and old_nvcc.group(1) != nvcc_ver:
         # another nvcc writes other (equally good) PTX: only the source hash can be checked
         if old_hash.group(1) != digest:
-            fail("stale: %s changed since %s was generated" % (rel, rel_out))
+            fail("stale: %s changed since %s was generated" % (given, args.output))
         print("up to date (source hash only: nvcc %s here, %s made it): %s" % (
             nvcc_ver, old_nvcc.group(1), rel_out))
         return
@@ -1080,16 +1134,16 @@ def wrap(args, ptxas):
     entries = ptx_entry_params(body)
     for k, _, params in kernels:
         if k not in entries:
-            fail("%s: kernel %s is not in nvcc's PTX (inside #if 0?)" % (rel, k))
+            fail("%s: kernel %s is not in nvcc's PTX (inside #if 0?)" % (given, k))
         want = [8 if p[0] == "array" else p[2] for p in params]
         if entries[k] != want:
             fail("%s: kernel %s: parameters read from the source (%s bytes) differ from nvcc's PTX "
                  "(%s bytes): a macro or typedef in the signature?" % (
-                     rel, k, "/".join(map(str, want)), "/".join(map(str, entries[k]))))
+                     given, k, "/".join(map(str, want)), "/".join(map(str, entries[k]))))
     extra = sorted(set(entries) - set(k for k, _, _ in kernels))
     if extra:
         fail("%s: nvcc's PTX has kernels the source does not show as extern \"C\" __global__ "
-             "(made by a macro?): %s" % (rel, ", ".join(extra)))
+             "(made by a macro?): %s" % (given, ", ".join(extra)))
     with tempfile.TemporaryDirectory() as tmp:
         version, target = lower(ptxas, name, body, tmp)
     module = with_header(body, version, target)
@@ -1146,11 +1200,12 @@ def main():
         if not args.output:
             fail("--wrap needs -o OUT.h")
         args.wrap_paths = [os.path.abspath(p) for p in (args.wrap, args.output)]
+        args.wrap_given = args.wrap  # errors name the source as the command line gave it
         # -I folders as seen from the header's folder in the header's text, absolute for nvcc
         here = os.path.dirname(args.wrap_paths[1])
         args.nvcc_args = ["-I" + os.path.abspath(d) for d in args.include] + ["-D" + d for d in args.define]
-        args.shown_args = "".join(" -I %s" % os.path.relpath(os.path.abspath(d), here).replace(os.sep, "/")
-                                  for d in args.include) + "".join(" -D %s" % d for d in args.define)
+        args.shown_args = "".join(" -I %s" % seen_from(d, here) for d in args.include) + \
+            "".join(" -D %s" % d for d in args.define)
     elif args.output or args.name or args.include or args.define:
         fail("-o, --name, -I and -D go with --wrap")
     os.chdir(ROOT)
@@ -1230,6 +1285,10 @@ def main():
     extra = sorted(set(f[:-4] for f in os.listdir(PTX_DIR) if f.endswith(".ptx")) - set(names)) \
         if os.path.isdir(PTX_DIR) else []
     stale += [os.path.join(PTX_DIR, e + ".ptx") + " (no such kernel)" for e in extra]
+    # docs/kernels.md from the same '// wrap' lines: written, or checked, with gpuk.h
+    sys.dont_write_bytecode = True  # no tools/__pycache__ left in the tree
+    import gen_docs
+    stale += gen_docs.sync(source.decode(), write=not args.check)
 
     if args.check:
         if stale:
