@@ -817,8 +817,10 @@ GPUK_API gpuk_result gpuk_graph_destroy(gpuk_ctx* ctx, gpuk_graph graph);
    a program pays only for the kernels it uses), and queues the kernel on stream ({0} = the ctx
    default stream); it returns without waiting. Arrays are gpuk_array views: a buffer and the
    index of the first element, counted in the kernel's element type, so sub-arrays at any
-   element offset work. Sizes are size_t: any n the memory holds. n = 0 does nothing (and the
-   sum of nothing is 0), except for min/max/argmin/argmax, which need n >= 1.
+   element offset work. Sizes are size_t: any n the memory holds. The rule for n = 0, here and
+   for custom kernels and generated wrappers (an empty grid): the arguments are checked, then
+   nothing runs, except that reductions write their identity to out[0] (the sum of nothing is
+   0); min/max/argmin/argmax have none and refuse n = 0 with GPUK_ERR_INVALID_ARG.
    Every element-wise call may run in place (out the same view as an input). Reductions write
    one element to out[0]; they are deterministic: the same input on the same device gives the
    same bits every run. Float scans are not: which earlier tiles' totals a tile adds up
