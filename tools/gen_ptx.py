@@ -136,9 +136,8 @@ def own_arch(target):
 
 def first_difference(path, old, new):
     """Where a file's text and the text made now part first (line number, both lines), for a
-    --check that finds it stale: the cause shows in the log, however rare (about 1 check in 10,
-    run three at a time on the CI machine, found gpuk_gemm_tf32__sm80.ptx stale, and the next
-    run agreed: see tests/kernels_generated.sh)."""
+    --check that finds it stale: the cause shows in the log, however rare (nvcc's choices that
+    hang on memory addresses once failed about 1 check in 10: see fix_address_layout)."""
     a, b = old.split("\n"), new.split("\n")
     i = next((k for k in range(min(len(a), len(b))) if a[k] != b[k]), min(len(a), len(b)))
     line = lambda lines: lines[i][:200] if i < len(lines) else "(end of text)"
@@ -287,7 +286,41 @@ def nvcc_version(nvcc):
     return m.group(2) if m else "unknown"
 
 
+# nvcc 13.0's cicc chooses between equally valid PTX by where its own data lies in memory: with
+# address space layout randomization, about 1 compile of gpuk_kernels.cuh in 12 gives another
+# gpuk_gemm_tf32__sm80 (one more vector load from shared memory, two more registers), on a
+# quiet machine or a busy one alike. With randomization off the same source and toolkit give
+# the same PTX on every run (where the system's libraries lie in memory still counts: a system
+# whose libraries differ may get the other form every time, and --check then says so every
+# time, with the first differing line). Linux keeps the ADDR_NO_RANDOMIZE personality across
+# fork and exec, so setting it here once covers every nvcc started afterwards and what it runs.
+ADDR_NO_RANDOMIZE = 0x0040000
+fixed_layout = None     # None: not tried yet; then True or False
+
+
+def fix_address_layout():
+    """Turns address randomization off for the programs started from now on (Linux); says
+    once on stderr where it cannot (other systems, or a sandbox that forbids it)."""
+    global fixed_layout
+    if fixed_layout is None:
+        fixed_layout = False
+        if sys.platform.startswith("linux"):
+            try:
+                import ctypes
+                libc = ctypes.CDLL(None, use_errno=True)
+                persona = libc.personality(0xffffffff)      # 0xffffffff: query only
+                fixed_layout = persona != -1 and (bool(persona & ADDR_NO_RANDOMIZE) or
+                                                  libc.personality(persona | ADDR_NO_RANDOMIZE) != -1)
+            except (OSError, AttributeError):
+                pass
+        if not fixed_layout:
+            sys.stderr.write("%s: note: cannot turn address randomization off here; nvcc may then "
+                             "emit another, equally valid PTX from time to time\n" % PROG)
+    return fixed_layout
+
+
 def compile_ptx(nvcc, source_path, extra=(), arch=NVCC_ARCH):
+    fix_address_layout()
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "all.ptx")
         r = run([nvcc, "-ptx", "-arch=" + arch, "-std=c++17", "-x", "cu"] + list(extra) +
@@ -306,6 +339,7 @@ def compile_entries(nvcc, names):
     compute_75 copies, if the source makes any, are dropped."""
     targets = sorted(set(t for t in map(variant_target, names) if t and t[1]))
     archs = [NVCC_ARCH] + ["compute_%da" % t[0] for t in targets]
+    fix_address_layout()   # before the threads: compile_ptx's own call then only reads the result
     with concurrent.futures.ThreadPoolExecutor(len(archs)) as pool:
         texts = list(pool.map(lambda a: compile_ptx(nvcc, SOURCE, arch=a), archs))
     modules, originals = {}, {}
