@@ -141,6 +141,7 @@ static gpuk_result gpuk__builtin_function(const char* fn, gpuk_ctx* ctx, int id,
     gpuk__cu_result cr;
     gpuk_result r;
     size_t pos = 0;
+    unsigned int relaxed;
     char* text;
     if ((*out = (gpuk__cu_function)GPUK__ATOMIC_LOAD_PTR(&st->function[id])) != NULL) return GPUK_OK;
     b = gpuk__builtin_pick(ctx, id);
@@ -155,7 +156,17 @@ static gpuk_result gpuk__builtin_function(const char* fn, gpuk_ctx* ctx, int id,
     }
     text[pos] = 0;
     GPUK_ASSERT(pos == b->bytes);
-    r = gpuk__jit_load(fn, ctx, (const unsigned char*)text, pos, 0, 1, b->name, &mod);
+    /* a capture on another stream must not see the load */
+    if ((r = gpuk__capture_relax(fn, &relaxed)) == GPUK_OK) {
+        gpuk_result back;
+        r = gpuk__jit_load(fn, ctx, (const unsigned char*)text, pos, 0, 1, b->name, &mod);
+        if (r == GPUK_OK && (back = gpuk__capture_restore(fn, relaxed)) != GPUK_OK) {
+            if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken)) GPUK__DRV.cuModuleUnload(mod); /* still relaxed */
+            r = back;
+        } else if (r != GPUK_OK) {
+            gpuk__capture_restore(fn, relaxed);
+        }
+    }
     gpuk__free(text);
     if (r != GPUK_OK) return r;
     if ((cr = GPUK__DRV.cuModuleGetFunction(&f, mod, b->name)) != 0) {
@@ -211,10 +222,18 @@ static void gpuk__scratch_unlock(gpuk__scratch* s) { gpuk__mutex_unlock(&s->lock
    usable) and a later release tries again instead of leaking it; after a sticky fault it is
    forgotten, as every driver object is. */
 static int gpuk__area_free(const char* fn, gpuk_devptr* ptr, size_t* bytes, gpuk_result* first) {
-    gpuk_result r = GPUK_OK;
-    if (*ptr) GPUK__KEEP_FIRST(r, "cuMemFree", GPUK__DRV.cuMemFree(*ptr));
+    gpuk_result r = GPUK_OK, back;
+    unsigned int old;
+    int freed = !*ptr;
+    /* relaxed for the free, as gpuk__alloc_zeroed */
+    if (*ptr && !GPUK__ATOMIC_LOAD(&gpuk__g.broken) && (r = gpuk__capture_relax(fn, &old)) == GPUK_OK) {
+        GPUK__KEEP_FIRST(r, "cuMemFree", GPUK__DRV.cuMemFree(*ptr));
+        freed = r == GPUK_OK;
+        back = gpuk__capture_restore(fn, old);
+        if (r == GPUK_OK) r = back; /* freed all the same: said, and forgotten */
+    }
     if (*first == GPUK_OK) *first = r;
-    if (r != GPUK_OK && !GPUK__ATOMIC_LOAD(&gpuk__g.broken)) return 0;
+    if (!freed && !GPUK__ATOMIC_LOAD(&gpuk__g.broken)) return 0;
     *ptr = 0;
     *bytes = 0;
     return 1;
@@ -226,13 +245,27 @@ static void gpuk__scratch_free(const char* fn, gpuk__scratch* s, gpuk_result* fi
     gpuk__area_free(fn, &s->ws, &s->ws_bytes, first);
 }
 
-/* bytes of device memory, cleared on stream cs (in order before the kernels that use it). */
+/* bytes of device memory, cleared on stream cs (in order before the kernels that use it).
+   cs is not captured (the callers check); a capture elsewhere must not see the allocation. */
 static gpuk_result gpuk__alloc_zeroed(const char* fn, gpuk__cu_stream cs, size_t bytes, const char* what,
                                       gpuk_devptr* out) {
     gpuk__cu_result cr;
     gpuk_result r;
+    unsigned int old;
     *out = 0;
-    if ((cr = GPUK__DRV.cuMemAlloc(out, bytes)) != 0) return gpuk__fail_cu(fn, "cuMemAlloc", cr, what);
+    if ((r = gpuk__capture_relax(fn, &old)) != GPUK_OK) return r;
+    cr = GPUK__DRV.cuMemAlloc(out, bytes);
+    if (cr != 0) {
+        r = gpuk__fail_cu(fn, "cuMemAlloc", cr, what); /* first: it notes a sticky fault */
+        gpuk__capture_restore(fn, old);
+        *out = 0;
+        return r;
+    }
+    if ((r = gpuk__capture_restore(fn, old)) != GPUK_OK) {
+        if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken)) GPUK__DRV.cuMemFree(*out); /* still relaxed */
+        *out = 0;
+        return r;
+    }
     if ((cr = GPUK__DRV.cuMemsetD8Async(*out, 0, bytes, cs)) != 0) {
         r = gpuk__fail_cu(fn, "cuMemsetD8Async", cr, what);
         if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken)) GPUK__DRV.cuMemFree(*out);

@@ -205,15 +205,22 @@ static void gpuk__register_fork_handlers(void) {
 #endif
 
 #if defined(_MSC_VER) && !defined(__clang__)
+/* The Interlocked intrinsics on every MSVC target: each is atomic with a full barrier. A plain
+   volatile access is ordered only under /volatile:ms, the x86 and x64 default; ARM64 defaults
+   to /volatile:iso, under which the staging threads' hand-off would break. (Declared here, so
+   that no <intrin.h> or <windows.h> is needed.) */
 long _InterlockedExchangeAdd(long volatile* p, long v);
-#define GPUK__ATOMIC_LOAD(p) (*(volatile int*)(p))
-#define GPUK__ATOMIC_STORE(p, v) (void)(*(volatile int*)(p) = (v))
+long _InterlockedExchange(long volatile* p, long v);
+long _InterlockedOr(long volatile* p, long v);
+void* _InterlockedCompareExchangePointer(void* volatile* p, void* v, void* expected);
+#pragma intrinsic(_InterlockedExchangeAdd, _InterlockedExchange, _InterlockedOr, \
+                  _InterlockedCompareExchangePointer)
+#define GPUK__ATOMIC_LOAD(p) ((int)_InterlockedOr((long volatile*)(p), 0))
+#define GPUK__ATOMIC_STORE(p, v) (void)_InterlockedExchange((long volatile*)(p), (long)(v))
 #define GPUK__ATOMIC_ADD(p, v) ((unsigned)_InterlockedExchangeAdd((long volatile*)(p), (long)(v)))
 #define GPUK__ATOMIC_ADD_ACQREL(p, v) GPUK__ATOMIC_ADD(p, v) /* a full barrier there */
-void* _InterlockedCompareExchangePointer(void* volatile* p, void* v, void* expected);
-/* x86 and x64 loads and stores of aligned pointers are atomic, and MSVC's volatile gives them
-   acquire/release order (/volatile:ms, the default there) */
-#define GPUK__ATOMIC_LOAD_PTR(p) (*(void* volatile*)(p))
+/* a compare-exchange of NULL with NULL changes nothing and returns the value */
+#define GPUK__ATOMIC_LOAD_PTR(p) _InterlockedCompareExchangePointer((void* volatile*)(p), NULL, NULL)
 #define GPUK__ATOMIC_CAS_PTR(p, expected, v) \
     (_InterlockedCompareExchangePointer((void* volatile*)(p), (v), (expected)) == (expected))
 #else
@@ -364,6 +371,8 @@ typedef struct gpuk__lib_feature {
       (gpuk__cu_stream stream, unsigned int* out_status)) \
     X(cuStreamBeginCapture, 10010, "cuStreamBeginCapture_v2", 0, \
       (gpuk__cu_stream stream, unsigned int mode)) \
+    X(cuThreadExchangeStreamCaptureMode, 10010, "cuThreadExchangeStreamCaptureMode", 0, \
+      (unsigned int* mode)) \
     X(cuStreamEndCapture, 10000, "cuStreamEndCapture", 0, \
       (gpuk__cu_stream stream, gpuk__cu_graph* out_graph)) \
     X(cuLaunchHostFunc, 10000, "cuLaunchHostFunc", 1, \
@@ -2053,11 +2062,70 @@ static void gpuk__ctx_release_own(const char* fn, gpuk_ctx* ctx, gpuk_result* fi
    again for what is left. Objects first, each kind in GPUK__HANDLE_KINDS order; the default
    stream and the primary context reference only once every object is gone. Stops at a sticky
    fault (no driver call after it). */
+/* A module load or an allocation is "unsafe" to the driver while a capture is under way: from
+   any thread during one begun in global mode, from the capturing thread in thread-local mode.
+   The driver refuses it and invalidates that capture, although the call concerns another
+   stream. gpuk's own such calls on a stream that is not itself captured (a built-in's first
+   use, its scratch) run with this thread in relaxed mode, which the driver allows; the
+   thread's mode is put back after. *old: the mode to put back (~0u: none was changed, the
+   driver having no such call). */
+static gpuk_result gpuk__capture_relax(const char* fn, unsigned int* old) {
+    gpuk__cu_result cr;
+    *old = GPUK__CU_STREAM_CAPTURE_MODE_RELAXED;
+    if (!GPUK__DRV.cuThreadExchangeStreamCaptureMode) {
+        *old = ~0u;
+        return GPUK_OK;
+    }
+    if ((cr = GPUK__DRV.cuThreadExchangeStreamCaptureMode(old)) != 0) {
+        *old = ~0u;
+        return gpuk__fail_cu(fn, "cuThreadExchangeStreamCaptureMode", cr, "to relaxed");
+    }
+    return GPUK_OK;
+}
+static gpuk_result gpuk__capture_restore(const char* fn, unsigned int old) {
+    gpuk__cu_result cr;
+    if (old == ~0u || GPUK__ATOMIC_LOAD(&gpuk__g.broken)) return GPUK_OK; /* no call after a fault */
+    if ((cr = GPUK__DRV.cuThreadExchangeStreamCaptureMode(&old)) == 0) return GPUK_OK;
+    return gpuk__fail_cu(fn, "cuThreadExchangeStreamCaptureMode", cr, "back from relaxed");
+}
+
+/* A capture still open on one of ctx's streams (active, or invalidated and not yet ended):
+   GPUK_ERR_CAPTURING naming it. cuCtxSynchronize would fail on it, again at every retry, and
+   invalidate an active capture. The ctx is current. */
+static gpuk_result gpuk__ctx_captures(const char* fn, gpuk_ctx* ctx) {
+    const gpuk__pool* pool = &ctx->pools[gpuk__kind_stream];
+    unsigned int status = 0;
+    uint32_t i, id = 0;
+    if (!GPUK__DRV.cuStreamIsCapturing) return GPUK_OK;
+    gpuk__cu_result cr;
+    if (ctx->default_stream && (cr = GPUK__DRV.cuStreamIsCapturing(ctx->default_stream, &status)) != 0)
+        return gpuk__fail_cu(fn, "cuStreamIsCapturing", cr, "the ctx's default stream");
+    if (status)
+        return gpuk__fail_hint(fn, GPUK_ERR_CAPTURING, "end the capture with gpuk_graph_end_capture "
+                               "first", "the ctx's default stream is capturing into a CUDA graph; "
+                               "the ctx is kept");
+    for (i = 1; i < pool->size; i++) {
+        const gpuk__stream_slot* s = (const gpuk__stream_slot*)gpuk__pool_slot(pool, i);
+        memcpy(&id, s, sizeof id);
+        if (!id || !s->cu) continue;
+        if ((cr = GPUK__DRV.cuStreamIsCapturing(s->cu, &status)) != 0)
+            return gpuk__fail_cu(fn, "cuStreamIsCapturing", cr, NULL);
+        if (status)
+            return gpuk__fail_hint(fn, GPUK_ERR_CAPTURING, "end the capture with "
+                                   "gpuk_graph_end_capture first", "stream 0x%x is capturing into a "
+                                   "CUDA graph%s; the ctx is kept", id,
+                                   status == GPUK__CU_STREAM_CAPTURE_ACTIVE ? "" : " (invalidated, "
+                                   "not yet ended)");
+    }
+    return GPUK_OK;
+}
+
 static gpuk_result gpuk__ctx_release(const char* fn, gpuk_ctx* ctx) {
     gpuk_result first = GPUK_OK, r;
     gpuk__cu_context cur = NULL;
     uint32_t k, i;
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
+    if ((r = gpuk__ctx_captures(fn, ctx)) != GPUK_OK) return r;
     gpuk__keep_first(fn, &first, "cuCtxSynchronize", GPUK__DRV.cuCtxSynchronize());
     gpuk__ctx_release_own(fn, ctx, &first);
     /* the layers first (built-in modules and scratch): what they hold may use the core's */
@@ -3764,11 +3832,33 @@ static gpuk_result gpuk__nvrtc_fail(const char* fn, const char* label, const cha
 /* The target for a device of compute capability sm: 1 = a cubin for sm itself (NVRTC lists
    it and can give cubins); 0 = PTX for *out_arch, the newest listed at or below sm (sm itself
    where NVRTC cannot list its architectures); -1 = NVRTC knows none at or below sm. */
+/* The architectures an NVRTC without nvrtcGetSupportedArchs (before 11.2) compiles for, by
+   its version (the CUDA releases' notes): *out_oldest to *out_newest; 0, 0 where it has the
+   list or is too new to need this table. */
+static void gpuk__nvrtc_unlisted_archs(int version, int* out_oldest, int* out_newest) {
+    *out_oldest = version < 9000 ? 20 : version < 11000 ? 30 : 35;
+    *out_newest = version < 8000 ? 53 : version < 9000 ? 62 : version < 9010 ? 70 :
+                  version < 10000 ? 72 : version < 11000 ? 75 : version < 11010 ? 80 : 86;
+    if (version >= 11020) *out_oldest = *out_newest = 0;
+}
+
 static int gpuk__nvrtc_target(int sm, int ptx_only, int* out_arch) {
-    int i, best = 0;
+    int i, best = 0, oldest, newest;
     int cubin = !ptx_only && gpuk__nv.fns.nvrtcGetCUBINSize && gpuk__nv.fns.nvrtcGetCUBIN;
     *out_arch = sm;
-    if (!gpuk__nv.num_archs) return 0;
+    if (!gpuk__nv.num_archs) {
+        /* no list: PTX for the device, or for the newest architecture this NVRTC knows (an
+           older NVRTC refuses -arch=compute_XX it has never heard of; the driver JIT-compiles
+           older PTX for newer GPUs) */
+        gpuk__nvrtc_unlisted_archs(gpuk__nv.version, &oldest, &newest);
+        if (!newest) return 0;
+        if (sm < oldest) {
+            *out_arch = oldest;
+            return -1;
+        }
+        *out_arch = sm < newest ? sm : newest;
+        return 0;
+    }
     for (i = 0; i < gpuk__nv.num_archs; i++) {
         int a = gpuk__nv.archs[i];
         if (a == sm && cubin) return 1;
@@ -3978,7 +4068,7 @@ static gpuk_result gpuk__module_compile(const char* fn, gpuk_ctx* ctx, const gpu
         return gpuk__fail_hint(fn, GPUK_ERR_NO_NVRTC, "name an older NVRTC in gpuk_desc.nvrtc_path "
                                "or GPUK_NVRTC_PATH", "NVRTC %d.%d compiles for sm_%d and newer; the "
                                "device is sm_%d", gpuk__nv.version / 1000, gpuk__nv.version % 1000 / 10,
-                               gpuk__nv.archs[0], sm);
+                               gpuk__nv.num_archs ? gpuk__nv.archs[0] : arch, sm);
     gpuk__fmt(arch_option, sizeof arch_option, 0, "-arch=%s_%d", cubin ? "sm" : "compute", arch);
     key_bytes = gpuk__compile_key(NULL, desc, name, arch_option);
     if (!(key = (char*)gpuk__alloc(key_bytes)))

@@ -488,6 +488,37 @@ static fres fake_capture_unsupported(fake_stream* st) {
     st->capture = 2;
     return 900;
 }
+/* The calling thread's capture mode (cuThreadExchangeStreamCaptureMode): 0 global (the
+   default), 1 thread-local, 2 relaxed. */
+static __thread unsigned fake_thread_mode;
+/* A potentially unsafe call (an allocation, a free, a module load) while a capture is under
+   way: unless this thread is relaxed, the driver refuses it (900) and invalidates every capture
+   that forbids it (begun in global mode on any thread, or in thread-local or global mode on
+   this one). 0 when the call may go ahead. */
+static fres fake_unsafe_call(void) {
+    int i, hit = 0;
+    if (fake_thread_mode == 2) return 0;
+    pthread_mutex_lock(&fake.lock);
+    for (i = 0; i < fake.nobjs; i++) {
+        fake_stream* st = (fake_stream*)fake.objs[i].mem;
+        if (!fake.objs[i].live || fake.objs[i].kind != FK_STREAM || st->capture != 1) continue;
+        if (st->capture_mode == 0 || (st->capture_mode == 1 && pthread_equal(st->capture_thread, pthread_self()))) {
+            st->capture = 2;
+            hit = 1;
+        }
+    }
+    pthread_mutex_unlock(&fake.lock);
+    return hit ? 900 : 0;
+}
+static fres f_cuThreadExchangeStreamCaptureMode(unsigned* mode) {
+    unsigned old;
+    FAKE_ENTER("cuThreadExchangeStreamCaptureMode");
+    if (!mode || *mode > 2) return 1;
+    old = fake_thread_mode;
+    fake_thread_mode = *mode;
+    *mode = old;
+    return 0;
+}
 /* Host memory gpuk page-locked (allocated or registered): the only kind a captured copy takes. */
 static int fake_host_pinned(const void* p, size_t n) {
     int ok;
@@ -620,7 +651,9 @@ static fres f_cuMemGetInfo(size_t* f, size_t* t) {
 }
 static fres f_cuMemAlloc(fdevptr* p, size_t n) {
     void* m;
+    fres unsafe;
     FAKE_ENTER("cuMemAlloc"); FAKE_NEED_CTX("cuMemAlloc");
+    if ((unsafe = fake_unsafe_call()) != 0) return unsafe;
     if (n == 0) return 1; /* as measured on the real driver */
     pthread_mutex_lock(&fake.lock); /* reserve under the lock: threads allocate at once */
     if (n > fake.cfg.mem_limit - fake.mem_in_use) { pthread_mutex_unlock(&fake.lock); return 2; }
@@ -637,7 +670,9 @@ static fres f_cuMemAlloc(fdevptr* p, size_t n) {
     return 0;
 }
 static fres f_cuMemFree(fdevptr p) {
+    fres unsafe;
     FAKE_ENTER("cuMemFree"); FAKE_NEED_CTX("cuMemFree");
+    if ((unsafe = fake_unsafe_call()) != 0) return unsafe;
     return fake_release(FK_ALLOC, (void*)(uintptr_t)p, "cuMemFree") ? 0 : 1;
 }
 static fres f_cuMemHostAlloc(void** p, size_t n, unsigned flags) {
@@ -1009,7 +1044,9 @@ static fres f_cuModuleLoadDataEx(void** mod, const void* image, unsigned n, unsi
     unsigned i;
     char* err = NULL;
     size_t err_cap = 0;
+    fres unsafe;
     FAKE_ENTER("cuModuleLoadDataEx"); FAKE_NEED_CTX("cuModuleLoadDataEx");
+    if ((unsafe = fake_unsafe_call()) != 0) return unsafe;
     fake_sleep_ms(fake.cfg.jit_delay_ms);
     for (i = 0; i < n; i++) {
         if (opts[i] == 5) err = (char*)vals[i];
@@ -1340,7 +1377,7 @@ static const fake_entry fake_entries[] = {
     FAKE_E(cuOccupancyMaxPotentialBlockSize), FAKE_E(cuLaunchKernel), FAKE_E(cuFuncGetParamInfo),
     FAKE_E(cuMemcpyPeer), FAKE_E(cuMemcpyPeerAsync), FAKE_E(cuDeviceCanAccessPeer),
     FAKE_E(cuCtxEnablePeerAccess), FAKE_E(cuOccupancyMaxActiveBlocksPerMultiprocessor),
-    FAKE_E(cuLaunchKernelEx), FAKE_E(cuOccupancyMaxActiveClusters), FAKE_E(cuTensorMapEncodeTiled), FAKE_E(cuStreamBeginCapture), FAKE_E(cuStreamEndCapture),
+    FAKE_E(cuLaunchKernelEx), FAKE_E(cuOccupancyMaxActiveClusters), FAKE_E(cuTensorMapEncodeTiled), FAKE_E(cuStreamBeginCapture), FAKE_E(cuThreadExchangeStreamCaptureMode), FAKE_E(cuStreamEndCapture),
     FAKE_E(cuGraphInstantiateWithFlags), FAKE_E(cuGraphDestroy), FAKE_E(cuGraphExecDestroy),
     FAKE_E(cuGraphLaunch), FAKE_E(cuGraphExecUpdate),
 };

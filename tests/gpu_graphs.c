@@ -8,8 +8,10 @@
    launches, built-ins, copies through pinned memory, memsets and event records replayed many
    times on fresh inputs, its arguments updated by capturing again (gpuk_graph_update), a
    changed shape refused with the graph unchanged. And gpuk_stream_fork/_join inside a capture
-   (a second stream joins the graph and back), an unjoined fork failing cleanly. Skipped where no driver or GPU exists, or
-   where the driver has no graph entry points. */
+   (a second stream joins the graph and back), an unjoined fork failing cleanly. A built-in's
+   first use on one stream while another is captured, in each capture mode; a ctx destroy
+   with a capture open. Skipped where no driver or GPU exists, or where the driver has no
+   graph entry points. */
 #define _GNU_SOURCE
 #define GPUK_IMPLEMENTATION
 #include "gpuk.h"
@@ -423,12 +425,94 @@ static int test_fork_and_join_inside_a_capture(void) {
     return TEST_PASS;
 }
 
+/* A capture on stream a; on stream b of the same ctx, in the same thread, a built-in's first
+   use (its module's JIT load and its scratch: calls the driver refuses during a global-mode
+   capture, or a thread-local one of this thread, invalidating it). In each capture mode the
+   built-in gives the right sum and a's capture still ends in a graph that replays. A fresh
+   ctx each time, so that the built-in is not loaded yet. */
+static int test_first_use_beside_a_capture(void) {
+    static const gpuk_capture_mode modes[] = { GPUK_CAPTURE_GLOBAL, GPUK_CAPTURE_THREAD_LOCAL,
+                                               GPUK_CAPTURE_RELAXED };
+    static const char* const names[] = { "global", "thread-local", "relaxed" };
+    const size_t n = 300001;
+    float* x = (float*)malloc(n * sizeof *x);
+    float y[1024], sum = 0;
+    size_t m, i;
+    for (m = 0; m < 3; m++) {
+        gpuk_ctx* c2 = NULL;
+        gpuk_stream a = { 0 }, b = { 0 };
+        gpuk_buffer bx = { 0 }, by = { 0 }, bs = { 0 };
+        gpuk_graph g = { 0 };
+        double want = 0, mag = 0;
+        size_t bad = 0;
+        int before = check_failures;
+        CHECK_OK(gpuk_ctx_create(NULL, &c2));
+        CHECK_OK(gpuk_stream_create(c2, &(gpuk_stream_desc){ .non_blocking = true }, &a));
+        CHECK_OK(gpuk_stream_create(c2, &(gpuk_stream_desc){ .non_blocking = true }, &b));
+        for (i = 0; i < n; i++) { x[i] = (float)uniform(-1, 1); want += x[i]; mag += fabs(x[i]); }
+        CHECK_OK(gpuk_buffer_create(c2, &(gpuk_buffer_desc){ .data = { x, n * sizeof *x } }, &bx));
+        CHECK_OK(gpuk_buffer_create(c2, &(gpuk_buffer_desc){ .bytes = sizeof y }, &by));
+        CHECK_OK(gpuk_buffer_create(c2, &(gpuk_buffer_desc){ .bytes = 4 }, &bs));
+        CHECK_OK(gpuk_buffer_memset(c2, GPUK_DEFAULT_STREAM, bs, 0, 0xFFC00000u, 4, 1)); /* NaN */
+        CHECK_OK(gpuk_ctx_sync(c2));
+        CHECK_OK(gpuk_graph_begin_capture(c2, a, modes[m]));
+        CHECK_OK(gpuk_buffer_memset(c2, a, by, 0, 0x40000000u, 4, 1024)); /* 2.0f, captured */
+        CHECK_OK(gpuk_sum_f32(c2, b, gpuk_at(bs, 0), gpuk_at(bx, 0), n)); /* first use, on b */
+        CHECK_OK(gpuk_graph_end_capture(c2, a, &g));
+        CHECK_OK(gpuk_stream_sync(c2, b));
+        CHECK_OK(gpuk_buffer_read(c2, bs, 0, &sum, 4));
+        CHECK(fabs((double)sum - want) <= 8 * (log2((double)n) + 64) * 5.96e-8 * mag);
+        for (i = 0; i < 1024; i++) y[i] = -1.0f;
+        CHECK_OK(gpuk_buffer_write(c2, by, 0, y, sizeof y));
+        CHECK_OK(gpuk_graph_launch(c2, a, g));
+        CHECK_OK(gpuk_stream_sync(c2, a));
+        CHECK_OK(gpuk_buffer_read(c2, by, 0, y, sizeof y));
+        for (i = 0; i < 1024; i++) bad += y[i] != 2.0f;
+        CHECK(bad == 0);
+        if (g.id) CHECK_OK(gpuk_graph_destroy(c2, g));
+        CHECK_OK(gpuk_ctx_destroy(c2));
+        printf("     %s capture: %s\n", names[m], check_failures == before ? "sum right, capture intact" : "FAILED");
+    }
+    free(x);
+    return TEST_PASS;
+}
+
+/* gpuk_ctx_destroy with a capture open on one of its streams: GPUK_ERR_CAPTURING naming it,
+   the capture intact (it ends in a graph that replays), then the destroy succeeds. */
+static int test_ctx_destroy_with_a_capture_open(void) {
+    gpuk_ctx* c2 = NULL;
+    gpuk_stream a = { 0 };
+    gpuk_buffer by = { 0 };
+    gpuk_graph g = { 0 };
+    uint32_t y[256];
+    size_t i, bad = 0;
+    CHECK_OK(gpuk_ctx_create(NULL, &c2));
+    CHECK_OK(gpuk_stream_create(c2, &(gpuk_stream_desc){ .non_blocking = true }, &a));
+    CHECK_OK(gpuk_buffer_create(c2, &(gpuk_buffer_desc){ .bytes = sizeof y }, &by));
+    CHECK_OK(gpuk_graph_begin_capture(c2, a, GPUK_CAPTURE_DEFAULT));
+    CHECK_OK(gpuk_buffer_memset(c2, a, by, 0, 0x12345678u, 4, 256));
+    CHECK_RESULT(gpuk_ctx_destroy(c2), GPUK_ERR_CAPTURING);
+    CHECK_ERROR_MENTIONS("is capturing into a CUDA graph; the ctx is kept");
+    printf("     %s\n", gpuk_last_error());
+    CHECK_RESULT(gpuk_ctx_destroy(c2), GPUK_ERR_CAPTURING);
+    CHECK_OK(gpuk_graph_end_capture(c2, a, &g));
+    for (i = 0; i < 256; i++) y[i] = 0;
+    CHECK_OK(gpuk_buffer_write(c2, by, 0, y, sizeof y));
+    CHECK_OK(gpuk_graph_launch(c2, a, g));
+    CHECK_OK(gpuk_stream_sync(c2, a));
+    CHECK_OK(gpuk_buffer_read(c2, by, 0, y, sizeof y));
+    for (i = 0; i < 256; i++) bad += y[i] != 0x12345678u;
+    CHECK(bad == 0);
+    CHECK_OK(gpuk_ctx_destroy(c2));
+    return TEST_PASS;
+}
+
 int main(void) {
     int code;
     rng_seed_from_clock();
-    if (!gpu_setup("gpu_graphs", 4, &ctx, &code)) return code;
+    if (!gpu_setup("gpu_graphs", 6, &ctx, &code)) return code;
     if (!(gpuk_features() & GPUK_FEATURE_GRAPHS)) {
-        printf("skip gpu_graphs: the driver has no graph entry points\n0 passed, 0 failed, 4 skipped\n");
+        printf("skip gpu_graphs: the driver has no graph entry points\n0 passed, 0 failed, 6 skipped\n");
         gpuk_ctx_destroy(ctx);
         return 0;
     }
@@ -436,6 +520,8 @@ int main(void) {
     RUN(test_unprepared_builtin_refused_during_capture);
     RUN(test_graph_of_launches_copies_and_builtins);
     RUN(test_fork_and_join_inside_a_capture);
+    RUN(test_first_use_beside_a_capture);
+    RUN(test_ctx_destroy_with_a_capture_open);
     CHECK_OK(gpuk_ctx_destroy(ctx));
     return test_summary();
 }

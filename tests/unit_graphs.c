@@ -485,11 +485,70 @@ static int test_priority_and_capture_of_ex_launches(void) {
     return TEST_PASS;
 }
 
+/* A capture on stream a, and on stream b (not captured) a built-in's first use, which loads
+   its module and allocates its scratch: calls the driver refuses during a global-mode capture
+   (any thread) or a thread-local one (this thread), invalidating it. In every mode the call
+   works and a's capture goes on to a graph. The same call on a itself is refused. */
+static int test_first_use_beside_a_capture(void) {
+    static const gpuk_capture_mode modes[] = { GPUK_CAPTURE_GLOBAL, GPUK_CAPTURE_THREAD_LOCAL,
+                                               GPUK_CAPTURE_RELAXED };
+    size_t m;
+    for (m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+        gpuk_stream a, b;
+        gpuk_buffer x;
+        gpuk_graph g;
+        up(NULL);
+        CHECK_OK(gpuk_stream_create(ctx, &(gpuk_stream_desc){ .non_blocking = true }, &a));
+        CHECK_OK(gpuk_stream_create(ctx, &(gpuk_stream_desc){ .non_blocking = true }, &b));
+        CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = 4096 }, &x));
+        CHECK_OK(gpuk_graph_begin_capture(ctx, a, modes[m]));
+        CHECK_OK(launch_k(a, gpuk_buffer_devptr(ctx, x), 64, 1));
+        CHECK_OK(gpuk_sum_f32(ctx, b, gpuk_at(x, 0), gpuk_at(x, 1), 512)); /* JIT + scratch on b */
+        CHECK_OK(gpuk_fill_f32(ctx, b, gpuk_at(x, 0), 8, 1.0f));         /* another first use */
+        CHECK_RESULT(gpuk_scan_inclusive_f32(ctx, a, gpuk_at(x, 0), gpuk_at(x, 0), 16), GPUK_ERR_CAPTURING);
+        CHECK_OK(gpuk_graph_end_capture(ctx, a, &g)); /* not invalidated */
+        CHECK_OK(gpuk_graph_launch(ctx, a, g));
+        CHECK_OK(gpuk_stream_sync(ctx, a));
+        if (check_failures) fprintf(stderr, "  (capture mode %d)\n", (int)modes[m]);
+        fake_gpuk_down(ctx);
+    }
+    return TEST_PASS;
+}
+
+/* gpuk_ctx_destroy with a capture still open: refused naming the stream (cuCtxSynchronize
+   would fail at every retry, and break the capture); once it is ended the ctx goes. */
+static int test_ctx_destroy_with_a_capture_open(void) {
+    gpuk_stream a;
+    gpuk_graph g;
+    long syncs;
+    up(NULL);
+    CHECK_OK(gpuk_stream_create(ctx, NULL, &a));
+    CHECK_OK(gpuk_graph_begin_capture(ctx, a, GPUK_CAPTURE_DEFAULT));
+    CHECK_OK(launch_k(a, 0, 1, 1));
+    syncs = fake.calls;
+    CHECK_RESULT(gpuk_ctx_destroy(ctx), GPUK_ERR_CAPTURING);
+    CHECK_ERROR_MENTIONS("gpuk_ctx_destroy: stream 0x");
+    CHECK_ERROR_MENTIONS("is capturing into a CUDA graph; the ctx is kept");
+    CHECK_ERROR_MENTIONS("gpuk_graph_end_capture");
+    CHECK_RESULT(gpuk_ctx_destroy(ctx), GPUK_ERR_CAPTURING); /* the same, and no harm done */
+    CHECK_OK(gpuk_graph_end_capture(ctx, a, &g));
+    CHECK(fake.calls > syncs);
+    /* the capture of the ctx's default stream likewise */
+    CHECK_OK(gpuk_graph_begin_capture(ctx, GPUK_DEFAULT_STREAM, GPUK_CAPTURE_RELAXED));
+    CHECK_RESULT(gpuk_ctx_destroy(ctx), GPUK_ERR_CAPTURING);
+    CHECK_ERROR_MENTIONS("the ctx's default stream is capturing");
+    CHECK_OK(gpuk_graph_end_capture(ctx, GPUK_DEFAULT_STREAM, &g));
+    fake_gpuk_down(ctx);
+    return TEST_PASS;
+}
+
 int main(void) {
     RUN(test_capture_and_replay);
     RUN(test_update);
     RUN(test_builtins_in_a_graph);
     RUN(test_invalidated_captures);
+    RUN(test_first_use_beside_a_capture);
+    RUN(test_ctx_destroy_with_a_capture_open);
     RUN(test_capture_errors);
     RUN(test_graph_handles_and_pool);
     RUN(test_driver_without_graphs);

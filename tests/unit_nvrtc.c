@@ -278,7 +278,21 @@ static int test_cubin_or_ptx_by_arch_list(void) {
     target_case(&cfg, 0, "compute_89", 0);     /* not listed: PTX of the newest below */
     memset(&cfg, 0, sizeof cfg);
     cfg.no_arch_list = 1;
-    target_case(&cfg, 0, "compute_90", 0);     /* no list (< 11.2): PTX for the device */
+    target_case(&cfg, 0, "compute_90", 0);     /* no list, yet 11.2 or newer: PTX for the device */
+    /* an NVRTC before 11.2 has no list: PTX for the newest architecture it knows, not one it
+       would refuse (-arch=compute_90 is unknown to 10.2) */
+    cfg.major = 10;
+    cfg.minor = 2;
+    target_case(&cfg, 0, "compute_75", 0);
+    cfg.major = 11;
+    cfg.minor = 1;
+    target_case(&cfg, 0, "compute_86", 0);
+    cfg.major = 9;
+    cfg.minor = 0;
+    target_case(&cfg, 0, "compute_70", 0);
+    cfg.major = 7;
+    cfg.minor = 0;
+    target_case(&cfg, 0, "compute_53", 0);
     memset(&cfg, 0, sizeof cfg);
     cfg.no_cubin = 1;
     target_case(&cfg, 0, "compute_90", 0);     /* no cubin entry points (< 11.1) */
