@@ -62,6 +62,18 @@ static void row_init(void) {
     memset(&d, 0, sizeof d);
     d._start_canary = 1;
     BAD_NODRV(gpuk_init(&d), GPUK_ERR_INVALID_ARG);
+    {   /* library paths over 4095 characters: refused, not cut to another library's name */
+        static char longp[4097];
+        memset(longp, 'x', 4096);
+        memset(&d, 0, sizeof d);
+        d.nvrtc_path = longp;
+        BAD_NODRV(gpuk_init(&d), GPUK_ERR_INVALID_ARG);
+        CHECK_ERROR_MENTIONS("gpuk_desc.nvrtc_path");
+        memset(&d, 0, sizeof d);
+        d.driver_path = longp;
+        BAD_NODRV(gpuk_init(&d), GPUK_ERR_INVALID_ARG);
+        CHECK_ERROR_MENTIONS("gpuk_desc.driver_path");
+    }
 }
 static void row_shutdown(void) { BAD_NODRV(gpuk_shutdown(), GPUK_ERR_BUSY); /* ctxs alive */ }
 static void row_driver_version(void) { BAD_NODRV(gpuk_driver_version(NULL), GPUK_ERR_INVALID_ARG); }
@@ -369,7 +381,15 @@ static void row_event_elapsed_ms(void) {
     BAD_NODRV(gpuk_event_elapsed_ms(A, ev, ev_b, &ms), GPUK_ERR_INVALID_HANDLE);
 }
 static void row_timer_create(void) { BAD_NODRV(gpuk_timer_create(A, NULL), GPUK_ERR_INVALID_ARG); BAD_NODRV(gpuk_timer_create(NULL, NULL), GPUK_ERR_INVALID_ARG); }
-static void row_timer_destroy(void) { BAD_NODRV(gpuk_timer_destroy(A, NULL), GPUK_ERR_INVALID_ARG); }
+static void row_timer_destroy(void) {
+    gpuk_timer t;
+    memset(&t, 0, sizeof t);
+    BAD_NODRV(gpuk_timer_destroy(A, NULL), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_timer_destroy(A, &t), GPUK_ERR_INVALID_HANDLE); /* never created */
+    t.start = ev_stale;
+    BAD_NODRV(gpuk_timer_destroy(A, &t), GPUK_ERR_INVALID_HANDLE);
+    CHECK(t.start.id == ev_stale.id); /* kept: not zeroed on failure */
+}
 static void row_timer_start(void) {
     gpuk_timer t;
     memset(&t, 0, sizeof t);
@@ -461,6 +481,9 @@ static void row_launch(void) {
     BAD_NODRV(gpuk_launch(A, ker, &(gpuk_launch_desc){ .grid = { 1 }, .block = { 32 }, .stream = { 999 }, .args = args }), GPUK_ERR_INVALID_HANDLE);
     BAD_NODRV(gpuk_launch(A, ker, &(gpuk_launch_desc){ .grid = { 3 }, .block = { 32 }, .args = args, .cluster = { 2 } }), GPUK_ERR_INVALID_ARG);
     BAD_NODRV(gpuk_launch(A, ker, &(gpuk_launch_desc){ .grid = { 16 }, .block = { 32 }, .args = args, .cluster = { 16 } }), GPUK_ERR_LIMIT);
+    BAD_NODRV(gpuk_launch(A, ker, &(gpuk_launch_desc){ .grid = { 16 }, .block = { 32 }, .args = args, .cluster = { 0, 2, 1 } }), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_launch(A, ker, &(gpuk_launch_desc){ .grid = { 16 }, .block = { 32 }, .args = args,
+                                                       .cluster = { 1u << 22, 1u << 21, 1u << 21 } }), GPUK_ERR_LIMIT);
     BAD(gpuk_launch(A, ker, &(gpuk_launch_desc){ .grid = { 100000 }, .block = { 32 }, .args = args, .cooperative = true }), GPUK_ERR_LIMIT);
 }
 #define KCOOP(h) gpuk_kernel_max_cooperative_grid(A, h, 32, 0, &blocks)
@@ -518,6 +541,12 @@ static void row_elementwise_create(void) {
     d.params = "float* x";
     d.body = NULL;
     BAD_NODRV(gpuk_elementwise_create(A, &d, &e), GPUK_ERR_INVALID_ARG);
+    d.body = "x[i] = 0";
+    d.params = "float* threadIdx"; /* a name the generated CUDA C++ cannot take */
+    BAD_NODRV(gpuk_elementwise_create(A, &d, &e), GPUK_ERR_INVALID_ARG);
+    d.params = "float* x";
+    d.name = "operator";
+    BAD_NODRV(gpuk_elementwise_create(A, &d, &e), GPUK_ERR_INVALID_ARG);
 }
 /* a kernel struct around A's loaded kernel with no parameters, or around bad handles */
 static gpuk_elementwise ew_of(gpuk_kernel k, uint32_t num_params) {
@@ -542,6 +571,16 @@ static void row_elementwise_launch(void) {
     BAD_NODRV(gpuk_elementwise_launch(A, zstr, &ew, 10, &one, 1), GPUK_ERR_INVALID_ARG); /* 1 for 0 */
     ew = ew_of(ker, 99);
     BAD_NODRV(gpuk_elementwise_launch(A, zstr, &ew, 10, NULL, 0), GPUK_ERR_INVALID_ARG); /* damaged */
+    {   /* "float* y, const double* x" in place: two element sizes at one start would race */
+        gpuk_arg two[2];
+        ew = ew_of(ker, 2);
+        ew.param[0] = 1u | 0x20u;         /* float* */
+        ew.param[1] = 2u | 0x20u | 0x40u; /* const double* */
+        two[0] = gpuk_arg_array(gpuk_at(buf, 0));
+        two[1] = gpuk_arg_array(gpuk_at(buf, 0));
+        BAD_NODRV(gpuk_elementwise_launch(A, zstr, &ew, 4, two, 2), GPUK_ERR_INVALID_ARG);
+        CHECK_ERROR_MENTIONS("in place needs one element size");
+    }
 }
 static void row_elementwise_destroy(void) {
     gpuk_elementwise e;
