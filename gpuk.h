@@ -1140,8 +1140,7 @@ GPUK_API gpuk_result gpuk_random_normal_f64(gpuk_ctx* ctx, gpuk_stream stream, g
 #endif
 #endif /* GPUK_H_INCLUDED */
 
-/* src/gpuk_core.h - part of gpuk.h: the implementation's core (platform, driver loader, errors, ctx,
-   handles, memory, streams, events, modules, launch). tools/gen_ptx.py joins src/ into gpuk.h. */
+/* src/gpuk_platform.h - part of gpuk.h: opens the implementation; configuration; the OS layer. */
 #ifdef GPUK_IMPLEMENTATION
 #ifndef GPUK_IMPL_INCLUDED
 #define GPUK_IMPL_INCLUDED
@@ -1379,6 +1378,7 @@ static inline int gpuk__cas_ptr(void** p, void* expected, void* v) {
 }
 #endif
 
+/* src/gpuk_driver.h - part of gpuk.h: the driver's and NVRTC's entry points; process-wide state. */
 /* ---- >>driver ---- */
 /* Private aliases for the driver's types. Struct tags are cuda.h's, so tests/driver_sigs.c can
    assign each official PFN_ type to ours; CUresult and the enums are non-negative enums, which
@@ -1741,6 +1741,7 @@ static gpuk__mutex gpuk__nvrtc_lock = GPUK__MUTEX_INIT;
    cudaMemcpy's ordering, which gpuk's stream-less calls use. */
 #define GPUK__CU_STREAM_LEGACY ((gpuk__cu_stream)(uintptr_t)1)
 
+/* src/gpuk_result.h - part of gpuk.h: results, error texts, logging, fork handlers, allocation. */
 /* ---- >>result ---- */
 static GPUK__TLS char gpuk__tls_error[512];
 
@@ -2061,6 +2062,7 @@ static void gpuk__free(void* p) {
     else free(p);
 }
 
+/* src/gpuk_loader.h - part of gpuk.h: loading the driver and NVRTC; gpuk_init, gpuk_shutdown. */
 /* ---- >>init ---- */
 /* ISO C has no cast from object to function pointer; dlsym's result is copied instead. */
 static void gpuk__sym_to_fn(void* fn_var, size_t fn_bytes, void* sym) {
@@ -2468,6 +2470,7 @@ GPUK__IMPL void* gpuk_driver_symbol(const char* symbol, int abi_version) {
     return gpuk__lib_resolve(&gpuk__driver_lib, &row);
 }
 
+/* src/gpuk_device.h - part of gpuk.h: device count, attributes and queries. */
 /* ---- >>device ---- */
 static gpuk_result gpuk__device_get(const char* fn, int device, gpuk__cu_device* out) {
     int count = 0;
@@ -2577,6 +2580,7 @@ GPUK__IMPL gpuk_result gpuk_device_query(int device, gpuk_device_info* out_info)
     return gpuk__device_query(__func__, device, out_info);
 }
 
+/* src/gpuk_handle.h - part of gpuk.h: handle pools, the ctx struct, layer hooks, handle checks. */
 /* ---- >>pool ---- */
 /* Handle ids: (ctx tag << 28) | (generation << slot bits) | slot. The slot bits fit the pool
    (13 for 4096 slots, 16 for the largest), slot 0 is reserved (so no live id is 0), and the
@@ -3100,6 +3104,7 @@ GPUK__IMPL gpuk_result gpuk_array_resolve(gpuk_ctx* ctx, gpuk_array view, size_t
     return GPUK_OK;
 }
 
+/* src/gpuk_ctx.h - part of gpuk.h: ctx create and destroy, sync, memory info. */
 /* ---- >>ctx ---- */
 /* A handle tag for a new ctx: the next one round that no live ctx has (call under gpuk__lock).
    With more than GPUK__TAGS live ctxs, tags are shared and only the slot check remains. */
@@ -3496,6 +3501,7 @@ GPUK__IMPL gpuk_result gpuk_ctx_make_current(gpuk_ctx* ctx) {
     return gpuk__enter(fn, ctx);
 }
 
+/* src/gpuk_staging.h - part of gpuk.h: staged copies of pageable host memory, copy threads. */
 /* ---- >>staging ---- */
 /* Pageable host memory cannot be reached by the DMA engines: the driver copies it through a
    bounce buffer of its own, piece after piece, so the host copy and the DMA take turns
@@ -3786,6 +3792,7 @@ static gpuk_result gpuk__copy_host_sync(const char* fn, gpuk_ctx* ctx, gpuk__cop
     return cr ? gpuk__fail_cu(fn, cu_fn, cr, detail) : GPUK_OK;
 }
 
+/* src/gpuk_memory.h - part of gpuk.h: buffers, copies, fills, peer copies, pinned memory. */
 /* ---- >>buffer ---- */
 /* A wrapped pointer of another device or CUDA context fails or corrupts memory at its first
    use, far from the cause: ask the driver whose it is. A pointer the driver does not know
@@ -4260,6 +4267,7 @@ GPUK__IMPL size_t gpuk_pinned_size(const gpuk_ctx* ctx, gpuk_pinned pinned) {
     return s ? s->bytes : 0;
 }
 
+/* src/gpuk_stream.h - part of gpuk.h: streams, events, timers. */
 /* ---- >>stream ---- */
 GPUK__IMPL gpuk_result gpuk_stream_create(gpuk_ctx* ctx, const gpuk_stream_desc* desc,
                                           gpuk_stream* out_stream) {
@@ -4641,6 +4649,7 @@ GPUK__IMPL gpuk_result gpuk_timer_stop(gpuk_ctx* ctx, gpuk_timer* timer, float* 
     return gpuk_event_elapsed_ms(ctx, timer->start, timer->stop, out_ms);
 }
 
+/* src/gpuk_module.h - part of gpuk.h: modules: loading PTX, cubins and fatbins; the JIT log. */
 /* ---- >>module ---- */
 /* PTX ISA version -> first CUDA version whose driver loads it (PTX ISA release notes). */
 static const struct { int ptx, cuda; } gpuk__ptx_cuda[] = {
@@ -4909,6 +4918,7 @@ GPUK__IMPL gpuk_result gpuk_module_unload(gpuk_ctx* ctx, gpuk_module module) {
     return r;
 }
 
+/* src/gpuk_nvrtc.h - part of gpuk.h: NVRTC: compiling CUDA C++ into modules, the compile cache. */
 /* ---- >>nvrtc ---- */
 /* NVRTC is loaded by the first compile (or gpuk_nvrtc_version); a failed load is not
    remembered, so a later call tries again (after the library was installed, say). */
@@ -5279,6 +5289,7 @@ GPUK__IMPL const char* gpuk_module_lowered_name(const gpuk_ctx* ctx, gpuk_module
 }
 
 
+/* src/gpuk_launch.h - part of gpuk.h: a module's kernels (lookup, attributes), launches. */
 /* ---- >>kernel ---- */
 GPUK__IMPL gpuk_result gpuk_kernel_get(gpuk_ctx* ctx, gpuk_module module, const char* name,
                                        gpuk_kernel* out_kernel) {
@@ -5655,6 +5666,7 @@ GPUK__IMPL gpuk_result gpuk_kernel_max_cooperative_grid(gpuk_ctx* ctx, gpuk_kern
     return gpuk__cooperative_max(fn, ctx, k, block, shared_bytes, out_blocks, &per_sm);
 }
 
+/* src/gpuk_graph.h - part of gpuk.h: graphs by stream capture: capture, update, launch. */
 /* ---- >>graph ---- */
 /* Graphs are made by stream capture: what gpuk queues on a stream between begin and end
    (launches, built-ins, copies, memsets, records) becomes a graph, instantiated at once into
@@ -5840,8 +5852,7 @@ GPUK__IMPL gpuk_result gpuk_graph_destroy(gpuk_ctx* ctx, gpuk_graph graph) {
     return gpuk__handle_destroy(__func__, ctx, gpuk__kind_graph, graph.id);
 }
 
-/* src/gpuk_builtin.h - part of gpuk.h: the built-in kernel layer (loading, scratch, launchers).
-   Its generated sections (wrappers, PTX) are filled in by tools/gen_ptx.py. */
+/* src/gpuk_builtin.h - part of gpuk.h: the built-in kernel layer (loading, scratch, launchers). */
 /* ---- >>builtin ---- */
 #if !defined(GPUK_NO_KERNELS)
 /* GPUK_GENERATED_BEGIN(kernel_ids) */
@@ -7211,6 +7222,7 @@ static GPUK__NOINLINE gpuk_result gpuk__histogram(const char* fn, int id, gpuk_c
     return gpuk__builtin_go(&k);
 }
 
+/* src/gpuk_custom.h - part of gpuk.h: element-wise and reduction kernels from C expressions. */
 /* ---- >>custom: element-wise and reduction kernels from C expressions ---- */
 /* The types a custom kernel's parameter list takes: the spelling there, CUDA's spelling (the
    generated source uses it, so int64_t needs no header), bytes, and the gpuk_arg kind a
@@ -7865,6 +7877,7 @@ GPUK__IMPL gpuk_result gpuk_reduction_destroy(gpuk_ctx* ctx, gpuk_reduction* ker
     return r;
 }
 
+/* src/gpuk_builtin_ptx.h - part of gpuk.h: the built-ins' generated wrappers and PTX. */
 GPUK__IMPL int gpuk_kernels_loaded(gpuk_ctx* ctx) {
     const gpuk__builtin_state* st;
     int i, count = 0;

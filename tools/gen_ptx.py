@@ -63,8 +63,13 @@ GENERATOR_VERSION = "1"
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SOURCE = "gpuk_kernels.cuh"
 HEADER = "gpuk.h"
-# The hand-written parts of gpuk.h, in the order they are joined.
-SOURCES = ["src/gpuk_api.h", "src/gpuk_core.h", "src/gpuk_builtin.h", "src/gpuk_end.h"]
+# The hand-written parts of gpuk.h, in the order they are joined: the manual and declarations,
+# then the implementation, one concern a file, in dependency order.
+SOURCES = ["src/gpuk_api.h", "src/gpuk_platform.h", "src/gpuk_driver.h", "src/gpuk_result.h",
+           "src/gpuk_loader.h", "src/gpuk_device.h", "src/gpuk_handle.h", "src/gpuk_ctx.h",
+           "src/gpuk_staging.h", "src/gpuk_memory.h", "src/gpuk_stream.h", "src/gpuk_module.h",
+           "src/gpuk_nvrtc.h", "src/gpuk_launch.h", "src/gpuk_graph.h", "src/gpuk_builtin.h",
+           "src/gpuk_custom.h", "src/gpuk_builtin_ptx.h", "src/gpuk_end.h"]
 PTX_DIR = "ptx"
 CACHE = os.path.join(ROOT, ".cache")
 NVCC_ARCH = "compute_75"          # the oldest nvcc 13 emits; lowered afterwards

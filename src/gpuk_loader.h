@@ -1,0 +1,407 @@
+/* src/gpuk_loader.h - part of gpuk.h: loading the driver and NVRTC; gpuk_init, gpuk_shutdown. */
+/* ---- >>init ---- */
+/* ISO C has no cast from object to function pointer; dlsym's result is copied instead. */
+static void gpuk__sym_to_fn(void* fn_var, size_t fn_bytes, void* sym) {
+    GPUK_ASSERT(fn_bytes == sizeof sym);
+    memcpy(fn_var, &sym, fn_bytes);
+}
+
+static void* gpuk__lib_resolve(const gpuk__lib* lib, const gpuk__lib_row* row) {
+    const gpuk__lib_state* st = lib->state;
+    void* fn = NULL;
+    if (st->user_get_proc) return st->user_get_proc(row->symbol, row->version, st->user_get_proc_data);
+    if (st->get_proc_v2) {
+        int status = 0;
+        if (st->get_proc_v2(row->symbol, &fn, row->version, GPUK__CU_GET_PROC_ADDRESS_LEGACY_STREAM,
+                            &status) != 0)
+            fn = NULL;
+        return fn;
+    }
+    if (st->get_proc_v1) {
+        if (st->get_proc_v1(row->symbol, &fn, row->version,
+                            GPUK__CU_GET_PROC_ADDRESS_LEGACY_STREAM) != 0)
+            fn = NULL;
+        return fn;
+    }
+    /* No resolver (drivers older than 11.3): the exported name carries the ABI (cuMemAlloc_v2). */
+    return st->handle ? gpuk__lib_sym(st->handle, row->export_name) : NULL;
+}
+
+/* After a failed load: close the library unless its code ran (then it stays loaded, and the
+   next load of the same library finds it again). Either way its table is cleared. */
+static void gpuk__lib_forget(const gpuk__lib* lib) {
+    gpuk__lib_state* st = lib->state;
+    if (st->handle && !st->keep) {
+        gpuk__lib_close(st->handle);
+        st->handle = NULL;
+    }
+    st->get_proc_v1 = NULL;
+    st->get_proc_v2 = NULL;
+    memset(lib->table, 0, lib->table_bytes);
+}
+
+/* Opens the library named by path (else lib->env_path, else each of lib->sonames in turn) as
+   lib->state->handle; *out_name is the name that opened. */
+static gpuk_result gpuk__lib_open(const gpuk__lib* lib, const char* path, const char* fn,
+                                  const char** out_name) {
+    gpuk__lib_state* st = lib->state;
+    char why[200], tried[300];
+    size_t pos = 0;
+    const char* const* name;
+    void* h = NULL;
+    why[0] = tried[0] = 0;
+    if (!path && lib->env_path) path = gpuk__getenv(lib->env_path);
+    if (path && *path) {
+        h = gpuk__lib_open_path(path, why, sizeof why);
+        if (!h)
+            return gpuk__fail_hint(fn, lib->missing_code, lib->hint, "cannot load %s '%s': %s",
+                                   lib->name, path, why);
+    } else {
+        for (name = lib->sonames; *name && !h; name++) {
+            pos = gpuk__fmt(tried, sizeof tried, pos, "%s'%s'", pos ? ", " : "", *name);
+            h = gpuk__lib_open_path(*name, why, sizeof why);
+            path = *name;
+        }
+        if (!h && lib->sonames[0] && !lib->sonames[1])
+            return gpuk__fail_hint(fn, lib->missing_code, lib->hint, "cannot load %s %s: %s",
+                                   lib->name, tried, why);
+        if (!h)
+            return gpuk__fail_hint(fn, lib->missing_code, lib->hint, "cannot load %s (tried %s): %s",
+                                   lib->name, tried, why);
+    }
+    if (h == st->handle) {
+        gpuk__lib_close(h); /* kept from an earlier load: only the new reference goes */
+    } else {
+        /* Another library was kept: it stays loaded (its threads may run it), forgotten here. */
+        if (st->handle && !st->keep) gpuk__lib_close(st->handle);
+        st->handle = h;
+        st->keep = 0;
+    }
+    *out_name = path;
+    return GPUK_OK;
+}
+
+/* Loads one library: opens and probes it (unless a user resolver stands in for it), resolves
+   every row into lib->table and ORs the feature bits of the optional rows found into
+   *out_features. A failure names the library and what was tried, forgets what it opened, and
+   leaves the table zero. */
+static gpuk_result gpuk__lib_load(const gpuk__lib* lib, const char* path, gpuk_get_proc_fn get_proc,
+                                  void* get_proc_data, const char* fn, uint32_t* out_features) {
+    gpuk__lib_state* st = lib->state;
+    size_t i;
+    *out_features = 0;
+    st->user_get_proc = get_proc;
+    st->user_get_proc_data = get_proc_data;
+    st->get_proc_v1 = NULL;
+    st->get_proc_v2 = NULL;
+    st->version = 0;
+    memset(lib->table, 0, lib->table_bytes);
+    if (!get_proc) {
+        const char* name = NULL;
+        gpuk_result r = gpuk__lib_open(lib, path, fn, &name);
+        if (r) return r;
+        if (lib->probe_symbol) {
+            void* sym = gpuk__lib_sym(st->handle, lib->probe_symbol);
+            if (!sym || !lib->probe(sym, &st->version)) {
+                gpuk__lib_forget(lib);
+                return gpuk__fail_hint(fn, lib->missing_code, lib->hint, "'%s' is not %s (no "
+                                       "working %s)", name, lib->kind, lib->probe_symbol);
+            }
+        }
+        /* cuGetProcAddress (11.3+) resolves each row at a fixed ABI version, so header remaps
+           like CUDA 13's cuCtxCreate_v4 can never change what gpuk calls. */
+        if (lib->proc_address && st->version >= 12000)
+            gpuk__sym_to_fn(&st->get_proc_v2, sizeof st->get_proc_v2,
+                            gpuk__lib_sym(st->handle, "cuGetProcAddress_v2"));
+        if (lib->proc_address && !st->get_proc_v2 && st->version >= 11030)
+            gpuk__sym_to_fn(&st->get_proc_v1, sizeof st->get_proc_v1,
+                            gpuk__lib_sym(st->handle, "cuGetProcAddress"));
+        if (st->get_proc_v1 || st->get_proc_v2) *out_features |= GPUK_FEATURE_PROC_ADDRESS;
+    }
+    for (i = 0; i < lib->num_rows; i++) {
+        const gpuk__lib_row* row = &lib->rows[i];
+        void* p = gpuk__lib_resolve(lib, row);
+        memcpy((char*)lib->table + row->offset, &p, sizeof p);
+        if (!p && row->required) {
+            gpuk__lib_forget(lib);
+            *out_features = 0;
+            return gpuk__fail_hint(fn, lib->too_old_code, lib->hint, "%s has no %s (ABI of CUDA "
+                                   "%d.%d); gpuk needs it", lib->name, row->symbol,
+                                   row->version / 1000, row->version % 1000 / 10);
+        }
+    }
+    for (i = 0; i < lib->num_features; i++) {
+        void* p;
+        memcpy(&p, (const char*)lib->table + lib->features[i].offset, sizeof p);
+        if (p) *out_features |= lib->features[i].bit;
+    }
+    return GPUK_OK;
+}
+
+/* The driver's probe: cuDriverGetVersion, exported by every driver under that name. */
+static int gpuk__driver_probe(void* sym, int* out_version) {
+    gpuk__pfn_cuDriverGetVersion get_version;
+    gpuk__sym_to_fn(&get_version, sizeof get_version, sym);
+    return get_version(out_version) == 0;
+}
+
+static const char* const gpuk__driver_sonames[] = { GPUK__DEFAULT_DRIVER, NULL };
+
+static const gpuk__lib gpuk__driver_lib = {
+    "the NVIDIA driver", "a CUDA driver", gpuk__driver_sonames, "GPUK_DRIVER_PATH",
+    "cuDriverGetVersion", gpuk__driver_probe,
+    gpuk__driver_rows, sizeof gpuk__driver_rows / sizeof gpuk__driver_rows[0],
+    gpuk__driver_features, sizeof gpuk__driver_features / sizeof gpuk__driver_features[0],
+    &gpuk__g.drv, sizeof gpuk__g.drv, &gpuk__g.driver_lib,
+    1, GPUK_ERR_NO_DRIVER, GPUK_ERR_DRIVER_TOO_OLD, NULL
+};
+
+/* The longest library path gpuk_desc takes, its NUL included (Linux's PATH_MAX): a longer one
+   is refused rather than cut, which could name another library. */
+#define GPUK__PATH_MAX 4096
+
+/* NVRTC's state (>>nvrtc): the table, what gpuk_init said about finding it, and the cache. */
+/* One compiled program in the cache: a header, then key_bytes of key, image_bytes of image (PTX
+   with its NUL, or a cubin) and names_bytes of lowered names ("expression\0lowered\0"...). */
+typedef struct gpuk__nvrtc_entry gpuk__nvrtc_entry;
+struct gpuk__nvrtc_entry {
+    gpuk__nvrtc_entry* next;
+    uint64_t hash;
+    size_t key_bytes, image_bytes, names_bytes;
+    int is_ptx;
+    int arch;                  /* sm_XX / compute_XX compiled for */
+};
+typedef struct gpuk__nvrtc_state {
+    int loaded;                /* atomic: 1 once the table is filled (under gpuk__nvrtc_lock) */
+    int version;               /* 13000 for NVRTC 13.0 */
+    int num_archs;             /* of archs; 0 where NVRTC cannot list them (< 11.2) */
+    int archs[128];            /* sm numbers it compiles for (75, 80, ..., 120) */
+    char path[GPUK__PATH_MAX]; /* gpuk_desc.nvrtc_path, copied ("" = none) */
+    gpuk_get_proc_fn get_proc;
+    void* get_proc_user_data;
+    gpuk__pfn_nvrtc_error_string error_string; /* may be NULL */
+    gpuk__lib_state lib;
+    gpuk__nvrtc fns;
+    gpuk__nvrtc_entry* cache;  /* newest first; freed by gpuk_shutdown */
+} gpuk__nvrtc_state;
+static gpuk__nvrtc_state gpuk__nv;
+
+static int gpuk__nvrtc_probe(void* sym, int* out_version) {
+    gpuk__pfn_nvrtcVersion get_version;
+    int major = 0, minor = 0;
+    gpuk__sym_to_fn(&get_version, sizeof get_version, sym);
+    if (get_version(&major, &minor) != 0) return 0;
+    *out_version = major * 1000 + minor * 10;
+    return 1;
+}
+
+static const char* const gpuk__nvrtc_sonames[] = { GPUK__NVRTC_NAMES, NULL };
+
+static const gpuk__lib gpuk__nvrtc_lib = {
+    "NVRTC (the CUDA runtime compiler)", "NVRTC", gpuk__nvrtc_sonames, "GPUK_NVRTC_PATH",
+    "nvrtcVersion", gpuk__nvrtc_probe,
+    gpuk__nvrtc_rows, sizeof gpuk__nvrtc_rows / sizeof gpuk__nvrtc_rows[0], NULL, 0,
+    &gpuk__nv.fns, sizeof gpuk__nv.fns, &gpuk__nv.lib,
+    0, GPUK_ERR_NO_NVRTC, GPUK_ERR_NO_NVRTC, NULL
+};
+
+/* The cache freed and the table forgotten (the library stays loaded: its code ran), so the
+   next load follows the settings then in force. The caller holds gpuk__nvrtc_lock. */
+static void gpuk__nvrtc_forget_locked(void) {
+    while (gpuk__nv.cache) {
+        gpuk__nvrtc_entry* e = gpuk__nv.cache;
+        gpuk__nv.cache = e->next;
+        gpuk__free(e);
+    }
+    if (GPUK__ATOMIC_LOAD(&gpuk__nv.loaded)) gpuk__lib_forget(&gpuk__nvrtc_lib);
+    GPUK__ATOMIC_STORE(&gpuk__nv.loaded, 0);
+    gpuk__nv.version = gpuk__nv.num_archs = 0;
+    gpuk__nv.error_string = NULL;
+    gpuk__nv.path[0] = 0;
+    gpuk__nv.get_proc = NULL;
+    gpuk__nv.get_proc_user_data = NULL;
+}
+
+/* gpuk_shutdown: the next gpuk_init's NVRTC settings apply. */
+static void gpuk__nvrtc_forget(void) {
+    gpuk__mutex_lock(&gpuk__nvrtc_lock);
+    gpuk__nvrtc_forget_locked();
+    gpuk__mutex_unlock(&gpuk__nvrtc_lock);
+}
+
+/* gpuk_init: where the next NVRTC load looks (the path is copied: it is used later). An NVRTC
+   that gpuk_nvrtc_version loaded before gpuk_init, from GPUK_NVRTC_PATH or the default names,
+   gives way to the one this init names; with neither nvrtc_path nor nvrtc_get_proc set it
+   stays, being the one the defaults name. */
+static void gpuk__nvrtc_configure(const gpuk_desc* d) {
+    gpuk__mutex_lock(&gpuk__nvrtc_lock);
+    if ((d->nvrtc_path || d->nvrtc_get_proc) && GPUK__ATOMIC_LOAD(&gpuk__nv.loaded))
+        gpuk__nvrtc_forget_locked();
+    gpuk__copy_text(gpuk__nv.path, sizeof gpuk__nv.path, d->nvrtc_path);
+    gpuk__nv.get_proc = d->nvrtc_get_proc;
+    gpuk__nv.get_proc_user_data = d->nvrtc_get_proc_user_data;
+    gpuk__mutex_unlock(&gpuk__nvrtc_lock);
+}
+
+static gpuk_result gpuk__load_driver(const gpuk_desc* desc) {
+    static const char fn[] = "gpuk_init";
+    uint32_t features = 0;
+    int version = 0;
+    gpuk__cu_result r;
+    gpuk_result res = gpuk__lib_load(&gpuk__driver_lib, desc->driver_path, desc->get_proc,
+                                     desc->get_proc_user_data, fn, &features);
+    gpuk__g.features = features;
+    if (res) return res;
+    r = GPUK__DRV.cuDriverGetVersion(&version);
+    if (r) {
+        gpuk__lib_forget(&gpuk__driver_lib);
+        return gpuk__fail_cu(fn, "cuDriverGetVersion", r, NULL);
+    }
+    gpuk__g.driver_version = version;
+    if (version < 10000) {
+        gpuk__lib_forget(&gpuk__driver_lib);
+        return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, "driver supports CUDA %d.%d; gpuk needs 10.0 "
+                          "or newer", version / 1000, version % 1000 / 10);
+    }
+    /* cuInit starts the driver's own threads, which run its code from then on: from here the
+       library is never closed, whatever cuInit returns. */
+    gpuk__g.driver_lib.keep = 1;
+    r = GPUK__DRV.cuInit(0);
+    if (r) return gpuk__fail_cu(fn, "cuInit", r, NULL);
+    return GPUK_OK;
+}
+
+static int gpuk__desc_canaries_bad(uint32_t start, uint32_t end) {
+    return GPUK_DEBUG && (start != 0 || end != 0);
+}
+
+/* Every desc's defaults in one place (STYLE.md §4): NULL = all zero; out-of-range values stay
+   as they are, for the create call to name. */
+static gpuk_desc gpuk__desc_defaults(const gpuk_desc* desc) {
+    gpuk_desc d;
+    if (desc) d = *desc;
+    else memset(&d, 0, sizeof d);
+    if (d.log_level == GPUK_LOG_DEFAULT) d.log_level = GPUK_LOG_WARN;
+    return d;
+}
+
+GPUK__IMPL gpuk_desc gpuk_desc_defaults(const gpuk_desc* desc) { return gpuk__desc_defaults(desc); }
+
+GPUK__IMPL gpuk_result gpuk_init(const gpuk_desc* desc) {
+    const char* const fn = __func__;
+    gpuk_desc d;
+    gpuk_result r;
+    if (GPUK__ATOMIC_LOAD(&gpuk__g.initialized)) {
+        GPUK__ALIVE(fn);
+        return GPUK_OK;
+    }
+    d = gpuk__desc_defaults(desc);
+    if (gpuk__desc_canaries_bad(d._start_canary, d._end_canary))
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_desc canaries are not zero (desc not "
+                          "zero-initialised?)");
+    if (!d.allocator.alloc_fn != !d.allocator.free_fn)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_desc.allocator needs both alloc_fn and "
+                          "free_fn, or neither");
+    if (d.driver_path && strlen(d.driver_path) >= GPUK__PATH_MAX)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_desc.driver_path is %zu characters long; "
+                          "at most %d are taken", strlen(d.driver_path), GPUK__PATH_MAX - 1);
+    if (d.nvrtc_path && strlen(d.nvrtc_path) >= GPUK__PATH_MAX)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_desc.nvrtc_path is %zu characters long; "
+                          "at most %d are taken", strlen(d.nvrtc_path), GPUK__PATH_MAX - 1);
+    if ((unsigned)d.log_level >= (unsigned)GPUK_LOG_NUM)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_desc.log_level %d is out of range",
+                          (int)d.log_level);
+    gpuk__register_fork_handlers();
+    gpuk__mutex_lock(&gpuk__lock);
+    if (gpuk__g.initialized) {
+        gpuk__mutex_unlock(&gpuk__lock);
+        return GPUK_OK;
+    }
+    gpuk__log_set(d.logger, d.log_level);
+    gpuk__g.allocator = d.allocator;
+    gpuk__nvrtc_configure(&d);
+    r = gpuk__load_driver(&d);
+    gpuk__g.init_failed = (int)r;
+    if (r == GPUK_OK) {
+        GPUK__ATOMIC_STORE(&gpuk__g.initialized, 1);
+    } else {
+        memset(&gpuk__g.drv, 0, sizeof gpuk__g.drv);
+        gpuk__copy_text(gpuk__g.init_failed_text, sizeof gpuk__g.init_failed_text, gpuk__tls_error);
+    }
+    gpuk__mutex_unlock(&gpuk__lock);
+    return r;
+}
+
+/* A call that needs the driver before any gpuk_init initialises with defaults; after a failed
+   init it returns that failure without trying again (a driver without a device answers every
+   cuInit the same way, and the real one leaks a little each time): gpuk_init retries. */
+static gpuk_result gpuk__ready_slow(const char* fn) {
+    int failed;
+    gpuk__register_fork_handlers();
+    gpuk__mutex_lock(&gpuk__lock);
+    failed = gpuk__g.init_failed;
+    if (failed) /* the saved text carries its own hint: not gpuk__fail, which would add another */
+        gpuk__fmt(gpuk__tls_error, sizeof gpuk__tls_error, 0, "%s: gpuk_init failed earlier (call it again to retry): %s",
+                  fn, gpuk__g.init_failed_text);
+    gpuk__mutex_unlock(&gpuk__lock);
+    if (!failed) return gpuk_init(NULL);
+    gpuk__log(GPUK_LOG_ERROR, failed, gpuk__tls_error);
+    return (gpuk_result)failed;
+}
+
+#define GPUK__READY(fn) \
+    do { \
+        GPUK__ALIVE(fn); \
+        if (GPUK__UNLIKELY(!GPUK__ATOMIC_LOAD(&gpuk__g.initialized))) { \
+            gpuk_result ready_r_ = gpuk__ready_slow(fn); \
+            if (ready_r_ != GPUK_OK) return ready_r_; \
+        } \
+    } while (0)
+
+GPUK__IMPL gpuk_result gpuk_shutdown(void) {
+    gpuk_logger logger;
+    gpuk__register_fork_handlers();
+    gpuk__mutex_lock(&gpuk__lock);
+    if (gpuk__g.live_ctxs) {
+        int n = gpuk__g.live_ctxs;
+        gpuk__mutex_unlock(&gpuk__lock);
+        return gpuk__fail(__func__, GPUK_ERR_BUSY, "%d ctx still alive or being created: "
+                          "destroy them first", n);
+    }
+    GPUK__ATOMIC_STORE(&gpuk__g.initialized, 0);
+    gpuk__g.init_failed = 0;
+    gpuk__nvrtc_forget(); /* before the allocator goes: the cache was allocated through it */
+    /* A fork child stays a fork child; any other fault is forgotten: a new init asks the driver. */
+    if (gpuk__g.broken != GPUK_ERR_FORKED) GPUK__ATOMIC_STORE(&gpuk__g.broken, 0);
+    memset(&gpuk__g.drv, 0, sizeof gpuk__g.drv);
+    gpuk__g.features = 0;
+    gpuk__g.driver_version = 0;
+    memset(&logger, 0, sizeof logger);
+    gpuk__log_set(logger, GPUK_LOG_DEFAULT);
+    memset(&gpuk__g.allocator, 0, sizeof gpuk__g.allocator);
+    gpuk__mutex_unlock(&gpuk__lock);
+    return GPUK_OK;
+}
+
+GPUK__IMPL gpuk_result gpuk_driver_version(int* out_version) {
+    if (!out_version) return gpuk__fail(__func__, GPUK_ERR_INVALID_ARG, "out_version is NULL");
+    *out_version = 0;
+    GPUK__READY(__func__);
+    *out_version = gpuk__g.driver_version;
+    return GPUK_OK;
+}
+
+GPUK__IMPL uint32_t gpuk_features(void) {
+    return GPUK__ATOMIC_LOAD(&gpuk__g.initialized) ? gpuk__g.features : 0u;
+}
+
+GPUK__IMPL void* gpuk_driver_symbol(const char* symbol, int abi_version) {
+    gpuk__lib_row row;
+    if (!symbol || !GPUK__ATOMIC_LOAD(&gpuk__g.initialized)) return NULL;
+    row.symbol = symbol;
+    row.export_name = symbol;
+    row.version = abi_version;
+    row.required = 0;
+    row.offset = 0;
+    return gpuk__lib_resolve(&gpuk__driver_lib, &row);
+}

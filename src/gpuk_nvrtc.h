@@ -1,0 +1,370 @@
+/* src/gpuk_nvrtc.h - part of gpuk.h: NVRTC: compiling CUDA C++ into modules, the compile cache. */
+/* ---- >>nvrtc ---- */
+/* NVRTC is loaded by the first compile (or gpuk_nvrtc_version); a failed load is not
+   remembered, so a later call tries again (after the library was installed, say). */
+static gpuk_result gpuk__nvrtc_load(const char* fn) {
+    uint32_t features = 0;
+    int n = 0;
+    gpuk__lib_row row;
+    gpuk_result r = gpuk__lib_load(&gpuk__nvrtc_lib, gpuk__nv.path[0] ? gpuk__nv.path : NULL,
+                                   gpuk__nv.get_proc, gpuk__nv.get_proc_user_data, fn, &features);
+    int major = 0, minor = 0;
+    if (r) return r;
+    if (gpuk__nv.fns.nvrtcVersion(&major, &minor) != 0) {
+        gpuk__lib_forget(&gpuk__nvrtc_lib);
+        return gpuk__fail(fn, GPUK_ERR_NO_NVRTC, "nvrtcVersion failed");
+    }
+    gpuk__nv.version = major * 1000 + minor * 10;
+    gpuk__nv.num_archs = 0;
+    if (gpuk__nv.fns.nvrtcGetNumSupportedArchs && gpuk__nv.fns.nvrtcGetSupportedArchs &&
+        gpuk__nv.fns.nvrtcGetNumSupportedArchs(&n) == 0 && n > 0 &&
+        n <= (int)(sizeof gpuk__nv.archs / sizeof gpuk__nv.archs[0]) &&
+        gpuk__nv.fns.nvrtcGetSupportedArchs(gpuk__nv.archs) == 0)
+        gpuk__nv.num_archs = n;
+    row.symbol = row.export_name = "nvrtcGetErrorString";
+    row.version = 7000;
+    row.required = 0;
+    row.offset = 0;
+    gpuk__sym_to_fn(&gpuk__nv.error_string, sizeof gpuk__nv.error_string,
+                    gpuk__lib_resolve(&gpuk__nvrtc_lib, &row));
+    gpuk__nv.lib.keep = 1; /* its code ran: never closed */
+    GPUK__ATOMIC_STORE(&gpuk__nv.loaded, 1);
+    return GPUK_OK;
+}
+
+static gpuk_result gpuk__nvrtc_ready(const char* fn) {
+    gpuk_result r = GPUK_OK;
+    if (GPUK__ATOMIC_LOAD(&gpuk__nv.loaded)) return GPUK_OK;
+    gpuk__mutex_lock(&gpuk__nvrtc_lock);
+    if (!gpuk__nv.loaded) r = gpuk__nvrtc_load(fn);
+    gpuk__mutex_unlock(&gpuk__nvrtc_lock);
+    return r;
+}
+
+GPUK__IMPL gpuk_result gpuk_nvrtc_version(int* out_version) {
+    gpuk_result r;
+    if (!out_version) return gpuk__fail(__func__, GPUK_ERR_INVALID_ARG, "out_version is NULL");
+    *out_version = 0;
+    if ((r = gpuk__nvrtc_ready(__func__)) != GPUK_OK) return r;
+    *out_version = gpuk__nv.version;
+    return GPUK_OK;
+}
+
+/* An NVRTC call failed: its name and result, with the log's first lines where there is one.
+   Out of memory is GPUK_ERR_HOST_ALLOC, anything else GPUK_ERR_COMPILE. */
+static gpuk_result gpuk__nvrtc_fail(const char* fn, const char* label, const char* call,
+                                    unsigned int res, const char* log) {
+    char first[400];
+    const char* name = gpuk__nv.error_string ? gpuk__nv.error_string(res) : NULL;
+    gpuk__first_lines(first, sizeof first, log ? log : "");
+    return gpuk__fail(fn, res == 1 ? GPUK_ERR_HOST_ALLOC : GPUK_ERR_COMPILE, "'%s': %s: %s (%u)%s%s",
+                      label, call, name ? name : "NVRTC error", res, first[0] ? ": " : "", first);
+}
+
+/* The target for a device of compute capability sm: 1 = a cubin for sm itself (NVRTC lists
+   it and can give cubins); 0 = PTX for *out_arch, the newest listed at or below sm (sm itself
+   where NVRTC cannot list its architectures); -1 = NVRTC knows none at or below sm. */
+/* The architectures an NVRTC without nvrtcGetSupportedArchs (before 11.2) compiles for, by
+   its version (the CUDA releases' notes): *out_oldest to *out_newest; 0, 0 where it has the
+   list or is too new to need this table. */
+static void gpuk__nvrtc_unlisted_archs(int version, int* out_oldest, int* out_newest) {
+    *out_oldest = version < 9000 ? 20 : version < 11000 ? 30 : 35;
+    *out_newest = version < 8000 ? 53 : version < 9000 ? 62 : version < 9010 ? 70 :
+                  version < 10000 ? 72 : version < 11000 ? 75 : version < 11010 ? 80 : 86;
+    if (version >= 11020) *out_oldest = *out_newest = 0;
+}
+
+static int gpuk__nvrtc_target(int sm, int ptx_only, int* out_arch) {
+    int i, best = 0, oldest, newest;
+    int cubin = !ptx_only && gpuk__nv.fns.nvrtcGetCUBINSize && gpuk__nv.fns.nvrtcGetCUBIN;
+    *out_arch = sm;
+    if (!gpuk__nv.num_archs) {
+        /* no list: PTX for the device, or for the newest architecture this NVRTC knows (an
+           older NVRTC refuses -arch=compute_XX it has never heard of; the driver JIT-compiles
+           older PTX for newer GPUs) */
+        gpuk__nvrtc_unlisted_archs(gpuk__nv.version, &oldest, &newest);
+        if (!newest) return 0;
+        if (sm < oldest) {
+            *out_arch = oldest;
+            return -1;
+        }
+        *out_arch = sm < newest ? sm : newest;
+        return 0;
+    }
+    for (i = 0; i < gpuk__nv.num_archs; i++) {
+        int a = gpuk__nv.archs[i];
+        if (a == sm && cubin) return 1;
+        if (a <= sm && a > best) best = a;
+    }
+    *out_arch = best;
+    return best ? 0 : -1;
+}
+
+/* The cache key, written at buf + pos (buf NULL: only counted); each text with its length and
+   its NUL. */
+static size_t gpuk__key_put(char* buf, size_t pos, const char* text) {
+    const char* t = text ? text : "";
+    size_t n = strlen(t);
+    if (buf) {
+        memcpy(buf + pos, &n, sizeof n);
+        memcpy(buf + pos + sizeof n, t, n + 1);
+    }
+    return pos + sizeof n + n + 1;
+}
+
+static size_t gpuk__compile_key(char* buf, const gpuk_compile_desc* d, const char* name,
+                                const char* arch_option) {
+    size_t pos = 0;
+    uint32_t i;
+    char counts[64];
+    gpuk__fmt(counts, sizeof counts, 0, "%u %u %u nvrtc %d", d->num_options, d->num_headers,
+              d->num_name_expressions, gpuk__nv.version);
+    pos = gpuk__key_put(buf, pos, counts);
+    pos = gpuk__key_put(buf, pos, arch_option);
+    pos = gpuk__key_put(buf, pos, name);
+    pos = gpuk__key_put(buf, pos, d->source);
+    for (i = 0; i < d->num_options; i++) pos = gpuk__key_put(buf, pos, d->options[i]);
+    for (i = 0; i < d->num_headers; i++) {
+        pos = gpuk__key_put(buf, pos, d->headers[i].name);
+        pos = gpuk__key_put(buf, pos, d->headers[i].source);
+    }
+    for (i = 0; i < d->num_name_expressions; i++) pos = gpuk__key_put(buf, pos, d->name_expressions[i]);
+    return pos;
+}
+
+static uint64_t gpuk__fnv1a(const char* p, size_t n) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    while (n--) h = (h ^ (unsigned char)*p++) * 0x100000001b3ull;
+    return h;
+}
+
+static const gpuk__nvrtc_entry* gpuk__nvrtc_cache_find(uint64_t hash, const char* key, size_t bytes) {
+    const gpuk__nvrtc_entry* e;
+    for (e = gpuk__nv.cache; e; e = e->next)
+        if (e->hash == hash && e->key_bytes == bytes && memcmp(e + 1, key, bytes) == 0) return e;
+    return NULL;
+}
+
+/* Runs NVRTC on the program; on success *out is a new cache entry (not yet in the cache). The
+   program is always destroyed; whatever was allocated is freed on every path. */
+static gpuk_result gpuk__nvrtc_run(const char* fn, const gpuk_compile_desc* d, const char* name,
+                                   const char* arch_option, int is_ptx, const char* key,
+                                   size_t key_bytes, gpuk__nvrtc_entry** out) {
+    const gpuk__nvrtc* nv = &gpuk__nv.fns;
+    size_t n_ptrs = (size_t)d->num_options + 1u + 2u * (size_t)d->num_headers;
+    const char** ptrs = (const char**)gpuk__alloc(n_ptrs * sizeof *ptrs);
+    gpuk__nvrtc_program prog = NULL;
+    gpuk__nvrtc_entry* e = NULL;
+    char* log = NULL;
+    const char* call;
+    size_t log_bytes = 0, image_bytes = 0, names_bytes = 0, pos;
+    unsigned int res;
+    gpuk_result r = GPUK_OK;
+    uint32_t i;
+    *out = NULL;
+    if (!ptrs) return gpuk__fail(fn, GPUK_ERR_HOST_ALLOC, "'%s': cannot allocate %zu option "
+                                 "pointers", name, n_ptrs);
+    for (i = 0; i < d->num_options; i++) ptrs[i] = d->options[i];
+    ptrs[d->num_options] = arch_option;
+    for (i = 0; i < d->num_headers; i++) {
+        ptrs[d->num_options + 1u + i] = d->headers[i].source;
+        ptrs[d->num_options + 1u + d->num_headers + i] = d->headers[i].name;
+    }
+    call = "nvrtcCreateProgram";
+    res = nv->nvrtcCreateProgram(&prog, d->source, name, (int)d->num_headers,
+                                 d->num_headers ? ptrs + d->num_options + 1 : NULL,
+                                 d->num_headers ? ptrs + d->num_options + 1 + d->num_headers : NULL);
+    if (res) prog = NULL;
+    for (i = 0; !res && i < d->num_name_expressions; i++) {
+        call = "nvrtcAddNameExpression";
+        res = nv->nvrtcAddNameExpression(prog, d->name_expressions[i]);
+    }
+    if (!res) {
+        unsigned int log_res;
+        call = "nvrtcCompileProgram";
+        res = nv->nvrtcCompileProgram(prog, (int)d->num_options + 1, ptrs);
+        /* the log, whatever the compile said: errors and warnings are in it */
+        log_res = nv->nvrtcGetProgramLogSize(prog, &log_bytes);
+        if (!log_res && log_bytes > 1 && (log = (char*)gpuk__alloc(log_bytes + 1)) != NULL &&
+            nv->nvrtcGetProgramLog(prog, log) != 0)
+            log[0] = 0;
+        if (log) log[log_bytes] = 0;
+        if (!res && log_res) { res = log_res; call = "nvrtcGetProgramLogSize"; }
+    }
+    if (res) {
+        if (log && log[0]) gpuk__log(GPUK_LOG_ERROR, GPUK_ERR_COMPILE, log);
+        r = gpuk__nvrtc_fail(fn, name, call, res, log);
+    } else if (log && log[0]) {
+        gpuk__log(GPUK_LOG_WARN, 0, log);
+    }
+    if (!r) {
+        call = is_ptx ? "nvrtcGetPTXSize" : "nvrtcGetCUBINSize";
+        res = is_ptx ? nv->nvrtcGetPTXSize(prog, &image_bytes) : nv->nvrtcGetCUBINSize(prog, &image_bytes);
+        for (i = 0; !res && i < d->num_name_expressions; i++) {
+            const char* lowered = NULL;
+            call = "nvrtcGetLoweredName";
+            res = nv->nvrtcGetLoweredName(prog, d->name_expressions[i], &lowered);
+            if (!res) names_bytes += strlen(d->name_expressions[i]) + strlen(lowered ? lowered : "") + 2;
+        }
+        if (!res && !image_bytes) res = 11; /* NVRTC_ERROR_INTERNAL_ERROR: an empty image */
+        if (res) r = gpuk__nvrtc_fail(fn, name, call, res, NULL);
+    }
+    if (!r && !(e = (gpuk__nvrtc_entry*)gpuk__alloc(sizeof *e + key_bytes + image_bytes + names_bytes)))
+        r = gpuk__fail(fn, GPUK_ERR_HOST_ALLOC, "'%s': cannot allocate %zu bytes for the compiled "
+                       "program", name, sizeof *e + key_bytes + image_bytes + names_bytes);
+    if (!r) {
+        char* image = (char*)(e + 1) + key_bytes;
+        e->key_bytes = key_bytes;
+        e->image_bytes = image_bytes;
+        e->names_bytes = names_bytes;
+        e->is_ptx = is_ptx;
+        memcpy(e + 1, key, key_bytes);
+        call = is_ptx ? "nvrtcGetPTX" : "nvrtcGetCUBIN";
+        res = is_ptx ? nv->nvrtcGetPTX(prog, image) : nv->nvrtcGetCUBIN(prog, image);
+        for (i = 0, pos = 0; !res && i < d->num_name_expressions; i++) {
+            const char* lowered = NULL;
+            char* names = image + image_bytes;
+            call = "nvrtcGetLoweredName";
+            res = nv->nvrtcGetLoweredName(prog, d->name_expressions[i], &lowered);
+            if (res) break;
+            /* sizes as counted above: the same expression gives the same lowered name */
+            pos = gpuk__fmt(names, names_bytes, pos, "%s", d->name_expressions[i]) + 1;
+            pos = gpuk__fmt(names, names_bytes, pos, "%s", lowered ? lowered : "") + 1;
+        }
+        if (res) {
+            r = gpuk__nvrtc_fail(fn, name, call, res, NULL);
+            gpuk__free(e);
+            e = NULL;
+        }
+    }
+    if (prog) nv->nvrtcDestroyProgram(&prog);
+    gpuk__free(log);
+    gpuk__free((void*)ptrs);
+    *out = e;
+    return r;
+}
+
+/* The arguments gpuk_module_compile needs; the error names the first bad one. */
+static gpuk_result gpuk__compile_check(const char* fn, const gpuk_compile_desc* d) {
+    uint32_t i;
+    if (gpuk__desc_canaries_bad(d->_start_canary, d->_end_canary))
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_compile_desc canaries are not zero");
+    if (!d->source) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.source is NULL");
+    if ((d->num_options && !d->options) || (d->num_headers && !d->headers) ||
+        (d->num_name_expressions && !d->name_expressions))
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc: a count is nonzero but its array is NULL");
+    if (d->num_options > 4096 || d->num_headers > 4096 || d->num_name_expressions > 4096)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc: more than 4096 options, headers or "
+                          "name expressions");
+    for (i = 0; i < d->num_options; i++) {
+        const char* o = d->options[i];
+        if (!o) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.options[%u] is NULL", i);
+        if (strncmp(o, "-arch", 5) == 0 || strncmp(o, "--gpu-architecture", 18) == 0)
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.options[%u] '%s': gpuk picks the "
+                              "architecture for the ctx's device (desc.ptx_only for PTX)", i, o);
+    }
+    for (i = 0; i < d->num_headers; i++)
+        if (!d->headers[i].name || !d->headers[i].source)
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.headers[%u]: name or source is NULL", i);
+    for (i = 0; i < d->num_name_expressions; i++)
+        if (!d->name_expressions[i] || !*d->name_expressions[i])
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.name_expressions[%u] is NULL or "
+                              "empty", i);
+    return GPUK_OK;
+}
+
+/* gpuk_module_compile, with fn naming the public call in errors (the custom kernels' create
+   calls compile through it too). */
+static gpuk_result gpuk__module_compile(const char* fn, gpuk_ctx* ctx, const gpuk_compile_desc* desc,
+                                        gpuk_module* out_module) {
+    const gpuk__nvrtc_entry* found;
+    gpuk__nvrtc_entry* made = NULL;
+    const char* name;
+    char arch_option[32], msg[200];
+    char* key;
+    size_t key_bytes;
+    uint64_t hash;
+    int sm, arch, cubin;
+    gpuk_result r;
+    if (!out_module) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_module is NULL");
+    out_module->id = 0;
+    GPUK__ALIVE(fn);
+    GPUK__CTX_CHECK(fn, ctx);
+    if (!desc) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc is NULL");
+    if ((r = gpuk__compile_check(fn, desc)) != GPUK_OK) return r;
+    name = desc->name && *desc->name ? desc->name : "program.cu";
+    if ((r = gpuk__nvrtc_ready(fn)) != GPUK_OK) return r;
+    sm = ctx->info.cc_major * 10 + ctx->info.cc_minor;
+    cubin = gpuk__nvrtc_target(sm, desc->ptx_only, &arch);
+    if (cubin < 0)
+        return gpuk__fail_hint(fn, GPUK_ERR_NO_NVRTC, "name an older NVRTC in gpuk_desc.nvrtc_path "
+                               "or GPUK_NVRTC_PATH", "NVRTC %d.%d compiles for sm_%d and newer; the "
+                               "device is sm_%d", gpuk__nv.version / 1000, gpuk__nv.version % 1000 / 10,
+                               gpuk__nv.num_archs ? gpuk__nv.archs[0] : arch, sm);
+    gpuk__fmt(arch_option, sizeof arch_option, 0, "-arch=%s_%d", cubin ? "sm" : "compute", arch);
+    key_bytes = gpuk__compile_key(NULL, desc, name, arch_option);
+    if (!(key = (char*)gpuk__alloc(key_bytes)))
+        return gpuk__fail(fn, GPUK_ERR_HOST_ALLOC, "'%s': cannot allocate the %zu-byte cache key",
+                          name, key_bytes);
+    gpuk__compile_key(key, desc, name, arch_option);
+    hash = gpuk__fnv1a(key, key_bytes);
+    gpuk__mutex_lock(&gpuk__nvrtc_lock);
+    found = gpuk__nvrtc_cache_find(hash, key, key_bytes);
+    gpuk__mutex_unlock(&gpuk__nvrtc_lock);
+    if (!found) {
+        r = gpuk__nvrtc_run(fn, desc, name, arch_option, !cubin, key, key_bytes, &made);
+        if (r == GPUK_OK) {
+            made->hash = hash;
+            made->arch = arch;
+            gpuk__mutex_lock(&gpuk__nvrtc_lock);
+            /* another thread may have compiled the same meanwhile: keep the first */
+            found = gpuk__nvrtc_cache_find(hash, key, key_bytes);
+            if (!found) {
+                made->next = gpuk__nv.cache;
+                gpuk__nv.cache = made;
+                found = made;
+                made = NULL;
+            }
+            gpuk__mutex_unlock(&gpuk__nvrtc_lock);
+            gpuk__free(made);
+        }
+        if (found && gpuk__log_wants(GPUK_LOG_INFO)) {
+            gpuk__fmt(msg, sizeof msg, 0, "%s: '%s': NVRTC %d.%d compiled it to %s (%s_%d)%s", fn,
+                      name, gpuk__nv.version / 1000, gpuk__nv.version % 1000 / 10,
+                      cubin ? "a cubin" : "PTX", cubin ? "sm" : "compute", arch,
+                      cubin ? "" : ": this NVRTC lists no cubin target for the device");
+            gpuk__log(GPUK_LOG_INFO, 0, msg);
+        }
+    } else if (gpuk__log_wants(GPUK_LOG_INFO)) {
+        gpuk__fmt(msg, sizeof msg, 0, "%s: '%s': cache hit, %s (%s_%d) compiled earlier", fn, name,
+                  found->is_ptx ? "PTX" : "a cubin", found->is_ptx ? "compute" : "sm", found->arch);
+        gpuk__log(GPUK_LOG_INFO, 0, msg);
+    }
+    gpuk__free(key);
+    if (!found) return r;
+    return gpuk__module_add(fn, ctx, (const unsigned char*)(found + 1) + found->key_bytes,
+                            found->image_bytes, found->image_bytes, found->is_ptx, name, found,
+                            &out_module->id);
+}
+
+GPUK__IMPL gpuk_result gpuk_module_compile(gpuk_ctx* ctx, const gpuk_compile_desc* desc,
+                                           gpuk_module* out_module) {
+    return gpuk__module_compile(__func__, ctx, desc, out_module);
+}
+
+GPUK__IMPL const char* gpuk_module_lowered_name(const gpuk_ctx* ctx, gpuk_module module,
+                                                const char* name_expression) {
+    const gpuk__module_slot* m;
+    const char *p, *end;
+    if (!ctx || !name_expression || !(m = gpuk__module_lookup(ctx, module.id)) || !m->compiled)
+        return NULL;
+    p = (const char*)(m->compiled + 1) + m->compiled->key_bytes + m->compiled->image_bytes;
+    end = p + m->compiled->names_bytes;
+    while (p < end) {
+        const char* lowered = p + strlen(p) + 1;
+        if (strcmp(p, name_expression) == 0) return lowered;
+        p = lowered + strlen(lowered) + 1;
+    }
+    return NULL;
+}
+
