@@ -1316,7 +1316,9 @@ static const char* gpuk__getenv(const char* name) { return getenv(name); }
 #endif
 /* fork() must not copy gpuk's locks while another thread holds them (the child would wait for
    a thread it does not have): prepare takes them all, parent and child let go; the child also
-   marks itself forked. Registered before gpuk's global lock is first taken. */
+   marks itself forked. Registered before gpuk's global lock is first taken.
+   Hook: the three are defined in src/gpuk_result.h, after the locks they take (the state in
+   src/gpuk_driver.h) and the fault flag the child sets. */
 static void gpuk__atfork_prepare(void);
 static void gpuk__atfork_parent(void);
 static void gpuk__atfork_child(void);
@@ -2659,7 +2661,9 @@ typedef struct gpuk__kernel_slot {
 
 /* Layers above the core (the built-in kernels; later compiled programs, graphs, peers) keep
    their own per-ctx state in ctx->layer[] and hear of releases through these hooks, so the
-   core knows nothing of what they hold. Each hook is optional. */
+   core knows nothing of what they hold. Each hook is optional. Hook table: the core's files
+   (src/gpuk_ctx.h, src/gpuk_stream.h) call into the built-in layer, a later file, only
+   through it; src/gpuk_builtin.h fills it in (gpuk__builtin_layer). */
 typedef struct gpuk__layer {
     /* at the end of ctx create: make the layer's state (*state); a failure undoes the create */
     gpuk_result (*ctx_init)(const char* fn, gpuk_ctx* ctx, void** state);
@@ -2674,14 +2678,18 @@ typedef struct gpuk__layer {
     void (*ctx_release)(const char* fn, gpuk_ctx* ctx, void** state, gpuk_result* first);
 } gpuk__layer;
 enum { GPUK__LAYER_BUILTIN, GPUK__LAYER_COUNT };
-/* The layers, defined with their code further down; NULL where compiled out. */
+/* The layers; NULL where compiled out. Hook: defined in src/gpuk_builtin.h beside the built-in
+   layer's table (src/gpuk_builtin_ptx.h under GPUK_NO_KERNELS, returning NULL), which the core
+   cannot name. Called by ctx create and destroy (src/gpuk_ctx.h) and stream destroy
+   (src/gpuk_stream.h). */
 static const gpuk__layer* gpuk__layer_of(int which);
 
 /* The handle kinds, one row each, in the order a ctx destroy releases them (graphs before
    the kernels and memory they use, kernels before their modules, events and streams before
    memory): name, slot type, gpuk_ctx_desc field of
    the pool size, its default. Each kind has a gpuk__<name>_lookup (below) and a
-   gpuk__<name>_release (in its section) that gives the slot's object back to the driver. */
+   gpuk__<name>_release (in its own file, gpuk__release below) that gives the slot's object
+   back to the driver. */
 #define GPUK__HANDLE_KINDS(X) \
     X(graph, gpuk__graph_slot, max_graphs, 64) \
     X(kernel, gpuk__kernel_slot, max_kernels, 1024) \
@@ -2764,6 +2772,9 @@ typedef struct gpuk__staging {
     unsigned threads;        /* gpuk_ctx_desc.staging_threads, resolved: the most that copy */
     gpuk__crew crew;         /* threads - 1 workers, started with the memory */
 } gpuk__staging;
+/* Hook: joins the copy threads; defined in src/gpuk_staging.h with the threads it stops, called
+   by gpuk_ctx_destroy (src/gpuk_ctx.h, which comes before the staging: a staged copy needs
+   the ctx). */
 static void gpuk__crew_stop(gpuk__crew* cr);
 
 struct gpuk_ctx {
@@ -2787,7 +2798,11 @@ struct gpuk_ctx {
 
 /* Gives a live slot's driver objects back (the ctx is current); returns the driver's result
    and names the failing call in *out_call. After a failure the slot still describes what is
-   left to release, so the call can be made again. */
+   left to release, so the call can be made again. Hook: each kind's is defined with the
+   kind's calls, in a later file (buffer and pinned: src/gpuk_memory.h; stream and event:
+   src/gpuk_stream.h; module: src/gpuk_module.h; kernel: src/gpuk_launch.h; graph:
+   src/gpuk_graph.h); every destroy and the ctx destroy (src/gpuk_ctx.h) call it through the
+   table gpuk__release, so that the handle code knows no kind's driver objects. */
 typedef gpuk__cu_result (*gpuk__release_fn)(gpuk_ctx* ctx, void* slot, const char** out_call);
 #define GPUK__KIND_RELEASE(name, type, field, dflt) \
     static gpuk__cu_result gpuk__##name##_release(gpuk_ctx* ctx, void* slot, const char** out_call);
@@ -2923,7 +2938,8 @@ static uint32_t gpuk__slot_detach(gpuk_ctx* ctx, gpuk__pool* pool, uint32_t id) 
     return i;
 }
 
-static gpuk_result gpuk__enter(const char* fn, gpuk_ctx* ctx); /* >>validate */
+/* defined below, in >>validate (this file) */
+static gpuk_result gpuk__enter(const char* fn, gpuk_ctx* ctx);
 static gpuk_result gpuk__bad_handle(const char* fn, const char* what, uint32_t id);
 
 /* Releases detached slot i (once id) of kind in the driver, then frees it. On a failure that
@@ -6112,7 +6128,9 @@ typedef struct gpuk__builtin_variant {
     int kernel;                  /* GPUK__K_*, or -1 at the end of the list */
     gpuk__builtin_ptx ptx;
 } gpuk__builtin_variant;
-static const gpuk__builtin_ptx* gpuk__builtin_ptx_of(int id); /* these two come after the PTX */
+/* Hook: these two are defined in src/gpuk_builtin_ptx.h, after the generated PTX tables they
+   return (which follow the custom kernels in gpuk.h). */
+static const gpuk__builtin_ptx* gpuk__builtin_ptx_of(int id);
 static const gpuk__builtin_variant* gpuk__builtin_variants(void);
 
 /* Of base and kernel id's variants in list (ending at kernel -1), the PTX to load on a device

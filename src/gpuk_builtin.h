@@ -18,7 +18,9 @@ typedef struct gpuk__builtin_variant {
     int kernel;                  /* GPUK__K_*, or -1 at the end of the list */
     gpuk__builtin_ptx ptx;
 } gpuk__builtin_variant;
-static const gpuk__builtin_ptx* gpuk__builtin_ptx_of(int id); /* these two come after the PTX */
+/* Hook: these two are defined in src/gpuk_builtin_ptx.h, after the generated PTX tables they
+   return (which follow the custom kernels in gpuk.h). */
+static const gpuk__builtin_ptx* gpuk__builtin_ptx_of(int id);
 static const gpuk__builtin_variant* gpuk__builtin_variants(void);
 
 /* Of base and kernel id's variants in list (ending at kernel -1), the PTX to load on a device

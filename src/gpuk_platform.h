@@ -174,7 +174,9 @@ static const char* gpuk__getenv(const char* name) { return getenv(name); }
 #endif
 /* fork() must not copy gpuk's locks while another thread holds them (the child would wait for
    a thread it does not have): prepare takes them all, parent and child let go; the child also
-   marks itself forked. Registered before gpuk's global lock is first taken. */
+   marks itself forked. Registered before gpuk's global lock is first taken.
+   Hook: the three are defined in src/gpuk_result.h, after the locks they take (the state in
+   src/gpuk_driver.h) and the fault flag the child sets. */
 static void gpuk__atfork_prepare(void);
 static void gpuk__atfork_parent(void);
 static void gpuk__atfork_child(void);

@@ -64,7 +64,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SOURCE = "gpuk_kernels.cuh"
 HEADER = "gpuk.h"
 # The hand-written parts of gpuk.h, in the order they are joined: the manual and declarations,
-# then the implementation, one concern a file, in dependency order.
+# then the implementation, one concern a file, in dependency order (a call into a later file
+# goes through a hook whose declaration names that file).
 SOURCES = ["src/gpuk_api.h", "src/gpuk_platform.h", "src/gpuk_driver.h", "src/gpuk_result.h",
            "src/gpuk_loader.h", "src/gpuk_device.h", "src/gpuk_handle.h", "src/gpuk_ctx.h",
            "src/gpuk_staging.h", "src/gpuk_memory.h", "src/gpuk_stream.h", "src/gpuk_module.h",
