@@ -1194,13 +1194,15 @@ __declspec(dllimport) int __stdcall FreeLibrary(struct HINSTANCE__* lib);
 __declspec(dllimport) void __stdcall AcquireSRWLockExclusive(void** lock);
 __declspec(dllimport) void __stdcall ReleaseSRWLockExclusive(void** lock);
 __declspec(dllimport) unsigned char __stdcall TryAcquireSRWLockExclusive(void** lock);
-__declspec(dllimport) int __stdcall SleepConditionVariableSRW(void** cv, void** lock, unsigned long ms,
+__declspec(dllimport) int __stdcall SleepConditionVariableSRW(void** cv, void** lock,
+                                                              unsigned long ms,
                                                               unsigned long flags);
 __declspec(dllimport) void __stdcall WakeAllConditionVariable(void** cv);
 __declspec(dllimport) void __stdcall WakeConditionVariable(void** cv);
 __declspec(dllimport) void* __stdcall CreateThread(void* security, size_t stack,
-                                                   unsigned long (__stdcall* start)(void*), void* arg,
-                                                   unsigned long flags, unsigned long* id);
+                                                   unsigned long (__stdcall* start)(void*),
+                                                   void* arg, unsigned long flags,
+                                                   unsigned long* id);
 __declspec(dllimport) unsigned long __stdcall WaitForSingleObject(void* handle, unsigned long ms);
 __declspec(dllimport) int __stdcall CloseHandle(void* handle);
 __declspec(dllimport) unsigned long __stdcall GetActiveProcessorCount(unsigned short group);
@@ -1210,7 +1212,9 @@ typedef struct gpuk__mutex { void* srw; } gpuk__mutex;
 #define GPUK__MUTEX_INIT { 0 }
 static void gpuk__mutex_lock(gpuk__mutex* m) { AcquireSRWLockExclusive((void**)&m->srw); }
 static void gpuk__mutex_unlock(gpuk__mutex* m) { ReleaseSRWLockExclusive((void**)&m->srw); }
-static int gpuk__mutex_trylock(gpuk__mutex* m) { return TryAcquireSRWLockExclusive((void**)&m->srw) != 0; }
+static int gpuk__mutex_trylock(gpuk__mutex* m) {
+    return TryAcquireSRWLockExclusive((void**)&m->srw) != 0;
+}
 static void gpuk__mutex_init(gpuk__mutex* m) { m->srw = 0; }
 static void gpuk__mutex_fini(gpuk__mutex* m) { (void)m; }
 /* Threads and condition variables, for the staging's copy threads (>>staging) */
@@ -1363,7 +1367,8 @@ void* _InterlockedCompareExchangePointer(void* volatile* p, void* v, void* expec
 #define GPUK__ATOMIC_ADD(p, v) ((unsigned)_InterlockedExchangeAdd((long volatile*)(p), (long)(v)))
 #define GPUK__ATOMIC_ADD_ACQREL(p, v) GPUK__ATOMIC_ADD(p, v) /* a full barrier there */
 /* a compare-exchange of NULL with NULL changes nothing and returns the value */
-#define GPUK__ATOMIC_LOAD_PTR(p) _InterlockedCompareExchangePointer((void* volatile*)(p), NULL, NULL)
+#define GPUK__ATOMIC_LOAD_PTR(p) \
+    _InterlockedCompareExchangePointer((void* volatile*)(p), NULL, NULL)
 #define GPUK__ATOMIC_CAS_PTR(p, expected, v) \
     (_InterlockedCompareExchangePointer((void* volatile*)(p), (v), (expected)) == (expected))
 #else
@@ -1442,14 +1447,17 @@ typedef struct gpuk__lib_feature {
    gpuk__pfn_<member> and the struct `table`; rows and feature rows come from GPUK__X_ROW and
    GPUK__X_FEATURE(member, bit) with GPUK__X_TABLE #defined as the table type around them. */
 #define GPUK__X_PFN(name, ver, exp, req, params) \
-    typedef gpuk__cu_result(GPUK__CUDAAPI* gpuk__pfn_##name) params; /* NOLINT(bugprone-macro-parentheses): a parameter list */
+    typedef gpuk__cu_result(GPUK__CUDAAPI* gpuk__pfn_##name) \
+        params; /* NOLINT(bugprone-macro-parentheses): a parameter list */
 #define GPUK__X_MEMBER(name, ver, exp, req, params) gpuk__pfn_##name name;
 #define GPUK__X_ROW(name, ver, exp, req, params) \
     { #name, exp, ver, req, offsetof(GPUK__X_TABLE, name) },
 #define GPUK__X_FEATURE(name, bit) { offsetof(GPUK__X_TABLE, name), bit },
 #define GPUK__LIB_TABLE(FUNCS, table) \
     FUNCS(GPUK__X_PFN) \
-    typedef struct table { FUNCS(GPUK__X_MEMBER) } table; /* NOLINT(bugprone-macro-parentheses): a type name */
+    typedef struct table { \
+        FUNCS(GPUK__X_MEMBER) \
+    } table; /* NOLINT(bugprone-macro-parentheses): a type name */
 
 /* The driver: the ABI version picks e.g. cuMemAlloc_v2 (3020), never the 32-bit-size CUDA 2.0
    ABI behind the plain export. */
@@ -1463,7 +1471,8 @@ typedef struct gpuk__lib_feature {
     X(cuDeviceTotalMem, 3020, "cuDeviceTotalMem_v2", 1, (size_t* out_bytes, gpuk__cu_device dev)) \
     X(cuDeviceGetAttribute, 2000, "cuDeviceGetAttribute", 1, \
       (int* out_value, unsigned int attribute, gpuk__cu_device dev)) \
-    X(cuDeviceGetPCIBusId, 4010, "cuDeviceGetPCIBusId", 1, (char* bus_id, int len, gpuk__cu_device dev)) \
+    X(cuDeviceGetPCIBusId, 4010, "cuDeviceGetPCIBusId", 1, \
+      (char* bus_id, int len, gpuk__cu_device dev)) \
     X(cuDevicePrimaryCtxRetain, 7000, "cuDevicePrimaryCtxRetain", 1, \
       (gpuk__cu_context* out_ctx, gpuk__cu_device dev)) \
     X(cuDevicePrimaryCtxRelease, 11000, "cuDevicePrimaryCtxRelease", 1, (gpuk__cu_device dev)) \
@@ -1475,9 +1484,11 @@ typedef struct gpuk__lib_feature {
     X(cuMemGetInfo, 3020, "cuMemGetInfo_v2", 1, (size_t* out_free, size_t* out_total)) \
     X(cuMemAlloc, 3020, "cuMemAlloc_v2", 1, (gpuk_devptr* out_ptr, size_t bytes)) \
     X(cuMemFree, 3020, "cuMemFree_v2", 1, (gpuk_devptr ptr)) \
-    X(cuMemHostAlloc, 2020, "cuMemHostAlloc", 1, (void** out_ptr, size_t bytes, unsigned int flags)) \
+    X(cuMemHostAlloc, 2020, "cuMemHostAlloc", 1, \
+      (void** out_ptr, size_t bytes, unsigned int flags)) \
     X(cuMemFreeHost, 2000, "cuMemFreeHost", 1, (void* ptr)) \
-    X(cuMemHostRegister, 6050, "cuMemHostRegister_v2", 1, (void* ptr, size_t bytes, unsigned int flags)) \
+    X(cuMemHostRegister, 6050, "cuMemHostRegister_v2", 1, \
+      (void* ptr, size_t bytes, unsigned int flags)) \
     X(cuMemHostUnregister, 4000, "cuMemHostUnregister", 1, (void* ptr)) \
     X(cuMemsetD8Async, 3020, "cuMemsetD8Async", 1, \
       (gpuk_devptr dst, unsigned char value, size_t count, gpuk__cu_stream stream)) \
@@ -1508,7 +1519,8 @@ typedef struct gpuk__lib_feature {
     X(cuStreamDestroy, 4000, "cuStreamDestroy_v2", 1, (gpuk__cu_stream stream)) \
     X(cuStreamSynchronize, 2000, "cuStreamSynchronize", 1, (gpuk__cu_stream stream)) \
     X(cuStreamQuery, 2000, "cuStreamQuery", 1, (gpuk__cu_stream stream)) \
-    X(cuStreamGetCtx, 9020, "cuStreamGetCtx", 0, (gpuk__cu_stream stream, gpuk__cu_context* out_ctx)) \
+    X(cuStreamGetCtx, 9020, "cuStreamGetCtx", 0, \
+      (gpuk__cu_stream stream, gpuk__cu_context* out_ctx)) \
     X(cuStreamWaitEvent, 3020, "cuStreamWaitEvent", 1, \
       (gpuk__cu_stream stream, gpuk__cu_event event, unsigned int flags)) \
     X(cuStreamIsCapturing, 10000, "cuStreamIsCapturing", 0, \
@@ -1548,17 +1560,19 @@ typedef struct gpuk__lib_feature {
        size_t shared_bytes, int block_limit)) \
     X(cuLaunchKernel, 4000, "cuLaunchKernel", 1, \
       (gpuk__cu_function func, unsigned int grid_x, unsigned int grid_y, unsigned int grid_z, \
-       unsigned int block_x, unsigned int block_y, unsigned int block_z, unsigned int shared_bytes, \
-       gpuk__cu_stream stream, void** params, void** extra)) \
+       unsigned int block_x, unsigned int block_y, unsigned int block_z, \
+       unsigned int shared_bytes, gpuk__cu_stream stream, void** params, void** extra)) \
     X(cuFuncGetParamInfo, 12040, "cuFuncGetParamInfo", 0, \
       (gpuk__cu_function func, size_t index, size_t* out_offset, size_t* out_bytes)) \
     X(cuLaunchKernelEx, 11060, "cuLaunchKernelEx", 0, \
-      (const struct CUlaunchConfig_st* config, gpuk__cu_function func, void** params, void** extra)) \
+      (const struct CUlaunchConfig_st* config, gpuk__cu_function func, void** params, \
+       void** extra)) \
     X(cuOccupancyMaxActiveClusters, 11070, "cuOccupancyMaxActiveClusters", 0, \
       (int* out_clusters, gpuk__cu_function func, const struct CUlaunchConfig_st* config)) \
     X(cuGraphInstantiateWithFlags, 11040, "cuGraphInstantiateWithFlags", 0, \
       (gpuk__cu_graph_exec* out_exec, gpuk__cu_graph graph, unsigned long long flags)) \
-    X(cuGraphLaunch, 10000, "cuGraphLaunch", 0, (gpuk__cu_graph_exec exec, gpuk__cu_stream stream)) \
+    X(cuGraphLaunch, 10000, "cuGraphLaunch", 0, \
+      (gpuk__cu_graph_exec exec, gpuk__cu_stream stream)) \
     X(cuGraphExecDestroy, 10000, "cuGraphExecDestroy", 0, (gpuk__cu_graph_exec exec)) \
     X(cuGraphDestroy, 10000, "cuGraphDestroy", 0, (gpuk__cu_graph graph)) \
     X(cuGraphExecUpdate, 10020, "cuGraphExecUpdate", 0, \
@@ -1607,7 +1621,8 @@ typedef struct gpuk__nvrtc_program_st* gpuk__nvrtc_program;
     X(nvrtcGetProgramLog, 7000, "nvrtcGetProgramLog", 1, (gpuk__nvrtc_program prog, char* log)) \
     X(nvrtcGetPTXSize, 7000, "nvrtcGetPTXSize", 1, (gpuk__nvrtc_program prog, size_t* out_bytes)) \
     X(nvrtcGetPTX, 7000, "nvrtcGetPTX", 1, (gpuk__nvrtc_program prog, char* ptx)) \
-    X(nvrtcGetCUBINSize, 11010, "nvrtcGetCUBINSize", 0, (gpuk__nvrtc_program prog, size_t* out_bytes)) \
+    X(nvrtcGetCUBINSize, 11010, "nvrtcGetCUBINSize", 0, \
+      (gpuk__nvrtc_program prog, size_t* out_bytes)) \
     X(nvrtcGetCUBIN, 11010, "nvrtcGetCUBIN", 0, (gpuk__nvrtc_program prog, char* cubin)) \
     X(nvrtcAddNameExpression, 8000, "nvrtcAddNameExpression", 1, \
       (gpuk__nvrtc_program prog, const char* name_expression)) \
@@ -1838,7 +1853,8 @@ static const char* gpuk__hint(int code) {
                "(gpuk_kernels_reserve), or run the call once outside the capture";
     case 2: return "device memory is exhausted: free buffers or allocate less";
     case 3: return "the driver is not initialised (cuInit failed, or CUDA was used before fork())";
-    case 34: return "this libcuda is the CUDA toolkit's stub, not a driver: use the real libcuda.so.1";
+    case 34:
+        return "this libcuda is the CUDA toolkit's stub, not a driver: use the real libcuda.so.1";
     case 100: return "no CUDA device is visible: check nvidia-smi and CUDA_VISIBLE_DEVICES";
     case 201: return "no usable current context on this thread (raw driver calls: "
                      "gpuk_ctx_make_current first)";
@@ -1877,7 +1893,8 @@ static size_t gpuk__vfmt(char* buf, size_t cap, size_t pos, const char* fmt, va_
         case 'c': tmp[0] = (char)va_arg(ap, int); tmp[1] = 0; break;
         case 'd': {
             long long v = is_long >= 2 ? va_arg(ap, long long)
-                        : is_long ? (long long)va_arg(ap, long) : (long long)va_arg(ap, int); /* NOLINT(bugprone-branch-clone): long is not int */
+                        /* NOLINTNEXTLINE(bugprone-branch-clone): long is not int */
+                        : is_long ? (long long)va_arg(ap, long) : (long long)va_arg(ap, int);
             neg = v < 0;
             u = neg ? (unsigned long long)(-(v + 1)) + 1u : (unsigned long long)v;
             s = NULL;
@@ -1886,7 +1903,8 @@ static size_t gpuk__vfmt(char* buf, size_t cap, size_t pos, const char* fmt, va_
         case 'u': case 'x':
             u = is_size ? (unsigned long long)va_arg(ap, size_t)
               : is_long >= 2 ? va_arg(ap, unsigned long long)
-              : is_long ? (unsigned long long)va_arg(ap, unsigned long) /* NOLINT(bugprone-branch-clone) */
+              /* NOLINTNEXTLINE(bugprone-branch-clone) */
+              : is_long ? (unsigned long long)va_arg(ap, unsigned long)
               : (unsigned long long)va_arg(ap, unsigned int);
             base = *fmt == 'x' ? 16 : 10;
             s = NULL;
@@ -1950,7 +1968,8 @@ GPUK__IMPL void gpuk_log_stderr(void* user_data, gpuk_log_level level, int code,
     static const char* const names[] = { "log", "error", "warn", "info", "debug" };
     (void)user_data;
     (void)code;
-    fprintf(stderr, "gpuk %s: %s\n", (unsigned)level < (unsigned)GPUK_LOG_NUM ? names[level] : "log", msg ? msg : "");
+    fprintf(stderr, "gpuk %s: %s\n",
+            (unsigned)level < (unsigned)GPUK_LOG_NUM ? names[level] : "log", msg ? msg : "");
 }
 #endif
 
@@ -2019,7 +2038,9 @@ static int gpuk__tolerate(const char* fn, const char* cu_fn, gpuk__cu_result r) 
 
 /* Every call that reaches the driver starts with this: one load of a process-wide flag. */
 #define GPUK__ALIVE(fn) \
-    do { if (GPUK__UNLIKELY(GPUK__ATOMIC_LOAD(&gpuk__g.broken))) return gpuk__fail_broken(fn); } while (0)
+    do { \
+        if (GPUK__UNLIKELY(GPUK__ATOMIC_LOAD(&gpuk__g.broken))) return gpuk__fail_broken(fn); \
+    } while (0)
 
 #if !defined(_WIN32)
 /* In the order init takes them. fork() thus waits for a gpuk_init in progress on another thread
@@ -2037,7 +2058,8 @@ static void gpuk__atfork_parent(void) {
     gpuk__mutex_unlock(&gpuk__lock);
 }
 static void gpuk__atfork_child(void) {
-    if (GPUK__ATOMIC_LOAD(&gpuk__g.initialized)) GPUK__ATOMIC_STORE(&gpuk__g.broken, (int)GPUK_ERR_FORKED);
+    if (GPUK__ATOMIC_LOAD(&gpuk__g.initialized))
+        GPUK__ATOMIC_STORE(&gpuk__g.broken, (int)GPUK_ERR_FORKED);
     gpuk__atfork_parent(); /* the forking thread took them, and it is this one in the child */
 }
 #endif
@@ -2052,8 +2074,9 @@ static void gpuk__copy_text(char* dst, size_t cap, const char* src) {
 }
 
 static void* gpuk__alloc(size_t bytes) {
-    void* p = gpuk__g.allocator.alloc_fn ? gpuk__g.allocator.alloc_fn(bytes, gpuk__g.allocator.user_data)
-                                         : malloc(bytes);
+    void* p = gpuk__g.allocator.alloc_fn
+                  ? gpuk__g.allocator.alloc_fn(bytes, gpuk__g.allocator.user_data)
+                  : malloc(bytes);
     if (p) memset(p, 0, bytes);
     return p;
 }
@@ -2075,7 +2098,8 @@ static void gpuk__sym_to_fn(void* fn_var, size_t fn_bytes, void* sym) {
 static void* gpuk__lib_resolve(const gpuk__lib* lib, const gpuk__lib_row* row) {
     const gpuk__lib_state* st = lib->state;
     void* fn = NULL;
-    if (st->user_get_proc) return st->user_get_proc(row->symbol, row->version, st->user_get_proc_data);
+    if (st->user_get_proc)
+        return st->user_get_proc(row->symbol, row->version, st->user_get_proc_data);
     if (st->get_proc_v2) {
         int status = 0;
         if (st->get_proc_v2(row->symbol, &fn, row->version, GPUK__CU_GET_PROC_ADDRESS_LEGACY_STREAM,
@@ -2132,8 +2156,8 @@ static gpuk_result gpuk__lib_open(const gpuk__lib* lib, const char* path, const 
             return gpuk__fail_hint(fn, lib->missing_code, lib->hint, "cannot load %s %s: %s",
                                    lib->name, tried, why);
         if (!h)
-            return gpuk__fail_hint(fn, lib->missing_code, lib->hint, "cannot load %s (tried %s): %s",
-                                   lib->name, tried, why);
+            return gpuk__fail_hint(fn, lib->missing_code, lib->hint,
+                                   "cannot load %s (tried %s): %s", lib->name, tried, why);
     }
     if (h == st->handle) {
         gpuk__lib_close(h); /* kept from an earlier load: only the new reference goes */
@@ -2326,8 +2350,9 @@ static gpuk_result gpuk__load_driver(const gpuk_desc* desc) {
     gpuk__g.driver_version = version;
     if (version < 10000) {
         gpuk__lib_forget(&gpuk__driver_lib);
-        return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, "driver supports CUDA %d.%d; gpuk needs 10.0 "
-                          "or newer", version / 1000, version % 1000 / 10);
+        return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD,
+                          "driver supports CUDA %d.%d; gpuk needs 10.0 or newer",
+                          version / 1000, version % 1000 / 10);
     }
     /* cuInit starts the driver's own threads, which run its code from then on: from here the
        library is never closed, whatever cuInit returns. */
@@ -2407,8 +2432,9 @@ static gpuk_result gpuk__ready_slow(const char* fn) {
     gpuk__mutex_lock(&gpuk__lock);
     failed = gpuk__g.init_failed;
     if (failed) /* the saved text carries its own hint: not gpuk__fail, which would add another */
-        gpuk__fmt(gpuk__tls_error, sizeof gpuk__tls_error, 0, "%s: gpuk_init failed earlier (call it again to retry): %s",
-                  fn, gpuk__g.init_failed_text);
+        gpuk__fmt(gpuk__tls_error, sizeof gpuk__tls_error, 0,
+                  "%s: gpuk_init failed earlier (call it again to retry): %s", fn,
+                  gpuk__g.init_failed_text);
     gpuk__mutex_unlock(&gpuk__lock);
     if (!failed) return gpuk_init(NULL);
     gpuk__log(GPUK_LOG_ERROR, failed, gpuk__tls_error);
@@ -2524,7 +2550,8 @@ static gpuk_result gpuk__device_query(const char* fn, int device, gpuk_device_in
         { 75, offsetof(gpuk_device_info, cc_major) }, { 76, offsetof(gpuk_device_info, cc_minor) },
         { 16, offsetof(gpuk_device_info, sm_count) }, { 13, offsetof(gpuk_device_info, clock_khz) },
         { 36, offsetof(gpuk_device_info, mem_clock_khz) },
-        { 37, offsetof(gpuk_device_info, mem_bus_bits) }, { 38, offsetof(gpuk_device_info, l2_bytes) },
+        { 37, offsetof(gpuk_device_info, mem_bus_bits) },
+        { 38, offsetof(gpuk_device_info, l2_bytes) },
         { 8, offsetof(gpuk_device_info, shared_per_block) },
         { 97, offsetof(gpuk_device_info, shared_per_block_optin) },
         { 81, offsetof(gpuk_device_info, shared_per_sm) },
@@ -2551,7 +2578,8 @@ static gpuk_result gpuk__device_query(const char* fn, int device, gpuk_device_in
     if ((r = gpuk__device_get(fn, device, &dev)) != GPUK_OK) return r;
     out_info->ordinal = device;
     out_info->driver_version = gpuk__g.driver_version;
-    if ((cr = GPUK__DRV.cuDeviceGetName(out_info->name, (int)sizeof out_info->name - 1, dev)) != 0) {
+    if ((cr = GPUK__DRV.cuDeviceGetName(out_info->name,
+                                        (int)sizeof out_info->name - 1, dev)) != 0) {
         memset(out_info, 0, sizeof *out_info);
         return gpuk__fail_cu(fn, "cuDeviceGetName", cr, NULL);
     }
@@ -2569,7 +2597,8 @@ static gpuk_result gpuk__device_query(const char* fn, int device, gpuk_device_in
     }
     /* Bus id is informative only; a driver that cannot tell leaves it empty. */
     if (!gpuk__tolerate(fn, "cuDeviceGetPCIBusId",
-                        GPUK__DRV.cuDeviceGetPCIBusId(out_info->pci_bus_id, (int)sizeof out_info->pci_bus_id - 1, dev)))
+                        GPUK__DRV.cuDeviceGetPCIBusId(out_info->pci_bus_id,
+                                                      (int)sizeof out_info->pci_bus_id - 1, dev)))
         out_info->pci_bus_id[0] = 0;
     if (GPUK__ATOMIC_LOAD(&gpuk__g.broken)) {
         memset(out_info, 0, sizeof *out_info);
@@ -2758,7 +2787,8 @@ typedef struct gpuk__crew {
     const char* src;
     size_t bytes, slice;
     unsigned worker_slices;  /* atomic: slices the workers copied since the start (tests read it) */
-    unsigned asleep;         /* atomic: threads now sleeping in a wait of the crew (tests read it) */
+    unsigned asleep;         /* atomic: threads now sleeping in a wait of the crew (tests
+                                read it) */
     gpuk__thread th[GPUK__STAGING_THREADS_MOST - 1];
 } gpuk__crew;
 typedef struct gpuk__staging {
@@ -2814,7 +2844,9 @@ static const gpuk__release_fn gpuk__release[GPUK__KIND_NUM] = {
 };
 #undef GPUK__KIND_RELEASE
 
-static void* gpuk__pool_slot(const gpuk__pool* pool, uint32_t i) { return pool->slots + i * pool->stride; }
+static void* gpuk__pool_slot(const gpuk__pool* pool, uint32_t i) {
+    return pool->slots + i * pool->stride;
+}
 
 /* Slot index of id in pool, or 0 when id is not live there. */
 static uint32_t gpuk__pool_find(const gpuk__pool* pool, uint32_t id) {
@@ -2891,7 +2923,8 @@ static uint32_t gpuk__slot_commit(gpuk_ctx* ctx, gpuk__kind kind, void* slot) {
 static void gpuk__slot_abort(gpuk_ctx* ctx, gpuk__kind kind, void* slot) {
     gpuk__pool* pool = &ctx->pools[kind];
     gpuk__mutex_lock(&ctx->lock);
-    pool->free_ring[(pool->free_head + pool->free_count) % (pool->size - 1u)] = gpuk__slot_index(pool, slot);
+    pool->free_ring[(pool->free_head + pool->free_count) % (pool->size - 1u)] =
+        gpuk__slot_index(pool, slot);
     pool->free_count++;
     gpuk__mutex_unlock(&ctx->lock);
 }
@@ -2967,7 +3000,8 @@ static gpuk_result gpuk__slot_release(const char* fn, gpuk_ctx* ctx, gpuk__kind 
 }
 
 /* The destroy of every kind. */
-static gpuk_result gpuk__handle_destroy(const char* fn, gpuk_ctx* ctx, gpuk__kind kind, uint32_t id) {
+static gpuk_result gpuk__handle_destroy(const char* fn, gpuk_ctx* ctx, gpuk__kind kind,
+                                        uint32_t id) {
     uint32_t i;
     if (GPUK__UNLIKELY(!ctx)) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "ctx is NULL");
     if (!(i = gpuk__slot_detach(ctx, &ctx->pools[kind], id)))
@@ -2977,7 +3011,9 @@ static gpuk_result gpuk__handle_destroy(const char* fn, gpuk_ctx* ctx, gpuk__kin
 
 /* ---- >>validate ---- */
 #define GPUK__CTX_CHECK(fn, ctx) \
-    do { if (GPUK__UNLIKELY(!(ctx))) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "ctx is NULL"); } while (0)
+    do { \
+        if (GPUK__UNLIKELY(!(ctx))) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "ctx is NULL"); \
+    } while (0)
 
 static gpuk_result gpuk__bad_handle(const char* fn, const char* what, uint32_t id) {
     if (!id) return gpuk__fail(fn, GPUK_ERR_INVALID_HANDLE, "%s handle is zero", what);
@@ -3037,8 +3073,9 @@ static const char* gpuk__buffer_name(char* buf, size_t cap, const gpuk__buffer_s
    strided region lies inside the buffer (without overflow) and the element alignment. An
    empty view (rows or cols 0) checks the handle and first only. For the matrix and stencil
    calls (GEMM, stencils). */
-static gpuk_result gpuk__array2d(const char* fn, const gpuk_ctx* ctx, const char* what, gpuk_array2d v,
-                                 size_t elem, gpuk_devptr* out, size_t* out_stride) {
+static gpuk_result gpuk__array2d(const char* fn, const gpuk_ctx* ctx, const char* what,
+                                 gpuk_array2d v, size_t elem, gpuk_devptr* out,
+                                 size_t* out_stride) {
     const gpuk__buffer_slot* s = gpuk__buffer_lookup(ctx, v.buffer.id);
     size_t cap, stride = v.row_stride ? v.row_stride : v.cols;
     char name[48];
@@ -3046,21 +3083,24 @@ static gpuk_result gpuk__array2d(const char* fn, const gpuk_ctx* ctx, const char
     *out_stride = 0;
     if (!s) return gpuk__bad_handle(fn, what, v.buffer.id);
     if (v.row_stride && v.row_stride < v.cols)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s: row_stride %zu is less than cols %zu (rows "
-                          "would overlap)", what, v.row_stride, v.cols);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "%s: row_stride %zu is less than cols %zu (rows would overlap)",
+                          what, v.row_stride, v.cols);
     cap = s->bytes / elem;
     /* Last element: first + (rows - 1) * stride + cols - 1 < cap, checked term by term. */
     if (v.first > cap || (v.rows && v.cols && (v.cols > cap - v.first ||
                           (v.rows - 1) > (cap - v.first - v.cols) / stride)))
-        return gpuk__fail(fn, GPUK_ERR_OUT_OF_BOUNDS, "%s: %zu x %zu elements (row stride %zu) from "
-                          "element %zu exceed %s (%zu elements of %zu bytes)", what, v.rows, v.cols,
+        return gpuk__fail(fn, GPUK_ERR_OUT_OF_BOUNDS,
+                          "%s: %zu x %zu elements (row stride %zu) from element %zu exceed %s (%zu "
+                          "elements of %zu bytes)", what, v.rows, v.cols,
                           stride, v.first, gpuk__buffer_name(name, sizeof name, s), cap, elem);
     *out = s->ptr + (gpuk_devptr)v.first * elem;
     if (*out % elem) {
         gpuk_devptr bad = *out;
         *out = 0;
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s: address 0x%llx is not aligned to its %zu-byte "
-                          "elements", what, (unsigned long long)bad, elem);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "%s: address 0x%llx is not aligned to its %zu-byte elements",
+                          what, (unsigned long long)bad, elem);
     }
     *out_stride = stride;
     return GPUK_OK;
@@ -3079,7 +3119,8 @@ GPUK__IMPL gpuk_result gpuk_array2d_resolve(gpuk_ctx* ctx, gpuk_array2d view, si
     GPUK__ALIVE(fn);
     GPUK__CTX_CHECK(fn, ctx);
     if (elem_bytes == 0 || elem_bytes > 16 || (elem_bytes & (elem_bytes - 1)))
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "elem_bytes is %zu; it must be 1, 2, 4, 8 or 16", elem_bytes);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "elem_bytes is %zu; it must be 1, 2, 4, 8 or 16", elem_bytes);
     if ((r = gpuk__array2d(fn, ctx, "view", view, elem_bytes, &p, &stride)) != GPUK_OK) return r;
     *out_devptr = p;
     *out_row_stride = stride;
@@ -3102,9 +3143,10 @@ GPUK__IMPL gpuk_result gpuk_array_resolve(gpuk_ctx* ctx, gpuk_array view, size_t
     GPUK__CTX_CHECK(fn, ctx);
     if (!what) what = "view";
     if (elem_bytes == 0 || elem_bytes > 16 || (elem_bytes & (elem_bytes - 1)))
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s: elem_bytes is %zu; it must be 1, 2, 4, 8 or 16",
-                          what, elem_bytes);
-    if (!(s = gpuk__buffer_lookup(ctx, view.buffer.id))) return gpuk__bad_handle(fn, what, view.buffer.id);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "%s: elem_bytes is %zu; it must be 1, 2, 4, 8 or 16", what, elem_bytes);
+    if (!(s = gpuk__buffer_lookup(ctx, view.buffer.id)))
+        return gpuk__bad_handle(fn, what, view.buffer.id);
     cap = s->bytes / elem_bytes;
     if (view.first > cap)
         return gpuk__fail(fn, GPUK_ERR_OUT_OF_BOUNDS, "%s: first %zu is past the end of %s (%zu "
@@ -3137,7 +3179,8 @@ static gpuk_result gpuk__pool_init(const char* fn, gpuk__pool* pool, size_t stri
                                    uint32_t dflt, const char* field) {
     uint32_t n = want ? want : dflt, i;
     if (n > 65535u)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_ctx_desc.%s = %u exceeds 65535", field, n);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "gpuk_ctx_desc.%s = %u exceeds 65535", field, n);
     pool->size = n + 1u;
     pool->stride = stride;
     for (pool->slot_bits = 1; (1u << pool->slot_bits) <= n; pool->slot_bits++) {}
@@ -3145,7 +3188,8 @@ static gpuk_result gpuk__pool_init(const char* fn, gpuk__pool* pool, size_t stri
     pool->free_ring = (uint32_t*)gpuk__alloc(sizeof(uint32_t) * pool->size);
     pool->gens = (uint32_t*)gpuk__alloc(sizeof(uint32_t) * pool->size);
     if (!pool->slots || !pool->free_ring || !pool->gens)
-        return gpuk__fail(fn, GPUK_ERR_HOST_ALLOC, "cannot allocate the %s pool (%u slots)", field, n);
+        return gpuk__fail(fn, GPUK_ERR_HOST_ALLOC,
+                          "cannot allocate the %s pool (%u slots)", field, n);
     memset(pool->slots, 0, stride * pool->size);
     memset(pool->gens, 0, sizeof(uint32_t) * pool->size);
     /* Hand out low slots first: ids stay small and readable in logs. */
@@ -3201,7 +3245,8 @@ static void gpuk__ctx_release_own(const char* fn, gpuk_ctx* ctx, gpuk_result* fi
     int i;
     while (ctx->graph_orphan_count && !GPUK__ATOMIC_LOAD(&gpuk__g.broken)) {
         gpuk__keep_first(fn, first, "cuGraphDestroy",
-                         cr = GPUK__DRV.cuGraphDestroy(ctx->graph_orphans[ctx->graph_orphan_count - 1]));
+                         cr = GPUK__DRV.cuGraphDestroy(
+                             ctx->graph_orphans[ctx->graph_orphan_count - 1]));
         if (cr) break;
         ctx->graph_orphan_count--;
     }
@@ -3215,7 +3260,8 @@ static void gpuk__ctx_release_own(const char* fn, gpuk_ctx* ctx, gpuk_result* fi
         if (!cr) *evs[i] = NULL;
     }
     if (ctx->staging.mem && !GPUK__ATOMIC_LOAD(&gpuk__g.broken)) {
-        gpuk__keep_first(fn, first, "cuMemFreeHost", cr = GPUK__DRV.cuMemFreeHost(ctx->staging.mem));
+        gpuk__keep_first(fn, first, "cuMemFreeHost",
+                         cr = GPUK__DRV.cuMemFreeHost(ctx->staging.mem));
         if (!cr) ctx->staging.mem = NULL;
     }
 }
@@ -3247,7 +3293,8 @@ static gpuk_result gpuk__capture_relax(const char* fn, unsigned int* old) {
 }
 static gpuk_result gpuk__capture_restore(const char* fn, unsigned int old) {
     gpuk__cu_result cr;
-    if (old == ~0u || GPUK__ATOMIC_LOAD(&gpuk__g.broken)) return GPUK_OK; /* no call after a fault */
+    /* no call after a fault */
+    if (old == ~0u || GPUK__ATOMIC_LOAD(&gpuk__g.broken)) return GPUK_OK;
     if ((cr = GPUK__DRV.cuThreadExchangeStreamCaptureMode(&old)) == 0) return GPUK_OK;
     return gpuk__fail_cu(fn, "cuThreadExchangeStreamCaptureMode", cr, "back from relaxed");
 }
@@ -3261,10 +3308,12 @@ static gpuk_result gpuk__ctx_captures(const char* fn, gpuk_ctx* ctx) {
     uint32_t i, id = 0;
     if (!GPUK__DRV.cuStreamIsCapturing) return GPUK_OK;
     gpuk__cu_result cr;
-    if (ctx->default_stream && (cr = GPUK__DRV.cuStreamIsCapturing(ctx->default_stream, &status)) != 0)
+    if (ctx->default_stream &&
+        (cr = GPUK__DRV.cuStreamIsCapturing(ctx->default_stream, &status)) != 0)
         return gpuk__fail_cu(fn, "cuStreamIsCapturing", cr, "the ctx's default stream");
     if (status)
-        return gpuk__fail_hint(fn, GPUK_ERR_CAPTURING, "end the capture with gpuk_graph_end_capture "
+        return gpuk__fail_hint(fn, GPUK_ERR_CAPTURING,
+                               "end the capture with gpuk_graph_end_capture "
                                "first", "the ctx's default stream is capturing into a CUDA graph; "
                                "the ctx is kept");
     for (i = 1; i < pool->size; i++) {
@@ -3275,8 +3324,9 @@ static gpuk_result gpuk__ctx_captures(const char* fn, gpuk_ctx* ctx) {
             return gpuk__fail_cu(fn, "cuStreamIsCapturing", cr, NULL);
         if (status)
             return gpuk__fail_hint(fn, GPUK_ERR_CAPTURING, "end the capture with "
-                                   "gpuk_graph_end_capture first", "stream 0x%x is capturing into a "
-                                   "CUDA graph%s; the ctx is kept", id,
+                                   "gpuk_graph_end_capture first",
+                                   "stream 0x%x is capturing into a CUDA graph%s; the ctx is kept",
+                                   id,
                                    status == GPUK__CU_STREAM_CAPTURE_ACTIVE ? "" : " (invalidated, "
                                    "not yet ended)");
     }
@@ -3299,13 +3349,15 @@ static gpuk_result gpuk__ctx_release(const char* fn, gpuk_ctx* ctx) {
             uint32_t id;
             memcpy(&id, gpuk__pool_slot(pool, i), sizeof id);
             if (id && gpuk__slot_detach(ctx, pool, id) &&
-                (r = gpuk__slot_release(fn, ctx, (gpuk__kind)k, i, id)) != GPUK_OK && first == GPUK_OK)
+                (r = gpuk__slot_release(fn, ctx, (gpuk__kind)k, i, id)) != GPUK_OK &&
+                first == GPUK_OK)
                 first = r;
         }
     }
     if (first != GPUK_OK || GPUK__ATOMIC_LOAD(&gpuk__g.broken)) return first;
     if (ctx->default_stream) {
-        gpuk__keep_first(fn, &first, "cuStreamDestroy", GPUK__DRV.cuStreamDestroy(ctx->default_stream));
+        gpuk__keep_first(fn, &first, "cuStreamDestroy",
+                         GPUK__DRV.cuStreamDestroy(ctx->default_stream));
         if (first != GPUK_OK) return first;
         ctx->default_stream = NULL;
     }
@@ -3313,7 +3365,8 @@ static gpuk_result gpuk__ctx_release(const char* fn, gpuk_ctx* ctx) {
     if (GPUK__DRV.cuCtxGetCurrent(&cur) == 0 && cur == ctx->cu)
         gpuk__keep_first(fn, &first, "cuCtxSetCurrent", GPUK__DRV.cuCtxSetCurrent(NULL));
     if (first != GPUK_OK) return first;
-    gpuk__keep_first(fn, &first, "cuDevicePrimaryCtxRelease", GPUK__DRV.cuDevicePrimaryCtxRelease(ctx->dev));
+    gpuk__keep_first(fn, &first, "cuDevicePrimaryCtxRelease",
+                     GPUK__DRV.cuDevicePrimaryCtxRelease(ctx->dev));
     return first;
 }
 
@@ -3363,11 +3416,13 @@ GPUK__IMPL gpuk_result gpuk_ctx_create(const gpuk_ctx_desc* desc, gpuk_ctx** out
     if (gpuk__desc_canaries_bad(d._start_canary, d._end_canary))
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_ctx_desc canaries are not zero");
     if (d.staging_bytes < GPUK__STAGING_LEAST)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_ctx_desc.staging_bytes = %zu is below the "
-                          "least, 65536 (0 -> 32 MiB; no_staging turns staging off)", d.staging_bytes);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "gpuk_ctx_desc.staging_bytes = %zu is below the least, 65536 (0 -> 32 "
+                          "MiB; no_staging turns staging off)", d.staging_bytes);
     if (d.staging_threads > GPUK__STAGING_THREADS_MOST)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_ctx_desc.staging_threads = %u is above the "
-                          "most, %u (0 -> min(8, CPUs / 2); 1 -> the calling thread only)",
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "gpuk_ctx_desc.staging_threads = %u is above the most, %u (0 -> min(8, "
+                          "CPUs / 2); 1 -> the calling thread only)",
                           (unsigned)d.staging_threads, GPUK__STAGING_THREADS_MOST);
     GPUK__READY(fn);
     /* Counted as live from here, so that a gpuk_shutdown on another thread cannot unload the
@@ -3375,7 +3430,8 @@ GPUK__IMPL gpuk_result gpuk_ctx_create(const gpuk_ctx_desc* desc, gpuk_ctx** out
     gpuk__mutex_lock(&gpuk__lock);
     if (!gpuk__g.initialized) {
         gpuk__mutex_unlock(&gpuk__lock);
-        return gpuk__fail(fn, GPUK_ERR_BUSY, "gpuk_shutdown ran on another thread as this call began");
+        return gpuk__fail(fn, GPUK_ERR_BUSY,
+                          "gpuk_shutdown ran on another thread as this call began");
     }
     gpuk__g.live_ctxs++;
     gpuk__mutex_unlock(&gpuk__lock);
@@ -3385,7 +3441,8 @@ GPUK__IMPL gpuk_result gpuk_ctx_create(const gpuk_ctx_desc* desc, gpuk_ctx** out
         goto fail_count;
     }
 #define GPUK__POOL(name, type, field, dflt) \
-    if ((r = gpuk__pool_init(fn, &ctx->pools[gpuk__kind_##name], sizeof(type), d.field, dflt, #field)) != GPUK_OK) \
+    if ((r = gpuk__pool_init(fn, &ctx->pools[gpuk__kind_##name], sizeof(type), d.field, dflt, \
+                             #field)) != GPUK_OK) \
         goto fail_host;
     GPUK__HANDLE_KINDS(GPUK__POOL)
 #undef GPUK__POOL
@@ -3498,9 +3555,11 @@ GPUK__IMPL gpuk_result gpuk_ctx_mem_info(gpuk_ctx* ctx, size_t* out_free, size_t
     if (out_total) *out_total = 0;
     GPUK__ALIVE(fn);
     GPUK__CTX_CHECK(fn, ctx);
-    if (!out_free && !out_total) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_free and out_total are NULL");
+    if (!out_free && !out_total)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_free and out_total are NULL");
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
-    if ((cr = GPUK__DRV.cuMemGetInfo(&f, &t)) != 0) return gpuk__fail_cu(fn, "cuMemGetInfo", cr, NULL);
+    if ((cr = GPUK__DRV.cuMemGetInfo(&f, &t)) != 0)
+        return gpuk__fail_cu(fn, "cuMemGetInfo", cr, NULL);
     if (out_free) *out_free = f;
     if (out_total) *out_total = t;
     return GPUK_OK;
@@ -3534,7 +3593,8 @@ typedef enum gpuk__copy_dir { GPUK__HTOD, GPUK__DTOH, GPUK__DTOD } gpuk__copy_di
    too, yet at least 256 KiB (each piece costs a few microseconds of driver calls) and at least
    a least slice for each copying thread (each piece wakes them), and at most a half. */
 static size_t gpuk__staging_piece(size_t half, size_t bytes, unsigned threads) {
-    size_t piece = (bytes / 4u + 4095u) & ~(size_t)4095, least = (size_t)threads * GPUK__STAGING_SLICE_LEAST;
+    size_t piece = (bytes / 4u + 4095u) & ~(size_t)4095,
+        least = (size_t)threads * GPUK__STAGING_SLICE_LEAST;
     if (least < ((size_t)256 << 10)) least = (size_t)256 << 10;
     if (piece < least) piece = least;
     return piece < half ? piece : half;
@@ -3555,11 +3615,12 @@ static size_t gpuk__staging_piece(size_t half, size_t bytes, unsigned threads) {
 #define GPUK__CREW_SPINS (1u << 14)
 
 /* Until *word != value (or, with quit, the crew quits): spins, then sleeps on cond. */
-static unsigned gpuk__crew_wait(gpuk__crew* cr, const unsigned* word, unsigned value, gpuk__cond* cond,
-                                int quit) {
+static unsigned gpuk__crew_wait(gpuk__crew* cr, const unsigned* word, unsigned value,
+                                gpuk__cond* cond, int quit) {
     unsigned i, v;
     for (i = 0; i < GPUK__CREW_SPINS; i++) {
-        if ((v = GPUK__ATOMIC_LOAD(word)) != value || (quit && GPUK__ATOMIC_LOAD(&cr->quit))) return v;
+        if ((v = GPUK__ATOMIC_LOAD(word)) != value || (quit && GPUK__ATOMIC_LOAD(&cr->quit)))
+            return v;
         GPUK__CPU_RELAX();
     }
     gpuk__mutex_lock(&cr->lock);
@@ -3584,11 +3645,13 @@ GPUK__THREAD_MAIN(gpuk__crew_main) {
         seen = gpuk__crew_wait(cr, &cr->gen, seen, &cr->go, 1);
         if (GPUK__ATOMIC_LOAD(&cr->quit)) break;
         if (index < cr->slices) {
-            size_t off = index * cr->slice, n = cr->bytes - off < cr->slice ? cr->bytes - off : cr->slice;
+            size_t off = index * cr->slice,
+                n = cr->bytes - off < cr->slice ? cr->bytes - off : cr->slice;
             memcpy(cr->dst + off, cr->src + off, n);
             GPUK__ATOMIC_ADD(&cr->worker_slices, 1u);
         }
-        if (GPUK__ATOMIC_ADD_ACQREL(&cr->acks, 1u) + 1u == cr->workers) { /* the last: wake a sleeping caller */
+        /* the last: wake a sleeping caller */
+        if (GPUK__ATOMIC_ADD_ACQREL(&cr->acks, 1u) + 1u == cr->workers) {
             gpuk__mutex_lock(&cr->lock);
             gpuk__cond_signal(&cr->done);
             gpuk__mutex_unlock(&cr->lock);
@@ -3609,11 +3672,14 @@ static void gpuk__crew_start(const char* fn, gpuk__crew* cr, unsigned threads) {
     cr->owner_pid = gpuk__process_id();
     cr->live = 1;
     while (cr->workers < threads - 1u) {
-        if (GPUK__THREAD_START_REFUSED() || !gpuk__thread_start(&cr->th[cr->workers], gpuk__crew_main, cr)) break;
+        if (GPUK__THREAD_START_REFUSED() ||
+            !gpuk__thread_start(&cr->th[cr->workers], gpuk__crew_main, cr))
+            break;
         cr->workers++;
     }
     if (cr->workers == threads - 1u) return;
-    gpuk__fmt(msg, sizeof msg, 0, "%s: could start only %u of the %u staging copy threads asked for "
+    gpuk__fmt(msg, sizeof msg, 0,
+              "%s: could start only %u of the %u staging copy threads asked for "
               "(gpuk_ctx_desc.staging_threads %u); this ctx's staged copies use %u thread%s", fn,
               cr->workers, threads - 1u, threads, cr->workers + 1u, cr->workers ? "s" : "");
     gpuk__log(GPUK_LOG_WARN, 0, msg);
@@ -3691,7 +3757,8 @@ static gpuk_result gpuk__staging_setup(const char* fn, gpuk__staging* st) {
         GPUK__ATOMIC_STORE(&st->state, GPUK__STAGING_READY);
         return GPUK_OK;
     }
-    if (gpuk__is_sticky((int)cr)) return gpuk__fail_cu(fn, call, cr, "allocating pinned staging memory");
+    if (gpuk__is_sticky((int)cr))
+        return gpuk__fail_cu(fn, call, cr, "allocating pinned staging memory");
     if (ev[0]) GPUK__DRV.cuEventDestroy(ev[0]);
     if (mem) GPUK__DRV.cuMemFreeHost(mem);
     GPUK__ATOMIC_STORE(&st->state, GPUK__STAGING_OFF);
@@ -3735,7 +3802,8 @@ static gpuk_result gpuk__staged_run(const char* fn, gpuk__staging* st, gpuk__cop
                 call = "cuMemcpyDtoHAsync";
                 cr = GPUK__DRV.cuMemcpyDtoHAsync(half, dev + off, n, GPUK__CU_STREAM_LEGACY);
             }
-            if (!cr && j < m && (cr = GPUK__DRV.cuEventRecord(st->ev[j & 1u], GPUK__CU_STREAM_LEGACY)) != 0)
+            if (!cr && j < m &&
+                (cr = GPUK__DRV.cuEventRecord(st->ev[j & 1u], GPUK__CU_STREAM_LEGACY)) != 0)
                 call = "cuEventRecord";
             if (!cr && j > 0) { /* piece j - 1 out of the other half */
                 size_t prev = (j - 1u) * piece, k = (j - 1u) & 1u;
@@ -3749,7 +3817,8 @@ static gpuk_result gpuk__staged_run(const char* fn, gpuk__staging* st, gpuk__cop
             }
             continue;
         }
-        if (!cr && j < m && (cr = GPUK__DRV.cuEventRecord(st->ev[j & 1u], GPUK__CU_STREAM_LEGACY)) != 0)
+        if (!cr && j < m &&
+            (cr = GPUK__DRV.cuEventRecord(st->ev[j & 1u], GPUK__CU_STREAM_LEGACY)) != 0)
             call = "cuEventRecord";
     }
     if (!cr) {
@@ -3761,7 +3830,8 @@ static gpuk_result gpuk__staged_run(const char* fn, gpuk__staging* st, gpuk__cop
     }
     gpuk__fmt(detail, sizeof detail, 0, "staged copy of %zu bytes, at byte %zu", bytes, off);
     r = gpuk__fail_cu(fn, call, cr, detail);
-    if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken) && GPUK__DRV.cuStreamSynchronize(GPUK__CU_STREAM_LEGACY) != 0)
+    if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken) &&
+        GPUK__DRV.cuStreamSynchronize(GPUK__CU_STREAM_LEGACY) != 0)
         GPUK__ATOMIC_STORE(&st->state, GPUK__STAGING_OFF);
     return r;
 }
@@ -3772,16 +3842,19 @@ static gpuk_result gpuk__staged_run(const char* fn, gpuk__staging* st, gpuk__cop
    staging halves when they are free; everything else (pinned, registered or managed memory,
    small copies, a copy while another thread's uses the halves) is one driver copy. */
 static gpuk_result gpuk__copy_host_sync(const char* fn, gpuk_ctx* ctx, gpuk__copy_dir dir,
-                                        gpuk_devptr dev, void* host, size_t bytes, const char* detail) {
+                                        gpuk_devptr dev, void* host, size_t bytes,
+                                        const char* detail) {
     gpuk__staging* st = &ctx->staging;
     const char* cu_fn;
     gpuk__cu_result cr;
-    if (st->min_bytes && bytes >= st->min_bytes && GPUK__ATOMIC_LOAD(&st->state) != GPUK__STAGING_OFF) {
+    if (st->min_bytes && bytes >= st->min_bytes &&
+        GPUK__ATOMIC_LOAD(&st->state) != GPUK__STAGING_OFF) {
         /* memory the driver does not know is pageable; it knows pinned, registered, managed */
         unsigned int type = 0;
         cr = GPUK__DRV.cuPointerGetAttribute(&type, GPUK__CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
                                              (gpuk_devptr)(uintptr_t)host);
-        if (cr && gpuk__is_sticky((int)cr)) return gpuk__fail_cu(fn, "cuPointerGetAttribute", cr, NULL);
+        if (cr && gpuk__is_sticky((int)cr))
+            return gpuk__fail_cu(fn, "cuPointerGetAttribute", cr, NULL);
         if (cr && gpuk__mutex_trylock(&st->lock)) {
             gpuk_result r = GPUK_OK;
             if (st->state == GPUK__STAGING_UNSET) r = gpuk__staging_setup(fn, st);
@@ -3825,16 +3898,17 @@ static gpuk_result gpuk__wrap_check_ptr(const char* fn, const gpuk_ctx* ctx, gpu
         return (gpuk_result)cr;
     cr = GPUK__DRV.cuPointerGetAttribute(&ordinal, GPUK__CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, p);
     if (cr == 0 && ordinal != ctx->info.ordinal)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "wrapped device pointer 0x%llx is memory of device "
-                          "%d; this ctx is on device %d", p, ordinal, ctx->info.ordinal);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "wrapped device pointer 0x%llx is memory of device %d; this ctx is on "
+                          "device %d", p, ordinal, ctx->info.ordinal);
     if (!gpuk__tolerate(fn, "cuPointerGetAttribute", cr) && gpuk__is_sticky((int)cr))
         return (gpuk_result)cr;
     cr = GPUK__DRV.cuPointerGetAttribute((void*)&owner, GPUK__CU_POINTER_ATTRIBUTE_CONTEXT, p);
     /* NULL: memory of no one context (e.g. cuMemMap'ed), usable from any on its device */
     if (cr == 0 && owner && owner != ctx->cu)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "wrapped device pointer 0x%llx belongs to another "
-                          "CUDA context of device %d (gpuk uses the device's primary context)", p,
-                          ctx->info.ordinal);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "wrapped device pointer 0x%llx belongs to another CUDA context of device "
+                          "%d (gpuk uses the device's primary context)", p, ctx->info.ordinal);
     if (!gpuk__tolerate(fn, "cuPointerGetAttribute", cr) && gpuk__is_sticky((int)cr))
         return (gpuk_result)cr;
     return GPUK_OK;
@@ -3854,7 +3928,8 @@ GPUK__IMPL gpuk_buffer_desc gpuk_buffer_desc_defaults(const gpuk_buffer_desc* de
 
 /* The initial contents of a buffer or pinned block: data.bytes must fit, data.ptr must be
    there when data.bytes is not 0. */
-static gpuk_result gpuk__check_data(const char* fn, const char* desc_name, gpuk_range data, size_t bytes) {
+static gpuk_result gpuk__check_data(const char* fn, const char* desc_name, gpuk_range data,
+                                    size_t bytes) {
     if (data.bytes > bytes)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s.data.bytes = %zu exceeds %s.bytes = %zu",
                           desc_name, data.bytes, desc_name, bytes);
@@ -3880,15 +3955,16 @@ GPUK__IMPL gpuk_result gpuk_buffer_create(gpuk_ctx* ctx, const gpuk_buffer_desc*
     s->owned = !d.wrap;
     gpuk__copy_text(s->label, sizeof s->label, d.label);
     if (d.wrap && !d.bytes) {
-        r = gpuk__fail(__func__, GPUK_ERR_INVALID_ARG, "wrapping device pointer 0x%llx needs desc.bytes",
-                       d.wrap);
+        r = gpuk__fail(__func__, GPUK_ERR_INVALID_ARG,
+                       "wrapping device pointer 0x%llx needs desc.bytes", d.wrap);
     } else if ((r = gpuk__check_data(__func__, "gpuk_buffer_desc", d.data, d.bytes)) != GPUK_OK) {
     } else if (d.wrap) {
         r = gpuk__wrap_check_ptr(__func__, ctx, d.wrap);
     } else if (d.bytes && (r = gpuk__enter(__func__, ctx)) == GPUK_OK &&
                (cr = GPUK__DRV.cuMemAlloc(&s->ptr, d.bytes)) != 0) {
         char what[80];
-        if (d.label && *d.label) gpuk__fmt(what, sizeof what, 0, "%zu bytes for buffer '%s'", d.bytes, d.label);
+        if (d.label && *d.label)
+            gpuk__fmt(what, sizeof what, 0, "%zu bytes for buffer '%s'", d.bytes, d.label);
         else gpuk__fmt(what, sizeof what, 0, "%zu bytes for an unlabelled buffer", d.bytes);
         s->ptr = 0;
         r = gpuk__fail_cu(__func__, "cuMemAlloc", cr, what);
@@ -3897,9 +3973,11 @@ GPUK__IMPL gpuk_result gpuk_buffer_create(gpuk_ctx* ctx, const gpuk_buffer_desc*
         /* Like gpuk_buffer_write: on the legacy stream, after earlier work (a wrapped
            allocation may be in use), waited for; staged where pageable and large. */
         if ((r = gpuk__enter(__func__, ctx)) == GPUK_OK)
-            r = gpuk__copy_host_sync(__func__, ctx, GPUK__HTOD, s->ptr, (void*)(uintptr_t)d.data.ptr,
-                                     d.data.bytes, "uploading desc.data");
-        if (r != GPUK_OK && s->owned && s->ptr && !GPUK__ATOMIC_LOAD(&gpuk__g.broken)) GPUK__DRV.cuMemFree(s->ptr);
+            r = gpuk__copy_host_sync(__func__, ctx, GPUK__HTOD, s->ptr,
+                                     (void*)(uintptr_t)d.data.ptr, d.data.bytes,
+                                     "uploading desc.data");
+        if (r != GPUK_OK && s->owned && s->ptr && !GPUK__ATOMIC_LOAD(&gpuk__g.broken))
+            GPUK__DRV.cuMemFree(s->ptr);
     }
     return gpuk__slot_end(ctx, gpuk__kind_buffer, s, r, &out_buffer->id);
 }
@@ -3925,7 +4003,8 @@ GPUK__IMPL gpuk_devptr gpuk_buffer_devptr(const gpuk_ctx* ctx, gpuk_buffer buffe
     return s ? s->ptr : 0;
 }
 
-static gpuk_result gpuk__bounds_fail(const char* fn, const gpuk__buffer_slot* s, size_t off, size_t bytes) {
+static gpuk_result gpuk__bounds_fail(const char* fn, const gpuk__buffer_slot* s, size_t off,
+                                     size_t bytes) {
     char name[48];
     return gpuk__fail(fn, GPUK_ERR_OUT_OF_BOUNDS, "offset %zu + %zu bytes exceeds %s of %zu bytes",
                       off, bytes, gpuk__buffer_name(name, sizeof name, s), s->bytes);
@@ -3938,7 +4017,8 @@ static void gpuk__check_pageable(const char* fn, const void* host) {
     unsigned int type = 0;
     if (!gpuk__log_wants(GPUK_LOG_DEBUG)) return;
     if (!gpuk__tolerate(fn, "cuPointerGetAttribute",
-                        GPUK__DRV.cuPointerGetAttribute(&type, GPUK__CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                        GPUK__DRV.cuPointerGetAttribute(&type,
+                                                        GPUK__CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
                                                         (gpuk_devptr)(uintptr_t)host))) {
         char msg[160];
         gpuk__fmt(msg, sizeof msg, 0, "%s: host memory %x is pageable, so the driver copies it "
@@ -3960,7 +4040,8 @@ static void gpuk__check_pageable(const char* fn, const void* host) {
    then only validated. */
 static gpuk_result gpuk__copy(const char* fn, gpuk_ctx* ctx, gpuk_stream stream, int sync,
                               gpuk__copy_dir dir, uint32_t dst_id, size_t dst_off, void* host,
-                              const gpuk_ctx* src_ctx, uint32_t src_id, size_t src_off, size_t bytes) {
+                              const gpuk_ctx* src_ctx, uint32_t src_id, size_t src_off,
+                              size_t bytes) {
     const gpuk__buffer_slot* d = NULL;
     const gpuk__buffer_slot* s = NULL;
     gpuk__cu_stream cs;
@@ -3969,26 +4050,32 @@ static gpuk_result gpuk__copy(const char* fn, gpuk_ctx* ctx, gpuk_stream stream,
     const char* cu_fn;
     GPUK__ALIVE(fn);
     GPUK__CTX_CHECK(fn, ctx);
-    if (dir != GPUK__DTOH && !(d = gpuk__buffer_lookup(ctx, dst_id))) return gpuk__bad_handle(fn, "dst buffer", dst_id);
+    if (dir != GPUK__DTOH && !(d = gpuk__buffer_lookup(ctx, dst_id)))
+        return gpuk__bad_handle(fn, "dst buffer", dst_id);
     if (dir != GPUK__HTOD && (!src_ctx || !(s = gpuk__buffer_lookup(src_ctx, src_id))))
         return gpuk__bad_handle(fn, "src buffer", src_id);
     if ((r = gpuk__stream_resolve(fn, ctx, stream, &cs)) != GPUK_OK) return r;
-    if (d && !gpuk__in_bounds(dst_off, bytes, d->bytes)) return gpuk__bounds_fail(fn, d, dst_off, bytes);
-    if (s && !gpuk__in_bounds(src_off, bytes, s->bytes)) return gpuk__bounds_fail(fn, s, src_off, bytes);
+    if (d && !gpuk__in_bounds(dst_off, bytes, d->bytes))
+        return gpuk__bounds_fail(fn, d, dst_off, bytes);
+    if (s && !gpuk__in_bounds(src_off, bytes, s->bytes))
+        return gpuk__bounds_fail(fn, s, src_off, bytes);
     if (bytes == 0) return GPUK_OK;
     /* cuMemcpyDtoD promises no memmove semantics; compared as addresses, so that wrapped
        views of one allocation count too */
     if (dir == GPUK__DTOD && d->ptr + dst_off < s->ptr + src_off + bytes &&
         s->ptr + src_off < d->ptr + dst_off + bytes)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "the source ('%s' + %zu) and destination ('%s' + %zu) "
-                          "of %zu bytes overlap; the driver's device copy does not allow that (copy "
-                          "through a second buffer)", s->label, src_off, d->label, dst_off, bytes);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "the source ('%s' + %zu) and destination ('%s' + %zu) of %zu bytes "
+                          "overlap; the driver's device copy does not allow that (copy through a "
+                          "second buffer)", s->label, src_off, d->label, dst_off, bytes);
     if (sync) cs = GPUK__CU_STREAM_LEGACY;
     if (dir != GPUK__DTOD && !host)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s is NULL", dir == GPUK__HTOD ? "src" : "dst");
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s is NULL",
+                          dir == GPUK__HTOD ? "src" : "dst");
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
     if (sync && dir != GPUK__DTOD)
-        return gpuk__copy_host_sync(fn, ctx, dir, dir == GPUK__HTOD ? d->ptr + dst_off : s->ptr + src_off,
+        return gpuk__copy_host_sync(fn, ctx, dir,
+                                    dir == GPUK__HTOD ? d->ptr + dst_off : s->ptr + src_off,
                                     host, bytes, NULL);
     if (dir == GPUK__HTOD) {
         cu_fn = "cuMemcpyHtoDAsync";
@@ -4002,11 +4089,13 @@ static gpuk_result gpuk__copy(const char* fn, gpuk_ctx* ctx, gpuk_stream stream,
         /* between two ctxs: the driver copies peer to peer where it can, else through the host */
         if (sync) {
             cu_fn = "cuMemcpyPeer";
-            cr = GPUK__DRV.cuMemcpyPeer(d->ptr + dst_off, ctx->cu, s->ptr + src_off, src_ctx->cu, bytes);
+            cr = GPUK__DRV.cuMemcpyPeer(d->ptr + dst_off, ctx->cu, s->ptr + src_off,
+                                        src_ctx->cu, bytes);
             return cr ? gpuk__fail_cu(fn, cu_fn, cr, NULL) : GPUK_OK;
         }
         cu_fn = "cuMemcpyPeerAsync";
-        cr = GPUK__DRV.cuMemcpyPeerAsync(d->ptr + dst_off, ctx->cu, s->ptr + src_off, src_ctx->cu, bytes, cs);
+        cr = GPUK__DRV.cuMemcpyPeerAsync(d->ptr + dst_off, ctx->cu, s->ptr + src_off,
+                                         src_ctx->cu, bytes, cs);
     } else {
         cu_fn = "cuMemcpyDtoDAsync";
         cr = GPUK__DRV.cuMemcpyDtoDAsync(d->ptr + dst_off, s->ptr + src_off, bytes, cs);
@@ -4046,7 +4135,8 @@ GPUK__IMPL gpuk_result gpuk_buffer_download(gpuk_ctx* ctx, gpuk_buffer src, void
     gpuk_result r;
     if (out_ptr) *out_ptr = NULL;
     if (out_bytes) *out_bytes = 0;
-    if (!out_ptr || !out_bytes) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_ptr or out_bytes is NULL");
+    if (!out_ptr || !out_bytes)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_ptr or out_bytes is NULL");
     GPUK__ALIVE(fn);
     GPUK__CTX_CHECK(fn, ctx);
     if (!(s = gpuk__buffer_lookup(ctx, src.id))) return gpuk__bad_handle(fn, "src buffer", src.id);
@@ -4054,8 +4144,9 @@ GPUK__IMPL gpuk_result gpuk_buffer_download(gpuk_ctx* ctx, gpuk_buffer src, void
     if (bytes == 0) return GPUK_OK;
     if (!(host = gpuk__alloc(bytes))) {
         char name[48];
-        return gpuk__fail(fn, GPUK_ERR_HOST_ALLOC, "cannot allocate %zu bytes of host memory for %s",
-                          bytes, gpuk__buffer_name(name, sizeof name, s));
+        return gpuk__fail(fn, GPUK_ERR_HOST_ALLOC,
+                          "cannot allocate %zu bytes of host memory for %s", bytes,
+                          gpuk__buffer_name(name, sizeof name, s));
     }
     r = gpuk__copy(fn, ctx, gpuk__default_stream, 1, GPUK__DTOH, 0, 0, host, ctx, src.id, 0, bytes);
     if (r != GPUK_OK) {
@@ -4103,8 +4194,10 @@ static gpuk_result gpuk__ctx_pair(const char* fn, const gpuk_ctx* a, const char*
         if (c == b) live_b = 1;
     }
     gpuk__mutex_unlock(&gpuk__lock);
-    if (!live_a) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s is not a live ctx (destroyed?)", a_name);
-    if (!live_b) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s is not a live ctx (destroyed?)", b_name);
+    if (!live_a)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s is not a live ctx (destroyed?)", a_name);
+    if (!live_b)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s is not a live ctx (destroyed?)", b_name);
     if (!(gpuk__g.features & GPUK_FEATURE_PEER) || !GPUK__DRV.cuMemcpyPeer ||
         !GPUK__DRV.cuDeviceCanAccessPeer || !GPUK__DRV.cuCtxEnablePeerAccess)
         return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, "the driver lacks cuMemcpyPeer, "
@@ -4142,15 +4235,16 @@ GPUK__IMPL gpuk_result gpuk_ctx_enable_peer_access(gpuk_ctx* ctx, gpuk_ctx* peer
     GPUK__ALIVE(fn);
     if ((r = gpuk__ctx_pair(fn, ctx, "ctx", peer, "peer")) != GPUK_OK) return r;
     if (ctx->info.ordinal == peer->info.ordinal)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "ctx and peer are both on device %d (one primary "
-                          "context): no peer access is needed", ctx->info.ordinal);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "ctx and peer are both on device %d (one primary context): no peer "
+                          "access is needed", ctx->info.ordinal);
     if ((cr = GPUK__DRV.cuDeviceCanAccessPeer(&can, ctx->dev, peer->dev)) != 0)
         return gpuk__fail_cu(fn, "cuDeviceCanAccessPeer", cr, NULL);
     if (!can)
-        return gpuk__fail(fn, (int)GPUK__CU_ERROR_PEER_ACCESS_UNSUPPORTED, "device %d cannot access "
-                          "device %d's memory directly (no peer path between them); "
-                          "gpuk_buffer_copy_peer still works, staged through the host by the driver",
-                          ctx->info.ordinal, peer->info.ordinal);
+        return gpuk__fail(fn, (int)GPUK__CU_ERROR_PEER_ACCESS_UNSUPPORTED,
+                          "device %d cannot access device %d's memory directly (no peer path "
+                          "between them); gpuk_buffer_copy_peer still works, staged through the "
+                          "host by the driver", ctx->info.ordinal, peer->info.ordinal);
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
     cr = GPUK__DRV.cuCtxEnablePeerAccess(peer->cu, 0);
     if (cr == GPUK__CU_ERROR_PEER_ACCESS_ALREADY_ENABLED) return GPUK_OK;
@@ -4196,10 +4290,13 @@ GPUK__IMPL gpuk_result gpuk_buffer_memset(gpuk_ctx* ctx, gpuk_stream stream, gpu
     if (!(d = gpuk__buffer_lookup(ctx, dst.id))) return gpuk__bad_handle(fn, "dst buffer", dst.id);
     if ((r = gpuk__stream_resolve(fn, ctx, stream, &cs)) != GPUK_OK) return r;
     if (elem_bytes != 1 && elem_bytes != 2 && elem_bytes != 4)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "elem_bytes is %u; it must be 1, 2 or 4", elem_bytes);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "elem_bytes is %u; it must be 1, 2 or 4", elem_bytes);
     if (elem_bytes < 4 && value >> (8 * elem_bytes))
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "value 0x%x does not fit in %u bytes", value, elem_bytes);
-    if (count > (size_t)-1 / elem_bytes || !gpuk__in_bounds(byte_offset, count * elem_bytes, d->bytes)) {
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "value 0x%x does not fit in %u bytes",
+                          value, elem_bytes);
+    if (count > (size_t)-1 / elem_bytes ||
+        !gpuk__in_bounds(byte_offset, count * elem_bytes, d->bytes)) {
         char name[48];
         return gpuk__fail(fn, GPUK_ERR_OUT_OF_BOUNDS, "offset %zu + %zu elements of %u bytes "
                           "exceeds %s of %zu bytes", byte_offset, count, elem_bytes,
@@ -4210,8 +4307,10 @@ GPUK__IMPL gpuk_result gpuk_buffer_memset(gpuk_ctx* ctx, gpuk_stream stream, gpu
                           d->ptr + byte_offset, elem_bytes);
     if (count == 0) return GPUK_OK;
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
-    if (elem_bytes == 1) cr = GPUK__DRV.cuMemsetD8Async(d->ptr + byte_offset, (unsigned char)value, count, cs);
-    else if (elem_bytes == 2) cr = GPUK__DRV.cuMemsetD16Async(d->ptr + byte_offset, (unsigned short)value, count, cs);
+    if (elem_bytes == 1)
+        cr = GPUK__DRV.cuMemsetD8Async(d->ptr + byte_offset, (unsigned char)value, count, cs);
+    else if (elem_bytes == 2)
+        cr = GPUK__DRV.cuMemsetD16Async(d->ptr + byte_offset, (unsigned short)value, count, cs);
     else cr = GPUK__DRV.cuMemsetD32Async(d->ptr + byte_offset, value, count, cs);
     return cr ? gpuk__fail_cu(fn, "cuMemsetD*Async", cr, NULL) : GPUK_OK;
 }
@@ -4249,11 +4348,13 @@ GPUK__IMPL gpuk_result gpuk_pinned_create(gpuk_ctx* ctx, const gpuk_pinned_desc*
     } else if ((r = gpuk__check_data(__func__, "gpuk_pinned_desc", d.data, d.bytes)) != GPUK_OK) {
     } else if (d.bytes && (r = gpuk__enter(__func__, ctx)) == GPUK_OK) {
         /* PORTABLE: the memory counts as pinned for every context, not just this one. */
-        if (s->registered) cr = GPUK__DRV.cuMemHostRegister(s->ptr, d.bytes, GPUK__CU_MEMHOSTREGISTER_PORTABLE);
+        if (s->registered)
+            cr = GPUK__DRV.cuMemHostRegister(s->ptr, d.bytes, GPUK__CU_MEMHOSTREGISTER_PORTABLE);
         else cr = GPUK__DRV.cuMemHostAlloc(&s->ptr, d.bytes, GPUK__CU_MEMHOSTALLOC_PORTABLE);
         if (cr) {
             if (!s->registered) s->ptr = NULL;
-            r = gpuk__fail_cu(__func__, s->registered ? "cuMemHostRegister" : "cuMemHostAlloc", cr, NULL);
+            r = gpuk__fail_cu(__func__,
+                              s->registered ? "cuMemHostRegister" : "cuMemHostAlloc", cr, NULL);
         }
     }
     /* Host memory: a plain copy (memmove: data may lie inside registered host_ptr memory). */
@@ -4307,15 +4408,17 @@ GPUK__IMPL gpuk_result gpuk_stream_create(gpuk_ctx* ctx, const gpuk_stream_desc*
         } else if ((cr = GPUK__DRV.cuStreamGetCtx(s->cu, &owner)) != 0) {
             r = gpuk__fail_cu(__func__, "cuStreamGetCtx", cr, "the wrapped stream");
         } else if (owner != ctx->cu) {
-            r = gpuk__fail(__func__, GPUK_ERR_INVALID_ARG, "wrapped stream %p belongs to another CUDA "
-                           "context (%p; this ctx's is the primary context %p of device %d)",
+            r = gpuk__fail(__func__, GPUK_ERR_INVALID_ARG,
+                           "wrapped stream %p belongs to another CUDA context (%p; this ctx's is "
+                           "the primary context %p of device %d)",
                            d.wrap, (void*)owner, (void*)ctx->cu, ctx->info.ordinal);
         }
     }
     /* blocking by default (flags 0): ordered with gpuk's stream-less calls */
     if (s->owned && (r = gpuk__enter(__func__, ctx)) == GPUK_OK &&
-        (cr = GPUK__DRV.cuStreamCreateWithPriority(&s->cu, d.non_blocking ? (unsigned)GPUK__CU_STREAM_NON_BLOCKING : 0u,
-                                                   d.priority)) != 0)
+        (cr = GPUK__DRV.cuStreamCreateWithPriority(
+             &s->cu, d.non_blocking ? (unsigned)GPUK__CU_STREAM_NON_BLOCKING : 0u,
+             d.priority)) != 0)
         r = gpuk__fail_cu(__func__, "cuStreamCreateWithPriority", cr, NULL);
     return gpuk__slot_end(ctx, gpuk__kind_stream, s, r, &out_stream->id);
 }
@@ -4330,11 +4433,13 @@ static gpuk__cu_result gpuk__stream_release(gpuk_ctx* ctx, void* slot, const cha
     for (i = 0; i < GPUK__LAYER_COUNT; i++) {
         const gpuk__layer* layer = gpuk__layer_of(i);
         if (layer && layer->stream_release)
-            layer->stream_release(__func__, ctx, ctx->layer[i], (uint32_t)((size_t)((char*)slot - pool->slots) / pool->stride),
+            layer->stream_release(__func__, ctx, ctx->layer[i],
+                                  (uint32_t)((size_t)((char*)slot - pool->slots) / pool->stride),
                                   &first);
     }
     *out_call = "cuMemFree";
-    if (first != GPUK_OK) return first > 0 ? (gpuk__cu_result)first : (gpuk__cu_result)GPUK__CU_ERROR_INVALID_VALUE;
+    if (first != GPUK_OK)
+        return first > 0 ? (gpuk__cu_result)first : (gpuk__cu_result)GPUK__CU_ERROR_INVALID_VALUE;
     *out_call = "cuStreamDestroy";
     return s->owned ? GPUK__DRV.cuStreamDestroy(s->cu) : 0;
 }
@@ -4383,7 +4488,8 @@ static gpuk_result gpuk__stream_wait(const char* fn, gpuk_ctx* ctx, gpuk_stream 
     gpuk__cu_stream cs;
     gpuk__cu_result cr;
     GPUK__STREAM_HEAD(fn, ctx, stream, cs);
-    if (!(e = gpuk__event_lookup(event_ctx, event.id))) return gpuk__bad_handle(fn, "event", event.id);
+    if (!(e = gpuk__event_lookup(event_ctx, event.id)))
+        return gpuk__bad_handle(fn, "event", event.id);
     GPUK__ENTER(fn, ctx);
     cr = GPUK__DRV.cuStreamWaitEvent(cs, e->cu, 0);
     return cr ? gpuk__fail_cu(fn, "cuStreamWaitEvent", cr, NULL) : GPUK_OK;
@@ -4412,11 +4518,13 @@ static gpuk_result gpuk__stream_fan(const char* fn, gpuk_ctx* ctx, gpuk_stream s
     const char* call = "cuEventCreate";
     uint32_t i, at = count; /* the others[] entry a failure is at; count: none */
     GPUK__STREAM_HEAD(fn, ctx, stream, cs);
-    if (count && !others) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "others is NULL but count is %u", count);
+    if (count && !others)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "others is NULL but count is %u", count);
     for (i = 0; i < count; i++) /* every handle checked before the driver sees any */
         if (others[i].id && !gpuk__stream_lookup(ctx, others[i].id))
-            return gpuk__fail(fn, GPUK_ERR_INVALID_HANDLE, "others[%u]: stream handle 0x%x is destroyed or "
-                              "belongs to another ctx", i, others[i].id);
+            return gpuk__fail(fn, GPUK_ERR_INVALID_HANDLE,
+                              "others[%u]: stream handle 0x%x is destroyed or belongs to another "
+                              "ctx", i, others[i].id);
     for (i = 0; i < count && others[i].id == stream.id; i++) {}
     if (i == count) return GPUK_OK; /* nothing but stream itself */
     GPUK__ENTER(fn, ctx);
@@ -4445,13 +4553,13 @@ static gpuk_result gpuk__stream_fan(const char* fn, gpuk_ctx* ctx, gpuk_stream s
     return gpuk__fail_cu(fn, call, cr, NULL);
 }
 
-GPUK__IMPL gpuk_result gpuk_stream_join(gpuk_ctx* ctx, gpuk_stream stream, const gpuk_stream* others,
-                                        uint32_t count) {
+GPUK__IMPL gpuk_result gpuk_stream_join(gpuk_ctx* ctx, gpuk_stream stream,
+                                        const gpuk_stream* others, uint32_t count) {
     return gpuk__stream_fan(__func__, ctx, stream, others, count, 1);
 }
 
-GPUK__IMPL gpuk_result gpuk_stream_fork(gpuk_ctx* ctx, gpuk_stream stream, const gpuk_stream* others,
-                                        uint32_t count) {
+GPUK__IMPL gpuk_result gpuk_stream_fork(gpuk_ctx* ctx, gpuk_stream stream,
+                                        const gpuk_stream* others, uint32_t count) {
     return gpuk__stream_fan(__func__, ctx, stream, others, count, 0);
 }
 
@@ -4475,7 +4583,8 @@ GPUK__IMPL void* gpuk_stream_native(const gpuk_ctx* ctx, gpuk_stream stream) {
     return s ? (void*)s->cu : NULL;
 }
 
-GPUK__IMPL gpuk_result gpuk_stream_priority_range(gpuk_ctx* ctx, int* out_least, int* out_greatest) {
+GPUK__IMPL gpuk_result gpuk_stream_priority_range(gpuk_ctx* ctx, int* out_least,
+                                                  int* out_greatest) {
     const char* const fn = __func__;
     int least = 0, greatest = 0;
     gpuk__cu_result cr;
@@ -4484,7 +4593,8 @@ GPUK__IMPL gpuk_result gpuk_stream_priority_range(gpuk_ctx* ctx, int* out_least,
     if (out_greatest) *out_greatest = 0;
     GPUK__ALIVE(fn);
     GPUK__CTX_CHECK(fn, ctx);
-    if (!out_least || !out_greatest) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "an out pointer is NULL");
+    if (!out_least || !out_greatest)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "an out pointer is NULL");
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
     if ((cr = GPUK__DRV.cuCtxGetStreamPriorityRange(&least, &greatest)) != 0)
         return gpuk__fail_cu(fn, "cuCtxGetStreamPriorityRange", cr, NULL);
@@ -4529,7 +4639,8 @@ GPUK__IMPL gpuk_result gpuk_event_destroy(gpuk_ctx* ctx, gpuk_event event) {
 }
 
 /* Shared by gpuk_event_record and the timer, each under its own name. */
-static gpuk_result gpuk__event_record(const char* fn, gpuk_ctx* ctx, gpuk_stream stream, gpuk_event event) {
+static gpuk_result gpuk__event_record(const char* fn, gpuk_ctx* ctx, gpuk_stream stream,
+                                      gpuk_event event) {
     const gpuk__event_slot* e;
     gpuk__cu_stream cs;
     gpuk__cu_result cr;
@@ -4546,7 +4657,8 @@ static gpuk_result gpuk__event_record(const char* fn, gpuk_ctx* ctx, gpuk_stream
             return gpuk__fail_cu(fn, "cuStreamIsCapturing", cr, NULL);
         if (status == GPUK__CU_STREAM_CAPTURE_ACTIVE) {
             cr = GPUK__DRV.cuEventRecordWithFlags(e->cu, cs, GPUK__CU_EVENT_RECORD_EXTERNAL);
-            return cr ? gpuk__fail_cu(fn, "cuEventRecordWithFlags", cr, "inside a stream capture") : GPUK_OK;
+            return cr ? gpuk__fail_cu(fn, "cuEventRecordWithFlags", cr, "inside a stream capture")
+                      : GPUK_OK;
         }
     }
     cr = GPUK__DRV.cuEventRecord(e->cu, cs);
@@ -4560,7 +4672,8 @@ GPUK__IMPL gpuk_result gpuk_event_record(gpuk_ctx* ctx, gpuk_stream stream, gpuk
 /* The common head of event calls: alive, ctx, event handle. */
 #define GPUK__EVENT_HEAD(fn, ctx, event, e) \
     do { GPUK__ALIVE(fn); GPUK__CTX_CHECK(fn, ctx); \
-         if (!((e) = gpuk__event_lookup(ctx, (event).id))) return gpuk__bad_handle(fn, "event", (event).id); } while (0)
+         if (!((e) = gpuk__event_lookup(ctx, (event).id))) \
+             return gpuk__bad_handle(fn, "event", (event).id); } while (0)
 
 GPUK__IMPL gpuk_result gpuk_event_sync(gpuk_ctx* ctx, gpuk_event event) {
     const char* const fn = __func__;
@@ -4629,9 +4742,11 @@ GPUK__IMPL gpuk_result gpuk_timer_destroy(gpuk_ctx* ctx, gpuk_timer* timer) {
     if (!timer) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "timer is NULL");
     GPUK__CTX_CHECK(fn, ctx);
     if (!timer->start.id && !timer->stop.id) return gpuk__bad_handle(fn, "timer", 0);
-    if (timer->start.id && (a = gpuk__handle_destroy(fn, ctx, gpuk__kind_event, timer->start.id)) == GPUK_OK)
+    if (timer->start.id &&
+        (a = gpuk__handle_destroy(fn, ctx, gpuk__kind_event, timer->start.id)) == GPUK_OK)
         timer->start.id = 0;
-    if (timer->stop.id && (b = gpuk__handle_destroy(fn, ctx, gpuk__kind_event, timer->stop.id)) == GPUK_OK)
+    if (timer->stop.id &&
+        (b = gpuk__handle_destroy(fn, ctx, gpuk__kind_event, timer->stop.id)) == GPUK_OK)
         timer->stop.id = 0;
     if (a == GPUK_OK && b == GPUK_OK) memset(timer, 0, sizeof *timer);
     return b != GPUK_OK ? b : a; /* the last failure: the one gpuk_last_error() tells */
@@ -4640,8 +4755,10 @@ GPUK__IMPL gpuk_result gpuk_timer_destroy(gpuk_ctx* ctx, gpuk_timer* timer) {
 /* A timer's events, checked under the timer call's own name before the event calls run. */
 static gpuk_result gpuk__timer_check(const char* fn, const gpuk_ctx* ctx, const gpuk_timer* t) {
     GPUK__CTX_CHECK(fn, ctx);
-    if (!gpuk__event_lookup(ctx, t->start.id)) return gpuk__bad_handle(fn, "timer start event", t->start.id);
-    if (!gpuk__event_lookup(ctx, t->stop.id)) return gpuk__bad_handle(fn, "timer stop event", t->stop.id);
+    if (!gpuk__event_lookup(ctx, t->start.id))
+        return gpuk__bad_handle(fn, "timer start event", t->start.id);
+    if (!gpuk__event_lookup(ctx, t->stop.id))
+        return gpuk__bad_handle(fn, "timer stop event", t->stop.id);
     return GPUK_OK;
 }
 
@@ -4658,7 +4775,8 @@ GPUK__IMPL gpuk_result gpuk_timer_start(gpuk_ctx* ctx, gpuk_stream stream, gpuk_
 GPUK__IMPL gpuk_result gpuk_timer_stop(gpuk_ctx* ctx, gpuk_timer* timer, float* out_ms) {
     gpuk_result r;
     if (out_ms) *out_ms = 0.0f;
-    if (!timer || !out_ms) return gpuk__fail(__func__, GPUK_ERR_INVALID_ARG, "timer or out_ms is NULL");
+    if (!timer || !out_ms)
+        return gpuk__fail(__func__, GPUK_ERR_INVALID_ARG, "timer or out_ms is NULL");
     if ((r = gpuk__timer_check(__func__, ctx, timer)) != GPUK_OK) return r;
     if ((r = gpuk__event_record(__func__, ctx, timer->stream, timer->stop)) != GPUK_OK) return r;
     if ((r = gpuk_event_sync(ctx, timer->stop)) != GPUK_OK) return r;
@@ -4722,11 +4840,17 @@ static int gpuk__ptx_header(const char* text, size_t len, int* major, int* minor
             int a = 0, b = 0, digits = 0;
             i += 8;
             while (i < len && (text[i] == ' ' || text[i] == '\t')) i++;
-            while (i < len && text[i] >= '0' && text[i] <= '9' && a < 1000) { a = a * 10 + (text[i++] - '0'); digits++; }
+            while (i < len && text[i] >= '0' && text[i] <= '9' && a < 1000) {
+                a = a * 10 + (text[i++] - '0');
+                digits++;
+            }
             if (!digits || i >= len || text[i] != '.') return 0;
             i++;
             digits = 0;
-            while (i < len && text[i] >= '0' && text[i] <= '9' && b < 1000) { b = b * 10 + (text[i++] - '0'); digits++; }
+            while (i < len && text[i] >= '0' && text[i] <= '9' && b < 1000) {
+                b = b * 10 + (text[i++] - '0');
+                digits++;
+            }
             /* PTX ISA versions are major.minor with a one-digit minor; anything else is not a
                version gpuk can compare (7.10 would read as 8.0) */
             if (!digits || a > 99 || b > 9) return 0;
@@ -4740,7 +4864,8 @@ static int gpuk__ptx_header(const char* text, size_t len, int* major, int* minor
             while (i < len && (text[i] == ' ' || text[i] == '\t')) i++;
             if (len - i > 3 && memcmp(text + i, "sm_", 3) == 0) {
                 i += 3;
-                while (i < len && text[i] >= '0' && text[i] <= '9' && sm < 10000) sm = sm * 10 + (text[i++] - '0');
+                while (i < len && text[i] >= '0' && text[i] <= '9' && sm < 10000)
+                    sm = sm * 10 + (text[i++] - '0');
                 *target_sm = sm;
                 *arch_specific = i < len && text[i] == 'a';
             }
@@ -4767,8 +4892,9 @@ static void gpuk__first_lines(char* dst, size_t cap, const char* log) {
 /* Loads an image as a module: PTX is first checked against the driver (.version) and the
    device (.target), and copied when it does not end in a NUL; the JIT logs are always asked
    for, and the error log's first line goes into the error text. */
-static gpuk_result gpuk__jit_load(const char* fn, gpuk_ctx* ctx, const unsigned char* bytes, size_t len,
-                                  size_t given_bytes, int is_ptx, const char* label, gpuk__cu_module* out) {
+static gpuk_result gpuk__jit_load(const char* fn, gpuk_ctx* ctx, const unsigned char* bytes,
+                                  size_t len, size_t given_bytes, int is_ptx, const char* label,
+                                  gpuk__cu_module* out) {
     unsigned int opts[4];
     void* vals[4];
     char info_log[2048], error_log[4096], detail[320];
@@ -4779,42 +4905,48 @@ static gpuk_result gpuk__jit_load(const char* fn, gpuk_ctx* ctx, const unsigned 
     *out = NULL;
     if (is_ptx) {
         int major, minor, sm, arch_specific, need;
-        if (len == 0) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "module '%s': the PTX text is empty", label);
+        if (len == 0)
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                              "module '%s': the PTX text is empty", label);
         if (!gpuk__ptx_header((const char*)bytes, len, &major, &minor, &sm, &arch_specific))
             return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "module '%s': no valid .version directive "
                               "(major.minor) at the head of the PTX text (not PTX?)", label);
         need = gpuk__ptx_needs_cuda(major, minor);
         if (need > gpuk__g.driver_version)
-            return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, "module '%s': PTX .version %d.%d needs a "
-                              "driver for CUDA %d.%d or newer; this driver supports CUDA %d.%d", label,
-                              major, minor, need / 1000, need % 1000 / 10,
+            return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD,
+                              "module '%s': PTX .version %d.%d needs a driver for CUDA %d.%d or "
+                              "newer; this driver supports CUDA %d.%d",
+                              label, major, minor, need / 1000, need % 1000 / 10,
                               gpuk__g.driver_version / 1000, gpuk__g.driver_version % 1000 / 10);
         /* Newer than gpuk's table: a driver newer than the table's last entry may know it (let
            it judge); an older one cannot. */
         if (need < 0 && gpuk__g.driver_version <= gpuk__ptx_cuda[GPUK__PTX_TABLE_LAST].cuda) {
             int known = gpuk__ptx_cuda[GPUK__PTX_TABLE_LAST].ptx;
             int loads = gpuk__ptx_of_driver(gpuk__g.driver_version);
-            return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, "module '%s': PTX .version %d.%d is newer than "
-                              "any PTX version gpuk knows (%d.%d); this driver supports CUDA %d.%d (PTX "
-                              ".version %d.%d and older)", label, major, minor, known / 10, known % 10,
+            return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD,
+                              "module '%s': PTX .version %d.%d is newer than any PTX version gpuk "
+                              "knows (%d.%d); this driver supports CUDA %d.%d (PTX .version %d.%d "
+                              "and older)", label, major, minor, known / 10, known % 10,
                               gpuk__g.driver_version / 1000, gpuk__g.driver_version % 1000 / 10,
                               loads / 10, loads % 10);
         }
         if (sm > ctx->info.cc_major * 10 + ctx->info.cc_minor)
-            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "module '%s': PTX .target sm_%d%s is newer than "
-                              "the device (sm_%d%d)", label, sm, arch_specific ? "a" : "",
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                              "module '%s': PTX .target sm_%d%s is newer than the device (sm_%d%d)",
+                              label, sm, arch_specific ? "a" : "",
                               ctx->info.cc_major, ctx->info.cc_minor);
         /* sm_90a's instructions (wgmma, setmaxnreg) exist on 9.0 alone: newer drivers refuse it
            for 10.x with a JIT error that says less */
         if (arch_specific && sm != ctx->info.cc_major * 10 + ctx->info.cc_minor)
-            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "module '%s': PTX .target sm_%da is "
-                              "architecture-specific: it runs on compute capability %d.%d only, not on "
-                              "this device (sm_%d%d)", label, sm, sm / 10, sm % 10,
-                              ctx->info.cc_major, ctx->info.cc_minor);
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                              "module '%s': PTX .target sm_%da is architecture-specific: it runs "
+                              "on compute capability %d.%d only, not on this device (sm_%d%d)",
+                              label, sm, sm / 10, sm % 10, ctx->info.cc_major, ctx->info.cc_minor);
         /* The driver reads PTX up to a NUL: copy text that does not end in one. */
         if (given_bytes && bytes[len - 1] != 0) {
             text_copy = (char*)gpuk__alloc(len + 1);
-            if (!text_copy) return gpuk__fail(fn, GPUK_ERR_HOST_ALLOC, "cannot copy %zu bytes of PTX", len);
+            if (!text_copy)
+                return gpuk__fail(fn, GPUK_ERR_HOST_ALLOC, "cannot copy %zu bytes of PTX", len);
             memcpy(text_copy, bytes, len);
             text_copy[len] = 0;
             image = text_copy;
@@ -4828,13 +4960,15 @@ static gpuk_result gpuk__jit_load(const char* fn, gpuk_ctx* ctx, const unsigned 
     opts[0] = GPUK__CU_JIT_INFO_LOG_BUFFER; vals[0] = info_log;
     opts[1] = GPUK__CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES; vals[1] = (void*)(uintptr_t)sizeof info_log;
     opts[2] = GPUK__CU_JIT_ERROR_LOG_BUFFER; vals[2] = error_log;
-    opts[3] = GPUK__CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES; vals[3] = (void*)(uintptr_t)sizeof error_log;
+    opts[3] = GPUK__CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES;
+    vals[3] = (void*)(uintptr_t)sizeof error_log;
     cr = GPUK__DRV.cuModuleLoadDataEx(out, image, 4, opts, vals);
     gpuk__free(text_copy);
     info_log[sizeof info_log - 1] = error_log[sizeof error_log - 1] = 0;
     if (cr) {
         size_t pos = gpuk__fmt(detail, sizeof detail, 0, "module '%s': ", label);
-        gpuk__first_lines(detail + pos, sizeof detail - pos, error_log[0] ? error_log : "(empty JIT log)");
+        gpuk__first_lines(detail + pos, sizeof detail - pos,
+                          error_log[0] ? error_log : "(empty JIT log)");
         *out = NULL;
         r = gpuk__fail_cu(fn, "cuModuleLoadDataEx", cr, detail);
         if (error_log[0]) gpuk__log(GPUK_LOG_ERROR, (int)cr, error_log);
@@ -4854,7 +4988,8 @@ static gpuk_module_desc gpuk__module_desc_defaults(const gpuk_module_desc* desc)
     if (d.kind == GPUK_IMAGE_DEFAULT && d.image.ptr) {
         const unsigned char* b = (const unsigned char*)d.image.ptr;
         size_t len = d.image.bytes ? d.image.bytes : strlen((const char*)b);
-        if (len >= 4 && b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F') d.kind = GPUK_IMAGE_CUBIN;
+        if (len >= 4 && b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F')
+            d.kind = GPUK_IMAGE_CUBIN;
         /* fatbin (0xBA55ED50) or its fatbinc wrapper (0x466243B1), little endian */
         else if (len >= 4 && ((b[0] == 0x50 && b[1] == 0xED && b[2] == 0x55 && b[3] == 0xBA) ||
                               (b[0] == 0xB1 && b[1] == 0x43 && b[2] == 0x62 && b[3] == 0x46)))
@@ -4993,8 +5128,9 @@ static gpuk_result gpuk__nvrtc_fail(const char* fn, const char* label, const cha
     char first[400];
     const char* name = gpuk__nv.error_string ? gpuk__nv.error_string(res) : NULL;
     gpuk__first_lines(first, sizeof first, log ? log : "");
-    return gpuk__fail(fn, res == 1 ? GPUK_ERR_HOST_ALLOC : GPUK_ERR_COMPILE, "'%s': %s: %s (%u)%s%s",
-                      label, call, name ? name : "NVRTC error", res, first[0] ? ": " : "", first);
+    return gpuk__fail(fn, res == 1 ? GPUK_ERR_HOST_ALLOC : GPUK_ERR_COMPILE,
+                      "'%s': %s: %s (%u)%s%s", label, call, name ? name : "NVRTC error", res,
+                      first[0] ? ": " : "", first);
 }
 
 /* The target for a device of compute capability sm: 1 = a cubin for sm itself (NVRTC lists
@@ -5064,7 +5200,8 @@ static size_t gpuk__compile_key(char* buf, const gpuk_compile_desc* d, const cha
         pos = gpuk__key_put(buf, pos, d->headers[i].name);
         pos = gpuk__key_put(buf, pos, d->headers[i].source);
     }
-    for (i = 0; i < d->num_name_expressions; i++) pos = gpuk__key_put(buf, pos, d->name_expressions[i]);
+    for (i = 0; i < d->num_name_expressions; i++)
+        pos = gpuk__key_put(buf, pos, d->name_expressions[i]);
     return pos;
 }
 
@@ -5074,7 +5211,8 @@ static uint64_t gpuk__fnv1a(const char* p, size_t n) {
     return h;
 }
 
-static const gpuk__nvrtc_entry* gpuk__nvrtc_cache_find(uint64_t hash, const char* key, size_t bytes) {
+static const gpuk__nvrtc_entry* gpuk__nvrtc_cache_find(uint64_t hash, const char* key,
+                                                       size_t bytes) {
     const gpuk__nvrtc_entry* e;
     for (e = gpuk__nv.cache; e; e = e->next)
         if (e->hash == hash && e->key_bytes == bytes && memcmp(e + 1, key, bytes) == 0) return e;
@@ -5107,9 +5245,10 @@ static gpuk_result gpuk__nvrtc_run(const char* fn, const gpuk_compile_desc* d, c
         ptrs[d->num_options + 1u + d->num_headers + i] = d->headers[i].name;
     }
     call = "nvrtcCreateProgram";
-    res = nv->nvrtcCreateProgram(&prog, d->source, name, (int)d->num_headers,
-                                 d->num_headers ? ptrs + d->num_options + 1 : NULL,
-                                 d->num_headers ? ptrs + d->num_options + 1 + d->num_headers : NULL);
+    res = nv->nvrtcCreateProgram(
+        &prog, d->source, name, (int)d->num_headers,
+        d->num_headers ? ptrs + d->num_options + 1 : NULL,
+        d->num_headers ? ptrs + d->num_options + 1 + d->num_headers : NULL);
     if (res) prog = NULL;
     for (i = 0; !res && i < d->num_name_expressions; i++) {
         call = "nvrtcAddNameExpression";
@@ -5135,17 +5274,20 @@ static gpuk_result gpuk__nvrtc_run(const char* fn, const gpuk_compile_desc* d, c
     }
     if (!r) {
         call = is_ptx ? "nvrtcGetPTXSize" : "nvrtcGetCUBINSize";
-        res = is_ptx ? nv->nvrtcGetPTXSize(prog, &image_bytes) : nv->nvrtcGetCUBINSize(prog, &image_bytes);
+        res = is_ptx ? nv->nvrtcGetPTXSize(prog, &image_bytes)
+                     : nv->nvrtcGetCUBINSize(prog, &image_bytes);
         for (i = 0; !res && i < d->num_name_expressions; i++) {
             const char* lowered = NULL;
             call = "nvrtcGetLoweredName";
             res = nv->nvrtcGetLoweredName(prog, d->name_expressions[i], &lowered);
-            if (!res) names_bytes += strlen(d->name_expressions[i]) + strlen(lowered ? lowered : "") + 2;
+            if (!res)
+                names_bytes += strlen(d->name_expressions[i]) + strlen(lowered ? lowered : "") + 2;
         }
         if (!res && !image_bytes) res = 11; /* NVRTC_ERROR_INTERNAL_ERROR: an empty image */
         if (res) r = gpuk__nvrtc_fail(fn, name, call, res, NULL);
     }
-    if (!r && !(e = (gpuk__nvrtc_entry*)gpuk__alloc(sizeof *e + key_bytes + image_bytes + names_bytes)))
+    if (!r &&
+        !(e = (gpuk__nvrtc_entry*)gpuk__alloc(sizeof *e + key_bytes + image_bytes + names_bytes)))
         r = gpuk__fail(fn, GPUK_ERR_HOST_ALLOC, "'%s': cannot allocate %zu bytes for the compiled "
                        "program", name, sizeof *e + key_bytes + image_bytes + names_bytes);
     if (!r) {
@@ -5188,7 +5330,8 @@ static gpuk_result gpuk__compile_check(const char* fn, const gpuk_compile_desc* 
     if (!d->source) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.source is NULL");
     if ((d->num_options && !d->options) || (d->num_headers && !d->headers) ||
         (d->num_name_expressions && !d->name_expressions))
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc: a count is nonzero but its array is NULL");
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "desc: a count is nonzero but its array is NULL");
     if (d->num_options > 4096 || d->num_headers > 4096 || d->num_name_expressions > 4096)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc: more than 4096 options, headers or "
                           "name expressions");
@@ -5201,7 +5344,8 @@ static gpuk_result gpuk__compile_check(const char* fn, const gpuk_compile_desc* 
     }
     for (i = 0; i < d->num_headers; i++)
         if (!d->headers[i].name || !d->headers[i].source)
-            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.headers[%u]: name or source is NULL", i);
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                              "desc.headers[%u]: name or source is NULL", i);
     for (i = 0; i < d->num_name_expressions; i++)
         if (!d->name_expressions[i] || !*d->name_expressions[i])
             return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.name_expressions[%u] is NULL or "
@@ -5211,8 +5355,8 @@ static gpuk_result gpuk__compile_check(const char* fn, const gpuk_compile_desc* 
 
 /* gpuk_module_compile, with fn naming the public call in errors (the custom kernels' create
    calls compile through it too). */
-static gpuk_result gpuk__module_compile(const char* fn, gpuk_ctx* ctx, const gpuk_compile_desc* desc,
-                                        gpuk_module* out_module) {
+static gpuk_result gpuk__module_compile(const char* fn, gpuk_ctx* ctx,
+                                        const gpuk_compile_desc* desc, gpuk_module* out_module) {
     const gpuk__nvrtc_entry* found;
     gpuk__nvrtc_entry* made = NULL;
     const char* name;
@@ -5234,8 +5378,9 @@ static gpuk_result gpuk__module_compile(const char* fn, gpuk_ctx* ctx, const gpu
     cubin = gpuk__nvrtc_target(sm, desc->ptx_only, &arch);
     if (cubin < 0)
         return gpuk__fail_hint(fn, GPUK_ERR_NO_NVRTC, "name an older NVRTC in gpuk_desc.nvrtc_path "
-                               "or GPUK_NVRTC_PATH", "NVRTC %d.%d compiles for sm_%d and newer; the "
-                               "device is sm_%d", gpuk__nv.version / 1000, gpuk__nv.version % 1000 / 10,
+                               "or GPUK_NVRTC_PATH",
+                               "NVRTC %d.%d compiles for sm_%d and newer; the device is sm_%d",
+                               gpuk__nv.version / 1000, gpuk__nv.version % 1000 / 10,
                                gpuk__nv.num_archs ? gpuk__nv.archs[0] : arch, sm);
     gpuk__fmt(arch_option, sizeof arch_option, 0, "-arch=%s_%d", cubin ? "sm" : "compute", arch);
     key_bytes = gpuk__compile_key(NULL, desc, name, arch_option);
@@ -5304,7 +5449,6 @@ GPUK__IMPL const char* gpuk_module_lowered_name(const gpuk_ctx* ctx, gpuk_module
     return NULL;
 }
 
-
 /* src/gpuk_launch.h - part of gpuk.h: a module's kernels (lookup, attributes), launches. */
 /* ---- >>kernel ---- */
 GPUK__IMPL gpuk_result gpuk_kernel_get(gpuk_ctx* ctx, gpuk_module module, const char* name,
@@ -5321,7 +5465,8 @@ GPUK__IMPL gpuk_result gpuk_kernel_get(gpuk_ctx* ctx, gpuk_module module, const 
     GPUK__ALIVE(fn);
     GPUK__CTX_CHECK(fn, ctx);
     if (!name || !*name) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "name is NULL or empty");
-    if (!(m = gpuk__module_lookup(ctx, module.id))) return gpuk__bad_handle(fn, "module", module.id);
+    if (!(m = gpuk__module_lookup(ctx, module.id)))
+        return gpuk__bad_handle(fn, "module", module.id);
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
     memset(&k, 0, sizeof k);
     if ((cr = GPUK__DRV.cuModuleGetFunction(&k.cu, m->cu, name)) != 0) {
@@ -5329,9 +5474,12 @@ GPUK__IMPL gpuk_result gpuk_kernel_get(gpuk_ctx* ctx, gpuk_module module, const 
         gpuk__fmt(detail, sizeof detail, 0, "no kernel '%s' in module '%s'", name, m->label);
         return gpuk__fail_cu(fn, "cuModuleGetFunction", cr, detail);
     }
-    if ((cr = GPUK__DRV.cuFuncGetAttribute(&k.max_threads, GPUK__CU_FUNC_MAX_THREADS_PER_BLOCK, k.cu)) != 0 ||
-        (cr = GPUK__DRV.cuFuncGetAttribute(&k.static_shared, GPUK__CU_FUNC_SHARED_SIZE_BYTES, k.cu)) != 0 ||
-        (cr = GPUK__DRV.cuFuncGetAttribute(&k.max_dynamic_shared, GPUK__CU_FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES, k.cu)) != 0)
+    if ((cr = GPUK__DRV.cuFuncGetAttribute(&k.max_threads, GPUK__CU_FUNC_MAX_THREADS_PER_BLOCK,
+                                           k.cu)) != 0 ||
+        (cr = GPUK__DRV.cuFuncGetAttribute(&k.static_shared, GPUK__CU_FUNC_SHARED_SIZE_BYTES,
+                                           k.cu)) != 0 ||
+        (cr = GPUK__DRV.cuFuncGetAttribute(&k.max_dynamic_shared,
+                                           GPUK__CU_FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES, k.cu)) != 0)
         return gpuk__fail_cu(fn, "cuFuncGetAttribute", cr, name);
     k.num_params = -1;
     if (GPUK__DRV.cuFuncGetParamInfo) {
@@ -5340,10 +5488,12 @@ GPUK__IMPL gpuk_result gpuk_kernel_get(gpuk_ctx* ctx, gpuk_module module, const 
         for (i = 0; i < 4096; i++) {
             cr = GPUK__DRV.cuFuncGetParamInfo(k.cu, i, &off, &sz);
             if (cr) break;
-            if (i < GPUK__MAX_CHECKED_PARAMS) k.param_bytes[i] = (uint16_t)(sz < 65535u ? sz : 65535u);
+            if (i < GPUK__MAX_CHECKED_PARAMS)
+                k.param_bytes[i] = (uint16_t)(sz < 65535u ? sz : 65535u);
         }
         if (cr == GPUK__CU_ERROR_INVALID_VALUE) k.num_params = (int)i;
-        else if (!gpuk__tolerate(fn, "cuFuncGetParamInfo", cr) && GPUK__ATOMIC_LOAD(&gpuk__g.broken))
+        else if (!gpuk__tolerate(fn, "cuFuncGetParamInfo", cr) &&
+                 GPUK__ATOMIC_LOAD(&gpuk__g.broken))
             return gpuk__fail_broken(fn);
     }
     gpuk__copy_text(k.name, sizeof k.name, name);
@@ -5365,7 +5515,8 @@ GPUK__IMPL gpuk_result gpuk_kernel_get(gpuk_ctx* ctx, gpuk_module module, const 
     return GPUK_OK;
 }
 
-GPUK__IMPL gpuk_result gpuk_kernel_query(gpuk_ctx* ctx, gpuk_kernel kernel, gpuk_kernel_info* out_info) {
+GPUK__IMPL gpuk_result gpuk_kernel_query(gpuk_ctx* ctx, gpuk_kernel kernel,
+                                         gpuk_kernel_info* out_info) {
     const char* const fn = __func__;
     const gpuk__kernel_slot* k;
     gpuk_kernel_info info;
@@ -5375,14 +5526,19 @@ GPUK__IMPL gpuk_result gpuk_kernel_query(gpuk_ctx* ctx, gpuk_kernel kernel, gpuk
     memset(out_info, 0, sizeof *out_info);
     GPUK__ALIVE(fn);
     GPUK__CTX_CHECK(fn, ctx);
-    if (!(k = gpuk__kernel_lookup(ctx, kernel.id))) return gpuk__bad_handle(fn, "kernel", kernel.id);
+    if (!(k = gpuk__kernel_lookup(ctx, kernel.id)))
+        return gpuk__bad_handle(fn, "kernel", kernel.id);
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
     memset(&info, 0, sizeof info);
     if ((cr = GPUK__DRV.cuFuncGetAttribute(&info.num_regs, GPUK__CU_FUNC_NUM_REGS, k->cu)) != 0 ||
-        (cr = GPUK__DRV.cuFuncGetAttribute(&info.const_bytes, GPUK__CU_FUNC_CONST_SIZE_BYTES, k->cu)) != 0 ||
-        (cr = GPUK__DRV.cuFuncGetAttribute(&info.local_bytes, GPUK__CU_FUNC_LOCAL_SIZE_BYTES, k->cu)) != 0 ||
-        (cr = GPUK__DRV.cuFuncGetAttribute(&info.ptx_version, GPUK__CU_FUNC_PTX_VERSION, k->cu)) != 0 ||
-        (cr = GPUK__DRV.cuFuncGetAttribute(&info.binary_version, GPUK__CU_FUNC_BINARY_VERSION, k->cu)) != 0)
+        (cr = GPUK__DRV.cuFuncGetAttribute(&info.const_bytes, GPUK__CU_FUNC_CONST_SIZE_BYTES,
+                                           k->cu)) != 0 ||
+        (cr = GPUK__DRV.cuFuncGetAttribute(&info.local_bytes, GPUK__CU_FUNC_LOCAL_SIZE_BYTES,
+                                           k->cu)) != 0 ||
+        (cr = GPUK__DRV.cuFuncGetAttribute(&info.ptx_version, GPUK__CU_FUNC_PTX_VERSION,
+                                           k->cu)) != 0 ||
+        (cr = GPUK__DRV.cuFuncGetAttribute(&info.binary_version,
+                                           GPUK__CU_FUNC_BINARY_VERSION, k->cu)) != 0)
         return gpuk__fail_cu(fn, "cuFuncGetAttribute", cr, k->name);
     info.static_shared_bytes = k->static_shared;
     info.max_threads_per_block = k->max_threads;
@@ -5392,28 +5548,33 @@ GPUK__IMPL gpuk_result gpuk_kernel_query(gpuk_ctx* ctx, gpuk_kernel kernel, gpuk
     return GPUK_OK;
 }
 
-GPUK__IMPL gpuk_result gpuk_kernel_set_max_dynamic_shared(gpuk_ctx* ctx, gpuk_kernel kernel, uint32_t bytes) {
+GPUK__IMPL gpuk_result gpuk_kernel_set_max_dynamic_shared(gpuk_ctx* ctx, gpuk_kernel kernel,
+                                                          uint32_t bytes) {
     const char* const fn = __func__;
     gpuk__kernel_slot* k;
     gpuk__cu_result cr;
     gpuk_result r;
     GPUK__ALIVE(fn);
     GPUK__CTX_CHECK(fn, ctx);
-    if (!(k = gpuk__kernel_lookup(ctx, kernel.id))) return gpuk__bad_handle(fn, "kernel", kernel.id);
+    if (!(k = gpuk__kernel_lookup(ctx, kernel.id)))
+        return gpuk__bad_handle(fn, "kernel", kernel.id);
     if ((uint64_t)bytes + (uint64_t)k->static_shared > (uint64_t)ctx->info.shared_per_block_optin)
-        return gpuk__fail(fn, GPUK_ERR_LIMIT, "kernel '%s': %u dynamic + %d static shared bytes exceed "
-                          "the device's opt-in limit of %d bytes per block", k->name, bytes,
+        return gpuk__fail(fn, GPUK_ERR_LIMIT,
+                          "kernel '%s': %u dynamic + %d static shared bytes exceed the device's "
+                          "opt-in limit of %d bytes per block", k->name, bytes,
                           k->static_shared, ctx->info.shared_per_block_optin);
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
-    if ((cr = GPUK__DRV.cuFuncSetAttribute(k->cu, GPUK__CU_FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)bytes)) != 0)
+    if ((cr = GPUK__DRV.cuFuncSetAttribute(k->cu, GPUK__CU_FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                           (int)bytes)) != 0)
         return gpuk__fail_cu(fn, "cuFuncSetAttribute", cr, k->name);
     /* atomic: gpuk_launch on another thread reads it */
     GPUK__ATOMIC_STORE(&k->max_dynamic_shared, (int)bytes);
     return GPUK_OK;
 }
 
-GPUK__IMPL gpuk_result gpuk_kernel_suggest_block(gpuk_ctx* ctx, gpuk_kernel kernel, uint32_t shared_bytes,
-                                                 int* out_block, int* out_min_grid) {
+GPUK__IMPL gpuk_result gpuk_kernel_suggest_block(gpuk_ctx* ctx, gpuk_kernel kernel,
+                                                 uint32_t shared_bytes, int* out_block,
+                                                 int* out_min_grid) {
     const char* const fn = __func__;
     const gpuk__kernel_slot* k;
     int block = 0, grid = 0;
@@ -5424,9 +5585,11 @@ GPUK__IMPL gpuk_result gpuk_kernel_suggest_block(gpuk_ctx* ctx, gpuk_kernel kern
     if (!out_block) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_block is NULL");
     GPUK__ALIVE(fn);
     GPUK__CTX_CHECK(fn, ctx);
-    if (!(k = gpuk__kernel_lookup(ctx, kernel.id))) return gpuk__bad_handle(fn, "kernel", kernel.id);
+    if (!(k = gpuk__kernel_lookup(ctx, kernel.id)))
+        return gpuk__bad_handle(fn, "kernel", kernel.id);
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
-    if ((cr = GPUK__DRV.cuOccupancyMaxPotentialBlockSize(&grid, &block, k->cu, NULL, shared_bytes, 0)) != 0)
+    if ((cr = GPUK__DRV.cuOccupancyMaxPotentialBlockSize(&grid, &block, k->cu, NULL,
+                                                         shared_bytes, 0)) != 0)
         return gpuk__fail_cu(fn, "cuOccupancyMaxPotentialBlockSize", cr, k->name);
     *out_block = block;
     if (out_min_grid) *out_min_grid = grid;
@@ -5464,47 +5627,61 @@ static gpuk_result gpuk__launch_limit(const char* fn, const gpuk__kernel_slot* k
 }
 
 /* Shape and shared memory against the device and kernel limits, and (debug) the arguments. */
-static gpuk_result gpuk__launch_check(const char* fn, const gpuk_ctx* ctx, const gpuk__kernel_slot* k,
-                                      const gpuk_launch_desc* d, const uint32_t g[3], const uint32_t b[3]) {
+static gpuk_result gpuk__launch_check(const char* fn, const gpuk_ctx* ctx,
+                                      const gpuk__kernel_slot* k, const gpuk_launch_desc* d,
+                                      const uint32_t g[3], const uint32_t b[3]) {
     static const char* const gnames[3] = { "grid.x", "grid.y", "grid.z" };
     static const char* const bnames[3] = { "block.x", "block.y", "block.z" };
     int i, max_dynamic_shared = GPUK__ATOMIC_LOAD(&k->max_dynamic_shared);
     if (gpuk__desc_canaries_bad(d->_start_canary, d->_end_canary))
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_launch_desc canaries are not zero");
     if (!d->grid.x || !d->block.x)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "kernel '%s': %s is 0", k->name, d->grid.x ? "block.x" : "grid.x");
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "kernel '%s': %s is 0", k->name,
+                          d->grid.x ? "block.x" : "grid.x");
     for (i = 0; i < 3; i++) {
-        if (g[i] > (uint32_t)ctx->info.max_grid[i]) return gpuk__launch_limit(fn, k, gnames[i], g[i], ctx->info.max_grid[i]);
-        if (b[i] > (uint32_t)ctx->info.max_block[i]) return gpuk__launch_limit(fn, k, bnames[i], b[i], ctx->info.max_block[i]);
+        if (g[i] > (uint32_t)ctx->info.max_grid[i])
+            return gpuk__launch_limit(fn, k, gnames[i], g[i], ctx->info.max_grid[i]);
+        if (b[i] > (uint32_t)ctx->info.max_block[i])
+            return gpuk__launch_limit(fn, k, bnames[i], b[i], ctx->info.max_block[i]);
     }
     if ((uint64_t)b[0] * b[1] * b[2] > (uint64_t)k->max_threads)
-        return gpuk__fail(fn, GPUK_ERR_LIMIT, "kernel '%s': block %ux%ux%u = %llu threads exceeds its limit "
-                          "of %d threads per block", k->name, b[0], b[1], b[2],
+        return gpuk__fail(fn, GPUK_ERR_LIMIT,
+                          "kernel '%s': block %ux%ux%u = %llu threads exceeds its limit of %d "
+                          "threads per block", k->name, b[0], b[1], b[2],
                           (unsigned long long)b[0] * b[1] * b[2], k->max_threads);
     if (d->shared_bytes > (uint32_t)max_dynamic_shared)
-        return gpuk__fail(fn, GPUK_ERR_LIMIT, "kernel '%s': %u bytes of dynamic shared memory exceed its "
-                          "limit of %d (raise it with gpuk_kernel_set_max_dynamic_shared, up to %d bytes "
-                          "minus %d static)", k->name, d->shared_bytes, max_dynamic_shared,
+        return gpuk__fail(fn, GPUK_ERR_LIMIT,
+                          "kernel '%s': %u bytes of dynamic shared memory exceed its limit of %d "
+                          "(raise it with gpuk_kernel_set_max_dynamic_shared, up to %d bytes minus "
+                          "%d static)", k->name, d->shared_bytes, max_dynamic_shared,
                           ctx->info.shared_per_block_optin, k->static_shared);
     if (k->num_params > 0 && !d->args)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "kernel '%s' takes %d parameters but args is NULL",
-                          k->name, k->num_params);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "kernel '%s' takes %d parameters but args is NULL", k->name,
+                          k->num_params);
 #if GPUK_DEBUG
     if (d->num_args && k->num_params >= 0 && d->num_args != (uint32_t)k->num_params)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "kernel '%s' takes %d parameters, num_args is %u",
-                          k->name, k->num_params, d->num_args);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "kernel '%s' takes %d parameters, num_args is %u", k->name,
+                          k->num_params, d->num_args);
     if (d->num_args && d->args) {
         uint32_t a;
         for (a = 0; a < d->num_args; a++) {
-            if (!d->args[a]) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "kernel '%s': args[%u] is NULL", k->name, a);
+            if (!d->args[a])
+                return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                                  "kernel '%s': args[%u] is NULL", k->name, a);
             if (d->arg_sizes && k->num_params >= 0 && a < GPUK__MAX_CHECKED_PARAMS &&
                 d->arg_sizes[a] != k->param_bytes[a])
-                return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "kernel '%s': argument %u is %zu bytes, the "
-                                  "parameter is %u bytes%s", k->name, a, d->arg_sizes[a],
+                return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                                  "kernel '%s': argument %u is %zu bytes, the parameter is %u "
+                                  "bytes%s", k->name, a, d->arg_sizes[a],
                                   (unsigned)k->param_bytes[a],
-                                  d->arg_sizes[a] == sizeof(gpuk_buffer) && k->param_bytes[a] == sizeof(gpuk_devptr)
-                                  ? " (a gpuk_buffer handle where the kernel takes a device pointer? pass "
-                                    "&p with gpuk_devptr p = gpuk_buffer_devptr(ctx, buffer))" : "");
+                                  d->arg_sizes[a] == sizeof(gpuk_buffer) &&
+                                  k->param_bytes[a] == sizeof(gpuk_devptr)
+                                  ? " (a gpuk_buffer handle where the kernel takes a device "
+                                    "pointer? pass &p with gpuk_devptr p = "
+                                    "gpuk_buffer_devptr(ctx, buffer))"
+                                  : "");
         }
     }
 #endif
@@ -5514,22 +5691,26 @@ static gpuk_result gpuk__launch_check(const char* fn, const gpuk_ctx* ctx, const
 /* The most blocks of k a cooperative launch may have at threads and shared bytes a block:
    every block must be resident at once for a grid-wide sync, else the launch fails (720) or
    the kernel waits forever. The ctx is current. */
-static gpuk_result gpuk__cooperative_max(const char* fn, const gpuk_ctx* ctx, const gpuk__kernel_slot* k,
-                                         uint32_t threads, uint32_t shared, uint32_t* out_max,
-                                         int* out_per_sm) {
+static gpuk_result gpuk__cooperative_max(const char* fn, const gpuk_ctx* ctx,
+                                         const gpuk__kernel_slot* k, uint32_t threads,
+                                         uint32_t shared, uint32_t* out_max, int* out_per_sm) {
     int can = 0, per_sm = 0;
     gpuk__cu_result cr;
     *out_max = 0;
     *out_per_sm = 0;
     if (!GPUK__DRV.cuOccupancyMaxActiveBlocksPerMultiprocessor)
         return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, "kernel '%s': a cooperative launch needs "
-                          "cuOccupancyMaxActiveBlocksPerMultiprocessor, which this driver lacks", k->name);
-    if ((cr = GPUK__DRV.cuDeviceGetAttribute(&can, GPUK__CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, ctx->dev)) != 0)
-        return gpuk__fail_cu(fn, "cuDeviceGetAttribute", cr, "CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH");
+                          "cuOccupancyMaxActiveBlocksPerMultiprocessor, which this driver lacks",
+                          k->name);
+    if ((cr = GPUK__DRV.cuDeviceGetAttribute(&can, GPUK__CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH,
+                                             ctx->dev)) != 0)
+        return gpuk__fail_cu(fn, "cuDeviceGetAttribute", cr,
+                             "CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH");
     if (!can)
         return gpuk__fail(fn, GPUK_ERR_UNSUPPORTED, "kernel '%s': device %d (%s) cannot launch "
                           "cooperative kernels", k->name, ctx->info.ordinal, ctx->info.name);
-    if ((cr = GPUK__DRV.cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k->cu, (int)threads, shared)) != 0)
+    if ((cr = GPUK__DRV.cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k->cu, (int)threads,
+                                                                    shared)) != 0)
         return gpuk__fail_cu(fn, "cuOccupancyMaxActiveBlocksPerMultiprocessor", cr, k->name);
     *out_per_sm = per_sm;
     *out_max = (uint32_t)per_sm * (uint32_t)ctx->info.sm_count;
@@ -5543,7 +5724,8 @@ static gpuk_result gpuk__cooperative_max(const char* fn, const gpuk_ctx* ctx, co
 /* gpuk_launch with clusters, a cooperative grid or a priority: cuLaunchKernelEx with those
    attributes, each checked first so that a refusal says why (the driver's is a bare 1 or
    720). Kept out of gpuk_launch so the plain path pays three compares for it. */
-static GPUK__NOINLINE gpuk_result gpuk__launch_ex(const char* fn, gpuk_ctx* ctx, const gpuk__kernel_slot* k,
+static GPUK__NOINLINE gpuk_result gpuk__launch_ex(const char* fn, gpuk_ctx* ctx,
+                                                  const gpuk__kernel_slot* k,
                                                   const gpuk_launch_desc* d, gpuk__cu_stream cs,
                                                   const uint32_t g[3], const uint32_t b[3]) {
     static const char axis[3] = { 'x', 'y', 'z' };
@@ -5554,9 +5736,10 @@ static GPUK__NOINLINE gpuk_result gpuk__launch_ex(const char* fn, gpuk_ctx* ctx,
     gpuk__cu_result cr;
     gpuk_result r;
     if (!GPUK__DRV.cuLaunchKernelEx)
-        return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, "kernel '%s': clusters, cooperative launch and "
-                          "launch priorities need cuLaunchKernelEx, from a driver for CUDA 11.8 or newer "
-                          "(this one is %d.%d)", k->name, gpuk__g.driver_version / 1000,
+        return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD,
+                          "kernel '%s': clusters, cooperative launch and launch priorities need "
+                          "cuLaunchKernelEx, from a driver for CUDA 11.8 or newer (this one is "
+                          "%d.%d)", k->name, gpuk__g.driver_version / 1000,
                           gpuk__g.driver_version % 1000 / 10);
     memset(attrs, 0, sizeof attrs);
     memset(&cfg, 0, sizeof cfg);
@@ -5568,21 +5751,23 @@ static GPUK__NOINLINE gpuk_result gpuk__launch_ex(const char* fn, gpuk_ctx* ctx,
     if (GPUK__CLUSTER_ASKED(d->cluster)) {
         uint32_t c[3];
         if (!d->cluster.x) /* as for grid and block: x is required, y and z default to 1 */
-            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "kernel '%s': a cluster of %ux%ux%u has x = 0 "
-                              "(set x too; y and z 0 -> 1)", k->name, d->cluster.x,
-                              d->cluster.y, d->cluster.z);
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                              "kernel '%s': a cluster of %ux%ux%u has x = 0 (set x too; y and z 0 "
+                              "-> 1)", k->name, d->cluster.x, d->cluster.y, d->cluster.z);
         c[0] = d->cluster.x;
         c[1] = d->cluster.y ? d->cluster.y : 1u;
         c[2] = d->cluster.z ? d->cluster.z : 1u;
         if (ctx->info.cc_major < 9)
             return gpuk__fail(fn, GPUK_ERR_UNSUPPORTED, "kernel '%s': thread-block clusters need "
                               "compute capability 9.0 or newer; device %d (%s) is %d.%d", k->name,
-                              ctx->info.ordinal, ctx->info.name, ctx->info.cc_major, ctx->info.cc_minor);
+                              ctx->info.ordinal, ctx->info.name, ctx->info.cc_major,
+                              ctx->info.cc_minor);
         /* the size first: a cluster no device holds is the answer, whatever the grid; each
            side alone first, so that the product cannot wrap */
         if (c[0] > 8u || c[1] > 8u || c[2] > 8u || c[0] * c[1] * c[2] > 8u)
-            return gpuk__fail(fn, GPUK_ERR_LIMIT, "kernel '%s': a cluster of %ux%ux%u blocks exceeds "
-                              "the portable cluster size of 8 blocks", k->name, c[0], c[1], c[2]);
+            return gpuk__fail(fn, GPUK_ERR_LIMIT,
+                              "kernel '%s': a cluster of %ux%ux%u blocks exceeds the portable "
+                              "cluster size of 8 blocks", k->name, c[0], c[1], c[2]);
         for (i = 0; i < 3; i++)
             if (g[i] % c[i])
                 return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "kernel '%s': cluster.%c = %u does not "
@@ -5593,7 +5778,8 @@ static GPUK__NOINLINE gpuk_result gpuk__launch_ex(const char* fn, gpuk_ctx* ctx,
         cluster = 1;
     }
     if (d->priority && gpuk__g.driver_version < 12000)
-        return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, "kernel '%s': a launch priority needs a driver "
+        return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD,
+                          "kernel '%s': a launch priority needs a driver "
                           "for CUDA 12.0 or newer (this one is %d.%d); use a stream's priority "
                           "(gpuk_stream_desc.priority)", k->name, gpuk__g.driver_version / 1000,
                           gpuk__g.driver_version % 1000 / 10);
@@ -5604,26 +5790,30 @@ static GPUK__NOINLINE gpuk_result gpuk__launch_ex(const char* fn, gpuk_ctx* ctx,
            with a bare CUDA_ERROR_CLUSTER_OUT_OF_RESOURCES (912) */
         int fit = 0;
         cfg.num_attrs = n;
-        cr = GPUK__DRV.cuOccupancyMaxActiveClusters(&fit, k->cu, (const struct CUlaunchConfig_st*)(const void*)&cfg);
+        cr = GPUK__DRV.cuOccupancyMaxActiveClusters(
+            &fit, k->cu, (const struct CUlaunchConfig_st*)(const void*)&cfg);
         if (cr) return gpuk__fail_cu(fn, "cuOccupancyMaxActiveClusters", cr, k->name);
         if (fit < 1)
-            return gpuk__fail(fn, GPUK_ERR_LIMIT, "kernel '%s': no cluster of %ux%ux%u blocks of %u "
-                              "threads and %u bytes of dynamic shared memory fits on the device at "
-                              "once (cuOccupancyMaxActiveClusters: 0); use smaller clusters or "
-                              "blocks", k->name, attrs[0].value.dim[0], attrs[0].value.dim[1],
+            return gpuk__fail(fn, GPUK_ERR_LIMIT,
+                              "kernel '%s': no cluster of %ux%ux%u blocks of %u threads and %u "
+                              "bytes of dynamic shared memory fits on the device at once "
+                              "(cuOccupancyMaxActiveClusters: 0); use smaller clusters or blocks",
+                              k->name, attrs[0].value.dim[0], attrs[0].value.dim[1],
                               attrs[0].value.dim[2], b[0] * b[1] * b[2], d->shared_bytes);
     }
     if (d->cooperative) {
         uint32_t max = 0;
         int per_sm = 0;
         uint64_t blocks = (uint64_t)g[0] * g[1] * g[2];
-        if ((r = gpuk__cooperative_max(fn, ctx, k, b[0] * b[1] * b[2], d->shared_bytes, &max, &per_sm)) != GPUK_OK)
+        if ((r = gpuk__cooperative_max(fn, ctx, k, b[0] * b[1] * b[2], d->shared_bytes, &max,
+                                       &per_sm)) != GPUK_OK)
             return r;
         if (blocks > max)
-            return gpuk__fail(fn, GPUK_ERR_LIMIT, "kernel '%s': a cooperative grid of %llu blocks "
-                              "exceeds the %u the device holds at once (%d a multiprocessor x %d "
-                              "multiprocessors at %u threads and %u bytes of dynamic shared memory a "
-                              "block; gpuk_kernel_max_cooperative_grid)", k->name,
+            return gpuk__fail(fn, GPUK_ERR_LIMIT,
+                              "kernel '%s': a cooperative grid of %llu blocks exceeds the %u the "
+                              "device holds at once (%d a multiprocessor x %d multiprocessors at "
+                              "%u threads and %u bytes of dynamic shared memory a block; "
+                              "gpuk_kernel_max_cooperative_grid)", k->name,
                               (unsigned long long)blocks, max, per_sm, ctx->info.sm_count,
                               b[0] * b[1] * b[2], d->shared_bytes);
         attrs[n].id = GPUK__CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
@@ -5636,11 +5826,13 @@ static GPUK__NOINLINE gpuk_result gpuk__launch_ex(const char* fn, gpuk_ctx* ctx,
         n++;
     }
     cfg.num_attrs = n;
-    cr = GPUK__DRV.cuLaunchKernelEx((const struct CUlaunchConfig_st*)(const void*)&cfg, k->cu, d->args, NULL);
+    cr = GPUK__DRV.cuLaunchKernelEx((const struct CUlaunchConfig_st*)(const void*)&cfg, k->cu,
+                                    d->args, NULL);
     return cr ? gpuk__fail_cu(fn, "cuLaunchKernelEx", cr, k->name) : GPUK_OK;
 }
 
-GPUK__IMPL gpuk_result gpuk_launch(gpuk_ctx* ctx, gpuk_kernel kernel, const gpuk_launch_desc* desc) {
+GPUK__IMPL gpuk_result gpuk_launch(gpuk_ctx* ctx, gpuk_kernel kernel,
+                                   const gpuk_launch_desc* desc) {
     const char* const fn = __func__;
     const gpuk__kernel_slot* k;
     gpuk_launch_desc d;
@@ -5651,7 +5843,8 @@ GPUK__IMPL gpuk_result gpuk_launch(gpuk_ctx* ctx, gpuk_kernel kernel, const gpuk
     GPUK__ALIVE(fn);
     GPUK__CTX_CHECK(fn, ctx);
     if (GPUK__UNLIKELY(!desc)) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc is NULL");
-    if (GPUK__UNLIKELY(!(k = gpuk__kernel_lookup(ctx, kernel.id)))) return gpuk__bad_handle(fn, "kernel", kernel.id);
+    if (GPUK__UNLIKELY(!(k = gpuk__kernel_lookup(ctx, kernel.id))))
+        return gpuk__bad_handle(fn, "kernel", kernel.id);
     d = gpuk__launch_desc_defaults(desc);
     if ((r = gpuk__stream_resolve(fn, ctx, d.stream, &cs)) != GPUK_OK) return r;
     g[0] = d.grid.x; g[1] = d.grid.y; g[2] = d.grid.z;
@@ -5665,8 +5858,9 @@ GPUK__IMPL gpuk_result gpuk_launch(gpuk_ctx* ctx, gpuk_kernel kernel, const gpuk
     return GPUK__UNLIKELY(cr) ? gpuk__fail_cu(fn, "cuLaunchKernel", cr, k->name) : GPUK_OK;
 }
 
-GPUK__IMPL gpuk_result gpuk_kernel_max_cooperative_grid(gpuk_ctx* ctx, gpuk_kernel kernel, uint32_t block,
-                                                        uint32_t shared_bytes, uint32_t* out_blocks) {
+GPUK__IMPL gpuk_result gpuk_kernel_max_cooperative_grid(gpuk_ctx* ctx, gpuk_kernel kernel,
+                                                        uint32_t block, uint32_t shared_bytes,
+                                                        uint32_t* out_blocks) {
     const char* const fn = __func__;
     const gpuk__kernel_slot* k;
     int per_sm = 0;
@@ -5674,7 +5868,8 @@ GPUK__IMPL gpuk_result gpuk_kernel_max_cooperative_grid(gpuk_ctx* ctx, gpuk_kern
     *out_blocks = 0;
     GPUK__ALIVE(fn);
     GPUK__CTX_CHECK(fn, ctx);
-    if (!(k = gpuk__kernel_lookup(ctx, kernel.id))) return gpuk__bad_handle(fn, "kernel", kernel.id);
+    if (!(k = gpuk__kernel_lookup(ctx, kernel.id)))
+        return gpuk__bad_handle(fn, "kernel", kernel.id);
     if (!block) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "kernel '%s': block is 0", k->name);
     if (block > (uint32_t)k->max_threads)
         return gpuk__launch_limit(fn, k, "block", block, k->max_threads);
@@ -5699,7 +5894,8 @@ GPUK__IMPL gpuk_result gpuk_kernel_max_cooperative_grid(gpuk_ctx* ctx, gpuk_kern
 static gpuk_result gpuk__graphs_ready(const char* fn) {
 #define GPUK__X_GRAPH_ROW(name) \
     if (!GPUK__DRV.name) \
-        return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, "CUDA graphs need a driver for CUDA 11.4 or " \
+        return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, \
+                          "CUDA graphs need a driver for CUDA 11.4 or "\
                           "newer; this one (%d.%d) lacks " #name, gpuk__g.driver_version / 1000, \
                           gpuk__g.driver_version % 1000 / 10);
     GPUK__GRAPH_ROWS(GPUK__X_GRAPH_ROW)
@@ -5724,7 +5920,8 @@ static gpuk_result gpuk__capture_head(const char* fn, gpuk_ctx* ctx, gpuk_stream
     return GPUK_OK;
 }
 
-GPUK__IMPL gpuk_result gpuk_graph_begin_capture(gpuk_ctx* ctx, gpuk_stream stream, gpuk_capture_mode mode) {
+GPUK__IMPL gpuk_result gpuk_graph_begin_capture(gpuk_ctx* ctx, gpuk_stream stream,
+                                                gpuk_capture_mode mode) {
     const char* const fn = __func__;
     static const unsigned int cu_mode[GPUK_CAPTURE_NUM] = {
         GPUK__CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, GPUK__CU_STREAM_CAPTURE_MODE_GLOBAL,
@@ -5735,11 +5932,13 @@ GPUK__IMPL gpuk_result gpuk_graph_begin_capture(gpuk_ctx* ctx, gpuk_stream strea
     gpuk_result r;
     int capturing = 0;
     if ((unsigned)mode >= (unsigned)GPUK_CAPTURE_NUM)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "mode %u is not a gpuk_capture_mode", (unsigned)mode);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "mode %u is not a gpuk_capture_mode",
+                          (unsigned)mode);
     if ((r = gpuk__capture_head(fn, ctx, stream, &cs, &capturing)) != GPUK_OK) return r;
     if (capturing)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "the stream is already being captured (end that "
-                          "capture with gpuk_graph_end_capture first)");
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "the stream is already being captured (end that capture with "
+                          "gpuk_graph_end_capture first)");
     cr = GPUK__DRV.cuStreamBeginCapture(cs, cu_mode[mode]);
     return cr ? gpuk__fail_cu(fn, "cuStreamBeginCapture", cr, NULL) : GPUK_OK;
 }
@@ -5752,7 +5951,8 @@ static void gpuk__graph_drop(const char* fn, gpuk_ctx* ctx, gpuk__cu_graph graph
     gpuk__cu_result cr;
     int kept = 0;
     if (!graph || GPUK__ATOMIC_LOAD(&gpuk__g.broken)) return;
-    if (gpuk__tolerate(fn, "cuGraphDestroy", cr = GPUK__DRV.cuGraphDestroy(graph)) || gpuk__is_sticky((int)cr))
+    if (gpuk__tolerate(fn, "cuGraphDestroy", cr = GPUK__DRV.cuGraphDestroy(graph)) ||
+        gpuk__is_sticky((int)cr))
         return;
     gpuk__mutex_lock(&ctx->lock);
     if (ctx->graph_orphan_count < 4) {
@@ -5760,8 +5960,10 @@ static void gpuk__graph_drop(const char* fn, gpuk_ctx* ctx, gpuk__cu_graph graph
         kept = 1;
     }
     gpuk__mutex_unlock(&ctx->lock);
-    gpuk__log(GPUK_LOG_WARN, (int)cr, kept ? "cuGraphDestroy failed on a captured graph; the ctx destroy tries again"
-                                           : "cuGraphDestroy failed on a captured graph; its host memory stays with the driver");
+    gpuk__log(GPUK_LOG_WARN, (int)cr,
+              kept ? "cuGraphDestroy failed on a captured graph; the ctx destroy tries again"
+                   : "cuGraphDestroy failed on a captured graph; its host memory stays with the "
+                     "driver");
 }
 
 /* Ends the capture on cs: the graph it recorded, or a failure (the stream is out of capture
@@ -5791,13 +5993,15 @@ static gpuk_result gpuk__capture_end(const char* fn, gpuk_ctx* ctx, gpuk_stream 
     return GPUK_OK;
 }
 
-GPUK__IMPL gpuk_result gpuk_graph_end_capture(gpuk_ctx* ctx, gpuk_stream stream, gpuk_graph* out_graph) {
+GPUK__IMPL gpuk_result gpuk_graph_end_capture(gpuk_ctx* ctx, gpuk_stream stream,
+                                              gpuk_graph* out_graph) {
     const char* const fn = __func__;
     gpuk__graph_slot* s;
     gpuk__cu_graph graph = NULL;
     gpuk__cu_result cr;
     gpuk_result r = GPUK_OK;
-    s = (gpuk__graph_slot*)gpuk__create_begin(fn, ctx, gpuk__kind_graph, out_graph ? &out_graph->id : NULL,
+    s = (gpuk__graph_slot*)gpuk__create_begin(fn, ctx, gpuk__kind_graph,
+                                              out_graph ? &out_graph->id : NULL,
                                               NULL, 1, 0u, 0u, &r);
     if (!s) return r;
     if ((r = gpuk__capture_end(fn, ctx, stream, &graph)) == GPUK_OK) {
@@ -5835,7 +6039,8 @@ GPUK__IMPL gpuk_result gpuk_graph_update(gpuk_ctx* ctx, gpuk_stream stream, gpuk
     if (!(s = gpuk__graph_lookup(ctx, graph.id))) return gpuk__bad_handle(fn, "graph", graph.id);
     if ((r = gpuk__capture_end(fn, ctx, stream, &g)) != GPUK_OK) return r;
     cr = GPUK__DRV.cuGraphExecUpdate(s->exec, g, &node, &result);
-    if (cr && gpuk__is_sticky((int)cr)) return gpuk__fail_cu(fn, "cuGraphExecUpdate", cr, NULL); /* no call after it */
+    /* no call after it */
+    if (cr && gpuk__is_sticky((int)cr)) return gpuk__fail_cu(fn, "cuGraphExecUpdate", cr, NULL);
     gpuk__graph_drop(fn, ctx, g);
     if (cr) {
         char detail[192];
@@ -5852,7 +6057,8 @@ GPUK__IMPL gpuk_result gpuk_graph_launch(gpuk_ctx* ctx, gpuk_stream stream, gpuk
     gpuk__cu_stream cs;
     gpuk__cu_result cr;
     GPUK__STREAM_HEAD(fn, ctx, stream, cs);
-    if (GPUK__UNLIKELY(!(s = gpuk__graph_lookup(ctx, graph.id)))) return gpuk__bad_handle(fn, "graph", graph.id);
+    if (GPUK__UNLIKELY(!(s = gpuk__graph_lookup(ctx, graph.id))))
+        return gpuk__bad_handle(fn, "graph", graph.id);
     GPUK__ENTER(fn, ctx);
     cr = GPUK__DRV.cuGraphLaunch(s->exec, cs);
     return GPUK__UNLIKELY(cr) ? gpuk__fail_cu(fn, "cuGraphLaunch", cr, NULL) : GPUK_OK;
@@ -6140,8 +6346,9 @@ static const gpuk__builtin_variant* gpuk__builtin_variants(void);
    runs on its own compute capability only (9.0: not 10.x or 12.x, whose drivers refuse sm_90a
    PTX) and beats a plain one of the same target (sm_90), as its instructions are the reason for
    it. */
-static const gpuk__builtin_ptx* gpuk__variant_pick(const gpuk__builtin_ptx* base, const gpuk__builtin_variant* list,
-                                                   int id, int cc, int max_sm, int driver) {
+static const gpuk__builtin_ptx* gpuk__variant_pick(const gpuk__builtin_ptx* base,
+                                                   const gpuk__builtin_variant* list, int id,
+                                                   int cc, int max_sm, int driver) {
     const gpuk__builtin_ptx* best = base;
     const int sm = max_sm && max_sm < cc ? max_sm : cc;
     for (; list->kernel >= 0; list++) {
@@ -6149,7 +6356,8 @@ static const gpuk__builtin_ptx* gpuk__variant_pick(const gpuk__builtin_ptx* base
         if (list->kernel != id || p->target > sm || (p->arch_specific && p->target != cc) ||
             gpuk__ptx_needs_cuda(p->version / 10, p->version % 10) > driver)
             continue;
-        if (p->target > best->target || (p->target == best->target && p->arch_specific > best->arch_specific))
+        if (p->target > best->target ||
+            (p->target == best->target && p->arch_specific > best->arch_specific))
             best = p;
     }
     return best;
@@ -6159,8 +6367,8 @@ static const gpuk__builtin_ptx* gpuk__variant_pick(const gpuk__builtin_ptx* base
    baseline (.target sm_52 or lower) where no variant fits, which every device takes. */
 static const gpuk__builtin_ptx* gpuk__builtin_pick(const gpuk_ctx* ctx, int id) {
     return gpuk__variant_pick(gpuk__builtin_ptx_of(id), gpuk__builtin_variants(), id,
-                              ctx->info.cc_major * 10 + ctx->info.cc_minor, (int)ctx->kernels_max_sm,
-                              gpuk__g.driver_version);
+                              ctx->info.cc_major * 10 + ctx->info.cc_minor,
+                              (int)ctx->kernels_max_sm, gpuk__g.driver_version);
 }
 
 /* GPUK__BLOCK (threads a block, every built-in), GPUK__SCAN_ITEMS_4/8, GPUK__TRANSPOSE_TILE,
@@ -6212,7 +6420,8 @@ struct gpuk__kcall {
     size_t workspace_tiles;    /* scans: tiles their status words need; 0: none */
     size_t ws_bytes;           /* GEMM split-K: workspace bytes it needs; 0: none */
     gpuk_devptr* ws_arg;       /* set to the workspace, or to 0 with *splits_arg = 1 where none
-                                  can be had (per-thread stream, or a capture that cannot grow it) */
+                                  can be had (per-thread stream, or a capture that cannot grow
+                                  it) */
     uint32_t* splits_arg;
     gpuk_devptr* scratch_arg;  /* kernels with scratch: set to its address (scans: their part) */
     gpuk_devptr* values_arg;   /* scans: set to the per-tile value area */
@@ -6254,12 +6463,15 @@ static gpuk_result gpuk__builtin_function(const char* fn, gpuk_ctx* ctx, int id,
     size_t pos = 0;
     unsigned int relaxed;
     char* text;
-    if ((*out = (gpuk__cu_function)GPUK__ATOMIC_LOAD_PTR(&st->function[id])) != NULL) return GPUK_OK;
+    if ((*out = (gpuk__cu_function)GPUK__ATOMIC_LOAD_PTR(&st->function[id])) != NULL)
+        return GPUK_OK;
     b = gpuk__builtin_pick(ctx, id);
-    if (cs && (r = gpuk__not_capturing(fn, cs, "loading the kernel (gpuk_kernels_load)")) != GPUK_OK)
+    if (cs &&
+        (r = gpuk__not_capturing(fn, cs, "loading the kernel (gpuk_kernels_load)")) != GPUK_OK)
         return r;
     if (!(text = (char*)gpuk__alloc(b->bytes + 1)))
-        return gpuk__fail(fn, GPUK_ERR_HOST_ALLOC, "cannot allocate %zu bytes for the PTX of %s", b->bytes + 1, b->name);
+        return gpuk__fail(fn, GPUK_ERR_HOST_ALLOC, "cannot allocate %zu bytes for the PTX of %s",
+                          b->bytes + 1, b->name);
     for (piece = b->pieces; *piece; piece++) {
         size_t n = strlen(*piece);
         memcpy(text + pos, *piece, n);
@@ -6272,7 +6484,8 @@ static gpuk_result gpuk__builtin_function(const char* fn, gpuk_ctx* ctx, int id,
         gpuk_result back;
         r = gpuk__jit_load(fn, ctx, (const unsigned char*)text, pos, 0, 1, b->name, &mod);
         if (r == GPUK_OK && (back = gpuk__capture_restore(fn, relaxed)) != GPUK_OK) {
-            if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken)) GPUK__DRV.cuModuleUnload(mod); /* still relaxed */
+            /* still relaxed */
+            if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken)) GPUK__DRV.cuModuleUnload(mod);
             r = back;
         } else if (r != GPUK_OK) {
             gpuk__capture_restore(fn, relaxed);
@@ -6282,7 +6495,8 @@ static gpuk_result gpuk__builtin_function(const char* fn, gpuk_ctx* ctx, int id,
     if (r != GPUK_OK) return r;
     if ((cr = GPUK__DRV.cuModuleGetFunction(&f, mod, b->name)) != 0) {
         r = gpuk__fail_cu(fn, "cuModuleGetFunction", cr, b->name);
-        if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken)) GPUK__DRV.cuModuleUnload(mod); /* none after a sticky fault */
+        /* none after a sticky fault */
+        if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken)) GPUK__DRV.cuModuleUnload(mod);
         return r;
     }
     if (GPUK__ATOMIC_CAS_PTR(&st->function[id], NULL, f)) {
@@ -6300,15 +6514,18 @@ static gpuk_result gpuk__builtin_function(const char* fn, gpuk_ctx* ctx, int id,
    sweep cursor: 8][a status word for each of scan_tiles tiles][16 bytes of values a tile].
    Status words only ever hold status words, so leftovers can never look like a flag of a
    later scan. */
-static size_t gpuk__scratch_bytes(size_t scan_tiles) { return GPUK__SCRATCH_SCAN + 16 + scan_tiles * (8 + 16); }
+static size_t gpuk__scratch_bytes(size_t scan_tiles) {
+    return GPUK__SCRATCH_SCAN + 16 + scan_tiles * (8 + 16);
+}
 
 /* CU_STREAM_PER_THREAD is a different CUDA stream on every thread, so one scratch area for
    the handle would be shared by kernels that do not run in order. */
 static gpuk_result gpuk__scratch_stream_ok(const char* fn, gpuk_stream stream, gpuk__cu_stream cs) {
     if (cs != GPUK__CU_STREAM_PER_THREAD) return GPUK_OK;
-    return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "stream 0x%x wraps CU_STREAM_PER_THREAD, a different "
-                      "CUDA stream on each thread; reductions and scans keep scratch per stream: "
-                      "give them a stream of their own (gpuk_stream_create)", stream.id);
+    return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                      "stream 0x%x wraps CU_STREAM_PER_THREAD, a different CUDA stream on each "
+                      "thread; reductions and scans keep scratch per stream: give them a stream of "
+                      "their own (gpuk_stream_create)", stream.id);
 }
 
 /* The scratch of the gpuk stream, locked; NULL with the error set when the handle is bad or
@@ -6337,7 +6554,8 @@ static int gpuk__area_free(const char* fn, gpuk_devptr* ptr, size_t* bytes, gpuk
     unsigned int old;
     int freed = !*ptr;
     /* relaxed for the free, as gpuk__alloc_zeroed */
-    if (*ptr && !GPUK__ATOMIC_LOAD(&gpuk__g.broken) && (r = gpuk__capture_relax(fn, &old)) == GPUK_OK) {
+    if (*ptr && !GPUK__ATOMIC_LOAD(&gpuk__g.broken) &&
+        (r = gpuk__capture_relax(fn, &old)) == GPUK_OK) {
         GPUK__KEEP_FIRST(r, "cuMemFree", GPUK__DRV.cuMemFree(*ptr));
         freed = r == GPUK_OK;
         back = gpuk__capture_restore(fn, old);
@@ -6358,8 +6576,8 @@ static void gpuk__scratch_free(const char* fn, gpuk__scratch* s, gpuk_result* fi
 
 /* bytes of device memory, cleared on stream cs (in order before the kernels that use it).
    cs is not captured (the callers check); a capture elsewhere must not see the allocation. */
-static gpuk_result gpuk__alloc_zeroed(const char* fn, gpuk__cu_stream cs, size_t bytes, const char* what,
-                                      gpuk_devptr* out) {
+static gpuk_result gpuk__alloc_zeroed(const char* fn, gpuk__cu_stream cs, size_t bytes,
+                                      const char* what, gpuk_devptr* out) {
     gpuk__cu_result cr;
     gpuk_result r;
     unsigned int old;
@@ -6389,7 +6607,8 @@ static gpuk_result gpuk__alloc_zeroed(const char* fn, gpuk__cu_stream cs, size_t
 /* Makes s's GEMM workspace (locked) at least bytes, zeroed when new (its tile counters must
    start at 0; the kernels reset them). *got: 1 ready, 0 none to be had without failing (a
    capture is under way: the caller then does without). */
-static gpuk_result gpuk__ws_reserve(const char* fn, gpuk__scratch* s, gpuk__cu_stream cs, size_t bytes, int* got) {
+static gpuk_result gpuk__ws_reserve(const char* fn, gpuk__scratch* s, gpuk__cu_stream cs,
+                                    size_t bytes, int* got) {
     gpuk__cu_result cr;
     gpuk_devptr p = 0;
     gpuk_result r = GPUK_OK;
@@ -6402,10 +6621,12 @@ static gpuk_result gpuk__ws_reserve(const char* fn, gpuk__scratch* s, gpuk__cu_s
     if (capturing) return GPUK_OK;
     if (s->ws) {
         if ((cr = GPUK__DRV.cuStreamSynchronize(cs)) != 0)
-            return gpuk__fail_cu(fn, "cuStreamSynchronize", cr, "before growing the GEMM workspace");
+            return gpuk__fail_cu(fn, "cuStreamSynchronize", cr,
+                                 "before growing the GEMM workspace");
         if (!gpuk__area_free(fn, &s->ws, &s->ws_bytes, &r)) return r;
     }
-    if ((r = gpuk__alloc_zeroed(fn, cs, want, "the GEMM split-K workspace", &p)) != GPUK_OK) return r;
+    if ((r = gpuk__alloc_zeroed(fn, cs, want, "the GEMM split-K workspace", &p)) != GPUK_OK)
+        return r;
     s->ws = p;
     s->ws_bytes = want;
     *got = 1;
@@ -6414,7 +6635,8 @@ static gpuk_result gpuk__ws_reserve(const char* fn, gpuk__scratch* s, gpuk__cu_s
 
 /* Makes s (locked) hold scans of tiles tiles, zeroed when new. A regrowth waits for the
    stream first: kernels queued earlier may use the old area. */
-static gpuk_result gpuk__scratch_reserve(const char* fn, gpuk__scratch* s, gpuk__cu_stream cs, size_t tiles) {
+static gpuk_result gpuk__scratch_reserve(const char* fn, gpuk__scratch* s, gpuk__cu_stream cs,
+                                         size_t tiles) {
     gpuk__cu_result cr;
     gpuk_devptr p = 0;
     size_t want_tiles, want;
@@ -6422,17 +6644,22 @@ static gpuk_result gpuk__scratch_reserve(const char* fn, gpuk__scratch* s, gpuk_
     if (s->ptr && s->scan_tiles >= tiles) return GPUK_OK;
     /* room for twice the tiles (the growth step) must not overflow size_t (32-bit hosts) */
     if (tiles > ((size_t)-1 - GPUK__SCRATCH_SCAN - 16) / 48)
-        return gpuk__fail(fn, GPUK_ERR_LIMIT, "scratch for %zu scan tiles would pass SIZE_MAX", tiles);
-    if ((r = gpuk__not_capturing(fn, cs, "device scratch (gpuk_kernels_reserve)")) != GPUK_OK) return r;
+        return gpuk__fail(fn, GPUK_ERR_LIMIT,
+                          "scratch for %zu scan tiles would pass SIZE_MAX", tiles);
+    if ((r = gpuk__not_capturing(fn, cs, "device scratch (gpuk_kernels_reserve)")) != GPUK_OK)
+        return r;
     want_tiles = tiles > 2 * s->scan_tiles ? tiles : 2 * s->scan_tiles;
-    if (want_tiles < (GPUK__SCRATCH_MIN - GPUK__SCRATCH_SCAN) / 24) want_tiles = (GPUK__SCRATCH_MIN - GPUK__SCRATCH_SCAN) / 24;
+    if (want_tiles < (GPUK__SCRATCH_MIN - GPUK__SCRATCH_SCAN) / 24)
+        want_tiles = (GPUK__SCRATCH_MIN - GPUK__SCRATCH_SCAN) / 24;
     want = gpuk__scratch_bytes(want_tiles);
     if (s->ptr) {
-        if ((cr = GPUK__DRV.cuStreamSynchronize(cs)) != 0) return gpuk__fail_cu(fn, "cuStreamSynchronize", cr, "before growing the scratch");
+        if ((cr = GPUK__DRV.cuStreamSynchronize(cs)) != 0)
+            return gpuk__fail_cu(fn, "cuStreamSynchronize", cr, "before growing the scratch");
         if (!gpuk__area_free(fn, &s->ptr, &s->bytes, &r)) return r; /* GEMM's workspace stays */
         s->scan_tiles = 0;
     }
-    if ((r = gpuk__alloc_zeroed(fn, cs, want, "scratch for reductions and scans", &p)) != GPUK_OK) return r;
+    if ((r = gpuk__alloc_zeroed(fn, cs, want, "scratch for reductions and scans", &p)) != GPUK_OK)
+        return r;
     s->ptr = p;
     s->bytes = want;
     s->scan_tiles = want_tiles;
@@ -6446,7 +6673,8 @@ static gpuk_result gpuk__builtin_go(gpuk__kcall* k) {
     gpuk__scratch* s = NULL;
     gpuk__cu_result cr;
     gpuk_result r;
-    if (k->scratch_arg && (r = gpuk__scratch_stream_ok(k->fn, k->stream, k->cs)) != GPUK_OK) return r;
+    if (k->scratch_arg && (r = gpuk__scratch_stream_ok(k->fn, k->stream, k->cs)) != GPUK_OK)
+        return r;
     if ((r = gpuk__enter(k->fn, k->ctx)) != GPUK_OK) return r;
     if (k->func) f = k->func;
     else if ((r = gpuk__builtin_function(k->fn, k->ctx, k->id, k->cs, &f)) != GPUK_OK) return r;
@@ -6470,23 +6698,30 @@ static gpuk_result gpuk__builtin_go(gpuk__kcall* k) {
         }
     }
     if (k->before && (r = k->before(k, k->ws_arg ? *k->ws_arg : 0)) != GPUK_OK) goto done;
-    if (k->shared > 48u * 1024u && !k->func && (uint32_t)GPUK__ATOMIC_LOAD(&gpuk__builtin_of(k->ctx)->big_shared[k->id]) < k->shared) {
+    if (k->shared > 48u * 1024u && !k->func &&
+        (uint32_t)GPUK__ATOMIC_LOAD(&gpuk__builtin_of(k->ctx)->big_shared[k->id]) < k->shared) {
         /* more dynamic shared memory than a launch gets without asking (the sm_90a TF32 GEMM) */
-        if ((cr = GPUK__DRV.cuFuncSetAttribute(f, GPUK__CU_FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)k->shared)) != 0) {
-            r = gpuk__fail_cu(k->fn, "cuFuncSetAttribute", cr, "allowing the kernel its dynamic shared memory");
+        if ((cr = GPUK__DRV.cuFuncSetAttribute(f, GPUK__CU_FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                               (int)k->shared)) != 0) {
+            r = gpuk__fail_cu(k->fn, "cuFuncSetAttribute", cr,
+                              "allowing the kernel its dynamic shared memory");
             goto done;
         }
         GPUK__ATOMIC_STORE(&gpuk__builtin_of(k->ctx)->big_shared[k->id], k->shared);
     }
-    cr = GPUK__DRV.cuLaunchKernel(f, k->grid_x, k->grid_y, k->grid_z, k->block_x, k->block_y, 1, k->shared, k->cs, k->args, NULL);
-    if (cr) r = gpuk__fail_cu(k->fn, "cuLaunchKernel", cr, k->func ? k->func_name : gpuk__builtin_ptx_of(k->id)->name);
+    cr = GPUK__DRV.cuLaunchKernel(f, k->grid_x, k->grid_y, k->grid_z, k->block_x, k->block_y, 1,
+                                  k->shared, k->cs, k->args, NULL);
+    if (cr)
+        r = gpuk__fail_cu(k->fn, "cuLaunchKernel", cr,
+                          k->func ? k->func_name : gpuk__builtin_ptx_of(k->id)->name);
 done:
     if (s) gpuk__scratch_unlock(s);
     return r;
 }
 
 /* Checks common to every built-in call; fills the launch record's ctx, stream and ids. */
-static gpuk_result gpuk__kcall_init(gpuk__kcall* k, const char* fn, int id, gpuk_ctx* ctx, gpuk_stream stream) {
+static gpuk_result gpuk__kcall_init(gpuk__kcall* k, const char* fn, int id, gpuk_ctx* ctx,
+                                    gpuk_stream stream) {
     memset(k, 0, sizeof *k);
     k->fn = fn;
     k->ctx = ctx;
@@ -6525,7 +6760,8 @@ static void gpuk__builtin_stream_release(const char* fn, gpuk_ctx* ctx, void* st
     if (st && slot < st->scratch_count) gpuk__scratch_free(fn, &st->scratch[slot], first);
 }
 
-static void gpuk__builtin_ctx_release(const char* fn, gpuk_ctx* ctx, void** state, gpuk_result* first) {
+static void gpuk__builtin_ctx_release(const char* fn, gpuk_ctx* ctx, void** state,
+                                      gpuk_result* first) {
     gpuk__builtin_state* st = (gpuk__builtin_state*)*state;
     gpuk_result r = GPUK_OK;
     uint32_t i;
@@ -6577,7 +6813,8 @@ GPUK__IMPL gpuk_result gpuk_kernels_load(gpuk_ctx* ctx, const char* names) {
         int i, found = 0;
         while (*p == ' ' || *p == ',' || *p == '\t' || *p == '\n') p++;
         if (!*p) return GPUK_OK;
-        for (len = 0; p[len] && p[len] != ' ' && p[len] != ',' && p[len] != '\t' && p[len] != '\n'; len++) {}
+        for (len = 0; p[len] && p[len] != ' ' && p[len] != ',' && p[len] != '\t' &&
+             p[len] != '\n'; len++) {}
         for (i = 0; i < GPUK__KERNEL_COUNT; i++) {
             gpuk__cu_function f;
             if (!gpuk__name_matches(gpuk__builtin_ptx_of(i)->name, p, len)) continue;
@@ -6604,7 +6841,8 @@ GPUK__IMPL gpuk_result gpuk_kernels_reserve(gpuk_ctx* ctx, gpuk_stream stream, s
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
     if (!(s = gpuk__scratch_lock(fn, ctx, stream, cs, &r))) return r;
     /* tiles of the smallest tile size, so a scan of any type fits */
-    r = gpuk__scratch_reserve(fn, s, cs, max_scan_n / GPUK__SCAN_TILE_MIN + (max_scan_n % GPUK__SCAN_TILE_MIN != 0));
+    r = gpuk__scratch_reserve(fn, s, cs, max_scan_n / GPUK__SCAN_TILE_MIN +
+                                             (max_scan_n % GPUK__SCAN_TILE_MIN != 0));
     gpuk__scratch_unlock(s);
     return r;
 }
@@ -6619,12 +6857,14 @@ static gpuk_result gpuk__array(const char* fn, const gpuk_ctx* ctx, const char* 
     if (!s) return gpuk__bad_handle(fn, what, a.buffer.id);
     cap = s->bytes / elem;
     if (a.first > cap || n > cap - a.first)
-        return gpuk__fail(fn, GPUK_ERR_OUT_OF_BOUNDS, "%s: elements %zu to %zu + %zu exceed buffer '%s' "
-                          "(%zu elements of %zu bytes)", what, a.first, a.first, n, s->label, cap, elem);
+        return gpuk__fail(fn, GPUK_ERR_OUT_OF_BOUNDS,
+                          "%s: elements %zu to %zu + %zu exceed buffer '%s' (%zu elements of %zu "
+                          "bytes)", what, a.first, a.first, n, s->label, cap, elem);
     *out = s->ptr + (gpuk_devptr)a.first * elem;
     if (*out % elem)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s: address 0x%llx is not aligned to its %zu-byte "
-                          "elements", what, (unsigned long long)*out, elem);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "%s: address 0x%llx is not aligned to its %zu-byte elements",
+                          what, (unsigned long long)*out, elem);
     return GPUK_OK;
 }
 
@@ -6636,7 +6876,9 @@ static gpuk_result gpuk__overlap(const char* fn, const char* what, gpuk_devptr p
     if (!bytes_p || !bytes_q || p >= q + bytes_q || q >= p + bytes_p) return GPUK_OK;
     if (same_ok && p == q) return GPUK_OK;
     return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s overlap%s", what,
-                      same_ok ? " without being the same array (in-place use needs the same first element)" : "");
+                      same_ok ? " without being the same array (in-place use needs the same "
+                                "first element)"
+                              : "");
 }
 
 /* Blocks for units of work at per_block units a block, at least 1 and at most cap. */
@@ -6662,9 +6904,10 @@ static size_t gpuk__sm_blocks(const gpuk_ctx* ctx, size_t per_sm) {
 
 /* Element-wise kernels: (out, a, b, n, s0, s1). */
 /* not inlined: ~100 generated wrappers call these (compile time, code size) */
-static GPUK__NOINLINE gpuk_result gpuk__map(const char* fn, int id, gpuk_ctx* ctx, gpuk_stream stream, size_t elem,
-                             size_t n, gpuk_array out, const gpuk_array* a, const gpuk_array* b,
-                             const void* s0, const void* s1) {
+static GPUK__NOINLINE gpuk_result gpuk__map(const char* fn, int id, gpuk_ctx* ctx,
+                                            gpuk_stream stream, size_t elem, size_t n,
+                                            gpuk_array out, const gpuk_array* a,
+                                            const gpuk_array* b, const void* s0, const void* s1) {
     static const unsigned char zero[16] = { 0 };
     gpuk_devptr po, pa = 0, pb = 0;
     unsigned long long n64 = n;
@@ -6675,8 +6918,11 @@ static GPUK__NOINLINE gpuk_result gpuk__map(const char* fn, int id, gpuk_ctx* ct
     if ((r = gpuk__array(fn, ctx, "out", out, elem, n, &po)) != GPUK_OK) return r;
     if (a && (r = gpuk__array(fn, ctx, "input", *a, elem, n, &pa)) != GPUK_OK) return r;
     if (b && (r = gpuk__array(fn, ctx, "second input", *b, elem, n, &pb)) != GPUK_OK) return r;
-    if (a && (r = gpuk__overlap(fn, "out and input", po, pa, n * elem, n * elem, 1)) != GPUK_OK) return r;
-    if (b && (r = gpuk__overlap(fn, "out and second input", po, pb, n * elem, n * elem, 1)) != GPUK_OK) return r;
+    if (a && (r = gpuk__overlap(fn, "out and input", po, pa, n * elem, n * elem, 1)) != GPUK_OK)
+        return r;
+    if (b &&
+        (r = gpuk__overlap(fn, "out and second input", po, pb, n * elem, n * elem, 1)) != GPUK_OK)
+        return r;
     if (n == 0) return GPUK_OK;
     args[0] = &po; args[1] = &pa; args[2] = &pb; args[3] = &n64;
     args[4] = (void*)(uintptr_t)(s0 ? s0 : zero);
@@ -6689,9 +6935,10 @@ static GPUK__NOINLINE gpuk_result gpuk__map(const char* fn, int id, gpuk_ctx* ct
 }
 
 /* Kernels that make out[i] from i: (out, n, s0, s1), per_thread elements a thread. */
-static GPUK__NOINLINE gpuk_result gpuk__generate(const char* fn, int id, gpuk_ctx* ctx, gpuk_stream stream, size_t elem,
-                                  size_t n, gpuk_array out, const void* s0, const void* s1,
-                                  size_t scalar_bytes, size_t per_thread) {
+static GPUK__NOINLINE gpuk_result gpuk__generate(const char* fn, int id, gpuk_ctx* ctx,
+                                                 gpuk_stream stream, size_t elem, size_t n,
+                                                 gpuk_array out, const void* s0, const void* s1,
+                                                 size_t scalar_bytes, size_t per_thread) {
     gpuk_devptr po;
     unsigned long long n64 = n;
     void* args[4];
@@ -6704,7 +6951,8 @@ static GPUK__NOINLINE gpuk_result gpuk__generate(const char* fn, int id, gpuk_ct
         memcpy(&offset, s1, sizeof offset);
         GPUK_ASSERT(scalar_bytes == sizeof offset);
         if (n && offset > ~0ull - (n - 1))
-            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "offset %llu + n %zu passes 2^64", offset, n);
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                              "offset %llu + n %zu passes 2^64", offset, n);
     }
     (void)scalar_bytes;
     if (n == 0) return GPUK_OK;
@@ -6726,8 +6974,10 @@ static size_t gpuk__extent(size_t n, size_t stride, int* overflow) {
 }
 
 /* Strided copy: (out, in, n, out_stride, in_stride). */
-static GPUK__NOINLINE gpuk_result gpuk__strided(const char* fn, int id, gpuk_ctx* ctx, gpuk_stream stream, size_t elem,
-                                 gpuk_array out, size_t out_stride, gpuk_array in, size_t in_stride, size_t n) {
+static GPUK__NOINLINE gpuk_result gpuk__strided(const char* fn, int id, gpuk_ctx* ctx,
+                                                gpuk_stream stream, size_t elem, gpuk_array out,
+                                                size_t out_stride, gpuk_array in,
+                                                size_t in_stride, size_t n) {
     gpuk_devptr po, pi;
     unsigned long long n64 = n, os = out_stride, is = in_stride;
     size_t out_n, in_n;
@@ -6737,15 +6987,18 @@ static GPUK__NOINLINE gpuk_result gpuk__strided(const char* fn, int id, gpuk_ctx
     gpuk_result r;
     if ((r = gpuk__kcall_init(&k, fn, id, ctx, stream)) != GPUK_OK) return r;
     if (out_stride == 0 && n > 1)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_stride is 0 with n = %zu: every element would land on out[0]", n);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "out_stride is 0 with n = %zu: every element would land on out[0]", n);
     out_n = gpuk__extent(n, out_stride, &over_o);
     in_n = gpuk__extent(n, in_stride, &over_i);
     if (over_o || over_i)
-        return gpuk__fail(fn, GPUK_ERR_OUT_OF_BOUNDS, "n %zu times the %s stride %zu passes SIZE_MAX", n,
-                          over_o ? "out" : "in", over_o ? out_stride : in_stride);
+        return gpuk__fail(fn, GPUK_ERR_OUT_OF_BOUNDS,
+                          "n %zu times the %s stride %zu passes SIZE_MAX", n, over_o ? "out" : "in",
+                          over_o ? out_stride : in_stride);
     if ((r = gpuk__array(fn, ctx, "out", out, elem, out_n, &po)) != GPUK_OK) return r;
     if ((r = gpuk__array(fn, ctx, "in", in, elem, in_n, &pi)) != GPUK_OK) return r;
-    if ((r = gpuk__overlap(fn, "out and in", po, pi, out_n * elem, in_n * elem, 0)) != GPUK_OK) return r;
+    if ((r = gpuk__overlap(fn, "out and in", po, pi, out_n * elem, in_n * elem, 0)) != GPUK_OK)
+        return r;
     if (n == 0) return GPUK_OK;
     args[0] = &po; args[1] = &pi; args[2] = &n64; args[3] = &os; args[4] = &is;
     k.args = args;
@@ -6755,9 +7008,10 @@ static GPUK__NOINLINE gpuk_result gpuk__strided(const char* fn, int id, gpuk_ctx
 
 /* Reductions: (out, a, b, n, scratch). The grid depends only on n and the device, which is
    what makes the result's bits repeat. */
-static GPUK__NOINLINE gpuk_result gpuk__reduce(const char* fn, int id, gpuk_ctx* ctx, gpuk_stream stream, size_t elem,
-                                size_t out_elem, int needs_elements, gpuk_array out, const gpuk_array* a,
-                                const gpuk_array* b, size_t n) {
+static GPUK__NOINLINE gpuk_result gpuk__reduce(const char* fn, int id, gpuk_ctx* ctx,
+                                               gpuk_stream stream, size_t elem, size_t out_elem,
+                                               int needs_elements, gpuk_array out,
+                                               const gpuk_array* a, const gpuk_array* b, size_t n) {
     gpuk_devptr po, pa, pb = 0, scratch = 0;
     unsigned long long n64 = n;
     void* args[5];
@@ -6769,11 +7023,13 @@ static GPUK__NOINLINE gpuk_result gpuk__reduce(const char* fn, int id, gpuk_ctx*
     if ((r = gpuk__array(fn, ctx, "input", *a, elem, n, &pa)) != GPUK_OK) return r;
     if (b && (r = gpuk__array(fn, ctx, "second input", *b, elem, n, &pb)) != GPUK_OK) return r;
     if (needs_elements && n == 0)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "n is 0: there is no smallest or largest of no elements");
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "n is 0: there is no smallest or largest of no elements");
     args[0] = &po; args[1] = &pa; args[2] = &pb; args[3] = &n64; args[4] = &scratch;
     k.args = args;
     cap = gpuk__sm_blocks(ctx, 8);
-    k.grid_x = gpuk__grid(n, GPUK__BLOCK * (16 / elem), cap < GPUK__REDUCE_MAX_GRID ? cap : GPUK__REDUCE_MAX_GRID);
+    k.grid_x = gpuk__grid(n, GPUK__BLOCK * (16 / elem),
+                          cap < GPUK__REDUCE_MAX_GRID ? cap : GPUK__REDUCE_MAX_GRID);
     k.scratch_arg = &scratch;
     return gpuk__builtin_go(&k);
 }
@@ -6794,8 +7050,9 @@ static uint32_t gpuk__scan_ahead(const gpuk_device_info* info, size_t elem) {
     return (uint32_t)(per_sm < l2_tiles ? per_sm : l2_tiles);
 }
 
-static GPUK__NOINLINE gpuk_result gpuk__scan(const char* fn, int id, gpuk_ctx* ctx, gpuk_stream stream, size_t elem,
-                              gpuk_array out, gpuk_array in, size_t n) {
+static GPUK__NOINLINE gpuk_result gpuk__scan(const char* fn, int id, gpuk_ctx* ctx,
+                                             gpuk_stream stream, size_t elem, gpuk_array out,
+                                             gpuk_array in, size_t n) {
     const size_t tile = gpuk__scan_tile(elem);
     gpuk_devptr po, pi, scratch = 0, values = 0;
     unsigned long long n64 = n, capacity = 0;
@@ -6811,10 +7068,11 @@ static GPUK__NOINLINE gpuk_result gpuk__scan(const char* fn, int id, gpuk_ctx* c
     if (n == 0) return GPUK_OK;
     tiles = n / tile + (n % tile != 0);
     if (tiles > (size_t)ctx->info.max_grid[0] || tiles > 0xFFFFFFFFu)
-        return gpuk__fail(fn, GPUK_ERR_LIMIT, "n = %zu needs %zu tiles of %zu; the grid takes %d", n, tiles,
-                          tile, ctx->info.max_grid[0]);
+        return gpuk__fail(fn, GPUK_ERR_LIMIT, "n = %zu needs %zu tiles of %zu; the grid takes %d",
+                          n, tiles, tile, ctx->info.max_grid[0]);
     ahead = gpuk__scan_ahead(&ctx->info, elem);
-    args[0] = &po; args[1] = &pi; args[2] = &n64; args[3] = &scratch; args[4] = &values; args[5] = &ahead;
+    args[0] = &po; args[1] = &pi; args[2] = &n64; args[3] = &scratch; args[4] = &values;
+    args[5] = &ahead;
     args[6] = &capacity;
     k.args = args;
     k.grid_x = (uint32_t)tiles;
@@ -6826,8 +7084,9 @@ static GPUK__NOINLINE gpuk_result gpuk__scan(const char* fn, int id, gpuk_ctx* c
 }
 
 /* Transpose: (out, in, rows, cols), 32x8 threads a 64x64 tile. */
-static GPUK__NOINLINE gpuk_result gpuk__transpose(const char* fn, int id, gpuk_ctx* ctx, gpuk_stream stream, size_t elem,
-                                   gpuk_array out, gpuk_array in, size_t rows, size_t cols) {
+static GPUK__NOINLINE gpuk_result gpuk__transpose(const char* fn, int id, gpuk_ctx* ctx,
+                                                  gpuk_stream stream, size_t elem, gpuk_array out,
+                                                  gpuk_array in, size_t rows, size_t cols) {
     gpuk_devptr po, pi;
     unsigned long long r64 = rows, c64 = cols;
     size_t total;
@@ -6836,20 +7095,24 @@ static GPUK__NOINLINE gpuk_result gpuk__transpose(const char* fn, int id, gpuk_c
     gpuk_result r;
     if ((r = gpuk__kcall_init(&k, fn, id, ctx, stream)) != GPUK_OK) return r;
     if (cols && rows > (size_t)-1 / cols)
-        return gpuk__fail(fn, GPUK_ERR_OUT_OF_BOUNDS, "rows %zu x cols %zu passes SIZE_MAX", rows, cols);
+        return gpuk__fail(fn, GPUK_ERR_OUT_OF_BOUNDS,
+                          "rows %zu x cols %zu passes SIZE_MAX", rows, cols);
     total = rows * cols;
     if ((r = gpuk__array(fn, ctx, "out", out, elem, total, &po)) != GPUK_OK) return r;
     if ((r = gpuk__array(fn, ctx, "in", in, elem, total, &pi)) != GPUK_OK) return r;
-    if ((r = gpuk__overlap(fn, "out and in", po, pi, total * elem, total * elem, 0)) != GPUK_OK) return r;
+    if ((r = gpuk__overlap(fn, "out and in", po, pi, total * elem, total * elem, 0)) != GPUK_OK)
+        return r;
     if (total == 0) return GPUK_OK;
     args[0] = &po; args[1] = &pi; args[2] = &r64; args[3] = &c64;
     k.args = args;
     k.block_x = 32;
     k.block_y = GPUK__BLOCK / 32;
     if (cols / GPUK__TRANSPOSE_TILE + 1 > (size_t)ctx->info.max_grid[0])
-        return gpuk__fail(fn, GPUK_ERR_LIMIT, "cols = %zu needs more than %d blocks across", cols, ctx->info.max_grid[0]);
+        return gpuk__fail(fn, GPUK_ERR_LIMIT, "cols = %zu needs more than %d blocks across", cols,
+                          ctx->info.max_grid[0]);
     k.grid_x = gpuk__grid(cols, GPUK__TRANSPOSE_TILE, (size_t)ctx->info.max_grid[0]);
-    k.grid_y = gpuk__grid(rows, GPUK__TRANSPOSE_TILE, 65535); /* taller matrices loop inside the kernel */
+    /* taller matrices loop inside the kernel */
+    k.grid_y = gpuk__grid(rows, GPUK__TRANSPOSE_TILE, 65535);
     return gpuk__builtin_go(&k);
 }
 
@@ -6865,8 +7128,10 @@ typedef struct gpuk__gemm_args {
    the tensor-core FP64 ones take 128 x 128 (sm_80) and 128 x GPUK__GEMM_F64_TILE_N (sm_90),
    SIMT FP64 64 x 64, every FP32 one 128 x 128. */
 static size_t gpuk__gemm_tile(const gpuk__builtin_ptx* v, size_t elem, size_t* cols) {
-    const size_t rows = elem == 4 ? GPUK__GEMM_TILE_4 : v->target >= 80 ? GPUK__GEMM_TILE_MMA : GPUK__GEMM_TILE_8;
-    if (cols) *cols = elem == 8 && v->target >= 90 && !v->arch_specific ? GPUK__GEMM_F64_TILE_N : rows;
+    const size_t rows =
+        elem == 4 ? GPUK__GEMM_TILE_4 : v->target >= 80 ? GPUK__GEMM_TILE_MMA : GPUK__GEMM_TILE_8;
+    if (cols)
+        *cols = elem == 8 && v->target >= 90 && !v->arch_specific ? GPUK__GEMM_F64_TILE_N : rows;
     return rows;
 }
 
@@ -6876,7 +7141,9 @@ static size_t gpuk__gemm_tile(const gpuk__builtin_ptx* v, size_t elem, size_t* c
 static uint32_t gpuk__gemm_splits(const gpuk_ctx* ctx, size_t tiles, size_t k, size_t per_sm) {
     const size_t blocks = gpuk__sm_blocks(ctx, per_sm);
     size_t splits;
-    if (tiles >= (size_t)(ctx->info.sm_count > 0 ? ctx->info.sm_count : 1) || tiles > GPUK__GEMM_SPLIT_TILES) return 1;
+    if (tiles >= (size_t)(ctx->info.sm_count > 0 ? ctx->info.sm_count : 1) ||
+        tiles > GPUK__GEMM_SPLIT_TILES)
+        return 1;
     splits = blocks / tiles;
     if (splits > k / 128) splits = k / 128;
     if (splits > 16) splits = 16;
@@ -6900,12 +7167,15 @@ typedef struct gpuk__gemm_tma {
 } gpuk__gemm_tma;
 
 /* rows x k floats at p, row stride ld elements, as 32 x 128 boxes with the 128-byte swizzle */
-static gpuk__cu_result gpuk__tmap_encode(unsigned char* map, gpuk_devptr p, uint64_t rows, uint64_t k, uint64_t ld) {
+static gpuk__cu_result gpuk__tmap_encode(unsigned char* map, gpuk_devptr p, uint64_t rows,
+                                         uint64_t k, uint64_t ld) {
     const uint64_t dims[2] = { k, rows }, strides[1] = { ld * 4u };
     const uint32_t box[2] = { 32, 128 }, one[2] = { 1, 1 };
-    return GPUK__DRV.cuTensorMapEncodeTiled((struct CUtensorMap_st*)(void*)map, GPUK__CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2,
+    return GPUK__DRV.cuTensorMapEncodeTiled((struct CUtensorMap_st*)(void*)map,
+                                            GPUK__CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2,
                                             (void*)(uintptr_t)p, dims, strides, box, one, 0,
-                                            GPUK__CU_TENSOR_MAP_SWIZZLE_128B, GPUK__CU_TENSOR_MAP_L2_PROMOTION_L2_256B, 0);
+                                            GPUK__CU_TENSOR_MAP_SWIZZLE_128B,
+                                            GPUK__CU_TENSOR_MAP_L2_PROMOTION_L2_256B, 0);
 }
 
 static gpuk_result gpuk__gemm_tma_prepare(gpuk__kcall* k, gpuk_devptr ws) {
@@ -6914,11 +7184,13 @@ static gpuk_result gpuk__gemm_tma_prepare(gpuk__kcall* k, gpuk_devptr ws) {
     gpuk__cu_result cr;
     gpuk_result r;
     if (t->mode == 2 && !ws) t->mode = 0;
-    if (t->mode == 2 && !GPUK__ATOMIC_LOAD_PTR(&gpuk__builtin_of(k->ctx)->function[GPUK__K_TRANSPOSE_F32])) {
+    if (t->mode == 2 &&
+        !GPUK__ATOMIC_LOAD_PTR(&gpuk__builtin_of(k->ctx)->function[GPUK__K_TRANSPOSE_F32])) {
         /* the transpose kernel would load first, which a capture cannot hold: the cp.async
            path then, as without a workspace */
         unsigned int capturing = 0;
-        if (GPUK__DRV.cuStreamIsCapturing && (cr = GPUK__DRV.cuStreamIsCapturing(k->cs, &capturing)) != 0)
+        if (GPUK__DRV.cuStreamIsCapturing &&
+            (cr = GPUK__DRV.cuStreamIsCapturing(k->cs, &capturing)) != 0)
             return gpuk__fail_cu(k->fn, "cuStreamIsCapturing", cr, NULL);
         if (capturing) t->mode = 0;
     }
@@ -6928,16 +7200,22 @@ static gpuk_result gpuk__gemm_tma_prepare(gpuk__kcall* k, gpuk_devptr ws) {
         void* targs[4];
         bt = ws + (gpuk_devptr)GPUK__GEMM_SPLIT_TILES * 4u;
         targs[0] = &bt; targs[1] = &t->b; targs[2] = &rows; targs[3] = &cols;
-        if ((r = gpuk__builtin_function(k->fn, k->ctx, GPUK__K_TRANSPOSE_F32, k->cs, &f)) != GPUK_OK) return r;
-        cr = GPUK__DRV.cuLaunchKernel(f, gpuk__grid((size_t)cols, GPUK__TRANSPOSE_TILE, (size_t)k->ctx->info.max_grid[0]),
-                                      gpuk__grid((size_t)rows, GPUK__TRANSPOSE_TILE, 65535), 1, 32, GPUK__BLOCK / 32, 1, 0,
-                                      k->cs, targs, NULL);
+        if ((r = gpuk__builtin_function(k->fn, k->ctx, GPUK__K_TRANSPOSE_F32, k->cs,
+                                        &f)) != GPUK_OK)
+            return r;
+        cr = GPUK__DRV.cuLaunchKernel(f,
+                                      gpuk__grid((size_t)cols, GPUK__TRANSPOSE_TILE,
+                                                 (size_t)k->ctx->info.max_grid[0]),
+                                      gpuk__grid((size_t)rows, GPUK__TRANSPOSE_TILE, 65535), 1, 32,
+                                      GPUK__BLOCK / 32, 1, 0, k->cs, targs, NULL);
         if (cr) return gpuk__fail_cu(k->fn, "cuLaunchKernel", cr, "transposing b for the TMA path");
     }
     if (t->mode) {
         if ((cr = gpuk__tmap_encode(t->maps, t->a, t->m, t->k, t->lda)) != 0 ||
-            (cr = gpuk__tmap_encode(t->maps + 128, bt, t->n, t->k, t->mode == 2 ? t->k : t->ldb)) != 0)
-            return gpuk__fail_cu(k->fn, "cuTensorMapEncodeTiled", cr, "a tensor map for the TMA path");
+            (cr = gpuk__tmap_encode(t->maps + 128, bt, t->n, t->k,
+                                    t->mode == 2 ? t->k : t->ldb)) != 0)
+            return gpuk__fail_cu(k->fn, "cuTensorMapEncodeTiled", cr,
+                                 "a tensor map for the TMA path");
         return GPUK_OK;
     }
     memset(t->maps, 0, 256);
@@ -6948,17 +7226,17 @@ static gpuk_result gpuk__gemm_tma_prepare(gpuk__kcall* k, gpuk_devptr ws) {
 
 /* Takes the TMA path where it can (see gpuk__gemm_tma): fills t and turns k to it. Only the
    sm_90a variant (the caller's v) has one. */
-static void gpuk__gemm_tma_plan(gpuk__kcall* k, const gpuk__builtin_ptx* v, gpuk__gemm_tma* t, gpuk__gemm_args* g,
-                                gpuk_devptr a, gpuk_devptr b) {
+static void gpuk__gemm_tma_plan(gpuk__kcall* k, const gpuk__builtin_ptx* v, gpuk__gemm_tma* t,
+                                gpuk__gemm_args* g, gpuk_devptr a, gpuk_devptr b) {
     const gpuk_ctx* ctx = k->ctx;
     const uint64_t jobs = (g->m + 127) / 128 * ((g->n + GPUK__GEMM_TMA_BN - 1) / GPUK__GEMM_TMA_BN);
     const uint64_t most = (uint64_t)1 << 32; /* a tensor map's dimensions */
     if (!v->arch_specific || !GPUK__DRV.cuTensorMapEncodeTiled) return;
     /* the maps' rules: 16-byte aligned addresses and row strides, dimensions below 2^32,
        strides below 2^40 bytes */
-    if (jobs < (uint64_t)(ctx->info.sm_count > 0 ? ctx->info.sm_count : 1) || g->trans_a || (a & 15u) || (g->lda & 3u) ||
-        g->k == 0 || g->m >= most || g->n >= most || g->k >= most || g->lda >= ((uint64_t)1 << 38) ||
-        g->ldb >= ((uint64_t)1 << 38))
+    if (jobs < (uint64_t)(ctx->info.sm_count > 0 ? ctx->info.sm_count : 1) || g->trans_a ||
+        (a & 15u) || (g->lda & 3u) || g->k == 0 || g->m >= most || g->n >= most || g->k >= most ||
+        g->lda >= ((uint64_t)1 << 38) || g->ldb >= ((uint64_t)1 << 38))
         return;
     if (g->trans_b && !(b & 15u) && !(g->ldb & 3u)) t->mode = 1;
     else if (!g->trans_b && g->ldb == g->n && !(b & 15u) && !(g->k & 3u) &&
@@ -6981,10 +7259,12 @@ static void gpuk__gemm_tma_plan(gpuk__kcall* k, const gpuk__builtin_ptx* v, gpuk
 
 /* Checks op(a) (m x k) times op(b) (k x n) into c (m x n), batch times at element strides
    stride_x (views for product i start i * stride_x later), and launches. */
-static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* ctx, gpuk_stream stream, size_t elem,
-                              gpuk_array2d c, size_t stride_c, const void* alpha, gpuk_array2d a, size_t stride_a,
-                              uint32_t trans_a, gpuk_array2d b, size_t stride_b, uint32_t trans_b,
-                              const void* beta, size_t batch) {
+static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* ctx,
+                                             gpuk_stream stream, size_t elem, gpuk_array2d c,
+                                             size_t stride_c, const void* alpha, gpuk_array2d a,
+                                             size_t stride_a, uint32_t trans_a, gpuk_array2d b,
+                                             size_t stride_b, uint32_t trans_b, const void* beta,
+                                             size_t batch) {
     static const char* const names[3] = { "c", "a", "b" };
     const gpuk__builtin_ptx* variant;
     gpuk_array2d v[3];
@@ -7002,13 +7282,16 @@ static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* c
     for (i = 0; i < 3; i++) {
         gpuk_array2d last = v[i];
         if ((r = gpuk__array2d(fn, ctx, names[i], v[i], elem, &p[i], &ld[i])) != GPUK_OK) return r;
-        /* the batch's last product: its view moved by (batch - 1) * stride, inside the buffer too */
+        /* the batch's last product: its view moved by (batch - 1) * stride, inside the buffer
+           too */
         if (batch > 1 && stride[i]) {
             if (batch - 1 > ((size_t)-1 - v[i].first) / stride[i])
-                return gpuk__fail(fn, GPUK_ERR_OUT_OF_BOUNDS, "%s: %zu products at a stride of %zu elements "
-                                  "pass SIZE_MAX", names[i], batch, stride[i]);
+                return gpuk__fail(fn, GPUK_ERR_OUT_OF_BOUNDS,
+                                  "%s: %zu products at a stride of %zu elements pass SIZE_MAX",
+                                  names[i], batch, stride[i]);
             last.first += (batch - 1) * stride[i];
-            if ((r = gpuk__array2d(fn, ctx, names[i], last, elem, &p[i], &ld[i])) != GPUK_OK) return r;
+            if ((r = gpuk__array2d(fn, ctx, names[i], last, elem, &p[i], &ld[i])) != GPUK_OK)
+                return r;
             p[i] -= (gpuk_devptr)((batch - 1) * stride[i] * elem);
         }
         /* the bytes from the first product's first element to the last product's last one */
@@ -7020,13 +7303,15 @@ static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* c
     bk = trans_b ? b.cols : b.rows;
     bn = trans_b ? b.rows : b.cols;
     if (am != c.rows || bn != c.cols || ak != bk)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "shapes do not chain: c is %zu x %zu, op(a) %zu x %zu, "
-                          "op(b) %zu x %zu (need m x n = (m x k) (k x n))", c.rows, c.cols, am, ak, bk, bn);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "shapes do not chain: c is %zu x %zu, op(a) %zu x %zu, op(b) %zu x %zu "
+                          "(need m x n = (m x k) (k x n))", c.rows, c.cols, am, ak, bk, bn);
     /* C's products must not share elements: whole blocks apart, or side by side within rows */
     if (batch > 1 && c.rows && c.cols && stride_c < (c.rows - 1) * ld[0] + c.cols &&
         !(stride_c >= c.cols && (batch - 1) * stride_c + c.cols <= ld[0]))
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "stride_c %zu makes the %zu products of c (%zu x %zu, row "
-                          "stride %zu) share elements", stride_c, batch, c.rows, c.cols, ld[0]);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "stride_c %zu makes the %zu products of c (%zu x %zu, row stride %zu) "
+                          "share elements", stride_c, batch, c.rows, c.cols, ld[0]);
     /* whole strided extents: conservative for interleaved views, exact for the usual ones */
     if ((r = gpuk__overlap(fn, "c and a", p[0], p[1], bytes[0], bytes[1], 0)) != GPUK_OK) return r;
     if ((r = gpuk__overlap(fn, "c and b", p[0], p[2], bytes[0], bytes[2], 0)) != GPUK_OK) return r;
@@ -7058,9 +7343,11 @@ static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* c
        shared memory (an H100's 228 KB, not sm_120's 100 KB; the driver keeps 1 KB a block).
        Counting blocks that cannot be resident would split k into too many parts (bench
        "dgemm m=1024 n=512 k=2048"). */
-    per_sm = variant->arch_specific || (elem == 8 && variant->target >= 80 && variant->target < 90) ||
+    per_sm = variant->arch_specific ||
+             (elem == 8 && variant->target >= 80 && variant->target < 90) ||
              (k.shared == GPUK__GEMM_F64_SMEM &&
-              (size_t)(unsigned)ctx->info.shared_per_sm < 2u * ((size_t)GPUK__GEMM_F64_SMEM + 1024u)) ? 1u : 2u;
+              (size_t)(unsigned)ctx->info.shared_per_sm <
+                  2u * ((size_t)GPUK__GEMM_F64_SMEM + 1024u)) ? 1u : 2u;
     g.splits = batch == 1 ? gpuk__gemm_splits(ctx, tiles, ak, per_sm) : 1u;
     args[0] = &p[0]; args[1] = &p[1]; args[2] = &p[2]; args[3] = &g;
     args[4] = (void*)(uintptr_t)alpha; args[5] = (void*)(uintptr_t)beta;
@@ -7072,8 +7359,10 @@ static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* c
     }
     /* one block a job; more than the grid takes loop inside the kernel */
     k.grid_x = gpuk__grid(batch > (size_t)-1 / tiles ? (size_t)-1 : tiles * g.splits * batch, 1,
-                          (size_t)ctx->info.max_grid[0]); /* splits > 1 only with batch 1 and few tiles */
-    if (k.shared && batch == 1 && g.splits == 1) gpuk__gemm_tma_plan(&k, variant, &tma, &g, p[1], p[2]);
+                          /* splits > 1 only with batch 1 and few tiles */
+                          (size_t)ctx->info.max_grid[0]);
+    if (k.shared && batch == 1 && g.splits == 1)
+        gpuk__gemm_tma_plan(&k, variant, &tma, &g, p[1], p[2]);
     return gpuk__builtin_go(&k);
 }
 
@@ -7088,11 +7377,13 @@ static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* c
    cuTensorMapEncodeTiled, a driver before CUDA 12.0) *use stays 0 and the variant runs the
    32 x 8 kernel instead. */
 static gpuk_result gpuk__stencil_tmap(const char* fn, int id, unsigned char* map, gpuk_devptr in,
-                                      unsigned long long rows, unsigned long long cols, size_t ld, uint32_t* use) {
+                                      unsigned long long rows, unsigned long long cols, size_t ld,
+                                      uint32_t* use) {
     const gpuk_devptr base = in - (in & 15u); /* the 16-byte boundary at or below in */
     const unsigned off = (unsigned)(in - base) / 4u;
     const uint64_t dims[2] = { cols + off, rows }, strides[1] = { (uint64_t)ld * 4u };
-    const uint32_t box[2] = { GPUK__STENCIL3_TMA_COLS + 8, GPUK__STENCIL3_TMA_ROWS + 2 }, one[2] = { 1, 1 };
+    const uint32_t box[2] = { GPUK__STENCIL3_TMA_COLS + 8, GPUK__STENCIL3_TMA_ROWS + 2 },
+        one[2] = { 1, 1 };
     gpuk__cu_result cr;
     memset(map, 0, 128);
     *use = 0;
@@ -7100,11 +7391,15 @@ static gpuk_result gpuk__stencil_tmap(const char* fn, int id, unsigned char* map
         rows >= ((unsigned long long)1 << 31) || cols + off >= ((unsigned long long)1 << 31))
         return GPUK_OK;
     cr = GPUK__DRV.cuTensorMapEncodeTiled((struct CUtensorMap_st*)(void*)map,
-                                          id == GPUK__K_STENCIL3X3_F32 ? GPUK__CU_TENSOR_MAP_DATA_TYPE_FLOAT32
-                                                                       : GPUK__CU_TENSOR_MAP_DATA_TYPE_INT32,
+                                          id == GPUK__K_STENCIL3X3_F32
+                                              ? GPUK__CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+                                              : GPUK__CU_TENSOR_MAP_DATA_TYPE_INT32,
                                           2, (void*)(uintptr_t)base, dims, strides, box, one, 0,
-                                          GPUK__CU_TENSOR_MAP_SWIZZLE_NONE, GPUK__CU_TENSOR_MAP_L2_PROMOTION_L2_256B, 0);
-    if (cr) return gpuk__fail_cu(fn, "cuTensorMapEncodeTiled", cr, "a tensor map of in for the 3x3's TMA tiles");
+                                          GPUK__CU_TENSOR_MAP_SWIZZLE_NONE,
+                                          GPUK__CU_TENSOR_MAP_L2_PROMOTION_L2_256B, 0);
+    if (cr)
+        return gpuk__fail_cu(fn, "cuTensorMapEncodeTiled", cr,
+                             "a tensor map of in for the 3x3's TMA tiles");
     *use = 1 + off;
     return GPUK_OK;
 }
@@ -7120,46 +7415,59 @@ static gpuk_result gpuk__stencil_tmap(const char* fn, int id, unsigned char* map
    steps a copy back (the kernel's steps = 0), so the field ends where it started. Several
    steps a launch in shared memory (32 x 32 tiles, a halo of 4) ran at 0.46 of copy bandwidth
    a step on H100 against 0.89 for one step a launch, so that is not used. */
-static GPUK__NOINLINE gpuk_result gpuk__stencil(const char* fn, int id, gpuk_ctx* ctx, gpuk_stream stream, size_t elem,
-                                 int mode, gpuk_array2d out, gpuk_array2d in, const float* weights,
-                                 const void* alpha, uint32_t boundary, uint32_t steps) {
+static GPUK__NOINLINE gpuk_result gpuk__stencil(const char* fn, int id, gpuk_ctx* ctx,
+                                                gpuk_stream stream, size_t elem, int mode,
+                                                gpuk_array2d out, gpuk_array2d in,
+                                                const float* weights, const void* alpha,
+                                                uint32_t boundary, uint32_t steps) {
     gpuk_devptr p[2];
     size_t ld[2], launches, c;
     unsigned long long rows = out.rows, cols = out.cols, lds[2];
     struct { float w[9]; } w;
     struct { double w[9]; } wd;
     unsigned char raw[128 + 64];
-    unsigned char* const map = raw + (64u - (unsigned)((uintptr_t)raw & 63u)) % 64u; /* 64-byte aligned */
+    /* 64-byte aligned */
+    unsigned char* const map = raw + (64u - (unsigned)((uintptr_t)raw & 63u)) % 64u;
     uint32_t chunk = 0, use_map = 0;
     void* args[11];
     gpuk__kcall k;
     gpuk_result r;
     int i;
     if ((r = gpuk__kcall_init(&k, fn, id, ctx, stream)) != GPUK_OK) return r;
-    if ((r = gpuk__array2d(fn, ctx, mode == 2 ? "field" : "out", out, elem, &p[0], &ld[0])) != GPUK_OK) return r;
-    if ((r = gpuk__array2d(fn, ctx, mode == 2 ? "scratch" : "in", in, elem, &p[1], &ld[1])) != GPUK_OK) return r;
+    if ((r = gpuk__array2d(fn, ctx, mode == 2 ? "field" : "out", out, elem, &p[0],
+                           &ld[0])) != GPUK_OK)
+        return r;
+    if ((r = gpuk__array2d(fn, ctx, mode == 2 ? "scratch" : "in", in, elem, &p[1],
+                           &ld[1])) != GPUK_OK)
+        return r;
     if (in.rows != out.rows || in.cols != out.cols)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s is %zu x %zu but %s is %zu x %zu", mode == 2 ? "field" : "out",
-                          out.rows, out.cols, mode == 2 ? "scratch" : "in", in.rows, in.cols);
-    if (rows && cols && (r = gpuk__overlap(fn, mode == 2 ? "field and scratch" : "out and in", p[0], p[1],
-                                           (size_t)((rows - 1) * ld[0] + cols) * elem,
-                                           (size_t)((rows - 1) * ld[1] + cols) * elem, 0)) != GPUK_OK)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s is %zu x %zu but %s is %zu x %zu",
+                          mode == 2 ? "field" : "out", out.rows, out.cols,
+                          mode == 2 ? "scratch" : "in", in.rows, in.cols);
+    if (rows && cols &&
+        (r = gpuk__overlap(fn, mode == 2 ? "field and scratch" : "out and in", p[0], p[1],
+                           (size_t)((rows - 1) * ld[0] + cols) * elem,
+                           (size_t)((rows - 1) * ld[1] + cols) * elem, 0)) != GPUK_OK)
         return r;
     if (mode == 0) {
-        if (!weights) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "weights is NULL (nine floats, row-major)");
+        if (!weights)
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "weights is NULL (nine floats, row-major)");
         if (boundary < GPUK_BOUNDARY_SKIP || boundary > GPUK_BOUNDARY_ZERO)
-            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "boundary is %u; it must be GPUK_BOUNDARY_SKIP, "
-                              "GPUK_BOUNDARY_CLAMP or GPUK_BOUNDARY_ZERO", boundary);
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                              "boundary is %u; it must be GPUK_BOUNDARY_SKIP, GPUK_BOUNDARY_CLAMP "
+                              "or GPUK_BOUNDARY_ZERO", boundary);
         for (i = 0; i < 9; i++) {
             w.w[i] = weights[i];
             if (!(w.w[i] - w.w[i] == 0))
-                return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "weights[%d] is not a finite number", i);
+                return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                                  "weights[%d] is not a finite number", i);
         }
     }
     if (rows == 0 || cols == 0 || (mode == 2 && steps == 0)) return GPUK_OK;
     k.block_x = 32;
     k.block_y = GPUK__BLOCK / 32;
-    k.grid_x = gpuk__grid((size_t)cols, mode == 0 ? 32 * GPUK__STENCIL3_COLS : 32, (size_t)ctx->info.max_grid[0]);
+    k.grid_x = gpuk__grid((size_t)cols, mode == 0 ? 32 * GPUK__STENCIL3_COLS : 32,
+                          (size_t)ctx->info.max_grid[0]);
     k.grid_y = gpuk__grid((size_t)rows, mode == 0 ? GPUK__STENCIL3_ROWS : GPUK__STENCIL_ROWS,
                           65535); /* taller views loop in the kernel */
     lds[0] = ld[0]; lds[1] = ld[1];
@@ -7169,7 +7477,8 @@ static GPUK__NOINLINE gpuk_result gpuk__stencil(const char* fn, int id, gpuk_ctx
     k.args = args;
     if (mode == 0 && gpuk__builtin_pick(ctx, id)->target >= 90) { /* the TMA tiles */
         for (i = 0; i < 9; i++) wd.w[i] = (double)w.w[i];
-        if ((r = gpuk__stencil_tmap(fn, id, map, p[1], rows, cols, ld[1], &use_map)) != GPUK_OK) return r;
+        if ((r = gpuk__stencil_tmap(fn, id, map, p[1], rows, cols, ld[1], &use_map)) != GPUK_OK)
+            return r;
         args[8] = map; args[9] = &wd; args[10] = &use_map;
         if (use_map) { /* blocks that walk the tiles (the kernel's comment says why this many);
                           without a map the variant runs the 32 x 8 kernel in its launch shape */
@@ -7200,7 +7509,8 @@ static GPUK__NOINLINE gpuk_result gpuk__stencil(const char* fn, int id, gpuk_ctx
     }
     launches = (size_t)steps + steps % 2; /* odd: the last launch copies back */
     for (c = 0; c < launches; c++) {
-        const int from = c % 2 == 0 ? 0 : 1; /* even launches read the field, odd ones the scratch */
+        /* even launches read the field, odd ones the scratch */
+        const int from = c % 2 == 0 ? 0 : 1;
         chunk = c < steps ? 1u : 0u;
         args[0] = &p[1 - from]; args[1] = &p[from]; args[4] = &lds[1 - from]; args[5] = &lds[from];
         if ((r = gpuk__builtin_go(&k)) != GPUK_OK) return r;
@@ -7209,8 +7519,10 @@ static GPUK__NOINLINE gpuk_result gpuk__stencil(const char* fn, int id, gpuk_ctx
 }
 
 /* Histogram: zero counts, then (counts, in, n, nbins, lo, hi) with per-block shared counts. */
-static GPUK__NOINLINE gpuk_result gpuk__histogram(const char* fn, int id, gpuk_ctx* ctx, gpuk_stream stream, size_t elem,
-                                   gpuk_array counts, uint32_t nbins, int64_t lo, int64_t hi, gpuk_array in, size_t n) {
+static GPUK__NOINLINE gpuk_result gpuk__histogram(const char* fn, int id, gpuk_ctx* ctx,
+                                                  gpuk_stream stream, size_t elem,
+                                                  gpuk_array counts, uint32_t nbins, int64_t lo,
+                                                  int64_t hi, gpuk_array in, size_t n) {
     gpuk_devptr pc, pi;
     unsigned long long n64 = n;
     long long lo64 = lo, hi64 = hi;
@@ -7223,18 +7535,21 @@ static GPUK__NOINLINE gpuk_result gpuk__histogram(const char* fn, int id, gpuk_c
     if (nbins == 0 || nbins > (1u << 24))
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "nbins is %u; it must be 1 to 2^24", nbins);
     if (lo >= hi || (uint64_t)hi - (uint64_t)lo > ((uint64_t)1 << 40))
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "the range [%lld, %lld) is %s", (long long)lo, (long long)hi,
-                          lo >= hi ? "empty" : "wider than 2^40");
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "the range [%lld, %lld) is %s", (long long)lo,
+                          (long long)hi, lo >= hi ? "empty" : "wider than 2^40");
     if ((r = gpuk__array(fn, ctx, "counts", counts, 8, nbins, &pc)) != GPUK_OK) return r;
     if ((r = gpuk__array(fn, ctx, "in", in, elem, n, &pi)) != GPUK_OK) return r;
-    if ((r = gpuk__overlap(fn, "counts and in", pc, pi, (size_t)nbins * 8, n * elem, 0)) != GPUK_OK) return r;
+    if ((r = gpuk__overlap(fn, "counts and in", pc, pi, (size_t)nbins * 8, n * elem, 0)) != GPUK_OK)
+        return r;
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
     if ((cr = GPUK__DRV.cuMemsetD32Async(pc, 0, (size_t)nbins * 2, k.cs)) != 0)
         return gpuk__fail_cu(fn, "cuMemsetD32Async", cr, "zeroing counts");
     if (n == 0) return GPUK_OK;
-    args[0] = &pc; args[1] = &pi; args[2] = &n64; args[3] = &nbins; args[4] = &lo64; args[5] = &hi64;
+    args[0] = &pc; args[1] = &pi; args[2] = &n64; args[3] = &nbins; args[4] = &lo64;
+    args[5] = &hi64;
     k.args = args;
-    copies = elem == 1 && nbins <= 256 ? GPUK__BLOCK / 32 : 1; /* u8: one copy of the counts per warp */
+    /* u8: one copy of the counts per warp */
+    copies = elem == 1 && nbins <= 256 ? GPUK__BLOCK / 32 : 1;
     k.shared = nbins <= GPUK__HIST_SMEM_BINS ? copies * nbins * 4 : 0;
     k.grid_x = gpuk__grid(n, (size_t)GPUK__BLOCK * (elem == 1 ? 16u : 1u), gpuk__sm_blocks(ctx, 8));
     return gpuk__builtin_go(&k);
@@ -7288,7 +7603,9 @@ typedef struct gpuk__csig {
     char name[GPUK_CUSTOM_MAX_PARAMS][GPUK__CUSTOM_NAME];
 } gpuk__csig;
 
-static int gpuk__ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+static int gpuk__ident_start(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
 static int gpuk__ident_char(char c) { return gpuk__ident_start(c) || (c >= '0' && c <= '9'); }
 
 /* A C identifier of at most GPUK__CUSTOM_NAME - 1 characters. */
@@ -7328,7 +7645,8 @@ static const char* gpuk__name_taken(const char* s) {
         if (strcmp(*k, s) == 0) return "a C++ keyword";
     for (k = builtins; *k; k++)
         if (strcmp(*k, s) == 0) return "a name CUDA or the generated code uses";
-    if (strcmp(s, "i") == 0 || strcmp(s, "n") == 0) return "i and n are the element index and count";
+    if (strcmp(s, "i") == 0 || strcmp(s, "n") == 0)
+        return "i and n are the element index and count";
     if (strncmp(s, "gpuk_", 5) == 0) return "names starting gpuk_ are gpuk's";
     if (s[0] == '_' || strstr(s, "__")) return "names starting _ or holding __ are reserved in C++";
     return NULL;
@@ -7360,13 +7678,14 @@ static gpuk_result gpuk__param_parse(const char* fn, const char* b, const char* 
     len = (size_t)(e - b) < sizeof text - 1 ? (size_t)(e - b) : sizeof text - 1;
     memcpy(text, b, len);
     text[len] = 0;
-    if (b == e) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.params: parameter %u is empty", no);
+    if (b == e)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.params: parameter %u is empty", no);
     for (p = b; p < e;) {
         size_t n = 0;
         if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') { p++; continue; }
         if (ntok == 8)
-            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.params: parameter %u '%s' has too many "
-                              "words", no, text);
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                              "desc.params: parameter %u '%s' has too many words", no, text);
         if (*p == '*') {
             tok[ntok][0] = '*';
             tok[ntok++][1] = 0;
@@ -7374,9 +7693,9 @@ static gpuk_result gpuk__param_parse(const char* fn, const char* b, const char* 
             continue;
         }
         if (!gpuk__ident_start(*p))
-            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.params: parameter %u '%s': unexpected "
-                              "character '%c' (a parameter is a type, an optional '*' and a name)",
-                              no, text, *p);
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                              "desc.params: parameter %u '%s': unexpected character '%c' (a "
+                              "parameter is a type, an optional '*' and a name)", no, text, *p);
         while (p < e && gpuk__ident_char(*p)) {
             if (n + 1 >= GPUK__CUSTOM_NAME)
                 return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.params: parameter %u: a word of "
@@ -7396,37 +7715,42 @@ static gpuk_result gpuk__param_parse(const char* fn, const char* b, const char* 
         if (strcmp(w, "raw") == 0 && i == 0) code |= GPUK__P_RAW;
         else if (strcmp(w, "const") == 0 && !stars) code |= GPUK__P_CONST;
         else if (w[0] == '*' && ++stars > 1)
-            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.params: parameter %u '%s': pointers to "
-                              "pointers are not taken", no, text);
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                              "desc.params: parameter %u '%s': pointers to pointers are not taken",
+                              no, text);
         else if (w[0] != '*' && stars)
-            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.params: parameter %u '%s': '%s' after "
-                              "the '*' (only a name may follow it)", no, text, w);
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                              "desc.params: parameter %u '%s': '%s' after the '*' (only a name may "
+                              "follow it)", no, text, w);
         else if (w[0] != '*') {
             size_t have = strlen(type), add = strlen(w);
             if (have + add + 2 > sizeof type)
-                return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.params: parameter %u '%s': unknown "
-                                  "type", no, text);
+                return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                                  "desc.params: parameter %u '%s': unknown type", no, text);
             if (have) type[have++] = ' ';
             memcpy(type + have, w, add + 1);
         }
     }
     if (stars) code |= GPUK__P_PTR;
     if (!type[0])
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.params: parameter %u '%s' has no type", no, text);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "desc.params: parameter %u '%s' has no type", no, text);
     if (!(t = gpuk__ctype_find(type)))
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.params: parameter %u '%s': unknown type '%s' "
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "desc.params: parameter %u '%s': unknown type '%s' "
                           "(known: " GPUK__KNOWN_TYPES ")", no, text, type);
     code |= (uint8_t)t;
     if (!stars && (code & GPUK__P_RAW))
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.params: parameter %u '%s': raw is for "
                           "pointers", no, text);
     if (!stars && !gpuk__ctypes[t].arg)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.params: parameter %u '%s': a scalar of type "
-                          "'%s' is not taken (scalars are float, double and 32- or 64-bit integers)",
-                          no, text, type);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "desc.params: parameter %u '%s': a scalar of type '%s' is not taken "
+                          "(scalars are float, double and 32- or 64-bit integers)", no, text, type);
     if ((taken = gpuk__name_taken(tok[ntok - 1])) != NULL)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.params: parameter %u '%s': the name '%s' is "
-                          "taken (%s)", no, text, tok[ntok - 1], taken);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "desc.params: parameter %u '%s': the name '%s' is taken (%s)",
+                          no, text, tok[ntok - 1], taken);
     for (j = 0; j < sig->count; j++)
         if (strcmp(sig->name[j], tok[ntok - 1]) == 0)
             return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.params: parameter %u '%s': '%s' is "
@@ -7522,7 +7846,8 @@ static void gpuk__custom_gen(gpuk__text* t, const gpuk__custom_src* c) {
         gpuk__put(t, T);
         gpuk__put(t, ")(\n");
         gpuk__put_user(t, c->name, "identity", c->identity);
-        gpuk__put(t, "    );\n}\n/* a block's values folded in a fixed tree */\nstatic __device__ ");
+        gpuk__put(t,
+                  "    );\n}\n/* a block's values folded in a fixed tree */\nstatic __device__ ");
         gpuk__put(t, T);
         gpuk__put(t, " gpuk_fold_(");
         gpuk__put(t, T);
@@ -7581,7 +7906,8 @@ static void gpuk__custom_gen(gpuk__text* t, const gpuk__custom_src* c) {
     gpuk__put_user(t, c->name, "map", c->map);
     gpuk__put(t, "        ));\n    }\n"
                  "    gpuk_acc_ = gpuk_fold_(gpuk_acc_, gpuk_smem_);\n"
-                 "    /* each block's partial, then the last block to finish folds them in order */\n"
+                 "    /* each block's partial, then the last block to finish folds them in "
+                 "order */\n"
                  "    unsigned int* gpuk_ticket_ = (unsigned int*)gpuk_scratch_;\n    ");
     gpuk__put(t, T);
     gpuk__put(t, "* gpuk_part_ = (");
@@ -7644,8 +7970,9 @@ static gpuk_result gpuk__custom_build(const char* fn, gpuk_ctx* ctx, const gpuk_
 }
 
 /* The checks every create makes first: out, ctx, desc, canaries, the name. */
-static gpuk_result gpuk__custom_head(const char* fn, gpuk_ctx* ctx, const void* desc, const void* out,
-                                     uint32_t start_canary, uint32_t end_canary, const char* desc_type) {
+static gpuk_result gpuk__custom_head(const char* fn, gpuk_ctx* ctx, const void* desc,
+                                     const void* out, uint32_t start_canary, uint32_t end_canary,
+                                     const char* desc_type) {
     if (!out) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_kernel is NULL");
     GPUK__ALIVE(fn);
     GPUK__CTX_CHECK(fn, ctx);
@@ -7655,12 +7982,14 @@ static gpuk_result gpuk__custom_head(const char* fn, gpuk_ctx* ctx, const void* 
     return GPUK_OK;
 }
 
-static gpuk_result gpuk__custom_name(const char* fn, const char* name, const char* dflt, const char** out) {
+static gpuk_result gpuk__custom_name(const char* fn, const char* name, const char* dflt,
+                                     const char** out) {
     const char* taken;
     *out = name ? name : dflt;
     if (!gpuk__ident_ok(*out))
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.name '%s' is not a C identifier of at most %d "
-                          "characters", *out, GPUK__CUSTOM_NAME - 1);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "desc.name '%s' is not a C identifier of at most %d characters",
+                          *out, GPUK__CUSTOM_NAME - 1);
     if (name && (taken = gpuk__name_taken(name)) != NULL)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.name '%s' is taken (%s)", name, taken);
     return GPUK_OK;
@@ -7675,15 +8004,17 @@ static gpuk_result gpuk__custom_code(const char* fn, const char* what, const cha
 
 /* The checks both kinds of custom kernel share: the name, the parameter list, the options;
    fills c's name, preamble and signature. */
-static gpuk_result gpuk__custom_start(const char* fn, const char* name, const char* dflt, const char* params,
-                                      const char* const* options, uint32_t num_options, const char* preamble,
+static gpuk_result gpuk__custom_start(const char* fn, const char* name, const char* dflt,
+                                      const char* params, const char* const* options,
+                                      uint32_t num_options, const char* preamble,
                                       gpuk__custom_src* c, gpuk__csig* sig) {
     gpuk_result r;
     memset(c, 0, sizeof *c);
     if ((r = gpuk__custom_name(fn, name, dflt, &c->name)) != GPUK_OK) return r;
     if ((r = gpuk__params_parse(fn, params, sig)) != GPUK_OK) return r;
     if (num_options && !options)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.num_options is %u but desc.options is NULL", num_options);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "desc.num_options is %u but desc.options is NULL", num_options);
     c->preamble = preamble;
     c->sig = sig;
     return GPUK_OK;
@@ -7696,10 +8027,11 @@ GPUK__IMPL gpuk_result gpuk_elementwise_create(gpuk_ctx* ctx, const gpuk_element
     gpuk__csig sig;
     gpuk_result r;
     if (out_kernel) memset(out_kernel, 0, sizeof *out_kernel);
-    if ((r = gpuk__custom_head(fn, ctx, desc, out_kernel, GPUK__CANARIES(desc), "gpuk_elementwise_desc")) != GPUK_OK)
+    if ((r = gpuk__custom_head(fn, ctx, desc, out_kernel, GPUK__CANARIES(desc),
+                               "gpuk_elementwise_desc")) != GPUK_OK)
         return r;
-    if ((r = gpuk__custom_start(fn, desc->name, "gpuk_elementwise", desc->params, desc->options, desc->num_options,
-                                desc->preamble, &c, &sig)) != GPUK_OK ||
+    if ((r = gpuk__custom_start(fn, desc->name, "gpuk_elementwise", desc->params, desc->options,
+                                desc->num_options, desc->preamble, &c, &sig)) != GPUK_OK ||
         (r = gpuk__custom_code(fn, "body", desc->body)) != GPUK_OK)
         return r;
     c.body = desc->body;
@@ -7718,10 +8050,11 @@ GPUK__IMPL gpuk_result gpuk_reduction_create(gpuk_ctx* ctx, const gpuk_reduction
     gpuk__csig sig;
     gpuk_result r;
     if (out_kernel) memset(out_kernel, 0, sizeof *out_kernel);
-    if ((r = gpuk__custom_head(fn, ctx, desc, out_kernel, GPUK__CANARIES(desc), "gpuk_reduction_desc")) != GPUK_OK)
+    if ((r = gpuk__custom_head(fn, ctx, desc, out_kernel, GPUK__CANARIES(desc),
+                               "gpuk_reduction_desc")) != GPUK_OK)
         return r;
-    if ((r = gpuk__custom_start(fn, desc->name, "gpuk_reduction", desc->params, desc->options, desc->num_options,
-                                desc->preamble, &c, &sig)) != GPUK_OK ||
+    if ((r = gpuk__custom_start(fn, desc->name, "gpuk_reduction", desc->params, desc->options,
+                                desc->num_options, desc->preamble, &c, &sig)) != GPUK_OK ||
         (r = gpuk__custom_code(fn, "map", desc->map)) != GPUK_OK ||
         (r = gpuk__custom_code(fn, "reduce", desc->reduce)) != GPUK_OK ||
         (r = gpuk__custom_code(fn, "identity", desc->identity)) != GPUK_OK ||
@@ -7729,9 +8062,10 @@ GPUK__IMPL gpuk_result gpuk_reduction_create(gpuk_ctx* ctx, const gpuk_reduction
         return r;
     c.type = gpuk__ctype_find(desc->type);
     if (!c.type || !gpuk__ctypes[c.type].arg)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.type '%s' is not a result type (float, double, "
-                          "int, unsigned, int32_t, uint32_t, int64_t, uint64_t, long long, unsigned "
-                          "long long)", desc->type);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "desc.type '%s' is not a result type (float, double, int, unsigned, "
+                          "int32_t, uint32_t, int64_t, uint64_t, long long, unsigned long long)",
+                          desc->type);
     c.map = desc->map;
     c.reduce = desc->reduce;
     c.identity = desc->identity;
@@ -7763,12 +8097,15 @@ static gpuk_result gpuk__custom_args(const char* fn, gpuk__kcall* k, gpuk_kernel
     gpuk_result r;
     if (!ks) return gpuk__bad_handle(fn, "kernel (not created, or destroyed)", kernel.id);
     if (num_params > GPUK_CUSTOM_MAX_PARAMS)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "the kernel struct is damaged (%u parameters)", num_params);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "the kernel struct is damaged (%u parameters)", num_params);
     for (j = 0; j < num_params; j++)
         if ((param[j] & GPUK__P_TYPE) == 0 || (param[j] & GPUK__P_TYPE) >= GPUK__CTYPE_COUNT)
-            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "the kernel struct is damaged (parameter %u)", j);
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                              "the kernel struct is damaged (parameter %u)", j);
     if (num_args != num_params)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%u arguments for %u parameters", num_args, num_params);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%u arguments for %u parameters",
+                          num_args, num_params);
     if (num_args && !args) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "args is NULL");
     k->func = ks->cu;
     k->func_name = ks->name;
@@ -7780,9 +8117,10 @@ static gpuk_result gpuk__custom_args(const char* fn, gpuk__kcall* k, gpuk_kernel
         gpuk__param_text(ptext, sizeof ptext, code);
         if (args[j].kind != want) {
             const uint32_t got = (uint32_t)args[j].kind;
-            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "args[%u] is %s; parameter %u (%s) takes %s", j,
-                              got < GPUK_ARG_NUM ? gpuk__arg_kind_name[got] : "not a gpuk_arg kind", j,
-                              ptext, gpuk__arg_kind_name[want]);
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                              "args[%u] is %s; parameter %u (%s) takes %s", j,
+                              got < GPUK_ARG_NUM ? gpuk__arg_kind_name[got] : "not a gpuk_arg kind",
+                              j, ptext, gpuk__arg_kind_name[want]);
         }
         if (want != GPUK_ARG_ARRAY) {
             argv[j] = (void*)(uintptr_t)&args[j].value;
@@ -7798,8 +8136,10 @@ static gpuk_result gpuk__custom_args(const char* fn, gpuk__kcall* k, gpuk_kernel
     for (j = 0; j < num_params; j++)
         for (m = j + 1; m < num_params; m++) {
             const uint8_t a = param[j], b = param[m];
-            const size_t ea = gpuk__ctypes[a & GPUK__P_TYPE].bytes, eb = gpuk__ctypes[b & GPUK__P_TYPE].bytes;
-            if (!(a & b & GPUK__P_PTR) || ((a | b) & GPUK__P_RAW) || (a & b & GPUK__P_CONST)) continue;
+            const size_t ea = gpuk__ctypes[a & GPUK__P_TYPE].bytes,
+                eb = gpuk__ctypes[b & GPUK__P_TYPE].bytes;
+            if (!(a & b & GPUK__P_PTR) || ((a | b) & GPUK__P_RAW) || (a & b & GPUK__P_CONST))
+                continue;
             gpuk__fmt(what, sizeof what, 0, "args[%u] and args[%u]", j, m);
             /* in place needs one element size: a 4-byte y[i] written over half of an 8-byte
                x[i / 2] that thread i / 2 has still to read is a race */
@@ -7807,10 +8147,11 @@ static gpuk_result gpuk__custom_args(const char* fn, gpuk__kcall* k, gpuk_kernel
                 char pa[40], pb[40];
                 gpuk__param_text(pa, sizeof pa, a);
                 gpuk__param_text(pb, sizeof pb, b);
-                return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s (%s and %s) start at the same element "
-                                  "with elements of %zu and %zu bytes: in place needs one element "
-                                  "size (thread i would write over an element another thread has "
-                                  "still to read)", what, pa, pb, ea, eb);
+                return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                                  "%s (%s and %s) start at the same element with elements of %zu "
+                                  "and %zu bytes: in place needs one element size (thread i would "
+                                  "write over an element another thread has still to read)",
+                                  what, pa, pb, ea, eb);
             }
             if ((r = gpuk__overlap(fn, what, ptrs[j], ptrs[m], n * ea, n * eb, 1)) != GPUK_OK)
                 return r;
@@ -7860,7 +8201,8 @@ GPUK__IMPL gpuk_result gpuk_reduction_launch(gpuk_ctx* ctx, gpuk_stream stream,
         return r;
     if (!kernel->type || kernel->type >= GPUK__CTYPE_COUNT || !gpuk__ctypes[kernel->type].arg)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "the kernel struct is damaged (its type)");
-    if ((r = gpuk__array(fn, ctx, "out", out, gpuk__ctypes[kernel->type].bytes, 1, &po)) != GPUK_OK) return r;
+    if ((r = gpuk__array(fn, ctx, "out", out, gpuk__ctypes[kernel->type].bytes, 1, &po)) != GPUK_OK)
+        return r;
     argv[kernel->num_params] = &po;
     argv[kernel->num_params + 1] = &n64;
     argv[kernel->num_params + 2] = &scratch;
@@ -7868,7 +8210,8 @@ GPUK__IMPL gpuk_result gpuk_reduction_launch(gpuk_ctx* ctx, gpuk_stream stream,
     k.scratch_arg = &scratch;
     /* fixed by n and the device alone, as the built-ins' (their partials' room: 4096) */
     cap = gpuk__sm_blocks(ctx, 8);
-    k.grid_x = gpuk__grid(n, (size_t)GPUK__BLOCK * 4, cap < GPUK__REDUCE_MAX_GRID ? cap : GPUK__REDUCE_MAX_GRID);
+    k.grid_x = gpuk__grid(n, (size_t)GPUK__BLOCK * 4,
+                          cap < GPUK__REDUCE_MAX_GRID ? cap : GPUK__REDUCE_MAX_GRID);
     return gpuk__builtin_go(&k);
 }
 
@@ -7884,14 +8227,16 @@ static gpuk_result gpuk__custom_destroy(const char* fn, gpuk_ctx* ctx, gpuk_modu
 GPUK__IMPL gpuk_result gpuk_elementwise_destroy(gpuk_ctx* ctx, gpuk_elementwise* kernel) {
     gpuk_result r;
     if (!kernel) return gpuk__fail(__func__, GPUK_ERR_INVALID_ARG, "kernel is NULL");
-    if ((r = gpuk__custom_destroy(__func__, ctx, &kernel->module)) == GPUK_OK) memset(kernel, 0, sizeof *kernel);
+    if ((r = gpuk__custom_destroy(__func__, ctx, &kernel->module)) == GPUK_OK)
+        memset(kernel, 0, sizeof *kernel);
     return r;
 }
 
 GPUK__IMPL gpuk_result gpuk_reduction_destroy(gpuk_ctx* ctx, gpuk_reduction* kernel) {
     gpuk_result r;
     if (!kernel) return gpuk__fail(__func__, GPUK_ERR_INVALID_ARG, "kernel is NULL");
-    if ((r = gpuk__custom_destroy(__func__, ctx, &kernel->module)) == GPUK_OK) memset(kernel, 0, sizeof *kernel);
+    if ((r = gpuk__custom_destroy(__func__, ctx, &kernel->module)) == GPUK_OK)
+        memset(kernel, 0, sizeof *kernel);
     return r;
 }
 
@@ -7900,7 +8245,8 @@ GPUK__IMPL int gpuk_kernels_loaded(gpuk_ctx* ctx) {
     const gpuk__builtin_state* st;
     int i, count = 0;
     if (!ctx || !(st = gpuk__builtin_of(ctx))) return 0;
-    for (i = 0; i < GPUK__KERNEL_COUNT; i++) count += GPUK__ATOMIC_LOAD_PTR(&st->function[i]) != NULL;
+    for (i = 0; i < GPUK__KERNEL_COUNT; i++)
+        count += GPUK__ATOMIC_LOAD_PTR(&st->function[i]) != NULL;
     return count;
 }
 
@@ -89658,7 +90004,9 @@ static const gpuk__builtin_variant gpuk__builtin_variant_table[] = {
 /* GPUK_GENERATED_END(ptx) */
 
 static const gpuk__builtin_ptx* gpuk__builtin_ptx_of(int id) { return &gpuk__builtin_table[id]; }
-static const gpuk__builtin_variant* gpuk__builtin_variants(void) { return gpuk__builtin_variant_table; }
+static const gpuk__builtin_variant* gpuk__builtin_variants(void) {
+    return gpuk__builtin_variant_table;
+}
 #else
 static const gpuk__layer* gpuk__layer_of(int which) { (void)which; return NULL; }
 #endif /* GPUK_NO_KERNELS */

@@ -30,8 +30,9 @@ static const gpuk__builtin_variant* gpuk__builtin_variants(void);
    runs on its own compute capability only (9.0: not 10.x or 12.x, whose drivers refuse sm_90a
    PTX) and beats a plain one of the same target (sm_90), as its instructions are the reason for
    it. */
-static const gpuk__builtin_ptx* gpuk__variant_pick(const gpuk__builtin_ptx* base, const gpuk__builtin_variant* list,
-                                                   int id, int cc, int max_sm, int driver) {
+static const gpuk__builtin_ptx* gpuk__variant_pick(const gpuk__builtin_ptx* base,
+                                                   const gpuk__builtin_variant* list, int id,
+                                                   int cc, int max_sm, int driver) {
     const gpuk__builtin_ptx* best = base;
     const int sm = max_sm && max_sm < cc ? max_sm : cc;
     for (; list->kernel >= 0; list++) {
@@ -39,7 +40,8 @@ static const gpuk__builtin_ptx* gpuk__variant_pick(const gpuk__builtin_ptx* base
         if (list->kernel != id || p->target > sm || (p->arch_specific && p->target != cc) ||
             gpuk__ptx_needs_cuda(p->version / 10, p->version % 10) > driver)
             continue;
-        if (p->target > best->target || (p->target == best->target && p->arch_specific > best->arch_specific))
+        if (p->target > best->target ||
+            (p->target == best->target && p->arch_specific > best->arch_specific))
             best = p;
     }
     return best;
@@ -49,8 +51,8 @@ static const gpuk__builtin_ptx* gpuk__variant_pick(const gpuk__builtin_ptx* base
    baseline (.target sm_52 or lower) where no variant fits, which every device takes. */
 static const gpuk__builtin_ptx* gpuk__builtin_pick(const gpuk_ctx* ctx, int id) {
     return gpuk__variant_pick(gpuk__builtin_ptx_of(id), gpuk__builtin_variants(), id,
-                              ctx->info.cc_major * 10 + ctx->info.cc_minor, (int)ctx->kernels_max_sm,
-                              gpuk__g.driver_version);
+                              ctx->info.cc_major * 10 + ctx->info.cc_minor,
+                              (int)ctx->kernels_max_sm, gpuk__g.driver_version);
 }
 
 /* GPUK__BLOCK (threads a block, every built-in), GPUK__SCAN_ITEMS_4/8, GPUK__TRANSPOSE_TILE,
@@ -102,7 +104,8 @@ struct gpuk__kcall {
     size_t workspace_tiles;    /* scans: tiles their status words need; 0: none */
     size_t ws_bytes;           /* GEMM split-K: workspace bytes it needs; 0: none */
     gpuk_devptr* ws_arg;       /* set to the workspace, or to 0 with *splits_arg = 1 where none
-                                  can be had (per-thread stream, or a capture that cannot grow it) */
+                                  can be had (per-thread stream, or a capture that cannot grow
+                                  it) */
     uint32_t* splits_arg;
     gpuk_devptr* scratch_arg;  /* kernels with scratch: set to its address (scans: their part) */
     gpuk_devptr* values_arg;   /* scans: set to the per-tile value area */
@@ -144,12 +147,15 @@ static gpuk_result gpuk__builtin_function(const char* fn, gpuk_ctx* ctx, int id,
     size_t pos = 0;
     unsigned int relaxed;
     char* text;
-    if ((*out = (gpuk__cu_function)GPUK__ATOMIC_LOAD_PTR(&st->function[id])) != NULL) return GPUK_OK;
+    if ((*out = (gpuk__cu_function)GPUK__ATOMIC_LOAD_PTR(&st->function[id])) != NULL)
+        return GPUK_OK;
     b = gpuk__builtin_pick(ctx, id);
-    if (cs && (r = gpuk__not_capturing(fn, cs, "loading the kernel (gpuk_kernels_load)")) != GPUK_OK)
+    if (cs &&
+        (r = gpuk__not_capturing(fn, cs, "loading the kernel (gpuk_kernels_load)")) != GPUK_OK)
         return r;
     if (!(text = (char*)gpuk__alloc(b->bytes + 1)))
-        return gpuk__fail(fn, GPUK_ERR_HOST_ALLOC, "cannot allocate %zu bytes for the PTX of %s", b->bytes + 1, b->name);
+        return gpuk__fail(fn, GPUK_ERR_HOST_ALLOC, "cannot allocate %zu bytes for the PTX of %s",
+                          b->bytes + 1, b->name);
     for (piece = b->pieces; *piece; piece++) {
         size_t n = strlen(*piece);
         memcpy(text + pos, *piece, n);
@@ -162,7 +168,8 @@ static gpuk_result gpuk__builtin_function(const char* fn, gpuk_ctx* ctx, int id,
         gpuk_result back;
         r = gpuk__jit_load(fn, ctx, (const unsigned char*)text, pos, 0, 1, b->name, &mod);
         if (r == GPUK_OK && (back = gpuk__capture_restore(fn, relaxed)) != GPUK_OK) {
-            if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken)) GPUK__DRV.cuModuleUnload(mod); /* still relaxed */
+            /* still relaxed */
+            if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken)) GPUK__DRV.cuModuleUnload(mod);
             r = back;
         } else if (r != GPUK_OK) {
             gpuk__capture_restore(fn, relaxed);
@@ -172,7 +179,8 @@ static gpuk_result gpuk__builtin_function(const char* fn, gpuk_ctx* ctx, int id,
     if (r != GPUK_OK) return r;
     if ((cr = GPUK__DRV.cuModuleGetFunction(&f, mod, b->name)) != 0) {
         r = gpuk__fail_cu(fn, "cuModuleGetFunction", cr, b->name);
-        if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken)) GPUK__DRV.cuModuleUnload(mod); /* none after a sticky fault */
+        /* none after a sticky fault */
+        if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken)) GPUK__DRV.cuModuleUnload(mod);
         return r;
     }
     if (GPUK__ATOMIC_CAS_PTR(&st->function[id], NULL, f)) {
@@ -190,15 +198,18 @@ static gpuk_result gpuk__builtin_function(const char* fn, gpuk_ctx* ctx, int id,
    sweep cursor: 8][a status word for each of scan_tiles tiles][16 bytes of values a tile].
    Status words only ever hold status words, so leftovers can never look like a flag of a
    later scan. */
-static size_t gpuk__scratch_bytes(size_t scan_tiles) { return GPUK__SCRATCH_SCAN + 16 + scan_tiles * (8 + 16); }
+static size_t gpuk__scratch_bytes(size_t scan_tiles) {
+    return GPUK__SCRATCH_SCAN + 16 + scan_tiles * (8 + 16);
+}
 
 /* CU_STREAM_PER_THREAD is a different CUDA stream on every thread, so one scratch area for
    the handle would be shared by kernels that do not run in order. */
 static gpuk_result gpuk__scratch_stream_ok(const char* fn, gpuk_stream stream, gpuk__cu_stream cs) {
     if (cs != GPUK__CU_STREAM_PER_THREAD) return GPUK_OK;
-    return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "stream 0x%x wraps CU_STREAM_PER_THREAD, a different "
-                      "CUDA stream on each thread; reductions and scans keep scratch per stream: "
-                      "give them a stream of their own (gpuk_stream_create)", stream.id);
+    return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                      "stream 0x%x wraps CU_STREAM_PER_THREAD, a different CUDA stream on each "
+                      "thread; reductions and scans keep scratch per stream: give them a stream of "
+                      "their own (gpuk_stream_create)", stream.id);
 }
 
 /* The scratch of the gpuk stream, locked; NULL with the error set when the handle is bad or
@@ -227,7 +238,8 @@ static int gpuk__area_free(const char* fn, gpuk_devptr* ptr, size_t* bytes, gpuk
     unsigned int old;
     int freed = !*ptr;
     /* relaxed for the free, as gpuk__alloc_zeroed */
-    if (*ptr && !GPUK__ATOMIC_LOAD(&gpuk__g.broken) && (r = gpuk__capture_relax(fn, &old)) == GPUK_OK) {
+    if (*ptr && !GPUK__ATOMIC_LOAD(&gpuk__g.broken) &&
+        (r = gpuk__capture_relax(fn, &old)) == GPUK_OK) {
         GPUK__KEEP_FIRST(r, "cuMemFree", GPUK__DRV.cuMemFree(*ptr));
         freed = r == GPUK_OK;
         back = gpuk__capture_restore(fn, old);
@@ -248,8 +260,8 @@ static void gpuk__scratch_free(const char* fn, gpuk__scratch* s, gpuk_result* fi
 
 /* bytes of device memory, cleared on stream cs (in order before the kernels that use it).
    cs is not captured (the callers check); a capture elsewhere must not see the allocation. */
-static gpuk_result gpuk__alloc_zeroed(const char* fn, gpuk__cu_stream cs, size_t bytes, const char* what,
-                                      gpuk_devptr* out) {
+static gpuk_result gpuk__alloc_zeroed(const char* fn, gpuk__cu_stream cs, size_t bytes,
+                                      const char* what, gpuk_devptr* out) {
     gpuk__cu_result cr;
     gpuk_result r;
     unsigned int old;
@@ -279,7 +291,8 @@ static gpuk_result gpuk__alloc_zeroed(const char* fn, gpuk__cu_stream cs, size_t
 /* Makes s's GEMM workspace (locked) at least bytes, zeroed when new (its tile counters must
    start at 0; the kernels reset them). *got: 1 ready, 0 none to be had without failing (a
    capture is under way: the caller then does without). */
-static gpuk_result gpuk__ws_reserve(const char* fn, gpuk__scratch* s, gpuk__cu_stream cs, size_t bytes, int* got) {
+static gpuk_result gpuk__ws_reserve(const char* fn, gpuk__scratch* s, gpuk__cu_stream cs,
+                                    size_t bytes, int* got) {
     gpuk__cu_result cr;
     gpuk_devptr p = 0;
     gpuk_result r = GPUK_OK;
@@ -292,10 +305,12 @@ static gpuk_result gpuk__ws_reserve(const char* fn, gpuk__scratch* s, gpuk__cu_s
     if (capturing) return GPUK_OK;
     if (s->ws) {
         if ((cr = GPUK__DRV.cuStreamSynchronize(cs)) != 0)
-            return gpuk__fail_cu(fn, "cuStreamSynchronize", cr, "before growing the GEMM workspace");
+            return gpuk__fail_cu(fn, "cuStreamSynchronize", cr,
+                                 "before growing the GEMM workspace");
         if (!gpuk__area_free(fn, &s->ws, &s->ws_bytes, &r)) return r;
     }
-    if ((r = gpuk__alloc_zeroed(fn, cs, want, "the GEMM split-K workspace", &p)) != GPUK_OK) return r;
+    if ((r = gpuk__alloc_zeroed(fn, cs, want, "the GEMM split-K workspace", &p)) != GPUK_OK)
+        return r;
     s->ws = p;
     s->ws_bytes = want;
     *got = 1;
@@ -304,7 +319,8 @@ static gpuk_result gpuk__ws_reserve(const char* fn, gpuk__scratch* s, gpuk__cu_s
 
 /* Makes s (locked) hold scans of tiles tiles, zeroed when new. A regrowth waits for the
    stream first: kernels queued earlier may use the old area. */
-static gpuk_result gpuk__scratch_reserve(const char* fn, gpuk__scratch* s, gpuk__cu_stream cs, size_t tiles) {
+static gpuk_result gpuk__scratch_reserve(const char* fn, gpuk__scratch* s, gpuk__cu_stream cs,
+                                         size_t tiles) {
     gpuk__cu_result cr;
     gpuk_devptr p = 0;
     size_t want_tiles, want;
@@ -312,17 +328,22 @@ static gpuk_result gpuk__scratch_reserve(const char* fn, gpuk__scratch* s, gpuk_
     if (s->ptr && s->scan_tiles >= tiles) return GPUK_OK;
     /* room for twice the tiles (the growth step) must not overflow size_t (32-bit hosts) */
     if (tiles > ((size_t)-1 - GPUK__SCRATCH_SCAN - 16) / 48)
-        return gpuk__fail(fn, GPUK_ERR_LIMIT, "scratch for %zu scan tiles would pass SIZE_MAX", tiles);
-    if ((r = gpuk__not_capturing(fn, cs, "device scratch (gpuk_kernels_reserve)")) != GPUK_OK) return r;
+        return gpuk__fail(fn, GPUK_ERR_LIMIT,
+                          "scratch for %zu scan tiles would pass SIZE_MAX", tiles);
+    if ((r = gpuk__not_capturing(fn, cs, "device scratch (gpuk_kernels_reserve)")) != GPUK_OK)
+        return r;
     want_tiles = tiles > 2 * s->scan_tiles ? tiles : 2 * s->scan_tiles;
-    if (want_tiles < (GPUK__SCRATCH_MIN - GPUK__SCRATCH_SCAN) / 24) want_tiles = (GPUK__SCRATCH_MIN - GPUK__SCRATCH_SCAN) / 24;
+    if (want_tiles < (GPUK__SCRATCH_MIN - GPUK__SCRATCH_SCAN) / 24)
+        want_tiles = (GPUK__SCRATCH_MIN - GPUK__SCRATCH_SCAN) / 24;
     want = gpuk__scratch_bytes(want_tiles);
     if (s->ptr) {
-        if ((cr = GPUK__DRV.cuStreamSynchronize(cs)) != 0) return gpuk__fail_cu(fn, "cuStreamSynchronize", cr, "before growing the scratch");
+        if ((cr = GPUK__DRV.cuStreamSynchronize(cs)) != 0)
+            return gpuk__fail_cu(fn, "cuStreamSynchronize", cr, "before growing the scratch");
         if (!gpuk__area_free(fn, &s->ptr, &s->bytes, &r)) return r; /* GEMM's workspace stays */
         s->scan_tiles = 0;
     }
-    if ((r = gpuk__alloc_zeroed(fn, cs, want, "scratch for reductions and scans", &p)) != GPUK_OK) return r;
+    if ((r = gpuk__alloc_zeroed(fn, cs, want, "scratch for reductions and scans", &p)) != GPUK_OK)
+        return r;
     s->ptr = p;
     s->bytes = want;
     s->scan_tiles = want_tiles;
@@ -336,7 +357,8 @@ static gpuk_result gpuk__builtin_go(gpuk__kcall* k) {
     gpuk__scratch* s = NULL;
     gpuk__cu_result cr;
     gpuk_result r;
-    if (k->scratch_arg && (r = gpuk__scratch_stream_ok(k->fn, k->stream, k->cs)) != GPUK_OK) return r;
+    if (k->scratch_arg && (r = gpuk__scratch_stream_ok(k->fn, k->stream, k->cs)) != GPUK_OK)
+        return r;
     if ((r = gpuk__enter(k->fn, k->ctx)) != GPUK_OK) return r;
     if (k->func) f = k->func;
     else if ((r = gpuk__builtin_function(k->fn, k->ctx, k->id, k->cs, &f)) != GPUK_OK) return r;
@@ -360,23 +382,30 @@ static gpuk_result gpuk__builtin_go(gpuk__kcall* k) {
         }
     }
     if (k->before && (r = k->before(k, k->ws_arg ? *k->ws_arg : 0)) != GPUK_OK) goto done;
-    if (k->shared > 48u * 1024u && !k->func && (uint32_t)GPUK__ATOMIC_LOAD(&gpuk__builtin_of(k->ctx)->big_shared[k->id]) < k->shared) {
+    if (k->shared > 48u * 1024u && !k->func &&
+        (uint32_t)GPUK__ATOMIC_LOAD(&gpuk__builtin_of(k->ctx)->big_shared[k->id]) < k->shared) {
         /* more dynamic shared memory than a launch gets without asking (the sm_90a TF32 GEMM) */
-        if ((cr = GPUK__DRV.cuFuncSetAttribute(f, GPUK__CU_FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)k->shared)) != 0) {
-            r = gpuk__fail_cu(k->fn, "cuFuncSetAttribute", cr, "allowing the kernel its dynamic shared memory");
+        if ((cr = GPUK__DRV.cuFuncSetAttribute(f, GPUK__CU_FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                               (int)k->shared)) != 0) {
+            r = gpuk__fail_cu(k->fn, "cuFuncSetAttribute", cr,
+                              "allowing the kernel its dynamic shared memory");
             goto done;
         }
         GPUK__ATOMIC_STORE(&gpuk__builtin_of(k->ctx)->big_shared[k->id], k->shared);
     }
-    cr = GPUK__DRV.cuLaunchKernel(f, k->grid_x, k->grid_y, k->grid_z, k->block_x, k->block_y, 1, k->shared, k->cs, k->args, NULL);
-    if (cr) r = gpuk__fail_cu(k->fn, "cuLaunchKernel", cr, k->func ? k->func_name : gpuk__builtin_ptx_of(k->id)->name);
+    cr = GPUK__DRV.cuLaunchKernel(f, k->grid_x, k->grid_y, k->grid_z, k->block_x, k->block_y, 1,
+                                  k->shared, k->cs, k->args, NULL);
+    if (cr)
+        r = gpuk__fail_cu(k->fn, "cuLaunchKernel", cr,
+                          k->func ? k->func_name : gpuk__builtin_ptx_of(k->id)->name);
 done:
     if (s) gpuk__scratch_unlock(s);
     return r;
 }
 
 /* Checks common to every built-in call; fills the launch record's ctx, stream and ids. */
-static gpuk_result gpuk__kcall_init(gpuk__kcall* k, const char* fn, int id, gpuk_ctx* ctx, gpuk_stream stream) {
+static gpuk_result gpuk__kcall_init(gpuk__kcall* k, const char* fn, int id, gpuk_ctx* ctx,
+                                    gpuk_stream stream) {
     memset(k, 0, sizeof *k);
     k->fn = fn;
     k->ctx = ctx;
@@ -415,7 +444,8 @@ static void gpuk__builtin_stream_release(const char* fn, gpuk_ctx* ctx, void* st
     if (st && slot < st->scratch_count) gpuk__scratch_free(fn, &st->scratch[slot], first);
 }
 
-static void gpuk__builtin_ctx_release(const char* fn, gpuk_ctx* ctx, void** state, gpuk_result* first) {
+static void gpuk__builtin_ctx_release(const char* fn, gpuk_ctx* ctx, void** state,
+                                      gpuk_result* first) {
     gpuk__builtin_state* st = (gpuk__builtin_state*)*state;
     gpuk_result r = GPUK_OK;
     uint32_t i;
@@ -467,7 +497,8 @@ GPUK__IMPL gpuk_result gpuk_kernels_load(gpuk_ctx* ctx, const char* names) {
         int i, found = 0;
         while (*p == ' ' || *p == ',' || *p == '\t' || *p == '\n') p++;
         if (!*p) return GPUK_OK;
-        for (len = 0; p[len] && p[len] != ' ' && p[len] != ',' && p[len] != '\t' && p[len] != '\n'; len++) {}
+        for (len = 0; p[len] && p[len] != ' ' && p[len] != ',' && p[len] != '\t' &&
+             p[len] != '\n'; len++) {}
         for (i = 0; i < GPUK__KERNEL_COUNT; i++) {
             gpuk__cu_function f;
             if (!gpuk__name_matches(gpuk__builtin_ptx_of(i)->name, p, len)) continue;
@@ -494,7 +525,8 @@ GPUK__IMPL gpuk_result gpuk_kernels_reserve(gpuk_ctx* ctx, gpuk_stream stream, s
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
     if (!(s = gpuk__scratch_lock(fn, ctx, stream, cs, &r))) return r;
     /* tiles of the smallest tile size, so a scan of any type fits */
-    r = gpuk__scratch_reserve(fn, s, cs, max_scan_n / GPUK__SCAN_TILE_MIN + (max_scan_n % GPUK__SCAN_TILE_MIN != 0));
+    r = gpuk__scratch_reserve(fn, s, cs, max_scan_n / GPUK__SCAN_TILE_MIN +
+                                             (max_scan_n % GPUK__SCAN_TILE_MIN != 0));
     gpuk__scratch_unlock(s);
     return r;
 }
@@ -509,12 +541,14 @@ static gpuk_result gpuk__array(const char* fn, const gpuk_ctx* ctx, const char* 
     if (!s) return gpuk__bad_handle(fn, what, a.buffer.id);
     cap = s->bytes / elem;
     if (a.first > cap || n > cap - a.first)
-        return gpuk__fail(fn, GPUK_ERR_OUT_OF_BOUNDS, "%s: elements %zu to %zu + %zu exceed buffer '%s' "
-                          "(%zu elements of %zu bytes)", what, a.first, a.first, n, s->label, cap, elem);
+        return gpuk__fail(fn, GPUK_ERR_OUT_OF_BOUNDS,
+                          "%s: elements %zu to %zu + %zu exceed buffer '%s' (%zu elements of %zu "
+                          "bytes)", what, a.first, a.first, n, s->label, cap, elem);
     *out = s->ptr + (gpuk_devptr)a.first * elem;
     if (*out % elem)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s: address 0x%llx is not aligned to its %zu-byte "
-                          "elements", what, (unsigned long long)*out, elem);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "%s: address 0x%llx is not aligned to its %zu-byte elements",
+                          what, (unsigned long long)*out, elem);
     return GPUK_OK;
 }
 
@@ -526,7 +560,9 @@ static gpuk_result gpuk__overlap(const char* fn, const char* what, gpuk_devptr p
     if (!bytes_p || !bytes_q || p >= q + bytes_q || q >= p + bytes_p) return GPUK_OK;
     if (same_ok && p == q) return GPUK_OK;
     return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s overlap%s", what,
-                      same_ok ? " without being the same array (in-place use needs the same first element)" : "");
+                      same_ok ? " without being the same array (in-place use needs the same "
+                                "first element)"
+                              : "");
 }
 
 /* Blocks for units of work at per_block units a block, at least 1 and at most cap. */
@@ -552,9 +588,10 @@ static size_t gpuk__sm_blocks(const gpuk_ctx* ctx, size_t per_sm) {
 
 /* Element-wise kernels: (out, a, b, n, s0, s1). */
 /* not inlined: ~100 generated wrappers call these (compile time, code size) */
-static GPUK__NOINLINE gpuk_result gpuk__map(const char* fn, int id, gpuk_ctx* ctx, gpuk_stream stream, size_t elem,
-                             size_t n, gpuk_array out, const gpuk_array* a, const gpuk_array* b,
-                             const void* s0, const void* s1) {
+static GPUK__NOINLINE gpuk_result gpuk__map(const char* fn, int id, gpuk_ctx* ctx,
+                                            gpuk_stream stream, size_t elem, size_t n,
+                                            gpuk_array out, const gpuk_array* a,
+                                            const gpuk_array* b, const void* s0, const void* s1) {
     static const unsigned char zero[16] = { 0 };
     gpuk_devptr po, pa = 0, pb = 0;
     unsigned long long n64 = n;
@@ -565,8 +602,11 @@ static GPUK__NOINLINE gpuk_result gpuk__map(const char* fn, int id, gpuk_ctx* ct
     if ((r = gpuk__array(fn, ctx, "out", out, elem, n, &po)) != GPUK_OK) return r;
     if (a && (r = gpuk__array(fn, ctx, "input", *a, elem, n, &pa)) != GPUK_OK) return r;
     if (b && (r = gpuk__array(fn, ctx, "second input", *b, elem, n, &pb)) != GPUK_OK) return r;
-    if (a && (r = gpuk__overlap(fn, "out and input", po, pa, n * elem, n * elem, 1)) != GPUK_OK) return r;
-    if (b && (r = gpuk__overlap(fn, "out and second input", po, pb, n * elem, n * elem, 1)) != GPUK_OK) return r;
+    if (a && (r = gpuk__overlap(fn, "out and input", po, pa, n * elem, n * elem, 1)) != GPUK_OK)
+        return r;
+    if (b &&
+        (r = gpuk__overlap(fn, "out and second input", po, pb, n * elem, n * elem, 1)) != GPUK_OK)
+        return r;
     if (n == 0) return GPUK_OK;
     args[0] = &po; args[1] = &pa; args[2] = &pb; args[3] = &n64;
     args[4] = (void*)(uintptr_t)(s0 ? s0 : zero);
@@ -579,9 +619,10 @@ static GPUK__NOINLINE gpuk_result gpuk__map(const char* fn, int id, gpuk_ctx* ct
 }
 
 /* Kernels that make out[i] from i: (out, n, s0, s1), per_thread elements a thread. */
-static GPUK__NOINLINE gpuk_result gpuk__generate(const char* fn, int id, gpuk_ctx* ctx, gpuk_stream stream, size_t elem,
-                                  size_t n, gpuk_array out, const void* s0, const void* s1,
-                                  size_t scalar_bytes, size_t per_thread) {
+static GPUK__NOINLINE gpuk_result gpuk__generate(const char* fn, int id, gpuk_ctx* ctx,
+                                                 gpuk_stream stream, size_t elem, size_t n,
+                                                 gpuk_array out, const void* s0, const void* s1,
+                                                 size_t scalar_bytes, size_t per_thread) {
     gpuk_devptr po;
     unsigned long long n64 = n;
     void* args[4];
@@ -594,7 +635,8 @@ static GPUK__NOINLINE gpuk_result gpuk__generate(const char* fn, int id, gpuk_ct
         memcpy(&offset, s1, sizeof offset);
         GPUK_ASSERT(scalar_bytes == sizeof offset);
         if (n && offset > ~0ull - (n - 1))
-            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "offset %llu + n %zu passes 2^64", offset, n);
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                              "offset %llu + n %zu passes 2^64", offset, n);
     }
     (void)scalar_bytes;
     if (n == 0) return GPUK_OK;
@@ -616,8 +658,10 @@ static size_t gpuk__extent(size_t n, size_t stride, int* overflow) {
 }
 
 /* Strided copy: (out, in, n, out_stride, in_stride). */
-static GPUK__NOINLINE gpuk_result gpuk__strided(const char* fn, int id, gpuk_ctx* ctx, gpuk_stream stream, size_t elem,
-                                 gpuk_array out, size_t out_stride, gpuk_array in, size_t in_stride, size_t n) {
+static GPUK__NOINLINE gpuk_result gpuk__strided(const char* fn, int id, gpuk_ctx* ctx,
+                                                gpuk_stream stream, size_t elem, gpuk_array out,
+                                                size_t out_stride, gpuk_array in,
+                                                size_t in_stride, size_t n) {
     gpuk_devptr po, pi;
     unsigned long long n64 = n, os = out_stride, is = in_stride;
     size_t out_n, in_n;
@@ -627,15 +671,18 @@ static GPUK__NOINLINE gpuk_result gpuk__strided(const char* fn, int id, gpuk_ctx
     gpuk_result r;
     if ((r = gpuk__kcall_init(&k, fn, id, ctx, stream)) != GPUK_OK) return r;
     if (out_stride == 0 && n > 1)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_stride is 0 with n = %zu: every element would land on out[0]", n);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "out_stride is 0 with n = %zu: every element would land on out[0]", n);
     out_n = gpuk__extent(n, out_stride, &over_o);
     in_n = gpuk__extent(n, in_stride, &over_i);
     if (over_o || over_i)
-        return gpuk__fail(fn, GPUK_ERR_OUT_OF_BOUNDS, "n %zu times the %s stride %zu passes SIZE_MAX", n,
-                          over_o ? "out" : "in", over_o ? out_stride : in_stride);
+        return gpuk__fail(fn, GPUK_ERR_OUT_OF_BOUNDS,
+                          "n %zu times the %s stride %zu passes SIZE_MAX", n, over_o ? "out" : "in",
+                          over_o ? out_stride : in_stride);
     if ((r = gpuk__array(fn, ctx, "out", out, elem, out_n, &po)) != GPUK_OK) return r;
     if ((r = gpuk__array(fn, ctx, "in", in, elem, in_n, &pi)) != GPUK_OK) return r;
-    if ((r = gpuk__overlap(fn, "out and in", po, pi, out_n * elem, in_n * elem, 0)) != GPUK_OK) return r;
+    if ((r = gpuk__overlap(fn, "out and in", po, pi, out_n * elem, in_n * elem, 0)) != GPUK_OK)
+        return r;
     if (n == 0) return GPUK_OK;
     args[0] = &po; args[1] = &pi; args[2] = &n64; args[3] = &os; args[4] = &is;
     k.args = args;
@@ -645,9 +692,10 @@ static GPUK__NOINLINE gpuk_result gpuk__strided(const char* fn, int id, gpuk_ctx
 
 /* Reductions: (out, a, b, n, scratch). The grid depends only on n and the device, which is
    what makes the result's bits repeat. */
-static GPUK__NOINLINE gpuk_result gpuk__reduce(const char* fn, int id, gpuk_ctx* ctx, gpuk_stream stream, size_t elem,
-                                size_t out_elem, int needs_elements, gpuk_array out, const gpuk_array* a,
-                                const gpuk_array* b, size_t n) {
+static GPUK__NOINLINE gpuk_result gpuk__reduce(const char* fn, int id, gpuk_ctx* ctx,
+                                               gpuk_stream stream, size_t elem, size_t out_elem,
+                                               int needs_elements, gpuk_array out,
+                                               const gpuk_array* a, const gpuk_array* b, size_t n) {
     gpuk_devptr po, pa, pb = 0, scratch = 0;
     unsigned long long n64 = n;
     void* args[5];
@@ -659,11 +707,13 @@ static GPUK__NOINLINE gpuk_result gpuk__reduce(const char* fn, int id, gpuk_ctx*
     if ((r = gpuk__array(fn, ctx, "input", *a, elem, n, &pa)) != GPUK_OK) return r;
     if (b && (r = gpuk__array(fn, ctx, "second input", *b, elem, n, &pb)) != GPUK_OK) return r;
     if (needs_elements && n == 0)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "n is 0: there is no smallest or largest of no elements");
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "n is 0: there is no smallest or largest of no elements");
     args[0] = &po; args[1] = &pa; args[2] = &pb; args[3] = &n64; args[4] = &scratch;
     k.args = args;
     cap = gpuk__sm_blocks(ctx, 8);
-    k.grid_x = gpuk__grid(n, GPUK__BLOCK * (16 / elem), cap < GPUK__REDUCE_MAX_GRID ? cap : GPUK__REDUCE_MAX_GRID);
+    k.grid_x = gpuk__grid(n, GPUK__BLOCK * (16 / elem),
+                          cap < GPUK__REDUCE_MAX_GRID ? cap : GPUK__REDUCE_MAX_GRID);
     k.scratch_arg = &scratch;
     return gpuk__builtin_go(&k);
 }
@@ -684,8 +734,9 @@ static uint32_t gpuk__scan_ahead(const gpuk_device_info* info, size_t elem) {
     return (uint32_t)(per_sm < l2_tiles ? per_sm : l2_tiles);
 }
 
-static GPUK__NOINLINE gpuk_result gpuk__scan(const char* fn, int id, gpuk_ctx* ctx, gpuk_stream stream, size_t elem,
-                              gpuk_array out, gpuk_array in, size_t n) {
+static GPUK__NOINLINE gpuk_result gpuk__scan(const char* fn, int id, gpuk_ctx* ctx,
+                                             gpuk_stream stream, size_t elem, gpuk_array out,
+                                             gpuk_array in, size_t n) {
     const size_t tile = gpuk__scan_tile(elem);
     gpuk_devptr po, pi, scratch = 0, values = 0;
     unsigned long long n64 = n, capacity = 0;
@@ -701,10 +752,11 @@ static GPUK__NOINLINE gpuk_result gpuk__scan(const char* fn, int id, gpuk_ctx* c
     if (n == 0) return GPUK_OK;
     tiles = n / tile + (n % tile != 0);
     if (tiles > (size_t)ctx->info.max_grid[0] || tiles > 0xFFFFFFFFu)
-        return gpuk__fail(fn, GPUK_ERR_LIMIT, "n = %zu needs %zu tiles of %zu; the grid takes %d", n, tiles,
-                          tile, ctx->info.max_grid[0]);
+        return gpuk__fail(fn, GPUK_ERR_LIMIT, "n = %zu needs %zu tiles of %zu; the grid takes %d",
+                          n, tiles, tile, ctx->info.max_grid[0]);
     ahead = gpuk__scan_ahead(&ctx->info, elem);
-    args[0] = &po; args[1] = &pi; args[2] = &n64; args[3] = &scratch; args[4] = &values; args[5] = &ahead;
+    args[0] = &po; args[1] = &pi; args[2] = &n64; args[3] = &scratch; args[4] = &values;
+    args[5] = &ahead;
     args[6] = &capacity;
     k.args = args;
     k.grid_x = (uint32_t)tiles;
@@ -716,8 +768,9 @@ static GPUK__NOINLINE gpuk_result gpuk__scan(const char* fn, int id, gpuk_ctx* c
 }
 
 /* Transpose: (out, in, rows, cols), 32x8 threads a 64x64 tile. */
-static GPUK__NOINLINE gpuk_result gpuk__transpose(const char* fn, int id, gpuk_ctx* ctx, gpuk_stream stream, size_t elem,
-                                   gpuk_array out, gpuk_array in, size_t rows, size_t cols) {
+static GPUK__NOINLINE gpuk_result gpuk__transpose(const char* fn, int id, gpuk_ctx* ctx,
+                                                  gpuk_stream stream, size_t elem, gpuk_array out,
+                                                  gpuk_array in, size_t rows, size_t cols) {
     gpuk_devptr po, pi;
     unsigned long long r64 = rows, c64 = cols;
     size_t total;
@@ -726,20 +779,24 @@ static GPUK__NOINLINE gpuk_result gpuk__transpose(const char* fn, int id, gpuk_c
     gpuk_result r;
     if ((r = gpuk__kcall_init(&k, fn, id, ctx, stream)) != GPUK_OK) return r;
     if (cols && rows > (size_t)-1 / cols)
-        return gpuk__fail(fn, GPUK_ERR_OUT_OF_BOUNDS, "rows %zu x cols %zu passes SIZE_MAX", rows, cols);
+        return gpuk__fail(fn, GPUK_ERR_OUT_OF_BOUNDS,
+                          "rows %zu x cols %zu passes SIZE_MAX", rows, cols);
     total = rows * cols;
     if ((r = gpuk__array(fn, ctx, "out", out, elem, total, &po)) != GPUK_OK) return r;
     if ((r = gpuk__array(fn, ctx, "in", in, elem, total, &pi)) != GPUK_OK) return r;
-    if ((r = gpuk__overlap(fn, "out and in", po, pi, total * elem, total * elem, 0)) != GPUK_OK) return r;
+    if ((r = gpuk__overlap(fn, "out and in", po, pi, total * elem, total * elem, 0)) != GPUK_OK)
+        return r;
     if (total == 0) return GPUK_OK;
     args[0] = &po; args[1] = &pi; args[2] = &r64; args[3] = &c64;
     k.args = args;
     k.block_x = 32;
     k.block_y = GPUK__BLOCK / 32;
     if (cols / GPUK__TRANSPOSE_TILE + 1 > (size_t)ctx->info.max_grid[0])
-        return gpuk__fail(fn, GPUK_ERR_LIMIT, "cols = %zu needs more than %d blocks across", cols, ctx->info.max_grid[0]);
+        return gpuk__fail(fn, GPUK_ERR_LIMIT, "cols = %zu needs more than %d blocks across", cols,
+                          ctx->info.max_grid[0]);
     k.grid_x = gpuk__grid(cols, GPUK__TRANSPOSE_TILE, (size_t)ctx->info.max_grid[0]);
-    k.grid_y = gpuk__grid(rows, GPUK__TRANSPOSE_TILE, 65535); /* taller matrices loop inside the kernel */
+    /* taller matrices loop inside the kernel */
+    k.grid_y = gpuk__grid(rows, GPUK__TRANSPOSE_TILE, 65535);
     return gpuk__builtin_go(&k);
 }
 
@@ -755,8 +812,10 @@ typedef struct gpuk__gemm_args {
    the tensor-core FP64 ones take 128 x 128 (sm_80) and 128 x GPUK__GEMM_F64_TILE_N (sm_90),
    SIMT FP64 64 x 64, every FP32 one 128 x 128. */
 static size_t gpuk__gemm_tile(const gpuk__builtin_ptx* v, size_t elem, size_t* cols) {
-    const size_t rows = elem == 4 ? GPUK__GEMM_TILE_4 : v->target >= 80 ? GPUK__GEMM_TILE_MMA : GPUK__GEMM_TILE_8;
-    if (cols) *cols = elem == 8 && v->target >= 90 && !v->arch_specific ? GPUK__GEMM_F64_TILE_N : rows;
+    const size_t rows =
+        elem == 4 ? GPUK__GEMM_TILE_4 : v->target >= 80 ? GPUK__GEMM_TILE_MMA : GPUK__GEMM_TILE_8;
+    if (cols)
+        *cols = elem == 8 && v->target >= 90 && !v->arch_specific ? GPUK__GEMM_F64_TILE_N : rows;
     return rows;
 }
 
@@ -766,7 +825,9 @@ static size_t gpuk__gemm_tile(const gpuk__builtin_ptx* v, size_t elem, size_t* c
 static uint32_t gpuk__gemm_splits(const gpuk_ctx* ctx, size_t tiles, size_t k, size_t per_sm) {
     const size_t blocks = gpuk__sm_blocks(ctx, per_sm);
     size_t splits;
-    if (tiles >= (size_t)(ctx->info.sm_count > 0 ? ctx->info.sm_count : 1) || tiles > GPUK__GEMM_SPLIT_TILES) return 1;
+    if (tiles >= (size_t)(ctx->info.sm_count > 0 ? ctx->info.sm_count : 1) ||
+        tiles > GPUK__GEMM_SPLIT_TILES)
+        return 1;
     splits = blocks / tiles;
     if (splits > k / 128) splits = k / 128;
     if (splits > 16) splits = 16;
@@ -790,12 +851,15 @@ typedef struct gpuk__gemm_tma {
 } gpuk__gemm_tma;
 
 /* rows x k floats at p, row stride ld elements, as 32 x 128 boxes with the 128-byte swizzle */
-static gpuk__cu_result gpuk__tmap_encode(unsigned char* map, gpuk_devptr p, uint64_t rows, uint64_t k, uint64_t ld) {
+static gpuk__cu_result gpuk__tmap_encode(unsigned char* map, gpuk_devptr p, uint64_t rows,
+                                         uint64_t k, uint64_t ld) {
     const uint64_t dims[2] = { k, rows }, strides[1] = { ld * 4u };
     const uint32_t box[2] = { 32, 128 }, one[2] = { 1, 1 };
-    return GPUK__DRV.cuTensorMapEncodeTiled((struct CUtensorMap_st*)(void*)map, GPUK__CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2,
+    return GPUK__DRV.cuTensorMapEncodeTiled((struct CUtensorMap_st*)(void*)map,
+                                            GPUK__CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2,
                                             (void*)(uintptr_t)p, dims, strides, box, one, 0,
-                                            GPUK__CU_TENSOR_MAP_SWIZZLE_128B, GPUK__CU_TENSOR_MAP_L2_PROMOTION_L2_256B, 0);
+                                            GPUK__CU_TENSOR_MAP_SWIZZLE_128B,
+                                            GPUK__CU_TENSOR_MAP_L2_PROMOTION_L2_256B, 0);
 }
 
 static gpuk_result gpuk__gemm_tma_prepare(gpuk__kcall* k, gpuk_devptr ws) {
@@ -804,11 +868,13 @@ static gpuk_result gpuk__gemm_tma_prepare(gpuk__kcall* k, gpuk_devptr ws) {
     gpuk__cu_result cr;
     gpuk_result r;
     if (t->mode == 2 && !ws) t->mode = 0;
-    if (t->mode == 2 && !GPUK__ATOMIC_LOAD_PTR(&gpuk__builtin_of(k->ctx)->function[GPUK__K_TRANSPOSE_F32])) {
+    if (t->mode == 2 &&
+        !GPUK__ATOMIC_LOAD_PTR(&gpuk__builtin_of(k->ctx)->function[GPUK__K_TRANSPOSE_F32])) {
         /* the transpose kernel would load first, which a capture cannot hold: the cp.async
            path then, as without a workspace */
         unsigned int capturing = 0;
-        if (GPUK__DRV.cuStreamIsCapturing && (cr = GPUK__DRV.cuStreamIsCapturing(k->cs, &capturing)) != 0)
+        if (GPUK__DRV.cuStreamIsCapturing &&
+            (cr = GPUK__DRV.cuStreamIsCapturing(k->cs, &capturing)) != 0)
             return gpuk__fail_cu(k->fn, "cuStreamIsCapturing", cr, NULL);
         if (capturing) t->mode = 0;
     }
@@ -818,16 +884,22 @@ static gpuk_result gpuk__gemm_tma_prepare(gpuk__kcall* k, gpuk_devptr ws) {
         void* targs[4];
         bt = ws + (gpuk_devptr)GPUK__GEMM_SPLIT_TILES * 4u;
         targs[0] = &bt; targs[1] = &t->b; targs[2] = &rows; targs[3] = &cols;
-        if ((r = gpuk__builtin_function(k->fn, k->ctx, GPUK__K_TRANSPOSE_F32, k->cs, &f)) != GPUK_OK) return r;
-        cr = GPUK__DRV.cuLaunchKernel(f, gpuk__grid((size_t)cols, GPUK__TRANSPOSE_TILE, (size_t)k->ctx->info.max_grid[0]),
-                                      gpuk__grid((size_t)rows, GPUK__TRANSPOSE_TILE, 65535), 1, 32, GPUK__BLOCK / 32, 1, 0,
-                                      k->cs, targs, NULL);
+        if ((r = gpuk__builtin_function(k->fn, k->ctx, GPUK__K_TRANSPOSE_F32, k->cs,
+                                        &f)) != GPUK_OK)
+            return r;
+        cr = GPUK__DRV.cuLaunchKernel(f,
+                                      gpuk__grid((size_t)cols, GPUK__TRANSPOSE_TILE,
+                                                 (size_t)k->ctx->info.max_grid[0]),
+                                      gpuk__grid((size_t)rows, GPUK__TRANSPOSE_TILE, 65535), 1, 32,
+                                      GPUK__BLOCK / 32, 1, 0, k->cs, targs, NULL);
         if (cr) return gpuk__fail_cu(k->fn, "cuLaunchKernel", cr, "transposing b for the TMA path");
     }
     if (t->mode) {
         if ((cr = gpuk__tmap_encode(t->maps, t->a, t->m, t->k, t->lda)) != 0 ||
-            (cr = gpuk__tmap_encode(t->maps + 128, bt, t->n, t->k, t->mode == 2 ? t->k : t->ldb)) != 0)
-            return gpuk__fail_cu(k->fn, "cuTensorMapEncodeTiled", cr, "a tensor map for the TMA path");
+            (cr = gpuk__tmap_encode(t->maps + 128, bt, t->n, t->k,
+                                    t->mode == 2 ? t->k : t->ldb)) != 0)
+            return gpuk__fail_cu(k->fn, "cuTensorMapEncodeTiled", cr,
+                                 "a tensor map for the TMA path");
         return GPUK_OK;
     }
     memset(t->maps, 0, 256);
@@ -838,17 +910,17 @@ static gpuk_result gpuk__gemm_tma_prepare(gpuk__kcall* k, gpuk_devptr ws) {
 
 /* Takes the TMA path where it can (see gpuk__gemm_tma): fills t and turns k to it. Only the
    sm_90a variant (the caller's v) has one. */
-static void gpuk__gemm_tma_plan(gpuk__kcall* k, const gpuk__builtin_ptx* v, gpuk__gemm_tma* t, gpuk__gemm_args* g,
-                                gpuk_devptr a, gpuk_devptr b) {
+static void gpuk__gemm_tma_plan(gpuk__kcall* k, const gpuk__builtin_ptx* v, gpuk__gemm_tma* t,
+                                gpuk__gemm_args* g, gpuk_devptr a, gpuk_devptr b) {
     const gpuk_ctx* ctx = k->ctx;
     const uint64_t jobs = (g->m + 127) / 128 * ((g->n + GPUK__GEMM_TMA_BN - 1) / GPUK__GEMM_TMA_BN);
     const uint64_t most = (uint64_t)1 << 32; /* a tensor map's dimensions */
     if (!v->arch_specific || !GPUK__DRV.cuTensorMapEncodeTiled) return;
     /* the maps' rules: 16-byte aligned addresses and row strides, dimensions below 2^32,
        strides below 2^40 bytes */
-    if (jobs < (uint64_t)(ctx->info.sm_count > 0 ? ctx->info.sm_count : 1) || g->trans_a || (a & 15u) || (g->lda & 3u) ||
-        g->k == 0 || g->m >= most || g->n >= most || g->k >= most || g->lda >= ((uint64_t)1 << 38) ||
-        g->ldb >= ((uint64_t)1 << 38))
+    if (jobs < (uint64_t)(ctx->info.sm_count > 0 ? ctx->info.sm_count : 1) || g->trans_a ||
+        (a & 15u) || (g->lda & 3u) || g->k == 0 || g->m >= most || g->n >= most || g->k >= most ||
+        g->lda >= ((uint64_t)1 << 38) || g->ldb >= ((uint64_t)1 << 38))
         return;
     if (g->trans_b && !(b & 15u) && !(g->ldb & 3u)) t->mode = 1;
     else if (!g->trans_b && g->ldb == g->n && !(b & 15u) && !(g->k & 3u) &&
@@ -871,10 +943,12 @@ static void gpuk__gemm_tma_plan(gpuk__kcall* k, const gpuk__builtin_ptx* v, gpuk
 
 /* Checks op(a) (m x k) times op(b) (k x n) into c (m x n), batch times at element strides
    stride_x (views for product i start i * stride_x later), and launches. */
-static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* ctx, gpuk_stream stream, size_t elem,
-                              gpuk_array2d c, size_t stride_c, const void* alpha, gpuk_array2d a, size_t stride_a,
-                              uint32_t trans_a, gpuk_array2d b, size_t stride_b, uint32_t trans_b,
-                              const void* beta, size_t batch) {
+static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* ctx,
+                                             gpuk_stream stream, size_t elem, gpuk_array2d c,
+                                             size_t stride_c, const void* alpha, gpuk_array2d a,
+                                             size_t stride_a, uint32_t trans_a, gpuk_array2d b,
+                                             size_t stride_b, uint32_t trans_b, const void* beta,
+                                             size_t batch) {
     static const char* const names[3] = { "c", "a", "b" };
     const gpuk__builtin_ptx* variant;
     gpuk_array2d v[3];
@@ -892,13 +966,16 @@ static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* c
     for (i = 0; i < 3; i++) {
         gpuk_array2d last = v[i];
         if ((r = gpuk__array2d(fn, ctx, names[i], v[i], elem, &p[i], &ld[i])) != GPUK_OK) return r;
-        /* the batch's last product: its view moved by (batch - 1) * stride, inside the buffer too */
+        /* the batch's last product: its view moved by (batch - 1) * stride, inside the buffer
+           too */
         if (batch > 1 && stride[i]) {
             if (batch - 1 > ((size_t)-1 - v[i].first) / stride[i])
-                return gpuk__fail(fn, GPUK_ERR_OUT_OF_BOUNDS, "%s: %zu products at a stride of %zu elements "
-                                  "pass SIZE_MAX", names[i], batch, stride[i]);
+                return gpuk__fail(fn, GPUK_ERR_OUT_OF_BOUNDS,
+                                  "%s: %zu products at a stride of %zu elements pass SIZE_MAX",
+                                  names[i], batch, stride[i]);
             last.first += (batch - 1) * stride[i];
-            if ((r = gpuk__array2d(fn, ctx, names[i], last, elem, &p[i], &ld[i])) != GPUK_OK) return r;
+            if ((r = gpuk__array2d(fn, ctx, names[i], last, elem, &p[i], &ld[i])) != GPUK_OK)
+                return r;
             p[i] -= (gpuk_devptr)((batch - 1) * stride[i] * elem);
         }
         /* the bytes from the first product's first element to the last product's last one */
@@ -910,13 +987,15 @@ static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* c
     bk = trans_b ? b.cols : b.rows;
     bn = trans_b ? b.rows : b.cols;
     if (am != c.rows || bn != c.cols || ak != bk)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "shapes do not chain: c is %zu x %zu, op(a) %zu x %zu, "
-                          "op(b) %zu x %zu (need m x n = (m x k) (k x n))", c.rows, c.cols, am, ak, bk, bn);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "shapes do not chain: c is %zu x %zu, op(a) %zu x %zu, op(b) %zu x %zu "
+                          "(need m x n = (m x k) (k x n))", c.rows, c.cols, am, ak, bk, bn);
     /* C's products must not share elements: whole blocks apart, or side by side within rows */
     if (batch > 1 && c.rows && c.cols && stride_c < (c.rows - 1) * ld[0] + c.cols &&
         !(stride_c >= c.cols && (batch - 1) * stride_c + c.cols <= ld[0]))
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "stride_c %zu makes the %zu products of c (%zu x %zu, row "
-                          "stride %zu) share elements", stride_c, batch, c.rows, c.cols, ld[0]);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "stride_c %zu makes the %zu products of c (%zu x %zu, row stride %zu) "
+                          "share elements", stride_c, batch, c.rows, c.cols, ld[0]);
     /* whole strided extents: conservative for interleaved views, exact for the usual ones */
     if ((r = gpuk__overlap(fn, "c and a", p[0], p[1], bytes[0], bytes[1], 0)) != GPUK_OK) return r;
     if ((r = gpuk__overlap(fn, "c and b", p[0], p[2], bytes[0], bytes[2], 0)) != GPUK_OK) return r;
@@ -948,9 +1027,11 @@ static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* c
        shared memory (an H100's 228 KB, not sm_120's 100 KB; the driver keeps 1 KB a block).
        Counting blocks that cannot be resident would split k into too many parts (bench
        "dgemm m=1024 n=512 k=2048"). */
-    per_sm = variant->arch_specific || (elem == 8 && variant->target >= 80 && variant->target < 90) ||
+    per_sm = variant->arch_specific ||
+             (elem == 8 && variant->target >= 80 && variant->target < 90) ||
              (k.shared == GPUK__GEMM_F64_SMEM &&
-              (size_t)(unsigned)ctx->info.shared_per_sm < 2u * ((size_t)GPUK__GEMM_F64_SMEM + 1024u)) ? 1u : 2u;
+              (size_t)(unsigned)ctx->info.shared_per_sm <
+                  2u * ((size_t)GPUK__GEMM_F64_SMEM + 1024u)) ? 1u : 2u;
     g.splits = batch == 1 ? gpuk__gemm_splits(ctx, tiles, ak, per_sm) : 1u;
     args[0] = &p[0]; args[1] = &p[1]; args[2] = &p[2]; args[3] = &g;
     args[4] = (void*)(uintptr_t)alpha; args[5] = (void*)(uintptr_t)beta;
@@ -962,8 +1043,10 @@ static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* c
     }
     /* one block a job; more than the grid takes loop inside the kernel */
     k.grid_x = gpuk__grid(batch > (size_t)-1 / tiles ? (size_t)-1 : tiles * g.splits * batch, 1,
-                          (size_t)ctx->info.max_grid[0]); /* splits > 1 only with batch 1 and few tiles */
-    if (k.shared && batch == 1 && g.splits == 1) gpuk__gemm_tma_plan(&k, variant, &tma, &g, p[1], p[2]);
+                          /* splits > 1 only with batch 1 and few tiles */
+                          (size_t)ctx->info.max_grid[0]);
+    if (k.shared && batch == 1 && g.splits == 1)
+        gpuk__gemm_tma_plan(&k, variant, &tma, &g, p[1], p[2]);
     return gpuk__builtin_go(&k);
 }
 
@@ -978,11 +1061,13 @@ static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* c
    cuTensorMapEncodeTiled, a driver before CUDA 12.0) *use stays 0 and the variant runs the
    32 x 8 kernel instead. */
 static gpuk_result gpuk__stencil_tmap(const char* fn, int id, unsigned char* map, gpuk_devptr in,
-                                      unsigned long long rows, unsigned long long cols, size_t ld, uint32_t* use) {
+                                      unsigned long long rows, unsigned long long cols, size_t ld,
+                                      uint32_t* use) {
     const gpuk_devptr base = in - (in & 15u); /* the 16-byte boundary at or below in */
     const unsigned off = (unsigned)(in - base) / 4u;
     const uint64_t dims[2] = { cols + off, rows }, strides[1] = { (uint64_t)ld * 4u };
-    const uint32_t box[2] = { GPUK__STENCIL3_TMA_COLS + 8, GPUK__STENCIL3_TMA_ROWS + 2 }, one[2] = { 1, 1 };
+    const uint32_t box[2] = { GPUK__STENCIL3_TMA_COLS + 8, GPUK__STENCIL3_TMA_ROWS + 2 },
+        one[2] = { 1, 1 };
     gpuk__cu_result cr;
     memset(map, 0, 128);
     *use = 0;
@@ -990,11 +1075,15 @@ static gpuk_result gpuk__stencil_tmap(const char* fn, int id, unsigned char* map
         rows >= ((unsigned long long)1 << 31) || cols + off >= ((unsigned long long)1 << 31))
         return GPUK_OK;
     cr = GPUK__DRV.cuTensorMapEncodeTiled((struct CUtensorMap_st*)(void*)map,
-                                          id == GPUK__K_STENCIL3X3_F32 ? GPUK__CU_TENSOR_MAP_DATA_TYPE_FLOAT32
-                                                                       : GPUK__CU_TENSOR_MAP_DATA_TYPE_INT32,
+                                          id == GPUK__K_STENCIL3X3_F32
+                                              ? GPUK__CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+                                              : GPUK__CU_TENSOR_MAP_DATA_TYPE_INT32,
                                           2, (void*)(uintptr_t)base, dims, strides, box, one, 0,
-                                          GPUK__CU_TENSOR_MAP_SWIZZLE_NONE, GPUK__CU_TENSOR_MAP_L2_PROMOTION_L2_256B, 0);
-    if (cr) return gpuk__fail_cu(fn, "cuTensorMapEncodeTiled", cr, "a tensor map of in for the 3x3's TMA tiles");
+                                          GPUK__CU_TENSOR_MAP_SWIZZLE_NONE,
+                                          GPUK__CU_TENSOR_MAP_L2_PROMOTION_L2_256B, 0);
+    if (cr)
+        return gpuk__fail_cu(fn, "cuTensorMapEncodeTiled", cr,
+                             "a tensor map of in for the 3x3's TMA tiles");
     *use = 1 + off;
     return GPUK_OK;
 }
@@ -1010,46 +1099,59 @@ static gpuk_result gpuk__stencil_tmap(const char* fn, int id, unsigned char* map
    steps a copy back (the kernel's steps = 0), so the field ends where it started. Several
    steps a launch in shared memory (32 x 32 tiles, a halo of 4) ran at 0.46 of copy bandwidth
    a step on H100 against 0.89 for one step a launch, so that is not used. */
-static GPUK__NOINLINE gpuk_result gpuk__stencil(const char* fn, int id, gpuk_ctx* ctx, gpuk_stream stream, size_t elem,
-                                 int mode, gpuk_array2d out, gpuk_array2d in, const float* weights,
-                                 const void* alpha, uint32_t boundary, uint32_t steps) {
+static GPUK__NOINLINE gpuk_result gpuk__stencil(const char* fn, int id, gpuk_ctx* ctx,
+                                                gpuk_stream stream, size_t elem, int mode,
+                                                gpuk_array2d out, gpuk_array2d in,
+                                                const float* weights, const void* alpha,
+                                                uint32_t boundary, uint32_t steps) {
     gpuk_devptr p[2];
     size_t ld[2], launches, c;
     unsigned long long rows = out.rows, cols = out.cols, lds[2];
     struct { float w[9]; } w;
     struct { double w[9]; } wd;
     unsigned char raw[128 + 64];
-    unsigned char* const map = raw + (64u - (unsigned)((uintptr_t)raw & 63u)) % 64u; /* 64-byte aligned */
+    /* 64-byte aligned */
+    unsigned char* const map = raw + (64u - (unsigned)((uintptr_t)raw & 63u)) % 64u;
     uint32_t chunk = 0, use_map = 0;
     void* args[11];
     gpuk__kcall k;
     gpuk_result r;
     int i;
     if ((r = gpuk__kcall_init(&k, fn, id, ctx, stream)) != GPUK_OK) return r;
-    if ((r = gpuk__array2d(fn, ctx, mode == 2 ? "field" : "out", out, elem, &p[0], &ld[0])) != GPUK_OK) return r;
-    if ((r = gpuk__array2d(fn, ctx, mode == 2 ? "scratch" : "in", in, elem, &p[1], &ld[1])) != GPUK_OK) return r;
+    if ((r = gpuk__array2d(fn, ctx, mode == 2 ? "field" : "out", out, elem, &p[0],
+                           &ld[0])) != GPUK_OK)
+        return r;
+    if ((r = gpuk__array2d(fn, ctx, mode == 2 ? "scratch" : "in", in, elem, &p[1],
+                           &ld[1])) != GPUK_OK)
+        return r;
     if (in.rows != out.rows || in.cols != out.cols)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s is %zu x %zu but %s is %zu x %zu", mode == 2 ? "field" : "out",
-                          out.rows, out.cols, mode == 2 ? "scratch" : "in", in.rows, in.cols);
-    if (rows && cols && (r = gpuk__overlap(fn, mode == 2 ? "field and scratch" : "out and in", p[0], p[1],
-                                           (size_t)((rows - 1) * ld[0] + cols) * elem,
-                                           (size_t)((rows - 1) * ld[1] + cols) * elem, 0)) != GPUK_OK)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s is %zu x %zu but %s is %zu x %zu",
+                          mode == 2 ? "field" : "out", out.rows, out.cols,
+                          mode == 2 ? "scratch" : "in", in.rows, in.cols);
+    if (rows && cols &&
+        (r = gpuk__overlap(fn, mode == 2 ? "field and scratch" : "out and in", p[0], p[1],
+                           (size_t)((rows - 1) * ld[0] + cols) * elem,
+                           (size_t)((rows - 1) * ld[1] + cols) * elem, 0)) != GPUK_OK)
         return r;
     if (mode == 0) {
-        if (!weights) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "weights is NULL (nine floats, row-major)");
+        if (!weights)
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "weights is NULL (nine floats, row-major)");
         if (boundary < GPUK_BOUNDARY_SKIP || boundary > GPUK_BOUNDARY_ZERO)
-            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "boundary is %u; it must be GPUK_BOUNDARY_SKIP, "
-                              "GPUK_BOUNDARY_CLAMP or GPUK_BOUNDARY_ZERO", boundary);
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                              "boundary is %u; it must be GPUK_BOUNDARY_SKIP, GPUK_BOUNDARY_CLAMP "
+                              "or GPUK_BOUNDARY_ZERO", boundary);
         for (i = 0; i < 9; i++) {
             w.w[i] = weights[i];
             if (!(w.w[i] - w.w[i] == 0))
-                return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "weights[%d] is not a finite number", i);
+                return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                                  "weights[%d] is not a finite number", i);
         }
     }
     if (rows == 0 || cols == 0 || (mode == 2 && steps == 0)) return GPUK_OK;
     k.block_x = 32;
     k.block_y = GPUK__BLOCK / 32;
-    k.grid_x = gpuk__grid((size_t)cols, mode == 0 ? 32 * GPUK__STENCIL3_COLS : 32, (size_t)ctx->info.max_grid[0]);
+    k.grid_x = gpuk__grid((size_t)cols, mode == 0 ? 32 * GPUK__STENCIL3_COLS : 32,
+                          (size_t)ctx->info.max_grid[0]);
     k.grid_y = gpuk__grid((size_t)rows, mode == 0 ? GPUK__STENCIL3_ROWS : GPUK__STENCIL_ROWS,
                           65535); /* taller views loop in the kernel */
     lds[0] = ld[0]; lds[1] = ld[1];
@@ -1059,7 +1161,8 @@ static GPUK__NOINLINE gpuk_result gpuk__stencil(const char* fn, int id, gpuk_ctx
     k.args = args;
     if (mode == 0 && gpuk__builtin_pick(ctx, id)->target >= 90) { /* the TMA tiles */
         for (i = 0; i < 9; i++) wd.w[i] = (double)w.w[i];
-        if ((r = gpuk__stencil_tmap(fn, id, map, p[1], rows, cols, ld[1], &use_map)) != GPUK_OK) return r;
+        if ((r = gpuk__stencil_tmap(fn, id, map, p[1], rows, cols, ld[1], &use_map)) != GPUK_OK)
+            return r;
         args[8] = map; args[9] = &wd; args[10] = &use_map;
         if (use_map) { /* blocks that walk the tiles (the kernel's comment says why this many);
                           without a map the variant runs the 32 x 8 kernel in its launch shape */
@@ -1090,7 +1193,8 @@ static GPUK__NOINLINE gpuk_result gpuk__stencil(const char* fn, int id, gpuk_ctx
     }
     launches = (size_t)steps + steps % 2; /* odd: the last launch copies back */
     for (c = 0; c < launches; c++) {
-        const int from = c % 2 == 0 ? 0 : 1; /* even launches read the field, odd ones the scratch */
+        /* even launches read the field, odd ones the scratch */
+        const int from = c % 2 == 0 ? 0 : 1;
         chunk = c < steps ? 1u : 0u;
         args[0] = &p[1 - from]; args[1] = &p[from]; args[4] = &lds[1 - from]; args[5] = &lds[from];
         if ((r = gpuk__builtin_go(&k)) != GPUK_OK) return r;
@@ -1099,8 +1203,10 @@ static GPUK__NOINLINE gpuk_result gpuk__stencil(const char* fn, int id, gpuk_ctx
 }
 
 /* Histogram: zero counts, then (counts, in, n, nbins, lo, hi) with per-block shared counts. */
-static GPUK__NOINLINE gpuk_result gpuk__histogram(const char* fn, int id, gpuk_ctx* ctx, gpuk_stream stream, size_t elem,
-                                   gpuk_array counts, uint32_t nbins, int64_t lo, int64_t hi, gpuk_array in, size_t n) {
+static GPUK__NOINLINE gpuk_result gpuk__histogram(const char* fn, int id, gpuk_ctx* ctx,
+                                                  gpuk_stream stream, size_t elem,
+                                                  gpuk_array counts, uint32_t nbins, int64_t lo,
+                                                  int64_t hi, gpuk_array in, size_t n) {
     gpuk_devptr pc, pi;
     unsigned long long n64 = n;
     long long lo64 = lo, hi64 = hi;
@@ -1113,18 +1219,21 @@ static GPUK__NOINLINE gpuk_result gpuk__histogram(const char* fn, int id, gpuk_c
     if (nbins == 0 || nbins > (1u << 24))
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "nbins is %u; it must be 1 to 2^24", nbins);
     if (lo >= hi || (uint64_t)hi - (uint64_t)lo > ((uint64_t)1 << 40))
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "the range [%lld, %lld) is %s", (long long)lo, (long long)hi,
-                          lo >= hi ? "empty" : "wider than 2^40");
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "the range [%lld, %lld) is %s", (long long)lo,
+                          (long long)hi, lo >= hi ? "empty" : "wider than 2^40");
     if ((r = gpuk__array(fn, ctx, "counts", counts, 8, nbins, &pc)) != GPUK_OK) return r;
     if ((r = gpuk__array(fn, ctx, "in", in, elem, n, &pi)) != GPUK_OK) return r;
-    if ((r = gpuk__overlap(fn, "counts and in", pc, pi, (size_t)nbins * 8, n * elem, 0)) != GPUK_OK) return r;
+    if ((r = gpuk__overlap(fn, "counts and in", pc, pi, (size_t)nbins * 8, n * elem, 0)) != GPUK_OK)
+        return r;
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
     if ((cr = GPUK__DRV.cuMemsetD32Async(pc, 0, (size_t)nbins * 2, k.cs)) != 0)
         return gpuk__fail_cu(fn, "cuMemsetD32Async", cr, "zeroing counts");
     if (n == 0) return GPUK_OK;
-    args[0] = &pc; args[1] = &pi; args[2] = &n64; args[3] = &nbins; args[4] = &lo64; args[5] = &hi64;
+    args[0] = &pc; args[1] = &pi; args[2] = &n64; args[3] = &nbins; args[4] = &lo64;
+    args[5] = &hi64;
     k.args = args;
-    copies = elem == 1 && nbins <= 256 ? GPUK__BLOCK / 32 : 1; /* u8: one copy of the counts per warp */
+    /* u8: one copy of the counts per warp */
+    copies = elem == 1 && nbins <= 256 ? GPUK__BLOCK / 32 : 1;
     k.shared = nbins <= GPUK__HIST_SMEM_BINS ? copies * nbins * 4 : 0;
     k.grid_x = gpuk__grid(n, (size_t)GPUK__BLOCK * (elem == 1 ? 16u : 1u), gpuk__sm_blocks(ctx, 8));
     return gpuk__builtin_go(&k);

@@ -3,7 +3,8 @@ GPUK__IMPL int gpuk_kernels_loaded(gpuk_ctx* ctx) {
     const gpuk__builtin_state* st;
     int i, count = 0;
     if (!ctx || !(st = gpuk__builtin_of(ctx))) return 0;
-    for (i = 0; i < GPUK__KERNEL_COUNT; i++) count += GPUK__ATOMIC_LOAD_PTR(&st->function[i]) != NULL;
+    for (i = 0; i < GPUK__KERNEL_COUNT; i++)
+        count += GPUK__ATOMIC_LOAD_PTR(&st->function[i]) != NULL;
     return count;
 }
 
@@ -15,7 +16,9 @@ GPUK__IMPL int gpuk_kernels_loaded(gpuk_ctx* ctx) {
 /* GPUK_GENERATED_END(ptx) */
 
 static const gpuk__builtin_ptx* gpuk__builtin_ptx_of(int id) { return &gpuk__builtin_table[id]; }
-static const gpuk__builtin_variant* gpuk__builtin_variants(void) { return gpuk__builtin_variant_table; }
+static const gpuk__builtin_variant* gpuk__builtin_variants(void) {
+    return gpuk__builtin_variant_table;
+}
 #else
 static const gpuk__layer* gpuk__layer_of(int which) { (void)which; return NULL; }
 #endif /* GPUK_NO_KERNELS */

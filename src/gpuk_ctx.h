@@ -15,7 +15,8 @@ static gpuk_result gpuk__pool_init(const char* fn, gpuk__pool* pool, size_t stri
                                    uint32_t dflt, const char* field) {
     uint32_t n = want ? want : dflt, i;
     if (n > 65535u)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_ctx_desc.%s = %u exceeds 65535", field, n);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "gpuk_ctx_desc.%s = %u exceeds 65535", field, n);
     pool->size = n + 1u;
     pool->stride = stride;
     for (pool->slot_bits = 1; (1u << pool->slot_bits) <= n; pool->slot_bits++) {}
@@ -23,7 +24,8 @@ static gpuk_result gpuk__pool_init(const char* fn, gpuk__pool* pool, size_t stri
     pool->free_ring = (uint32_t*)gpuk__alloc(sizeof(uint32_t) * pool->size);
     pool->gens = (uint32_t*)gpuk__alloc(sizeof(uint32_t) * pool->size);
     if (!pool->slots || !pool->free_ring || !pool->gens)
-        return gpuk__fail(fn, GPUK_ERR_HOST_ALLOC, "cannot allocate the %s pool (%u slots)", field, n);
+        return gpuk__fail(fn, GPUK_ERR_HOST_ALLOC,
+                          "cannot allocate the %s pool (%u slots)", field, n);
     memset(pool->slots, 0, stride * pool->size);
     memset(pool->gens, 0, sizeof(uint32_t) * pool->size);
     /* Hand out low slots first: ids stay small and readable in logs. */
@@ -79,7 +81,8 @@ static void gpuk__ctx_release_own(const char* fn, gpuk_ctx* ctx, gpuk_result* fi
     int i;
     while (ctx->graph_orphan_count && !GPUK__ATOMIC_LOAD(&gpuk__g.broken)) {
         gpuk__keep_first(fn, first, "cuGraphDestroy",
-                         cr = GPUK__DRV.cuGraphDestroy(ctx->graph_orphans[ctx->graph_orphan_count - 1]));
+                         cr = GPUK__DRV.cuGraphDestroy(
+                             ctx->graph_orphans[ctx->graph_orphan_count - 1]));
         if (cr) break;
         ctx->graph_orphan_count--;
     }
@@ -93,7 +96,8 @@ static void gpuk__ctx_release_own(const char* fn, gpuk_ctx* ctx, gpuk_result* fi
         if (!cr) *evs[i] = NULL;
     }
     if (ctx->staging.mem && !GPUK__ATOMIC_LOAD(&gpuk__g.broken)) {
-        gpuk__keep_first(fn, first, "cuMemFreeHost", cr = GPUK__DRV.cuMemFreeHost(ctx->staging.mem));
+        gpuk__keep_first(fn, first, "cuMemFreeHost",
+                         cr = GPUK__DRV.cuMemFreeHost(ctx->staging.mem));
         if (!cr) ctx->staging.mem = NULL;
     }
 }
@@ -125,7 +129,8 @@ static gpuk_result gpuk__capture_relax(const char* fn, unsigned int* old) {
 }
 static gpuk_result gpuk__capture_restore(const char* fn, unsigned int old) {
     gpuk__cu_result cr;
-    if (old == ~0u || GPUK__ATOMIC_LOAD(&gpuk__g.broken)) return GPUK_OK; /* no call after a fault */
+    /* no call after a fault */
+    if (old == ~0u || GPUK__ATOMIC_LOAD(&gpuk__g.broken)) return GPUK_OK;
     if ((cr = GPUK__DRV.cuThreadExchangeStreamCaptureMode(&old)) == 0) return GPUK_OK;
     return gpuk__fail_cu(fn, "cuThreadExchangeStreamCaptureMode", cr, "back from relaxed");
 }
@@ -139,10 +144,12 @@ static gpuk_result gpuk__ctx_captures(const char* fn, gpuk_ctx* ctx) {
     uint32_t i, id = 0;
     if (!GPUK__DRV.cuStreamIsCapturing) return GPUK_OK;
     gpuk__cu_result cr;
-    if (ctx->default_stream && (cr = GPUK__DRV.cuStreamIsCapturing(ctx->default_stream, &status)) != 0)
+    if (ctx->default_stream &&
+        (cr = GPUK__DRV.cuStreamIsCapturing(ctx->default_stream, &status)) != 0)
         return gpuk__fail_cu(fn, "cuStreamIsCapturing", cr, "the ctx's default stream");
     if (status)
-        return gpuk__fail_hint(fn, GPUK_ERR_CAPTURING, "end the capture with gpuk_graph_end_capture "
+        return gpuk__fail_hint(fn, GPUK_ERR_CAPTURING,
+                               "end the capture with gpuk_graph_end_capture "
                                "first", "the ctx's default stream is capturing into a CUDA graph; "
                                "the ctx is kept");
     for (i = 1; i < pool->size; i++) {
@@ -153,8 +160,9 @@ static gpuk_result gpuk__ctx_captures(const char* fn, gpuk_ctx* ctx) {
             return gpuk__fail_cu(fn, "cuStreamIsCapturing", cr, NULL);
         if (status)
             return gpuk__fail_hint(fn, GPUK_ERR_CAPTURING, "end the capture with "
-                                   "gpuk_graph_end_capture first", "stream 0x%x is capturing into a "
-                                   "CUDA graph%s; the ctx is kept", id,
+                                   "gpuk_graph_end_capture first",
+                                   "stream 0x%x is capturing into a CUDA graph%s; the ctx is kept",
+                                   id,
                                    status == GPUK__CU_STREAM_CAPTURE_ACTIVE ? "" : " (invalidated, "
                                    "not yet ended)");
     }
@@ -177,13 +185,15 @@ static gpuk_result gpuk__ctx_release(const char* fn, gpuk_ctx* ctx) {
             uint32_t id;
             memcpy(&id, gpuk__pool_slot(pool, i), sizeof id);
             if (id && gpuk__slot_detach(ctx, pool, id) &&
-                (r = gpuk__slot_release(fn, ctx, (gpuk__kind)k, i, id)) != GPUK_OK && first == GPUK_OK)
+                (r = gpuk__slot_release(fn, ctx, (gpuk__kind)k, i, id)) != GPUK_OK &&
+                first == GPUK_OK)
                 first = r;
         }
     }
     if (first != GPUK_OK || GPUK__ATOMIC_LOAD(&gpuk__g.broken)) return first;
     if (ctx->default_stream) {
-        gpuk__keep_first(fn, &first, "cuStreamDestroy", GPUK__DRV.cuStreamDestroy(ctx->default_stream));
+        gpuk__keep_first(fn, &first, "cuStreamDestroy",
+                         GPUK__DRV.cuStreamDestroy(ctx->default_stream));
         if (first != GPUK_OK) return first;
         ctx->default_stream = NULL;
     }
@@ -191,7 +201,8 @@ static gpuk_result gpuk__ctx_release(const char* fn, gpuk_ctx* ctx) {
     if (GPUK__DRV.cuCtxGetCurrent(&cur) == 0 && cur == ctx->cu)
         gpuk__keep_first(fn, &first, "cuCtxSetCurrent", GPUK__DRV.cuCtxSetCurrent(NULL));
     if (first != GPUK_OK) return first;
-    gpuk__keep_first(fn, &first, "cuDevicePrimaryCtxRelease", GPUK__DRV.cuDevicePrimaryCtxRelease(ctx->dev));
+    gpuk__keep_first(fn, &first, "cuDevicePrimaryCtxRelease",
+                     GPUK__DRV.cuDevicePrimaryCtxRelease(ctx->dev));
     return first;
 }
 
@@ -241,11 +252,13 @@ GPUK__IMPL gpuk_result gpuk_ctx_create(const gpuk_ctx_desc* desc, gpuk_ctx** out
     if (gpuk__desc_canaries_bad(d._start_canary, d._end_canary))
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_ctx_desc canaries are not zero");
     if (d.staging_bytes < GPUK__STAGING_LEAST)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_ctx_desc.staging_bytes = %zu is below the "
-                          "least, 65536 (0 -> 32 MiB; no_staging turns staging off)", d.staging_bytes);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "gpuk_ctx_desc.staging_bytes = %zu is below the least, 65536 (0 -> 32 "
+                          "MiB; no_staging turns staging off)", d.staging_bytes);
     if (d.staging_threads > GPUK__STAGING_THREADS_MOST)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_ctx_desc.staging_threads = %u is above the "
-                          "most, %u (0 -> min(8, CPUs / 2); 1 -> the calling thread only)",
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "gpuk_ctx_desc.staging_threads = %u is above the most, %u (0 -> min(8, "
+                          "CPUs / 2); 1 -> the calling thread only)",
                           (unsigned)d.staging_threads, GPUK__STAGING_THREADS_MOST);
     GPUK__READY(fn);
     /* Counted as live from here, so that a gpuk_shutdown on another thread cannot unload the
@@ -253,7 +266,8 @@ GPUK__IMPL gpuk_result gpuk_ctx_create(const gpuk_ctx_desc* desc, gpuk_ctx** out
     gpuk__mutex_lock(&gpuk__lock);
     if (!gpuk__g.initialized) {
         gpuk__mutex_unlock(&gpuk__lock);
-        return gpuk__fail(fn, GPUK_ERR_BUSY, "gpuk_shutdown ran on another thread as this call began");
+        return gpuk__fail(fn, GPUK_ERR_BUSY,
+                          "gpuk_shutdown ran on another thread as this call began");
     }
     gpuk__g.live_ctxs++;
     gpuk__mutex_unlock(&gpuk__lock);
@@ -263,7 +277,8 @@ GPUK__IMPL gpuk_result gpuk_ctx_create(const gpuk_ctx_desc* desc, gpuk_ctx** out
         goto fail_count;
     }
 #define GPUK__POOL(name, type, field, dflt) \
-    if ((r = gpuk__pool_init(fn, &ctx->pools[gpuk__kind_##name], sizeof(type), d.field, dflt, #field)) != GPUK_OK) \
+    if ((r = gpuk__pool_init(fn, &ctx->pools[gpuk__kind_##name], sizeof(type), d.field, dflt, \
+                             #field)) != GPUK_OK) \
         goto fail_host;
     GPUK__HANDLE_KINDS(GPUK__POOL)
 #undef GPUK__POOL
@@ -376,9 +391,11 @@ GPUK__IMPL gpuk_result gpuk_ctx_mem_info(gpuk_ctx* ctx, size_t* out_free, size_t
     if (out_total) *out_total = 0;
     GPUK__ALIVE(fn);
     GPUK__CTX_CHECK(fn, ctx);
-    if (!out_free && !out_total) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_free and out_total are NULL");
+    if (!out_free && !out_total)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_free and out_total are NULL");
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
-    if ((cr = GPUK__DRV.cuMemGetInfo(&f, &t)) != 0) return gpuk__fail_cu(fn, "cuMemGetInfo", cr, NULL);
+    if ((cr = GPUK__DRV.cuMemGetInfo(&f, &t)) != 0)
+        return gpuk__fail_cu(fn, "cuMemGetInfo", cr, NULL);
     if (out_free) *out_free = f;
     if (out_total) *out_total = t;
     return GPUK_OK;

@@ -46,7 +46,9 @@ typedef struct gpuk__csig {
     char name[GPUK_CUSTOM_MAX_PARAMS][GPUK__CUSTOM_NAME];
 } gpuk__csig;
 
-static int gpuk__ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+static int gpuk__ident_start(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
 static int gpuk__ident_char(char c) { return gpuk__ident_start(c) || (c >= '0' && c <= '9'); }
 
 /* A C identifier of at most GPUK__CUSTOM_NAME - 1 characters. */
@@ -86,7 +88,8 @@ static const char* gpuk__name_taken(const char* s) {
         if (strcmp(*k, s) == 0) return "a C++ keyword";
     for (k = builtins; *k; k++)
         if (strcmp(*k, s) == 0) return "a name CUDA or the generated code uses";
-    if (strcmp(s, "i") == 0 || strcmp(s, "n") == 0) return "i and n are the element index and count";
+    if (strcmp(s, "i") == 0 || strcmp(s, "n") == 0)
+        return "i and n are the element index and count";
     if (strncmp(s, "gpuk_", 5) == 0) return "names starting gpuk_ are gpuk's";
     if (s[0] == '_' || strstr(s, "__")) return "names starting _ or holding __ are reserved in C++";
     return NULL;
@@ -118,13 +121,14 @@ static gpuk_result gpuk__param_parse(const char* fn, const char* b, const char* 
     len = (size_t)(e - b) < sizeof text - 1 ? (size_t)(e - b) : sizeof text - 1;
     memcpy(text, b, len);
     text[len] = 0;
-    if (b == e) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.params: parameter %u is empty", no);
+    if (b == e)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.params: parameter %u is empty", no);
     for (p = b; p < e;) {
         size_t n = 0;
         if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') { p++; continue; }
         if (ntok == 8)
-            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.params: parameter %u '%s' has too many "
-                              "words", no, text);
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                              "desc.params: parameter %u '%s' has too many words", no, text);
         if (*p == '*') {
             tok[ntok][0] = '*';
             tok[ntok++][1] = 0;
@@ -132,9 +136,9 @@ static gpuk_result gpuk__param_parse(const char* fn, const char* b, const char* 
             continue;
         }
         if (!gpuk__ident_start(*p))
-            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.params: parameter %u '%s': unexpected "
-                              "character '%c' (a parameter is a type, an optional '*' and a name)",
-                              no, text, *p);
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                              "desc.params: parameter %u '%s': unexpected character '%c' (a "
+                              "parameter is a type, an optional '*' and a name)", no, text, *p);
         while (p < e && gpuk__ident_char(*p)) {
             if (n + 1 >= GPUK__CUSTOM_NAME)
                 return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.params: parameter %u: a word of "
@@ -154,37 +158,42 @@ static gpuk_result gpuk__param_parse(const char* fn, const char* b, const char* 
         if (strcmp(w, "raw") == 0 && i == 0) code |= GPUK__P_RAW;
         else if (strcmp(w, "const") == 0 && !stars) code |= GPUK__P_CONST;
         else if (w[0] == '*' && ++stars > 1)
-            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.params: parameter %u '%s': pointers to "
-                              "pointers are not taken", no, text);
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                              "desc.params: parameter %u '%s': pointers to pointers are not taken",
+                              no, text);
         else if (w[0] != '*' && stars)
-            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.params: parameter %u '%s': '%s' after "
-                              "the '*' (only a name may follow it)", no, text, w);
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                              "desc.params: parameter %u '%s': '%s' after the '*' (only a name may "
+                              "follow it)", no, text, w);
         else if (w[0] != '*') {
             size_t have = strlen(type), add = strlen(w);
             if (have + add + 2 > sizeof type)
-                return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.params: parameter %u '%s': unknown "
-                                  "type", no, text);
+                return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                                  "desc.params: parameter %u '%s': unknown type", no, text);
             if (have) type[have++] = ' ';
             memcpy(type + have, w, add + 1);
         }
     }
     if (stars) code |= GPUK__P_PTR;
     if (!type[0])
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.params: parameter %u '%s' has no type", no, text);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "desc.params: parameter %u '%s' has no type", no, text);
     if (!(t = gpuk__ctype_find(type)))
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.params: parameter %u '%s': unknown type '%s' "
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "desc.params: parameter %u '%s': unknown type '%s' "
                           "(known: " GPUK__KNOWN_TYPES ")", no, text, type);
     code |= (uint8_t)t;
     if (!stars && (code & GPUK__P_RAW))
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.params: parameter %u '%s': raw is for "
                           "pointers", no, text);
     if (!stars && !gpuk__ctypes[t].arg)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.params: parameter %u '%s': a scalar of type "
-                          "'%s' is not taken (scalars are float, double and 32- or 64-bit integers)",
-                          no, text, type);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "desc.params: parameter %u '%s': a scalar of type '%s' is not taken "
+                          "(scalars are float, double and 32- or 64-bit integers)", no, text, type);
     if ((taken = gpuk__name_taken(tok[ntok - 1])) != NULL)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.params: parameter %u '%s': the name '%s' is "
-                          "taken (%s)", no, text, tok[ntok - 1], taken);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "desc.params: parameter %u '%s': the name '%s' is taken (%s)",
+                          no, text, tok[ntok - 1], taken);
     for (j = 0; j < sig->count; j++)
         if (strcmp(sig->name[j], tok[ntok - 1]) == 0)
             return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.params: parameter %u '%s': '%s' is "
@@ -280,7 +289,8 @@ static void gpuk__custom_gen(gpuk__text* t, const gpuk__custom_src* c) {
         gpuk__put(t, T);
         gpuk__put(t, ")(\n");
         gpuk__put_user(t, c->name, "identity", c->identity);
-        gpuk__put(t, "    );\n}\n/* a block's values folded in a fixed tree */\nstatic __device__ ");
+        gpuk__put(t,
+                  "    );\n}\n/* a block's values folded in a fixed tree */\nstatic __device__ ");
         gpuk__put(t, T);
         gpuk__put(t, " gpuk_fold_(");
         gpuk__put(t, T);
@@ -339,7 +349,8 @@ static void gpuk__custom_gen(gpuk__text* t, const gpuk__custom_src* c) {
     gpuk__put_user(t, c->name, "map", c->map);
     gpuk__put(t, "        ));\n    }\n"
                  "    gpuk_acc_ = gpuk_fold_(gpuk_acc_, gpuk_smem_);\n"
-                 "    /* each block's partial, then the last block to finish folds them in order */\n"
+                 "    /* each block's partial, then the last block to finish folds them in "
+                 "order */\n"
                  "    unsigned int* gpuk_ticket_ = (unsigned int*)gpuk_scratch_;\n    ");
     gpuk__put(t, T);
     gpuk__put(t, "* gpuk_part_ = (");
@@ -402,8 +413,9 @@ static gpuk_result gpuk__custom_build(const char* fn, gpuk_ctx* ctx, const gpuk_
 }
 
 /* The checks every create makes first: out, ctx, desc, canaries, the name. */
-static gpuk_result gpuk__custom_head(const char* fn, gpuk_ctx* ctx, const void* desc, const void* out,
-                                     uint32_t start_canary, uint32_t end_canary, const char* desc_type) {
+static gpuk_result gpuk__custom_head(const char* fn, gpuk_ctx* ctx, const void* desc,
+                                     const void* out, uint32_t start_canary, uint32_t end_canary,
+                                     const char* desc_type) {
     if (!out) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_kernel is NULL");
     GPUK__ALIVE(fn);
     GPUK__CTX_CHECK(fn, ctx);
@@ -413,12 +425,14 @@ static gpuk_result gpuk__custom_head(const char* fn, gpuk_ctx* ctx, const void* 
     return GPUK_OK;
 }
 
-static gpuk_result gpuk__custom_name(const char* fn, const char* name, const char* dflt, const char** out) {
+static gpuk_result gpuk__custom_name(const char* fn, const char* name, const char* dflt,
+                                     const char** out) {
     const char* taken;
     *out = name ? name : dflt;
     if (!gpuk__ident_ok(*out))
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.name '%s' is not a C identifier of at most %d "
-                          "characters", *out, GPUK__CUSTOM_NAME - 1);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "desc.name '%s' is not a C identifier of at most %d characters",
+                          *out, GPUK__CUSTOM_NAME - 1);
     if (name && (taken = gpuk__name_taken(name)) != NULL)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.name '%s' is taken (%s)", name, taken);
     return GPUK_OK;
@@ -433,15 +447,17 @@ static gpuk_result gpuk__custom_code(const char* fn, const char* what, const cha
 
 /* The checks both kinds of custom kernel share: the name, the parameter list, the options;
    fills c's name, preamble and signature. */
-static gpuk_result gpuk__custom_start(const char* fn, const char* name, const char* dflt, const char* params,
-                                      const char* const* options, uint32_t num_options, const char* preamble,
+static gpuk_result gpuk__custom_start(const char* fn, const char* name, const char* dflt,
+                                      const char* params, const char* const* options,
+                                      uint32_t num_options, const char* preamble,
                                       gpuk__custom_src* c, gpuk__csig* sig) {
     gpuk_result r;
     memset(c, 0, sizeof *c);
     if ((r = gpuk__custom_name(fn, name, dflt, &c->name)) != GPUK_OK) return r;
     if ((r = gpuk__params_parse(fn, params, sig)) != GPUK_OK) return r;
     if (num_options && !options)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.num_options is %u but desc.options is NULL", num_options);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "desc.num_options is %u but desc.options is NULL", num_options);
     c->preamble = preamble;
     c->sig = sig;
     return GPUK_OK;
@@ -454,10 +470,11 @@ GPUK__IMPL gpuk_result gpuk_elementwise_create(gpuk_ctx* ctx, const gpuk_element
     gpuk__csig sig;
     gpuk_result r;
     if (out_kernel) memset(out_kernel, 0, sizeof *out_kernel);
-    if ((r = gpuk__custom_head(fn, ctx, desc, out_kernel, GPUK__CANARIES(desc), "gpuk_elementwise_desc")) != GPUK_OK)
+    if ((r = gpuk__custom_head(fn, ctx, desc, out_kernel, GPUK__CANARIES(desc),
+                               "gpuk_elementwise_desc")) != GPUK_OK)
         return r;
-    if ((r = gpuk__custom_start(fn, desc->name, "gpuk_elementwise", desc->params, desc->options, desc->num_options,
-                                desc->preamble, &c, &sig)) != GPUK_OK ||
+    if ((r = gpuk__custom_start(fn, desc->name, "gpuk_elementwise", desc->params, desc->options,
+                                desc->num_options, desc->preamble, &c, &sig)) != GPUK_OK ||
         (r = gpuk__custom_code(fn, "body", desc->body)) != GPUK_OK)
         return r;
     c.body = desc->body;
@@ -476,10 +493,11 @@ GPUK__IMPL gpuk_result gpuk_reduction_create(gpuk_ctx* ctx, const gpuk_reduction
     gpuk__csig sig;
     gpuk_result r;
     if (out_kernel) memset(out_kernel, 0, sizeof *out_kernel);
-    if ((r = gpuk__custom_head(fn, ctx, desc, out_kernel, GPUK__CANARIES(desc), "gpuk_reduction_desc")) != GPUK_OK)
+    if ((r = gpuk__custom_head(fn, ctx, desc, out_kernel, GPUK__CANARIES(desc),
+                               "gpuk_reduction_desc")) != GPUK_OK)
         return r;
-    if ((r = gpuk__custom_start(fn, desc->name, "gpuk_reduction", desc->params, desc->options, desc->num_options,
-                                desc->preamble, &c, &sig)) != GPUK_OK ||
+    if ((r = gpuk__custom_start(fn, desc->name, "gpuk_reduction", desc->params, desc->options,
+                                desc->num_options, desc->preamble, &c, &sig)) != GPUK_OK ||
         (r = gpuk__custom_code(fn, "map", desc->map)) != GPUK_OK ||
         (r = gpuk__custom_code(fn, "reduce", desc->reduce)) != GPUK_OK ||
         (r = gpuk__custom_code(fn, "identity", desc->identity)) != GPUK_OK ||
@@ -487,9 +505,10 @@ GPUK__IMPL gpuk_result gpuk_reduction_create(gpuk_ctx* ctx, const gpuk_reduction
         return r;
     c.type = gpuk__ctype_find(desc->type);
     if (!c.type || !gpuk__ctypes[c.type].arg)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.type '%s' is not a result type (float, double, "
-                          "int, unsigned, int32_t, uint32_t, int64_t, uint64_t, long long, unsigned "
-                          "long long)", desc->type);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "desc.type '%s' is not a result type (float, double, int, unsigned, "
+                          "int32_t, uint32_t, int64_t, uint64_t, long long, unsigned long long)",
+                          desc->type);
     c.map = desc->map;
     c.reduce = desc->reduce;
     c.identity = desc->identity;
@@ -521,12 +540,15 @@ static gpuk_result gpuk__custom_args(const char* fn, gpuk__kcall* k, gpuk_kernel
     gpuk_result r;
     if (!ks) return gpuk__bad_handle(fn, "kernel (not created, or destroyed)", kernel.id);
     if (num_params > GPUK_CUSTOM_MAX_PARAMS)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "the kernel struct is damaged (%u parameters)", num_params);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "the kernel struct is damaged (%u parameters)", num_params);
     for (j = 0; j < num_params; j++)
         if ((param[j] & GPUK__P_TYPE) == 0 || (param[j] & GPUK__P_TYPE) >= GPUK__CTYPE_COUNT)
-            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "the kernel struct is damaged (parameter %u)", j);
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                              "the kernel struct is damaged (parameter %u)", j);
     if (num_args != num_params)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%u arguments for %u parameters", num_args, num_params);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%u arguments for %u parameters",
+                          num_args, num_params);
     if (num_args && !args) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "args is NULL");
     k->func = ks->cu;
     k->func_name = ks->name;
@@ -538,9 +560,10 @@ static gpuk_result gpuk__custom_args(const char* fn, gpuk__kcall* k, gpuk_kernel
         gpuk__param_text(ptext, sizeof ptext, code);
         if (args[j].kind != want) {
             const uint32_t got = (uint32_t)args[j].kind;
-            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "args[%u] is %s; parameter %u (%s) takes %s", j,
-                              got < GPUK_ARG_NUM ? gpuk__arg_kind_name[got] : "not a gpuk_arg kind", j,
-                              ptext, gpuk__arg_kind_name[want]);
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                              "args[%u] is %s; parameter %u (%s) takes %s", j,
+                              got < GPUK_ARG_NUM ? gpuk__arg_kind_name[got] : "not a gpuk_arg kind",
+                              j, ptext, gpuk__arg_kind_name[want]);
         }
         if (want != GPUK_ARG_ARRAY) {
             argv[j] = (void*)(uintptr_t)&args[j].value;
@@ -556,8 +579,10 @@ static gpuk_result gpuk__custom_args(const char* fn, gpuk__kcall* k, gpuk_kernel
     for (j = 0; j < num_params; j++)
         for (m = j + 1; m < num_params; m++) {
             const uint8_t a = param[j], b = param[m];
-            const size_t ea = gpuk__ctypes[a & GPUK__P_TYPE].bytes, eb = gpuk__ctypes[b & GPUK__P_TYPE].bytes;
-            if (!(a & b & GPUK__P_PTR) || ((a | b) & GPUK__P_RAW) || (a & b & GPUK__P_CONST)) continue;
+            const size_t ea = gpuk__ctypes[a & GPUK__P_TYPE].bytes,
+                eb = gpuk__ctypes[b & GPUK__P_TYPE].bytes;
+            if (!(a & b & GPUK__P_PTR) || ((a | b) & GPUK__P_RAW) || (a & b & GPUK__P_CONST))
+                continue;
             gpuk__fmt(what, sizeof what, 0, "args[%u] and args[%u]", j, m);
             /* in place needs one element size: a 4-byte y[i] written over half of an 8-byte
                x[i / 2] that thread i / 2 has still to read is a race */
@@ -565,10 +590,11 @@ static gpuk_result gpuk__custom_args(const char* fn, gpuk__kcall* k, gpuk_kernel
                 char pa[40], pb[40];
                 gpuk__param_text(pa, sizeof pa, a);
                 gpuk__param_text(pb, sizeof pb, b);
-                return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s (%s and %s) start at the same element "
-                                  "with elements of %zu and %zu bytes: in place needs one element "
-                                  "size (thread i would write over an element another thread has "
-                                  "still to read)", what, pa, pb, ea, eb);
+                return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                                  "%s (%s and %s) start at the same element with elements of %zu "
+                                  "and %zu bytes: in place needs one element size (thread i would "
+                                  "write over an element another thread has still to read)",
+                                  what, pa, pb, ea, eb);
             }
             if ((r = gpuk__overlap(fn, what, ptrs[j], ptrs[m], n * ea, n * eb, 1)) != GPUK_OK)
                 return r;
@@ -618,7 +644,8 @@ GPUK__IMPL gpuk_result gpuk_reduction_launch(gpuk_ctx* ctx, gpuk_stream stream,
         return r;
     if (!kernel->type || kernel->type >= GPUK__CTYPE_COUNT || !gpuk__ctypes[kernel->type].arg)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "the kernel struct is damaged (its type)");
-    if ((r = gpuk__array(fn, ctx, "out", out, gpuk__ctypes[kernel->type].bytes, 1, &po)) != GPUK_OK) return r;
+    if ((r = gpuk__array(fn, ctx, "out", out, gpuk__ctypes[kernel->type].bytes, 1, &po)) != GPUK_OK)
+        return r;
     argv[kernel->num_params] = &po;
     argv[kernel->num_params + 1] = &n64;
     argv[kernel->num_params + 2] = &scratch;
@@ -626,7 +653,8 @@ GPUK__IMPL gpuk_result gpuk_reduction_launch(gpuk_ctx* ctx, gpuk_stream stream,
     k.scratch_arg = &scratch;
     /* fixed by n and the device alone, as the built-ins' (their partials' room: 4096) */
     cap = gpuk__sm_blocks(ctx, 8);
-    k.grid_x = gpuk__grid(n, (size_t)GPUK__BLOCK * 4, cap < GPUK__REDUCE_MAX_GRID ? cap : GPUK__REDUCE_MAX_GRID);
+    k.grid_x = gpuk__grid(n, (size_t)GPUK__BLOCK * 4,
+                          cap < GPUK__REDUCE_MAX_GRID ? cap : GPUK__REDUCE_MAX_GRID);
     return gpuk__builtin_go(&k);
 }
 
@@ -642,13 +670,15 @@ static gpuk_result gpuk__custom_destroy(const char* fn, gpuk_ctx* ctx, gpuk_modu
 GPUK__IMPL gpuk_result gpuk_elementwise_destroy(gpuk_ctx* ctx, gpuk_elementwise* kernel) {
     gpuk_result r;
     if (!kernel) return gpuk__fail(__func__, GPUK_ERR_INVALID_ARG, "kernel is NULL");
-    if ((r = gpuk__custom_destroy(__func__, ctx, &kernel->module)) == GPUK_OK) memset(kernel, 0, sizeof *kernel);
+    if ((r = gpuk__custom_destroy(__func__, ctx, &kernel->module)) == GPUK_OK)
+        memset(kernel, 0, sizeof *kernel);
     return r;
 }
 
 GPUK__IMPL gpuk_result gpuk_reduction_destroy(gpuk_ctx* ctx, gpuk_reduction* kernel) {
     gpuk_result r;
     if (!kernel) return gpuk__fail(__func__, GPUK_ERR_INVALID_ARG, "kernel is NULL");
-    if ((r = gpuk__custom_destroy(__func__, ctx, &kernel->module)) == GPUK_OK) memset(kernel, 0, sizeof *kernel);
+    if ((r = gpuk__custom_destroy(__func__, ctx, &kernel->module)) == GPUK_OK)
+        memset(kernel, 0, sizeof *kernel);
     return r;
 }

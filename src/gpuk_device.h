@@ -50,7 +50,8 @@ static gpuk_result gpuk__device_query(const char* fn, int device, gpuk_device_in
         { 75, offsetof(gpuk_device_info, cc_major) }, { 76, offsetof(gpuk_device_info, cc_minor) },
         { 16, offsetof(gpuk_device_info, sm_count) }, { 13, offsetof(gpuk_device_info, clock_khz) },
         { 36, offsetof(gpuk_device_info, mem_clock_khz) },
-        { 37, offsetof(gpuk_device_info, mem_bus_bits) }, { 38, offsetof(gpuk_device_info, l2_bytes) },
+        { 37, offsetof(gpuk_device_info, mem_bus_bits) },
+        { 38, offsetof(gpuk_device_info, l2_bytes) },
         { 8, offsetof(gpuk_device_info, shared_per_block) },
         { 97, offsetof(gpuk_device_info, shared_per_block_optin) },
         { 81, offsetof(gpuk_device_info, shared_per_sm) },
@@ -77,7 +78,8 @@ static gpuk_result gpuk__device_query(const char* fn, int device, gpuk_device_in
     if ((r = gpuk__device_get(fn, device, &dev)) != GPUK_OK) return r;
     out_info->ordinal = device;
     out_info->driver_version = gpuk__g.driver_version;
-    if ((cr = GPUK__DRV.cuDeviceGetName(out_info->name, (int)sizeof out_info->name - 1, dev)) != 0) {
+    if ((cr = GPUK__DRV.cuDeviceGetName(out_info->name,
+                                        (int)sizeof out_info->name - 1, dev)) != 0) {
         memset(out_info, 0, sizeof *out_info);
         return gpuk__fail_cu(fn, "cuDeviceGetName", cr, NULL);
     }
@@ -95,7 +97,8 @@ static gpuk_result gpuk__device_query(const char* fn, int device, gpuk_device_in
     }
     /* Bus id is informative only; a driver that cannot tell leaves it empty. */
     if (!gpuk__tolerate(fn, "cuDeviceGetPCIBusId",
-                        GPUK__DRV.cuDeviceGetPCIBusId(out_info->pci_bus_id, (int)sizeof out_info->pci_bus_id - 1, dev)))
+                        GPUK__DRV.cuDeviceGetPCIBusId(out_info->pci_bus_id,
+                                                      (int)sizeof out_info->pci_bus_id - 1, dev)))
         out_info->pci_bus_id[0] = 0;
     if (GPUK__ATOMIC_LOAD(&gpuk__g.broken)) {
         memset(out_info, 0, sizeof *out_info);

@@ -60,14 +60,17 @@ typedef struct gpuk__lib_feature {
    gpuk__pfn_<member> and the struct `table`; rows and feature rows come from GPUK__X_ROW and
    GPUK__X_FEATURE(member, bit) with GPUK__X_TABLE #defined as the table type around them. */
 #define GPUK__X_PFN(name, ver, exp, req, params) \
-    typedef gpuk__cu_result(GPUK__CUDAAPI* gpuk__pfn_##name) params; /* NOLINT(bugprone-macro-parentheses): a parameter list */
+    typedef gpuk__cu_result(GPUK__CUDAAPI* gpuk__pfn_##name) \
+        params; /* NOLINT(bugprone-macro-parentheses): a parameter list */
 #define GPUK__X_MEMBER(name, ver, exp, req, params) gpuk__pfn_##name name;
 #define GPUK__X_ROW(name, ver, exp, req, params) \
     { #name, exp, ver, req, offsetof(GPUK__X_TABLE, name) },
 #define GPUK__X_FEATURE(name, bit) { offsetof(GPUK__X_TABLE, name), bit },
 #define GPUK__LIB_TABLE(FUNCS, table) \
     FUNCS(GPUK__X_PFN) \
-    typedef struct table { FUNCS(GPUK__X_MEMBER) } table; /* NOLINT(bugprone-macro-parentheses): a type name */
+    typedef struct table { \
+        FUNCS(GPUK__X_MEMBER) \
+    } table; /* NOLINT(bugprone-macro-parentheses): a type name */
 
 /* The driver: the ABI version picks e.g. cuMemAlloc_v2 (3020), never the 32-bit-size CUDA 2.0
    ABI behind the plain export. */
@@ -81,7 +84,8 @@ typedef struct gpuk__lib_feature {
     X(cuDeviceTotalMem, 3020, "cuDeviceTotalMem_v2", 1, (size_t* out_bytes, gpuk__cu_device dev)) \
     X(cuDeviceGetAttribute, 2000, "cuDeviceGetAttribute", 1, \
       (int* out_value, unsigned int attribute, gpuk__cu_device dev)) \
-    X(cuDeviceGetPCIBusId, 4010, "cuDeviceGetPCIBusId", 1, (char* bus_id, int len, gpuk__cu_device dev)) \
+    X(cuDeviceGetPCIBusId, 4010, "cuDeviceGetPCIBusId", 1, \
+      (char* bus_id, int len, gpuk__cu_device dev)) \
     X(cuDevicePrimaryCtxRetain, 7000, "cuDevicePrimaryCtxRetain", 1, \
       (gpuk__cu_context* out_ctx, gpuk__cu_device dev)) \
     X(cuDevicePrimaryCtxRelease, 11000, "cuDevicePrimaryCtxRelease", 1, (gpuk__cu_device dev)) \
@@ -93,9 +97,11 @@ typedef struct gpuk__lib_feature {
     X(cuMemGetInfo, 3020, "cuMemGetInfo_v2", 1, (size_t* out_free, size_t* out_total)) \
     X(cuMemAlloc, 3020, "cuMemAlloc_v2", 1, (gpuk_devptr* out_ptr, size_t bytes)) \
     X(cuMemFree, 3020, "cuMemFree_v2", 1, (gpuk_devptr ptr)) \
-    X(cuMemHostAlloc, 2020, "cuMemHostAlloc", 1, (void** out_ptr, size_t bytes, unsigned int flags)) \
+    X(cuMemHostAlloc, 2020, "cuMemHostAlloc", 1, \
+      (void** out_ptr, size_t bytes, unsigned int flags)) \
     X(cuMemFreeHost, 2000, "cuMemFreeHost", 1, (void* ptr)) \
-    X(cuMemHostRegister, 6050, "cuMemHostRegister_v2", 1, (void* ptr, size_t bytes, unsigned int flags)) \
+    X(cuMemHostRegister, 6050, "cuMemHostRegister_v2", 1, \
+      (void* ptr, size_t bytes, unsigned int flags)) \
     X(cuMemHostUnregister, 4000, "cuMemHostUnregister", 1, (void* ptr)) \
     X(cuMemsetD8Async, 3020, "cuMemsetD8Async", 1, \
       (gpuk_devptr dst, unsigned char value, size_t count, gpuk__cu_stream stream)) \
@@ -126,7 +132,8 @@ typedef struct gpuk__lib_feature {
     X(cuStreamDestroy, 4000, "cuStreamDestroy_v2", 1, (gpuk__cu_stream stream)) \
     X(cuStreamSynchronize, 2000, "cuStreamSynchronize", 1, (gpuk__cu_stream stream)) \
     X(cuStreamQuery, 2000, "cuStreamQuery", 1, (gpuk__cu_stream stream)) \
-    X(cuStreamGetCtx, 9020, "cuStreamGetCtx", 0, (gpuk__cu_stream stream, gpuk__cu_context* out_ctx)) \
+    X(cuStreamGetCtx, 9020, "cuStreamGetCtx", 0, \
+      (gpuk__cu_stream stream, gpuk__cu_context* out_ctx)) \
     X(cuStreamWaitEvent, 3020, "cuStreamWaitEvent", 1, \
       (gpuk__cu_stream stream, gpuk__cu_event event, unsigned int flags)) \
     X(cuStreamIsCapturing, 10000, "cuStreamIsCapturing", 0, \
@@ -166,17 +173,19 @@ typedef struct gpuk__lib_feature {
        size_t shared_bytes, int block_limit)) \
     X(cuLaunchKernel, 4000, "cuLaunchKernel", 1, \
       (gpuk__cu_function func, unsigned int grid_x, unsigned int grid_y, unsigned int grid_z, \
-       unsigned int block_x, unsigned int block_y, unsigned int block_z, unsigned int shared_bytes, \
-       gpuk__cu_stream stream, void** params, void** extra)) \
+       unsigned int block_x, unsigned int block_y, unsigned int block_z, \
+       unsigned int shared_bytes, gpuk__cu_stream stream, void** params, void** extra)) \
     X(cuFuncGetParamInfo, 12040, "cuFuncGetParamInfo", 0, \
       (gpuk__cu_function func, size_t index, size_t* out_offset, size_t* out_bytes)) \
     X(cuLaunchKernelEx, 11060, "cuLaunchKernelEx", 0, \
-      (const struct CUlaunchConfig_st* config, gpuk__cu_function func, void** params, void** extra)) \
+      (const struct CUlaunchConfig_st* config, gpuk__cu_function func, void** params, \
+       void** extra)) \
     X(cuOccupancyMaxActiveClusters, 11070, "cuOccupancyMaxActiveClusters", 0, \
       (int* out_clusters, gpuk__cu_function func, const struct CUlaunchConfig_st* config)) \
     X(cuGraphInstantiateWithFlags, 11040, "cuGraphInstantiateWithFlags", 0, \
       (gpuk__cu_graph_exec* out_exec, gpuk__cu_graph graph, unsigned long long flags)) \
-    X(cuGraphLaunch, 10000, "cuGraphLaunch", 0, (gpuk__cu_graph_exec exec, gpuk__cu_stream stream)) \
+    X(cuGraphLaunch, 10000, "cuGraphLaunch", 0, \
+      (gpuk__cu_graph_exec exec, gpuk__cu_stream stream)) \
     X(cuGraphExecDestroy, 10000, "cuGraphExecDestroy", 0, (gpuk__cu_graph_exec exec)) \
     X(cuGraphDestroy, 10000, "cuGraphDestroy", 0, (gpuk__cu_graph graph)) \
     X(cuGraphExecUpdate, 10020, "cuGraphExecUpdate", 0, \
@@ -225,7 +234,8 @@ typedef struct gpuk__nvrtc_program_st* gpuk__nvrtc_program;
     X(nvrtcGetProgramLog, 7000, "nvrtcGetProgramLog", 1, (gpuk__nvrtc_program prog, char* log)) \
     X(nvrtcGetPTXSize, 7000, "nvrtcGetPTXSize", 1, (gpuk__nvrtc_program prog, size_t* out_bytes)) \
     X(nvrtcGetPTX, 7000, "nvrtcGetPTX", 1, (gpuk__nvrtc_program prog, char* ptx)) \
-    X(nvrtcGetCUBINSize, 11010, "nvrtcGetCUBINSize", 0, (gpuk__nvrtc_program prog, size_t* out_bytes)) \
+    X(nvrtcGetCUBINSize, 11010, "nvrtcGetCUBINSize", 0, \
+      (gpuk__nvrtc_program prog, size_t* out_bytes)) \
     X(nvrtcGetCUBIN, 11010, "nvrtcGetCUBIN", 0, (gpuk__nvrtc_program prog, char* cubin)) \
     X(nvrtcAddNameExpression, 8000, "nvrtcAddNameExpression", 1, \
       (gpuk__nvrtc_program prog, const char* name_expression)) \

@@ -15,7 +15,8 @@
 static gpuk_result gpuk__graphs_ready(const char* fn) {
 #define GPUK__X_GRAPH_ROW(name) \
     if (!GPUK__DRV.name) \
-        return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, "CUDA graphs need a driver for CUDA 11.4 or " \
+        return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, \
+                          "CUDA graphs need a driver for CUDA 11.4 or "\
                           "newer; this one (%d.%d) lacks " #name, gpuk__g.driver_version / 1000, \
                           gpuk__g.driver_version % 1000 / 10);
     GPUK__GRAPH_ROWS(GPUK__X_GRAPH_ROW)
@@ -40,7 +41,8 @@ static gpuk_result gpuk__capture_head(const char* fn, gpuk_ctx* ctx, gpuk_stream
     return GPUK_OK;
 }
 
-GPUK__IMPL gpuk_result gpuk_graph_begin_capture(gpuk_ctx* ctx, gpuk_stream stream, gpuk_capture_mode mode) {
+GPUK__IMPL gpuk_result gpuk_graph_begin_capture(gpuk_ctx* ctx, gpuk_stream stream,
+                                                gpuk_capture_mode mode) {
     const char* const fn = __func__;
     static const unsigned int cu_mode[GPUK_CAPTURE_NUM] = {
         GPUK__CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, GPUK__CU_STREAM_CAPTURE_MODE_GLOBAL,
@@ -51,11 +53,13 @@ GPUK__IMPL gpuk_result gpuk_graph_begin_capture(gpuk_ctx* ctx, gpuk_stream strea
     gpuk_result r;
     int capturing = 0;
     if ((unsigned)mode >= (unsigned)GPUK_CAPTURE_NUM)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "mode %u is not a gpuk_capture_mode", (unsigned)mode);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "mode %u is not a gpuk_capture_mode",
+                          (unsigned)mode);
     if ((r = gpuk__capture_head(fn, ctx, stream, &cs, &capturing)) != GPUK_OK) return r;
     if (capturing)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "the stream is already being captured (end that "
-                          "capture with gpuk_graph_end_capture first)");
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "the stream is already being captured (end that capture with "
+                          "gpuk_graph_end_capture first)");
     cr = GPUK__DRV.cuStreamBeginCapture(cs, cu_mode[mode]);
     return cr ? gpuk__fail_cu(fn, "cuStreamBeginCapture", cr, NULL) : GPUK_OK;
 }
@@ -68,7 +72,8 @@ static void gpuk__graph_drop(const char* fn, gpuk_ctx* ctx, gpuk__cu_graph graph
     gpuk__cu_result cr;
     int kept = 0;
     if (!graph || GPUK__ATOMIC_LOAD(&gpuk__g.broken)) return;
-    if (gpuk__tolerate(fn, "cuGraphDestroy", cr = GPUK__DRV.cuGraphDestroy(graph)) || gpuk__is_sticky((int)cr))
+    if (gpuk__tolerate(fn, "cuGraphDestroy", cr = GPUK__DRV.cuGraphDestroy(graph)) ||
+        gpuk__is_sticky((int)cr))
         return;
     gpuk__mutex_lock(&ctx->lock);
     if (ctx->graph_orphan_count < 4) {
@@ -76,8 +81,10 @@ static void gpuk__graph_drop(const char* fn, gpuk_ctx* ctx, gpuk__cu_graph graph
         kept = 1;
     }
     gpuk__mutex_unlock(&ctx->lock);
-    gpuk__log(GPUK_LOG_WARN, (int)cr, kept ? "cuGraphDestroy failed on a captured graph; the ctx destroy tries again"
-                                           : "cuGraphDestroy failed on a captured graph; its host memory stays with the driver");
+    gpuk__log(GPUK_LOG_WARN, (int)cr,
+              kept ? "cuGraphDestroy failed on a captured graph; the ctx destroy tries again"
+                   : "cuGraphDestroy failed on a captured graph; its host memory stays with the "
+                     "driver");
 }
 
 /* Ends the capture on cs: the graph it recorded, or a failure (the stream is out of capture
@@ -107,13 +114,15 @@ static gpuk_result gpuk__capture_end(const char* fn, gpuk_ctx* ctx, gpuk_stream 
     return GPUK_OK;
 }
 
-GPUK__IMPL gpuk_result gpuk_graph_end_capture(gpuk_ctx* ctx, gpuk_stream stream, gpuk_graph* out_graph) {
+GPUK__IMPL gpuk_result gpuk_graph_end_capture(gpuk_ctx* ctx, gpuk_stream stream,
+                                              gpuk_graph* out_graph) {
     const char* const fn = __func__;
     gpuk__graph_slot* s;
     gpuk__cu_graph graph = NULL;
     gpuk__cu_result cr;
     gpuk_result r = GPUK_OK;
-    s = (gpuk__graph_slot*)gpuk__create_begin(fn, ctx, gpuk__kind_graph, out_graph ? &out_graph->id : NULL,
+    s = (gpuk__graph_slot*)gpuk__create_begin(fn, ctx, gpuk__kind_graph,
+                                              out_graph ? &out_graph->id : NULL,
                                               NULL, 1, 0u, 0u, &r);
     if (!s) return r;
     if ((r = gpuk__capture_end(fn, ctx, stream, &graph)) == GPUK_OK) {
@@ -151,7 +160,8 @@ GPUK__IMPL gpuk_result gpuk_graph_update(gpuk_ctx* ctx, gpuk_stream stream, gpuk
     if (!(s = gpuk__graph_lookup(ctx, graph.id))) return gpuk__bad_handle(fn, "graph", graph.id);
     if ((r = gpuk__capture_end(fn, ctx, stream, &g)) != GPUK_OK) return r;
     cr = GPUK__DRV.cuGraphExecUpdate(s->exec, g, &node, &result);
-    if (cr && gpuk__is_sticky((int)cr)) return gpuk__fail_cu(fn, "cuGraphExecUpdate", cr, NULL); /* no call after it */
+    /* no call after it */
+    if (cr && gpuk__is_sticky((int)cr)) return gpuk__fail_cu(fn, "cuGraphExecUpdate", cr, NULL);
     gpuk__graph_drop(fn, ctx, g);
     if (cr) {
         char detail[192];
@@ -168,7 +178,8 @@ GPUK__IMPL gpuk_result gpuk_graph_launch(gpuk_ctx* ctx, gpuk_stream stream, gpuk
     gpuk__cu_stream cs;
     gpuk__cu_result cr;
     GPUK__STREAM_HEAD(fn, ctx, stream, cs);
-    if (GPUK__UNLIKELY(!(s = gpuk__graph_lookup(ctx, graph.id)))) return gpuk__bad_handle(fn, "graph", graph.id);
+    if (GPUK__UNLIKELY(!(s = gpuk__graph_lookup(ctx, graph.id))))
+        return gpuk__bad_handle(fn, "graph", graph.id);
     GPUK__ENTER(fn, ctx);
     cr = GPUK__DRV.cuGraphLaunch(s->exec, cs);
     return GPUK__UNLIKELY(cr) ? gpuk__fail_cu(fn, "cuGraphLaunch", cr, NULL) : GPUK_OK;

@@ -174,7 +174,8 @@ typedef struct gpuk__crew {
     const char* src;
     size_t bytes, slice;
     unsigned worker_slices;  /* atomic: slices the workers copied since the start (tests read it) */
-    unsigned asleep;         /* atomic: threads now sleeping in a wait of the crew (tests read it) */
+    unsigned asleep;         /* atomic: threads now sleeping in a wait of the crew (tests
+                                read it) */
     gpuk__thread th[GPUK__STAGING_THREADS_MOST - 1];
 } gpuk__crew;
 typedef struct gpuk__staging {
@@ -230,7 +231,9 @@ static const gpuk__release_fn gpuk__release[GPUK__KIND_NUM] = {
 };
 #undef GPUK__KIND_RELEASE
 
-static void* gpuk__pool_slot(const gpuk__pool* pool, uint32_t i) { return pool->slots + i * pool->stride; }
+static void* gpuk__pool_slot(const gpuk__pool* pool, uint32_t i) {
+    return pool->slots + i * pool->stride;
+}
 
 /* Slot index of id in pool, or 0 when id is not live there. */
 static uint32_t gpuk__pool_find(const gpuk__pool* pool, uint32_t id) {
@@ -307,7 +310,8 @@ static uint32_t gpuk__slot_commit(gpuk_ctx* ctx, gpuk__kind kind, void* slot) {
 static void gpuk__slot_abort(gpuk_ctx* ctx, gpuk__kind kind, void* slot) {
     gpuk__pool* pool = &ctx->pools[kind];
     gpuk__mutex_lock(&ctx->lock);
-    pool->free_ring[(pool->free_head + pool->free_count) % (pool->size - 1u)] = gpuk__slot_index(pool, slot);
+    pool->free_ring[(pool->free_head + pool->free_count) % (pool->size - 1u)] =
+        gpuk__slot_index(pool, slot);
     pool->free_count++;
     gpuk__mutex_unlock(&ctx->lock);
 }
@@ -383,7 +387,8 @@ static gpuk_result gpuk__slot_release(const char* fn, gpuk_ctx* ctx, gpuk__kind 
 }
 
 /* The destroy of every kind. */
-static gpuk_result gpuk__handle_destroy(const char* fn, gpuk_ctx* ctx, gpuk__kind kind, uint32_t id) {
+static gpuk_result gpuk__handle_destroy(const char* fn, gpuk_ctx* ctx, gpuk__kind kind,
+                                        uint32_t id) {
     uint32_t i;
     if (GPUK__UNLIKELY(!ctx)) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "ctx is NULL");
     if (!(i = gpuk__slot_detach(ctx, &ctx->pools[kind], id)))
@@ -393,7 +398,9 @@ static gpuk_result gpuk__handle_destroy(const char* fn, gpuk_ctx* ctx, gpuk__kin
 
 /* ---- >>validate ---- */
 #define GPUK__CTX_CHECK(fn, ctx) \
-    do { if (GPUK__UNLIKELY(!(ctx))) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "ctx is NULL"); } while (0)
+    do { \
+        if (GPUK__UNLIKELY(!(ctx))) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "ctx is NULL"); \
+    } while (0)
 
 static gpuk_result gpuk__bad_handle(const char* fn, const char* what, uint32_t id) {
     if (!id) return gpuk__fail(fn, GPUK_ERR_INVALID_HANDLE, "%s handle is zero", what);
@@ -453,8 +460,9 @@ static const char* gpuk__buffer_name(char* buf, size_t cap, const gpuk__buffer_s
    strided region lies inside the buffer (without overflow) and the element alignment. An
    empty view (rows or cols 0) checks the handle and first only. For the matrix and stencil
    calls (GEMM, stencils). */
-static gpuk_result gpuk__array2d(const char* fn, const gpuk_ctx* ctx, const char* what, gpuk_array2d v,
-                                 size_t elem, gpuk_devptr* out, size_t* out_stride) {
+static gpuk_result gpuk__array2d(const char* fn, const gpuk_ctx* ctx, const char* what,
+                                 gpuk_array2d v, size_t elem, gpuk_devptr* out,
+                                 size_t* out_stride) {
     const gpuk__buffer_slot* s = gpuk__buffer_lookup(ctx, v.buffer.id);
     size_t cap, stride = v.row_stride ? v.row_stride : v.cols;
     char name[48];
@@ -462,21 +470,24 @@ static gpuk_result gpuk__array2d(const char* fn, const gpuk_ctx* ctx, const char
     *out_stride = 0;
     if (!s) return gpuk__bad_handle(fn, what, v.buffer.id);
     if (v.row_stride && v.row_stride < v.cols)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s: row_stride %zu is less than cols %zu (rows "
-                          "would overlap)", what, v.row_stride, v.cols);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "%s: row_stride %zu is less than cols %zu (rows would overlap)",
+                          what, v.row_stride, v.cols);
     cap = s->bytes / elem;
     /* Last element: first + (rows - 1) * stride + cols - 1 < cap, checked term by term. */
     if (v.first > cap || (v.rows && v.cols && (v.cols > cap - v.first ||
                           (v.rows - 1) > (cap - v.first - v.cols) / stride)))
-        return gpuk__fail(fn, GPUK_ERR_OUT_OF_BOUNDS, "%s: %zu x %zu elements (row stride %zu) from "
-                          "element %zu exceed %s (%zu elements of %zu bytes)", what, v.rows, v.cols,
+        return gpuk__fail(fn, GPUK_ERR_OUT_OF_BOUNDS,
+                          "%s: %zu x %zu elements (row stride %zu) from element %zu exceed %s (%zu "
+                          "elements of %zu bytes)", what, v.rows, v.cols,
                           stride, v.first, gpuk__buffer_name(name, sizeof name, s), cap, elem);
     *out = s->ptr + (gpuk_devptr)v.first * elem;
     if (*out % elem) {
         gpuk_devptr bad = *out;
         *out = 0;
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s: address 0x%llx is not aligned to its %zu-byte "
-                          "elements", what, (unsigned long long)bad, elem);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "%s: address 0x%llx is not aligned to its %zu-byte elements",
+                          what, (unsigned long long)bad, elem);
     }
     *out_stride = stride;
     return GPUK_OK;
@@ -495,7 +506,8 @@ GPUK__IMPL gpuk_result gpuk_array2d_resolve(gpuk_ctx* ctx, gpuk_array2d view, si
     GPUK__ALIVE(fn);
     GPUK__CTX_CHECK(fn, ctx);
     if (elem_bytes == 0 || elem_bytes > 16 || (elem_bytes & (elem_bytes - 1)))
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "elem_bytes is %zu; it must be 1, 2, 4, 8 or 16", elem_bytes);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "elem_bytes is %zu; it must be 1, 2, 4, 8 or 16", elem_bytes);
     if ((r = gpuk__array2d(fn, ctx, "view", view, elem_bytes, &p, &stride)) != GPUK_OK) return r;
     *out_devptr = p;
     *out_row_stride = stride;
@@ -518,9 +530,10 @@ GPUK__IMPL gpuk_result gpuk_array_resolve(gpuk_ctx* ctx, gpuk_array view, size_t
     GPUK__CTX_CHECK(fn, ctx);
     if (!what) what = "view";
     if (elem_bytes == 0 || elem_bytes > 16 || (elem_bytes & (elem_bytes - 1)))
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s: elem_bytes is %zu; it must be 1, 2, 4, 8 or 16",
-                          what, elem_bytes);
-    if (!(s = gpuk__buffer_lookup(ctx, view.buffer.id))) return gpuk__bad_handle(fn, what, view.buffer.id);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "%s: elem_bytes is %zu; it must be 1, 2, 4, 8 or 16", what, elem_bytes);
+    if (!(s = gpuk__buffer_lookup(ctx, view.buffer.id)))
+        return gpuk__bad_handle(fn, what, view.buffer.id);
     cap = s->bytes / elem_bytes;
     if (view.first > cap)
         return gpuk__fail(fn, GPUK_ERR_OUT_OF_BOUNDS, "%s: first %zu is past the end of %s (%zu "

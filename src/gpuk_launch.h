@@ -14,7 +14,8 @@ GPUK__IMPL gpuk_result gpuk_kernel_get(gpuk_ctx* ctx, gpuk_module module, const 
     GPUK__ALIVE(fn);
     GPUK__CTX_CHECK(fn, ctx);
     if (!name || !*name) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "name is NULL or empty");
-    if (!(m = gpuk__module_lookup(ctx, module.id))) return gpuk__bad_handle(fn, "module", module.id);
+    if (!(m = gpuk__module_lookup(ctx, module.id)))
+        return gpuk__bad_handle(fn, "module", module.id);
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
     memset(&k, 0, sizeof k);
     if ((cr = GPUK__DRV.cuModuleGetFunction(&k.cu, m->cu, name)) != 0) {
@@ -22,9 +23,12 @@ GPUK__IMPL gpuk_result gpuk_kernel_get(gpuk_ctx* ctx, gpuk_module module, const 
         gpuk__fmt(detail, sizeof detail, 0, "no kernel '%s' in module '%s'", name, m->label);
         return gpuk__fail_cu(fn, "cuModuleGetFunction", cr, detail);
     }
-    if ((cr = GPUK__DRV.cuFuncGetAttribute(&k.max_threads, GPUK__CU_FUNC_MAX_THREADS_PER_BLOCK, k.cu)) != 0 ||
-        (cr = GPUK__DRV.cuFuncGetAttribute(&k.static_shared, GPUK__CU_FUNC_SHARED_SIZE_BYTES, k.cu)) != 0 ||
-        (cr = GPUK__DRV.cuFuncGetAttribute(&k.max_dynamic_shared, GPUK__CU_FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES, k.cu)) != 0)
+    if ((cr = GPUK__DRV.cuFuncGetAttribute(&k.max_threads, GPUK__CU_FUNC_MAX_THREADS_PER_BLOCK,
+                                           k.cu)) != 0 ||
+        (cr = GPUK__DRV.cuFuncGetAttribute(&k.static_shared, GPUK__CU_FUNC_SHARED_SIZE_BYTES,
+                                           k.cu)) != 0 ||
+        (cr = GPUK__DRV.cuFuncGetAttribute(&k.max_dynamic_shared,
+                                           GPUK__CU_FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES, k.cu)) != 0)
         return gpuk__fail_cu(fn, "cuFuncGetAttribute", cr, name);
     k.num_params = -1;
     if (GPUK__DRV.cuFuncGetParamInfo) {
@@ -33,10 +37,12 @@ GPUK__IMPL gpuk_result gpuk_kernel_get(gpuk_ctx* ctx, gpuk_module module, const 
         for (i = 0; i < 4096; i++) {
             cr = GPUK__DRV.cuFuncGetParamInfo(k.cu, i, &off, &sz);
             if (cr) break;
-            if (i < GPUK__MAX_CHECKED_PARAMS) k.param_bytes[i] = (uint16_t)(sz < 65535u ? sz : 65535u);
+            if (i < GPUK__MAX_CHECKED_PARAMS)
+                k.param_bytes[i] = (uint16_t)(sz < 65535u ? sz : 65535u);
         }
         if (cr == GPUK__CU_ERROR_INVALID_VALUE) k.num_params = (int)i;
-        else if (!gpuk__tolerate(fn, "cuFuncGetParamInfo", cr) && GPUK__ATOMIC_LOAD(&gpuk__g.broken))
+        else if (!gpuk__tolerate(fn, "cuFuncGetParamInfo", cr) &&
+                 GPUK__ATOMIC_LOAD(&gpuk__g.broken))
             return gpuk__fail_broken(fn);
     }
     gpuk__copy_text(k.name, sizeof k.name, name);
@@ -58,7 +64,8 @@ GPUK__IMPL gpuk_result gpuk_kernel_get(gpuk_ctx* ctx, gpuk_module module, const 
     return GPUK_OK;
 }
 
-GPUK__IMPL gpuk_result gpuk_kernel_query(gpuk_ctx* ctx, gpuk_kernel kernel, gpuk_kernel_info* out_info) {
+GPUK__IMPL gpuk_result gpuk_kernel_query(gpuk_ctx* ctx, gpuk_kernel kernel,
+                                         gpuk_kernel_info* out_info) {
     const char* const fn = __func__;
     const gpuk__kernel_slot* k;
     gpuk_kernel_info info;
@@ -68,14 +75,19 @@ GPUK__IMPL gpuk_result gpuk_kernel_query(gpuk_ctx* ctx, gpuk_kernel kernel, gpuk
     memset(out_info, 0, sizeof *out_info);
     GPUK__ALIVE(fn);
     GPUK__CTX_CHECK(fn, ctx);
-    if (!(k = gpuk__kernel_lookup(ctx, kernel.id))) return gpuk__bad_handle(fn, "kernel", kernel.id);
+    if (!(k = gpuk__kernel_lookup(ctx, kernel.id)))
+        return gpuk__bad_handle(fn, "kernel", kernel.id);
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
     memset(&info, 0, sizeof info);
     if ((cr = GPUK__DRV.cuFuncGetAttribute(&info.num_regs, GPUK__CU_FUNC_NUM_REGS, k->cu)) != 0 ||
-        (cr = GPUK__DRV.cuFuncGetAttribute(&info.const_bytes, GPUK__CU_FUNC_CONST_SIZE_BYTES, k->cu)) != 0 ||
-        (cr = GPUK__DRV.cuFuncGetAttribute(&info.local_bytes, GPUK__CU_FUNC_LOCAL_SIZE_BYTES, k->cu)) != 0 ||
-        (cr = GPUK__DRV.cuFuncGetAttribute(&info.ptx_version, GPUK__CU_FUNC_PTX_VERSION, k->cu)) != 0 ||
-        (cr = GPUK__DRV.cuFuncGetAttribute(&info.binary_version, GPUK__CU_FUNC_BINARY_VERSION, k->cu)) != 0)
+        (cr = GPUK__DRV.cuFuncGetAttribute(&info.const_bytes, GPUK__CU_FUNC_CONST_SIZE_BYTES,
+                                           k->cu)) != 0 ||
+        (cr = GPUK__DRV.cuFuncGetAttribute(&info.local_bytes, GPUK__CU_FUNC_LOCAL_SIZE_BYTES,
+                                           k->cu)) != 0 ||
+        (cr = GPUK__DRV.cuFuncGetAttribute(&info.ptx_version, GPUK__CU_FUNC_PTX_VERSION,
+                                           k->cu)) != 0 ||
+        (cr = GPUK__DRV.cuFuncGetAttribute(&info.binary_version,
+                                           GPUK__CU_FUNC_BINARY_VERSION, k->cu)) != 0)
         return gpuk__fail_cu(fn, "cuFuncGetAttribute", cr, k->name);
     info.static_shared_bytes = k->static_shared;
     info.max_threads_per_block = k->max_threads;
@@ -85,28 +97,33 @@ GPUK__IMPL gpuk_result gpuk_kernel_query(gpuk_ctx* ctx, gpuk_kernel kernel, gpuk
     return GPUK_OK;
 }
 
-GPUK__IMPL gpuk_result gpuk_kernel_set_max_dynamic_shared(gpuk_ctx* ctx, gpuk_kernel kernel, uint32_t bytes) {
+GPUK__IMPL gpuk_result gpuk_kernel_set_max_dynamic_shared(gpuk_ctx* ctx, gpuk_kernel kernel,
+                                                          uint32_t bytes) {
     const char* const fn = __func__;
     gpuk__kernel_slot* k;
     gpuk__cu_result cr;
     gpuk_result r;
     GPUK__ALIVE(fn);
     GPUK__CTX_CHECK(fn, ctx);
-    if (!(k = gpuk__kernel_lookup(ctx, kernel.id))) return gpuk__bad_handle(fn, "kernel", kernel.id);
+    if (!(k = gpuk__kernel_lookup(ctx, kernel.id)))
+        return gpuk__bad_handle(fn, "kernel", kernel.id);
     if ((uint64_t)bytes + (uint64_t)k->static_shared > (uint64_t)ctx->info.shared_per_block_optin)
-        return gpuk__fail(fn, GPUK_ERR_LIMIT, "kernel '%s': %u dynamic + %d static shared bytes exceed "
-                          "the device's opt-in limit of %d bytes per block", k->name, bytes,
+        return gpuk__fail(fn, GPUK_ERR_LIMIT,
+                          "kernel '%s': %u dynamic + %d static shared bytes exceed the device's "
+                          "opt-in limit of %d bytes per block", k->name, bytes,
                           k->static_shared, ctx->info.shared_per_block_optin);
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
-    if ((cr = GPUK__DRV.cuFuncSetAttribute(k->cu, GPUK__CU_FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)bytes)) != 0)
+    if ((cr = GPUK__DRV.cuFuncSetAttribute(k->cu, GPUK__CU_FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                           (int)bytes)) != 0)
         return gpuk__fail_cu(fn, "cuFuncSetAttribute", cr, k->name);
     /* atomic: gpuk_launch on another thread reads it */
     GPUK__ATOMIC_STORE(&k->max_dynamic_shared, (int)bytes);
     return GPUK_OK;
 }
 
-GPUK__IMPL gpuk_result gpuk_kernel_suggest_block(gpuk_ctx* ctx, gpuk_kernel kernel, uint32_t shared_bytes,
-                                                 int* out_block, int* out_min_grid) {
+GPUK__IMPL gpuk_result gpuk_kernel_suggest_block(gpuk_ctx* ctx, gpuk_kernel kernel,
+                                                 uint32_t shared_bytes, int* out_block,
+                                                 int* out_min_grid) {
     const char* const fn = __func__;
     const gpuk__kernel_slot* k;
     int block = 0, grid = 0;
@@ -117,9 +134,11 @@ GPUK__IMPL gpuk_result gpuk_kernel_suggest_block(gpuk_ctx* ctx, gpuk_kernel kern
     if (!out_block) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_block is NULL");
     GPUK__ALIVE(fn);
     GPUK__CTX_CHECK(fn, ctx);
-    if (!(k = gpuk__kernel_lookup(ctx, kernel.id))) return gpuk__bad_handle(fn, "kernel", kernel.id);
+    if (!(k = gpuk__kernel_lookup(ctx, kernel.id)))
+        return gpuk__bad_handle(fn, "kernel", kernel.id);
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
-    if ((cr = GPUK__DRV.cuOccupancyMaxPotentialBlockSize(&grid, &block, k->cu, NULL, shared_bytes, 0)) != 0)
+    if ((cr = GPUK__DRV.cuOccupancyMaxPotentialBlockSize(&grid, &block, k->cu, NULL,
+                                                         shared_bytes, 0)) != 0)
         return gpuk__fail_cu(fn, "cuOccupancyMaxPotentialBlockSize", cr, k->name);
     *out_block = block;
     if (out_min_grid) *out_min_grid = grid;
@@ -157,47 +176,61 @@ static gpuk_result gpuk__launch_limit(const char* fn, const gpuk__kernel_slot* k
 }
 
 /* Shape and shared memory against the device and kernel limits, and (debug) the arguments. */
-static gpuk_result gpuk__launch_check(const char* fn, const gpuk_ctx* ctx, const gpuk__kernel_slot* k,
-                                      const gpuk_launch_desc* d, const uint32_t g[3], const uint32_t b[3]) {
+static gpuk_result gpuk__launch_check(const char* fn, const gpuk_ctx* ctx,
+                                      const gpuk__kernel_slot* k, const gpuk_launch_desc* d,
+                                      const uint32_t g[3], const uint32_t b[3]) {
     static const char* const gnames[3] = { "grid.x", "grid.y", "grid.z" };
     static const char* const bnames[3] = { "block.x", "block.y", "block.z" };
     int i, max_dynamic_shared = GPUK__ATOMIC_LOAD(&k->max_dynamic_shared);
     if (gpuk__desc_canaries_bad(d->_start_canary, d->_end_canary))
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_launch_desc canaries are not zero");
     if (!d->grid.x || !d->block.x)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "kernel '%s': %s is 0", k->name, d->grid.x ? "block.x" : "grid.x");
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "kernel '%s': %s is 0", k->name,
+                          d->grid.x ? "block.x" : "grid.x");
     for (i = 0; i < 3; i++) {
-        if (g[i] > (uint32_t)ctx->info.max_grid[i]) return gpuk__launch_limit(fn, k, gnames[i], g[i], ctx->info.max_grid[i]);
-        if (b[i] > (uint32_t)ctx->info.max_block[i]) return gpuk__launch_limit(fn, k, bnames[i], b[i], ctx->info.max_block[i]);
+        if (g[i] > (uint32_t)ctx->info.max_grid[i])
+            return gpuk__launch_limit(fn, k, gnames[i], g[i], ctx->info.max_grid[i]);
+        if (b[i] > (uint32_t)ctx->info.max_block[i])
+            return gpuk__launch_limit(fn, k, bnames[i], b[i], ctx->info.max_block[i]);
     }
     if ((uint64_t)b[0] * b[1] * b[2] > (uint64_t)k->max_threads)
-        return gpuk__fail(fn, GPUK_ERR_LIMIT, "kernel '%s': block %ux%ux%u = %llu threads exceeds its limit "
-                          "of %d threads per block", k->name, b[0], b[1], b[2],
+        return gpuk__fail(fn, GPUK_ERR_LIMIT,
+                          "kernel '%s': block %ux%ux%u = %llu threads exceeds its limit of %d "
+                          "threads per block", k->name, b[0], b[1], b[2],
                           (unsigned long long)b[0] * b[1] * b[2], k->max_threads);
     if (d->shared_bytes > (uint32_t)max_dynamic_shared)
-        return gpuk__fail(fn, GPUK_ERR_LIMIT, "kernel '%s': %u bytes of dynamic shared memory exceed its "
-                          "limit of %d (raise it with gpuk_kernel_set_max_dynamic_shared, up to %d bytes "
-                          "minus %d static)", k->name, d->shared_bytes, max_dynamic_shared,
+        return gpuk__fail(fn, GPUK_ERR_LIMIT,
+                          "kernel '%s': %u bytes of dynamic shared memory exceed its limit of %d "
+                          "(raise it with gpuk_kernel_set_max_dynamic_shared, up to %d bytes minus "
+                          "%d static)", k->name, d->shared_bytes, max_dynamic_shared,
                           ctx->info.shared_per_block_optin, k->static_shared);
     if (k->num_params > 0 && !d->args)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "kernel '%s' takes %d parameters but args is NULL",
-                          k->name, k->num_params);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "kernel '%s' takes %d parameters but args is NULL", k->name,
+                          k->num_params);
 #if GPUK_DEBUG
     if (d->num_args && k->num_params >= 0 && d->num_args != (uint32_t)k->num_params)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "kernel '%s' takes %d parameters, num_args is %u",
-                          k->name, k->num_params, d->num_args);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "kernel '%s' takes %d parameters, num_args is %u", k->name,
+                          k->num_params, d->num_args);
     if (d->num_args && d->args) {
         uint32_t a;
         for (a = 0; a < d->num_args; a++) {
-            if (!d->args[a]) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "kernel '%s': args[%u] is NULL", k->name, a);
+            if (!d->args[a])
+                return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                                  "kernel '%s': args[%u] is NULL", k->name, a);
             if (d->arg_sizes && k->num_params >= 0 && a < GPUK__MAX_CHECKED_PARAMS &&
                 d->arg_sizes[a] != k->param_bytes[a])
-                return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "kernel '%s': argument %u is %zu bytes, the "
-                                  "parameter is %u bytes%s", k->name, a, d->arg_sizes[a],
+                return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                                  "kernel '%s': argument %u is %zu bytes, the parameter is %u "
+                                  "bytes%s", k->name, a, d->arg_sizes[a],
                                   (unsigned)k->param_bytes[a],
-                                  d->arg_sizes[a] == sizeof(gpuk_buffer) && k->param_bytes[a] == sizeof(gpuk_devptr)
-                                  ? " (a gpuk_buffer handle where the kernel takes a device pointer? pass "
-                                    "&p with gpuk_devptr p = gpuk_buffer_devptr(ctx, buffer))" : "");
+                                  d->arg_sizes[a] == sizeof(gpuk_buffer) &&
+                                  k->param_bytes[a] == sizeof(gpuk_devptr)
+                                  ? " (a gpuk_buffer handle where the kernel takes a device "
+                                    "pointer? pass &p with gpuk_devptr p = "
+                                    "gpuk_buffer_devptr(ctx, buffer))"
+                                  : "");
         }
     }
 #endif
@@ -207,22 +240,26 @@ static gpuk_result gpuk__launch_check(const char* fn, const gpuk_ctx* ctx, const
 /* The most blocks of k a cooperative launch may have at threads and shared bytes a block:
    every block must be resident at once for a grid-wide sync, else the launch fails (720) or
    the kernel waits forever. The ctx is current. */
-static gpuk_result gpuk__cooperative_max(const char* fn, const gpuk_ctx* ctx, const gpuk__kernel_slot* k,
-                                         uint32_t threads, uint32_t shared, uint32_t* out_max,
-                                         int* out_per_sm) {
+static gpuk_result gpuk__cooperative_max(const char* fn, const gpuk_ctx* ctx,
+                                         const gpuk__kernel_slot* k, uint32_t threads,
+                                         uint32_t shared, uint32_t* out_max, int* out_per_sm) {
     int can = 0, per_sm = 0;
     gpuk__cu_result cr;
     *out_max = 0;
     *out_per_sm = 0;
     if (!GPUK__DRV.cuOccupancyMaxActiveBlocksPerMultiprocessor)
         return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, "kernel '%s': a cooperative launch needs "
-                          "cuOccupancyMaxActiveBlocksPerMultiprocessor, which this driver lacks", k->name);
-    if ((cr = GPUK__DRV.cuDeviceGetAttribute(&can, GPUK__CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, ctx->dev)) != 0)
-        return gpuk__fail_cu(fn, "cuDeviceGetAttribute", cr, "CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH");
+                          "cuOccupancyMaxActiveBlocksPerMultiprocessor, which this driver lacks",
+                          k->name);
+    if ((cr = GPUK__DRV.cuDeviceGetAttribute(&can, GPUK__CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH,
+                                             ctx->dev)) != 0)
+        return gpuk__fail_cu(fn, "cuDeviceGetAttribute", cr,
+                             "CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH");
     if (!can)
         return gpuk__fail(fn, GPUK_ERR_UNSUPPORTED, "kernel '%s': device %d (%s) cannot launch "
                           "cooperative kernels", k->name, ctx->info.ordinal, ctx->info.name);
-    if ((cr = GPUK__DRV.cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k->cu, (int)threads, shared)) != 0)
+    if ((cr = GPUK__DRV.cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k->cu, (int)threads,
+                                                                    shared)) != 0)
         return gpuk__fail_cu(fn, "cuOccupancyMaxActiveBlocksPerMultiprocessor", cr, k->name);
     *out_per_sm = per_sm;
     *out_max = (uint32_t)per_sm * (uint32_t)ctx->info.sm_count;
@@ -236,7 +273,8 @@ static gpuk_result gpuk__cooperative_max(const char* fn, const gpuk_ctx* ctx, co
 /* gpuk_launch with clusters, a cooperative grid or a priority: cuLaunchKernelEx with those
    attributes, each checked first so that a refusal says why (the driver's is a bare 1 or
    720). Kept out of gpuk_launch so the plain path pays three compares for it. */
-static GPUK__NOINLINE gpuk_result gpuk__launch_ex(const char* fn, gpuk_ctx* ctx, const gpuk__kernel_slot* k,
+static GPUK__NOINLINE gpuk_result gpuk__launch_ex(const char* fn, gpuk_ctx* ctx,
+                                                  const gpuk__kernel_slot* k,
                                                   const gpuk_launch_desc* d, gpuk__cu_stream cs,
                                                   const uint32_t g[3], const uint32_t b[3]) {
     static const char axis[3] = { 'x', 'y', 'z' };
@@ -247,9 +285,10 @@ static GPUK__NOINLINE gpuk_result gpuk__launch_ex(const char* fn, gpuk_ctx* ctx,
     gpuk__cu_result cr;
     gpuk_result r;
     if (!GPUK__DRV.cuLaunchKernelEx)
-        return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, "kernel '%s': clusters, cooperative launch and "
-                          "launch priorities need cuLaunchKernelEx, from a driver for CUDA 11.8 or newer "
-                          "(this one is %d.%d)", k->name, gpuk__g.driver_version / 1000,
+        return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD,
+                          "kernel '%s': clusters, cooperative launch and launch priorities need "
+                          "cuLaunchKernelEx, from a driver for CUDA 11.8 or newer (this one is "
+                          "%d.%d)", k->name, gpuk__g.driver_version / 1000,
                           gpuk__g.driver_version % 1000 / 10);
     memset(attrs, 0, sizeof attrs);
     memset(&cfg, 0, sizeof cfg);
@@ -261,21 +300,23 @@ static GPUK__NOINLINE gpuk_result gpuk__launch_ex(const char* fn, gpuk_ctx* ctx,
     if (GPUK__CLUSTER_ASKED(d->cluster)) {
         uint32_t c[3];
         if (!d->cluster.x) /* as for grid and block: x is required, y and z default to 1 */
-            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "kernel '%s': a cluster of %ux%ux%u has x = 0 "
-                              "(set x too; y and z 0 -> 1)", k->name, d->cluster.x,
-                              d->cluster.y, d->cluster.z);
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                              "kernel '%s': a cluster of %ux%ux%u has x = 0 (set x too; y and z 0 "
+                              "-> 1)", k->name, d->cluster.x, d->cluster.y, d->cluster.z);
         c[0] = d->cluster.x;
         c[1] = d->cluster.y ? d->cluster.y : 1u;
         c[2] = d->cluster.z ? d->cluster.z : 1u;
         if (ctx->info.cc_major < 9)
             return gpuk__fail(fn, GPUK_ERR_UNSUPPORTED, "kernel '%s': thread-block clusters need "
                               "compute capability 9.0 or newer; device %d (%s) is %d.%d", k->name,
-                              ctx->info.ordinal, ctx->info.name, ctx->info.cc_major, ctx->info.cc_minor);
+                              ctx->info.ordinal, ctx->info.name, ctx->info.cc_major,
+                              ctx->info.cc_minor);
         /* the size first: a cluster no device holds is the answer, whatever the grid; each
            side alone first, so that the product cannot wrap */
         if (c[0] > 8u || c[1] > 8u || c[2] > 8u || c[0] * c[1] * c[2] > 8u)
-            return gpuk__fail(fn, GPUK_ERR_LIMIT, "kernel '%s': a cluster of %ux%ux%u blocks exceeds "
-                              "the portable cluster size of 8 blocks", k->name, c[0], c[1], c[2]);
+            return gpuk__fail(fn, GPUK_ERR_LIMIT,
+                              "kernel '%s': a cluster of %ux%ux%u blocks exceeds the portable "
+                              "cluster size of 8 blocks", k->name, c[0], c[1], c[2]);
         for (i = 0; i < 3; i++)
             if (g[i] % c[i])
                 return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "kernel '%s': cluster.%c = %u does not "
@@ -286,7 +327,8 @@ static GPUK__NOINLINE gpuk_result gpuk__launch_ex(const char* fn, gpuk_ctx* ctx,
         cluster = 1;
     }
     if (d->priority && gpuk__g.driver_version < 12000)
-        return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, "kernel '%s': a launch priority needs a driver "
+        return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD,
+                          "kernel '%s': a launch priority needs a driver "
                           "for CUDA 12.0 or newer (this one is %d.%d); use a stream's priority "
                           "(gpuk_stream_desc.priority)", k->name, gpuk__g.driver_version / 1000,
                           gpuk__g.driver_version % 1000 / 10);
@@ -297,26 +339,30 @@ static GPUK__NOINLINE gpuk_result gpuk__launch_ex(const char* fn, gpuk_ctx* ctx,
            with a bare CUDA_ERROR_CLUSTER_OUT_OF_RESOURCES (912) */
         int fit = 0;
         cfg.num_attrs = n;
-        cr = GPUK__DRV.cuOccupancyMaxActiveClusters(&fit, k->cu, (const struct CUlaunchConfig_st*)(const void*)&cfg);
+        cr = GPUK__DRV.cuOccupancyMaxActiveClusters(
+            &fit, k->cu, (const struct CUlaunchConfig_st*)(const void*)&cfg);
         if (cr) return gpuk__fail_cu(fn, "cuOccupancyMaxActiveClusters", cr, k->name);
         if (fit < 1)
-            return gpuk__fail(fn, GPUK_ERR_LIMIT, "kernel '%s': no cluster of %ux%ux%u blocks of %u "
-                              "threads and %u bytes of dynamic shared memory fits on the device at "
-                              "once (cuOccupancyMaxActiveClusters: 0); use smaller clusters or "
-                              "blocks", k->name, attrs[0].value.dim[0], attrs[0].value.dim[1],
+            return gpuk__fail(fn, GPUK_ERR_LIMIT,
+                              "kernel '%s': no cluster of %ux%ux%u blocks of %u threads and %u "
+                              "bytes of dynamic shared memory fits on the device at once "
+                              "(cuOccupancyMaxActiveClusters: 0); use smaller clusters or blocks",
+                              k->name, attrs[0].value.dim[0], attrs[0].value.dim[1],
                               attrs[0].value.dim[2], b[0] * b[1] * b[2], d->shared_bytes);
     }
     if (d->cooperative) {
         uint32_t max = 0;
         int per_sm = 0;
         uint64_t blocks = (uint64_t)g[0] * g[1] * g[2];
-        if ((r = gpuk__cooperative_max(fn, ctx, k, b[0] * b[1] * b[2], d->shared_bytes, &max, &per_sm)) != GPUK_OK)
+        if ((r = gpuk__cooperative_max(fn, ctx, k, b[0] * b[1] * b[2], d->shared_bytes, &max,
+                                       &per_sm)) != GPUK_OK)
             return r;
         if (blocks > max)
-            return gpuk__fail(fn, GPUK_ERR_LIMIT, "kernel '%s': a cooperative grid of %llu blocks "
-                              "exceeds the %u the device holds at once (%d a multiprocessor x %d "
-                              "multiprocessors at %u threads and %u bytes of dynamic shared memory a "
-                              "block; gpuk_kernel_max_cooperative_grid)", k->name,
+            return gpuk__fail(fn, GPUK_ERR_LIMIT,
+                              "kernel '%s': a cooperative grid of %llu blocks exceeds the %u the "
+                              "device holds at once (%d a multiprocessor x %d multiprocessors at "
+                              "%u threads and %u bytes of dynamic shared memory a block; "
+                              "gpuk_kernel_max_cooperative_grid)", k->name,
                               (unsigned long long)blocks, max, per_sm, ctx->info.sm_count,
                               b[0] * b[1] * b[2], d->shared_bytes);
         attrs[n].id = GPUK__CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
@@ -329,11 +375,13 @@ static GPUK__NOINLINE gpuk_result gpuk__launch_ex(const char* fn, gpuk_ctx* ctx,
         n++;
     }
     cfg.num_attrs = n;
-    cr = GPUK__DRV.cuLaunchKernelEx((const struct CUlaunchConfig_st*)(const void*)&cfg, k->cu, d->args, NULL);
+    cr = GPUK__DRV.cuLaunchKernelEx((const struct CUlaunchConfig_st*)(const void*)&cfg, k->cu,
+                                    d->args, NULL);
     return cr ? gpuk__fail_cu(fn, "cuLaunchKernelEx", cr, k->name) : GPUK_OK;
 }
 
-GPUK__IMPL gpuk_result gpuk_launch(gpuk_ctx* ctx, gpuk_kernel kernel, const gpuk_launch_desc* desc) {
+GPUK__IMPL gpuk_result gpuk_launch(gpuk_ctx* ctx, gpuk_kernel kernel,
+                                   const gpuk_launch_desc* desc) {
     const char* const fn = __func__;
     const gpuk__kernel_slot* k;
     gpuk_launch_desc d;
@@ -344,7 +392,8 @@ GPUK__IMPL gpuk_result gpuk_launch(gpuk_ctx* ctx, gpuk_kernel kernel, const gpuk
     GPUK__ALIVE(fn);
     GPUK__CTX_CHECK(fn, ctx);
     if (GPUK__UNLIKELY(!desc)) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc is NULL");
-    if (GPUK__UNLIKELY(!(k = gpuk__kernel_lookup(ctx, kernel.id)))) return gpuk__bad_handle(fn, "kernel", kernel.id);
+    if (GPUK__UNLIKELY(!(k = gpuk__kernel_lookup(ctx, kernel.id))))
+        return gpuk__bad_handle(fn, "kernel", kernel.id);
     d = gpuk__launch_desc_defaults(desc);
     if ((r = gpuk__stream_resolve(fn, ctx, d.stream, &cs)) != GPUK_OK) return r;
     g[0] = d.grid.x; g[1] = d.grid.y; g[2] = d.grid.z;
@@ -358,8 +407,9 @@ GPUK__IMPL gpuk_result gpuk_launch(gpuk_ctx* ctx, gpuk_kernel kernel, const gpuk
     return GPUK__UNLIKELY(cr) ? gpuk__fail_cu(fn, "cuLaunchKernel", cr, k->name) : GPUK_OK;
 }
 
-GPUK__IMPL gpuk_result gpuk_kernel_max_cooperative_grid(gpuk_ctx* ctx, gpuk_kernel kernel, uint32_t block,
-                                                        uint32_t shared_bytes, uint32_t* out_blocks) {
+GPUK__IMPL gpuk_result gpuk_kernel_max_cooperative_grid(gpuk_ctx* ctx, gpuk_kernel kernel,
+                                                        uint32_t block, uint32_t shared_bytes,
+                                                        uint32_t* out_blocks) {
     const char* const fn = __func__;
     const gpuk__kernel_slot* k;
     int per_sm = 0;
@@ -367,7 +417,8 @@ GPUK__IMPL gpuk_result gpuk_kernel_max_cooperative_grid(gpuk_ctx* ctx, gpuk_kern
     *out_blocks = 0;
     GPUK__ALIVE(fn);
     GPUK__CTX_CHECK(fn, ctx);
-    if (!(k = gpuk__kernel_lookup(ctx, kernel.id))) return gpuk__bad_handle(fn, "kernel", kernel.id);
+    if (!(k = gpuk__kernel_lookup(ctx, kernel.id)))
+        return gpuk__bad_handle(fn, "kernel", kernel.id);
     if (!block) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "kernel '%s': block is 0", k->name);
     if (block > (uint32_t)k->max_threads)
         return gpuk__launch_limit(fn, k, "block", block, k->max_threads);

@@ -9,7 +9,8 @@ static void gpuk__sym_to_fn(void* fn_var, size_t fn_bytes, void* sym) {
 static void* gpuk__lib_resolve(const gpuk__lib* lib, const gpuk__lib_row* row) {
     const gpuk__lib_state* st = lib->state;
     void* fn = NULL;
-    if (st->user_get_proc) return st->user_get_proc(row->symbol, row->version, st->user_get_proc_data);
+    if (st->user_get_proc)
+        return st->user_get_proc(row->symbol, row->version, st->user_get_proc_data);
     if (st->get_proc_v2) {
         int status = 0;
         if (st->get_proc_v2(row->symbol, &fn, row->version, GPUK__CU_GET_PROC_ADDRESS_LEGACY_STREAM,
@@ -66,8 +67,8 @@ static gpuk_result gpuk__lib_open(const gpuk__lib* lib, const char* path, const 
             return gpuk__fail_hint(fn, lib->missing_code, lib->hint, "cannot load %s %s: %s",
                                    lib->name, tried, why);
         if (!h)
-            return gpuk__fail_hint(fn, lib->missing_code, lib->hint, "cannot load %s (tried %s): %s",
-                                   lib->name, tried, why);
+            return gpuk__fail_hint(fn, lib->missing_code, lib->hint,
+                                   "cannot load %s (tried %s): %s", lib->name, tried, why);
     }
     if (h == st->handle) {
         gpuk__lib_close(h); /* kept from an earlier load: only the new reference goes */
@@ -260,8 +261,9 @@ static gpuk_result gpuk__load_driver(const gpuk_desc* desc) {
     gpuk__g.driver_version = version;
     if (version < 10000) {
         gpuk__lib_forget(&gpuk__driver_lib);
-        return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, "driver supports CUDA %d.%d; gpuk needs 10.0 "
-                          "or newer", version / 1000, version % 1000 / 10);
+        return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD,
+                          "driver supports CUDA %d.%d; gpuk needs 10.0 or newer",
+                          version / 1000, version % 1000 / 10);
     }
     /* cuInit starts the driver's own threads, which run its code from then on: from here the
        library is never closed, whatever cuInit returns. */
@@ -341,8 +343,9 @@ static gpuk_result gpuk__ready_slow(const char* fn) {
     gpuk__mutex_lock(&gpuk__lock);
     failed = gpuk__g.init_failed;
     if (failed) /* the saved text carries its own hint: not gpuk__fail, which would add another */
-        gpuk__fmt(gpuk__tls_error, sizeof gpuk__tls_error, 0, "%s: gpuk_init failed earlier (call it again to retry): %s",
-                  fn, gpuk__g.init_failed_text);
+        gpuk__fmt(gpuk__tls_error, sizeof gpuk__tls_error, 0,
+                  "%s: gpuk_init failed earlier (call it again to retry): %s", fn,
+                  gpuk__g.init_failed_text);
     gpuk__mutex_unlock(&gpuk__lock);
     if (!failed) return gpuk_init(NULL);
     gpuk__log(GPUK_LOG_ERROR, failed, gpuk__tls_error);

@@ -15,16 +15,17 @@ static gpuk_result gpuk__wrap_check_ptr(const char* fn, const gpuk_ctx* ctx, gpu
         return (gpuk_result)cr;
     cr = GPUK__DRV.cuPointerGetAttribute(&ordinal, GPUK__CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, p);
     if (cr == 0 && ordinal != ctx->info.ordinal)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "wrapped device pointer 0x%llx is memory of device "
-                          "%d; this ctx is on device %d", p, ordinal, ctx->info.ordinal);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "wrapped device pointer 0x%llx is memory of device %d; this ctx is on "
+                          "device %d", p, ordinal, ctx->info.ordinal);
     if (!gpuk__tolerate(fn, "cuPointerGetAttribute", cr) && gpuk__is_sticky((int)cr))
         return (gpuk_result)cr;
     cr = GPUK__DRV.cuPointerGetAttribute((void*)&owner, GPUK__CU_POINTER_ATTRIBUTE_CONTEXT, p);
     /* NULL: memory of no one context (e.g. cuMemMap'ed), usable from any on its device */
     if (cr == 0 && owner && owner != ctx->cu)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "wrapped device pointer 0x%llx belongs to another "
-                          "CUDA context of device %d (gpuk uses the device's primary context)", p,
-                          ctx->info.ordinal);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "wrapped device pointer 0x%llx belongs to another CUDA context of device "
+                          "%d (gpuk uses the device's primary context)", p, ctx->info.ordinal);
     if (!gpuk__tolerate(fn, "cuPointerGetAttribute", cr) && gpuk__is_sticky((int)cr))
         return (gpuk_result)cr;
     return GPUK_OK;
@@ -44,7 +45,8 @@ GPUK__IMPL gpuk_buffer_desc gpuk_buffer_desc_defaults(const gpuk_buffer_desc* de
 
 /* The initial contents of a buffer or pinned block: data.bytes must fit, data.ptr must be
    there when data.bytes is not 0. */
-static gpuk_result gpuk__check_data(const char* fn, const char* desc_name, gpuk_range data, size_t bytes) {
+static gpuk_result gpuk__check_data(const char* fn, const char* desc_name, gpuk_range data,
+                                    size_t bytes) {
     if (data.bytes > bytes)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s.data.bytes = %zu exceeds %s.bytes = %zu",
                           desc_name, data.bytes, desc_name, bytes);
@@ -70,15 +72,16 @@ GPUK__IMPL gpuk_result gpuk_buffer_create(gpuk_ctx* ctx, const gpuk_buffer_desc*
     s->owned = !d.wrap;
     gpuk__copy_text(s->label, sizeof s->label, d.label);
     if (d.wrap && !d.bytes) {
-        r = gpuk__fail(__func__, GPUK_ERR_INVALID_ARG, "wrapping device pointer 0x%llx needs desc.bytes",
-                       d.wrap);
+        r = gpuk__fail(__func__, GPUK_ERR_INVALID_ARG,
+                       "wrapping device pointer 0x%llx needs desc.bytes", d.wrap);
     } else if ((r = gpuk__check_data(__func__, "gpuk_buffer_desc", d.data, d.bytes)) != GPUK_OK) {
     } else if (d.wrap) {
         r = gpuk__wrap_check_ptr(__func__, ctx, d.wrap);
     } else if (d.bytes && (r = gpuk__enter(__func__, ctx)) == GPUK_OK &&
                (cr = GPUK__DRV.cuMemAlloc(&s->ptr, d.bytes)) != 0) {
         char what[80];
-        if (d.label && *d.label) gpuk__fmt(what, sizeof what, 0, "%zu bytes for buffer '%s'", d.bytes, d.label);
+        if (d.label && *d.label)
+            gpuk__fmt(what, sizeof what, 0, "%zu bytes for buffer '%s'", d.bytes, d.label);
         else gpuk__fmt(what, sizeof what, 0, "%zu bytes for an unlabelled buffer", d.bytes);
         s->ptr = 0;
         r = gpuk__fail_cu(__func__, "cuMemAlloc", cr, what);
@@ -87,9 +90,11 @@ GPUK__IMPL gpuk_result gpuk_buffer_create(gpuk_ctx* ctx, const gpuk_buffer_desc*
         /* Like gpuk_buffer_write: on the legacy stream, after earlier work (a wrapped
            allocation may be in use), waited for; staged where pageable and large. */
         if ((r = gpuk__enter(__func__, ctx)) == GPUK_OK)
-            r = gpuk__copy_host_sync(__func__, ctx, GPUK__HTOD, s->ptr, (void*)(uintptr_t)d.data.ptr,
-                                     d.data.bytes, "uploading desc.data");
-        if (r != GPUK_OK && s->owned && s->ptr && !GPUK__ATOMIC_LOAD(&gpuk__g.broken)) GPUK__DRV.cuMemFree(s->ptr);
+            r = gpuk__copy_host_sync(__func__, ctx, GPUK__HTOD, s->ptr,
+                                     (void*)(uintptr_t)d.data.ptr, d.data.bytes,
+                                     "uploading desc.data");
+        if (r != GPUK_OK && s->owned && s->ptr && !GPUK__ATOMIC_LOAD(&gpuk__g.broken))
+            GPUK__DRV.cuMemFree(s->ptr);
     }
     return gpuk__slot_end(ctx, gpuk__kind_buffer, s, r, &out_buffer->id);
 }
@@ -115,7 +120,8 @@ GPUK__IMPL gpuk_devptr gpuk_buffer_devptr(const gpuk_ctx* ctx, gpuk_buffer buffe
     return s ? s->ptr : 0;
 }
 
-static gpuk_result gpuk__bounds_fail(const char* fn, const gpuk__buffer_slot* s, size_t off, size_t bytes) {
+static gpuk_result gpuk__bounds_fail(const char* fn, const gpuk__buffer_slot* s, size_t off,
+                                     size_t bytes) {
     char name[48];
     return gpuk__fail(fn, GPUK_ERR_OUT_OF_BOUNDS, "offset %zu + %zu bytes exceeds %s of %zu bytes",
                       off, bytes, gpuk__buffer_name(name, sizeof name, s), s->bytes);
@@ -128,7 +134,8 @@ static void gpuk__check_pageable(const char* fn, const void* host) {
     unsigned int type = 0;
     if (!gpuk__log_wants(GPUK_LOG_DEBUG)) return;
     if (!gpuk__tolerate(fn, "cuPointerGetAttribute",
-                        GPUK__DRV.cuPointerGetAttribute(&type, GPUK__CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                        GPUK__DRV.cuPointerGetAttribute(&type,
+                                                        GPUK__CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
                                                         (gpuk_devptr)(uintptr_t)host))) {
         char msg[160];
         gpuk__fmt(msg, sizeof msg, 0, "%s: host memory %x is pageable, so the driver copies it "
@@ -150,7 +157,8 @@ static void gpuk__check_pageable(const char* fn, const void* host) {
    then only validated. */
 static gpuk_result gpuk__copy(const char* fn, gpuk_ctx* ctx, gpuk_stream stream, int sync,
                               gpuk__copy_dir dir, uint32_t dst_id, size_t dst_off, void* host,
-                              const gpuk_ctx* src_ctx, uint32_t src_id, size_t src_off, size_t bytes) {
+                              const gpuk_ctx* src_ctx, uint32_t src_id, size_t src_off,
+                              size_t bytes) {
     const gpuk__buffer_slot* d = NULL;
     const gpuk__buffer_slot* s = NULL;
     gpuk__cu_stream cs;
@@ -159,26 +167,32 @@ static gpuk_result gpuk__copy(const char* fn, gpuk_ctx* ctx, gpuk_stream stream,
     const char* cu_fn;
     GPUK__ALIVE(fn);
     GPUK__CTX_CHECK(fn, ctx);
-    if (dir != GPUK__DTOH && !(d = gpuk__buffer_lookup(ctx, dst_id))) return gpuk__bad_handle(fn, "dst buffer", dst_id);
+    if (dir != GPUK__DTOH && !(d = gpuk__buffer_lookup(ctx, dst_id)))
+        return gpuk__bad_handle(fn, "dst buffer", dst_id);
     if (dir != GPUK__HTOD && (!src_ctx || !(s = gpuk__buffer_lookup(src_ctx, src_id))))
         return gpuk__bad_handle(fn, "src buffer", src_id);
     if ((r = gpuk__stream_resolve(fn, ctx, stream, &cs)) != GPUK_OK) return r;
-    if (d && !gpuk__in_bounds(dst_off, bytes, d->bytes)) return gpuk__bounds_fail(fn, d, dst_off, bytes);
-    if (s && !gpuk__in_bounds(src_off, bytes, s->bytes)) return gpuk__bounds_fail(fn, s, src_off, bytes);
+    if (d && !gpuk__in_bounds(dst_off, bytes, d->bytes))
+        return gpuk__bounds_fail(fn, d, dst_off, bytes);
+    if (s && !gpuk__in_bounds(src_off, bytes, s->bytes))
+        return gpuk__bounds_fail(fn, s, src_off, bytes);
     if (bytes == 0) return GPUK_OK;
     /* cuMemcpyDtoD promises no memmove semantics; compared as addresses, so that wrapped
        views of one allocation count too */
     if (dir == GPUK__DTOD && d->ptr + dst_off < s->ptr + src_off + bytes &&
         s->ptr + src_off < d->ptr + dst_off + bytes)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "the source ('%s' + %zu) and destination ('%s' + %zu) "
-                          "of %zu bytes overlap; the driver's device copy does not allow that (copy "
-                          "through a second buffer)", s->label, src_off, d->label, dst_off, bytes);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "the source ('%s' + %zu) and destination ('%s' + %zu) of %zu bytes "
+                          "overlap; the driver's device copy does not allow that (copy through a "
+                          "second buffer)", s->label, src_off, d->label, dst_off, bytes);
     if (sync) cs = GPUK__CU_STREAM_LEGACY;
     if (dir != GPUK__DTOD && !host)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s is NULL", dir == GPUK__HTOD ? "src" : "dst");
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s is NULL",
+                          dir == GPUK__HTOD ? "src" : "dst");
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
     if (sync && dir != GPUK__DTOD)
-        return gpuk__copy_host_sync(fn, ctx, dir, dir == GPUK__HTOD ? d->ptr + dst_off : s->ptr + src_off,
+        return gpuk__copy_host_sync(fn, ctx, dir,
+                                    dir == GPUK__HTOD ? d->ptr + dst_off : s->ptr + src_off,
                                     host, bytes, NULL);
     if (dir == GPUK__HTOD) {
         cu_fn = "cuMemcpyHtoDAsync";
@@ -192,11 +206,13 @@ static gpuk_result gpuk__copy(const char* fn, gpuk_ctx* ctx, gpuk_stream stream,
         /* between two ctxs: the driver copies peer to peer where it can, else through the host */
         if (sync) {
             cu_fn = "cuMemcpyPeer";
-            cr = GPUK__DRV.cuMemcpyPeer(d->ptr + dst_off, ctx->cu, s->ptr + src_off, src_ctx->cu, bytes);
+            cr = GPUK__DRV.cuMemcpyPeer(d->ptr + dst_off, ctx->cu, s->ptr + src_off,
+                                        src_ctx->cu, bytes);
             return cr ? gpuk__fail_cu(fn, cu_fn, cr, NULL) : GPUK_OK;
         }
         cu_fn = "cuMemcpyPeerAsync";
-        cr = GPUK__DRV.cuMemcpyPeerAsync(d->ptr + dst_off, ctx->cu, s->ptr + src_off, src_ctx->cu, bytes, cs);
+        cr = GPUK__DRV.cuMemcpyPeerAsync(d->ptr + dst_off, ctx->cu, s->ptr + src_off,
+                                         src_ctx->cu, bytes, cs);
     } else {
         cu_fn = "cuMemcpyDtoDAsync";
         cr = GPUK__DRV.cuMemcpyDtoDAsync(d->ptr + dst_off, s->ptr + src_off, bytes, cs);
@@ -236,7 +252,8 @@ GPUK__IMPL gpuk_result gpuk_buffer_download(gpuk_ctx* ctx, gpuk_buffer src, void
     gpuk_result r;
     if (out_ptr) *out_ptr = NULL;
     if (out_bytes) *out_bytes = 0;
-    if (!out_ptr || !out_bytes) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_ptr or out_bytes is NULL");
+    if (!out_ptr || !out_bytes)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_ptr or out_bytes is NULL");
     GPUK__ALIVE(fn);
     GPUK__CTX_CHECK(fn, ctx);
     if (!(s = gpuk__buffer_lookup(ctx, src.id))) return gpuk__bad_handle(fn, "src buffer", src.id);
@@ -244,8 +261,9 @@ GPUK__IMPL gpuk_result gpuk_buffer_download(gpuk_ctx* ctx, gpuk_buffer src, void
     if (bytes == 0) return GPUK_OK;
     if (!(host = gpuk__alloc(bytes))) {
         char name[48];
-        return gpuk__fail(fn, GPUK_ERR_HOST_ALLOC, "cannot allocate %zu bytes of host memory for %s",
-                          bytes, gpuk__buffer_name(name, sizeof name, s));
+        return gpuk__fail(fn, GPUK_ERR_HOST_ALLOC,
+                          "cannot allocate %zu bytes of host memory for %s", bytes,
+                          gpuk__buffer_name(name, sizeof name, s));
     }
     r = gpuk__copy(fn, ctx, gpuk__default_stream, 1, GPUK__DTOH, 0, 0, host, ctx, src.id, 0, bytes);
     if (r != GPUK_OK) {
@@ -293,8 +311,10 @@ static gpuk_result gpuk__ctx_pair(const char* fn, const gpuk_ctx* a, const char*
         if (c == b) live_b = 1;
     }
     gpuk__mutex_unlock(&gpuk__lock);
-    if (!live_a) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s is not a live ctx (destroyed?)", a_name);
-    if (!live_b) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s is not a live ctx (destroyed?)", b_name);
+    if (!live_a)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s is not a live ctx (destroyed?)", a_name);
+    if (!live_b)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s is not a live ctx (destroyed?)", b_name);
     if (!(gpuk__g.features & GPUK_FEATURE_PEER) || !GPUK__DRV.cuMemcpyPeer ||
         !GPUK__DRV.cuDeviceCanAccessPeer || !GPUK__DRV.cuCtxEnablePeerAccess)
         return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, "the driver lacks cuMemcpyPeer, "
@@ -332,15 +352,16 @@ GPUK__IMPL gpuk_result gpuk_ctx_enable_peer_access(gpuk_ctx* ctx, gpuk_ctx* peer
     GPUK__ALIVE(fn);
     if ((r = gpuk__ctx_pair(fn, ctx, "ctx", peer, "peer")) != GPUK_OK) return r;
     if (ctx->info.ordinal == peer->info.ordinal)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "ctx and peer are both on device %d (one primary "
-                          "context): no peer access is needed", ctx->info.ordinal);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "ctx and peer are both on device %d (one primary context): no peer "
+                          "access is needed", ctx->info.ordinal);
     if ((cr = GPUK__DRV.cuDeviceCanAccessPeer(&can, ctx->dev, peer->dev)) != 0)
         return gpuk__fail_cu(fn, "cuDeviceCanAccessPeer", cr, NULL);
     if (!can)
-        return gpuk__fail(fn, (int)GPUK__CU_ERROR_PEER_ACCESS_UNSUPPORTED, "device %d cannot access "
-                          "device %d's memory directly (no peer path between them); "
-                          "gpuk_buffer_copy_peer still works, staged through the host by the driver",
-                          ctx->info.ordinal, peer->info.ordinal);
+        return gpuk__fail(fn, (int)GPUK__CU_ERROR_PEER_ACCESS_UNSUPPORTED,
+                          "device %d cannot access device %d's memory directly (no peer path "
+                          "between them); gpuk_buffer_copy_peer still works, staged through the "
+                          "host by the driver", ctx->info.ordinal, peer->info.ordinal);
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
     cr = GPUK__DRV.cuCtxEnablePeerAccess(peer->cu, 0);
     if (cr == GPUK__CU_ERROR_PEER_ACCESS_ALREADY_ENABLED) return GPUK_OK;
@@ -386,10 +407,13 @@ GPUK__IMPL gpuk_result gpuk_buffer_memset(gpuk_ctx* ctx, gpuk_stream stream, gpu
     if (!(d = gpuk__buffer_lookup(ctx, dst.id))) return gpuk__bad_handle(fn, "dst buffer", dst.id);
     if ((r = gpuk__stream_resolve(fn, ctx, stream, &cs)) != GPUK_OK) return r;
     if (elem_bytes != 1 && elem_bytes != 2 && elem_bytes != 4)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "elem_bytes is %u; it must be 1, 2 or 4", elem_bytes);
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "elem_bytes is %u; it must be 1, 2 or 4", elem_bytes);
     if (elem_bytes < 4 && value >> (8 * elem_bytes))
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "value 0x%x does not fit in %u bytes", value, elem_bytes);
-    if (count > (size_t)-1 / elem_bytes || !gpuk__in_bounds(byte_offset, count * elem_bytes, d->bytes)) {
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "value 0x%x does not fit in %u bytes",
+                          value, elem_bytes);
+    if (count > (size_t)-1 / elem_bytes ||
+        !gpuk__in_bounds(byte_offset, count * elem_bytes, d->bytes)) {
         char name[48];
         return gpuk__fail(fn, GPUK_ERR_OUT_OF_BOUNDS, "offset %zu + %zu elements of %u bytes "
                           "exceeds %s of %zu bytes", byte_offset, count, elem_bytes,
@@ -400,8 +424,10 @@ GPUK__IMPL gpuk_result gpuk_buffer_memset(gpuk_ctx* ctx, gpuk_stream stream, gpu
                           d->ptr + byte_offset, elem_bytes);
     if (count == 0) return GPUK_OK;
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
-    if (elem_bytes == 1) cr = GPUK__DRV.cuMemsetD8Async(d->ptr + byte_offset, (unsigned char)value, count, cs);
-    else if (elem_bytes == 2) cr = GPUK__DRV.cuMemsetD16Async(d->ptr + byte_offset, (unsigned short)value, count, cs);
+    if (elem_bytes == 1)
+        cr = GPUK__DRV.cuMemsetD8Async(d->ptr + byte_offset, (unsigned char)value, count, cs);
+    else if (elem_bytes == 2)
+        cr = GPUK__DRV.cuMemsetD16Async(d->ptr + byte_offset, (unsigned short)value, count, cs);
     else cr = GPUK__DRV.cuMemsetD32Async(d->ptr + byte_offset, value, count, cs);
     return cr ? gpuk__fail_cu(fn, "cuMemsetD*Async", cr, NULL) : GPUK_OK;
 }
@@ -439,11 +465,13 @@ GPUK__IMPL gpuk_result gpuk_pinned_create(gpuk_ctx* ctx, const gpuk_pinned_desc*
     } else if ((r = gpuk__check_data(__func__, "gpuk_pinned_desc", d.data, d.bytes)) != GPUK_OK) {
     } else if (d.bytes && (r = gpuk__enter(__func__, ctx)) == GPUK_OK) {
         /* PORTABLE: the memory counts as pinned for every context, not just this one. */
-        if (s->registered) cr = GPUK__DRV.cuMemHostRegister(s->ptr, d.bytes, GPUK__CU_MEMHOSTREGISTER_PORTABLE);
+        if (s->registered)
+            cr = GPUK__DRV.cuMemHostRegister(s->ptr, d.bytes, GPUK__CU_MEMHOSTREGISTER_PORTABLE);
         else cr = GPUK__DRV.cuMemHostAlloc(&s->ptr, d.bytes, GPUK__CU_MEMHOSTALLOC_PORTABLE);
         if (cr) {
             if (!s->registered) s->ptr = NULL;
-            r = gpuk__fail_cu(__func__, s->registered ? "cuMemHostRegister" : "cuMemHostAlloc", cr, NULL);
+            r = gpuk__fail_cu(__func__,
+                              s->registered ? "cuMemHostRegister" : "cuMemHostAlloc", cr, NULL);
         }
     }
     /* Host memory: a plain copy (memmove: data may lie inside registered host_ptr memory). */

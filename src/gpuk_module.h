@@ -55,11 +55,17 @@ static int gpuk__ptx_header(const char* text, size_t len, int* major, int* minor
             int a = 0, b = 0, digits = 0;
             i += 8;
             while (i < len && (text[i] == ' ' || text[i] == '\t')) i++;
-            while (i < len && text[i] >= '0' && text[i] <= '9' && a < 1000) { a = a * 10 + (text[i++] - '0'); digits++; }
+            while (i < len && text[i] >= '0' && text[i] <= '9' && a < 1000) {
+                a = a * 10 + (text[i++] - '0');
+                digits++;
+            }
             if (!digits || i >= len || text[i] != '.') return 0;
             i++;
             digits = 0;
-            while (i < len && text[i] >= '0' && text[i] <= '9' && b < 1000) { b = b * 10 + (text[i++] - '0'); digits++; }
+            while (i < len && text[i] >= '0' && text[i] <= '9' && b < 1000) {
+                b = b * 10 + (text[i++] - '0');
+                digits++;
+            }
             /* PTX ISA versions are major.minor with a one-digit minor; anything else is not a
                version gpuk can compare (7.10 would read as 8.0) */
             if (!digits || a > 99 || b > 9) return 0;
@@ -73,7 +79,8 @@ static int gpuk__ptx_header(const char* text, size_t len, int* major, int* minor
             while (i < len && (text[i] == ' ' || text[i] == '\t')) i++;
             if (len - i > 3 && memcmp(text + i, "sm_", 3) == 0) {
                 i += 3;
-                while (i < len && text[i] >= '0' && text[i] <= '9' && sm < 10000) sm = sm * 10 + (text[i++] - '0');
+                while (i < len && text[i] >= '0' && text[i] <= '9' && sm < 10000)
+                    sm = sm * 10 + (text[i++] - '0');
                 *target_sm = sm;
                 *arch_specific = i < len && text[i] == 'a';
             }
@@ -100,8 +107,9 @@ static void gpuk__first_lines(char* dst, size_t cap, const char* log) {
 /* Loads an image as a module: PTX is first checked against the driver (.version) and the
    device (.target), and copied when it does not end in a NUL; the JIT logs are always asked
    for, and the error log's first line goes into the error text. */
-static gpuk_result gpuk__jit_load(const char* fn, gpuk_ctx* ctx, const unsigned char* bytes, size_t len,
-                                  size_t given_bytes, int is_ptx, const char* label, gpuk__cu_module* out) {
+static gpuk_result gpuk__jit_load(const char* fn, gpuk_ctx* ctx, const unsigned char* bytes,
+                                  size_t len, size_t given_bytes, int is_ptx, const char* label,
+                                  gpuk__cu_module* out) {
     unsigned int opts[4];
     void* vals[4];
     char info_log[2048], error_log[4096], detail[320];
@@ -112,42 +120,48 @@ static gpuk_result gpuk__jit_load(const char* fn, gpuk_ctx* ctx, const unsigned 
     *out = NULL;
     if (is_ptx) {
         int major, minor, sm, arch_specific, need;
-        if (len == 0) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "module '%s': the PTX text is empty", label);
+        if (len == 0)
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                              "module '%s': the PTX text is empty", label);
         if (!gpuk__ptx_header((const char*)bytes, len, &major, &minor, &sm, &arch_specific))
             return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "module '%s': no valid .version directive "
                               "(major.minor) at the head of the PTX text (not PTX?)", label);
         need = gpuk__ptx_needs_cuda(major, minor);
         if (need > gpuk__g.driver_version)
-            return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, "module '%s': PTX .version %d.%d needs a "
-                              "driver for CUDA %d.%d or newer; this driver supports CUDA %d.%d", label,
-                              major, minor, need / 1000, need % 1000 / 10,
+            return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD,
+                              "module '%s': PTX .version %d.%d needs a driver for CUDA %d.%d or "
+                              "newer; this driver supports CUDA %d.%d",
+                              label, major, minor, need / 1000, need % 1000 / 10,
                               gpuk__g.driver_version / 1000, gpuk__g.driver_version % 1000 / 10);
         /* Newer than gpuk's table: a driver newer than the table's last entry may know it (let
            it judge); an older one cannot. */
         if (need < 0 && gpuk__g.driver_version <= gpuk__ptx_cuda[GPUK__PTX_TABLE_LAST].cuda) {
             int known = gpuk__ptx_cuda[GPUK__PTX_TABLE_LAST].ptx;
             int loads = gpuk__ptx_of_driver(gpuk__g.driver_version);
-            return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, "module '%s': PTX .version %d.%d is newer than "
-                              "any PTX version gpuk knows (%d.%d); this driver supports CUDA %d.%d (PTX "
-                              ".version %d.%d and older)", label, major, minor, known / 10, known % 10,
+            return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD,
+                              "module '%s': PTX .version %d.%d is newer than any PTX version gpuk "
+                              "knows (%d.%d); this driver supports CUDA %d.%d (PTX .version %d.%d "
+                              "and older)", label, major, minor, known / 10, known % 10,
                               gpuk__g.driver_version / 1000, gpuk__g.driver_version % 1000 / 10,
                               loads / 10, loads % 10);
         }
         if (sm > ctx->info.cc_major * 10 + ctx->info.cc_minor)
-            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "module '%s': PTX .target sm_%d%s is newer than "
-                              "the device (sm_%d%d)", label, sm, arch_specific ? "a" : "",
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                              "module '%s': PTX .target sm_%d%s is newer than the device (sm_%d%d)",
+                              label, sm, arch_specific ? "a" : "",
                               ctx->info.cc_major, ctx->info.cc_minor);
         /* sm_90a's instructions (wgmma, setmaxnreg) exist on 9.0 alone: newer drivers refuse it
            for 10.x with a JIT error that says less */
         if (arch_specific && sm != ctx->info.cc_major * 10 + ctx->info.cc_minor)
-            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "module '%s': PTX .target sm_%da is "
-                              "architecture-specific: it runs on compute capability %d.%d only, not on "
-                              "this device (sm_%d%d)", label, sm, sm / 10, sm % 10,
-                              ctx->info.cc_major, ctx->info.cc_minor);
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                              "module '%s': PTX .target sm_%da is architecture-specific: it runs "
+                              "on compute capability %d.%d only, not on this device (sm_%d%d)",
+                              label, sm, sm / 10, sm % 10, ctx->info.cc_major, ctx->info.cc_minor);
         /* The driver reads PTX up to a NUL: copy text that does not end in one. */
         if (given_bytes && bytes[len - 1] != 0) {
             text_copy = (char*)gpuk__alloc(len + 1);
-            if (!text_copy) return gpuk__fail(fn, GPUK_ERR_HOST_ALLOC, "cannot copy %zu bytes of PTX", len);
+            if (!text_copy)
+                return gpuk__fail(fn, GPUK_ERR_HOST_ALLOC, "cannot copy %zu bytes of PTX", len);
             memcpy(text_copy, bytes, len);
             text_copy[len] = 0;
             image = text_copy;
@@ -161,13 +175,15 @@ static gpuk_result gpuk__jit_load(const char* fn, gpuk_ctx* ctx, const unsigned 
     opts[0] = GPUK__CU_JIT_INFO_LOG_BUFFER; vals[0] = info_log;
     opts[1] = GPUK__CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES; vals[1] = (void*)(uintptr_t)sizeof info_log;
     opts[2] = GPUK__CU_JIT_ERROR_LOG_BUFFER; vals[2] = error_log;
-    opts[3] = GPUK__CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES; vals[3] = (void*)(uintptr_t)sizeof error_log;
+    opts[3] = GPUK__CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES;
+    vals[3] = (void*)(uintptr_t)sizeof error_log;
     cr = GPUK__DRV.cuModuleLoadDataEx(out, image, 4, opts, vals);
     gpuk__free(text_copy);
     info_log[sizeof info_log - 1] = error_log[sizeof error_log - 1] = 0;
     if (cr) {
         size_t pos = gpuk__fmt(detail, sizeof detail, 0, "module '%s': ", label);
-        gpuk__first_lines(detail + pos, sizeof detail - pos, error_log[0] ? error_log : "(empty JIT log)");
+        gpuk__first_lines(detail + pos, sizeof detail - pos,
+                          error_log[0] ? error_log : "(empty JIT log)");
         *out = NULL;
         r = gpuk__fail_cu(fn, "cuModuleLoadDataEx", cr, detail);
         if (error_log[0]) gpuk__log(GPUK_LOG_ERROR, (int)cr, error_log);
@@ -187,7 +203,8 @@ static gpuk_module_desc gpuk__module_desc_defaults(const gpuk_module_desc* desc)
     if (d.kind == GPUK_IMAGE_DEFAULT && d.image.ptr) {
         const unsigned char* b = (const unsigned char*)d.image.ptr;
         size_t len = d.image.bytes ? d.image.bytes : strlen((const char*)b);
-        if (len >= 4 && b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F') d.kind = GPUK_IMAGE_CUBIN;
+        if (len >= 4 && b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F')
+            d.kind = GPUK_IMAGE_CUBIN;
         /* fatbin (0xBA55ED50) or its fatbinc wrapper (0x466243B1), little endian */
         else if (len >= 4 && ((b[0] == 0x50 && b[1] == 0xED && b[2] == 0x55 && b[3] == 0xBA) ||
                               (b[0] == 0xB1 && b[1] == 0x43 && b[2] == 0x62 && b[3] == 0x46)))

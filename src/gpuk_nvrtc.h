@@ -57,8 +57,9 @@ static gpuk_result gpuk__nvrtc_fail(const char* fn, const char* label, const cha
     char first[400];
     const char* name = gpuk__nv.error_string ? gpuk__nv.error_string(res) : NULL;
     gpuk__first_lines(first, sizeof first, log ? log : "");
-    return gpuk__fail(fn, res == 1 ? GPUK_ERR_HOST_ALLOC : GPUK_ERR_COMPILE, "'%s': %s: %s (%u)%s%s",
-                      label, call, name ? name : "NVRTC error", res, first[0] ? ": " : "", first);
+    return gpuk__fail(fn, res == 1 ? GPUK_ERR_HOST_ALLOC : GPUK_ERR_COMPILE,
+                      "'%s': %s: %s (%u)%s%s", label, call, name ? name : "NVRTC error", res,
+                      first[0] ? ": " : "", first);
 }
 
 /* The target for a device of compute capability sm: 1 = a cubin for sm itself (NVRTC lists
@@ -128,7 +129,8 @@ static size_t gpuk__compile_key(char* buf, const gpuk_compile_desc* d, const cha
         pos = gpuk__key_put(buf, pos, d->headers[i].name);
         pos = gpuk__key_put(buf, pos, d->headers[i].source);
     }
-    for (i = 0; i < d->num_name_expressions; i++) pos = gpuk__key_put(buf, pos, d->name_expressions[i]);
+    for (i = 0; i < d->num_name_expressions; i++)
+        pos = gpuk__key_put(buf, pos, d->name_expressions[i]);
     return pos;
 }
 
@@ -138,7 +140,8 @@ static uint64_t gpuk__fnv1a(const char* p, size_t n) {
     return h;
 }
 
-static const gpuk__nvrtc_entry* gpuk__nvrtc_cache_find(uint64_t hash, const char* key, size_t bytes) {
+static const gpuk__nvrtc_entry* gpuk__nvrtc_cache_find(uint64_t hash, const char* key,
+                                                       size_t bytes) {
     const gpuk__nvrtc_entry* e;
     for (e = gpuk__nv.cache; e; e = e->next)
         if (e->hash == hash && e->key_bytes == bytes && memcmp(e + 1, key, bytes) == 0) return e;
@@ -171,9 +174,10 @@ static gpuk_result gpuk__nvrtc_run(const char* fn, const gpuk_compile_desc* d, c
         ptrs[d->num_options + 1u + d->num_headers + i] = d->headers[i].name;
     }
     call = "nvrtcCreateProgram";
-    res = nv->nvrtcCreateProgram(&prog, d->source, name, (int)d->num_headers,
-                                 d->num_headers ? ptrs + d->num_options + 1 : NULL,
-                                 d->num_headers ? ptrs + d->num_options + 1 + d->num_headers : NULL);
+    res = nv->nvrtcCreateProgram(
+        &prog, d->source, name, (int)d->num_headers,
+        d->num_headers ? ptrs + d->num_options + 1 : NULL,
+        d->num_headers ? ptrs + d->num_options + 1 + d->num_headers : NULL);
     if (res) prog = NULL;
     for (i = 0; !res && i < d->num_name_expressions; i++) {
         call = "nvrtcAddNameExpression";
@@ -199,17 +203,20 @@ static gpuk_result gpuk__nvrtc_run(const char* fn, const gpuk_compile_desc* d, c
     }
     if (!r) {
         call = is_ptx ? "nvrtcGetPTXSize" : "nvrtcGetCUBINSize";
-        res = is_ptx ? nv->nvrtcGetPTXSize(prog, &image_bytes) : nv->nvrtcGetCUBINSize(prog, &image_bytes);
+        res = is_ptx ? nv->nvrtcGetPTXSize(prog, &image_bytes)
+                     : nv->nvrtcGetCUBINSize(prog, &image_bytes);
         for (i = 0; !res && i < d->num_name_expressions; i++) {
             const char* lowered = NULL;
             call = "nvrtcGetLoweredName";
             res = nv->nvrtcGetLoweredName(prog, d->name_expressions[i], &lowered);
-            if (!res) names_bytes += strlen(d->name_expressions[i]) + strlen(lowered ? lowered : "") + 2;
+            if (!res)
+                names_bytes += strlen(d->name_expressions[i]) + strlen(lowered ? lowered : "") + 2;
         }
         if (!res && !image_bytes) res = 11; /* NVRTC_ERROR_INTERNAL_ERROR: an empty image */
         if (res) r = gpuk__nvrtc_fail(fn, name, call, res, NULL);
     }
-    if (!r && !(e = (gpuk__nvrtc_entry*)gpuk__alloc(sizeof *e + key_bytes + image_bytes + names_bytes)))
+    if (!r &&
+        !(e = (gpuk__nvrtc_entry*)gpuk__alloc(sizeof *e + key_bytes + image_bytes + names_bytes)))
         r = gpuk__fail(fn, GPUK_ERR_HOST_ALLOC, "'%s': cannot allocate %zu bytes for the compiled "
                        "program", name, sizeof *e + key_bytes + image_bytes + names_bytes);
     if (!r) {
@@ -252,7 +259,8 @@ static gpuk_result gpuk__compile_check(const char* fn, const gpuk_compile_desc* 
     if (!d->source) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.source is NULL");
     if ((d->num_options && !d->options) || (d->num_headers && !d->headers) ||
         (d->num_name_expressions && !d->name_expressions))
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc: a count is nonzero but its array is NULL");
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "desc: a count is nonzero but its array is NULL");
     if (d->num_options > 4096 || d->num_headers > 4096 || d->num_name_expressions > 4096)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc: more than 4096 options, headers or "
                           "name expressions");
@@ -265,7 +273,8 @@ static gpuk_result gpuk__compile_check(const char* fn, const gpuk_compile_desc* 
     }
     for (i = 0; i < d->num_headers; i++)
         if (!d->headers[i].name || !d->headers[i].source)
-            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.headers[%u]: name or source is NULL", i);
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                              "desc.headers[%u]: name or source is NULL", i);
     for (i = 0; i < d->num_name_expressions; i++)
         if (!d->name_expressions[i] || !*d->name_expressions[i])
             return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.name_expressions[%u] is NULL or "
@@ -275,8 +284,8 @@ static gpuk_result gpuk__compile_check(const char* fn, const gpuk_compile_desc* 
 
 /* gpuk_module_compile, with fn naming the public call in errors (the custom kernels' create
    calls compile through it too). */
-static gpuk_result gpuk__module_compile(const char* fn, gpuk_ctx* ctx, const gpuk_compile_desc* desc,
-                                        gpuk_module* out_module) {
+static gpuk_result gpuk__module_compile(const char* fn, gpuk_ctx* ctx,
+                                        const gpuk_compile_desc* desc, gpuk_module* out_module) {
     const gpuk__nvrtc_entry* found;
     gpuk__nvrtc_entry* made = NULL;
     const char* name;
@@ -298,8 +307,9 @@ static gpuk_result gpuk__module_compile(const char* fn, gpuk_ctx* ctx, const gpu
     cubin = gpuk__nvrtc_target(sm, desc->ptx_only, &arch);
     if (cubin < 0)
         return gpuk__fail_hint(fn, GPUK_ERR_NO_NVRTC, "name an older NVRTC in gpuk_desc.nvrtc_path "
-                               "or GPUK_NVRTC_PATH", "NVRTC %d.%d compiles for sm_%d and newer; the "
-                               "device is sm_%d", gpuk__nv.version / 1000, gpuk__nv.version % 1000 / 10,
+                               "or GPUK_NVRTC_PATH",
+                               "NVRTC %d.%d compiles for sm_%d and newer; the device is sm_%d",
+                               gpuk__nv.version / 1000, gpuk__nv.version % 1000 / 10,
                                gpuk__nv.num_archs ? gpuk__nv.archs[0] : arch, sm);
     gpuk__fmt(arch_option, sizeof arch_option, 0, "-arch=%s_%d", cubin ? "sm" : "compute", arch);
     key_bytes = gpuk__compile_key(NULL, desc, name, arch_option);
@@ -367,4 +377,3 @@ GPUK__IMPL const char* gpuk_module_lowered_name(const gpuk_ctx* ctx, gpuk_module
     }
     return NULL;
 }
-

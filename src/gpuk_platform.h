@@ -52,13 +52,15 @@ __declspec(dllimport) int __stdcall FreeLibrary(struct HINSTANCE__* lib);
 __declspec(dllimport) void __stdcall AcquireSRWLockExclusive(void** lock);
 __declspec(dllimport) void __stdcall ReleaseSRWLockExclusive(void** lock);
 __declspec(dllimport) unsigned char __stdcall TryAcquireSRWLockExclusive(void** lock);
-__declspec(dllimport) int __stdcall SleepConditionVariableSRW(void** cv, void** lock, unsigned long ms,
+__declspec(dllimport) int __stdcall SleepConditionVariableSRW(void** cv, void** lock,
+                                                              unsigned long ms,
                                                               unsigned long flags);
 __declspec(dllimport) void __stdcall WakeAllConditionVariable(void** cv);
 __declspec(dllimport) void __stdcall WakeConditionVariable(void** cv);
 __declspec(dllimport) void* __stdcall CreateThread(void* security, size_t stack,
-                                                   unsigned long (__stdcall* start)(void*), void* arg,
-                                                   unsigned long flags, unsigned long* id);
+                                                   unsigned long (__stdcall* start)(void*),
+                                                   void* arg, unsigned long flags,
+                                                   unsigned long* id);
 __declspec(dllimport) unsigned long __stdcall WaitForSingleObject(void* handle, unsigned long ms);
 __declspec(dllimport) int __stdcall CloseHandle(void* handle);
 __declspec(dllimport) unsigned long __stdcall GetActiveProcessorCount(unsigned short group);
@@ -68,7 +70,9 @@ typedef struct gpuk__mutex { void* srw; } gpuk__mutex;
 #define GPUK__MUTEX_INIT { 0 }
 static void gpuk__mutex_lock(gpuk__mutex* m) { AcquireSRWLockExclusive((void**)&m->srw); }
 static void gpuk__mutex_unlock(gpuk__mutex* m) { ReleaseSRWLockExclusive((void**)&m->srw); }
-static int gpuk__mutex_trylock(gpuk__mutex* m) { return TryAcquireSRWLockExclusive((void**)&m->srw) != 0; }
+static int gpuk__mutex_trylock(gpuk__mutex* m) {
+    return TryAcquireSRWLockExclusive((void**)&m->srw) != 0;
+}
 static void gpuk__mutex_init(gpuk__mutex* m) { m->srw = 0; }
 static void gpuk__mutex_fini(gpuk__mutex* m) { (void)m; }
 /* Threads and condition variables, for the staging's copy threads (>>staging) */
@@ -221,7 +225,8 @@ void* _InterlockedCompareExchangePointer(void* volatile* p, void* v, void* expec
 #define GPUK__ATOMIC_ADD(p, v) ((unsigned)_InterlockedExchangeAdd((long volatile*)(p), (long)(v)))
 #define GPUK__ATOMIC_ADD_ACQREL(p, v) GPUK__ATOMIC_ADD(p, v) /* a full barrier there */
 /* a compare-exchange of NULL with NULL changes nothing and returns the value */
-#define GPUK__ATOMIC_LOAD_PTR(p) _InterlockedCompareExchangePointer((void* volatile*)(p), NULL, NULL)
+#define GPUK__ATOMIC_LOAD_PTR(p) \
+    _InterlockedCompareExchangePointer((void* volatile*)(p), NULL, NULL)
 #define GPUK__ATOMIC_CAS_PTR(p, expected, v) \
     (_InterlockedCompareExchangePointer((void* volatile*)(p), (v), (expected)) == (expected))
 #else

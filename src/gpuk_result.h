@@ -93,7 +93,8 @@ static const char* gpuk__hint(int code) {
                "(gpuk_kernels_reserve), or run the call once outside the capture";
     case 2: return "device memory is exhausted: free buffers or allocate less";
     case 3: return "the driver is not initialised (cuInit failed, or CUDA was used before fork())";
-    case 34: return "this libcuda is the CUDA toolkit's stub, not a driver: use the real libcuda.so.1";
+    case 34:
+        return "this libcuda is the CUDA toolkit's stub, not a driver: use the real libcuda.so.1";
     case 100: return "no CUDA device is visible: check nvidia-smi and CUDA_VISIBLE_DEVICES";
     case 201: return "no usable current context on this thread (raw driver calls: "
                      "gpuk_ctx_make_current first)";
@@ -132,7 +133,8 @@ static size_t gpuk__vfmt(char* buf, size_t cap, size_t pos, const char* fmt, va_
         case 'c': tmp[0] = (char)va_arg(ap, int); tmp[1] = 0; break;
         case 'd': {
             long long v = is_long >= 2 ? va_arg(ap, long long)
-                        : is_long ? (long long)va_arg(ap, long) : (long long)va_arg(ap, int); /* NOLINT(bugprone-branch-clone): long is not int */
+                        /* NOLINTNEXTLINE(bugprone-branch-clone): long is not int */
+                        : is_long ? (long long)va_arg(ap, long) : (long long)va_arg(ap, int);
             neg = v < 0;
             u = neg ? (unsigned long long)(-(v + 1)) + 1u : (unsigned long long)v;
             s = NULL;
@@ -141,7 +143,8 @@ static size_t gpuk__vfmt(char* buf, size_t cap, size_t pos, const char* fmt, va_
         case 'u': case 'x':
             u = is_size ? (unsigned long long)va_arg(ap, size_t)
               : is_long >= 2 ? va_arg(ap, unsigned long long)
-              : is_long ? (unsigned long long)va_arg(ap, unsigned long) /* NOLINT(bugprone-branch-clone) */
+              /* NOLINTNEXTLINE(bugprone-branch-clone) */
+              : is_long ? (unsigned long long)va_arg(ap, unsigned long)
               : (unsigned long long)va_arg(ap, unsigned int);
             base = *fmt == 'x' ? 16 : 10;
             s = NULL;
@@ -205,7 +208,8 @@ GPUK__IMPL void gpuk_log_stderr(void* user_data, gpuk_log_level level, int code,
     static const char* const names[] = { "log", "error", "warn", "info", "debug" };
     (void)user_data;
     (void)code;
-    fprintf(stderr, "gpuk %s: %s\n", (unsigned)level < (unsigned)GPUK_LOG_NUM ? names[level] : "log", msg ? msg : "");
+    fprintf(stderr, "gpuk %s: %s\n",
+            (unsigned)level < (unsigned)GPUK_LOG_NUM ? names[level] : "log", msg ? msg : "");
 }
 #endif
 
@@ -274,7 +278,9 @@ static int gpuk__tolerate(const char* fn, const char* cu_fn, gpuk__cu_result r) 
 
 /* Every call that reaches the driver starts with this: one load of a process-wide flag. */
 #define GPUK__ALIVE(fn) \
-    do { if (GPUK__UNLIKELY(GPUK__ATOMIC_LOAD(&gpuk__g.broken))) return gpuk__fail_broken(fn); } while (0)
+    do { \
+        if (GPUK__UNLIKELY(GPUK__ATOMIC_LOAD(&gpuk__g.broken))) return gpuk__fail_broken(fn); \
+    } while (0)
 
 #if !defined(_WIN32)
 /* In the order init takes them. fork() thus waits for a gpuk_init in progress on another thread
@@ -292,7 +298,8 @@ static void gpuk__atfork_parent(void) {
     gpuk__mutex_unlock(&gpuk__lock);
 }
 static void gpuk__atfork_child(void) {
-    if (GPUK__ATOMIC_LOAD(&gpuk__g.initialized)) GPUK__ATOMIC_STORE(&gpuk__g.broken, (int)GPUK_ERR_FORKED);
+    if (GPUK__ATOMIC_LOAD(&gpuk__g.initialized))
+        GPUK__ATOMIC_STORE(&gpuk__g.broken, (int)GPUK_ERR_FORKED);
     gpuk__atfork_parent(); /* the forking thread took them, and it is this one in the child */
 }
 #endif
@@ -307,8 +314,9 @@ static void gpuk__copy_text(char* dst, size_t cap, const char* src) {
 }
 
 static void* gpuk__alloc(size_t bytes) {
-    void* p = gpuk__g.allocator.alloc_fn ? gpuk__g.allocator.alloc_fn(bytes, gpuk__g.allocator.user_data)
-                                         : malloc(bytes);
+    void* p = gpuk__g.allocator.alloc_fn
+                  ? gpuk__g.allocator.alloc_fn(bytes, gpuk__g.allocator.user_data)
+                  : malloc(bytes);
     if (p) memset(p, 0, bytes);
     return p;
 }

@@ -15,7 +15,8 @@ typedef enum gpuk__copy_dir { GPUK__HTOD, GPUK__DTOH, GPUK__DTOD } gpuk__copy_di
    too, yet at least 256 KiB (each piece costs a few microseconds of driver calls) and at least
    a least slice for each copying thread (each piece wakes them), and at most a half. */
 static size_t gpuk__staging_piece(size_t half, size_t bytes, unsigned threads) {
-    size_t piece = (bytes / 4u + 4095u) & ~(size_t)4095, least = (size_t)threads * GPUK__STAGING_SLICE_LEAST;
+    size_t piece = (bytes / 4u + 4095u) & ~(size_t)4095,
+        least = (size_t)threads * GPUK__STAGING_SLICE_LEAST;
     if (least < ((size_t)256 << 10)) least = (size_t)256 << 10;
     if (piece < least) piece = least;
     return piece < half ? piece : half;
@@ -36,11 +37,12 @@ static size_t gpuk__staging_piece(size_t half, size_t bytes, unsigned threads) {
 #define GPUK__CREW_SPINS (1u << 14)
 
 /* Until *word != value (or, with quit, the crew quits): spins, then sleeps on cond. */
-static unsigned gpuk__crew_wait(gpuk__crew* cr, const unsigned* word, unsigned value, gpuk__cond* cond,
-                                int quit) {
+static unsigned gpuk__crew_wait(gpuk__crew* cr, const unsigned* word, unsigned value,
+                                gpuk__cond* cond, int quit) {
     unsigned i, v;
     for (i = 0; i < GPUK__CREW_SPINS; i++) {
-        if ((v = GPUK__ATOMIC_LOAD(word)) != value || (quit && GPUK__ATOMIC_LOAD(&cr->quit))) return v;
+        if ((v = GPUK__ATOMIC_LOAD(word)) != value || (quit && GPUK__ATOMIC_LOAD(&cr->quit)))
+            return v;
         GPUK__CPU_RELAX();
     }
     gpuk__mutex_lock(&cr->lock);
@@ -65,11 +67,13 @@ GPUK__THREAD_MAIN(gpuk__crew_main) {
         seen = gpuk__crew_wait(cr, &cr->gen, seen, &cr->go, 1);
         if (GPUK__ATOMIC_LOAD(&cr->quit)) break;
         if (index < cr->slices) {
-            size_t off = index * cr->slice, n = cr->bytes - off < cr->slice ? cr->bytes - off : cr->slice;
+            size_t off = index * cr->slice,
+                n = cr->bytes - off < cr->slice ? cr->bytes - off : cr->slice;
             memcpy(cr->dst + off, cr->src + off, n);
             GPUK__ATOMIC_ADD(&cr->worker_slices, 1u);
         }
-        if (GPUK__ATOMIC_ADD_ACQREL(&cr->acks, 1u) + 1u == cr->workers) { /* the last: wake a sleeping caller */
+        /* the last: wake a sleeping caller */
+        if (GPUK__ATOMIC_ADD_ACQREL(&cr->acks, 1u) + 1u == cr->workers) {
             gpuk__mutex_lock(&cr->lock);
             gpuk__cond_signal(&cr->done);
             gpuk__mutex_unlock(&cr->lock);
@@ -90,11 +94,14 @@ static void gpuk__crew_start(const char* fn, gpuk__crew* cr, unsigned threads) {
     cr->owner_pid = gpuk__process_id();
     cr->live = 1;
     while (cr->workers < threads - 1u) {
-        if (GPUK__THREAD_START_REFUSED() || !gpuk__thread_start(&cr->th[cr->workers], gpuk__crew_main, cr)) break;
+        if (GPUK__THREAD_START_REFUSED() ||
+            !gpuk__thread_start(&cr->th[cr->workers], gpuk__crew_main, cr))
+            break;
         cr->workers++;
     }
     if (cr->workers == threads - 1u) return;
-    gpuk__fmt(msg, sizeof msg, 0, "%s: could start only %u of the %u staging copy threads asked for "
+    gpuk__fmt(msg, sizeof msg, 0,
+              "%s: could start only %u of the %u staging copy threads asked for "
               "(gpuk_ctx_desc.staging_threads %u); this ctx's staged copies use %u thread%s", fn,
               cr->workers, threads - 1u, threads, cr->workers + 1u, cr->workers ? "s" : "");
     gpuk__log(GPUK_LOG_WARN, 0, msg);
@@ -172,7 +179,8 @@ static gpuk_result gpuk__staging_setup(const char* fn, gpuk__staging* st) {
         GPUK__ATOMIC_STORE(&st->state, GPUK__STAGING_READY);
         return GPUK_OK;
     }
-    if (gpuk__is_sticky((int)cr)) return gpuk__fail_cu(fn, call, cr, "allocating pinned staging memory");
+    if (gpuk__is_sticky((int)cr))
+        return gpuk__fail_cu(fn, call, cr, "allocating pinned staging memory");
     if (ev[0]) GPUK__DRV.cuEventDestroy(ev[0]);
     if (mem) GPUK__DRV.cuMemFreeHost(mem);
     GPUK__ATOMIC_STORE(&st->state, GPUK__STAGING_OFF);
@@ -216,7 +224,8 @@ static gpuk_result gpuk__staged_run(const char* fn, gpuk__staging* st, gpuk__cop
                 call = "cuMemcpyDtoHAsync";
                 cr = GPUK__DRV.cuMemcpyDtoHAsync(half, dev + off, n, GPUK__CU_STREAM_LEGACY);
             }
-            if (!cr && j < m && (cr = GPUK__DRV.cuEventRecord(st->ev[j & 1u], GPUK__CU_STREAM_LEGACY)) != 0)
+            if (!cr && j < m &&
+                (cr = GPUK__DRV.cuEventRecord(st->ev[j & 1u], GPUK__CU_STREAM_LEGACY)) != 0)
                 call = "cuEventRecord";
             if (!cr && j > 0) { /* piece j - 1 out of the other half */
                 size_t prev = (j - 1u) * piece, k = (j - 1u) & 1u;
@@ -230,7 +239,8 @@ static gpuk_result gpuk__staged_run(const char* fn, gpuk__staging* st, gpuk__cop
             }
             continue;
         }
-        if (!cr && j < m && (cr = GPUK__DRV.cuEventRecord(st->ev[j & 1u], GPUK__CU_STREAM_LEGACY)) != 0)
+        if (!cr && j < m &&
+            (cr = GPUK__DRV.cuEventRecord(st->ev[j & 1u], GPUK__CU_STREAM_LEGACY)) != 0)
             call = "cuEventRecord";
     }
     if (!cr) {
@@ -242,7 +252,8 @@ static gpuk_result gpuk__staged_run(const char* fn, gpuk__staging* st, gpuk__cop
     }
     gpuk__fmt(detail, sizeof detail, 0, "staged copy of %zu bytes, at byte %zu", bytes, off);
     r = gpuk__fail_cu(fn, call, cr, detail);
-    if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken) && GPUK__DRV.cuStreamSynchronize(GPUK__CU_STREAM_LEGACY) != 0)
+    if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken) &&
+        GPUK__DRV.cuStreamSynchronize(GPUK__CU_STREAM_LEGACY) != 0)
         GPUK__ATOMIC_STORE(&st->state, GPUK__STAGING_OFF);
     return r;
 }
@@ -253,16 +264,19 @@ static gpuk_result gpuk__staged_run(const char* fn, gpuk__staging* st, gpuk__cop
    staging halves when they are free; everything else (pinned, registered or managed memory,
    small copies, a copy while another thread's uses the halves) is one driver copy. */
 static gpuk_result gpuk__copy_host_sync(const char* fn, gpuk_ctx* ctx, gpuk__copy_dir dir,
-                                        gpuk_devptr dev, void* host, size_t bytes, const char* detail) {
+                                        gpuk_devptr dev, void* host, size_t bytes,
+                                        const char* detail) {
     gpuk__staging* st = &ctx->staging;
     const char* cu_fn;
     gpuk__cu_result cr;
-    if (st->min_bytes && bytes >= st->min_bytes && GPUK__ATOMIC_LOAD(&st->state) != GPUK__STAGING_OFF) {
+    if (st->min_bytes && bytes >= st->min_bytes &&
+        GPUK__ATOMIC_LOAD(&st->state) != GPUK__STAGING_OFF) {
         /* memory the driver does not know is pageable; it knows pinned, registered, managed */
         unsigned int type = 0;
         cr = GPUK__DRV.cuPointerGetAttribute(&type, GPUK__CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
                                              (gpuk_devptr)(uintptr_t)host);
-        if (cr && gpuk__is_sticky((int)cr)) return gpuk__fail_cu(fn, "cuPointerGetAttribute", cr, NULL);
+        if (cr && gpuk__is_sticky((int)cr))
+            return gpuk__fail_cu(fn, "cuPointerGetAttribute", cr, NULL);
         if (cr && gpuk__mutex_trylock(&st->lock)) {
             gpuk_result r = GPUK_OK;
             if (st->state == GPUK__STAGING_UNSET) r = gpuk__staging_setup(fn, st);

@@ -22,15 +22,17 @@ GPUK__IMPL gpuk_result gpuk_stream_create(gpuk_ctx* ctx, const gpuk_stream_desc*
         } else if ((cr = GPUK__DRV.cuStreamGetCtx(s->cu, &owner)) != 0) {
             r = gpuk__fail_cu(__func__, "cuStreamGetCtx", cr, "the wrapped stream");
         } else if (owner != ctx->cu) {
-            r = gpuk__fail(__func__, GPUK_ERR_INVALID_ARG, "wrapped stream %p belongs to another CUDA "
-                           "context (%p; this ctx's is the primary context %p of device %d)",
+            r = gpuk__fail(__func__, GPUK_ERR_INVALID_ARG,
+                           "wrapped stream %p belongs to another CUDA context (%p; this ctx's is "
+                           "the primary context %p of device %d)",
                            d.wrap, (void*)owner, (void*)ctx->cu, ctx->info.ordinal);
         }
     }
     /* blocking by default (flags 0): ordered with gpuk's stream-less calls */
     if (s->owned && (r = gpuk__enter(__func__, ctx)) == GPUK_OK &&
-        (cr = GPUK__DRV.cuStreamCreateWithPriority(&s->cu, d.non_blocking ? (unsigned)GPUK__CU_STREAM_NON_BLOCKING : 0u,
-                                                   d.priority)) != 0)
+        (cr = GPUK__DRV.cuStreamCreateWithPriority(
+             &s->cu, d.non_blocking ? (unsigned)GPUK__CU_STREAM_NON_BLOCKING : 0u,
+             d.priority)) != 0)
         r = gpuk__fail_cu(__func__, "cuStreamCreateWithPriority", cr, NULL);
     return gpuk__slot_end(ctx, gpuk__kind_stream, s, r, &out_stream->id);
 }
@@ -45,11 +47,13 @@ static gpuk__cu_result gpuk__stream_release(gpuk_ctx* ctx, void* slot, const cha
     for (i = 0; i < GPUK__LAYER_COUNT; i++) {
         const gpuk__layer* layer = gpuk__layer_of(i);
         if (layer && layer->stream_release)
-            layer->stream_release(__func__, ctx, ctx->layer[i], (uint32_t)((size_t)((char*)slot - pool->slots) / pool->stride),
+            layer->stream_release(__func__, ctx, ctx->layer[i],
+                                  (uint32_t)((size_t)((char*)slot - pool->slots) / pool->stride),
                                   &first);
     }
     *out_call = "cuMemFree";
-    if (first != GPUK_OK) return first > 0 ? (gpuk__cu_result)first : (gpuk__cu_result)GPUK__CU_ERROR_INVALID_VALUE;
+    if (first != GPUK_OK)
+        return first > 0 ? (gpuk__cu_result)first : (gpuk__cu_result)GPUK__CU_ERROR_INVALID_VALUE;
     *out_call = "cuStreamDestroy";
     return s->owned ? GPUK__DRV.cuStreamDestroy(s->cu) : 0;
 }
@@ -98,7 +102,8 @@ static gpuk_result gpuk__stream_wait(const char* fn, gpuk_ctx* ctx, gpuk_stream 
     gpuk__cu_stream cs;
     gpuk__cu_result cr;
     GPUK__STREAM_HEAD(fn, ctx, stream, cs);
-    if (!(e = gpuk__event_lookup(event_ctx, event.id))) return gpuk__bad_handle(fn, "event", event.id);
+    if (!(e = gpuk__event_lookup(event_ctx, event.id)))
+        return gpuk__bad_handle(fn, "event", event.id);
     GPUK__ENTER(fn, ctx);
     cr = GPUK__DRV.cuStreamWaitEvent(cs, e->cu, 0);
     return cr ? gpuk__fail_cu(fn, "cuStreamWaitEvent", cr, NULL) : GPUK_OK;
@@ -127,11 +132,13 @@ static gpuk_result gpuk__stream_fan(const char* fn, gpuk_ctx* ctx, gpuk_stream s
     const char* call = "cuEventCreate";
     uint32_t i, at = count; /* the others[] entry a failure is at; count: none */
     GPUK__STREAM_HEAD(fn, ctx, stream, cs);
-    if (count && !others) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "others is NULL but count is %u", count);
+    if (count && !others)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "others is NULL but count is %u", count);
     for (i = 0; i < count; i++) /* every handle checked before the driver sees any */
         if (others[i].id && !gpuk__stream_lookup(ctx, others[i].id))
-            return gpuk__fail(fn, GPUK_ERR_INVALID_HANDLE, "others[%u]: stream handle 0x%x is destroyed or "
-                              "belongs to another ctx", i, others[i].id);
+            return gpuk__fail(fn, GPUK_ERR_INVALID_HANDLE,
+                              "others[%u]: stream handle 0x%x is destroyed or belongs to another "
+                              "ctx", i, others[i].id);
     for (i = 0; i < count && others[i].id == stream.id; i++) {}
     if (i == count) return GPUK_OK; /* nothing but stream itself */
     GPUK__ENTER(fn, ctx);
@@ -160,13 +167,13 @@ static gpuk_result gpuk__stream_fan(const char* fn, gpuk_ctx* ctx, gpuk_stream s
     return gpuk__fail_cu(fn, call, cr, NULL);
 }
 
-GPUK__IMPL gpuk_result gpuk_stream_join(gpuk_ctx* ctx, gpuk_stream stream, const gpuk_stream* others,
-                                        uint32_t count) {
+GPUK__IMPL gpuk_result gpuk_stream_join(gpuk_ctx* ctx, gpuk_stream stream,
+                                        const gpuk_stream* others, uint32_t count) {
     return gpuk__stream_fan(__func__, ctx, stream, others, count, 1);
 }
 
-GPUK__IMPL gpuk_result gpuk_stream_fork(gpuk_ctx* ctx, gpuk_stream stream, const gpuk_stream* others,
-                                        uint32_t count) {
+GPUK__IMPL gpuk_result gpuk_stream_fork(gpuk_ctx* ctx, gpuk_stream stream,
+                                        const gpuk_stream* others, uint32_t count) {
     return gpuk__stream_fan(__func__, ctx, stream, others, count, 0);
 }
 
@@ -190,7 +197,8 @@ GPUK__IMPL void* gpuk_stream_native(const gpuk_ctx* ctx, gpuk_stream stream) {
     return s ? (void*)s->cu : NULL;
 }
 
-GPUK__IMPL gpuk_result gpuk_stream_priority_range(gpuk_ctx* ctx, int* out_least, int* out_greatest) {
+GPUK__IMPL gpuk_result gpuk_stream_priority_range(gpuk_ctx* ctx, int* out_least,
+                                                  int* out_greatest) {
     const char* const fn = __func__;
     int least = 0, greatest = 0;
     gpuk__cu_result cr;
@@ -199,7 +207,8 @@ GPUK__IMPL gpuk_result gpuk_stream_priority_range(gpuk_ctx* ctx, int* out_least,
     if (out_greatest) *out_greatest = 0;
     GPUK__ALIVE(fn);
     GPUK__CTX_CHECK(fn, ctx);
-    if (!out_least || !out_greatest) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "an out pointer is NULL");
+    if (!out_least || !out_greatest)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "an out pointer is NULL");
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
     if ((cr = GPUK__DRV.cuCtxGetStreamPriorityRange(&least, &greatest)) != 0)
         return gpuk__fail_cu(fn, "cuCtxGetStreamPriorityRange", cr, NULL);
@@ -244,7 +253,8 @@ GPUK__IMPL gpuk_result gpuk_event_destroy(gpuk_ctx* ctx, gpuk_event event) {
 }
 
 /* Shared by gpuk_event_record and the timer, each under its own name. */
-static gpuk_result gpuk__event_record(const char* fn, gpuk_ctx* ctx, gpuk_stream stream, gpuk_event event) {
+static gpuk_result gpuk__event_record(const char* fn, gpuk_ctx* ctx, gpuk_stream stream,
+                                      gpuk_event event) {
     const gpuk__event_slot* e;
     gpuk__cu_stream cs;
     gpuk__cu_result cr;
@@ -261,7 +271,8 @@ static gpuk_result gpuk__event_record(const char* fn, gpuk_ctx* ctx, gpuk_stream
             return gpuk__fail_cu(fn, "cuStreamIsCapturing", cr, NULL);
         if (status == GPUK__CU_STREAM_CAPTURE_ACTIVE) {
             cr = GPUK__DRV.cuEventRecordWithFlags(e->cu, cs, GPUK__CU_EVENT_RECORD_EXTERNAL);
-            return cr ? gpuk__fail_cu(fn, "cuEventRecordWithFlags", cr, "inside a stream capture") : GPUK_OK;
+            return cr ? gpuk__fail_cu(fn, "cuEventRecordWithFlags", cr, "inside a stream capture")
+                      : GPUK_OK;
         }
     }
     cr = GPUK__DRV.cuEventRecord(e->cu, cs);
@@ -275,7 +286,8 @@ GPUK__IMPL gpuk_result gpuk_event_record(gpuk_ctx* ctx, gpuk_stream stream, gpuk
 /* The common head of event calls: alive, ctx, event handle. */
 #define GPUK__EVENT_HEAD(fn, ctx, event, e) \
     do { GPUK__ALIVE(fn); GPUK__CTX_CHECK(fn, ctx); \
-         if (!((e) = gpuk__event_lookup(ctx, (event).id))) return gpuk__bad_handle(fn, "event", (event).id); } while (0)
+         if (!((e) = gpuk__event_lookup(ctx, (event).id))) \
+             return gpuk__bad_handle(fn, "event", (event).id); } while (0)
 
 GPUK__IMPL gpuk_result gpuk_event_sync(gpuk_ctx* ctx, gpuk_event event) {
     const char* const fn = __func__;
@@ -344,9 +356,11 @@ GPUK__IMPL gpuk_result gpuk_timer_destroy(gpuk_ctx* ctx, gpuk_timer* timer) {
     if (!timer) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "timer is NULL");
     GPUK__CTX_CHECK(fn, ctx);
     if (!timer->start.id && !timer->stop.id) return gpuk__bad_handle(fn, "timer", 0);
-    if (timer->start.id && (a = gpuk__handle_destroy(fn, ctx, gpuk__kind_event, timer->start.id)) == GPUK_OK)
+    if (timer->start.id &&
+        (a = gpuk__handle_destroy(fn, ctx, gpuk__kind_event, timer->start.id)) == GPUK_OK)
         timer->start.id = 0;
-    if (timer->stop.id && (b = gpuk__handle_destroy(fn, ctx, gpuk__kind_event, timer->stop.id)) == GPUK_OK)
+    if (timer->stop.id &&
+        (b = gpuk__handle_destroy(fn, ctx, gpuk__kind_event, timer->stop.id)) == GPUK_OK)
         timer->stop.id = 0;
     if (a == GPUK_OK && b == GPUK_OK) memset(timer, 0, sizeof *timer);
     return b != GPUK_OK ? b : a; /* the last failure: the one gpuk_last_error() tells */
@@ -355,8 +369,10 @@ GPUK__IMPL gpuk_result gpuk_timer_destroy(gpuk_ctx* ctx, gpuk_timer* timer) {
 /* A timer's events, checked under the timer call's own name before the event calls run. */
 static gpuk_result gpuk__timer_check(const char* fn, const gpuk_ctx* ctx, const gpuk_timer* t) {
     GPUK__CTX_CHECK(fn, ctx);
-    if (!gpuk__event_lookup(ctx, t->start.id)) return gpuk__bad_handle(fn, "timer start event", t->start.id);
-    if (!gpuk__event_lookup(ctx, t->stop.id)) return gpuk__bad_handle(fn, "timer stop event", t->stop.id);
+    if (!gpuk__event_lookup(ctx, t->start.id))
+        return gpuk__bad_handle(fn, "timer start event", t->start.id);
+    if (!gpuk__event_lookup(ctx, t->stop.id))
+        return gpuk__bad_handle(fn, "timer stop event", t->stop.id);
     return GPUK_OK;
 }
 
@@ -373,7 +389,8 @@ GPUK__IMPL gpuk_result gpuk_timer_start(gpuk_ctx* ctx, gpuk_stream stream, gpuk_
 GPUK__IMPL gpuk_result gpuk_timer_stop(gpuk_ctx* ctx, gpuk_timer* timer, float* out_ms) {
     gpuk_result r;
     if (out_ms) *out_ms = 0.0f;
-    if (!timer || !out_ms) return gpuk__fail(__func__, GPUK_ERR_INVALID_ARG, "timer or out_ms is NULL");
+    if (!timer || !out_ms)
+        return gpuk__fail(__func__, GPUK_ERR_INVALID_ARG, "timer or out_ms is NULL");
     if ((r = gpuk__timer_check(__func__, ctx, timer)) != GPUK_OK) return r;
     if ((r = gpuk__event_record(__func__, ctx, timer->stream, timer->stop)) != GPUK_OK) return r;
     if ((r = gpuk_event_sync(ctx, timer->stop)) != GPUK_OK) return r;
