@@ -2740,18 +2740,14 @@ static const char* const gpuk__kind_name[GPUK__KIND_NUM] = { GPUK__HANDLE_KINDS(
 /* Pinned staging for stream-less copies of pageable host memory (>>staging): two halves of
    one cuMemHostAlloc block and an event for the last DMA of each. */
 enum { GPUK__STAGING_UNSET, GPUK__STAGING_READY, GPUK__STAGING_OFF };
-/* gpuk_ctx_desc.staging_bytes 0. 256 MiB copies on the H100 machine moved faster through 32 MiB
-   (pieces of 16 MiB) than 16 in 9 of 10 paired runs host->device, 8 of 10 device->host
-   (2026-11-25, about 15% on average); copies of up to 64 MiB take the same pieces either way
-   (a quarter of the copy). */
+/* gpuk_ctx_desc.staging_bytes 0: pieces of 16 MiB keep the DMA busy while the next piece is
+   copied; 16 MiB of staging was slower on 256 MiB copies (bench "pageable copies"). Copies of
+   up to 64 MiB take the same pieces either way (a quarter of the copy). */
 #define GPUK__STAGING_BYTES ((size_t)32 << 20)
 #define GPUK__STAGING_LEAST ((size_t)64 << 10)   /* the least staging_bytes taken */
-/* staging_min_bytes 0: copies from this size up are staged. On the H100 machine (bench/bench.c,
-   16 CPUs, 8 copying threads) staged copies beat the driver's own from 4 MiB up host to device
-   and from 1 MiB up device to host while the copying threads slept between pieces
-   (2026-11-23); with them spinning, from 64 KiB up both ways, by 1.46x / 2.04x at 1 MiB but
-   only 1.07x / 1.15x at 64 KiB (2026-11-25), so from 1 MiB. With one thread (staging_threads
-   1) staging lost at every size; the host's memcpy is the limit. */
+/* staging_min_bytes 0: copies from this size up are staged. Below 1 MiB staging gains little
+   over the driver's own pageable copy (bench "pageable copies"); with one copying thread
+   (staging_threads 1) it loses at every size, the host's memcpy being the limit. */
 #define GPUK__STAGING_MIN_BYTES ((size_t)1 << 20)
 /* staging_threads 0: min(GPUK__STAGING_THREADS_DEFAULT_MOST, online CPUs / 2), at least 1 (half
    the CPUs: the program's own threads keep the other half; 8 copying threads already saturate
@@ -2769,8 +2765,8 @@ enum { GPUK__STAGING_UNSET, GPUK__STAGING_READY, GPUK__STAGING_OFF };
    slices, slice 0 copied by the calling thread and slice i by worker i. Workers only copy
    memory (no driver call, no gpuk state), so they need no current context. One job at a time
    (the staging lock). A job is posted and finished through atomics, with waits that spin
-   first: on the H100 machine's VM, waking 7 sleeping workers and collecting them through the
-   mutex cost tens of microseconds a piece, a quarter of a piece's time (>>staging). */
+   first: waking 7 sleeping workers and collecting them through the mutex can cost tens of
+   microseconds a piece, a quarter of a piece's time (>>staging). */
 typedef struct gpuk__crew {
     int live;                /* lock and conditions initialised, workers started */
     long owner_pid;          /* the process that started them (a fork child has none) */
@@ -3266,39 +3262,6 @@ static void gpuk__ctx_release_own(const char* fn, gpuk_ctx* ctx, gpuk_result* fi
     }
 }
 
-/* Releases everything ctx holds in the driver, each object once: what is released is
-   forgotten, so after a failure (GPUK_OK not returned, no sticky fault) the call can be made
-   again for what is left. Objects first, each kind in GPUK__HANDLE_KINDS order; the default
-   stream and the primary context reference only once every object is gone. Stops at a sticky
-   fault (no driver call after it). */
-/* A module load or an allocation is "unsafe" to the driver while a capture is under way: from
-   any thread during one begun in global mode, from the capturing thread in thread-local mode.
-   The driver refuses it and invalidates that capture, although the call concerns another
-   stream. gpuk's own such calls on a stream that is not itself captured (a built-in's first
-   use, its scratch) run with this thread in relaxed mode, which the driver allows; the
-   thread's mode is put back after. *old: the mode to put back (~0u: none was changed, the
-   driver having no such call). */
-static gpuk_result gpuk__capture_relax(const char* fn, unsigned int* old) {
-    gpuk__cu_result cr;
-    *old = GPUK__CU_STREAM_CAPTURE_MODE_RELAXED;
-    if (!GPUK__DRV.cuThreadExchangeStreamCaptureMode) {
-        *old = ~0u;
-        return GPUK_OK;
-    }
-    if ((cr = GPUK__DRV.cuThreadExchangeStreamCaptureMode(old)) != 0) {
-        *old = ~0u;
-        return gpuk__fail_cu(fn, "cuThreadExchangeStreamCaptureMode", cr, "to relaxed");
-    }
-    return GPUK_OK;
-}
-static gpuk_result gpuk__capture_restore(const char* fn, unsigned int old) {
-    gpuk__cu_result cr;
-    /* no call after a fault */
-    if (old == ~0u || GPUK__ATOMIC_LOAD(&gpuk__g.broken)) return GPUK_OK;
-    if ((cr = GPUK__DRV.cuThreadExchangeStreamCaptureMode(&old)) == 0) return GPUK_OK;
-    return gpuk__fail_cu(fn, "cuThreadExchangeStreamCaptureMode", cr, "back from relaxed");
-}
-
 /* A capture still open on one of ctx's streams (active, or invalidated and not yet ended):
    GPUK_ERR_CAPTURING naming it. cuCtxSynchronize would fail on it, again at every retry, and
    invalidate an active capture. The ctx is current. */
@@ -3333,6 +3296,11 @@ static gpuk_result gpuk__ctx_captures(const char* fn, gpuk_ctx* ctx) {
     return GPUK_OK;
 }
 
+/* Releases everything ctx holds in the driver, each object once: what is released is
+   forgotten, so after a failure (GPUK_OK not returned, no sticky fault) the call can be made
+   again for what is left. Objects first, each kind in GPUK__HANDLE_KINDS order; the default
+   stream and the primary context reference only once every object is gone. Stops at a sticky
+   fault (no driver call after it). */
 static gpuk_result gpuk__ctx_release(const char* fn, gpuk_ctx* ctx) {
     gpuk_result first = GPUK_OK, r;
     gpuk__cu_context cur = NULL;
@@ -6434,6 +6402,34 @@ struct gpuk__kcall {
     gpuk_result (*before)(struct gpuk__kcall* k, gpuk_devptr ws);
     void* before_data;
 };
+
+/* A module load or an allocation is "unsafe" to the driver while a capture is under way: from
+   any thread during one begun in global mode, from the capturing thread in thread-local mode.
+   The driver refuses it and invalidates that capture, although the call concerns another
+   stream. gpuk's own such calls on a stream that is not itself captured (a built-in's first
+   use, its scratch) run with this thread in relaxed mode, which the driver allows; the
+   thread's mode is put back after. *old: the mode to put back (~0u: none was changed, the
+   driver having no such call). */
+static gpuk_result gpuk__capture_relax(const char* fn, unsigned int* old) {
+    gpuk__cu_result cr;
+    *old = GPUK__CU_STREAM_CAPTURE_MODE_RELAXED;
+    if (!GPUK__DRV.cuThreadExchangeStreamCaptureMode) {
+        *old = ~0u;
+        return GPUK_OK;
+    }
+    if ((cr = GPUK__DRV.cuThreadExchangeStreamCaptureMode(old)) != 0) {
+        *old = ~0u;
+        return gpuk__fail_cu(fn, "cuThreadExchangeStreamCaptureMode", cr, "to relaxed");
+    }
+    return GPUK_OK;
+}
+static gpuk_result gpuk__capture_restore(const char* fn, unsigned int old) {
+    gpuk__cu_result cr;
+    /* no call after a fault */
+    if (old == ~0u || GPUK__ATOMIC_LOAD(&gpuk__g.broken)) return GPUK_OK;
+    if ((cr = GPUK__DRV.cuThreadExchangeStreamCaptureMode(&old)) == 0) return GPUK_OK;
+    return gpuk__fail_cu(fn, "cuThreadExchangeStreamCaptureMode", cr, "back from relaxed");
+}
 
 /* A capture on the stream makes a first-use load or a scratch allocation impossible: the
    driver would refuse it and invalidate the capture. Checked only on those slow paths. */

@@ -119,6 +119,34 @@ struct gpuk__kcall {
     void* before_data;
 };
 
+/* A module load or an allocation is "unsafe" to the driver while a capture is under way: from
+   any thread during one begun in global mode, from the capturing thread in thread-local mode.
+   The driver refuses it and invalidates that capture, although the call concerns another
+   stream. gpuk's own such calls on a stream that is not itself captured (a built-in's first
+   use, its scratch) run with this thread in relaxed mode, which the driver allows; the
+   thread's mode is put back after. *old: the mode to put back (~0u: none was changed, the
+   driver having no such call). */
+static gpuk_result gpuk__capture_relax(const char* fn, unsigned int* old) {
+    gpuk__cu_result cr;
+    *old = GPUK__CU_STREAM_CAPTURE_MODE_RELAXED;
+    if (!GPUK__DRV.cuThreadExchangeStreamCaptureMode) {
+        *old = ~0u;
+        return GPUK_OK;
+    }
+    if ((cr = GPUK__DRV.cuThreadExchangeStreamCaptureMode(old)) != 0) {
+        *old = ~0u;
+        return gpuk__fail_cu(fn, "cuThreadExchangeStreamCaptureMode", cr, "to relaxed");
+    }
+    return GPUK_OK;
+}
+static gpuk_result gpuk__capture_restore(const char* fn, unsigned int old) {
+    gpuk__cu_result cr;
+    /* no call after a fault */
+    if (old == ~0u || GPUK__ATOMIC_LOAD(&gpuk__g.broken)) return GPUK_OK;
+    if ((cr = GPUK__DRV.cuThreadExchangeStreamCaptureMode(&old)) == 0) return GPUK_OK;
+    return gpuk__fail_cu(fn, "cuThreadExchangeStreamCaptureMode", cr, "back from relaxed");
+}
+
 /* A capture on the stream makes a first-use load or a scratch allocation impossible: the
    driver would refuse it and invalidate the capture. Checked only on those slow paths. */
 static gpuk_result gpuk__not_capturing(const char* fn, gpuk__cu_stream cs, const char* what) {

@@ -102,39 +102,6 @@ static void gpuk__ctx_release_own(const char* fn, gpuk_ctx* ctx, gpuk_result* fi
     }
 }
 
-/* Releases everything ctx holds in the driver, each object once: what is released is
-   forgotten, so after a failure (GPUK_OK not returned, no sticky fault) the call can be made
-   again for what is left. Objects first, each kind in GPUK__HANDLE_KINDS order; the default
-   stream and the primary context reference only once every object is gone. Stops at a sticky
-   fault (no driver call after it). */
-/* A module load or an allocation is "unsafe" to the driver while a capture is under way: from
-   any thread during one begun in global mode, from the capturing thread in thread-local mode.
-   The driver refuses it and invalidates that capture, although the call concerns another
-   stream. gpuk's own such calls on a stream that is not itself captured (a built-in's first
-   use, its scratch) run with this thread in relaxed mode, which the driver allows; the
-   thread's mode is put back after. *old: the mode to put back (~0u: none was changed, the
-   driver having no such call). */
-static gpuk_result gpuk__capture_relax(const char* fn, unsigned int* old) {
-    gpuk__cu_result cr;
-    *old = GPUK__CU_STREAM_CAPTURE_MODE_RELAXED;
-    if (!GPUK__DRV.cuThreadExchangeStreamCaptureMode) {
-        *old = ~0u;
-        return GPUK_OK;
-    }
-    if ((cr = GPUK__DRV.cuThreadExchangeStreamCaptureMode(old)) != 0) {
-        *old = ~0u;
-        return gpuk__fail_cu(fn, "cuThreadExchangeStreamCaptureMode", cr, "to relaxed");
-    }
-    return GPUK_OK;
-}
-static gpuk_result gpuk__capture_restore(const char* fn, unsigned int old) {
-    gpuk__cu_result cr;
-    /* no call after a fault */
-    if (old == ~0u || GPUK__ATOMIC_LOAD(&gpuk__g.broken)) return GPUK_OK;
-    if ((cr = GPUK__DRV.cuThreadExchangeStreamCaptureMode(&old)) == 0) return GPUK_OK;
-    return gpuk__fail_cu(fn, "cuThreadExchangeStreamCaptureMode", cr, "back from relaxed");
-}
-
 /* A capture still open on one of ctx's streams (active, or invalidated and not yet ended):
    GPUK_ERR_CAPTURING naming it. cuCtxSynchronize would fail on it, again at every retry, and
    invalidate an active capture. The ctx is current. */
@@ -169,6 +136,11 @@ static gpuk_result gpuk__ctx_captures(const char* fn, gpuk_ctx* ctx) {
     return GPUK_OK;
 }
 
+/* Releases everything ctx holds in the driver, each object once: what is released is
+   forgotten, so after a failure (GPUK_OK not returned, no sticky fault) the call can be made
+   again for what is left. Objects first, each kind in GPUK__HANDLE_KINDS order; the default
+   stream and the primary context reference only once every object is gone. Stops at a sticky
+   fault (no driver call after it). */
 static gpuk_result gpuk__ctx_release(const char* fn, gpuk_ctx* ctx) {
     gpuk_result first = GPUK_OK, r;
     gpuk__cu_context cur = NULL;

@@ -170,7 +170,7 @@ static int test_what_stages(void) {
     CHECK_OK(gpuk_ctx_destroy(c));
     fake_gpuk_check_released();
     /* no_staging: the driver's pageable copy at any size, no pinned memory taken; and the
-       defaults below 1 MiB (the crossover measured on an H100 machine): the same */
+       defaults below 1 MiB (the crossover of bench "pageable copies"): the same */
     c = up((fake_config){ 0 }, 0, 1, true);
     CHECK_OK(gpuk_buffer_create(c, &(gpuk_buffer_desc){ .bytes = BUF }, &b));
     round_trip(c, b, BUF - 5, 5, 3, 0);
