@@ -1,0 +1,129 @@
+"""gpuk_gen.kernels - the kernel list: the families, instantiation lines, '// wrap' declarations
+and shared constants read from gpuk_kernels.cuh, turned into wrappers and variants."""
+import re
+
+from .common import C_TYPES, FAMILY_SUFFIX, SOURCE, fail
+
+
+# ---------------------------------------------------------------------------------------------
+# The kernel list: the GPUK_* instantiation lines of gpuk_kernels.cuh, and the "// wrap"
+# declarations before each family macro, which say what each kernel's C wrapper looks like.
+
+def kernel_list(source_text):
+    """[(family, {param: value})] in source order, from lines like 'GPUK_BINARY(add, float, f32)',
+    the values named by the family macro's own parameters (op, T, t, ...)."""
+    tail = source_text.split("// ==== instantiation lists ====\n", 1)
+    if len(tail) != 2:
+        fail(SOURCE + ": no '==== instantiation lists' marker")
+    params = {m.group(1): [a.strip() for a in m.group(2).split(",")]
+              for m in re.finditer(r"^#define GPUK_([A-Z0-9_]+)\(([^)]*)\)", source_text, re.M)}
+    out = []
+    for line in tail[1].splitlines():
+        m = re.match(r"^GPUK_([A-Z0-9_]+)\(([^)]*)\)\s*$", line.strip())
+        if not m:
+            if line.strip():
+                fail(SOURCE + ": cannot read instantiation line: " + line)
+            continue
+        fam, args = m.group(1), [a.strip() for a in m.group(2).split(",")]
+        if fam not in params or len(params[fam]) != len(args):
+            fail(SOURCE + ": %s does not match its family macro's parameters" % line.strip())
+        out.append((fam, dict(zip(params[fam], args))))
+    return out
+
+
+def family_wraps(source_text):
+    """{family: [declaration text]} from the '// wrap' lines (with their '//      '
+    continuation lines) right before each '#define GPUK_<FAMILY>(...)'."""
+    wraps, pending, cur = {}, [], None
+    for line in source_text.split("\n"):
+        s = line.strip()
+        if s.startswith("// wrap "):
+            if cur:
+                pending.append(cur)
+            cur = s[len("// wrap "):]
+            continue
+        if cur is not None and line.startswith("//      "):
+            cur += " " + s[2:].strip()
+            continue
+        if cur is not None:
+            pending.append(cur)
+            cur = None
+        m = re.match(r"#define GPUK_([A-Z0-9_]+)\(", s)
+        if m and pending:
+            wraps[m.group(1)] = pending
+            pending = []
+        elif pending:
+            fail(SOURCE + ": '// wrap' lines must come right before their family macro, not before: " + s)
+    return wraps
+
+
+def shared_constants(source_text):
+    """[(host name, value)] from the '#define NAME value' lines between the shared-constant
+    markers: the host launchers use them as GPUK__NAME (a leading GPUK_ dropped)."""
+    m = re.search(r"// ==== shared constants ====\n(.*?)// ==== end of shared constants ====", source_text, re.S)
+    if not m:
+        fail(SOURCE + ": no '==== shared constants ====' block")
+    out = []
+    for line in m.group(1).strip().split("\n"):
+        d = re.match(r"^#define (\w+) (\w+)$", line.strip())
+        if not d:
+            fail(SOURCE + ": cannot read shared constant: " + line)
+        name, value = d.group(1), d.group(2)
+        out.append(("GPUK__" + (name[5:] if name.startswith("GPUK_") else name),
+                    value + "u" if value.isdigit() else value))
+    return out
+
+
+def doc(text):
+    return "/* " + text + " */"
+
+
+def expand(text, values):
+    """The {op: a=..; b=..} choices and the {x} names of a wrap declaration filled in."""
+    def choose(m):
+        picks = dict(p.strip().split("=", 1) for p in m.group(2).split(";"))
+        if values.get(m.group(1)) not in picks:
+            fail("%s: no choice for %s = %s" % (text, m.group(1), values.get(m.group(1))))
+        return picks[values[m.group(1)]]
+    text = re.sub(r"\{(\w+): ([^}]*)\}", choose, text)
+    def name(m):
+        if m.group(1) not in values:
+            fail("%s: unknown {%s}" % (text, m.group(1)))
+        return values[m.group(1)]
+    return re.sub(r"\{(\w+)\}", name, text)
+
+
+def wrappers_for(fam, args, wraps):
+    """[(kernel, doc, params, body)] for one instantiation line. params excludes ctx, stream."""
+    if FAMILY_SUFFIX.match(fam):
+        return []  # a variant family: see variants_for
+    if fam not in wraps:
+        fail("family GPUK_%s has no '// wrap' declaration" % fam)
+    T, size = C_TYPES[args["t"]]
+    values = dict(args, T=T, size=str(size))
+    res = []
+    for decl in wraps[fam]:
+        m = re.match(r"^(gpuk_[\w{}]+)\((.*?)\) = (\w+)(?:@(gpuk_[\w{}]+))?\((.*)\) \| (.*)$", decl)
+        if not m:
+            fail("cannot read wrap declaration: " + decl)
+        kern, params, launcher, entry, rest, text = (expand(g or "", values) for g in m.groups())
+        # launcher@gpuk_x: this wrapper launches the kernel of wrapper gpuk_x (no entry of its own)
+        entry = entry or kern
+        body = "return %s(\"%s\", GPUK__K_%s, ctx, stream, %s);" % (launcher, kern, entry[5:].upper(), rest)
+        res.append((kern, text, params, body, entry))
+    kerns = [r[0] for r in res]
+    if any(r[4] not in kerns for r in res):
+        fail("GPUK_%s: a wrapper launches a kernel its family does not make" % fam)
+    return res
+
+
+def variants_for(fam, args, wraps):
+    """[(variant entry, kernel it stands in for)]: faster forms for newer GPUs, named
+    <kernel>__smNN (GPUK_<FAMILY>_SMNN) or, architecture-specific, <kernel>__smNNa
+    (GPUK_<FAMILY>_SMNNA), chosen at run time where the device has them; no wrappers of their
+    own."""
+    m = FAMILY_SUFFIX.match(fam)
+    if not m:
+        return []
+    bases = [k[0] for k in wrappers_for(m.group(1), args, wraps) if k[4] == k[0]]
+    return [(b + "__sm" + m.group(2) + m.group(3).lower(), b) for b in bases]
