@@ -6,8 +6,10 @@
 
 typedef struct gpuk__builtin_ptx {
     const char* name;
-    const char* const* pieces;   /* the PTX text, cut under C99's 4095-char literal limit */
-    size_t bytes;
+    const char* const* pieces;   /* the PTX deflated, in the packed alphabet, cut under C99's
+                                    4095-char literal limit into pieces of 5-character groups */
+    size_t bytes;                /* of the PTX text */
+    size_t packed;               /* of the deflated PTX */
     int version;                 /* PTX ISA major * 10 + minor */
     int target;                  /* .target sm_XX */
     int arch_specific;           /* 1: .target sm_XXa (wgmma, setmaxnreg), which the driver
@@ -18,10 +20,52 @@ typedef struct gpuk__builtin_variant {
     int kernel;                  /* GPUK__K_*, or -1 at the end of the list */
     gpuk__builtin_ptx ptx;
 } gpuk__builtin_variant;
-/* Hook: these two are defined in src/gpuk_builtin_ptx.h, after the generated PTX tables they
+/* Hook: these three are defined in src/gpuk_builtin_ptx.h, after the generated PTX tables they
    return (which follow the custom kernels in gpuk.h). */
 static const gpuk__builtin_ptx* gpuk__builtin_ptx_of(int id);
 static const gpuk__builtin_variant* gpuk__builtin_variants(void);
+static const gpuk__builtin_ptx* gpuk__builtin_dictionary_of(void);
+
+/* p's packed text into its deflated bytes at scratch, those inflated into out[start,
+   start + p->bytes) (out[0, start) holding the dictionary p was deflated against); 1 when it
+   all decodes to exactly the sizes the table gives. */
+static int gpuk__unpack(const gpuk__builtin_ptx* p, unsigned char* out, size_t start,
+                        unsigned char* scratch) {
+    const char* const* piece;
+    size_t pos = 0;
+    for (piece = p->pieces; *piece; piece++) {
+        const size_t got = gpuk__b85_decode(*piece, strlen(*piece), scratch + pos, p->packed - pos);
+        if (got == (size_t)-1) return 0;
+        pos += got;
+    }
+    return pos == p->packed && gpuk__inflate(scratch, pos, out, start, start + p->bytes);
+}
+
+/* The PTX text of b, unpacked (the dictionary first, then b against it) into memory from
+   gpuk__alloc that *out_block holds (free it); NULL with a failure said. */
+static char* gpuk__builtin_text(const char* fn, const gpuk__builtin_ptx* b, char** out_block,
+                                gpuk_result* r) {
+    const gpuk__builtin_ptx* d = gpuk__builtin_dictionary_of();
+    const size_t scratch = d->packed > b->packed ? d->packed : b->packed;
+    const size_t bytes = d->bytes + b->bytes + 1 + scratch;
+    unsigned char* block;
+    *out_block = NULL;
+    if (!(block = (unsigned char*)gpuk__alloc(bytes))) {
+        *r = gpuk__fail(fn, GPUK_ERR_HOST_ALLOC, "cannot allocate %zu bytes to unpack the PTX of %s",
+                        bytes, b->name);
+        return NULL;
+    }
+    if (!gpuk__unpack(d, block, 0, block + d->bytes + b->bytes + 1) ||
+        !gpuk__unpack(b, block, d->bytes, block + d->bytes + b->bytes + 1)) {
+        gpuk__free(block);
+        *r = gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "the PTX of %s in gpuk.h does not unpack (was the "
+                        "header edited? tools/gen_ptx.py --from-ptx remakes it)", b->name);
+        return NULL;
+    }
+    block[d->bytes + b->bytes] = 0;
+    *out_block = (char*)block;
+    return (char*)block + d->bytes;
+}
 
 /* Of base and kernel id's variants in list (ending at kernel -1), the PTX to load on a device
    of compute capability cc (major * 10 + minor) with driver version driver (CUDA major * 1000
@@ -167,34 +211,24 @@ static gpuk_result gpuk__builtin_function(const char* fn, gpuk_ctx* ctx, int id,
                                           gpuk__cu_function* out) {
     gpuk__builtin_state* st = gpuk__builtin_of(ctx);
     const gpuk__builtin_ptx* b;
-    const char* const* piece;
     gpuk__cu_module mod = NULL;
     gpuk__cu_function f = NULL;
     gpuk__cu_result cr;
     gpuk_result r;
-    size_t pos = 0;
     unsigned int relaxed;
-    char* text;
+    char *text, *block;
     if ((*out = (gpuk__cu_function)GPUK__ATOMIC_LOAD_PTR(&st->function[id])) != NULL)
         return GPUK_OK;
     b = gpuk__builtin_pick(ctx, id);
     if (cs &&
         (r = gpuk__not_capturing(fn, cs, "loading the kernel (gpuk_kernels_load)")) != GPUK_OK)
         return r;
-    if (!(text = (char*)gpuk__alloc(b->bytes + 1)))
-        return gpuk__fail(fn, GPUK_ERR_HOST_ALLOC, "cannot allocate %zu bytes for the PTX of %s",
-                          b->bytes + 1, b->name);
-    for (piece = b->pieces; *piece; piece++) {
-        size_t n = strlen(*piece);
-        memcpy(text + pos, *piece, n);
-        pos += n;
-    }
-    text[pos] = 0;
-    GPUK_ASSERT(pos == b->bytes);
+    /* unpacked once per kernel and ctx, at its first use */
+    if (!(text = gpuk__builtin_text(fn, b, &block, &r))) return r;
     /* a capture on another stream must not see the load */
     if ((r = gpuk__capture_relax(fn, &relaxed)) == GPUK_OK) {
         gpuk_result back;
-        r = gpuk__jit_load(fn, ctx, (const unsigned char*)text, pos, 0, 1, b->name, &mod);
+        r = gpuk__jit_load(fn, ctx, (const unsigned char*)text, b->bytes, 0, 1, b->name, &mod);
         if (r == GPUK_OK && (back = gpuk__capture_restore(fn, relaxed)) != GPUK_OK) {
             /* still relaxed */
             if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken)) GPUK__DRV.cuModuleUnload(mod);
@@ -203,7 +237,7 @@ static gpuk_result gpuk__builtin_function(const char* fn, gpuk_ctx* ctx, int id,
             gpuk__capture_restore(fn, relaxed);
         }
     }
-    gpuk__free(text);
+    gpuk__free(block);
     if (r != GPUK_OK) return r;
     if ((cr = GPUK__DRV.cuModuleGetFunction(&f, mod, b->name)) != 0) {
         r = gpuk__fail_cu(fn, "cuModuleGetFunction", cr, b->name);

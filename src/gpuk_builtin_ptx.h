@@ -19,6 +19,9 @@ static const gpuk__builtin_ptx* gpuk__builtin_ptx_of(int id) { return &gpuk__bui
 static const gpuk__builtin_variant* gpuk__builtin_variants(void) {
     return gpuk__builtin_variant_table;
 }
+static const gpuk__builtin_ptx* gpuk__builtin_dictionary_of(void) {
+    return &gpuk__builtin_dictionary;
+}
 #else
 static const gpuk__layer* gpuk__layer_of(int which) { (void)which; return NULL; }
 #endif /* GPUK_NO_KERNELS */

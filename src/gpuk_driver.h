@@ -1,7 +1,7 @@
 /* src/gpuk_driver.h - part of gpuk.h: the driver's and NVRTC's entry points; process-wide state. */
 /* ---- >>driver ---- */
-/* Private aliases for the driver's types. Struct tags are cuda.h's, so tests/driver_sigs.c can
-   assign each official PFN_ type to ours; CUresult and the enums are non-negative enums, which
+/* Private aliases for the driver's types. Struct tags are cuda.h's, so tests/compile/driver_sigs.c
+   can assign each official PFN_ type to ours; CUresult and the enums are non-negative enums, which
    C compilers give the type unsigned int. */
 typedef unsigned int gpuk__cu_result;
 typedef int gpuk__cu_device;
@@ -18,10 +18,10 @@ struct CUtensorMap_st; /* 128 bytes, 64-byte aligned: GEMM's TMA path (gpuk__tma
 typedef struct CUgraph_st* gpuk__cu_graph;
 typedef struct CUgraphExec_st* gpuk__cu_graph_exec;
 typedef struct CUgraphNode_st* gpuk__cu_graph_node;
-/* cuLaunchKernelEx's CUlaunchConfig and CUlaunchAttribute, laid out as cuda.h does (the
-   attribute value is a 64-byte union holding pointers; tests/driver_sigs.c compares sizes and
-   offsets). gpuk's own tags: cuda.h's CUlaunchConfig_st stays opaque here, so a program may
-   include both headers; the call casts. */
+/* cuLaunchKernelEx's CUlaunchConfig and CUlaunchAttribute, laid out as cuda.h does (the attribute
+   value is a 64-byte union holding pointers; tests/compile/driver_sigs.c compares sizes and
+   offsets). gpuk's own tags: cuda.h's CUlaunchConfig_st stays opaque here, so a program may include
+   both headers; the call casts. */
 typedef struct gpuk__cu_launch_attr {
     unsigned int id;
     char pad[4];

@@ -1,6 +1,8 @@
 """gpuk_gen.emit - C text: the PTX as string pieces, the generated sections of gpuk.h (wrappers,
 kernel ids, tables), and escapes for comments and string literals."""
 import hashlib
+import re
+import zlib
 
 from .common import GENERATOR_VERSION, PIECE_CHARS, PTX_CUDA, fail, sm_name
 from .kernels import doc
@@ -27,30 +29,113 @@ def c_string_pieces(text):
     return pieces
 
 
-def ptx_blob(name, mod):
-    """The C text of one module: an annotation, then the PTX in string-literal pieces."""
+# The 85 characters of the packed form (src/gpuk_inflate.h has the same): printable ASCII less
+# the quote, the backslash, the question mark (no trigraph can form) and six others.
+B85 = "!#$%&()*+-./0123456789:=@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_abcdefghijklmnopqrstuvwxyz{|}~"
+PACKED_LINE = 95                   # characters of packed text a source line
+
+
+DICTIONARY_BYTES = 16384            # the shared dictionary: bench of sizes in the generator's notes
+
+
+def dictionary(modules):
+    """The preset dictionary every module is deflated against: the PTX lines most modules share
+    (three or more), most common last (the nearest to the data, the cheapest to refer to), up
+    to DICTIONARY_BYTES. 16 KiB of them take a tenth off the deflated size; 32 KiB gain less
+    than they cost to store. Deterministic: ties go by the line's bytes."""
+    count = {}
+    for mod in modules:
+        for line in set(mod.encode().split(b"\n")):
+            count[line] = count.get(line, 0) + 1
+    lines, size = [], 0
+    for line, c in sorted(count.items(), key=lambda lc: (-lc[1], lc[0])):
+        if c < 3:
+            break
+        if size + len(line) + 1 <= DICTIONARY_BYTES:
+            lines.append(line)
+            size += len(line) + 1
+    return b"".join(line + b"\n" for line in reversed(lines))
+
+
+def deflate(data, zdict=b""):
+    """data as a raw DEFLATE stream (RFC 1951), zlib's best compression, against the preset
+    dictionary zdict (none: b"")."""
+    c = zlib.compressobj(9, zlib.DEFLATED, -15, 9, zdict=zdict) if zdict else \
+        zlib.compressobj(9, zlib.DEFLATED, -15, 9)
+    return c.compress(data) + c.flush()
+
+
+def b85(data):
+    """data in the packed alphabet: 5 characters a 4 bytes, big-endian, a last group of n bytes
+    as its first n + 1 characters (zero-padded, as src/gpuk_inflate.h reads it)."""
+    out = []
+    for i in range(0, len(data), 4):
+        chunk = data[i:i + 4]
+        v = int.from_bytes(chunk + b"\0" * (4 - len(chunk)), "big")
+        digits = []
+        for _ in range(5):
+            v, d = divmod(v, 85)
+            digits.append(B85[d])
+        out.append("".join(reversed(digits))[:len(chunk) + 1])
+    return "".join(out)
+
+
+def without_packed(header):
+    """header with the packed PTX and the deflated sizes left out: what another zlib, whose
+    (equally valid) deflated bytes differ, leaves the same."""
+    header = re.sub(r'^    "[!#-~]*",?\n', "", header, flags=re.M)
+    return re.sub(r"\d+ bytes \(\d+ deflated\)|, \d+, \d+, (\d+, \d+, \d+ })", r"\1", header)
+
+
+def packed_pieces(packed):
+    """Deflated bytes in the packed alphabet as the lines of a C array of string-literal
+    pieces of PIECE_CHARS (a multiple of 5: each piece decodes alone), each piece's lines
+    adjacent literals of PACKED_LINE characters."""
+    assert PIECE_CHARS % 5 == 0
+    text, out = b85(packed), []
+    for p in range(0, len(text), PIECE_CHARS):
+        piece = text[p:p + PIECE_CHARS]
+        out.append("    " + "\n    ".join("\"%s\"" % piece[i:i + PACKED_LINE]
+                                          for i in range(0, len(piece), PACKED_LINE)) + ",")
+    return out
+
+
+def ptx_blob(name, mod, zdict):
+    """The C text of one module (an annotation, then its PTX deflated against zdict, packed)
+    and its table entry."""
     version, target = header_info(mod)
     digest = hashlib.sha256(mod.encode()).hexdigest()
-    out = ["/* %s: ptx/%s.ptx, .version %d.%d, .target %s, driver >= CUDA %s%s, %d bytes, sha256 %s */"
+    packed = deflate(mod.encode(), zdict)
+    out = ["/* %s: ptx/%s.ptx, .version %d.%d, .target %s, driver >= CUDA %s%s, %d bytes (%d deflated), "
+           "sha256 %s */"
            % (name, name, version[0], version[1], sm_name(target), PTX_CUDA[version],
-              ", compute capability %d.%d only" % divmod(target[0], 10) if target[1] else "", len(mod), digest[:16]),
+              ", compute capability %d.%d only" % divmod(target[0], 10) if target[1] else "", len(mod),
+              len(packed), digest[:16]),
            "static const char* const gpuk__ptx_%s[] = {" % name[5:]]
-    for piece in c_string_pieces(mod):
-        out.append("    " + "\n    ".join("\"%s\"" % lit for lit in piece) + ",")
+    out.extend(packed_pieces(packed))
     out.append("    0\n};")
-    entry = "{ \"%s\", gpuk__ptx_%s, %d, %d, %d, %d }" % (name, name[5:], len(mod), version[0] * 10 + version[1],
-                                                        target[0], target[1])
+    entry = "{ \"%s\", gpuk__ptx_%s, %d, %d, %d, %d, %d }" % (
+        name, name[5:], len(mod), len(packed), version[0] * 10 + version[1], target[0], target[1])
     return out, entry
 
 
 def sections(kernels, variants, modules, source_hash, nvcc_ver, constants, families):
     """{section name: text between its markers}."""
-    stamp = "tools/gen_ptx.py v%s from gpuk_kernels.cuh sha256 %s, nvcc %s -- do not edit" % (
-        GENERATOR_VERSION, source_hash[:16], nvcc_ver)
+    stamp = "tools/gen_ptx.py v%s from gpuk_kernels.cuh sha256 %s, nvcc %s, zlib %s -- do not edit" % (
+        GENERATOR_VERSION, source_hash[:16], nvcc_ver, zlib.ZLIB_VERSION)
     decl = ["/* " + stamp + " */", "#if !defined(GPUK_NO_KERNELS)"]
     ids = ["/* " + stamp + " */", "enum {"]
     defs = ["/* " + stamp + " */"]
-    ptx = ["/* " + stamp + " */"]
+    zdict = dictionary([modules[k] for k in sorted(modules)])
+    packed = deflate(zdict)
+    ptx = ["/* " + stamp + " */",
+           "/* the preset dictionary every module below is deflated against (itself deflated): %d "
+           "bytes of the PTX lines most modules share */" % len(zdict),
+           "static const char* const gpuk__ptx_dictionary_[] = {"]
+    ptx.extend(packed_pieces(packed))
+    ptx.append("    0\n};")
+    ptx.append("static const gpuk__builtin_ptx gpuk__builtin_dictionary = "
+               "{ \"the dictionary\", gpuk__ptx_dictionary_, %d, %d, 0, 0, 0 };" % (len(zdict), len(packed)))
     table = []
     for kern, text, params, body, entry in kernels:
         proto = "gpuk_result %s(gpuk_ctx* ctx, gpuk_stream stream, %s)" % (kern, params)
@@ -59,12 +144,12 @@ def sections(kernels, variants, modules, source_hash, nvcc_ver, constants, famil
         if entry != kern:
             continue  # launches another wrapper's kernel
         ids.append("    GPUK__K_%s," % kern[5:].upper())
-        blob, entry = ptx_blob(kern, modules[kern])
+        blob, entry = ptx_blob(kern, modules[kern], zdict)
         ptx.extend(blob)
         table.append("    " + entry + ",")
     vtable = []
     for name, base in variants:
-        blob, entry = ptx_blob(name, modules[name])
+        blob, entry = ptx_blob(name, modules[name], zdict)
         ptx.extend(blob)
         vtable.append("    { GPUK__K_%s, %s }," % (base[5:].upper(), entry))
     decl.append("#endif")
@@ -81,7 +166,7 @@ def sections(kernels, variants, modules, source_hash, nvcc_ver, constants, famil
     ptx.append("/* faster forms for newer GPUs (the last field 1: for that compute capability only); the list ends at kernel -1 */")
     ptx.append("static const gpuk__builtin_variant gpuk__builtin_variant_table[] = {")
     ptx.extend(vtable)
-    ptx.append("    { -1, { 0, 0, 0, 0, 0, 0 } }\n};")
+    ptx.append("    { -1, { 0, 0, 0, 0, 0, 0, 0 } }\n};")
     return {"kernels": "\n".join(decl), "kernel_ids": "\n".join(ids),
             "wrappers": "\n\n".join(defs), "ptx": "\n".join(ptx)}
 
