@@ -1023,6 +1023,74 @@ GPUK_API gpuk_result gpuk_reduction_destroy(gpuk_ctx* ctx, gpuk_reduction* kerne
 /* GPUK_GENERATED_BEGIN(kernels) */
 /* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 c24fc679eafdc591, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
 #if !defined(GPUK_NO_KERNELS)
+/* Families of built-in kernels. Define GPUK_NO_<FAMILY> before including gpuk.h to leave
+   that family out (its calls undeclared, its PTX and launcher gone), or one or more
+   GPUK_ONLY_<FAMILY> to keep only those; the custom kernels always stay:
+     GENERATE     generate: fill arrays with constants, sequences or random numbers
+     ELEMENTWISE  element-wise: one output element from the same element of each input
+     MOVE         move: strided copies and transposes
+     REDUCE       reduce: deterministic: the same input on the same device gives the same bits every time
+     SCAN         scan: prefix sums in a single pass over the input
+     HISTOGRAM    count: histograms with 64-bit counts
+     STENCIL      stencil: 2-D neighbourhoods on gpuk_array2d views
+     GEMM         matrix: GEMM on row-major gpuk_array2d views, BLAS rules */
+#if defined(GPUK_ONLY_GENERATE) || defined(GPUK_ONLY_ELEMENTWISE) || defined(GPUK_ONLY_MOVE) || \
+    defined(GPUK_ONLY_REDUCE) || defined(GPUK_ONLY_SCAN) || defined(GPUK_ONLY_HISTOGRAM) || \
+    defined(GPUK_ONLY_STENCIL) || defined(GPUK_ONLY_GEMM)
+#define GPUK__ONLY_SOME 1
+#endif
+#if !defined(GPUK_NO_GENERATE) && (!defined(GPUK__ONLY_SOME) || defined(GPUK_ONLY_GENERATE))
+#define GPUK__FAMILY_GENERATE 1
+#endif
+#if !defined(GPUK_NO_ELEMENTWISE) && (!defined(GPUK__ONLY_SOME) || defined(GPUK_ONLY_ELEMENTWISE))
+#define GPUK__FAMILY_ELEMENTWISE 1
+#endif
+#if !defined(GPUK_NO_MOVE) && (!defined(GPUK__ONLY_SOME) || defined(GPUK_ONLY_MOVE))
+#define GPUK__FAMILY_MOVE 1
+#endif
+#if !defined(GPUK_NO_REDUCE) && (!defined(GPUK__ONLY_SOME) || defined(GPUK_ONLY_REDUCE))
+#define GPUK__FAMILY_REDUCE 1
+#endif
+#if !defined(GPUK_NO_SCAN) && (!defined(GPUK__ONLY_SOME) || defined(GPUK_ONLY_SCAN))
+#define GPUK__FAMILY_SCAN 1
+#endif
+#if !defined(GPUK_NO_HISTOGRAM) && (!defined(GPUK__ONLY_SOME) || defined(GPUK_ONLY_HISTOGRAM))
+#define GPUK__FAMILY_HISTOGRAM 1
+#endif
+#if !defined(GPUK_NO_STENCIL) && (!defined(GPUK__ONLY_SOME) || defined(GPUK_ONLY_STENCIL))
+#define GPUK__FAMILY_STENCIL 1
+#endif
+#if !defined(GPUK_NO_GEMM) && (!defined(GPUK__ONLY_SOME) || defined(GPUK_ONLY_GEMM))
+#define GPUK__FAMILY_GEMM 1
+#endif
+#if defined(GPUK__FAMILY_GEMM)
+#define GPUK__LAUNCHER_GEMM 1
+#endif
+#if defined(GPUK__FAMILY_GENERATE)
+#define GPUK__LAUNCHER_GENERATE 1
+#endif
+#if defined(GPUK__FAMILY_HISTOGRAM)
+#define GPUK__LAUNCHER_HISTOGRAM 1
+#endif
+#if defined(GPUK__FAMILY_GENERATE) || defined(GPUK__FAMILY_ELEMENTWISE)
+#define GPUK__LAUNCHER_MAP 1
+#endif
+#if defined(GPUK__FAMILY_REDUCE)
+#define GPUK__LAUNCHER_REDUCE 1
+#endif
+#if defined(GPUK__FAMILY_SCAN)
+#define GPUK__LAUNCHER_SCAN 1
+#endif
+#if defined(GPUK__FAMILY_STENCIL)
+#define GPUK__LAUNCHER_STENCIL 1
+#endif
+#if defined(GPUK__FAMILY_MOVE)
+#define GPUK__LAUNCHER_STRIDED 1
+#endif
+#if defined(GPUK__FAMILY_MOVE)
+#define GPUK__LAUNCHER_TRANSPOSE 1
+#endif
+#if defined(GPUK__FAMILY_GENERATE)
 GPUK_API gpuk_result gpuk_fill_f32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, size_t n, float value); /* out[i] = value */
 GPUK_API gpuk_result gpuk_fill_f64(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, size_t n, double value); /* out[i] = value */
 GPUK_API gpuk_result gpuk_fill_i32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, size_t n, int32_t value); /* out[i] = value */
@@ -1033,10 +1101,14 @@ GPUK_API gpuk_result gpuk_iota_i32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array
 GPUK_API gpuk_result gpuk_iota_u32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, size_t n, uint32_t start, uint32_t step); /* out[i] = start + i * step (arange) */
 GPUK_API gpuk_result gpuk_linspace_f32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, size_t n, float lo, float hi); /* n points from lo to hi inclusive */
 GPUK_API gpuk_result gpuk_linspace_f64(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, size_t n, double lo, double hi); /* n points from lo to hi inclusive */
+#endif
+#if defined(GPUK__FAMILY_MOVE)
 GPUK_API gpuk_result gpuk_copy_strided_f32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, size_t out_stride, gpuk_array in, size_t in_stride, size_t n); /* out[i * out_stride] = in[i * in_stride]; in_stride 0 broadcasts in[0] */
 GPUK_API gpuk_result gpuk_copy_strided_f64(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, size_t out_stride, gpuk_array in, size_t in_stride, size_t n); /* out[i * out_stride] = in[i * in_stride]; in_stride 0 broadcasts in[0] */
 GPUK_API gpuk_result gpuk_copy_strided_i32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, size_t out_stride, gpuk_array in, size_t in_stride, size_t n); /* out[i * out_stride] = in[i * in_stride]; in_stride 0 broadcasts in[0] */
 GPUK_API gpuk_result gpuk_copy_strided_u32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, size_t out_stride, gpuk_array in, size_t in_stride, size_t n); /* out[i * out_stride] = in[i * in_stride]; in_stride 0 broadcasts in[0] */
+#endif
+#if defined(GPUK__FAMILY_ELEMENTWISE)
 GPUK_API gpuk_result gpuk_add_f32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, gpuk_array a, gpuk_array b, size_t n); /* out[i] = a[i] + b[i] */
 GPUK_API gpuk_result gpuk_add_f64(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, gpuk_array a, gpuk_array b, size_t n); /* out[i] = a[i] + b[i] */
 GPUK_API gpuk_result gpuk_add_i32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, gpuk_array a, gpuk_array b, size_t n); /* out[i] = a[i] + b[i] */
@@ -1080,6 +1152,8 @@ GPUK_API gpuk_result gpuk_cos2_plus_sin2_f32(gpuk_ctx* ctx, gpuk_stream stream, 
 GPUK_API gpuk_result gpuk_cos2_plus_sin2_f64(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, gpuk_array x, size_t n); /* out[i] = cos(x[i])^2 + sin(x[i])^2 */
 GPUK_API gpuk_result gpuk_selu_f32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, gpuk_array x, size_t n, float alpha, float lambda); /* out[i] = lambda * (x > 0 ? x : alpha * exp(x) - alpha) */
 GPUK_API gpuk_result gpuk_selu_f64(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, gpuk_array x, size_t n, double alpha, double lambda); /* out[i] = lambda * (x > 0 ? x : alpha * exp(x) - alpha) */
+#endif
+#if defined(GPUK__FAMILY_REDUCE)
 GPUK_API gpuk_result gpuk_sum_f32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, gpuk_array x, size_t n); /* out[0] = x[0] + ... + x[n-1] */
 GPUK_API gpuk_result gpuk_sum_f64(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, gpuk_array x, size_t n); /* out[0] = x[0] + ... + x[n-1] */
 GPUK_API gpuk_result gpuk_sum_i32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, gpuk_array x, size_t n); /* out[0] = x[0] + ... + x[n-1] */
@@ -1104,6 +1178,8 @@ GPUK_API gpuk_result gpuk_dot_f32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array 
 GPUK_API gpuk_result gpuk_dot_f64(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, gpuk_array x, gpuk_array y, size_t n); /* out[0] = x[0]*y[0] + ... + x[n-1]*y[n-1] */
 GPUK_API gpuk_result gpuk_norm2_f32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, gpuk_array x, size_t n); /* out[0] = sqrt(sum of x[i]^2) */
 GPUK_API gpuk_result gpuk_norm2_f64(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, gpuk_array x, size_t n); /* out[0] = sqrt(sum of x[i]^2) */
+#endif
+#if defined(GPUK__FAMILY_SCAN)
 GPUK_API gpuk_result gpuk_scan_inclusive_f32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, gpuk_array in, size_t n); /* out[i] = in[0] + ... + in[i] (out may be in) */
 GPUK_API gpuk_result gpuk_scan_exclusive_f32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, gpuk_array in, size_t n); /* out[i] = in[0] + ... + in[i-1], out[0] = 0 (out may be in) */
 GPUK_API gpuk_result gpuk_scan_inclusive_f64(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, gpuk_array in, size_t n); /* out[i] = in[0] + ... + in[i] (out may be in) */
@@ -1112,26 +1188,37 @@ GPUK_API gpuk_result gpuk_scan_inclusive_i32(gpuk_ctx* ctx, gpuk_stream stream, 
 GPUK_API gpuk_result gpuk_scan_exclusive_i32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, gpuk_array in, size_t n); /* out[i] = in[0] + ... + in[i-1], out[0] = 0 (out may be in) */
 GPUK_API gpuk_result gpuk_scan_inclusive_u32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, gpuk_array in, size_t n); /* out[i] = in[0] + ... + in[i] (out may be in) */
 GPUK_API gpuk_result gpuk_scan_exclusive_u32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, gpuk_array in, size_t n); /* out[i] = in[0] + ... + in[i-1], out[0] = 0 (out may be in) */
+#endif
+#if defined(GPUK__FAMILY_STENCIL)
 GPUK_API gpuk_result gpuk_stencil3x3_f32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array2d out, gpuk_array2d in, const float* weights, uint32_t boundary); /* out = the 3x3 weighted sum of in's neighbours (weights[9], row-major, [4] the centre) with boundary GPUK_BOUNDARY_SKIP (leave out-of-range neighbours out, scale by the weight sum over the ones present), _CLAMP or _ZERO; out must not overlap in */
 GPUK_API gpuk_result gpuk_stencil3x3_i32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array2d out, gpuk_array2d in, const float* weights, uint32_t boundary); /* out = the 3x3 weighted sum of in's neighbours (weights[9], row-major, [4] the centre) with boundary GPUK_BOUNDARY_SKIP (leave out-of-range neighbours out, scale by the weight sum over the ones present), _CLAMP or _ZERO, computed in double, rounded to nearest (ties away from 0) and saturated; out must not overlap in */
 GPUK_API gpuk_result gpuk_heat_step_f32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array2d out, gpuk_array2d in, float alpha); /* one explicit 5-point heat/Jacobi step: interior out = c + alpha ((up + down) + (left + right) - 4 c), the edge rows and columns (Dirichlet boundary) copied; out must not overlap in */
 GPUK_API gpuk_result gpuk_heat_steps_f32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array2d field, gpuk_array2d scratch, float alpha, uint32_t steps); /* steps heat steps, the result in field; scratch: same shape, not overlapping, overwritten (a step a launch, and for odd steps a copy back) */
 GPUK_API gpuk_result gpuk_heat_step_f64(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array2d out, gpuk_array2d in, double alpha); /* one explicit 5-point heat/Jacobi step: interior out = c + alpha ((up + down) + (left + right) - 4 c), the edge rows and columns (Dirichlet boundary) copied; out must not overlap in */
 GPUK_API gpuk_result gpuk_heat_steps_f64(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array2d field, gpuk_array2d scratch, double alpha, uint32_t steps); /* steps heat steps, the result in field; scratch: same shape, not overlapping, overwritten (a step a launch, and for odd steps a copy back) */
+#endif
+#if defined(GPUK__FAMILY_MOVE)
 GPUK_API gpuk_result gpuk_transpose_f32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, gpuk_array in, size_t rows, size_t cols); /* out (cols x rows) = transpose of in (rows x cols), row-major; out != in */
 GPUK_API gpuk_result gpuk_transpose_f64(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, gpuk_array in, size_t rows, size_t cols); /* out (cols x rows) = transpose of in (rows x cols), row-major; out != in */
+#endif
+#if defined(GPUK__FAMILY_GEMM)
 GPUK_API gpuk_result gpuk_gemm_f32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array2d c, float alpha, gpuk_array2d a, uint32_t trans_a, gpuk_array2d b, uint32_t trans_b, float beta); /* C = alpha * op(A) * op(B) + beta * C for row-major views, op(X) = X^T where trans_x; m = c.rows, n = c.cols; beta = 0: C is not read */
 GPUK_API gpuk_result gpuk_gemm_batched_f32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array2d c, size_t stride_c, float alpha, gpuk_array2d a, size_t stride_a, uint32_t trans_a, gpuk_array2d b, size_t stride_b, uint32_t trans_b, float beta, size_t batch); /* batch products at once: product i uses the views moved by i * stride_x elements (stride 0: shared); else as gpuk_gemm_f32 */
 GPUK_API gpuk_result gpuk_gemm_f64(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array2d c, double alpha, gpuk_array2d a, uint32_t trans_a, gpuk_array2d b, uint32_t trans_b, double beta); /* C = alpha * op(A) * op(B) + beta * C for row-major views, op(X) = X^T where trans_x; m = c.rows, n = c.cols; beta = 0: C is not read */
 GPUK_API gpuk_result gpuk_gemm_batched_f64(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array2d c, size_t stride_c, double alpha, gpuk_array2d a, size_t stride_a, uint32_t trans_a, gpuk_array2d b, size_t stride_b, uint32_t trans_b, double beta, size_t batch); /* batch products at once: product i uses the views moved by i * stride_x elements (stride 0: shared); else as gpuk_gemm_f64 */
 GPUK_API gpuk_result gpuk_gemm_tf32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array2d c, float alpha, gpuk_array2d a, uint32_t trans_a, gpuk_array2d b, uint32_t trans_b, float beta); /* C = alpha * op(A) * op(B) + beta * C for row-major views, op(X) = X^T where trans_x; m = c.rows, n = c.cols; beta = 0: C is not read. TF32: tensor cores with 10-bit mantissas on sm_80 and newer, exact FP32 on older GPUs */
 GPUK_API gpuk_result gpuk_gemm_batched_tf32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array2d c, size_t stride_c, float alpha, gpuk_array2d a, size_t stride_a, uint32_t trans_a, gpuk_array2d b, size_t stride_b, uint32_t trans_b, float beta, size_t batch); /* batch products at once: product i uses the views moved by i * stride_x elements (stride 0: shared); else as gpuk_gemm_tf32 */
+#endif
+#if defined(GPUK__FAMILY_HISTOGRAM)
 GPUK_API gpuk_result gpuk_histogram_u8(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array counts, uint32_t nbins, int64_t lo, int64_t hi, gpuk_array in, size_t n); /* counts[b] (uint64, nbins of them) = number of in[i] with lo <= in[i] < hi and (in[i] - lo) * nbins / (hi - lo) == b */
 GPUK_API gpuk_result gpuk_histogram_i32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array counts, uint32_t nbins, int64_t lo, int64_t hi, gpuk_array in, size_t n); /* counts[b] (uint64, nbins of them) = number of in[i] with lo <= in[i] < hi and (in[i] - lo) * nbins / (hi - lo) == b */
+#endif
+#if defined(GPUK__FAMILY_GENERATE)
 GPUK_API gpuk_result gpuk_random_uniform_f32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, size_t n, uint64_t seed, uint64_t offset); /* out[i] = uniform in [0, 1), Philox4x32-10 element offset + i of seed */
 GPUK_API gpuk_result gpuk_random_normal_f32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, size_t n, uint64_t seed, uint64_t offset); /* out[i] = standard normal (Box-Muller), Philox4x32-10 element offset + i of seed */
 GPUK_API gpuk_result gpuk_random_uniform_f64(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, size_t n, uint64_t seed, uint64_t offset); /* out[i] = uniform in [0, 1), Philox4x32-10 element offset + i of seed */
 GPUK_API gpuk_result gpuk_random_normal_f64(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, size_t n, uint64_t seed, uint64_t offset); /* out[i] = standard normal (Box-Muller), Philox4x32-10 element offset + i of seed */
+#endif
 #endif
 /* GPUK_GENERATED_END(kernels) */
 
@@ -7076,7 +7163,7 @@ GPUK__IMPL gpuk_result gpuk_kernels_load(gpuk_ctx* ctx, const char* names) {
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
     for (;;) {
         size_t len;
-        int i, found = 0;
+        int i, found = 0, left_out = 0;
         while (*p == ' ' || *p == ',' || *p == '\t' || *p == '\n') p++;
         if (!*p) return GPUK_OK;
         for (len = 0; p[len] && p[len] != ' ' && p[len] != ',' && p[len] != '\t' &&
@@ -7084,13 +7171,19 @@ GPUK__IMPL gpuk_result gpuk_kernels_load(gpuk_ctx* ctx, const char* names) {
         for (i = 0; i < GPUK__KERNEL_COUNT; i++) {
             gpuk__cu_function f;
             if (!gpuk__name_matches(gpuk__builtin_ptx_of(i)->name, p, len)) continue;
+            if (!gpuk__builtin_ptx_of(i)->pieces) { /* its family is left out of this program */
+                left_out = 1;
+                continue;
+            }
             found = 1;
             if ((r = gpuk__builtin_function(fn, ctx, i, NULL, &f)) != GPUK_OK) return r;
         }
         if (!found) {
             char name[64];
             gpuk__copy_text(name, len + 1 < sizeof name ? len + 1 : sizeof name, p);
-            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "no built-in kernel is named '%s'", name);
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, left_out ? "'%s' names kernels of a family "
+                              "this program leaves out (GPUK_NO_<FAMILY> or GPUK_ONLY_<FAMILY>)"
+                              : "no built-in kernel is named '%s'", name);
         }
         p += len;
     }
@@ -7154,6 +7247,7 @@ static uint32_t gpuk__grid(size_t units, size_t per_block, size_t cap) {
     return (uint32_t)(g < cap ? g : cap);
 }
 
+#if defined(GPUK__LAUNCHER_STENCIL) /* its only user */
 /* The greatest common divisor (Euclid's); gcd(a, 0) = a. */
 static size_t gpuk__gcd(size_t a, size_t b) {
     while (b) {
@@ -7163,11 +7257,13 @@ static size_t gpuk__gcd(size_t a, size_t b) {
     }
     return a;
 }
+#endif
 
 static size_t gpuk__sm_blocks(const gpuk_ctx* ctx, size_t per_sm) {
     return (size_t)(ctx->info.sm_count > 0 ? ctx->info.sm_count : 1) * per_sm;
 }
 
+#if defined(GPUK__LAUNCHER_MAP)
 /* Element-wise kernels: (out, a, b, n, s0, s1). */
 /* not inlined: ~100 generated wrappers call these (compile time, code size) */
 static GPUK__NOINLINE gpuk_result gpuk__map(const char* fn, int id, gpuk_ctx* ctx,
@@ -7199,7 +7295,9 @@ static GPUK__NOINLINE gpuk_result gpuk__map(const char* fn, int id, gpuk_ctx* ct
     k.grid_x = gpuk__grid(n, GPUK__BLOCK * (16 / elem), (size_t)ctx->info.max_grid[0]);
     return gpuk__builtin_go(&k);
 }
+#endif /* GPUK__LAUNCHER_MAP */
 
+#if defined(GPUK__LAUNCHER_GENERATE)
 /* Kernels that make out[i] from i: (out, n, s0, s1), per_thread elements a thread. */
 static GPUK__NOINLINE gpuk_result gpuk__generate(const char* fn, int id, gpuk_ctx* ctx,
                                                  gpuk_stream stream, size_t elem, size_t n,
@@ -7230,7 +7328,9 @@ static GPUK__NOINLINE gpuk_result gpuk__generate(const char* fn, int id, gpuk_ct
     k.grid_x = gpuk__grid(n / per_thread + 2, GPUK__BLOCK, gpuk__sm_blocks(ctx, 32));
     return gpuk__builtin_go(&k);
 }
+#endif /* GPUK__LAUNCHER_GENERATE */
 
+#if defined(GPUK__LAUNCHER_STRIDED)
 /* Elements a stride walk of n touches: (n - 1) * stride + 1, or 0 on overflow or n = 0. */
 static size_t gpuk__extent(size_t n, size_t stride, int* overflow) {
     *overflow = 0;
@@ -7271,7 +7371,9 @@ static GPUK__NOINLINE gpuk_result gpuk__strided(const char* fn, int id, gpuk_ctx
     k.grid_x = gpuk__grid(n, GPUK__BLOCK, (size_t)ctx->info.max_grid[0]);
     return gpuk__builtin_go(&k);
 }
+#endif /* GPUK__LAUNCHER_STRIDED */
 
+#if defined(GPUK__LAUNCHER_REDUCE)
 /* Reductions: (out, a, b, n, scratch). The grid depends only on n and the device, which is
    what makes the result's bits repeat. */
 static GPUK__NOINLINE gpuk_result gpuk__reduce(const char* fn, int id, gpuk_ctx* ctx,
@@ -7299,7 +7401,9 @@ static GPUK__NOINLINE gpuk_result gpuk__reduce(const char* fn, int id, gpuk_ctx*
     k.scratch_arg = &scratch;
     return gpuk__builtin_go(&k);
 }
+#endif /* GPUK__LAUNCHER_REDUCE */
 
+#if defined(GPUK__LAUNCHER_SCAN)
 /* Scans: (out, in, n, scratch, values, ahead, capacity); a block per tile of 8192 (4-byte) or 4096
    elements (scan_items in gpuk_kernels.cuh). */
 static size_t gpuk__scan_tile(size_t elem) {
@@ -7348,7 +7452,9 @@ static GPUK__NOINLINE gpuk_result gpuk__scan(const char* fn, int id, gpuk_ctx* c
     k.capacity_arg = &capacity;
     return gpuk__builtin_go(&k);
 }
+#endif /* GPUK__LAUNCHER_SCAN */
 
+#if defined(GPUK__LAUNCHER_TRANSPOSE)
 /* Transpose: (out, in, rows, cols), 32x8 threads a 64x64 tile. */
 static GPUK__NOINLINE gpuk_result gpuk__transpose(const char* fn, int id, gpuk_ctx* ctx,
                                                   gpuk_stream stream, size_t elem, gpuk_array out,
@@ -7381,7 +7487,9 @@ static GPUK__NOINLINE gpuk_result gpuk__transpose(const char* fn, int id, gpuk_c
     k.grid_y = gpuk__grid(rows, GPUK__TRANSPOSE_TILE, 65535);
     return gpuk__builtin_go(&k);
 }
+#endif /* GPUK__LAUNCHER_TRANSPOSE */
 
+#if defined(GPUK__LAUNCHER_GEMM)
 /* Matrix multiply: (c, a, b, gemm_args, alpha, beta), gemm_args being the kernel's struct of
    that name (gpuk_kernels.cuh): the same members in the same order, no padding. */
 typedef struct gpuk__gemm_args {
@@ -7631,7 +7739,9 @@ static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* c
         gpuk__gemm_tma_plan(&k, variant, &tma, &g, p[1], p[2]);
     return gpuk__builtin_go(&k);
 }
+#endif /* GPUK__LAUNCHER_GEMM */
 
+#if defined(GPUK__LAUNCHER_STENCIL)
 /* The 3x3's sm_90 variant (gpuk_kernels.cuh, stencil3x3_tile) loads each tile's box by TMA from
    a tensor map of in: 4-byte elements, boxes of (COLS + 8) x (ROWS + 2), out-of-range elements
    read as 0. The map's rules: its base 16-byte aligned, its row stride a multiple of 16 bytes
@@ -7783,7 +7893,9 @@ static GPUK__NOINLINE gpuk_result gpuk__stencil(const char* fn, int id, gpuk_ctx
     }
     return GPUK_OK;
 }
+#endif /* GPUK__LAUNCHER_STENCIL */
 
+#if defined(GPUK__LAUNCHER_HISTOGRAM)
 /* Histogram: zero counts, then (counts, in, n, nbins, lo, hi) with per-block shared counts. */
 static GPUK__NOINLINE gpuk_result gpuk__histogram(const char* fn, int id, gpuk_ctx* ctx,
                                                   gpuk_stream stream, size_t elem,
@@ -7820,6 +7932,7 @@ static GPUK__NOINLINE gpuk_result gpuk__histogram(const char* fn, int id, gpuk_c
     k.grid_x = gpuk__grid(n, (size_t)GPUK__BLOCK * (elem == 1 ? 16u : 1u), gpuk__sm_blocks(ctx, 8));
     return gpuk__builtin_go(&k);
 }
+#endif /* GPUK__LAUNCHER_HISTOGRAM */
 
 /* src/gpuk_custom.h - part of gpuk.h: element-wise and reduction kernels from C expressions. */
 /* ---- >>custom: element-wise and reduction kernels from C expressions ---- */
@@ -8517,8 +8630,7 @@ GPUK__IMPL int gpuk_kernels_loaded(gpuk_ctx* ctx) {
 }
 
 /* GPUK_GENERATED_BEGIN(wrappers) */
-/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 c24fc679eafdc591, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
-
+#if defined(GPUK__FAMILY_GENERATE)
 GPUK__IMPL gpuk_result gpuk_fill_f32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, size_t n, float value) {
     return gpuk__map("gpuk_fill_f32", GPUK__K_FILL_F32, ctx, stream, 4, n, out, NULL, NULL, &value, NULL);
 }
@@ -8558,7 +8670,9 @@ GPUK__IMPL gpuk_result gpuk_linspace_f32(gpuk_ctx* ctx, gpuk_stream stream, gpuk
 GPUK__IMPL gpuk_result gpuk_linspace_f64(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, size_t n, double lo, double hi) {
     return gpuk__generate("gpuk_linspace_f64", GPUK__K_LINSPACE_F64, ctx, stream, 8, n, out, &lo, &hi, sizeof lo, 1);
 }
+#endif
 
+#if defined(GPUK__FAMILY_MOVE)
 GPUK__IMPL gpuk_result gpuk_copy_strided_f32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, size_t out_stride, gpuk_array in, size_t in_stride, size_t n) {
     return gpuk__strided("gpuk_copy_strided_f32", GPUK__K_COPY_STRIDED_F32, ctx, stream, 4, out, out_stride, in, in_stride, n);
 }
@@ -8574,7 +8688,9 @@ GPUK__IMPL gpuk_result gpuk_copy_strided_i32(gpuk_ctx* ctx, gpuk_stream stream, 
 GPUK__IMPL gpuk_result gpuk_copy_strided_u32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, size_t out_stride, gpuk_array in, size_t in_stride, size_t n) {
     return gpuk__strided("gpuk_copy_strided_u32", GPUK__K_COPY_STRIDED_U32, ctx, stream, 4, out, out_stride, in, in_stride, n);
 }
+#endif
 
+#if defined(GPUK__FAMILY_ELEMENTWISE)
 GPUK__IMPL gpuk_result gpuk_add_f32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, gpuk_array a, gpuk_array b, size_t n) {
     return gpuk__map("gpuk_add_f32", GPUK__K_ADD_F32, ctx, stream, 4, n, out, &a, &b, NULL, NULL);
 }
@@ -8746,7 +8862,9 @@ GPUK__IMPL gpuk_result gpuk_selu_f32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_arr
 GPUK__IMPL gpuk_result gpuk_selu_f64(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, gpuk_array x, size_t n, double alpha, double lambda) {
     return gpuk__map("gpuk_selu_f64", GPUK__K_SELU_F64, ctx, stream, 8, n, out, &x, NULL, &alpha, &lambda);
 }
+#endif
 
+#if defined(GPUK__FAMILY_REDUCE)
 GPUK__IMPL gpuk_result gpuk_sum_f32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, gpuk_array x, size_t n) {
     return gpuk__reduce("gpuk_sum_f32", GPUK__K_SUM_F32, ctx, stream, 4, 4, 0, out, &x, NULL, n);
 }
@@ -8842,7 +8960,9 @@ GPUK__IMPL gpuk_result gpuk_norm2_f32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_ar
 GPUK__IMPL gpuk_result gpuk_norm2_f64(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, gpuk_array x, size_t n) {
     return gpuk__reduce("gpuk_norm2_f64", GPUK__K_NORM2_F64, ctx, stream, 8, 8, 0, out, &x, NULL, n);
 }
+#endif
 
+#if defined(GPUK__FAMILY_SCAN)
 GPUK__IMPL gpuk_result gpuk_scan_inclusive_f32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, gpuk_array in, size_t n) {
     return gpuk__scan("gpuk_scan_inclusive_f32", GPUK__K_SCAN_INCLUSIVE_F32, ctx, stream, 4, out, in, n);
 }
@@ -8874,7 +8994,9 @@ GPUK__IMPL gpuk_result gpuk_scan_inclusive_u32(gpuk_ctx* ctx, gpuk_stream stream
 GPUK__IMPL gpuk_result gpuk_scan_exclusive_u32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, gpuk_array in, size_t n) {
     return gpuk__scan("gpuk_scan_exclusive_u32", GPUK__K_SCAN_EXCLUSIVE_U32, ctx, stream, 4, out, in, n);
 }
+#endif
 
+#if defined(GPUK__FAMILY_STENCIL)
 GPUK__IMPL gpuk_result gpuk_stencil3x3_f32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array2d out, gpuk_array2d in, const float* weights, uint32_t boundary) {
     return gpuk__stencil("gpuk_stencil3x3_f32", GPUK__K_STENCIL3X3_F32, ctx, stream, 4, 0, out, in, weights, NULL, boundary, 0);
 }
@@ -8898,7 +9020,9 @@ GPUK__IMPL gpuk_result gpuk_heat_step_f64(gpuk_ctx* ctx, gpuk_stream stream, gpu
 GPUK__IMPL gpuk_result gpuk_heat_steps_f64(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array2d field, gpuk_array2d scratch, double alpha, uint32_t steps) {
     return gpuk__stencil("gpuk_heat_steps_f64", GPUK__K_HEAT_STEP_F64, ctx, stream, 8, 2, field, scratch, NULL, &alpha, 0, steps);
 }
+#endif
 
+#if defined(GPUK__FAMILY_MOVE)
 GPUK__IMPL gpuk_result gpuk_transpose_f32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, gpuk_array in, size_t rows, size_t cols) {
     return gpuk__transpose("gpuk_transpose_f32", GPUK__K_TRANSPOSE_F32, ctx, stream, 4, out, in, rows, cols);
 }
@@ -8906,7 +9030,9 @@ GPUK__IMPL gpuk_result gpuk_transpose_f32(gpuk_ctx* ctx, gpuk_stream stream, gpu
 GPUK__IMPL gpuk_result gpuk_transpose_f64(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, gpuk_array in, size_t rows, size_t cols) {
     return gpuk__transpose("gpuk_transpose_f64", GPUK__K_TRANSPOSE_F64, ctx, stream, 8, out, in, rows, cols);
 }
+#endif
 
+#if defined(GPUK__FAMILY_GEMM)
 GPUK__IMPL gpuk_result gpuk_gemm_f32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array2d c, float alpha, gpuk_array2d a, uint32_t trans_a, gpuk_array2d b, uint32_t trans_b, float beta) {
     return gpuk__gemm("gpuk_gemm_f32", GPUK__K_GEMM_F32, ctx, stream, 4, c, 0, &alpha, a, 0, trans_a, b, 0, trans_b, &beta, 1);
 }
@@ -8930,7 +9056,9 @@ GPUK__IMPL gpuk_result gpuk_gemm_tf32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_ar
 GPUK__IMPL gpuk_result gpuk_gemm_batched_tf32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array2d c, size_t stride_c, float alpha, gpuk_array2d a, size_t stride_a, uint32_t trans_a, gpuk_array2d b, size_t stride_b, uint32_t trans_b, float beta, size_t batch) {
     return gpuk__gemm("gpuk_gemm_batched_tf32", GPUK__K_GEMM_TF32, ctx, stream, 4, c, stride_c, &alpha, a, stride_a, trans_a, b, stride_b, trans_b, &beta, batch);
 }
+#endif
 
+#if defined(GPUK__FAMILY_HISTOGRAM)
 GPUK__IMPL gpuk_result gpuk_histogram_u8(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array counts, uint32_t nbins, int64_t lo, int64_t hi, gpuk_array in, size_t n) {
     return gpuk__histogram("gpuk_histogram_u8", GPUK__K_HISTOGRAM_U8, ctx, stream, 1, counts, nbins, lo, hi, in, n);
 }
@@ -8938,7 +9066,9 @@ GPUK__IMPL gpuk_result gpuk_histogram_u8(gpuk_ctx* ctx, gpuk_stream stream, gpuk
 GPUK__IMPL gpuk_result gpuk_histogram_i32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array counts, uint32_t nbins, int64_t lo, int64_t hi, gpuk_array in, size_t n) {
     return gpuk__histogram("gpuk_histogram_i32", GPUK__K_HISTOGRAM_I32, ctx, stream, 4, counts, nbins, lo, hi, in, n);
 }
+#endif
 
+#if defined(GPUK__FAMILY_GENERATE)
 GPUK__IMPL gpuk_result gpuk_random_uniform_f32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, size_t n, uint64_t seed, uint64_t offset) {
     return gpuk__generate("gpuk_random_uniform_f32", GPUK__K_RANDOM_UNIFORM_F32, ctx, stream, 4, n, out, &seed, &offset, sizeof seed, 4);
 }
@@ -8954,11 +9084,52 @@ GPUK__IMPL gpuk_result gpuk_random_uniform_f64(gpuk_ctx* ctx, gpuk_stream stream
 GPUK__IMPL gpuk_result gpuk_random_normal_f64(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, size_t n, uint64_t seed, uint64_t offset) {
     return gpuk__generate("gpuk_random_normal_f64", GPUK__K_RANDOM_NORMAL_F64, ctx, stream, 8, n, out, &seed, &offset, sizeof seed, 2);
 }
+#endif
 /* GPUK_GENERATED_END(wrappers) */
 
 /* The PTX of every built-in kernel, and its table. */
 /* GPUK_GENERATED_BEGIN(ptx) */
 /* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 c24fc679eafdc591, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
+#if defined(GPUK__FAMILY_GENERATE)
+#define GPUK__IF_GENERATE(ptx) ptx
+#else
+#define GPUK__IF_GENERATE(ptx) 0
+#endif
+#if defined(GPUK__FAMILY_ELEMENTWISE)
+#define GPUK__IF_ELEMENTWISE(ptx) ptx
+#else
+#define GPUK__IF_ELEMENTWISE(ptx) 0
+#endif
+#if defined(GPUK__FAMILY_MOVE)
+#define GPUK__IF_MOVE(ptx) ptx
+#else
+#define GPUK__IF_MOVE(ptx) 0
+#endif
+#if defined(GPUK__FAMILY_REDUCE)
+#define GPUK__IF_REDUCE(ptx) ptx
+#else
+#define GPUK__IF_REDUCE(ptx) 0
+#endif
+#if defined(GPUK__FAMILY_SCAN)
+#define GPUK__IF_SCAN(ptx) ptx
+#else
+#define GPUK__IF_SCAN(ptx) 0
+#endif
+#if defined(GPUK__FAMILY_HISTOGRAM)
+#define GPUK__IF_HISTOGRAM(ptx) ptx
+#else
+#define GPUK__IF_HISTOGRAM(ptx) 0
+#endif
+#if defined(GPUK__FAMILY_STENCIL)
+#define GPUK__IF_STENCIL(ptx) ptx
+#else
+#define GPUK__IF_STENCIL(ptx) 0
+#endif
+#if defined(GPUK__FAMILY_GEMM)
+#define GPUK__IF_GEMM(ptx) ptx
+#else
+#define GPUK__IF_GEMM(ptx) 0
+#endif
 /* the preset dictionary every module below is deflated against (itself deflated): 16382 bytes of the PTX lines most modules share */
 static const char* const gpuk__ptx_dictionary_[] = {
     "ULk1[/n7H7yR(47*CI|6+WccA&0G{t.dG*kTqWp!v8Coy^nx6o+@osw/c9.RC75E_SFqbl@(iWsuo9VXbOLIZNfpg}p}glZ"
@@ -9014,6 +9185,7 @@ static const char* const gpuk__ptx_dictionary_[] = {
     0
 };
 static const gpuk__builtin_ptx gpuk__builtin_dictionary = { "the dictionary", gpuk__ptx_dictionary_, 16382, 3660, 0, 0, 0 };
+#if defined(GPUK__FAMILY_GENERATE)
 /* gpuk_fill_f32: ptx/gpuk_fill_f32.ptx, .version 4.2, .target sm_52, driver >= CUDA 7.0, 1826 bytes (420 deflated), sha256 c104bfeafe8c4980 */
 static const char* const gpuk__ptx_fill_f32[] = {
     "ULsb&hhBb:yMJAIgfGP-b7OEA[]}{fR_Q1d0vIlQ-bSpCNF_&PNTYKh^60y[cg{U:NfzedgK597{ZBvKf:0IZyTceHAeVhl"
@@ -9108,6 +9280,8 @@ static const char* const gpuk__ptx_linspace_f64[] = {
     "7{b|6S(Z1VPQV%",
     0
 };
+#endif
+#if defined(GPUK__FAMILY_MOVE)
 /* gpuk_copy_strided_f32: ptx/gpuk_copy_strided_f32.ptx, .version 4.2, .target sm_52, driver >= CUDA 7.0, 1319 bytes (291 deflated), sha256 f6d088238b5a6bbd */
 static const char* const gpuk__ptx_copy_strided_f32[] = {
     "X!BRJQqY^Pze5/Aw9sPK(mExklN#rj%VYm{%6C#Dilvm/jg~X9.|OyRIU-X}bBQP@$S5d9-yz|Rl/1afOj&#.7/QIR8#)tL"
@@ -9140,6 +9314,8 @@ static const char* const gpuk__ptx_copy_strided_u32[] = {
     "%voA}pPDJvcnql}O!B@E7sy2wuE!/muuVWN{K&84OpshCY-.WPm!tIK=&T=S.(]@X6mY](t-~/nP2s",
     0
 };
+#endif
+#if defined(GPUK__FAMILY_ELEMENTWISE)
 /* gpuk_add_f32: ptx/gpuk_add_f32.ptx, .version 4.2, .target sm_52, driver >= CUDA 7.0, 4159 bytes (572 deflated), sha256 8c439b1060a247fb */
 static const char* const gpuk__ptx_add_f32[] = {
     "^0T5fhf[U)yMJa[[wk-+ianQ@WfTEQ9Hh14BAKVl.(c/6qnVy)QT)%FFDGE-f-upt%o(+Q.3Gh(KuCY3Ax}6ew+PSIz#sU^"
@@ -10192,6 +10368,8 @@ static const char* const gpuk__ptx_selu_f64[] = {
     "3(5MQJ_aAwl/MTAD]yCTD1$_L]G|/ewvFwDCNN9EZfe@cl%jKFEH@HyyA*(*",
     0
 };
+#endif
+#if defined(GPUK__FAMILY_REDUCE)
 /* gpuk_sum_f32: ptx/gpuk_sum_f32.ptx, .version 4.2, .target sm_52, driver >= CUDA 7.0, 6650 bytes (1195 deflated), sha256 4c9865052f569638 */
 static const char* const gpuk__ptx_sum_f32[] = {
     "ag#T:-(1u@yR0g[S^oF5s7HVYX^~P)ImnWwn1YSXYpNnXR8B2.^Ew9Bu}p7:2BNX7uum^#P)WE/ntAC--Oc:Pc.fyXO.$du"
@@ -10889,6 +11067,8 @@ static const char* const gpuk__ptx_norm2_f64[] = {
     "kX$I~ue!*CGu2r3L0pv31!$hmZ(g}0aj/w#{J:*NFefMBbhmz^N5d9nUUxAT^Ym&CM:^c&r&%5T82d)E(/~e",
     0
 };
+#endif
+#if defined(GPUK__FAMILY_SCAN)
 /* gpuk_scan_inclusive_f32: ptx/gpuk_scan_inclusive_f32.ptx, .version 6.0, .target sm_52, driver >= CUDA 9.0, 61365 bytes (12094 deflated), sha256 85e6472738432f16 */
 static const char* const gpuk__ptx_scan_inclusive_f32[] = {
     "d@cSo0Me~RtF&Nh%ZA6y:m70NfieG^DKZOQcKZ0@RCdZ)klbN:7S]M{Z/g6(//T#[cQW%JM@6hFMHaVb[q9}/B_Xr)Rau)R"
@@ -12133,6 +12313,8 @@ static const char* const gpuk__ptx_scan_exclusive_u32[] = {
     "O|r*z#/r{l2JUd{9M.&|mjE:JGj]88I9JEb$D$=7jU{$adj6LkR{=s]gX)s_*a@ZSPQ!Qw.@4ZS|:tMT$9",
     0
 };
+#endif
+#if defined(GPUK__FAMILY_STENCIL)
 /* gpuk_stencil3x3_f32: ptx/gpuk_stencil3x3_f32.ptx, .version 4.2, .target sm_52, driver >= CUDA 7.0, 18797 bytes (3817 deflated), sha256 e8406342e3fac47c */
 static const char* const gpuk__ptx_stencil3x3_f32[] = {
     "UL|ts-t+[wyM4SY[p:5RT$.v#)RWv|!kA4:FNri&2oc:BBD{fHUJhEt/_56=j@^3++Usz/:=bDX57!e(t3R.)Q/R/tzlGgv"
@@ -12343,6 +12525,8 @@ static const char* const gpuk__ptx_heat_step_f64[] = {
     "Yt2_AhWVw.^=P[%tcWh%zybXN",
     0
 };
+#endif
+#if defined(GPUK__FAMILY_MOVE)
 /* gpuk_transpose_f32: ptx/gpuk_transpose_f32.ptx, .version 4.2, .target sm_52, driver >= CUDA 7.0, 12610 bytes (2598 deflated), sha256 567fc319eb103f84 */
 static const char* const gpuk__ptx_transpose_f32[] = {
     "X!P&K/n#8|tF$tUSI(HO=nVXjZW-H.$R(hI=8@a4UH=*f2G(K6Hx1a(.[M]e(v9K0Cztc@F+B$=z#a_ZEH+_bqbly(kK5fY"
@@ -12421,6 +12605,8 @@ static const char* const gpuk__ptx_transpose_f64[] = {
     "pi$}At@i+D19kyuw-f~MT~Uk",
     0
 };
+#endif
+#if defined(GPUK__FAMILY_GEMM)
 /* gpuk_gemm_f32: ptx/gpuk_gemm_f32.ptx, .version 4.2, .target sm_52, driver >= CUDA 7.0, 112616 bytes (21807 deflated), sha256 0c8318689e20e6a6 */
 static const char* const gpuk__ptx_gemm_f32[] = {
     "vJl3DMExG*eM6lQ*q9|*zOEtt:FP+d3dS6MF8Y4]20ysD^&Ux*_s8:PH(PV48.-lIY$N:i^-_h@OP9czkUL1-i%%##it0[U"
@@ -13121,6 +13307,8 @@ static const char* const gpuk__ptx_gemm_tf32[] = {
     "uta@FBMxdaf7yRJH5$*1z@-~|{t${IXk_M}!!",
     0
 };
+#endif
+#if defined(GPUK__FAMILY_HISTOGRAM)
 /* gpuk_histogram_u8: ptx/gpuk_histogram_u8.ptx, .version 4.2, .target sm_52, driver >= CUDA 7.0, 55736 bytes (11652 deflated), sha256 3aa84221f40cb7b5 */
 static const char* const gpuk__ptx_histogram_u8[] = {
     "X!P(2-I2$ytE~Ec:5J-$t-~AZ3jG/^3Ur_[1py|nT%=zodXRfEQR8v87jpQ5Y]oM)^8}zrXnkG_W2[R[rwh909j/KPyC6Ex"
@@ -13297,6 +13485,8 @@ static const char* const gpuk__ptx_histogram_i32[] = {
     "cS&xU3Mp{v{%H6.kfb83]bPY1ex!:ze/bvz!{",
     0
 };
+#endif
+#if defined(GPUK__FAMILY_GENERATE)
 /* gpuk_random_uniform_f32: ptx/gpuk_random_uniform_f32.ptx, .version 4.2, .target sm_52, driver >= CUDA 7.0, 5549 bytes (1331 deflated), sha256 17557d4816495a3c */
 static const char* const gpuk__ptx_random_uniform_f32[] = {
     "X*4S1)30_Lv|S!766@R[BEa7EH4xPbzdM-x$!ub=7HgXwCe*vNqE]R#fF@WyrGtuwe+dDzvMh-JnCkaQyEEjlyd@4ov^b9X"
@@ -13423,6 +13613,8 @@ static const char* const gpuk__ptx_random_normal_f64[] = {
     "P8&jcv0Pk=Y]AVD3+",
     0
 };
+#endif
+#if defined(GPUK__FAMILY_SCAN)
 /* gpuk_scan_inclusive_f64__sm70: ptx/gpuk_scan_inclusive_f64__sm70.ptx, .version 6.0, .target sm_70, driver >= CUDA 9.0, 41239 bytes (8312 deflated), sha256 6b735abc5814b034 */
 static const char* const gpuk__ptx_scan_inclusive_f64__sm70[] = {
     "d@h&C-Vq3NtOL9G&q&PBIYc22k@KOPhC+AVOe|UyjS:]Wo5lR3kF9*e|4dCs/%HAV{)q]m(Hm|zA#OTQo~:LR3arCXCwd/C"
@@ -13655,6 +13847,8 @@ static const char* const gpuk__ptx_scan_exclusive_f64__sm70[] = {
     "{|x",
     0
 };
+#endif
+#if defined(GPUK__FAMILY_STENCIL)
 /* gpuk_stencil3x3_f32__sm90: ptx/gpuk_stencil3x3_f32__sm90.ptx, .version 8.0, .target sm_90, driver >= CUDA 12.0, 63987 bytes (13496 deflated), sha256 f5fa4d981f14514e */
 static const char* const gpuk__ptx_stencil3x3_f32__sm90[] = {
     "fvebCE}@z0fE+5iwm{]t$OUi+7j~a3FuoTKQ:*({Q5&3vdcCQCXR=6Fvft1(Q)^MrLbaTwp3:%]u.wC(TorV:DDmmEgDyPV"
@@ -14053,6 +14247,8 @@ static const char* const gpuk__ptx_stencil3x3_i32__sm90[] = {
     "VpWA5udy+fcrm!G[YWVL=O+@&8p8k35B+vA!!x#66b7M!s$&$[93%u(#K:tJJ3wFXn_m^-x51*#+dbB}&y|nja5#Z}{{U",
     0
 };
+#endif
+#if defined(GPUK__FAMILY_GEMM)
 /* gpuk_gemm_f32__sm80: ptx/gpuk_gemm_f32__sm80.ptx, .version 7.0, .target sm_80, driver >= CUDA 11.0, 150031 bytes (29314 deflated), sha256 b960c3f26f226518 */
 static const char* const gpuk__ptx_gemm_f32__sm80[] = {
     "dD+@-/_Il-f:8UIurPYDI0KV5yAgzKkh)Dp+!l]].Eqn1V|$!XJGu5cf1s3Fdti8ejpnY[*K~}jqu/sFcFYYNU#itIO{p1G"
@@ -16113,123 +16309,124 @@ static const char* const gpuk__ptx_gemm_tf32__sm90a[] = {
     "mra(:t81HuwZfj=)-:^fK$bX]oFa&5fTNXYO9}Q{=h#bq$pQ@Ol{{Ht8JiYYv|s{%geYv6",
     0
 };
+#endif
 static const gpuk__builtin_ptx gpuk__builtin_table[GPUK__KERNEL_COUNT] = {
-    { "gpuk_fill_f32", gpuk__ptx_fill_f32, 1826, 420, 42, 52, 0 },
-    { "gpuk_fill_f64", gpuk__ptx_fill_f64, 1821, 419, 42, 52, 0 },
-    { "gpuk_fill_i32", gpuk__ptx_fill_i32, 1808, 422, 42, 52, 0 },
-    { "gpuk_fill_u32", gpuk__ptx_fill_u32, 1808, 422, 42, 52, 0 },
-    { "gpuk_iota_f32", gpuk__ptx_iota_f32, 1016, 261, 42, 52, 0 },
-    { "gpuk_iota_f64", gpuk__ptx_iota_f64, 1025, 260, 42, 52, 0 },
-    { "gpuk_iota_i32", gpuk__ptx_iota_i32, 995, 257, 42, 52, 0 },
-    { "gpuk_iota_u32", gpuk__ptx_iota_u32, 995, 257, 42, 52, 0 },
-    { "gpuk_linspace_f32", gpuk__ptx_linspace_f32, 1931, 481, 42, 52, 0 },
-    { "gpuk_linspace_f64", gpuk__ptx_linspace_f64, 1900, 467, 42, 52, 0 },
-    { "gpuk_copy_strided_f32", gpuk__ptx_copy_strided_f32, 1319, 291, 42, 52, 0 },
-    { "gpuk_copy_strided_f64", gpuk__ptx_copy_strided_f64, 1322, 292, 42, 52, 0 },
-    { "gpuk_copy_strided_i32", gpuk__ptx_copy_strided_i32, 1301, 289, 42, 52, 0 },
-    { "gpuk_copy_strided_u32", gpuk__ptx_copy_strided_u32, 1301, 290, 42, 52, 0 },
-    { "gpuk_add_f32", gpuk__ptx_add_f32, 4159, 572, 42, 52, 0 },
-    { "gpuk_add_f64", gpuk__ptx_add_f64, 3444, 509, 42, 52, 0 },
-    { "gpuk_add_i32", gpuk__ptx_add_i32, 4159, 558, 42, 52, 0 },
-    { "gpuk_add_u32", gpuk__ptx_add_u32, 4159, 558, 42, 52, 0 },
-    { "gpuk_sub_f32", gpuk__ptx_sub_f32, 4159, 571, 42, 52, 0 },
-    { "gpuk_sub_f64", gpuk__ptx_sub_f64, 3444, 511, 42, 52, 0 },
-    { "gpuk_sub_i32", gpuk__ptx_sub_i32, 4159, 564, 42, 52, 0 },
-    { "gpuk_sub_u32", gpuk__ptx_sub_u32, 4159, 563, 42, 52, 0 },
-    { "gpuk_mul_f32", gpuk__ptx_mul_f32, 4159, 571, 42, 52, 0 },
-    { "gpuk_mul_f64", gpuk__ptx_mul_f64, 3444, 510, 42, 52, 0 },
-    { "gpuk_mul_i32", gpuk__ptx_mul_i32, 4189, 563, 42, 52, 0 },
-    { "gpuk_mul_u32", gpuk__ptx_mul_u32, 4189, 563, 42, 52, 0 },
-    { "gpuk_div_f32", gpuk__ptx_div_f32, 4189, 576, 42, 52, 0 },
-    { "gpuk_div_f64", gpuk__ptx_div_f64, 3462, 512, 42, 52, 0 },
-    { "gpuk_minimum_f32", gpuk__ptx_minimum_f32, 4203, 577, 42, 52, 0 },
-    { "gpuk_minimum_f64", gpuk__ptx_minimum_f64, 3488, 515, 42, 52, 0 },
-    { "gpuk_minimum_i32", gpuk__ptx_minimum_i32, 3657, 591, 42, 52, 0 },
-    { "gpuk_minimum_u32", gpuk__ptx_minimum_u32, 3657, 590, 42, 52, 0 },
-    { "gpuk_maximum_f32", gpuk__ptx_maximum_f32, 4203, 576, 42, 52, 0 },
-    { "gpuk_maximum_f64", gpuk__ptx_maximum_f64, 3488, 516, 42, 52, 0 },
-    { "gpuk_maximum_i32", gpuk__ptx_maximum_i32, 3657, 591, 42, 52, 0 },
-    { "gpuk_maximum_u32", gpuk__ptx_maximum_u32, 3657, 591, 42, 52, 0 },
-    { "gpuk_axpy_f32", gpuk__ptx_axpy_f32, 4307, 658, 42, 52, 0 },
-    { "gpuk_axpy_f64", gpuk__ptx_axpy_f64, 3561, 587, 42, 52, 0 },
-    { "gpuk_scale_f32", gpuk__ptx_scale_f32, 3058, 695, 42, 52, 0 },
-    { "gpuk_scale_f64", gpuk__ptx_scale_f64, 2933, 566, 42, 52, 0 },
-    { "gpuk_abs_f32", gpuk__ptx_abs_f32, 2932, 670, 42, 52, 0 },
-    { "gpuk_abs_f64", gpuk__ptx_abs_f64, 2824, 538, 42, 52, 0 },
-    { "gpuk_abs_i32", gpuk__ptx_abs_i32, 2920, 583, 42, 52, 0 },
-    { "gpuk_sqrt_f32", gpuk__ptx_sqrt_f32, 2982, 677, 42, 52, 0 },
-    { "gpuk_sqrt_f64", gpuk__ptx_sqrt_f64, 2858, 543, 42, 52, 0 },
-    { "gpuk_exp_f32", gpuk__ptx_exp_f32, 7061, 1515, 42, 52, 0 },
-    { "gpuk_exp_f64", gpuk__ptx_exp_f64, 15657, 3258, 42, 52, 0 },
-    { "gpuk_log_f32", gpuk__ptx_log_f32, 15629, 3240, 42, 52, 0 },
-    { "gpuk_log_f64", gpuk__ptx_log_f64, 21768, 4305, 42, 52, 0 },
-    { "gpuk_sin_f32", gpuk__ptx_sin_f32, 23448, 5356, 42, 52, 0 },
-    { "gpuk_sin_f64", gpuk__ptx_sin_f64, 16856, 3909, 42, 52, 0 },
-    { "gpuk_cos_f32", gpuk__ptx_cos_f32, 23593, 5413, 42, 52, 0 },
-    { "gpuk_cos_f64", gpuk__ptx_cos_f64, 16944, 3920, 42, 52, 0 },
-    { "gpuk_cos2_plus_sin2_f32", gpuk__ptx_cos2_plus_sin2_f32, 24585, 5599, 42, 52, 0 },
-    { "gpuk_cos2_plus_sin2_f64", gpuk__ptx_cos2_plus_sin2_f64, 20878, 4601, 42, 52, 0 },
-    { "gpuk_selu_f32", gpuk__ptx_selu_f32, 10047, 2134, 42, 52, 0 },
-    { "gpuk_selu_f64", gpuk__ptx_selu_f64, 18732, 3704, 42, 52, 0 },
-    { "gpuk_sum_f32", gpuk__ptx_sum_f32, 6650, 1195, 42, 52, 0 },
-    { "gpuk_sum_f64", gpuk__ptx_sum_f64, 6748, 1197, 42, 52, 0 },
-    { "gpuk_sum_i32", gpuk__ptx_sum_i32, 6657, 1214, 42, 52, 0 },
-    { "gpuk_sum_u32", gpuk__ptx_sum_u32, 6657, 1214, 42, 52, 0 },
-    { "gpuk_min_f32", gpuk__ptx_min_f32, 6650, 1197, 42, 52, 0 },
-    { "gpuk_min_f64", gpuk__ptx_min_f64, 6748, 1197, 42, 52, 0 },
-    { "gpuk_min_i32", gpuk__ptx_min_i32, 6714, 1249, 42, 52, 0 },
-    { "gpuk_min_u32", gpuk__ptx_min_u32, 6682, 1240, 42, 52, 0 },
-    { "gpuk_max_f32", gpuk__ptx_max_f32, 6650, 1196, 42, 52, 0 },
-    { "gpuk_max_f64", gpuk__ptx_max_f64, 6748, 1197, 42, 52, 0 },
-    { "gpuk_max_i32", gpuk__ptx_max_i32, 6718, 1250, 42, 52, 0 },
-    { "gpuk_max_u32", gpuk__ptx_max_u32, 6678, 1238, 42, 52, 0 },
-    { "gpuk_argmin_f32", gpuk__ptx_argmin_f32, 17000, 3409, 42, 52, 0 },
-    { "gpuk_argmin_f64", gpuk__ptx_argmin_f64, 15656, 2943, 42, 52, 0 },
-    { "gpuk_argmin_i32", gpuk__ptx_argmin_i32, 16117, 3000, 42, 52, 0 },
-    { "gpuk_argmin_u32", gpuk__ptx_argmin_u32, 16085, 2986, 42, 52, 0 },
-    { "gpuk_argmax_f32", gpuk__ptx_argmax_f32, 17000, 3409, 42, 52, 0 },
-    { "gpuk_argmax_f64", gpuk__ptx_argmax_f64, 15656, 2943, 42, 52, 0 },
-    { "gpuk_argmax_i32", gpuk__ptx_argmax_i32, 16121, 3003, 42, 52, 0 },
-    { "gpuk_argmax_u32", gpuk__ptx_argmax_u32, 16081, 2987, 42, 52, 0 },
-    { "gpuk_dot_f32", gpuk__ptx_dot_f32, 7160, 1460, 42, 52, 0 },
-    { "gpuk_dot_f64", gpuk__ptx_dot_f64, 7236, 1427, 42, 52, 0 },
-    { "gpuk_norm2_f32", gpuk__ptx_norm2_f32, 6797, 1364, 42, 52, 0 },
-    { "gpuk_norm2_f64", gpuk__ptx_norm2_f64, 6883, 1359, 42, 52, 0 },
-    { "gpuk_scan_inclusive_f32", gpuk__ptx_scan_inclusive_f32, 61365, 12094, 60, 52, 0 },
-    { "gpuk_scan_exclusive_f32", gpuk__ptx_scan_exclusive_f32, 61300, 12096, 60, 52, 0 },
-    { "gpuk_scan_inclusive_f64", gpuk__ptx_scan_inclusive_f64, 43335, 8655, 60, 52, 0 },
-    { "gpuk_scan_exclusive_f64", gpuk__ptx_scan_exclusive_f64, 43266, 8644, 60, 52, 0 },
-    { "gpuk_scan_inclusive_i32", gpuk__ptx_scan_inclusive_i32, 61835, 12257, 60, 52, 0 },
-    { "gpuk_scan_exclusive_i32", gpuk__ptx_scan_exclusive_i32, 61765, 12249, 60, 52, 0 },
-    { "gpuk_scan_inclusive_u32", gpuk__ptx_scan_inclusive_u32, 61835, 12257, 60, 52, 0 },
-    { "gpuk_scan_exclusive_u32", gpuk__ptx_scan_exclusive_u32, 61765, 12249, 60, 52, 0 },
-    { "gpuk_stencil3x3_f32", gpuk__ptx_stencil3x3_f32, 18797, 3817, 42, 52, 0 },
-    { "gpuk_stencil3x3_i32", gpuk__ptx_stencil3x3_i32, 21311, 4276, 42, 52, 0 },
-    { "gpuk_heat_step_f32", gpuk__ptx_heat_step_f32, 14899, 3123, 42, 52, 0 },
-    { "gpuk_heat_step_f64", gpuk__ptx_heat_step_f64, 15367, 3136, 42, 52, 0 },
-    { "gpuk_transpose_f32", gpuk__ptx_transpose_f32, 12610, 2598, 42, 52, 0 },
-    { "gpuk_transpose_f64", gpuk__ptx_transpose_f64, 12767, 2603, 42, 52, 0 },
-    { "gpuk_gemm_f32", gpuk__ptx_gemm_f32, 112616, 21807, 42, 52, 0 },
-    { "gpuk_gemm_f64", gpuk__ptx_gemm_f64, 38139, 7541, 42, 52, 0 },
-    { "gpuk_gemm_tf32", gpuk__ptx_gemm_tf32, 113034, 21813, 42, 52, 0 },
-    { "gpuk_histogram_u8", gpuk__ptx_histogram_u8, 55736, 11652, 42, 52, 0 },
-    { "gpuk_histogram_i32", gpuk__ptx_histogram_i32, 3808, 865, 42, 52, 0 },
-    { "gpuk_random_uniform_f32", gpuk__ptx_random_uniform_f32, 5549, 1331, 42, 52, 0 },
-    { "gpuk_random_normal_f32", gpuk__ptx_random_normal_f32, 11677, 2778, 42, 52, 0 },
-    { "gpuk_random_uniform_f64", gpuk__ptx_random_uniform_f64, 5178, 1280, 42, 52, 0 },
-    { "gpuk_random_normal_f64", gpuk__ptx_random_normal_f64, 11475, 2825, 42, 52, 0 },
+    { "gpuk_fill_f32", GPUK__IF_GENERATE(gpuk__ptx_fill_f32), 1826, 420, 42, 52, 0 },
+    { "gpuk_fill_f64", GPUK__IF_GENERATE(gpuk__ptx_fill_f64), 1821, 419, 42, 52, 0 },
+    { "gpuk_fill_i32", GPUK__IF_GENERATE(gpuk__ptx_fill_i32), 1808, 422, 42, 52, 0 },
+    { "gpuk_fill_u32", GPUK__IF_GENERATE(gpuk__ptx_fill_u32), 1808, 422, 42, 52, 0 },
+    { "gpuk_iota_f32", GPUK__IF_GENERATE(gpuk__ptx_iota_f32), 1016, 261, 42, 52, 0 },
+    { "gpuk_iota_f64", GPUK__IF_GENERATE(gpuk__ptx_iota_f64), 1025, 260, 42, 52, 0 },
+    { "gpuk_iota_i32", GPUK__IF_GENERATE(gpuk__ptx_iota_i32), 995, 257, 42, 52, 0 },
+    { "gpuk_iota_u32", GPUK__IF_GENERATE(gpuk__ptx_iota_u32), 995, 257, 42, 52, 0 },
+    { "gpuk_linspace_f32", GPUK__IF_GENERATE(gpuk__ptx_linspace_f32), 1931, 481, 42, 52, 0 },
+    { "gpuk_linspace_f64", GPUK__IF_GENERATE(gpuk__ptx_linspace_f64), 1900, 467, 42, 52, 0 },
+    { "gpuk_copy_strided_f32", GPUK__IF_MOVE(gpuk__ptx_copy_strided_f32), 1319, 291, 42, 52, 0 },
+    { "gpuk_copy_strided_f64", GPUK__IF_MOVE(gpuk__ptx_copy_strided_f64), 1322, 292, 42, 52, 0 },
+    { "gpuk_copy_strided_i32", GPUK__IF_MOVE(gpuk__ptx_copy_strided_i32), 1301, 289, 42, 52, 0 },
+    { "gpuk_copy_strided_u32", GPUK__IF_MOVE(gpuk__ptx_copy_strided_u32), 1301, 290, 42, 52, 0 },
+    { "gpuk_add_f32", GPUK__IF_ELEMENTWISE(gpuk__ptx_add_f32), 4159, 572, 42, 52, 0 },
+    { "gpuk_add_f64", GPUK__IF_ELEMENTWISE(gpuk__ptx_add_f64), 3444, 509, 42, 52, 0 },
+    { "gpuk_add_i32", GPUK__IF_ELEMENTWISE(gpuk__ptx_add_i32), 4159, 558, 42, 52, 0 },
+    { "gpuk_add_u32", GPUK__IF_ELEMENTWISE(gpuk__ptx_add_u32), 4159, 558, 42, 52, 0 },
+    { "gpuk_sub_f32", GPUK__IF_ELEMENTWISE(gpuk__ptx_sub_f32), 4159, 571, 42, 52, 0 },
+    { "gpuk_sub_f64", GPUK__IF_ELEMENTWISE(gpuk__ptx_sub_f64), 3444, 511, 42, 52, 0 },
+    { "gpuk_sub_i32", GPUK__IF_ELEMENTWISE(gpuk__ptx_sub_i32), 4159, 564, 42, 52, 0 },
+    { "gpuk_sub_u32", GPUK__IF_ELEMENTWISE(gpuk__ptx_sub_u32), 4159, 563, 42, 52, 0 },
+    { "gpuk_mul_f32", GPUK__IF_ELEMENTWISE(gpuk__ptx_mul_f32), 4159, 571, 42, 52, 0 },
+    { "gpuk_mul_f64", GPUK__IF_ELEMENTWISE(gpuk__ptx_mul_f64), 3444, 510, 42, 52, 0 },
+    { "gpuk_mul_i32", GPUK__IF_ELEMENTWISE(gpuk__ptx_mul_i32), 4189, 563, 42, 52, 0 },
+    { "gpuk_mul_u32", GPUK__IF_ELEMENTWISE(gpuk__ptx_mul_u32), 4189, 563, 42, 52, 0 },
+    { "gpuk_div_f32", GPUK__IF_ELEMENTWISE(gpuk__ptx_div_f32), 4189, 576, 42, 52, 0 },
+    { "gpuk_div_f64", GPUK__IF_ELEMENTWISE(gpuk__ptx_div_f64), 3462, 512, 42, 52, 0 },
+    { "gpuk_minimum_f32", GPUK__IF_ELEMENTWISE(gpuk__ptx_minimum_f32), 4203, 577, 42, 52, 0 },
+    { "gpuk_minimum_f64", GPUK__IF_ELEMENTWISE(gpuk__ptx_minimum_f64), 3488, 515, 42, 52, 0 },
+    { "gpuk_minimum_i32", GPUK__IF_ELEMENTWISE(gpuk__ptx_minimum_i32), 3657, 591, 42, 52, 0 },
+    { "gpuk_minimum_u32", GPUK__IF_ELEMENTWISE(gpuk__ptx_minimum_u32), 3657, 590, 42, 52, 0 },
+    { "gpuk_maximum_f32", GPUK__IF_ELEMENTWISE(gpuk__ptx_maximum_f32), 4203, 576, 42, 52, 0 },
+    { "gpuk_maximum_f64", GPUK__IF_ELEMENTWISE(gpuk__ptx_maximum_f64), 3488, 516, 42, 52, 0 },
+    { "gpuk_maximum_i32", GPUK__IF_ELEMENTWISE(gpuk__ptx_maximum_i32), 3657, 591, 42, 52, 0 },
+    { "gpuk_maximum_u32", GPUK__IF_ELEMENTWISE(gpuk__ptx_maximum_u32), 3657, 591, 42, 52, 0 },
+    { "gpuk_axpy_f32", GPUK__IF_ELEMENTWISE(gpuk__ptx_axpy_f32), 4307, 658, 42, 52, 0 },
+    { "gpuk_axpy_f64", GPUK__IF_ELEMENTWISE(gpuk__ptx_axpy_f64), 3561, 587, 42, 52, 0 },
+    { "gpuk_scale_f32", GPUK__IF_ELEMENTWISE(gpuk__ptx_scale_f32), 3058, 695, 42, 52, 0 },
+    { "gpuk_scale_f64", GPUK__IF_ELEMENTWISE(gpuk__ptx_scale_f64), 2933, 566, 42, 52, 0 },
+    { "gpuk_abs_f32", GPUK__IF_ELEMENTWISE(gpuk__ptx_abs_f32), 2932, 670, 42, 52, 0 },
+    { "gpuk_abs_f64", GPUK__IF_ELEMENTWISE(gpuk__ptx_abs_f64), 2824, 538, 42, 52, 0 },
+    { "gpuk_abs_i32", GPUK__IF_ELEMENTWISE(gpuk__ptx_abs_i32), 2920, 583, 42, 52, 0 },
+    { "gpuk_sqrt_f32", GPUK__IF_ELEMENTWISE(gpuk__ptx_sqrt_f32), 2982, 677, 42, 52, 0 },
+    { "gpuk_sqrt_f64", GPUK__IF_ELEMENTWISE(gpuk__ptx_sqrt_f64), 2858, 543, 42, 52, 0 },
+    { "gpuk_exp_f32", GPUK__IF_ELEMENTWISE(gpuk__ptx_exp_f32), 7061, 1515, 42, 52, 0 },
+    { "gpuk_exp_f64", GPUK__IF_ELEMENTWISE(gpuk__ptx_exp_f64), 15657, 3258, 42, 52, 0 },
+    { "gpuk_log_f32", GPUK__IF_ELEMENTWISE(gpuk__ptx_log_f32), 15629, 3240, 42, 52, 0 },
+    { "gpuk_log_f64", GPUK__IF_ELEMENTWISE(gpuk__ptx_log_f64), 21768, 4305, 42, 52, 0 },
+    { "gpuk_sin_f32", GPUK__IF_ELEMENTWISE(gpuk__ptx_sin_f32), 23448, 5356, 42, 52, 0 },
+    { "gpuk_sin_f64", GPUK__IF_ELEMENTWISE(gpuk__ptx_sin_f64), 16856, 3909, 42, 52, 0 },
+    { "gpuk_cos_f32", GPUK__IF_ELEMENTWISE(gpuk__ptx_cos_f32), 23593, 5413, 42, 52, 0 },
+    { "gpuk_cos_f64", GPUK__IF_ELEMENTWISE(gpuk__ptx_cos_f64), 16944, 3920, 42, 52, 0 },
+    { "gpuk_cos2_plus_sin2_f32", GPUK__IF_ELEMENTWISE(gpuk__ptx_cos2_plus_sin2_f32), 24585, 5599, 42, 52, 0 },
+    { "gpuk_cos2_plus_sin2_f64", GPUK__IF_ELEMENTWISE(gpuk__ptx_cos2_plus_sin2_f64), 20878, 4601, 42, 52, 0 },
+    { "gpuk_selu_f32", GPUK__IF_ELEMENTWISE(gpuk__ptx_selu_f32), 10047, 2134, 42, 52, 0 },
+    { "gpuk_selu_f64", GPUK__IF_ELEMENTWISE(gpuk__ptx_selu_f64), 18732, 3704, 42, 52, 0 },
+    { "gpuk_sum_f32", GPUK__IF_REDUCE(gpuk__ptx_sum_f32), 6650, 1195, 42, 52, 0 },
+    { "gpuk_sum_f64", GPUK__IF_REDUCE(gpuk__ptx_sum_f64), 6748, 1197, 42, 52, 0 },
+    { "gpuk_sum_i32", GPUK__IF_REDUCE(gpuk__ptx_sum_i32), 6657, 1214, 42, 52, 0 },
+    { "gpuk_sum_u32", GPUK__IF_REDUCE(gpuk__ptx_sum_u32), 6657, 1214, 42, 52, 0 },
+    { "gpuk_min_f32", GPUK__IF_REDUCE(gpuk__ptx_min_f32), 6650, 1197, 42, 52, 0 },
+    { "gpuk_min_f64", GPUK__IF_REDUCE(gpuk__ptx_min_f64), 6748, 1197, 42, 52, 0 },
+    { "gpuk_min_i32", GPUK__IF_REDUCE(gpuk__ptx_min_i32), 6714, 1249, 42, 52, 0 },
+    { "gpuk_min_u32", GPUK__IF_REDUCE(gpuk__ptx_min_u32), 6682, 1240, 42, 52, 0 },
+    { "gpuk_max_f32", GPUK__IF_REDUCE(gpuk__ptx_max_f32), 6650, 1196, 42, 52, 0 },
+    { "gpuk_max_f64", GPUK__IF_REDUCE(gpuk__ptx_max_f64), 6748, 1197, 42, 52, 0 },
+    { "gpuk_max_i32", GPUK__IF_REDUCE(gpuk__ptx_max_i32), 6718, 1250, 42, 52, 0 },
+    { "gpuk_max_u32", GPUK__IF_REDUCE(gpuk__ptx_max_u32), 6678, 1238, 42, 52, 0 },
+    { "gpuk_argmin_f32", GPUK__IF_REDUCE(gpuk__ptx_argmin_f32), 17000, 3409, 42, 52, 0 },
+    { "gpuk_argmin_f64", GPUK__IF_REDUCE(gpuk__ptx_argmin_f64), 15656, 2943, 42, 52, 0 },
+    { "gpuk_argmin_i32", GPUK__IF_REDUCE(gpuk__ptx_argmin_i32), 16117, 3000, 42, 52, 0 },
+    { "gpuk_argmin_u32", GPUK__IF_REDUCE(gpuk__ptx_argmin_u32), 16085, 2986, 42, 52, 0 },
+    { "gpuk_argmax_f32", GPUK__IF_REDUCE(gpuk__ptx_argmax_f32), 17000, 3409, 42, 52, 0 },
+    { "gpuk_argmax_f64", GPUK__IF_REDUCE(gpuk__ptx_argmax_f64), 15656, 2943, 42, 52, 0 },
+    { "gpuk_argmax_i32", GPUK__IF_REDUCE(gpuk__ptx_argmax_i32), 16121, 3003, 42, 52, 0 },
+    { "gpuk_argmax_u32", GPUK__IF_REDUCE(gpuk__ptx_argmax_u32), 16081, 2987, 42, 52, 0 },
+    { "gpuk_dot_f32", GPUK__IF_REDUCE(gpuk__ptx_dot_f32), 7160, 1460, 42, 52, 0 },
+    { "gpuk_dot_f64", GPUK__IF_REDUCE(gpuk__ptx_dot_f64), 7236, 1427, 42, 52, 0 },
+    { "gpuk_norm2_f32", GPUK__IF_REDUCE(gpuk__ptx_norm2_f32), 6797, 1364, 42, 52, 0 },
+    { "gpuk_norm2_f64", GPUK__IF_REDUCE(gpuk__ptx_norm2_f64), 6883, 1359, 42, 52, 0 },
+    { "gpuk_scan_inclusive_f32", GPUK__IF_SCAN(gpuk__ptx_scan_inclusive_f32), 61365, 12094, 60, 52, 0 },
+    { "gpuk_scan_exclusive_f32", GPUK__IF_SCAN(gpuk__ptx_scan_exclusive_f32), 61300, 12096, 60, 52, 0 },
+    { "gpuk_scan_inclusive_f64", GPUK__IF_SCAN(gpuk__ptx_scan_inclusive_f64), 43335, 8655, 60, 52, 0 },
+    { "gpuk_scan_exclusive_f64", GPUK__IF_SCAN(gpuk__ptx_scan_exclusive_f64), 43266, 8644, 60, 52, 0 },
+    { "gpuk_scan_inclusive_i32", GPUK__IF_SCAN(gpuk__ptx_scan_inclusive_i32), 61835, 12257, 60, 52, 0 },
+    { "gpuk_scan_exclusive_i32", GPUK__IF_SCAN(gpuk__ptx_scan_exclusive_i32), 61765, 12249, 60, 52, 0 },
+    { "gpuk_scan_inclusive_u32", GPUK__IF_SCAN(gpuk__ptx_scan_inclusive_u32), 61835, 12257, 60, 52, 0 },
+    { "gpuk_scan_exclusive_u32", GPUK__IF_SCAN(gpuk__ptx_scan_exclusive_u32), 61765, 12249, 60, 52, 0 },
+    { "gpuk_stencil3x3_f32", GPUK__IF_STENCIL(gpuk__ptx_stencil3x3_f32), 18797, 3817, 42, 52, 0 },
+    { "gpuk_stencil3x3_i32", GPUK__IF_STENCIL(gpuk__ptx_stencil3x3_i32), 21311, 4276, 42, 52, 0 },
+    { "gpuk_heat_step_f32", GPUK__IF_STENCIL(gpuk__ptx_heat_step_f32), 14899, 3123, 42, 52, 0 },
+    { "gpuk_heat_step_f64", GPUK__IF_STENCIL(gpuk__ptx_heat_step_f64), 15367, 3136, 42, 52, 0 },
+    { "gpuk_transpose_f32", GPUK__IF_MOVE(gpuk__ptx_transpose_f32), 12610, 2598, 42, 52, 0 },
+    { "gpuk_transpose_f64", GPUK__IF_MOVE(gpuk__ptx_transpose_f64), 12767, 2603, 42, 52, 0 },
+    { "gpuk_gemm_f32", GPUK__IF_GEMM(gpuk__ptx_gemm_f32), 112616, 21807, 42, 52, 0 },
+    { "gpuk_gemm_f64", GPUK__IF_GEMM(gpuk__ptx_gemm_f64), 38139, 7541, 42, 52, 0 },
+    { "gpuk_gemm_tf32", GPUK__IF_GEMM(gpuk__ptx_gemm_tf32), 113034, 21813, 42, 52, 0 },
+    { "gpuk_histogram_u8", GPUK__IF_HISTOGRAM(gpuk__ptx_histogram_u8), 55736, 11652, 42, 52, 0 },
+    { "gpuk_histogram_i32", GPUK__IF_HISTOGRAM(gpuk__ptx_histogram_i32), 3808, 865, 42, 52, 0 },
+    { "gpuk_random_uniform_f32", GPUK__IF_GENERATE(gpuk__ptx_random_uniform_f32), 5549, 1331, 42, 52, 0 },
+    { "gpuk_random_normal_f32", GPUK__IF_GENERATE(gpuk__ptx_random_normal_f32), 11677, 2778, 42, 52, 0 },
+    { "gpuk_random_uniform_f64", GPUK__IF_GENERATE(gpuk__ptx_random_uniform_f64), 5178, 1280, 42, 52, 0 },
+    { "gpuk_random_normal_f64", GPUK__IF_GENERATE(gpuk__ptx_random_normal_f64), 11475, 2825, 42, 52, 0 },
 };
 /* faster forms for newer GPUs (the last field 1: for that compute capability only); the list ends at kernel -1 */
 static const gpuk__builtin_variant gpuk__builtin_variant_table[] = {
-    { GPUK__K_SCAN_INCLUSIVE_F64, { "gpuk_scan_inclusive_f64__sm70", gpuk__ptx_scan_inclusive_f64__sm70, 41239, 8312, 60, 70, 0 } },
-    { GPUK__K_SCAN_EXCLUSIVE_F64, { "gpuk_scan_exclusive_f64__sm70", gpuk__ptx_scan_exclusive_f64__sm70, 41170, 8302, 60, 70, 0 } },
-    { GPUK__K_STENCIL3X3_F32, { "gpuk_stencil3x3_f32__sm90", gpuk__ptx_stencil3x3_f32__sm90, 63987, 13496, 80, 90, 0 } },
-    { GPUK__K_STENCIL3X3_I32, { "gpuk_stencil3x3_i32__sm90", gpuk__ptx_stencil3x3_i32__sm90, 78461, 15534, 80, 90, 0 } },
-    { GPUK__K_GEMM_F32, { "gpuk_gemm_f32__sm80", gpuk__ptx_gemm_f32__sm80, 150031, 29314, 70, 80, 0 } },
-    { GPUK__K_GEMM_F64, { "gpuk_gemm_f64__sm80", gpuk__ptx_gemm_f64__sm80, 109637, 19824, 70, 80, 0 } },
-    { GPUK__K_GEMM_TF32, { "gpuk_gemm_tf32__sm80", gpuk__ptx_gemm_tf32__sm80, 152003, 28920, 70, 80, 0 } },
-    { GPUK__K_GEMM_F64, { "gpuk_gemm_f64__sm90", gpuk__ptx_gemm_f64__sm90, 192880, 35326, 78, 90, 0 } },
-    { GPUK__K_GEMM_TF32, { "gpuk_gemm_tf32__sm90a", gpuk__ptx_gemm_tf32__sm90a, 211237, 38372, 80, 90, 1 } },
+    { GPUK__K_SCAN_INCLUSIVE_F64, { "gpuk_scan_inclusive_f64__sm70", GPUK__IF_SCAN(gpuk__ptx_scan_inclusive_f64__sm70), 41239, 8312, 60, 70, 0 } },
+    { GPUK__K_SCAN_EXCLUSIVE_F64, { "gpuk_scan_exclusive_f64__sm70", GPUK__IF_SCAN(gpuk__ptx_scan_exclusive_f64__sm70), 41170, 8302, 60, 70, 0 } },
+    { GPUK__K_STENCIL3X3_F32, { "gpuk_stencil3x3_f32__sm90", GPUK__IF_STENCIL(gpuk__ptx_stencil3x3_f32__sm90), 63987, 13496, 80, 90, 0 } },
+    { GPUK__K_STENCIL3X3_I32, { "gpuk_stencil3x3_i32__sm90", GPUK__IF_STENCIL(gpuk__ptx_stencil3x3_i32__sm90), 78461, 15534, 80, 90, 0 } },
+    { GPUK__K_GEMM_F32, { "gpuk_gemm_f32__sm80", GPUK__IF_GEMM(gpuk__ptx_gemm_f32__sm80), 150031, 29314, 70, 80, 0 } },
+    { GPUK__K_GEMM_F64, { "gpuk_gemm_f64__sm80", GPUK__IF_GEMM(gpuk__ptx_gemm_f64__sm80), 109637, 19824, 70, 80, 0 } },
+    { GPUK__K_GEMM_TF32, { "gpuk_gemm_tf32__sm80", GPUK__IF_GEMM(gpuk__ptx_gemm_tf32__sm80), 152003, 28920, 70, 80, 0 } },
+    { GPUK__K_GEMM_F64, { "gpuk_gemm_f64__sm90", GPUK__IF_GEMM(gpuk__ptx_gemm_f64__sm90), 192880, 35326, 78, 90, 0 } },
+    { GPUK__K_GEMM_TF32, { "gpuk_gemm_tf32__sm90a", GPUK__IF_GEMM(gpuk__ptx_gemm_tf32__sm90a), 211237, 38372, 80, 90, 1 } },
     { -1, { 0, 0, 0, 0, 0, 0, 0 } }
 };
 /* GPUK_GENERATED_END(ptx) */

@@ -556,7 +556,7 @@ GPUK__IMPL gpuk_result gpuk_kernels_load(gpuk_ctx* ctx, const char* names) {
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
     for (;;) {
         size_t len;
-        int i, found = 0;
+        int i, found = 0, left_out = 0;
         while (*p == ' ' || *p == ',' || *p == '\t' || *p == '\n') p++;
         if (!*p) return GPUK_OK;
         for (len = 0; p[len] && p[len] != ' ' && p[len] != ',' && p[len] != '\t' &&
@@ -564,13 +564,19 @@ GPUK__IMPL gpuk_result gpuk_kernels_load(gpuk_ctx* ctx, const char* names) {
         for (i = 0; i < GPUK__KERNEL_COUNT; i++) {
             gpuk__cu_function f;
             if (!gpuk__name_matches(gpuk__builtin_ptx_of(i)->name, p, len)) continue;
+            if (!gpuk__builtin_ptx_of(i)->pieces) { /* its family is left out of this program */
+                left_out = 1;
+                continue;
+            }
             found = 1;
             if ((r = gpuk__builtin_function(fn, ctx, i, NULL, &f)) != GPUK_OK) return r;
         }
         if (!found) {
             char name[64];
             gpuk__copy_text(name, len + 1 < sizeof name ? len + 1 : sizeof name, p);
-            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "no built-in kernel is named '%s'", name);
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, left_out ? "'%s' names kernels of a family "
+                              "this program leaves out (GPUK_NO_<FAMILY> or GPUK_ONLY_<FAMILY>)"
+                              : "no built-in kernel is named '%s'", name);
         }
         p += len;
     }
@@ -634,6 +640,7 @@ static uint32_t gpuk__grid(size_t units, size_t per_block, size_t cap) {
     return (uint32_t)(g < cap ? g : cap);
 }
 
+#if defined(GPUK__LAUNCHER_STENCIL) /* its only user */
 /* The greatest common divisor (Euclid's); gcd(a, 0) = a. */
 static size_t gpuk__gcd(size_t a, size_t b) {
     while (b) {
@@ -643,11 +650,13 @@ static size_t gpuk__gcd(size_t a, size_t b) {
     }
     return a;
 }
+#endif
 
 static size_t gpuk__sm_blocks(const gpuk_ctx* ctx, size_t per_sm) {
     return (size_t)(ctx->info.sm_count > 0 ? ctx->info.sm_count : 1) * per_sm;
 }
 
+#if defined(GPUK__LAUNCHER_MAP)
 /* Element-wise kernels: (out, a, b, n, s0, s1). */
 /* not inlined: ~100 generated wrappers call these (compile time, code size) */
 static GPUK__NOINLINE gpuk_result gpuk__map(const char* fn, int id, gpuk_ctx* ctx,
@@ -679,7 +688,9 @@ static GPUK__NOINLINE gpuk_result gpuk__map(const char* fn, int id, gpuk_ctx* ct
     k.grid_x = gpuk__grid(n, GPUK__BLOCK * (16 / elem), (size_t)ctx->info.max_grid[0]);
     return gpuk__builtin_go(&k);
 }
+#endif /* GPUK__LAUNCHER_MAP */
 
+#if defined(GPUK__LAUNCHER_GENERATE)
 /* Kernels that make out[i] from i: (out, n, s0, s1), per_thread elements a thread. */
 static GPUK__NOINLINE gpuk_result gpuk__generate(const char* fn, int id, gpuk_ctx* ctx,
                                                  gpuk_stream stream, size_t elem, size_t n,
@@ -710,7 +721,9 @@ static GPUK__NOINLINE gpuk_result gpuk__generate(const char* fn, int id, gpuk_ct
     k.grid_x = gpuk__grid(n / per_thread + 2, GPUK__BLOCK, gpuk__sm_blocks(ctx, 32));
     return gpuk__builtin_go(&k);
 }
+#endif /* GPUK__LAUNCHER_GENERATE */
 
+#if defined(GPUK__LAUNCHER_STRIDED)
 /* Elements a stride walk of n touches: (n - 1) * stride + 1, or 0 on overflow or n = 0. */
 static size_t gpuk__extent(size_t n, size_t stride, int* overflow) {
     *overflow = 0;
@@ -751,7 +764,9 @@ static GPUK__NOINLINE gpuk_result gpuk__strided(const char* fn, int id, gpuk_ctx
     k.grid_x = gpuk__grid(n, GPUK__BLOCK, (size_t)ctx->info.max_grid[0]);
     return gpuk__builtin_go(&k);
 }
+#endif /* GPUK__LAUNCHER_STRIDED */
 
+#if defined(GPUK__LAUNCHER_REDUCE)
 /* Reductions: (out, a, b, n, scratch). The grid depends only on n and the device, which is
    what makes the result's bits repeat. */
 static GPUK__NOINLINE gpuk_result gpuk__reduce(const char* fn, int id, gpuk_ctx* ctx,
@@ -779,7 +794,9 @@ static GPUK__NOINLINE gpuk_result gpuk__reduce(const char* fn, int id, gpuk_ctx*
     k.scratch_arg = &scratch;
     return gpuk__builtin_go(&k);
 }
+#endif /* GPUK__LAUNCHER_REDUCE */
 
+#if defined(GPUK__LAUNCHER_SCAN)
 /* Scans: (out, in, n, scratch, values, ahead, capacity); a block per tile of 8192 (4-byte) or 4096
    elements (scan_items in gpuk_kernels.cuh). */
 static size_t gpuk__scan_tile(size_t elem) {
@@ -828,7 +845,9 @@ static GPUK__NOINLINE gpuk_result gpuk__scan(const char* fn, int id, gpuk_ctx* c
     k.capacity_arg = &capacity;
     return gpuk__builtin_go(&k);
 }
+#endif /* GPUK__LAUNCHER_SCAN */
 
+#if defined(GPUK__LAUNCHER_TRANSPOSE)
 /* Transpose: (out, in, rows, cols), 32x8 threads a 64x64 tile. */
 static GPUK__NOINLINE gpuk_result gpuk__transpose(const char* fn, int id, gpuk_ctx* ctx,
                                                   gpuk_stream stream, size_t elem, gpuk_array out,
@@ -861,7 +880,9 @@ static GPUK__NOINLINE gpuk_result gpuk__transpose(const char* fn, int id, gpuk_c
     k.grid_y = gpuk__grid(rows, GPUK__TRANSPOSE_TILE, 65535);
     return gpuk__builtin_go(&k);
 }
+#endif /* GPUK__LAUNCHER_TRANSPOSE */
 
+#if defined(GPUK__LAUNCHER_GEMM)
 /* Matrix multiply: (c, a, b, gemm_args, alpha, beta), gemm_args being the kernel's struct of
    that name (gpuk_kernels.cuh): the same members in the same order, no padding. */
 typedef struct gpuk__gemm_args {
@@ -1111,7 +1132,9 @@ static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* c
         gpuk__gemm_tma_plan(&k, variant, &tma, &g, p[1], p[2]);
     return gpuk__builtin_go(&k);
 }
+#endif /* GPUK__LAUNCHER_GEMM */
 
+#if defined(GPUK__LAUNCHER_STENCIL)
 /* The 3x3's sm_90 variant (gpuk_kernels.cuh, stencil3x3_tile) loads each tile's box by TMA from
    a tensor map of in: 4-byte elements, boxes of (COLS + 8) x (ROWS + 2), out-of-range elements
    read as 0. The map's rules: its base 16-byte aligned, its row stride a multiple of 16 bytes
@@ -1263,7 +1286,9 @@ static GPUK__NOINLINE gpuk_result gpuk__stencil(const char* fn, int id, gpuk_ctx
     }
     return GPUK_OK;
 }
+#endif /* GPUK__LAUNCHER_STENCIL */
 
+#if defined(GPUK__LAUNCHER_HISTOGRAM)
 /* Histogram: zero counts, then (counts, in, n, nbins, lo, hi) with per-block shared counts. */
 static GPUK__NOINLINE gpuk_result gpuk__histogram(const char* fn, int id, gpuk_ctx* ctx,
                                                   gpuk_stream stream, size_t elem,
@@ -1300,3 +1325,4 @@ static GPUK__NOINLINE gpuk_result gpuk__histogram(const char* fn, int id, gpuk_c
     k.grid_x = gpuk__grid(n, (size_t)GPUK__BLOCK * (elem == 1 ? 16u : 1u), gpuk__sm_blocks(ctx, 8));
     return gpuk__builtin_go(&k);
 }
+#endif /* GPUK__LAUNCHER_HISTOGRAM */

@@ -7,28 +7,14 @@ import os
 import textwrap
 
 from .common import ROOT, variant_target
-from .kernels import family_wraps, kernel_list, variants_for, wrappers_for
+from .kernels import FAMILIES, family_wraps, kernel_list, variants_for, wrappers_for
 
 DOC = "docs/kernels.md"
 WIDTH = 100
 
-# Sections of the reference, in order, and the kernel families (GPUK_<FAMILY> macros of
-# gpuk_kernels.cuh) each holds. A family not named here gets a section of its own at the end,
-# so a new family shows up in the reference before anyone files it.
-CATEGORIES = [
-    ("Generate", "fill arrays with constants, sequences or random numbers",
-     ["FILL", "IOTA", "LINSPACE", "RANDOM"]),
-    ("Element-wise", "one output element from the same element of each input; may run in place",
-     ["BINARY", "DIV", "AXPY", "SCALE", "UNARY", "UNARY_LONG", "COS2SIN2", "SELU"]),
-    ("Move", "strided copies and transposes", ["COPY_STRIDED", "TRANSPOSE"]),
-    ("Reduce", "deterministic: the same input on the same device gives the same bits every time",
-     ["SUM", "MIN", "MAX", "ARGMIN", "ARGMAX", "DOT", "NORM2"]),
-    ("Scan", "prefix sums in a single pass over the input", ["SCAN"]),
-    ("Count", "histograms with 64-bit counts; they overwrite the counts, never add",
-     ["HISTOGRAM"]),
-    ("Stencil", "2-D neighbourhoods on gpuk_array2d views", ["STENCIL3X3", "HEAT"]),
-    ("Matrix", "GEMM on row-major gpuk_array2d views, BLAS rules", ["GEMM"]),
-]
+# The reference's sections: the families a program can keep or leave out, in order (a family
+# not named there gets a section of its own at the end).
+CATEGORIES = [(title, what, macros) for _name, title, what, macros in FAMILIES]
 
 
 INTRO = """# Built-in kernels

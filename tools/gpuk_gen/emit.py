@@ -5,7 +5,7 @@ import re
 import zlib
 
 from .common import GENERATOR_VERSION, PIECE_CHARS, PTX_CUDA, fail, sm_name
-from .kernels import doc
+from .kernels import FAMILIES, doc, family_of
 from .lowering import header_info
 
 
@@ -100,9 +100,9 @@ def packed_pieces(packed):
     return out
 
 
-def ptx_blob(name, mod, zdict):
+def ptx_blob(name, mod, zdict, family):
     """The C text of one module (an annotation, then its PTX deflated against zdict, packed)
-    and its table entry."""
+    and its table row, whose PTX is 0 where its family is left out."""
     version, target = header_info(mod)
     digest = hashlib.sha256(mod.encode()).hexdigest()
     packed = deflate(mod.encode(), zdict)
@@ -114,45 +114,96 @@ def ptx_blob(name, mod, zdict):
            "static const char* const gpuk__ptx_%s[] = {" % name[5:]]
     out.extend(packed_pieces(packed))
     out.append("    0\n};")
-    entry = "{ \"%s\", gpuk__ptx_%s, %d, %d, %d, %d, %d }" % (
-        name, name[5:], len(mod), len(packed), version[0] * 10 + version[1], target[0], target[1])
+    entry = "{ \"%s\", GPUK__IF_%s(gpuk__ptx_%s), %d, %d, %d, %d, %d }" % (
+        name, family, name[5:], len(mod), len(packed), version[0] * 10 + version[1], target[0], target[1])
     return out, entry
+
+
+def family_switches(kernels, fam_of):
+    """The public block that turns the GPUK_ONLY_<F> / GPUK_NO_<F> a program defines into
+    GPUK__FAMILY_<F> (kept) for every family, and GPUK__LAUNCHER_<L> for every host launcher
+    (src/gpuk_builtin.h's gpuk__<l>) some kept family calls."""
+    order = [f[0] for f in FAMILIES]
+    names = sorted(set(fam_of[k[4]] for k in kernels),
+                   key=lambda n: (order.index(n) if n in order else len(order), n))
+    what = dict((n, (t, w)) for n, t, w, _m in FAMILIES)
+    out = ["/* Families of built-in kernels. Define GPUK_NO_<FAMILY> before including gpuk.h to leave",
+           "   that family out (its calls undeclared, its PTX and launcher gone), or one or more",
+           "   GPUK_ONLY_<FAMILY> to keep only those; the custom kernels always stay:"]
+    out += ["     %-12s %s" % (n, what[n][0].lower() + (": " + what[n][1].split(";")[0] if n in what else ""))
+            for n in names]
+    out[-1] += " */"
+    out.append("#if " + " || \\\n    ".join(
+        " || ".join("defined(GPUK_ONLY_%s)" % n for n in names[k:k + 3]) for k in range(0, len(names), 3)))
+    out += ["#define GPUK__ONLY_SOME 1", "#endif"]
+    for n in names:
+        out += ["#if !defined(GPUK_NO_%s) && (!defined(GPUK__ONLY_SOME) || defined(GPUK_ONLY_%s))" % (n, n),
+                "#define GPUK__FAMILY_%s 1" % n, "#endif"]
+    users = {}
+    for kern, _text, _params, body, entry in kernels:
+        launcher = re.match(r"return (gpuk__\w+)\(", body).group(1)
+        users.setdefault(launcher, [])
+        if fam_of[entry] not in users[launcher]:
+            users[launcher].append(fam_of[entry])
+    for launcher in sorted(users):
+        out += ["#if " + " || ".join("defined(GPUK__FAMILY_%s)" % n for n in users[launcher]),
+                "#define GPUK__LAUNCHER_%s 1" % launcher[6:].upper(), "#endif"]
+    return out, names
+
+
+def guarded(order, sep):
+    """[(family, text)] in order, joined by sep, each run of one family inside #if/#endif."""
+    runs = []
+    for fam, text in order:
+        if not runs or runs[-1][0] != fam:
+            runs.append((fam, []))
+        runs[-1][1].append(text)
+    return sep.join("#if defined(GPUK__FAMILY_%s)\n%s\n#endif" % (fam, sep.join(texts))
+                    for fam, texts in runs)
 
 
 def sections(kernels, variants, modules, source_hash, nvcc_ver, constants, families):
     """{section name: text between its markers}."""
     stamp = "tools/gen_ptx.py v%s from gpuk_kernels.cuh sha256 %s, nvcc %s, zlib %s -- do not edit" % (
         GENERATOR_VERSION, source_hash[:16], nvcc_ver, zlib.ZLIB_VERSION)
-    decl = ["/* " + stamp + " */", "#if !defined(GPUK_NO_KERNELS)"]
+    fam_of = dict((kern, family_of(fam)) for fam, kern, _t in families)
+    variant_fam = dict((name, fam_of[base]) for name, base in variants)
+    switches, names = family_switches(kernels, fam_of)
+    decl = ["/* " + stamp + " */", "#if !defined(GPUK_NO_KERNELS)"] + switches
     ids = ["/* " + stamp + " */", "enum {"]
-    defs = ["/* " + stamp + " */"]
     zdict = dictionary([modules[k] for k in sorted(modules)])
     packed = deflate(zdict)
-    ptx = ["/* " + stamp + " */",
-           "/* the preset dictionary every module below is deflated against (itself deflated): %d "
-           "bytes of the PTX lines most modules share */" % len(zdict),
-           "static const char* const gpuk__ptx_dictionary_[] = {"]
+    ptx = ["/* " + stamp + " */"]
+    for n in names:  # a left-out family's table rows hold no PTX
+        ptx += ["#if defined(GPUK__FAMILY_%s)" % n, "#define GPUK__IF_%s(ptx) ptx" % n, "#else",
+                "#define GPUK__IF_%s(ptx) 0" % n, "#endif"]
+    ptx += ["/* the preset dictionary every module below is deflated against (itself deflated): %d "
+            "bytes of the PTX lines most modules share */" % len(zdict),
+            "static const char* const gpuk__ptx_dictionary_[] = {"]
     ptx.extend(packed_pieces(packed))
     ptx.append("    0\n};")
     ptx.append("static const gpuk__builtin_ptx gpuk__builtin_dictionary = "
                "{ \"the dictionary\", gpuk__ptx_dictionary_, %d, %d, 0, 0, 0 };" % (len(zdict), len(packed)))
-    table = []
+    decls, defs, blobs, table = [], [], [], []
     for kern, text, params, body, entry in kernels:
+        fam = fam_of[entry]
         proto = "gpuk_result %s(gpuk_ctx* ctx, gpuk_stream stream, %s)" % (kern, params)
-        decl.append("GPUK_API " + proto + "; " + doc(text))
-        defs.append("GPUK__IMPL " + proto + " {\n    " + body + "\n}")
+        decls.append((fam, "GPUK_API " + proto + "; " + doc(text)))
+        defs.append((fam, "GPUK__IMPL " + proto + " {\n    " + body + "\n}"))
         if entry != kern:
             continue  # launches another wrapper's kernel
         ids.append("    GPUK__K_%s," % kern[5:].upper())
-        blob, entry = ptx_blob(kern, modules[kern], zdict)
-        ptx.extend(blob)
-        table.append("    " + entry + ",")
+        blob, row = ptx_blob(kern, modules[kern], zdict, fam)
+        blobs.append((fam, "\n".join(blob)))
+        table.append("    " + row + ",")
     vtable = []
     for name, base in variants:
-        blob, entry = ptx_blob(name, modules[name], zdict)
-        ptx.extend(blob)
-        vtable.append("    { GPUK__K_%s, %s }," % (base[5:].upper(), entry))
+        blob, row = ptx_blob(name, modules[name], zdict, variant_fam[name])
+        blobs.append((variant_fam[name], "\n".join(blob)))
+        vtable.append("    { GPUK__K_%s, %s }," % (base[5:].upper(), row))
+    decl.append(guarded(decls, "\n"))
     decl.append("#endif")
+    ptx.append(guarded(blobs, "\n"))
     ids.append("    GPUK__KERNEL_COUNT\n};")
     ids.append("/* constants the kernels and their host launchers share */")
     ids.extend("#define %s %s" % c for c in constants)
@@ -168,7 +219,8 @@ def sections(kernels, variants, modules, source_hash, nvcc_ver, constants, famil
     ptx.extend(vtable)
     ptx.append("    { -1, { 0, 0, 0, 0, 0, 0, 0 } }\n};")
     return {"kernels": "\n".join(decl), "kernel_ids": "\n".join(ids),
-            "wrappers": "\n\n".join(defs), "ptx": "\n".join(ptx)}
+            "wrappers": guarded(defs, "\n\n"),
+            "ptx": "\n".join(ptx)}
 
 
 def c_comment(text):

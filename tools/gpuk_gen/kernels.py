@@ -127,3 +127,37 @@ def variants_for(fam, args, wraps):
         return []
     bases = [k[0] for k in wrappers_for(m.group(1), args, wraps) if k[4] == k[0]]
     return [(b + "__sm" + m.group(2) + m.group(3).lower(), b) for b in bases]
+
+
+# The families a program can keep or leave out (GPUK_ONLY_<NAME> / GPUK_NO_<NAME>), each with
+# its reference section's title and line and the GPUK_<FAMILY> macros of gpuk_kernels.cuh it
+# holds (a variant's macro, GPUK_<FAMILY>_SMNN, goes with its family). A macro named in none
+# is a family of its own, under its own name: a new family gets its switch and its section
+# before anyone files it here.
+FAMILIES = [
+    ("GENERATE", "Generate", "fill arrays with constants, sequences or random numbers",
+     ["FILL", "IOTA", "LINSPACE", "RANDOM"]),
+    ("ELEMENTWISE", "Element-wise",
+     "one output element from the same element of each input; may run in place",
+     ["BINARY", "DIV", "AXPY", "SCALE", "UNARY", "UNARY_LONG", "COS2SIN2", "SELU"]),
+    ("MOVE", "Move", "strided copies and transposes", ["COPY_STRIDED", "TRANSPOSE"]),
+    ("REDUCE", "Reduce",
+     "deterministic: the same input on the same device gives the same bits every time",
+     ["SUM", "MIN", "MAX", "ARGMIN", "ARGMAX", "DOT", "NORM2"]),
+    ("SCAN", "Scan", "prefix sums in a single pass over the input", ["SCAN"]),
+    ("HISTOGRAM", "Count", "histograms with 64-bit counts; they overwrite the counts, never add",
+     ["HISTOGRAM"]),
+    ("STENCIL", "Stencil", "2-D neighbourhoods on gpuk_array2d views", ["STENCIL3X3", "HEAT"]),
+    ("GEMM", "Matrix", "GEMM on row-major gpuk_array2d views, BLAS rules", ["GEMM"]),
+]
+
+
+def family_of(macro):
+    """The FAMILIES name of a GPUK_<macro> (its variants' macros included)."""
+    m = FAMILY_SUFFIX.match(macro)
+    base = m.group(1) if m else macro
+    for name, _title, _what, macros in FAMILIES:
+        if base in macros:
+            return name
+    return base
+
