@@ -154,7 +154,7 @@ static const char* label(size_t elem, mode md) {
 }
 
 // C from gpuk and from cuBLAS (FP32/FP64) on the same A and B must agree within 2 (k + 2) eps
-// sum_l |a b| (each errs by at most about k eps/2 of that sum; tests/gpu_gemm.c states the
+// sum_l |a b| (each errs by at most about k eps/2 of that sum; tests/gpu/gpu_gemm.c states the
 // same bound against a double reference), plus 1.125 * 2^-9 of that sum for TF32 (inputs cut
 // to 10-bit mantissas: gpuk's sm_90a variant truncates, 2^-9 a product, and cuBLAS may round).
 // The bound itself is |A| |B| from cuBLAS.

@@ -1,8 +1,8 @@
 /* bench/scan_baseline.h - runs the baseline PTX of a built-in scan by hand (module load, a
    zeroed scratch of its own, gpuk_launch), so a test or bench on a GPU where gpuk picks a
    faster variant can still run and time the baseline. Shared by bench/bench_kernels.c (times
-   it) and tests/gpu_kernels.c (checks it): tests may include from bench/, not the reverse. Include after gpuk.h with
-   GPUK_IMPLEMENTATION (it reads the generated tables). */
+   it) and tests/gpu/gpu_kernels.c (checks it): tests may include from bench/, not the reverse.
+   Include after gpuk.h with GPUK_IMPLEMENTATION (it reads the generated tables). */
 #ifndef SCAN_BASELINE_H
 #define SCAN_BASELINE_H
 

@@ -1,14 +1,14 @@
 /* examples/16_nccl_allreduce.c - an all-reduce over every GPU of the process through NCCL, on
-   gpuk's streams and buffers (gpuk_stream_native, gpuk_buffer_devptr). NCCL is loaded at run
-   time like the driver: dlopen("libnccl.so.2"), or the file NCCL_PATH names; the few entry
-   points used are declared below (built with -DEX_NCCL_H, NCCL's own nccl.h is used instead:
-   tests/nccl_abi.sh compiles it so to check the declarations). ncclCommInitAll makes one
-   communicator a GPU; one host thread queues each all-reduce (float sum) on every GPU between
-   ncclGroupStart and ncclGroupEnd. Each size's result is checked in every element of every
-   GPU (integer-valued floats, so the sum is exact). Prints each size's time, algbw = bytes /
-   time and busbw = algbw * 2 (n - 1) / n (nccl-tests' definitions: busbw is what each GPU's
-   links carry in a ring, comparable across GPU counts; 0 for one GPU), and each GPU's time.
-   Sizes up to 64 MiB, --full up to 1 GiB; --gpus N uses N GPUs (NCCL takes one GPU a rank).
+   gpuk's streams and buffers (gpuk_stream_native, gpuk_buffer_devptr). NCCL is loaded at run time
+   like the driver: dlopen("libnccl.so.2"), or the file NCCL_PATH names; the few entry points used
+   are declared below (built with -DEX_NCCL_H, NCCL's own nccl.h is used instead:
+   tests/integration/nccl_abi.sh compiles it so to check the declarations). ncclCommInitAll makes
+   one communicator a GPU; one host thread queues each all-reduce (float sum) on every GPU between
+   ncclGroupStart and ncclGroupEnd. Each size's result is checked in every element of every GPU
+   (integer-valued floats, so the sum is exact). Prints each size's time, algbw = bytes / time and
+   busbw = algbw * 2 (n - 1) / n (nccl-tests' definitions: busbw is what each GPU's links carry in a
+   ring, comparable across GPU counts; 0 for one GPU), and each GPU's time. Sizes up to 64 MiB,
+   --full up to 1 GiB; --gpus N uses N GPUs (NCCL takes one GPU a rank).
    cc -std=c99 -O2 -I.. 16_nccl_allreduce.c -o nccl_allreduce -lpng -lm -ldl */
 #define _POSIX_C_SOURCE 200809L
 #define GPUK_IMPLEMENTATION
@@ -55,8 +55,8 @@ typedef struct nccl_api {
 } nccl_api;
 
 #ifdef EX_NCCL_H
-/* Compiled by tests/nccl_abi.sh only: NCCL's functions must fit the pointers above (-Werror)
-   and its enums must be int-sized with the values above, as the dlopen path assumes. */
+/* Compiled by tests/integration/nccl_abi.sh only: NCCL's functions must fit the pointers above
+   (-Werror) and its enums must be int-sized with the values above, as the dlopen path assumes. */
 typedef char nccl_abi_sizes[sizeof(ncclResult_t) == sizeof(int) && sizeof(ncclDataType_t) == sizeof(int) &&
                             sizeof(ncclRedOp_t) == sizeof(int) ? 1 : -1];
 typedef char nccl_abi_values[(int)ncclSuccess == (int)NCCL_ABI_SUCCESS && (int)ncclFloat32 == (int)NCCL_ABI_FLOAT32 &&

@@ -1,0 +1,65 @@
+# tests/compile/compile_checks.sh - gpuk.h compiles warning-free as C99 (gcc, clang, aarch64 and
+# mingw-w64 cross compilers), C++11/17, with
+# GPUK_STATIC in two linked translation units, with GPUK_NO_KERNELS / GPUK_NO_STDIO, and the
+# declarations alone stay under 1,500 preprocessed lines. Run from the repository root.
+# GPUK_QUICK=1 (ninja test): gcc, clang and g++ only; the cross compilers and the compile-time
+# report are left to ninja check.
+set -u
+quick=${GPUK_QUICK:-}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+passed=0; failed=0; skipped=0
+ok() { passed=$((passed + 1)); echo "ok   $1"; }
+bad() { failed=$((failed + 1)); echo "FAIL $1"; sed 's/^/    /' "$tmp/err" | head -20; }
+try() { local name=$1; shift; if "$@" 2>"$tmp/err"; then ok "$name"; else bad "$name"; fi; }
+C99="-std=c99 -Wall -Wextra -Wpedantic -Wsign-conversion -Wstrict-prototypes -Werror"
+for cc in gcc clang; do
+  if ! command -v $cc >/dev/null; then skipped=$((skipped + 1)); echo "skip $cc (not installed)"; continue; fi
+  try "$cc c99 implementation" $cc $C99 -I. -c tests/compile/compile_c99.c -o "$tmp/a.o"
+  try "$cc c99 no kernels, no stdio" $cc $C99 -DGPUK_NO_KERNELS -DGPUK_NO_STDIO -I. -c tests/compile/compile_c99.c -o "$tmp/b.o"
+  try "$cc c99 NDEBUG" $cc $C99 -DNDEBUG -O2 -I. -c tests/compile/compile_c99.c -o "$tmp/c.o"
+  try "$cc static, two TUs linked" sh -c "$cc $C99 -I. -c tests/compile/compile_static_a.c -o $tmp/sa.o && $cc $C99 -I. -c tests/compile/compile_static_b.c -o $tmp/sb.o && $cc $tmp/sa.o $tmp/sb.o -o $tmp/static -ldl -lpthread && $tmp/static"
+done
+for std in c++11 c++17; do
+  if ! command -v g++ >/dev/null; then skipped=$((skipped + 1)); continue; fi
+  try "g++ -std=$std" g++ -std=$std -Wall -Wextra -Werror -I. -c tests/compile/compile_cxx11.cpp -o "$tmp/x.o"
+done
+# Jetson and other arm64 Linux: cross-compiled and linked
+if [ -n "$quick" ]; then :
+elif command -v aarch64-linux-gnu-gcc >/dev/null; then
+  try "aarch64-linux-gnu-gcc c99 (Jetson), linked" aarch64-linux-gnu-gcc $C99 -I. tests/compile/compile_c99.c -o "$tmp/arm" -ldl -lpthread
+else skipped=$((skipped + 1)); echo "skip aarch64-linux-gnu-gcc (not installed)"; fi
+# Windows: the nvcuda.dll path, kernel32 declared without windows.h; compiled and linked
+if [ -n "$quick" ]; then :
+elif command -v x86_64-w64-mingw32-gcc >/dev/null; then
+  try "mingw-w64 c99 (Windows), linked" x86_64-w64-mingw32-gcc $C99 -I. tests/compile/compile_c99.c -o "$tmp/w.exe"
+else skipped=$((skipped + 1)); echo "skip mingw-w64 (not installed)"; fi
+# the README's quick start is real code: it must compile as it stands
+awk '/^```c$/{f=1;next} /^```$/{f=0} f' README.md > "$tmp/quickstart.c"
+try "README quick start compiles (gcc c99)" gcc -std=c99 -Wall -Wextra -Werror -I. "$tmp/quickstart.c" -o "$tmp/qs" -ldl -lpthread
+# what users copy must be warning-free under clang -Wextra too (it flags .grid = { n }: missing
+# field initializer), and so must the example
+if command -v clang >/dev/null; then
+  try "README quick start compiles (clang c99 -Wextra -Wpedantic)" clang -std=c99 -Wall -Wextra -Wpedantic -Werror -I. -c "$tmp/quickstart.c" -o "$tmp/qs.o"
+  try "examples/01_vector_add.c compiles (clang c99 -Wextra -Wpedantic)" clang -std=c99 -Wall -Wextra -Wpedantic -Werror -I. -c examples/01_vector_add.c -o "$tmp/va.o"
+  try "examples/02_own_kernels.c + generated my_kernels.h compile (clang c99 -Wextra -Wpedantic)" clang -std=c99 -Wall -Wextra -Wpedantic -Wsign-conversion -Werror -I. -c examples/02_own_kernels.c -o "$tmp/ok.o"
+else skipped=$((skipped + 1)); echo "skip clang README/example checks (clang not installed)"; fi
+# the C++ spellings of the public macros (GPUK_DEFAULT_STREAM, GPUK_DIM*, GPUK_RANGE) also run
+if command -v g++ >/dev/null; then
+  try "C++11 macros compile and run" sh -c "g++ -std=c++11 -Wall -Wextra -Werror -I. tests/compile/compile_cxx11.cpp -o $tmp/cxx -ldl -lpthread && $tmp/cxx"
+fi
+lines=$(printf '#include "gpuk.h"\n' | gcc -std=c99 -E -P -I. -x c - | wc -l)
+if [ "$lines" -le 1500 ]; then ok "declarations-only TU: $lines preprocessed lines (<= 1500)"
+else echo "$lines lines" >"$tmp/err"; bad "declarations-only TU over 1500 lines"; fi
+# compile time of the implementation TU, the best of 3 (a report, not a test: machines vary)
+best_ms() {
+  local best=999999 i s e
+  for i in 1 2 3; do s=$(date +%s%N); gcc "$@" -I. -c tests/compile/compile_c99.c -o "$tmp/t.o"; e=$(date +%s%N)
+    [ $(( (e - s) / 1000000 )) -lt $best ] && best=$(( (e - s) / 1000000 )); done
+  echo $best
+}
+if [ -n "$quick" ]; then echo "info quick: the cross compilers (aarch64, mingw-w64) and compile times run in ninja check"
+else
+  echo "info implementation TU compiles in $(best_ms -O0 -DGPUK_NO_KERNELS) ms at -O0 without the kernels," \
+       "$(best_ms -O2) ms at -O2 with all $(grep -c '^static const char\* const gpuk__ptx_' gpuk.h) PTX modules (goal <= 1000 ms)"
+fi
+echo "$passed passed, $failed failed, $skipped skipped"

@@ -1,0 +1,1112 @@
+/* tests/unit/unit_kernels.c - the built-in kernels' host side against the fake driver: every typed
+   wrapper rejects bad arguments before any driver call, kernels load lazily (one module per
+   kernel, on first use, unloaded at ctx destroy), scratch comes and goes with its stream, a
+   JIT failure names the kernel and the next call retries, and the oldest driver gpuk accepts
+   loads every kernel's lowered PTX. No GPU needed; the fake never
+   runs a kernel, so nothing here says a kernel computes the right thing (tests/gpu/gpu_kernels.c).
+   cc -std=c99 -I../.. unit_kernels.c -ldl -lpthread */
+#define _GNU_SOURCE
+#define GPUK_IMPLEMENTATION
+#include "gpuk.h"
+#include "../support/check.h"
+#include "../support/fake_driver.h"
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <time.h>
+
+static const gpuk_stream S = { 0 };
+static const gpuk_array Z = { { 0 }, 0 };
+static const gpuk_array2d Z2 = { { 0 }, 0, 0, 0, 0 };
+static gpuk_ctx* ctx;
+
+static gpuk_buffer buffer(size_t bytes) {
+    gpuk_buffer b = { 0 };
+    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = bytes, .label = "b" }, &b));
+    return b;
+}
+
+/* One row per public wrapper, from gpuk.h's list of every kernel (a new family needs its
+   ROW_ macro, or this does not compile): a zero buffer handle fails with INVALID_HANDLE and no
+   driver call. */
+static int rows;
+#define ROW(call) do { rows++; CHECK_RESULT(call, GPUK_ERR_INVALID_HANDLE); CHECK_ERROR_MENTIONS("handle is zero"); } while (0)
+/* one call shape a family, expanded over gpuk.h's list of every kernel (GPUK__KERNEL_LIST) */
+#define ROW_FAMILY(fam, name, t) ROW_##fam(gpuk_##name##_##t);
+#define ROW_FILL(f) ROW(f(ctx, S, Z, 4, 1))
+#define ROW_IOTA(f) ROW(f(ctx, S, Z, 4, 1, 1))
+#define ROW_LINSPACE ROW_IOTA
+#define ROW_RANDOM ROW_IOTA
+#define ROW_COPY_STRIDED(f) ROW(f(ctx, S, Z, 1, Z, 4, 4))
+#define ROW_BINARY(f) ROW(f(ctx, S, Z, Z, Z, 4))
+#define ROW_DIV ROW_BINARY
+#define ROW_DOT ROW_BINARY
+#define ROW_AXPY(f) ROW(f(ctx, S, Z, 1, Z, 4))
+#define ROW_SCALE ROW_AXPY
+#define ROW_UNARY(f) ROW(f(ctx, S, Z, Z, 4))
+#define ROW_UNARY_LONG ROW_UNARY
+#define ROW_COS2SIN2 ROW_UNARY
+#define ROW_SUM ROW_UNARY
+#define ROW_MIN ROW_UNARY
+#define ROW_MAX ROW_UNARY
+#define ROW_ARGMIN ROW_UNARY
+#define ROW_ARGMAX ROW_UNARY
+#define ROW_NORM2 ROW_UNARY
+#define ROW_SCAN ROW_UNARY
+#define ROW_SELU(f) ROW(f(ctx, S, Z, Z, 4, 1, 1))
+#define ROW_TRANSPOSE(f) ROW(f(ctx, S, Z, Z, 4, 4))
+#define ROW_HISTOGRAM(f) ROW(f(ctx, S, Z, 4, 0, 256, Z, 4))
+#define ROW_GEMM(f) ROW(f(ctx, S, Z2, 1, Z2, 0, Z2, 0, 0))
+static const float box[9] = { 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+#define ROW_STENCIL3X3(f) ROW(f(ctx, S, Z2, Z2, box, GPUK_BOUNDARY_SKIP))
+#define ROW_HEAT(f) ROW(f(ctx, S, Z2, Z2, 0.25f))
+
+static int test_every_wrapper_rejects_a_zero_handle_before_the_driver(void) {
+    long calls;
+    ctx = fake_gpuk_up(NULL);
+    calls = fake.calls;
+    GPUK__KERNEL_LIST(ROW_FAMILY)
+    CHECK(rows == GPUK__KERNEL_COUNT);
+    CHECK(fake.calls == calls);
+    CHECK(gpuk_kernels_loaded(ctx) == 0);
+    fake_gpuk_down(ctx);
+    return TEST_PASS;
+}
+
+static int test_bad_arguments_get_clear_errors_before_the_driver(void) {
+    gpuk_buffer f, g, u8, wrapped;
+    gpuk_stream other;
+    long calls;
+    ctx = fake_gpuk_up(NULL);
+    f = buffer(64 * 4);
+    g = buffer(64 * 4);
+    u8 = buffer(64);
+    CHECK_OK(gpuk_stream_create(ctx, NULL, &other));
+    /* a wrapped allocation at an odd address: misaligned for 4-byte elements */
+    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = 32, .wrap = gpuk_buffer_devptr(ctx, f) + 2 }, &wrapped));
+    calls = fake.calls;
+    CHECK_RESULT(gpuk_add_f32(NULL, S, gpuk_at(f, 0), gpuk_at(f, 0), gpuk_at(f, 0), 4), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("ctx is NULL");
+    CHECK_RESULT(gpuk_add_f32(ctx, (gpuk_stream){ 12345 }, gpuk_at(f, 0), gpuk_at(f, 0), gpuk_at(f, 0), 4), GPUK_ERR_INVALID_HANDLE);
+    CHECK_ERROR_MENTIONS("stream handle");
+    /* bounds: 60 + 5 > 64 elements; first past the end; n * 4 passing SIZE_MAX */
+    CHECK_RESULT(gpuk_add_f32(ctx, S, gpuk_at(f, 60), gpuk_at(g, 0), gpuk_at(g, 0), 5), GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_ERROR_MENTIONS("buffer 'b'");
+    CHECK_RESULT(gpuk_fill_f32(ctx, S, gpuk_at(f, 65), 0, 1.0f), GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_RESULT(gpuk_fill_f64(ctx, S, gpuk_at(f, 0), SIZE_MAX / 4, 1.0), GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_RESULT(gpuk_sum_f32(ctx, S, gpuk_at(f, 64), gpuk_at(g, 0), 4), GPUK_ERR_OUT_OF_BOUNDS);
+    /* misaligned element address */
+    CHECK_RESULT(gpuk_fill_f32(ctx, S, gpuk_at(wrapped, 0), 2, 1.0f), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("not aligned");
+    /* overlap that is not in place */
+    CHECK_RESULT(gpuk_add_f32(ctx, S, gpuk_at(f, 1), gpuk_at(f, 0), gpuk_at(g, 0), 8), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("overlap");
+    CHECK_RESULT(gpuk_scan_inclusive_f32(ctx, S, gpuk_at(f, 2), gpuk_at(f, 0), 8), GPUK_ERR_INVALID_ARG);
+    CHECK_RESULT(gpuk_transpose_f32(ctx, S, gpuk_at(f, 0), gpuk_at(f, 0), 2, 2), GPUK_ERR_INVALID_ARG);
+    CHECK_RESULT(gpuk_copy_strided_f32(ctx, S, gpuk_at(f, 0), 1, gpuk_at(f, 3), 1, 8), GPUK_ERR_INVALID_ARG);
+    CHECK_RESULT(gpuk_histogram_u8(ctx, S, gpuk_at(f, 0), 4, 0, 256, gpuk_at(f, 0), 8), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("counts and in overlap");
+    /* shape and range rules */
+    CHECK_RESULT(gpuk_min_f32(ctx, S, gpuk_at(f, 0), gpuk_at(g, 0), 0), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("n is 0");
+    CHECK_RESULT(gpuk_argmax_i32(ctx, S, gpuk_at(f, 0), gpuk_at(g, 0), 0), GPUK_ERR_INVALID_ARG);
+    CHECK_RESULT(gpuk_histogram_u8(ctx, S, gpuk_at(f, 0), 0, 0, 256, gpuk_at(u8, 0), 8), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("nbins is 0");
+    CHECK_RESULT(gpuk_histogram_u8(ctx, S, gpuk_at(f, 0), 4, 10, 10, gpuk_at(u8, 0), 8), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("empty");
+    CHECK_RESULT(gpuk_histogram_i32(ctx, S, gpuk_at(f, 0), 4, INT64_MIN, INT64_MAX, gpuk_at(g, 0), 8), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("wider than 2^40");
+    CHECK_RESULT(gpuk_copy_strided_f32(ctx, S, gpuk_at(f, 0), 0, gpuk_at(g, 0), 1, 8), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("out_stride is 0");
+    CHECK_RESULT(gpuk_copy_strided_f32(ctx, S, gpuk_at(f, 0), 1, gpuk_at(g, 0), SIZE_MAX / 2, 8), GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_RESULT(gpuk_transpose_f64(ctx, S, gpuk_at(f, 0), gpuk_at(g, 0), SIZE_MAX / 2, 3), GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_ERROR_MENTIONS("passes SIZE_MAX");
+    CHECK_RESULT(gpuk_random_uniform_f32(ctx, S, gpuk_at(f, 0), 8, 1, UINT64_MAX - 3), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("passes 2^64");
+    CHECK(fake.calls == calls);
+    CHECK(gpuk_kernels_loaded(ctx) == 0);
+    CHECK_OK(gpuk_stream_destroy(ctx, other));
+    fake_gpuk_down(ctx);
+    return TEST_PASS;
+}
+
+/* GEMM's own rules, all checked before any driver call: handles, the shapes agreeing (the
+   error names both sizes), each view's row_stride and bounds (whole strided region, without
+   overflow: 2^32 x 2^32 is not 0 elements), alignment, and C overlapping A or B. Sizes whose
+   products pass SIZE_MAX are rejected, or are empty and do nothing. A and B may share memory;
+   m or n = 0 is a valid call that loads and launches nothing. */
+#define GEMM32(c, a, ta, b, tb) gpuk_gemm_f32(ctx, S, c, 1.5f, a, ta, b, tb, 0.5f)
+#define GEMM64(c, a, ta, b, tb) gpuk_gemm_f64(ctx, S, c, 1.5, a, ta, b, tb, 0.5)
+static int test_gemm_bad_arguments_get_clear_errors_before_the_driver(void) {
+    gpuk_buffer f, g, wrapped;
+    long calls, launches;
+    const size_t big = (size_t)1 << 32;
+    ctx = fake_gpuk_up(NULL);
+    f = buffer(1024 * 8);
+    g = buffer(1024 * 8);
+    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = 4096, .wrap = gpuk_buffer_devptr(ctx, f) + 2 }, &wrapped));
+    /* the control: C (17 x 23) = A (17 x 11) B (11 x 23), C in g, A and B both in f (may overlap) */
+    launches = fake.launches;
+    CHECK_OK(GEMM32(gpuk_at2d(g, 0, 17, 23, 0), gpuk_at2d(f, 0, 17, 11, 0), 0, gpuk_at2d(f, 5, 11, 23, 0), 0));
+    CHECK_OK(GEMM64(gpuk_at2d(g, 0, 17, 23, 0), gpuk_at2d(f, 0, 11, 17, 0), 1, gpuk_at2d(f, 0, 23, 11, 0), 1));
+    CHECK_OK(GEMM64(gpuk_at2d(g, 0, 17, 23, 0), gpuk_at2d(f, 0, 17, 11, 0), 0, gpuk_at2d(f, 0, 23, 11, 0), 1));
+    /* batched: products a block apart; side by side within rows of C */
+    CHECK_OK(gpuk_gemm_batched_f32(ctx, S, gpuk_at2d(g, 0, 4, 5, 0), 20, 1.5f, gpuk_at2d(f, 0, 4, 3, 0), 12, 0,
+                                   gpuk_at2d(f, 500, 3, 5, 0), 0, 0, 0.5f, 50));
+    CHECK_OK(gpuk_gemm_batched_f32(ctx, S, gpuk_at2d(g, 0, 4, 5, 50), 5, 1.5f, gpuk_at2d(f, 0, 4, 3, 0), 12, 0,
+                                   gpuk_at2d(f, 500, 3, 5, 0), 15, 0, 0.5f, 10));
+    CHECK(fake.launches > launches);
+    calls = fake.calls;
+    /* handles */
+    CHECK_RESULT(gpuk_gemm_f32(NULL, S, gpuk_at2d(g, 0, 17, 23, 0), 1, gpuk_at2d(f, 0, 17, 11, 0), 0,
+                               gpuk_at2d(f, 0, 11, 23, 0), 0, 0), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("ctx is NULL");
+    CHECK_RESULT(gpuk_gemm_f64(ctx, (gpuk_stream){ 12345 }, gpuk_at2d(g, 0, 17, 23, 0), 1, gpuk_at2d(f, 0, 17, 11, 0), 0,
+                               gpuk_at2d(f, 0, 11, 23, 0), 0, 0), GPUK_ERR_INVALID_HANDLE);
+    CHECK_ERROR_MENTIONS("stream handle");
+    CHECK_RESULT(GEMM32(gpuk_at2d(Z.buffer, 0, 17, 23, 0), gpuk_at2d(f, 0, 17, 11, 0), 0, gpuk_at2d(f, 0, 11, 23, 0), 0),
+                 GPUK_ERR_INVALID_HANDLE);
+    CHECK_ERROR_MENTIONS("handle is zero");
+    CHECK_RESULT(GEMM32(gpuk_at2d(g, 0, 17, 23, 0), gpuk_at2d(Z.buffer, 0, 17, 11, 0), 0, gpuk_at2d(f, 0, 11, 23, 0), 0),
+                 GPUK_ERR_INVALID_HANDLE);
+    CHECK_ERROR_MENTIONS("handle is zero");
+    CHECK_RESULT(GEMM64(gpuk_at2d(g, 0, 17, 23, 0), gpuk_at2d(f, 0, 17, 11, 0), 0, gpuk_at2d(Z.buffer, 0, 11, 23, 0), 0),
+                 GPUK_ERR_INVALID_HANDLE);
+    CHECK_ERROR_MENTIONS("handle is zero");
+    /* shapes: op(A)'s k against op(B)'s, C's rows against op(A)'s, C's cols against op(B)'s */
+    CHECK_RESULT(GEMM32(gpuk_at2d(g, 0, 17, 23, 0), gpuk_at2d(f, 0, 17, 11, 0), 0, gpuk_at2d(f, 0, 13, 23, 0), 0),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("11");
+    CHECK_ERROR_MENTIONS("13");
+    CHECK_RESULT(GEMM64(gpuk_at2d(g, 0, 17, 23, 0), gpuk_at2d(f, 0, 17, 11, 0), 1, gpuk_at2d(f, 0, 17, 23, 0), 0),
+                 GPUK_ERR_INVALID_ARG); /* op(A) = A^T is 11 x 17: k 17 against B's 17 rows fits, m 11 does not */
+    CHECK_ERROR_MENTIONS("11");
+    CHECK_ERROR_MENTIONS("17");
+    CHECK_RESULT(GEMM32(gpuk_at2d(g, 0, 19, 23, 0), gpuk_at2d(f, 0, 17, 11, 0), 0, gpuk_at2d(f, 0, 11, 23, 0), 0),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("19");
+    CHECK_ERROR_MENTIONS("17");
+    CHECK_RESULT(GEMM32(gpuk_at2d(g, 0, 17, 29, 0), gpuk_at2d(f, 0, 17, 11, 0), 0, gpuk_at2d(f, 0, 11, 23, 0), 0),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("29");
+    CHECK_ERROR_MENTIONS("23");
+    CHECK_RESULT(GEMM64(gpuk_at2d(g, 0, 17, 23, 0), gpuk_at2d(f, 0, 17, 11, 0), 0, gpuk_at2d(f, 0, 11, 23, 0), 1),
+                 GPUK_ERR_INVALID_ARG); /* op(B) = B^T is 23 x 11 */
+    CHECK_ERROR_MENTIONS("23");
+    /* views: row_stride below cols, outside the buffer, misaligned */
+    CHECK_RESULT(GEMM32(gpuk_at2d(g, 0, 17, 23, 22), gpuk_at2d(f, 0, 17, 11, 0), 0, gpuk_at2d(f, 0, 11, 23, 0), 0),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("row_stride");
+    CHECK_RESULT(GEMM32(gpuk_at2d(g, 0, 17, 23, 0), gpuk_at2d(f, 0, 17, 11, 10), 0, gpuk_at2d(f, 0, 11, 23, 0), 0),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("row_stride");
+    CHECK_RESULT(GEMM32(gpuk_at2d(g, 2048 - 17 * 23 + 1, 17, 23, 0), gpuk_at2d(f, 0, 17, 11, 0), 0,
+                        gpuk_at2d(f, 0, 11, 23, 0), 0), GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_ERROR_MENTIONS("buffer 'b'");
+    CHECK_RESULT(GEMM64(gpuk_at2d(g, 0, 17, 23, 0), gpuk_at2d(f, 0, 17, 11, 100), 0, gpuk_at2d(f, 0, 11, 23, 0), 0),
+                 GPUK_ERR_OUT_OF_BOUNDS); /* 16 rows of 100 pass 1024 doubles */
+    CHECK_RESULT(GEMM32(gpuk_at2d(g, 0, 17, 23, 0), gpuk_at2d(f, 0, 17, 11, 0), 0, gpuk_at2d(f, 2048 - 11 * 23 + 1, 11, 23, 0), 0),
+                 GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_RESULT(GEMM32(gpuk_at2d(g, 0, 17, 23, 0), gpuk_at2d(wrapped, 0, 17, 11, 0), 0, gpuk_at2d(f, 0, 11, 23, 0), 0),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("not aligned");
+    /* C overlapping A or B (A and B may overlap each other, as in the control above) */
+    CHECK_RESULT(GEMM32(gpuk_at2d(f, 100, 17, 23, 0), gpuk_at2d(f, 0, 17, 11, 0), 0, gpuk_at2d(g, 0, 11, 23, 0), 0),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("overlap");
+    CHECK_RESULT(GEMM64(gpuk_at2d(f, 0, 17, 23, 0), gpuk_at2d(g, 0, 17, 11, 0), 0, gpuk_at2d(f, 17 * 23 - 1, 11, 23, 0), 0),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("overlap");
+    CHECK_RESULT(GEMM32(gpuk_at2d(f, 0, 17, 11, 0), gpuk_at2d(f, 0, 17, 11, 0), 0, gpuk_at2d(g, 0, 11, 11, 0), 0),
+                 GPUK_ERR_INVALID_ARG); /* C is A */
+    CHECK_ERROR_MENTIONS("overlap");
+    /* batched: the last product past the buffer, strides that pass SIZE_MAX, C's products
+       sharing elements (stride_c below a product's extent, not side by side in rows) */
+#define BATCH32(c, sc, a, sa, b, sb, n) gpuk_gemm_batched_f32(ctx, S, c, sc, 1.5f, a, sa, 0, b, sb, 0, 0.5f, n)
+    CHECK_RESULT(BATCH32(gpuk_at2d(g, 0, 4, 5, 0), 20, gpuk_at2d(f, 0, 4, 3, 0), 12, gpuk_at2d(f, 500, 3, 5, 0), 0, 200),
+                 GPUK_ERR_OUT_OF_BOUNDS); /* C's 200th product starts at element 3980 of 2048 */
+    CHECK_ERROR_MENTIONS("from element 3980");
+    CHECK_RESULT(BATCH32(gpuk_at2d(g, 0, 4, 5, 0), 20, gpuk_at2d(f, 0, 4, 3, 0), (size_t)1 << 62, gpuk_at2d(f, 500, 3, 5, 0), 0, 5),
+                 GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_ERROR_MENTIONS("SIZE_MAX");
+    CHECK_RESULT(BATCH32(gpuk_at2d(g, 0, 4, 5, 0), 19, gpuk_at2d(f, 0, 4, 3, 0), 12, gpuk_at2d(f, 500, 3, 5, 0), 0, 3),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("share elements");
+    CHECK_RESULT(BATCH32(gpuk_at2d(g, 0, 4, 5, 50), 5, gpuk_at2d(f, 0, 4, 3, 0), 12, gpuk_at2d(f, 500, 3, 5, 0), 15, 11),
+                 GPUK_ERR_INVALID_ARG); /* side by side, but the 11th passes the row stride of 50 */
+    CHECK_ERROR_MENTIONS("share elements");
+    CHECK_RESULT(BATCH32(gpuk_at2d(f, 400, 4, 5, 0), 20, gpuk_at2d(f, 0, 4, 3, 0), 12, gpuk_at2d(g, 0, 3, 5, 0), 0, 40),
+                 GPUK_ERR_INVALID_ARG); /* the 40 C products reach A's 40 */
+    CHECK_ERROR_MENTIONS("overlap");
+    /* sizes near SIZE_MAX: 2^32 x 2^32 elements (2^64: 0 if multiplied unchecked), m n k = 2^64 */
+    CHECK_RESULT(GEMM32(gpuk_at2d(g, 0, big, big, 0), gpuk_at2d(f, 0, big, 0, 0), 0, gpuk_at2d(f, 0, 0, big, 0), 0),
+                 GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_RESULT(GEMM64(gpuk_at2d(g, 0, (size_t)1 << 22, (size_t)1 << 21, 0), gpuk_at2d(f, 0, (size_t)1 << 22, (size_t)1 << 21, 0), 0,
+                        gpuk_at2d(f, 0, (size_t)1 << 21, (size_t)1 << 21, 0), 0), GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_RESULT(GEMM32(gpuk_at2d(g, 0, 0, SIZE_MAX, 0), gpuk_at2d(f, 0, 0, 7, 0), 0, gpuk_at2d(f, 0, 7, SIZE_MAX, 0), 0),
+                 GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_RESULT(GEMM64(gpuk_at2d(g, 0, SIZE_MAX, 3, 0), gpuk_at2d(f, 0, SIZE_MAX, 0, 0), 0, gpuk_at2d(f, 0, 0, 3, 0), 0),
+                 GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK(fake.calls == calls);
+    /* empty results: valid, and nothing loads or launches, however large the other sizes */
+    launches = fake.launches;
+    CHECK_OK(GEMM32(gpuk_at2d(g, 0, SIZE_MAX, 0, 0), gpuk_at2d(f, 0, SIZE_MAX, 0, 0), 0, gpuk_at2d(f, 0, 0, 0, 0), 0));
+    CHECK_OK(GEMM64(gpuk_at2d(g, 0, 0, SIZE_MAX, 0), gpuk_at2d(f, 0, 0, 0, 0), 0, gpuk_at2d(f, 0, 0, SIZE_MAX, 0), 0));
+    CHECK_OK(GEMM32(gpuk_at2d(g, 0, 0, 5, 0), gpuk_at2d(f, 0, 7, 0, 0), 1, gpuk_at2d(f, 0, 7, 5, 0), 0));
+    CHECK(fake.launches == launches);
+    CHECK_OK(gpuk_buffer_destroy(ctx, wrapped));
+    fake_gpuk_down(ctx);
+    return TEST_PASS;
+}
+
+/* First use of a kernel loads its module, later uses do not; n = 0 validates and loads nothing
+   (except a sum, which still writes its 0); ctx destroy unloads them (fake_all_released). */
+static int test_kernels_load_lazily_one_module_each(void) {
+    gpuk_buffer f;
+    long launches;
+    ctx = fake_gpuk_up(NULL);
+    f = buffer(1024);
+    CHECK_OK(gpuk_add_f32(ctx, S, gpuk_at(f, 0), gpuk_at(f, 0), gpuk_at(f, 0), 0));
+    CHECK(gpuk_kernels_loaded(ctx) == 0 && fake_live_count(FK_MODULE) == 0);
+    launches = fake.launches;
+    CHECK_OK(gpuk_add_f32(ctx, S, gpuk_at(f, 0), gpuk_at(f, 0), gpuk_at(f, 0), 64));
+    CHECK(gpuk_kernels_loaded(ctx) == 1 && fake_live_count(FK_MODULE) == 1);
+    CHECK_OK(gpuk_add_f32(ctx, S, gpuk_at(f, 64), gpuk_at(f, 64), gpuk_at(f, 64), 64));
+    CHECK(gpuk_kernels_loaded(ctx) == 1 && fake_live_count(FK_MODULE) == 1);
+    CHECK(fake.launches == launches + 2);
+    CHECK_OK(gpuk_sum_f32(ctx, S, gpuk_at(f, 0), gpuk_at(f, 1), 0));
+    CHECK_OK(gpuk_scan_exclusive_u32(ctx, S, gpuk_at(f, 0), gpuk_at(f, 0), 100));
+    CHECK_OK(gpuk_histogram_u8(ctx, S, gpuk_at(f, 0), 16, 0, 256, gpuk_at(f, 128 * 4), 100));
+    CHECK(gpuk_kernels_loaded(ctx) == 4 && fake_live_count(FK_MODULE) == 4);
+    CHECK(fake.launches == launches + 5);
+    fake_gpuk_down(ctx);
+    return TEST_PASS;
+}
+
+/* The scratch a stream's reductions use is freed with the stream, and the ctx's with the ctx. */
+static int test_scratch_lives_with_its_stream(void) {
+    gpuk_buffer f;
+    gpuk_stream s;
+    int allocs;
+    ctx = fake_gpuk_up(NULL);
+    f = buffer(4096);
+    CHECK_OK(gpuk_stream_create(ctx, NULL, &s));
+    allocs = fake_live_count(FK_ALLOC);
+    CHECK_OK(gpuk_sum_f32(ctx, s, gpuk_at(f, 0), gpuk_at(f, 1), 1000));
+    CHECK(fake_live_count(FK_ALLOC) == allocs + 1);
+    CHECK_OK(gpuk_dot_f32(ctx, s, gpuk_at(f, 0), gpuk_at(f, 1), gpuk_at(f, 1), 1000));
+    CHECK(fake_live_count(FK_ALLOC) == allocs + 1);
+    CHECK_OK(gpuk_stream_destroy(ctx, s));
+    CHECK(fake_live_count(FK_ALLOC) == allocs);
+    CHECK_OK(gpuk_sum_f32(ctx, S, gpuk_at(f, 0), gpuk_at(f, 1), 1000));
+    CHECK(fake_live_count(FK_ALLOC) == allocs + 1);
+    fake_gpuk_down(ctx); /* frees the ctx's scratch: fake_all_released */
+    return TEST_PASS;
+}
+
+/* A regrowth whose cuMemFree of the old area fails reports it and keeps the old area (still
+   allocated, still used by the next calls) instead of forgetting it; once the driver frees
+   again, the regrowth goes through, and ctx destroy releases everything. */
+static int test_scratch_kept_when_its_free_fails(void) {
+    gpuk_buffer f;
+    int allocs;
+    ctx = fake_gpuk_up(NULL);
+    f = buffer(4096);
+    CHECK_OK(gpuk_kernels_reserve(ctx, S, 1000));
+    allocs = fake_live_count(FK_ALLOC);
+    fake.cfg.fail_name = "cuMemFree";
+    CHECK_RESULT(gpuk_kernels_reserve(ctx, S, (size_t)1 << 26), 1);
+    CHECK_ERROR_MENTIONS("cuMemFree");
+    CHECK(fake_live_count(FK_ALLOC) == allocs);
+    fake.cfg.fail_name = NULL;
+    CHECK_OK(gpuk_sum_f32(ctx, S, gpuk_at(f, 0), gpuk_at(f, 1), 1000));
+    CHECK_OK(gpuk_kernels_reserve(ctx, S, (size_t)1 << 26));
+    CHECK(fake_live_count(FK_ALLOC) == allocs);
+    fake_gpuk_down(ctx);
+    return TEST_PASS;
+}
+
+/* A failed JIT names the kernel and its log; nothing is kept, and the next call tries again. */
+static int test_jit_failure_names_the_kernel_and_retries(void) {
+    fake_config cfg;
+    gpuk_buffer f;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.jit_code = 218;
+    cfg.jit_log = "ptxas fatal   : out of registers";
+    ctx = fake_gpuk_up(&cfg);
+    f = buffer(1024);
+    CHECK_RESULT(gpuk_exp_f32(ctx, S, gpuk_at(f, 0), gpuk_at(f, 0), 16), 218);
+    CHECK_ERROR_MENTIONS("gpuk_exp_f32");
+    CHECK_ERROR_MENTIONS("out of registers");
+    CHECK(gpuk_kernels_loaded(ctx) == 0);
+    fake.cfg.jit_code = 0;
+    CHECK_OK(gpuk_exp_f32(ctx, S, gpuk_at(f, 0), gpuk_at(f, 0), 16));
+    CHECK(gpuk_kernels_loaded(ctx) == 1);
+    fake_gpuk_down(ctx);
+    return TEST_PASS;
+}
+
+/* Every kernel's lowered PTX loads on the oldest driver gpuk accepts (CUDA 10.0): its .version
+   needs nothing newer, and a scan (the highest floor, PTX 6.0) and an add run there. */
+static int test_oldest_supported_driver_runs_every_kernel(void) {
+    fake_config cfg;
+    gpuk_buffer f;
+    int i, lowest = 0;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.version = 10000;
+    ctx = fake_gpuk_up(&cfg);
+    f = buffer(1024);
+    for (i = 0; i < GPUK__KERNEL_COUNT; i++) {
+        int v = gpuk__builtin_table[i].version;
+        CHECK(gpuk__ptx_needs_cuda(v / 10, v % 10) <= 10000);
+        lowest += v <= 42;
+    }
+    CHECK(lowest > GPUK__KERNEL_COUNT / 2); /* most need nothing newer than PTX 4.2 (CUDA 7.0) */
+    CHECK_OK(gpuk_add_f32(ctx, S, gpuk_at(f, 0), gpuk_at(f, 0), gpuk_at(f, 0), 16));
+    CHECK_OK(gpuk_scan_inclusive_f32(ctx, S, gpuk_at(f, 0), gpuk_at(f, 0), 16));
+    fake_gpuk_down(ctx);
+    return TEST_PASS;
+}
+
+/* A variant is loaded where the device has its .target (f64 scans: sm_70), the baseline
+   elsewhere; either way the call is the same. */
+static int test_variant_chosen_by_compute_capability(void) {
+    int cc;
+    for (cc = 6; cc <= 9; cc += 3) {
+        fake_config cfg;
+        gpuk_buffer f;
+        const fake_module* m;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.cc_major = cc;
+        ctx = fake_gpuk_up(&cfg);
+        f = buffer(1024);
+        CHECK_OK(gpuk_scan_inclusive_f64(ctx, S, gpuk_at(f, 0), gpuk_at(f, 0), 64));
+        m = (const fake_module*)gpuk__builtin_of(ctx)->module[GPUK__K_SCAN_INCLUSIVE_F64];
+        CHECK(m && (strstr(m->text, "gpuk_scan_inclusive_f64__sm70") != NULL) == (cc >= 7));
+        CHECK(m && strstr(m->text, cc >= 7 ? ".target sm_70" : ".target sm_52") != NULL);
+        fake_gpuk_down(ctx);
+    }
+    return TEST_PASS;
+}
+
+/* The GEMM the device runs, by compute capability, driver and kernels_max_sm: the sm_90a TF32
+   variant (architecture-specific: wgmma exists on 9.0 alone) only on exactly 9.0 with a driver
+   of CUDA 12.0 or newer (its PTX 8.0) and kernels_max_sm 0 or >= 90; elsewhere the sm_80 one, or
+   the baseline before sm_80. The f64 sm_90 variant stays on 9.0 and newer (10.0, 12.0). Each
+   call loads what was picked (the fake JIT, like the real one, refuses sm_90a PTX on another
+   compute capability), and the GEMM tile follows the variant. */
+static int test_arch_specific_variant_only_on_its_compute_capability(void) {
+    static const struct {
+        int major, minor, driver;
+        uint32_t max_sm;
+        const char *tf32, *f64;
+    } rows[] = {
+        { 9, 0, 13000, 0, "gpuk_gemm_tf32__sm90a", "gpuk_gemm_f64__sm90" },
+        { 9, 0, 12000, 0, "gpuk_gemm_tf32__sm90a", "gpuk_gemm_f64__sm90" },
+        { 9, 0, 13000, 90, "gpuk_gemm_tf32__sm90a", "gpuk_gemm_f64__sm90" },
+        { 9, 0, 13000, 80, "gpuk_gemm_tf32__sm80", "gpuk_gemm_f64__sm80" },
+        { 9, 0, 13000, 52, "gpuk_gemm_tf32", "gpuk_gemm_f64" },
+        { 9, 0, 11080, 0, "gpuk_gemm_tf32__sm80", "gpuk_gemm_f64__sm90" }, /* PTX 7.8 yes, 8.0 no */
+        { 8, 0, 13000, 0, "gpuk_gemm_tf32__sm80", "gpuk_gemm_f64__sm80" },
+        { 8, 9, 13000, 0, "gpuk_gemm_tf32__sm80", "gpuk_gemm_f64__sm80" },
+        { 10, 0, 13000, 0, "gpuk_gemm_tf32__sm80", "gpuk_gemm_f64__sm90" },
+        { 12, 0, 13000, 0, "gpuk_gemm_tf32__sm80", "gpuk_gemm_f64__sm90" },
+        { 12, 0, 13000, 100, "gpuk_gemm_tf32__sm80", "gpuk_gemm_f64__sm90" },
+        { 7, 5, 13000, 0, "gpuk_gemm_tf32", "gpuk_gemm_f64" },
+    };
+    size_t i;
+    for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const int ids[2] = { GPUK__K_GEMM_TF32, GPUK__K_GEMM_F64 };
+        const char* want[2];
+        fake_config cfg;
+        gpuk_buffer f;
+        int j;
+        want[0] = rows[i].tf32;
+        want[1] = rows[i].f64;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.cc_major = rows[i].major;
+        cfg.cc_minor = rows[i].minor;
+        cfg.version = rows[i].driver;
+        ctx = fake_gpuk_up_desc(&cfg, &(gpuk_ctx_desc){ .kernels_max_sm = rows[i].max_sm });
+        f = buffer((size_t)1 << 20);
+        CHECK_OK(gpuk_gemm_tf32(ctx, S, gpuk_at2d(f, 0, 40, 30, 0), 1, gpuk_at2d(f, 4096, 40, 20, 0), 0,
+                                gpuk_at2d(f, 8192, 20, 30, 0), 0, 0));
+        CHECK_OK(gpuk_gemm_f64(ctx, S, gpuk_at2d(f, 0, 40, 30, 0), 1, gpuk_at2d(f, 4096, 40, 20, 0), 0,
+                               gpuk_at2d(f, 8192, 20, 30, 0), 0, 0));
+        /* the sm_90 FP64 variant's stages are in dynamic shared memory past 48 KB (the fake
+           launch fails unless cuFuncSetAttribute allowed it first); the others have none */
+        CHECK(fake.last_smem == (strstr(rows[i].f64, "__sm90") ? (unsigned)GPUK__GEMM_F64_SMEM : 0u));
+        /* and 128 threads a block (2 x 2 warps of a 128 x 64 tile), the others 256 */
+        CHECK(fake.last_block[0] == (strstr(rows[i].f64, "__sm90") ? (unsigned)GPUK__GEMM_F64_THREADS : 256u));
+        for (j = 0; j < 2; j++) {
+            const gpuk__builtin_ptx* p = gpuk__builtin_pick(ctx, ids[j]);
+            const fake_module* m = (const fake_module*)gpuk__builtin_of(ctx)->module[ids[j]];
+            char entry[64];
+            snprintf(entry, sizeof entry, ".entry %s(", want[j]);
+            if (strcmp(p->name, want[j]) != 0)
+                fprintf(stderr, "  sm_%d%d, driver %d, kernels_max_sm %u: %s, want %s\n", rows[i].major,
+                        rows[i].minor, rows[i].driver, rows[i].max_sm, p->name, want[j]);
+            CHECK(strcmp(p->name, want[j]) == 0);
+            CHECK(p->arch_specific == (strstr(want[j], "__sm90a") != NULL));
+            CHECK(m && strstr(m->text, entry) != NULL);
+            CHECK(m && strstr(m->text, p->arch_specific ? ".target sm_90a\n" : ".target sm_") != NULL);
+        }
+        /* FP64's tile: 128 x 128 with tensor cores on sm_80, 128 x 64 on sm_90 and newer, 64 x
+           64 for the SIMT baseline; TF32 128 x 128 */
+        {
+            size_t cols = 0;
+            CHECK(gpuk__gemm_tile(gpuk__builtin_pick(ctx, GPUK__K_GEMM_F64), 8, &cols) ==
+                  (strstr(rows[i].f64, "__sm") ? 128u : 64u));
+            CHECK(cols == (strstr(rows[i].f64, "__sm90") ? 64u : strstr(rows[i].f64, "__sm") ? 128u : 64u));
+            CHECK(gpuk__gemm_tile(gpuk__builtin_pick(ctx, GPUK__K_GEMM_TF32), 4, &cols) == 128u && cols == 128u);
+        }
+        fake_gpuk_down(ctx);
+    }
+    return TEST_PASS;
+}
+
+/* The pick's rules on a made-up list (gpuk.h has no kernel with both an sm_90 and an sm_90a
+   variant yet): sm_90a beats sm_90 on 9.0 in either list order, never runs elsewhere (8.9,
+   10.0, 12.0: the highest plain target the device has instead), needs kernels_max_sm >= 90 and
+   a driver of CUDA 12.0; other kernels' variants are not taken. */
+static int test_variant_pick_rules(void) {
+    static const char* const none[] = { 0 };
+    static const gpuk__builtin_ptx base = { "k", none, 0, 42, 52, 0 };
+    static const gpuk__builtin_variant lists[2][6] = {
+        { { 3, { "k__sm80", none, 0, 70, 80, 0 } }, { 3, { "k__sm90a", none, 0, 80, 90, 1 } },
+          { 3, { "k__sm90", none, 0, 78, 90, 0 } }, { 4, { "other__sm90a", none, 0, 80, 90, 1 } },
+          { 3, { "k__sm100a", none, 0, 86, 100, 1 } }, { -1, { 0, 0, 0, 0, 0, 0 } } },
+        { { 4, { "other__sm90a", none, 0, 80, 90, 1 } }, { 3, { "k__sm90", none, 0, 78, 90, 0 } },
+          { 3, { "k__sm100a", none, 0, 86, 100, 1 } }, { 3, { "k__sm90a", none, 0, 80, 90, 1 } },
+          { 3, { "k__sm80", none, 0, 70, 80, 0 } }, { -1, { 0, 0, 0, 0, 0, 0 } } },
+    };
+    static const struct { int cc, max_sm, driver; const char* want; } rows[] = {
+        { 90, 0, 13000, "k__sm90a" }, { 90, 90, 12000, "k__sm90a" }, { 90, 0, 11080, "k__sm90" },
+        { 90, 89, 13000, "k__sm80" }, { 90, 52, 13000, "k" }, { 89, 0, 13000, "k__sm80" },
+        { 100, 0, 13000, "k__sm100a" }, { 100, 90, 13000, "k__sm90" }, { 103, 0, 13000, "k__sm90" },
+        { 120, 0, 13000, "k__sm90" }, { 100, 0, 12080, "k__sm100a" }, { 100, 0, 12060, "k__sm90" },
+        { 80, 0, 11000, "k__sm80" }, { 75, 0, 13000, "k" },
+    };
+    size_t i, l;
+    for (l = 0; l < 2; l++)
+        for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+            const gpuk__builtin_ptx* p = gpuk__variant_pick(&base, lists[l], 3, rows[i].cc, rows[i].max_sm, rows[i].driver);
+            if (strcmp(p->name, rows[i].want) != 0)
+                fprintf(stderr, "  list %zu, cc %d, max_sm %d, driver %d: %s, want %s\n", l, rows[i].cc,
+                        rows[i].max_sm, rows[i].driver, p->name, rows[i].want);
+            CHECK(strcmp(p->name, rows[i].want) == 0);
+        }
+    return TEST_PASS;
+}
+
+/* A scan block prefetches the tile `ahead` tiles on into L2 (gpuk__scan_ahead): 2.5 tiles a
+   multiprocessor for 4-byte types, 2 for 8-byte, never more than a quarter of L2 in tiles of
+   32 KiB, none where the L2 size is unknown; the kernel gets that number as its sixth argument,
+   and the tiles its scratch holds (at least the first size, 10239) as its seventh. */
+static int test_scan_prefetch_distance(void) {
+    gpuk_device_info h100, jetson, unknown;
+    fake_config cfg;
+    gpuk_buffer f;
+    uint32_t got;
+    uint64_t capacity;
+    memset(&h100, 0, sizeof h100);
+    h100.sm_count = 132;
+    h100.l2_bytes = 50 << 20;
+    jetson = unknown = h100;
+    jetson.sm_count = 16;
+    jetson.l2_bytes = 4 << 20;
+    unknown.l2_bytes = 0;
+    CHECK(gpuk__scan_ahead(&h100, 4) == 330 && gpuk__scan_ahead(&h100, 8) == 264);
+    CHECK(gpuk__scan_ahead(&jetson, 4) == 32 && gpuk__scan_ahead(&jetson, 8) == 32);
+    CHECK(gpuk__scan_ahead(&unknown, 4) == 0);
+    memset(&cfg, 0, sizeof cfg);
+    cfg.l2_bytes = 50 << 20; /* the fake has 132 multiprocessors */
+    ctx = fake_gpuk_up(&cfg);
+    f = buffer(1 << 20);
+    CHECK_OK(gpuk_scan_inclusive_i32(ctx, S, gpuk_at(f, 0), gpuk_at(f, 0), 1000));
+    memcpy(&got, fake.last_args[5], 4);
+    CHECK(got == 330);
+    memcpy(&capacity, fake.last_args[6], 8);
+    CHECK(capacity == (GPUK__SCRATCH_MIN - GPUK__SCRATCH_SCAN) / 24);
+    CHECK_OK(gpuk_scan_exclusive_f64(ctx, S, gpuk_at(f, 0), gpuk_at(f, 0), 1000));
+    memcpy(&got, fake.last_args[5], 4);
+    CHECK(got == 264);
+    fake_gpuk_down(ctx);
+    return TEST_PASS;
+}
+
+/* Inside a CUDA graph capture nothing may load a module or allocate: a built-in that would
+   (first use, scratch missing or too small) fails with GPUK_ERR_CAPTURING before the driver is
+   asked, naming what to prepare; once gpuk_kernels_load and gpuk_kernels_reserve have done it
+   outside the capture, the same calls are captured (launched) with no load or allocation. */
+static int test_capture_needs_kernels_and_scratch_prepared(void) {
+    gpuk_buffer f;
+    gpuk_stream s;
+    int allocs, modules;
+    long launches;
+    ctx = fake_gpuk_up(NULL);
+    f = buffer(1 << 20);
+    CHECK_OK(gpuk_stream_create(ctx, NULL, &s));
+    fake.cfg.capturing_stream = gpuk_stream_native(ctx, s);
+    CHECK_RESULT(gpuk_sum_f32(ctx, s, gpuk_at(f, 0), gpuk_at(f, 1), 1000), GPUK_ERR_CAPTURING);
+    CHECK_ERROR_MENTIONS("gpuk_sum_f32");
+    CHECK_ERROR_MENTIONS("gpuk_kernels_load");
+    CHECK(gpuk_kernels_loaded(ctx) == 0);
+    fake.cfg.capturing_stream = NULL;
+    CHECK_OK(gpuk_kernels_load(ctx, "sum_f32, gpuk_scan_inclusive_*"));
+    CHECK(gpuk_kernels_loaded(ctx) == 5);
+    fake.cfg.capturing_stream = gpuk_stream_native(ctx, s);
+    CHECK_RESULT(gpuk_sum_f32(ctx, s, gpuk_at(f, 0), gpuk_at(f, 1), 1000), GPUK_ERR_CAPTURING);
+    CHECK_ERROR_MENTIONS("gpuk_kernels_reserve");
+    fake.cfg.capturing_stream = NULL;
+    CHECK_OK(gpuk_kernels_reserve(ctx, s, 200000));
+    fake.cfg.capturing_stream = gpuk_stream_native(ctx, s);
+    allocs = fake_live_count(FK_ALLOC);
+    modules = fake_live_count(FK_MODULE);
+    launches = fake.launches;
+    CHECK_OK(gpuk_sum_f32(ctx, s, gpuk_at(f, 0), gpuk_at(f, 1), 1000));
+    CHECK_OK(gpuk_scan_inclusive_i32(ctx, s, gpuk_at(f, 0), gpuk_at(f, 0), 200000));
+    CHECK_OK(gpuk_scan_inclusive_f64(ctx, s, gpuk_at(f, 0), gpuk_at(f, 0), 100000));
+    CHECK(fake.launches == launches + 3);
+    CHECK(fake_live_count(FK_ALLOC) == allocs && fake_live_count(FK_MODULE) == modules);
+    /* a longer scan than reserved, and a kernel not loaded: refused, the capture untouched */
+    CHECK_RESULT(gpuk_scan_inclusive_i32(ctx, s, gpuk_at(f, 0), gpuk_at(f, 0), 40000000), GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_RESULT(gpuk_scan_exclusive_i32(ctx, s, gpuk_at(f, 0), gpuk_at(f, 0), 1000), GPUK_ERR_CAPTURING);
+    CHECK(fake.launches == launches + 3);
+    /* another stream is not being captured: it loads as usual */
+    CHECK_OK(gpuk_scan_exclusive_i32(ctx, S, gpuk_at(f, 0), gpuk_at(f, 0), 1000));
+    fake.cfg.capturing_stream = NULL;
+    CHECK_OK(gpuk_stream_destroy(ctx, s));
+    fake_gpuk_down(ctx);
+    return TEST_PASS;
+}
+
+/* Growing the scratch during a capture (a scan longer than reserved takes the same path as
+   this larger reserve) is refused with the capture error; outside the capture it works. */
+static int test_capture_refuses_scratch_growth(void) {
+    int allocs;
+    ctx = fake_gpuk_up(NULL);
+    CHECK_OK(gpuk_kernels_reserve(ctx, S, 1000));
+    allocs = fake_live_count(FK_ALLOC);
+    fake.cfg.capturing_stream = gpuk_stream_native(ctx, S);
+    CHECK_RESULT(gpuk_kernels_reserve(ctx, S, (size_t)1 << 30), GPUK_ERR_CAPTURING);
+    CHECK_ERROR_MENTIONS("scratch");
+    CHECK(fake_live_count(FK_ALLOC) == allocs);
+    fake.cfg.capturing_stream = NULL;
+    CHECK_OK(gpuk_kernels_reserve(ctx, S, (size_t)1 << 30));
+    fake_gpuk_down(ctx);
+    return TEST_PASS;
+}
+
+/* Stencils' own rules, before any driver call: out and in of one shape, not overlapping (not
+   even the same view), weights given and finite, a known boundary rule; an empty view or 0
+   steps launches nothing. heat_steps launches once a step, and once more (a copy back) for odd
+   steps, so the field ends where it started. */
+static int test_stencil_arguments_and_launch_plan(void) {
+    gpuk_buffer f, g;
+    long calls, launches;
+    const float nan_weights[9] = { 1, 1, 1, 1, NAN, 1, 1, 1, 1 };
+    ctx = fake_gpuk_up(NULL);
+    f = buffer(4096 * 8);
+    g = buffer(4096 * 8);
+    CHECK_OK(gpuk_stencil3x3_f32(ctx, S, gpuk_at2d(g, 0, 30, 40, 0), gpuk_at2d(f, 3, 30, 40, 41), box, GPUK_BOUNDARY_CLAMP));
+    CHECK_OK(gpuk_heat_step_f64(ctx, S, gpuk_at2d(g, 0, 30, 40, 0), gpuk_at2d(f, 0, 30, 40, 0), 0.2));
+    calls = fake.calls;
+    CHECK_RESULT(gpuk_stencil3x3_i32(ctx, S, gpuk_at2d(g, 0, 30, 40, 0), gpuk_at2d(f, 0, 30, 41, 0), box, GPUK_BOUNDARY_SKIP),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("30 x 41");
+    CHECK_RESULT(gpuk_stencil3x3_f32(ctx, S, gpuk_at2d(f, 100, 30, 40, 0), gpuk_at2d(f, 0, 30, 40, 0), box, GPUK_BOUNDARY_ZERO),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("overlap");
+    CHECK_RESULT(gpuk_heat_step_f32(ctx, S, gpuk_at2d(f, 0, 30, 40, 0), gpuk_at2d(f, 0, 30, 40, 0), 0.2f), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("overlap");
+    CHECK_RESULT(gpuk_stencil3x3_f32(ctx, S, gpuk_at2d(g, 0, 30, 40, 0), gpuk_at2d(f, 0, 30, 40, 0), NULL, GPUK_BOUNDARY_ZERO),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("weights is NULL");
+    CHECK_RESULT(gpuk_stencil3x3_i32(ctx, S, gpuk_at2d(g, 0, 30, 40, 0), gpuk_at2d(f, 0, 30, 40, 0), nan_weights, GPUK_BOUNDARY_ZERO),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("weights[4]");
+    CHECK_RESULT(gpuk_stencil3x3_f32(ctx, S, gpuk_at2d(g, 0, 30, 40, 0), gpuk_at2d(f, 0, 30, 40, 0), box, 0), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("GPUK_BOUNDARY_SKIP");
+    CHECK_RESULT(gpuk_heat_steps_f32(ctx, S, gpuk_at2d(g, 0, 30, 40, 0), gpuk_at2d(f, 0, 30, 40, 39), 0.2f, 3),
+                 GPUK_ERR_INVALID_ARG); /* row_stride 39 < 40 cols */
+    CHECK_ERROR_MENTIONS("row_stride");
+    CHECK_RESULT(gpuk_heat_steps_f32(ctx, S, gpuk_at2d(g, 0, 30, 40, 0), gpuk_at2d(f, 8000, 30, 40, 0), 0.2f, 3),
+                 GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK(fake.calls == calls);
+    launches = fake.launches;
+    CHECK_OK(gpuk_heat_steps_f32(ctx, S, gpuk_at2d(g, 0, 0, 40, 0), gpuk_at2d(f, 0, 0, 40, 0), 0.2f, 3));
+    CHECK_OK(gpuk_heat_steps_f32(ctx, S, gpuk_at2d(g, 0, 30, 40, 0), gpuk_at2d(f, 0, 30, 40, 0), 0.2f, 0));
+    CHECK(fake.launches == launches);
+    {
+        static const uint32_t steps[] = { 1, 2, 4, 5, 8, 9, 13 }, want[] = { 2, 2, 4, 6, 8, 10, 14 };
+        size_t q;
+        for (q = 0; q < sizeof steps / sizeof steps[0]; q++) {
+            launches = fake.launches;
+            CHECK_OK(gpuk_heat_steps_f64(ctx, S, gpuk_at2d(g, 0, 30, 40, 0), gpuk_at2d(f, 0, 30, 40, 0), 0.2, steps[q]));
+            CHECK(fake.launches - launches == (long)want[q]);
+        }
+    }
+    fake_gpuk_down(ctx);
+    return TEST_PASS;
+}
+
+/* The 3x3's sm_90 variant, as the launches show it (the fake GPU: sm_90): 128 threads a tile of
+   64 x 16, 5312 bytes of dynamic shared memory (a box of 72 x 18 four-byte elements, aligned),
+   the weights again as doubles, and a tensor map of in (its address, cols, rows, row stride in
+   bytes, the box, INT32 or FLOAT32) with use_map 1 where in is 16-byte aligned with a row
+   stride of a multiple of 4 elements; else a zero map and use_map 0 (the kernel's threads load
+   the boxes), also with no cuTensorMapEncodeTiled. A map the driver refuses fails the call,
+   naming it. A ctx held to sm_80 launches the 32 x 8 baseline. */
+static const unsigned long long* stencil_map_launched(void) { return (const unsigned long long*)(const void*)fake.last_args[8]; }
+static uint32_t stencil_use_map_launched(void) {
+    uint32_t u;
+    memcpy(&u, fake.last_args[10], 4);
+    return u;
+}
+static int test_stencil3x3_tma_tiles_plan(void) {
+    static const float gauss[9] = { 0.0625f, 0.125f, 0.0625f, 0.125f, 0.25f, 0.125f, 0.0625f, 0.125f, 0.0625f };
+    const size_t rows = 1000, cols = 1024, ld = 1028;
+    gpuk_buffer f, g;
+    gpuk_devptr base;
+    double wd[9];
+    long maps;
+    int q;
+    ctx = fake_gpuk_up(NULL);
+    f = buffer(rows * ld * 4 + 64);
+    g = buffer(rows * ld * 4 + 64);
+    base = gpuk_buffer_devptr(ctx, f);
+    maps = fake.tensor_maps;
+    CHECK_OK(gpuk_stencil3x3_i32(ctx, S, gpuk_at2d(g, 0, rows, cols, 0), gpuk_at2d(f, 4, rows, cols, ld), gauss,
+                                 GPUK_BOUNDARY_SKIP));
+    CHECK(fake.tensor_maps - maps == 1 && stencil_use_map_launched() == 1);
+    /* 16 x 63 tiles of 64 x 16 walked by 4 blocks a multiprocessor (132 on the fake GPU) less
+       one: 527 has no factor in common with the 16 tiles a row (528 = 16 * 33); two 128-byte
+       aligned stages of a 72 x 18 box each */
+    CHECK(fake.last_block[0] == 128 && fake.last_block[1] == 1 && fake.last_grid[0] == 4 * 132 - 1 &&
+          fake.last_grid[1] == 1 && fake.last_grid[2] == 1 && fake.last_smem == 2 * 5248 + 128);
+    CHECK(stencil_map_launched()[0] == base + 16 && stencil_map_launched()[1] == cols && stencil_map_launched()[2] == rows &&
+          stencil_map_launched()[3] == ld * 4 && stencil_map_launched()[4] == 72 && stencil_map_launched()[5] == 18 &&
+          stencil_map_launched()[6] == 3);
+    memcpy(wd, fake.last_args[9], sizeof wd);
+    for (q = 0; q < 9; q++) CHECK(wd[q] == (double)gauss[q]);
+    CHECK_OK(gpuk_stencil3x3_f32(ctx, S, gpuk_at2d(g, 0, rows, cols, 0), gpuk_at2d(f, 0, rows, cols, 0), gauss,
+                                 GPUK_BOUNDARY_ZERO));
+    CHECK(stencil_use_map_launched() == 1 && stencil_map_launched()[0] == base && stencil_map_launched()[6] == 7);
+    /* fewer tiles than that (3 x 2): a block a tile */
+    CHECK_OK(gpuk_stencil3x3_f32(ctx, S, gpuk_at2d(g, 0, 33, 100, 0), gpuk_at2d(f, 0, 33, 100, 0), gauss, GPUK_BOUNDARY_ZERO));
+    CHECK(fake.last_grid[0] == 6 && fake.last_grid[1] == 1 && fake.last_grid[2] == 1);
+    /* in from an odd element (1, 3) or 2 of rows 16-byte aligned apart: the map starts at the
+       16-byte boundary below, that many columns wider, and the kernel learns the shift */
+    CHECK_OK(gpuk_stencil3x3_f32(ctx, S, gpuk_at2d(g, 0, rows, cols, 0), gpuk_at2d(f, 1, rows, cols, ld), gauss,
+                                 GPUK_BOUNDARY_CLAMP));
+    CHECK(stencil_use_map_launched() == 2 && stencil_map_launched()[0] == base && stencil_map_launched()[1] == cols + 1 &&
+          stencil_map_launched()[2] == rows && fake.last_block[0] == 128 && fake.last_smem == 2 * 5248 + 128);
+    CHECK_OK(gpuk_stencil3x3_i32(ctx, S, gpuk_at2d(g, 0, rows, cols, 0), gpuk_at2d(f, 4 + 3, rows, cols, ld), gauss,
+                                 GPUK_BOUNDARY_ZERO));
+    CHECK(stencil_use_map_launched() == 4 && stencil_map_launched()[0] == base + 16 &&
+          stencil_map_launched()[1] == cols + 3);
+    CHECK_OK(gpuk_stencil3x3_i32(ctx, S, gpuk_at2d(g, 0, rows, cols, 0), gpuk_at2d(f, 2, rows, cols, ld), gauss,
+                                 GPUK_BOUNDARY_SKIP));
+    CHECK(stencil_use_map_launched() == 3 && stencil_map_launched()[0] == base && stencil_map_launched()[1] == cols + 2);
+    /* no map: a row stride of 1027 elements (rows not 16-byte aligned apart) */
+    maps = fake.tensor_maps;
+    CHECK_OK(gpuk_stencil3x3_f32(ctx, S, gpuk_at2d(g, 0, rows, cols, 0), gpuk_at2d(f, 1, rows, cols, ld - 1), gauss,
+                                 GPUK_BOUNDARY_CLAMP));
+    /* without a map the variant runs the 32 x 8 kernel: its launch shape, no shared memory */
+    CHECK(stencil_use_map_launched() == 0 && stencil_map_launched()[0] == 0 && fake.last_block[0] == 32 &&
+          fake.last_block[1] == 8 && fake.last_smem == 0);
+    CHECK_OK(gpuk_stencil3x3_i32(ctx, S, gpuk_at2d(g, 0, rows, cols, 0), gpuk_at2d(f, 0, rows, cols, ld - 1), gauss,
+                                 GPUK_BOUNDARY_CLAMP));
+    CHECK(stencil_use_map_launched() == 0 && fake.tensor_maps == maps);
+    fake_gpuk_down(ctx);
+    {
+        fake_config cfg;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.missing[0] = "cuTensorMapEncodeTiled";
+        ctx = fake_gpuk_up(&cfg);
+        f = buffer(rows * ld * 4);
+        g = buffer(rows * ld * 4);
+        CHECK_OK(gpuk_stencil3x3_i32(ctx, S, gpuk_at2d(g, 0, rows, cols, 0), gpuk_at2d(f, 0, rows, cols, 0), gauss,
+                                     GPUK_BOUNDARY_SKIP));
+        CHECK(stencil_use_map_launched() == 0 && fake.last_block[0] == 32 && fake.last_block[1] == 8);
+        fake_gpuk_down(ctx);
+        memset(&cfg, 0, sizeof cfg);
+        cfg.fail_name = "cuTensorMapEncodeTiled";
+        ctx = fake_gpuk_up(&cfg);
+        f = buffer(rows * ld * 4);
+        g = buffer(rows * ld * 4);
+        CHECK_RESULT(gpuk_stencil3x3_i32(ctx, S, gpuk_at2d(g, 0, rows, cols, 0), gpuk_at2d(f, 0, rows, cols, 0), gauss,
+                                         GPUK_BOUNDARY_SKIP), (gpuk_result)1);
+        CHECK_ERROR_MENTIONS("cuTensorMapEncodeTiled");
+        fake_gpuk_down(ctx);
+    }
+    ctx = fake_gpuk_up_desc(NULL, &(gpuk_ctx_desc){ .kernels_max_sm = 80 });
+    f = buffer(rows * ld * 4);
+    g = buffer(rows * ld * 4);
+    maps = fake.tensor_maps;
+    CHECK_OK(gpuk_stencil3x3_i32(ctx, S, gpuk_at2d(g, 0, rows, cols, 0), gpuk_at2d(f, 0, rows, cols, 0), gauss,
+                                 GPUK_BOUNDARY_SKIP));
+    CHECK(fake.last_block[0] == 32 && fake.last_block[1] == 8 && fake.last_smem == 0 && fake.tensor_maps == maps);
+    fake_gpuk_down(ctx);
+    return TEST_PASS;
+}
+
+/* GEMM's plan, as the launch shows it (the fake GPU: sm_90, 132 SMs): the tile of the variant
+   the device takes (FP64: 128 with tensor cores, 64 for the sm_52 baseline that
+   kernels_max_sm = 52 forces), split-K only where the tiles leave SMs idle (parts: up to 2
+   blocks an SM, each at least 128 deep, at most 16), its workspace taken once; in a capture that
+   would need a new workspace the call runs unsplit instead of failing. */
+static const gpuk__gemm_args* gemm_launched(void) { return (const gpuk__gemm_args*)(const void*)fake.last_args[3]; }
+/* The sm_90a TF32 GEMM's TMA path, as the launches show it (the fake GPU: sm_90, 132 SMs).
+   2048 x 4096 x 1024 has 16 x 16 = 256 tiles of 128 x 256: B packed -> a transpose into the
+   stream's workspace, then the GEMM on 384 threads with two tensor maps (A's over a, B^T's
+   over the workspace, k x 4 bytes a row); B transposed -> no transpose, B^T's map over b.
+   The cp.async path (256 threads, no maps) for A transposed, too few tiles, a padded B, k not
+   a multiple of 4, a capture with no workspace or before the transpose kernel is loaded, a
+   driver without cuTensorMapEncodeTiled, and on a ctx held to sm_80. */
+static const unsigned long long* tmap_launched(int which) {
+    return (const unsigned long long*)(const void*)fake.last_args[6 + which];
+}
+static int test_gemm_tma_path_choice(void) {
+    const size_t m = 2048, n = 4096, k = 1024;
+    gpuk_buffer f = { 0 };
+    gpuk_devptr base;
+    gpuk_stream s;
+    long launches, maps;
+    int allocs;
+    ctx = fake_gpuk_up(NULL);
+    f = buffer((size_t)1 << 27);
+    base = gpuk_buffer_devptr(ctx, f);
+    launches = fake.launches;
+    maps = fake.tensor_maps;
+    CHECK_OK(gpuk_gemm_tf32(ctx, S, gpuk_at2d(f, 0, m, n, 0), 1, gpuk_at2d(f, 1 << 23, m, k, 0), 0,
+                            gpuk_at2d(f, 1 << 24, k, n, 0), 0, 0));
+    CHECK(fake.launches - launches == 2 && fake.tensor_maps - maps == 2); /* the transpose, the GEMM */
+    CHECK(fake.last_block[0] == 384 && fake.last_grid[0] == 256 && gemm_launched()->splits == 1);
+    CHECK(tmap_launched(0)[0] == base + (4ull << 23) && tmap_launched(0)[1] == k && tmap_launched(0)[2] == m &&
+          tmap_launched(0)[3] == k * 4);
+    CHECK(tmap_launched(1)[1] == k && tmap_launched(1)[2] == n && tmap_launched(1)[3] == k * 4 &&
+          tmap_launched(1)[0] != base + (4ull << 24));
+    /* B given transposed (n x k): its own map, no transpose */
+    launches = fake.launches;
+    CHECK_OK(gpuk_gemm_tf32(ctx, S, gpuk_at2d(f, 0, m, n, 0), 1, gpuk_at2d(f, 1 << 23, m, k, 0), 0,
+                            gpuk_at2d(f, 1 << 24, n, k, 0), 1, 0));
+    CHECK(fake.launches - launches == 1 && fake.last_block[0] == 384 && tmap_launched(1)[0] == base + (4ull << 24) &&
+          tmap_launched(1)[3] == k * 4);
+    /* the cp.async path */
+    CHECK_OK(gpuk_gemm_tf32(ctx, S, gpuk_at2d(f, 0, m, n, 0), 1, gpuk_at2d(f, 1 << 23, k, m, 0), 1,
+                            gpuk_at2d(f, 1 << 24, k, n, 0), 0, 0));
+    CHECK(fake.last_block[0] == 256 && tmap_launched(0)[0] == 0);
+    CHECK_OK(gpuk_gemm_tf32(ctx, S, gpuk_at2d(f, 0, 512, 512, 0), 1, gpuk_at2d(f, 1 << 23, 512, k, 0), 0,
+                            gpuk_at2d(f, 1 << 24, k, 512, 0), 0, 0));
+    CHECK(fake.last_block[0] == 256);
+    CHECK_OK(gpuk_gemm_tf32(ctx, S, gpuk_at2d(f, 0, m, n, 0), 1, gpuk_at2d(f, 1 << 23, m, k, 0), 0,
+                            gpuk_at2d(f, 1 << 24, k, n, n + 4), 0, 0));
+    CHECK(fake.last_block[0] == 256);
+    CHECK_OK(gpuk_gemm_tf32(ctx, S, gpuk_at2d(f, 0, m, n, 0), 1, gpuk_at2d(f, 1 << 23, m, k - 1, k), 0,
+                            gpuk_at2d(f, 1 << 24, k - 1, n, 0), 0, 0));
+    CHECK(fake.last_block[0] == 256);
+    CHECK_OK(gpuk_stream_create(ctx, NULL, &s));
+    allocs = fake_live_count(FK_ALLOC);
+    fake.cfg.capturing_stream = gpuk_stream_native(ctx, s);
+    CHECK_OK(gpuk_gemm_tf32(ctx, s, gpuk_at2d(f, 0, m, n, 0), 1, gpuk_at2d(f, 1 << 23, m, k, 0), 0,
+                            gpuk_at2d(f, 1 << 24, k, n, 0), 0, 0));
+    CHECK(fake.last_block[0] == 256 && fake_live_count(FK_ALLOC) == allocs);
+    fake.cfg.capturing_stream = NULL;
+    CHECK_OK(gpuk_stream_destroy(ctx, s));
+    fake_gpuk_down(ctx);
+    {
+        fake_config cfg;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.missing[0] = "cuTensorMapEncodeTiled";
+        ctx = fake_gpuk_up(&cfg);
+        f = buffer((size_t)1 << 27);
+        CHECK_OK(gpuk_gemm_tf32(ctx, S, gpuk_at2d(f, 0, m, n, 0), 1, gpuk_at2d(f, 1 << 23, m, k, 0), 0,
+                                gpuk_at2d(f, 1 << 24, k, n, 0), 0, 0));
+        CHECK(fake.last_block[0] == 256);
+        fake_gpuk_down(ctx);
+        /* a map the driver refuses: the call fails, naming it, and nothing is left behind */
+        memset(&cfg, 0, sizeof cfg);
+        cfg.fail_name = "cuTensorMapEncodeTiled";
+        ctx = fake_gpuk_up(&cfg);
+        f = buffer((size_t)1 << 27);
+        CHECK_RESULT(gpuk_gemm_tf32(ctx, S, gpuk_at2d(f, 0, m, n, 0), 1, gpuk_at2d(f, 1 << 23, m, k, 0), 0,
+                                    gpuk_at2d(f, 1 << 24, k, n, 0), 0, 0), (gpuk_result)1);
+        CHECK_ERROR_MENTIONS("cuTensorMapEncodeTiled");
+        fake_gpuk_down(ctx);
+    }
+    ctx = fake_gpuk_up_desc(NULL, &(gpuk_ctx_desc){ .kernels_max_sm = 80 });
+    f = buffer((size_t)1 << 27);
+    CHECK_OK(gpuk_gemm_tf32(ctx, S, gpuk_at2d(f, 0, m, n, 0), 1, gpuk_at2d(f, 1 << 23, m, k, 0), 0,
+                            gpuk_at2d(f, 1 << 24, k, n, 0), 0, 0));
+    CHECK(fake.last_block[0] == 256);
+    fake_gpuk_down(ctx);
+    /* a capture on a stream whose workspace is big enough (a split-K call grew it) but with
+       the transpose kernel not loaded yet, which a capture cannot do: the cp.async path */
+    ctx = fake_gpuk_up(NULL);
+    f = buffer((size_t)1 << 27);
+    CHECK_OK(gpuk_stream_create(ctx, NULL, &s));
+    CHECK_OK(gpuk_gemm_f32(ctx, s, gpuk_at2d(f, 0, 1024, 512, 0), 1, gpuk_at2d(f, 1 << 20, 1024, 2048, 0), 0,
+                           gpuk_at2d(f, 4 << 20, 2048, 512, 0), 0, 0));
+    CHECK(gemm_launched()->splits == 8);
+    CHECK_OK(gpuk_kernels_load(ctx, "gemm_tf32"));
+    fake.cfg.capturing_stream = gpuk_stream_native(ctx, s);
+    CHECK_OK(gpuk_gemm_tf32(ctx, s, gpuk_at2d(f, 0, m, n, 0), 1, gpuk_at2d(f, 1 << 23, m, k, 0), 0,
+                            gpuk_at2d(f, 1 << 24, k, n, 0), 0, 0));
+    CHECK(fake.last_block[0] == 256 && tmap_launched(0)[0] == 0);
+    fake.cfg.capturing_stream = NULL;
+    CHECK_OK(gpuk_stream_destroy(ctx, s));
+    fake_gpuk_down(ctx);
+    return TEST_PASS;
+}
+
+static int test_gemm_variant_tile_and_split_choice(void) {
+    gpuk_buffer f = { 0 };
+    gpuk_stream s;
+    int allocs;
+    ctx = fake_gpuk_up(NULL);
+    f = buffer((size_t)1 << 27);
+    /* 1024x2048 times 2048x512 in f32: 8 x 4 tiles of 128, k 2048 -> 8 parts of 256 */
+    CHECK_OK(gpuk_gemm_f32(ctx, S, gpuk_at2d(f, 0, 1024, 512, 0), 1, gpuk_at2d(f, 1 << 20, 1024, 2048, 0), 0,
+                           gpuk_at2d(f, 4 << 20, 2048, 512, 0), 0, 0));
+    CHECK(gemm_launched()->splits == 8 && gemm_launched()->ws != 0 && fake.last_grid[0] == 32 * 8);
+    /* the same in f64 on the sm_90 variant: 8 x 8 tiles of 128 x 64, two blocks a
+       multiprocessor: 264 / 64 -> 4 parts, one wave of 128 threads a block */
+    CHECK_OK(gpuk_gemm_f64(ctx, S, gpuk_at2d(f, 0, 1024, 512, 0), 1, gpuk_at2d(f, 1 << 20, 1024, 2048, 0), 0,
+                           gpuk_at2d(f, 4 << 20, 2048, 512, 0), 0, 0));
+    CHECK(gemm_launched()->splits == 4 && fake.last_grid[0] == 64 * 4 && fake.last_block[0] == 128);
+    /* TF32, whose sm_90a variant holds one block a multiprocessor (its shared memory): 132 / 32
+       -> 4 parts, one wave */
+    CHECK_OK(gpuk_gemm_tf32(ctx, S, gpuk_at2d(f, 0, 1024, 512, 0), 1, gpuk_at2d(f, 1 << 20, 1024, 2048, 0), 0,
+                            gpuk_at2d(f, 4 << 20, 2048, 512, 0), 0, 0));
+    CHECK(gemm_launched()->splits == 4 && fake.last_grid[0] == 32 * 4 && fake.last_block[0] == 256);
+    /* f64 500 x 500, k 1000 on the sm_90 variant: 4 x 8 tiles of 128 x 64, 264 / 32 = 8 parts
+       but 1000 / 128 -> 7 */
+    CHECK_OK(gpuk_gemm_f64(ctx, S, gpuk_at2d(f, 0, 500, 500, 0), 1, gpuk_at2d(f, 1 << 20, 500, 1000, 0), 0,
+                           gpuk_at2d(f, 4 << 20, 1000, 500, 0), 0, 0));
+    CHECK(gemm_launched()->splits == 7 && fake.last_grid[0] == 32 * 7);
+    /* enough tiles: no split, no workspace */
+    CHECK_OK(gpuk_gemm_f32(ctx, S, gpuk_at2d(f, 0, 2048, 2048, 0), 1, gpuk_at2d(f, 1 << 23, 2048, 300, 0), 0,
+                           gpuk_at2d(f, 1 << 24, 300, 2048, 0), 0, 0));
+    CHECK(gemm_launched()->splits == 1 && gemm_launched()->ws == 0 && fake.last_grid[0] == 16 * 16);
+    /* batched: one job a product and tile, never split */
+    CHECK_OK(gpuk_gemm_batched_f64(ctx, S, gpuk_at2d(f, 0, 100, 100, 0), 10000, 1, gpuk_at2d(f, 1 << 20, 100, 3000, 0), 0, 0,
+                                   gpuk_at2d(f, 1 << 22, 3000, 100, 0), 0, 0, 0, 3));
+    CHECK(gemm_launched()->splits == 1 && gemm_launched()->batch == 3 && fake.last_grid[0] == 2 * 3);
+    /* capture on a stream with no workspace yet: unsplit, nothing allocated, no error */
+    CHECK_OK(gpuk_stream_create(ctx, NULL, &s));
+    allocs = fake_live_count(FK_ALLOC);
+    fake.cfg.capturing_stream = gpuk_stream_native(ctx, s);
+    CHECK_OK(gpuk_kernels_load(ctx, "gemm_f32"));
+    CHECK_OK(gpuk_gemm_f32(ctx, s, gpuk_at2d(f, 0, 1024, 512, 0), 1, gpuk_at2d(f, 1 << 20, 1024, 2048, 0), 0,
+                           gpuk_at2d(f, 4 << 20, 2048, 512, 0), 0, 0));
+    CHECK(gemm_launched()->splits == 1 && gemm_launched()->ws == 0 && fake_live_count(FK_ALLOC) == allocs);
+    fake.cfg.capturing_stream = NULL;
+    CHECK_OK(gpuk_stream_destroy(ctx, s));
+    fake_gpuk_down(ctx);
+    /* the portable baseline forced: f64 tiles of 64 -> 8 x 8 tiles, 264 / 64 -> 4 parts */
+    ctx = fake_gpuk_up_desc(NULL, &(gpuk_ctx_desc){ .kernels_max_sm = 52 });
+    f = buffer((size_t)1 << 27);
+    CHECK_OK(gpuk_gemm_f64(ctx, S, gpuk_at2d(f, 0, 500, 500, 0), 1, gpuk_at2d(f, 1 << 20, 500, 1000, 0), 0,
+                           gpuk_at2d(f, 4 << 20, 1000, 500, 0), 0, 0));
+    CHECK(gemm_launched()->splits == 4 && fake.last_grid[0] == 64 * 4);
+    fake_gpuk_down(ctx);
+    {   /* sm_120: 100 KB of shared memory a multiprocessor hold one of the sm_90 FP64 variant's
+           blocks, not two: m=1024 n=512 k=2048 is 64 tiles of 128 x 64 -> 132 / 64 -> 2 parts */
+        fake_config cfg;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.cc_major = 12;
+        cfg.shared_per_sm = 102400;
+        ctx = fake_gpuk_up_desc(&cfg, NULL);
+        f = buffer((size_t)1 << 27);
+        CHECK_OK(gpuk_gemm_f64(ctx, S, gpuk_at2d(f, 0, 1024, 512, 0), 1, gpuk_at2d(f, 1 << 20, 1024, 2048, 0), 0,
+                               gpuk_at2d(f, 4 << 20, 2048, 512, 0), 0, 0));
+        CHECK(strstr(gpuk__builtin_pick(ctx, GPUK__K_GEMM_F64)->name, "__sm90") != NULL);
+        CHECK(gemm_launched()->splits == 2 && fake.last_grid[0] == 64 * 2 && fake.last_block[0] == 128);
+        fake_gpuk_down(ctx);
+    }
+    return TEST_PASS;
+}
+
+/* gpuk_kernels_load takes names with or without "gpuk_", prefixes ending in '*', and "*". */
+static int test_kernels_load_by_name(void) {
+    ctx = fake_gpuk_up(NULL);
+    CHECK_OK(gpuk_kernels_load(ctx, "gpuk_sum_f32"));
+    CHECK_OK(gpuk_kernels_load(ctx, "sum_f32"));
+    CHECK(gpuk_kernels_loaded(ctx) == 1);
+    CHECK_OK(gpuk_kernels_load(ctx, " histogram_*\t"));
+    CHECK(gpuk_kernels_loaded(ctx) == 3);
+    CHECK_OK(gpuk_kernels_load(ctx, "*"));
+    CHECK(gpuk_kernels_loaded(ctx) == GPUK__KERNEL_COUNT);
+    CHECK(fake_live_count(FK_MODULE) == GPUK__KERNEL_COUNT);
+    CHECK_OK(gpuk_kernels_load(ctx, ""));
+    fake_gpuk_down(ctx);
+    return TEST_PASS;
+}
+
+/* A stream handle wrapping CU_STREAM_PER_THREAD is a different CUDA stream on each thread, so
+   one scratch area for it would be shared by kernels that do not run in order (wrong sums,
+   scans reading past their tiles): reductions and scans refuse it, from every thread. */
+static gpuk_stream per_thread;
+static gpuk_buffer per_thread_buf;
+static void* sum_on_per_thread_stream(void* arg) {
+    gpuk_result* r = (gpuk_result*)arg;
+    r[0] = gpuk_sum_f32(ctx, per_thread, gpuk_at(per_thread_buf, 0), gpuk_at(per_thread_buf, 1), 1000);
+    r[1] = gpuk_scan_inclusive_u32(ctx, per_thread, gpuk_at(per_thread_buf, 0), gpuk_at(per_thread_buf, 0), 1000);
+    return NULL;
+}
+static int test_per_thread_stream_refused_for_scratch(void) {
+    pthread_t t[2];
+    gpuk_result r[2][2];
+    int i;
+    long launches;
+    ctx = fake_gpuk_up(NULL);
+    per_thread_buf = buffer(1 << 16);
+    CHECK_OK(gpuk_stream_create(ctx, &(gpuk_stream_desc){ .wrap = (void*)(uintptr_t)2 }, &per_thread));
+    launches = fake.launches;
+    for (i = 0; i < 2; i++) CHECK(pthread_create(&t[i], NULL, sum_on_per_thread_stream, r[i]) == 0);
+    for (i = 0; i < 2; i++) {
+        pthread_join(t[i], NULL);
+        CHECK(r[i][0] == GPUK_ERR_INVALID_ARG && r[i][1] == GPUK_ERR_INVALID_ARG);
+    }
+    CHECK_RESULT(gpuk_sum_f32(ctx, per_thread, gpuk_at(per_thread_buf, 0), gpuk_at(per_thread_buf, 1), 1000), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("CU_STREAM_PER_THREAD");
+    CHECK(fake.launches == launches);
+    CHECK_OK(gpuk_stream_destroy(ctx, per_thread));
+    fake_gpuk_down(ctx);
+    return TEST_PASS;
+}
+
+/* Lock scope: a loaded built-in on stream B is not held up by a JIT of another kernel, or by
+   a scratch regrowth draining stream A (before, one ctx-wide lock covered both: 300 ms). */
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+static gpuk_buffer slow_buf;
+static gpuk_stream slow_stream;
+static int slow_started; /* atomic */
+static void* jit_on_a(void* arg) {
+    (void)arg;
+    __atomic_store_n(&slow_started, 1, __ATOMIC_RELEASE);
+    CHECK_OK(gpuk_exp_f32(ctx, slow_stream, gpuk_at(slow_buf, 0), gpuk_at(slow_buf, 0), 100));
+    return NULL;
+}
+static void* regrow_on_a(void* arg) {
+    (void)arg;
+    __atomic_store_n(&slow_started, 1, __ATOMIC_RELEASE);
+    CHECK_OK(gpuk_kernels_reserve(ctx, slow_stream, (size_t)1 << 28));
+    return NULL;
+}
+static int test_loaded_builtin_not_delayed_by_jit_or_drain(void) {
+    void* (*slow[2])(void*) = { jit_on_a, regrow_on_a };
+    gpuk_stream b;
+    int k;
+    ctx = fake_gpuk_up(NULL);
+    slow_buf = buffer(1 << 20);
+    CHECK_OK(gpuk_stream_create(ctx, NULL, &slow_stream));
+    CHECK_OK(gpuk_stream_create(ctx, NULL, &b));
+    CHECK_OK(gpuk_kernels_load(ctx, "sum_f32"));
+    CHECK_OK(gpuk_kernels_reserve(ctx, b, 1000));
+    CHECK_OK(gpuk_kernels_reserve(ctx, slow_stream, 1000));
+    for (k = 0; k < 2; k++) {
+        pthread_t t;
+        double start, took;
+        fake.cfg.jit_delay_ms = fake.cfg.sync_delay_ms = 400;
+        __atomic_store_n(&slow_started, 0, __ATOMIC_RELEASE);
+        CHECK(pthread_create(&t, NULL, slow[k], NULL) == 0);
+        while (!__atomic_load_n(&slow_started, __ATOMIC_ACQUIRE)) {}
+        fake_sleep_ms(50); /* well inside the slow call now */
+        start = now_ms();
+        CHECK_OK(gpuk_sum_f32(ctx, b, gpuk_at(slow_buf, 0), gpuk_at(slow_buf, 1), 1000));
+        took = now_ms() - start;
+        if (took >= 100) fprintf(stderr, "  %s: the sum on stream B took %.0f ms\n", k ? "drain" : "JIT", took);
+        CHECK(took < 100);
+        pthread_join(t, NULL);
+        fake.cfg.jit_delay_ms = fake.cfg.sync_delay_ms = 0;
+    }
+    fake_gpuk_down(ctx);
+    return TEST_PASS;
+}
+
+/* The table the generator wrote agrees with itself: names, sizes, headers. */
+/* whether the PTX of b, its pieces joined, contains text */
+static int ptx_has(const gpuk__builtin_ptx* b, const char* text) {
+    char* all = (char*)malloc(b->bytes + 1);
+    const char* const* piece;
+    size_t pos = 0;
+    int found;
+    if (!all) return 0;
+    for (piece = b->pieces; *piece; piece++) {
+        memcpy(all + pos, *piece, strlen(*piece));
+        pos += strlen(*piece);
+    }
+    all[pos] = 0;
+    found = strstr(all, text) != NULL;
+    free(all);
+    return found;
+}
+static int test_generated_table_is_consistent(void) {
+    const gpuk__builtin_variant* v;
+    int i;
+    for (i = 0; i < GPUK__KERNEL_COUNT; i++) {
+        const gpuk__builtin_ptx* b = &gpuk__builtin_table[i];
+        const char* const* p;
+        size_t bytes = 0;
+        int major, minor, sm, arch;
+        for (p = b->pieces; *p; p++) {
+            CHECK(strlen(*p) <= 4095);
+            bytes += strlen(*p);
+        }
+        CHECK(bytes == b->bytes);
+        CHECK(gpuk__ptx_header(b->pieces[0], strlen(b->pieces[0]), &major, &minor, &sm, &arch));
+        CHECK(major * 10 + minor == b->version && sm == b->target && sm <= 52 && !arch && !b->arch_specific);
+        CHECK(strstr(b->pieces[0], b->name) != NULL);
+    }
+    for (v = gpuk__builtin_variants(); v->kernel >= 0; v++) { /* each beats its baseline's floor */
+        const char* base = gpuk__builtin_ptx_of(v->kernel)->name;
+        char suffix[16];
+        int major, minor, sm, arch;
+        CHECK(v->kernel < GPUK__KERNEL_COUNT && v->ptx.target > gpuk__builtin_ptx_of(v->kernel)->target);
+        CHECK(strncmp(v->ptx.name, base, strlen(base)) == 0);
+        /* its name's suffix, its header and its table row agree: __sm90a, .target sm_90a, 90 + 1 */
+        snprintf(suffix, sizeof suffix, "__sm%d%s", v->ptx.target, v->ptx.arch_specific ? "a" : "");
+        CHECK(strcmp(v->ptx.name + strlen(base), suffix) == 0);
+        CHECK(gpuk__ptx_header(v->ptx.pieces[0], strlen(v->ptx.pieces[0]), &major, &minor, &sm, &arch));
+        CHECK(major * 10 + minor == v->ptx.version && sm == v->ptx.target && arch == v->ptx.arch_specific);
+        /* sm_90a needs PTX 8.0 (CUDA 12.0); plain targets 7.8 (CUDA 11.8) or, for the TMA's
+           cp.async.bulk.tensor, 8.0 (older drivers take the baseline: gpuk__variant_pick) */
+        CHECK(v->ptx.version == (v->ptx.arch_specific ? 80 : v->ptx.version) &&
+              (v->ptx.arch_specific || v->ptx.version <= 78 ||
+               (v->ptx.version == 80 && ptx_has(&v->ptx, "cp.async.bulk.tensor"))));
+    }
+    return TEST_PASS;
+}
+
+int main(void) {
+    RUN(test_every_wrapper_rejects_a_zero_handle_before_the_driver);
+    RUN(test_bad_arguments_get_clear_errors_before_the_driver);
+    RUN(test_gemm_bad_arguments_get_clear_errors_before_the_driver);
+    RUN(test_gemm_variant_tile_and_split_choice);
+    RUN(test_gemm_tma_path_choice);
+    RUN(test_stencil_arguments_and_launch_plan);
+    RUN(test_stencil3x3_tma_tiles_plan);
+    RUN(test_kernels_load_lazily_one_module_each);
+    RUN(test_scratch_lives_with_its_stream);
+    RUN(test_scratch_kept_when_its_free_fails);
+    RUN(test_jit_failure_names_the_kernel_and_retries);
+    RUN(test_oldest_supported_driver_runs_every_kernel);
+    RUN(test_variant_chosen_by_compute_capability);
+    RUN(test_arch_specific_variant_only_on_its_compute_capability);
+    RUN(test_variant_pick_rules);
+    RUN(test_scan_prefetch_distance);
+    RUN(test_generated_table_is_consistent);
+    RUN(test_capture_needs_kernels_and_scratch_prepared);
+    RUN(test_capture_refuses_scratch_growth);
+    RUN(test_kernels_load_by_name);
+    RUN(test_per_thread_stream_refused_for_scratch);
+    RUN(test_loaded_builtin_not_delayed_by_jit_or_drain);
+    return test_summary();
+}
