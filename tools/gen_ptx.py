@@ -212,7 +212,7 @@ def main():
         args.no_ptxas_checks = True
     if not args.no_ptxas_checks and originals:
         # A lower .version or .target can change what ptxas emits (fence and atomic forms,
-        # scheduling); where it does, tests/gpu_lowered.c compares the outputs on a GPU.
+        # scheduling); where it does, tests/gpu/gpu_lowered.c compares the outputs on a GPU.
         compiles, diffs = check_same_code(modules, originals, ptxas, args.jobs)
         kernels_differ = sorted(set(d[0] for d in diffs))
         summary += "; machine code as from nvcc's own PTX for %d of %d kernel/arch pairs (sm_75/90/120), " \

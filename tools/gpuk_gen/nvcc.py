@@ -150,7 +150,7 @@ def compact(text):
 
 
 # ---------------------------------------------------------------------------------------------
-# --embed: any CUDA C file as one PTX module in a C header (tests/gpu_test_kernels.h), made the
+# --embed: any CUDA C file as one PTX module in a C header (tests/gpu/gpu_test_kernels.h), made the
 # way the built-ins are: the same nvcc call, compaction, lowering and ptxas checks.
 
 def module_body(text):
