@@ -1031,21 +1031,21 @@ static int test_loaded_builtin_not_delayed_by_jit_or_drain(void) {
     return TEST_PASS;
 }
 
-/* The table the generator wrote agrees with itself: names, sizes, headers. */
-/* whether the PTX of b, its pieces joined, contains text */
+/* The table the generator wrote agrees with itself: names, sizes, headers (of the PTX as it
+   unpacks; tests/unit/unit_unpack.c compares it with ptx/). */
+/* b's PTX text, unpacked, in *block (free it with gpuk__free); NULL where it does not unpack */
+static const char* ptx_text(const gpuk__builtin_ptx* b, char** block) {
+    gpuk_result r = GPUK_OK;
+    const char* text = gpuk__builtin_text("unit_kernels", b, block, &r);
+    CHECK(text != NULL);
+    return text;
+}
+/* whether the PTX of b contains text */
 static int ptx_has(const gpuk__builtin_ptx* b, const char* text) {
-    char* all = (char*)malloc(b->bytes + 1);
-    const char* const* piece;
-    size_t pos = 0;
-    int found;
-    if (!all) return 0;
-    for (piece = b->pieces; *piece; piece++) {
-        memcpy(all + pos, *piece, strlen(*piece));
-        pos += strlen(*piece);
-    }
-    all[pos] = 0;
-    found = strstr(all, text) != NULL;
-    free(all);
+    char* block = NULL;
+    const char* all = ptx_text(b, &block);
+    const int found = all && strstr(all, text) != NULL;
+    gpuk__free(block);
     return found;
 }
 static int test_generated_table_is_consistent(void) {
@@ -1054,27 +1054,30 @@ static int test_generated_table_is_consistent(void) {
     for (i = 0; i < GPUK__KERNEL_COUNT; i++) {
         const gpuk__builtin_ptx* b = &gpuk__builtin_table[i];
         const char* const* p;
-        size_t bytes = 0;
-        int major, minor, sm, arch;
-        for (p = b->pieces; *p; p++) {
-            CHECK(strlen(*p) <= 4095);
-            bytes += strlen(*p);
-        }
-        CHECK(bytes == b->bytes);
-        CHECK(gpuk__ptx_header(b->pieces[0], strlen(b->pieces[0]), &major, &minor, &sm, &arch));
+        const char* text;
+        char* block = NULL;
+        int major = 0, minor = 0, sm = 0, arch = 0;
+        for (p = b->pieces; *p; p++) CHECK(strlen(*p) <= 4095);
+        if (!(text = ptx_text(b, &block))) continue;
+        CHECK(strlen(text) == b->bytes);
+        CHECK(gpuk__ptx_header(text, b->bytes, &major, &minor, &sm, &arch));
         CHECK(major * 10 + minor == b->version && sm == b->target && sm <= 52 && !arch && !b->arch_specific);
-        CHECK(strstr(b->pieces[0], b->name) != NULL);
+        CHECK(strstr(text, b->name) != NULL);
+        gpuk__free(block);
     }
     for (v = gpuk__builtin_variants(); v->kernel >= 0; v++) { /* each beats its baseline's floor */
         const char* base = gpuk__builtin_ptx_of(v->kernel)->name;
-        char suffix[16];
-        int major, minor, sm, arch;
+        const char* text;
+        char suffix[16], *block = NULL;
+        int major = 0, minor = 0, sm = 0, arch = 0;
         CHECK(v->kernel < GPUK__KERNEL_COUNT && v->ptx.target > gpuk__builtin_ptx_of(v->kernel)->target);
         CHECK(strncmp(v->ptx.name, base, strlen(base)) == 0);
         /* its name's suffix, its header and its table row agree: __sm90a, .target sm_90a, 90 + 1 */
         snprintf(suffix, sizeof suffix, "__sm%d%s", v->ptx.target, v->ptx.arch_specific ? "a" : "");
         CHECK(strcmp(v->ptx.name + strlen(base), suffix) == 0);
-        CHECK(gpuk__ptx_header(v->ptx.pieces[0], strlen(v->ptx.pieces[0]), &major, &minor, &sm, &arch));
+        if (!(text = ptx_text(&v->ptx, &block))) continue;
+        CHECK(gpuk__ptx_header(text, v->ptx.bytes, &major, &minor, &sm, &arch));
+        gpuk__free(block);
         CHECK(major * 10 + minor == v->ptx.version && sm == v->ptx.target && arch == v->ptx.arch_specific);
         /* sm_90a needs PTX 8.0 (CUDA 12.0); plain targets 7.8 (CUDA 11.8) or, for the TMA's
            cp.async.bulk.tensor, 8.0 (older drivers take the baseline: gpuk__variant_pick) */
