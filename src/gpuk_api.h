@@ -19,10 +19,14 @@ CONFIGURATION (define before the implementation include)
    GPUK_DEBUG            1 unless NDEBUG: desc canaries, kernel argument count/size checks with
                          cuFuncGetParamInfo (driver >= 12.4), pageable-"async"-copy reports
    GPUK_NO_KERNELS       leave out the built-in kernels and their PTX
-   GPUK_NO_STDIO         leave out gpuk_log_stderr and <stdio.h>
+   GPUK_NO_STDIO         leave out gpuk_log_stderr and <stdio.h> (and with it the NVRTC disk
+                         cache: nvrtc_cache_dir and GPUK_CACHE_DIR are then ignored)
    GPUK_NO_THREAD_LOCAL  gpuk_last_error() becomes process-global
-   Environment: GPUK_DRIVER_PATH (read with secure_getenv) names the driver library when
-   gpuk_desc.driver_path is NULL; GPUK_NVRTC_PATH names NVRTC when gpuk_desc.nvrtc_path is.
+   Environment (read with secure_getenv: set-user-ID programs ignore it): GPUK_DRIVER_PATH
+   names the driver library when gpuk_desc.driver_path is NULL; GPUK_NVRTC_PATH names NVRTC
+   when gpuk_desc.nvrtc_path is (unset: NVRTC's search, KERNELS, which also reads CUDA_PATH,
+   CUDA_HOME, VIRTUAL_ENV, CONDA_PREFIX and HOME); GPUK_CACHE_DIR turns on the NVRTC disk
+   cache in that folder when gpuk_desc.nvrtc_cache_dir is NULL.
 
 gpuk DOES NOT
    need the CUDA toolkit (gpuk_module_compile loads NVRTC only when called); manage unified/managed memory; create non-primary
@@ -182,11 +186,21 @@ KERNELS
    Or as CUDA C: tools/gpuk_embed.py my_kernels.cu -o my_kernels.h writes one lowered PTX
    module with a typed C wrapper per extern "C" __global__ kernel (pointers as gpuk_array
    views, checked like the built-ins'), needing only this header (README "Your own kernels").
-   Or as CUDA C at run time: gpuk_module_compile loads NVRTC on first use (libnvrtc.so.13,
-   .so.12, .so.11.2... / nvrtc64_*.dll, or gpuk_desc.nvrtc_path / GPUK_NVRTC_PATH) and
-   compiles for the ctx's device: a cubin where that NVRTC knows the architecture, else PTX
-   for the newest one it knows below it. Results are cached in the process (see
-   gpuk_module_compile); without NVRTC the call fails with GPUK_ERR_NO_NVRTC.
+   Or as CUDA C at run time: gpuk_module_compile loads NVRTC on first use and compiles for
+   the ctx's device: a cubin where that NVRTC knows the architecture, else PTX for the newest
+   one it knows below it. Where NVRTC is looked for, in order: gpuk_desc.nvrtc_path (then
+   only there), GPUK_NVRTC_PATH (the same), the sonames libnvrtc.so.13, .so.12, .so.11.2,
+   .so.11.1, .so.11.0, .so.10.2 (nvrtc64_130_0.dll ... nvrtc64_102_0.dll) through the system
+   loader, then those names in $CUDA_PATH and $CUDA_HOME (lib64, lib; Windows: bin\x64, bin),
+   and, not on Windows, /usr/local/cuda/lib64, /usr/local/cuda-X.Y/lib64 (newest version
+   first) and the pip wheels (nvidia/cu13/lib, nvidia/cuda_nvrtc/lib) in the site-packages and
+   dist-packages of python3.X under $VIRTUAL_ENV/lib, $CONDA_PREFIX/lib, ~/.local/lib,
+   /usr/local/lib and /usr/lib (newest first). NVRTC's builtins library is loaded from the
+   folder NVRTC came from (NVRTC itself looks for it by name only). GPUK_LOG_INFO says which
+   file loaded, GPUK_LOG_DEBUG each folder tried; without NVRTC the call fails with
+   GPUK_ERR_NO_NVRTC, the error listing the places tried.
+   Results are cached in the process, and on disk where asked (gpuk_desc.nvrtc_cache_dir,
+   GPUK_CACHE_DIR; see gpuk_module_compile).
    Launch arguments: GPUK_ARGS(&p, &s, &n) inside a gpuk_launch_desc (C only) fills args,
    arg_sizes and num_args, so debug builds compare each argument's size with the kernel's
    parameter (driver >= 12.4) and refuse &buffer (a 4-byte gpuk_buffer handle) where the
@@ -355,11 +369,16 @@ typedef struct gpuk_desc {
     gpuk_logger logger;          // NULL func -> silent
     gpuk_log_level log_level;    // 0 -> GPUK_LOG_WARN
     gpuk_allocator allocator;    // NULL -> malloc/free
-    const char* nvrtc_path;      // NULL -> $GPUK_NVRTC_PATH, then libnvrtc.so.13, .so.12, ...
+    const char* nvrtc_path;      // NULL -> $GPUK_NVRTC_PATH, else the search (KERNELS):
+                                 //   libnvrtc.so.13, .so.12, ... by name, then $CUDA_PATH,
+                                 //   $CUDA_HOME, /usr/local/cuda*, pip wheels. Set: only it
                                  //   (copied, at most 4095 characters; loaded by the first
                                  //   gpuk_module_compile)
     gpuk_get_proc_fn nvrtc_get_proc; // NULL -> load NVRTC and resolve from it (tests: a fake)
     void* nvrtc_get_proc_user_data;
+    const char* nvrtc_cache_dir; // NULL -> $GPUK_CACHE_DIR; unset or "": no disk cache (the
+                                 //   default). A folder: compiles cached there too, across
+                                 //   processes (gpuk_module_compile; made 0700 if missing)
     uint32_t _end_canary;
 } gpuk_desc;
 
@@ -475,6 +494,10 @@ typedef struct gpuk_compile_desc {
     const char* const* name_expressions; // e.g. "scale<float>": kernels to instantiate, whose
     uint32_t num_name_expressions;   //   lowered names gpuk_module_lowered_name gives
     bool ptx_only;                   // true -> PTX even where a cubin could be made
+    char* log;                       // NULL -> none; else receives NVRTC's whole log of this
+    size_t log_bytes;                //   compile, cut to log_bytes - 1 characters and
+                                     //   NUL-terminated ("" where NVRTC did not run: a cache
+                                     //   hit or a refused desc); both set or neither
     uint32_t _end_canary;
 } gpuk_compile_desc;
 
@@ -563,7 +586,7 @@ typedef struct gpuk_timer { gpuk_event start, stop; gpuk_stream stream; } gpuk_t
    driver_path loads that one. A driver on which cuInit ran stays loaded for the process.
    Calls that may run before gpuk_init without starting it: gpuk_result_str, gpuk_last_error,
    gpuk_desc_defaults (and the other *_desc_defaults), gpuk_shutdown, and gpuk_nvrtc_version,
-   which loads NVRTC from GPUK_NVRTC_PATH or the default names; a later gpuk_init that sets
+   which loads NVRTC from GPUK_NVRTC_PATH or the default search; a later gpuk_init that sets
    nvrtc_path or nvrtc_get_proc replaces that NVRTC with the one it names. The calls that need
    the driver and take no ctx (gpuk_driver_version, gpuk_device_*, gpuk_ctx_create) run
    gpuk_init(NULL) first when it has not run; the rest need a ctx, which comes after it. */
@@ -734,10 +757,16 @@ GPUK_API gpuk_result gpuk_module_unload(gpuk_ctx* ctx, gpuk_module module);
    gpuk_desc.nvrtc_path). Compiles to a cubin for the device (-arch=sm_XX) where this NVRTC
    lists the architecture, else to PTX (-arch=compute_XX, the newest it lists at or below the
    device); GPUK_LOG_INFO says which. A compile error returns GPUK_ERR_COMPILE with the log's
-   first lines in gpuk_last_error and the whole log at GPUK_LOG_ERROR (warnings: GPUK_LOG_WARN).
-   Cache: the image of every successful compile stays in the process, keyed by source, name,
-   options, headers, name expressions, target and NVRTC version, so compiling the same again
-   (on any ctx of the same architecture) skips NVRTC. Unbounded; freed by gpuk_shutdown. */
+   first lines in gpuk_last_error and the whole log at GPUK_LOG_ERROR (warnings: GPUK_LOG_WARN)
+   and in desc.log where given. Cache: the image of every successful compile stays in the
+   process, keyed by source, name, options, headers, name expressions, target and NVRTC
+   version, so compiling the same again (on any ctx of the same architecture) skips NVRTC.
+   Unbounded; freed by gpuk_shutdown. Disk cache (opt-in: gpuk_desc.nvrtc_cache_dir or
+   GPUK_CACHE_DIR): one file per key, nvrtc-<hash>.gpuk, written whole under a temporary name
+   and renamed; read back only when its key, sizes and checksum match (anything else is a
+   miss, compiled and written again). A folder that cannot be read or written costs the
+   compile nothing but a GPUK_LOG_WARN (once per gpuk_init, then GPUK_LOG_INFO). Anyone who
+   can write the folder chooses the code your kernels run: keep it your own. Never pruned. */
 GPUK_API gpuk_result gpuk_module_compile(gpuk_ctx* ctx, const gpuk_compile_desc* desc,
                                          gpuk_module* out_module);
 /* The lowered (mangled) name of one of the compile's name expressions, for gpuk_kernel_get;
@@ -929,6 +958,8 @@ typedef struct gpuk_elementwise_desc {
     const char* preamble;        // CUDA C put before the kernel (device functions...); NULL: none
     const char* const* options;  // NVRTC options, as gpuk_compile_desc's (no -arch)
     uint32_t num_options;
+    char* log;                   // NULL -> none; NVRTC's log, as gpuk_compile_desc's
+    size_t log_bytes;
     uint32_t _end_canary;
 } gpuk_elementwise_desc;
 
@@ -948,6 +979,8 @@ typedef struct gpuk_reduction_desc {
     const char* preamble;        // CUDA C put before the kernel; NULL: none
     const char* const* options;  // NVRTC options (no -arch)
     uint32_t num_options;
+    char* log;                   // NULL -> none; NVRTC's log, as gpuk_compile_desc's
+    size_t log_bytes;
     uint32_t _end_canary;
 } gpuk_reduction_desc;
 

@@ -372,10 +372,12 @@ static void gpuk__custom_gen(gpuk__text* t, const gpuk__custom_src* c) {
                  "        *gpuk_ticket_ = 0;\n    }\n}\n");
 }
 
-/* Writes the source, compiles it (cached) and gets the kernel. */
+/* Writes the source, compiles it (cached; NVRTC's log into log, as gpuk_compile_desc's) and
+   gets the kernel. */
 static gpuk_result gpuk__custom_build(const char* fn, gpuk_ctx* ctx, const gpuk__custom_src* c,
                                       const char* const* options, uint32_t num_options,
-                                      gpuk_module* out_module, gpuk_kernel* out_kernel) {
+                                      char* log, size_t log_bytes, gpuk_module* out_module,
+                                      gpuk_kernel* out_kernel) {
     gpuk__text t;
     gpuk_compile_desc cd;
     char program[GPUK__CUSTOM_NAME + 4];
@@ -396,6 +398,8 @@ static gpuk_result gpuk__custom_build(const char* fn, gpuk_ctx* ctx, const gpuk_
     cd.name = program;
     cd.options = options;
     cd.num_options = num_options;
+    cd.log = log;
+    cd.log_bytes = log_bytes;
     r = gpuk__module_compile(fn, ctx, &cd, out_module);
     if (r == GPUK_ERR_COMPILE) {
         gpuk__log(GPUK_LOG_ERROR, GPUK_ERR_COMPILE, "the generated source that failed to compile:");
@@ -473,13 +477,15 @@ GPUK__IMPL gpuk_result gpuk_elementwise_create(gpuk_ctx* ctx, const gpuk_element
     if ((r = gpuk__custom_head(fn, ctx, desc, out_kernel, GPUK__CANARIES(desc),
                                "gpuk_elementwise_desc")) != GPUK_OK)
         return r;
+    if (desc->log && desc->log_bytes) desc->log[0] = 0; /* a refused desc: no log */
     if ((r = gpuk__custom_start(fn, desc->name, "gpuk_elementwise", desc->params, desc->options,
                                 desc->num_options, desc->preamble, &c, &sig)) != GPUK_OK ||
         (r = gpuk__custom_code(fn, "body", desc->body)) != GPUK_OK)
         return r;
     c.body = desc->body;
-    if ((r = gpuk__custom_build(fn, ctx, &c, desc->options, desc->num_options, &out_kernel->module,
-                                &out_kernel->kernel)) != GPUK_OK)
+    if ((r = gpuk__custom_build(fn, ctx, &c, desc->options, desc->num_options, desc->log,
+                                desc->log_bytes, &out_kernel->module, &out_kernel->kernel)) !=
+        GPUK_OK)
         return r;
     out_kernel->num_params = sig.count;
     memcpy(out_kernel->param, sig.code, sizeof sig.code);
@@ -496,6 +502,7 @@ GPUK__IMPL gpuk_result gpuk_reduction_create(gpuk_ctx* ctx, const gpuk_reduction
     if ((r = gpuk__custom_head(fn, ctx, desc, out_kernel, GPUK__CANARIES(desc),
                                "gpuk_reduction_desc")) != GPUK_OK)
         return r;
+    if (desc->log && desc->log_bytes) desc->log[0] = 0; /* a refused desc: no log */
     if ((r = gpuk__custom_start(fn, desc->name, "gpuk_reduction", desc->params, desc->options,
                                 desc->num_options, desc->preamble, &c, &sig)) != GPUK_OK ||
         (r = gpuk__custom_code(fn, "map", desc->map)) != GPUK_OK ||
@@ -512,8 +519,9 @@ GPUK__IMPL gpuk_result gpuk_reduction_create(gpuk_ctx* ctx, const gpuk_reduction
     c.map = desc->map;
     c.reduce = desc->reduce;
     c.identity = desc->identity;
-    if ((r = gpuk__custom_build(fn, ctx, &c, desc->options, desc->num_options, &out_kernel->module,
-                                &out_kernel->kernel)) != GPUK_OK)
+    if ((r = gpuk__custom_build(fn, ctx, &c, desc->options, desc->num_options, desc->log,
+                                desc->log_bytes, &out_kernel->module, &out_kernel->kernel)) !=
+        GPUK_OK)
         return r;
     out_kernel->num_params = sig.count;
     memcpy(out_kernel->param, sig.code, sizeof sig.code);

@@ -1,5 +1,9 @@
 /* src/gpuk_loader.h - part of gpuk.h: loading the driver and NVRTC; gpuk_init, gpuk_shutdown. */
 /* ---- >>init ---- */
+#if !defined(_WIN32)
+#include <dirent.h>   /* NVRTC's search lists /usr/local and the Python folders */
+#include <sys/stat.h> /* and checks folders; the disk cache makes its folder */
+#endif
 /* ISO C has no cast from object to function pointer; dlsym's result is copied instead. */
 static void gpuk__sym_to_fn(void* fn_var, size_t fn_bytes, void* sym) {
     GPUK_ASSERT(fn_bytes == sizeof sym);
@@ -41,8 +45,333 @@ static void gpuk__lib_forget(const gpuk__lib* lib) {
     memset(lib->table, 0, lib->table_bytes);
 }
 
-/* Opens the library named by path (else lib->env_path, else each of lib->sonames in turn) as
-   lib->state->handle; *out_name is the name that opened. */
+/* The longest library path gpuk_desc takes, its NUL included (Linux's PATH_MAX): a longer one
+   is refused rather than cut, which could name another library. */
+#define GPUK__PATH_MAX 4096
+/* The longest gpuk_desc.nvrtc_cache_dir: the file names go after it. */
+#define GPUK__CACHE_DIR_MAX (GPUK__PATH_MAX - 64)
+
+/* NVRTC's state (>>nvrtc): the table, what gpuk_init said about finding it, and the cache
+   (here, before gpuk__lib_open, whose search records where NVRTC was found). */
+/* One compiled program in the cache: a header, then key_bytes of key, image_bytes of image (PTX
+   with its NUL, or a cubin) and names_bytes of lowered names ("expression\0lowered\0"...). */
+typedef struct gpuk__nvrtc_entry gpuk__nvrtc_entry;
+struct gpuk__nvrtc_entry {
+    gpuk__nvrtc_entry* next;
+    uint64_t hash;
+    size_t key_bytes, image_bytes, names_bytes;
+    int is_ptx;
+    int arch;                  /* sm_XX / compute_XX compiled for */
+};
+typedef struct gpuk__nvrtc_state {
+    int loaded;                /* atomic: 1 once the table is filled (under gpuk__nvrtc_lock) */
+    int version;               /* 13000 for NVRTC 13.0 */
+    int num_archs;             /* of archs; 0 where NVRTC cannot list them (< 11.2) */
+    int archs[128];            /* sm numbers it compiles for (75, 80, ..., 120) */
+    char path[GPUK__PATH_MAX]; /* gpuk_desc.nvrtc_path, copied ("" = none) */
+    char found[GPUK__PATH_MAX]; /* the file that opened, for the log */
+    const char* found_how;     /* how the last load found it: "by name", "in $CUDA_HOME"... */
+    void* builtins;            /* NVRTC's builtins library, loaded from its folder; kept */
+    char cache_dir[GPUK__PATH_MAX]; /* the disk cache's folder ("" = none) */
+    int cache_warned;          /* atomic: a disk cache failure was logged at WARN already */
+    unsigned cache_seq;        /* atomic: makes each temporary file name unique */
+    gpuk_get_proc_fn get_proc;
+    void* get_proc_user_data;
+    gpuk__pfn_nvrtc_error_string error_string; /* may be NULL */
+    gpuk__lib_state lib;
+    gpuk__nvrtc fns;
+    gpuk__nvrtc_entry* cache;  /* newest first; freed by gpuk_shutdown */
+} gpuk__nvrtc_state;
+static gpuk__nvrtc_state gpuk__nv;
+
+static uint64_t gpuk__fnv1a(const char* p, size_t n) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    while (n--) h = (h ^ (unsigned char)*p++) * 0x100000001b3ull;
+    return h;
+}
+
+/* NVRTC's search, where neither gpuk_desc.nvrtc_path nor GPUK_NVRTC_PATH names it: its
+   sonames through the system loader (LD_LIBRARY_PATH, the ld.so cache, ...), then the folders
+   where CUDA toolkits and pip wheels put it, as CuPy looks (the KERNELS section lists them).
+   One search: what opened, and what was tried, for the error. */
+typedef struct gpuk__search {
+    const gpuk__lib* lib;
+    const char* fn;
+    void* handle;                  /* what opened; NULL while nothing did */
+    char path[GPUK__PATH_MAX];     /* the file being tried (the one that opened, at the end) */
+    char why[200];                 /* the first failure other than a missing file */
+    char folders[512];             /* the folders tried, NUL-separated, as many as fit */
+    size_t folders_len;
+    int num_folders, num_listed, num_pythons, num_wheels;
+    uint64_t seen[64];             /* the folders' hashes: each is tried once */
+    int num_seen;
+} gpuk__search;
+
+#if defined(_WIN32)
+#define GPUK__SEP "\\"
+#else
+#define GPUK__SEP "/"
+#endif
+
+/* A failure to open s->path: kept unless it only says the file is not there ("<path>: cannot
+   open shared object file: No such file or directory"), or an earlier one was kept. */
+static void gpuk__search_why(gpuk__search* s, const char* why) {
+    size_t n = strlen(s->path);
+    if (s->why[0]) return;
+    if (strncmp(why, s->path, n) == 0 && strstr(why + n, "No such file")) return;
+    if (strstr(why, s->path)) gpuk__copy_text(s->why, sizeof s->why, why);
+    else gpuk__fmt(s->why, sizeof s->why, 0, "'%s': %s", s->path, why);
+}
+
+/* Tries each soname in folder; 1 once one opened (s->handle, s->path). A folder already tried
+   (CUDA_HOME=/usr/local/cuda, say) is not tried again. */
+static int gpuk__search_in(gpuk__search* s, const char* folder, const char* how) {
+    const char* const* name;
+    char why[200];
+    size_t n = strlen(folder);
+    uint64_t h;
+    int i;
+    while (n > 1 && (folder[n - 1] == '/' || folder[n - 1] == '\\')) n--;
+    if (!n || n + 64 >= GPUK__PATH_MAX) return 0;
+    h = gpuk__fnv1a(folder, n);
+    for (i = 0; i < s->num_seen; i++)
+        if (s->seen[i] == h) return 0;
+    if (s->num_seen < (int)(sizeof s->seen / sizeof s->seen[0])) s->seen[s->num_seen++] = h;
+    s->num_folders++;
+    if (s->folders_len + n + 1 <= sizeof s->folders) {
+        memcpy(s->folders + s->folders_len, folder, n);
+        s->folders[s->folders_len + n] = 0;
+        s->folders_len += n + 1;
+        s->num_listed++;
+    }
+    if (gpuk__log_wants(GPUK_LOG_DEBUG)) {
+        char msg[GPUK__PATH_MAX + 100];
+        gpuk__fmt(msg, sizeof msg, 0, "%s: looking for %s in %s (%s)", s->fn, s->lib->kind,
+                  folder, how);
+        gpuk__log(GPUK_LOG_DEBUG, 0, msg);
+    }
+    for (name = s->lib->sonames; *name; name++) {
+        size_t k = strlen(*name);
+        if (n + 1 + k >= sizeof s->path) continue;
+        memcpy(s->path, folder, n);
+        s->path[n] = GPUK__SEP[0];
+        memcpy(s->path + n + 1, *name, k + 1);
+        s->handle = gpuk__lib_open_path(s->path, why, sizeof why);
+        if (s->handle) {
+            gpuk__nv.found_how = how;
+            return 1;
+        }
+        gpuk__search_why(s, why);
+    }
+    return 0;
+}
+
+/* root + sub (sub NULL: root alone) into buf; 0 where it does not fit. */
+static int gpuk__join(char* buf, size_t cap, const char* root, const char* sub) {
+    size_t pos;
+    if (!root || !*root) return 0;
+    pos = gpuk__fmt(buf, cap, 0, "%s%s%s", root, sub ? GPUK__SEP : "", sub ? sub : "");
+    return pos + 1 < cap;
+}
+
+#if !defined(_WIN32)
+static int gpuk__is_dir(const char* path) {
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The entries of folder named prefix + N or prefix + N.M (digits only), newest version first:
+   "cuda-" gives cuda-13.0, cuda-12.6, cuda-12.4, cuda-11.8; "python3." gives python3.13,
+   python3.12, python3.9. At most max of them, names up to 31 characters; the count. */
+static int gpuk__versions(const char* folder, const char* prefix, char (*out)[32], int max) {
+    long keys[16];
+    int n = 0, i;
+    size_t plen = strlen(prefix);
+    struct dirent* e;
+    DIR* d = opendir(folder);
+    if (!d) return 0;
+    if (max > 16) max = 16;
+    while ((e = readdir(d)) != NULL) {
+        const char* p = e->d_name;
+        long major = 0, minor = -1, key;
+        if (strncmp(p, prefix, plen) != 0 || strlen(p) >= 32) continue;
+        p += plen;
+        if (*p < '0' || *p > '9') continue;
+        while (*p >= '0' && *p <= '9' && major < 100000) major = major * 10 + (*p++ - '0');
+        if (*p == '.' && p[1] >= '0' && p[1] <= '9')
+            for (p++, minor = 0; *p >= '0' && *p <= '9' && minor < 100000; p++)
+                minor = minor * 10 + (*p - '0');
+        if (*p) continue;
+        key = major * 1000000 + minor + 1; /* cuda-12 (a link to the newest 12.x) before 12.x */
+        if (minor < 0) key = major * 1000000 + 999999;
+        if (n == max && key <= keys[n - 1]) continue;
+        for (i = n < max ? n : max - 1; i > 0 && keys[i - 1] < key; i--) {
+            keys[i] = keys[i - 1];
+            memcpy(out[i], out[i - 1], 32);
+        }
+        keys[i] = key;
+        memcpy(out[i], e->d_name, strlen(e->d_name) + 1);
+        if (n < max) n++;
+    }
+    closedir(d);
+    return n;
+}
+
+/* The pip wheels' folders under the python3.X installations of base (".../lib"). */
+static int gpuk__search_wheels(gpuk__search* s, const char* base, const char* how) {
+    static const char* const packages[] = { "site-packages", "dist-packages" };
+    /* nvidia-cuda-nvrtc 13.x installs into nvidia/cu13/lib, the -cu12/-cu11 wheels into
+       nvidia/cuda_nvrtc/lib */
+    static const char* const wheels[] = { "nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib" };
+    char pythons[8][32], dir[GPUK__PATH_MAX], folder[GPUK__PATH_MAX];
+    int n = gpuk__versions(base, "python3.", pythons, 8), i;
+    size_t p, w;
+    for (i = 0; i < n; i++)
+        for (p = 0; p < 2; p++) {
+            if (gpuk__fmt(dir, sizeof dir, 0, "%s/%s/%s", base, pythons[i], packages[p]) + 1 >=
+                    sizeof dir || !gpuk__is_dir(dir))
+                continue;
+            s->num_pythons++;
+            for (w = 0; w < 2; w++) {
+                if (!gpuk__join(folder, sizeof folder, dir, wheels[w]) || !gpuk__is_dir(folder))
+                    continue;
+                s->num_wheels++;
+                if (gpuk__search_in(s, folder, how)) return 1;
+            }
+        }
+    return 0;
+}
+#endif
+
+/* The folders after the sonames, in order; 1 once one opened. */
+static int gpuk__search_folders(gpuk__search* s) {
+    static const char* const roots[] = { "CUDA_PATH", "CUDA_HOME" };
+    static const char* const hows[] = { "in $CUDA_PATH", "in $CUDA_HOME" };
+#if defined(_WIN32)
+    /* the CUDA 13 toolkit keeps its DLLs in bin\x64, older ones in bin */
+    static const char* const subs[] = { "bin\\x64", "bin" };
+#else
+    static const char* const subs[] = { "lib64", "lib" };
+    static const char* const envs[] = { "VIRTUAL_ENV", "CONDA_PREFIX" };
+    static const char* const env_hows[] = { "a pip wheel in $VIRTUAL_ENV",
+                                            "a pip wheel in $CONDA_PREFIX" };
+    char cudas[16][32];
+    const char* home;
+    int n;
+#endif
+    char folder[GPUK__PATH_MAX];
+    size_t r, i;
+    for (r = 0; r < 2; r++)
+        for (i = 0; i < 2; i++)
+            if (gpuk__join(folder, sizeof folder, gpuk__getenv(roots[r]), subs[i]) &&
+                gpuk__search_in(s, folder, hows[r]))
+                return 1;
+#if !defined(_WIN32)
+    if (gpuk__search_in(s, "/usr/local/cuda/lib64", "in /usr/local/cuda")) return 1;
+    n = gpuk__versions("/usr/local", "cuda-", cudas, 16);
+    for (r = 0; r < (size_t)n; r++)
+        if (gpuk__fmt(folder, sizeof folder, 0, "/usr/local/%s/lib64", cudas[r]) &&
+            gpuk__search_in(s, folder, "in a versioned toolkit folder"))
+            return 1;
+    /* the active environment's first, then the user's, then the system's: Python's order */
+    for (r = 0; r < 2; r++)
+        if (gpuk__join(folder, sizeof folder, gpuk__getenv(envs[r]), "lib") &&
+            gpuk__search_wheels(s, folder, env_hows[r]))
+            return 1;
+    home = gpuk__getenv("HOME");
+    if (gpuk__join(folder, sizeof folder, home, ".local/lib") &&
+        gpuk__search_wheels(s, folder, "a pip wheel in ~/.local"))
+        return 1;
+    if (gpuk__search_wheels(s, "/usr/local/lib", "a pip wheel in /usr/local/lib") ||
+        gpuk__search_wheels(s, "/usr/lib", "a pip wheel in /usr/lib"))
+        return 1;
+#endif
+    return 0;
+}
+
+/* The names as the error lists them: "libnvrtc.so.13, .12, .11.2" (each after the first from
+   its last '.' within the part it shares with the first). */
+static size_t gpuk__names_short(char* buf, size_t cap, const char* const* names) {
+    size_t pos = 0, i;
+    for (i = 0; names[i]; i++) {
+        const char* t = names[i];
+        if (i) {
+            size_t k = 0, dot = 0;
+            while (t[k] && t[k] == names[0][k]) {
+                if (t[k] == '.') dot = k;
+                k++;
+            }
+            if (dot) t += dot;
+        }
+        pos = gpuk__fmt(buf, cap, pos, "%s%s", i ? ", " : "", t);
+    }
+    return pos;
+}
+
+/* The search failed: the error names what was tried, cut to fit gpuk_last_error's 512 bytes
+   (the folders first cut, with their count); GPUK_LOG_DEBUG heard each folder. */
+static gpuk_result gpuk__search_fail(gpuk__search* s) {
+    static const char hint[] = "install it (the toolkit's cuda-nvrtc package, or pip install "
+                               "nvidia-cuda-nvrtc), or name it in gpuk_desc.nvrtc_path or "
+                               "GPUK_NVRTC_PATH";
+    char names[160], pythons[96], folders[512], more[40];
+    const char* f = s->folders;
+    size_t fixed, pos = 0;
+    int i, shown = 0;
+    gpuk__names_short(names, sizeof names, s->lib->sonames);
+    pythons[0] = more[0] = 0;
+    if (s->num_pythons && !s->num_wheels)
+        gpuk__fmt(pythons, sizeof pythons, 0, "; no NVRTC wheel in the %d Python site-packages "
+                  "folders found", s->num_pythons);
+    /* fn ": cannot load NVRTC (not found): tried " names " by name, then in " folders more
+       pythons ": " why " (hint: " hint ")" */
+    fixed = strlen(s->fn) + strlen(s->lib->kind) + strlen(names) + strlen(pythons) +
+            strlen(s->why) + sizeof hint + 80;
+    folders[0] = 0;
+    for (i = 0; i < s->num_listed; i++, f += strlen(f) + 1) {
+        if (fixed + pos + strlen(f) + 2 + sizeof more > 511) break;
+        pos = gpuk__fmt(folders, sizeof folders, pos, "%s%s", i ? ", " : "", f);
+        shown++;
+    }
+    if (shown < s->num_folders)
+        gpuk__fmt(more, sizeof more, 0, "%s%d more folder%s", shown ? " and " : "",
+                  s->num_folders - shown, s->num_folders - shown == 1 ? "" : "s");
+    return gpuk__fail_hint(s->fn, s->lib->missing_code, hint,
+                           "cannot load %s%s: tried %s by name%s%s%s%s%s%s", s->lib->kind,
+                           s->why[0] ? "" : " (not found)", names,
+                           s->num_folders ? ", then in " : "", folders, more, pythons,
+                           s->why[0] ? ": " : "", s->why);
+}
+
+/* NVRTC's sonames, then its folders (gpuk__search_folders); *out_name is what opened. */
+static gpuk_result gpuk__nvrtc_search(const gpuk__lib* lib, const char* fn, void** out_handle,
+                                      const char** out_name) {
+    gpuk__search s;
+    char why[200];
+    const char* const* name;
+    memset(&s, 0, sizeof s);
+    s.lib = lib;
+    s.fn = fn;
+    for (name = lib->sonames; *name; name++) {
+        gpuk__copy_text(s.path, sizeof s.path, *name);
+        if ((s.handle = gpuk__lib_open_path(*name, why, sizeof why)) != NULL) {
+            gpuk__nv.found_how = "by name";
+            *out_handle = s.handle;
+            *out_name = *name;
+            return GPUK_OK;
+        }
+        gpuk__search_why(&s, why);
+    }
+    if (!gpuk__search_folders(&s)) return gpuk__search_fail(&s);
+    gpuk__copy_text(gpuk__nv.found, sizeof gpuk__nv.found, s.path);
+    *out_handle = s.handle;
+    *out_name = gpuk__nv.found;
+    return GPUK_OK;
+}
+
+/* Opens the library named by path (else lib->env_path, else each of lib->sonames in turn;
+   NVRTC's search goes on to its folders) as lib->state->handle; *out_name is the name that
+   opened. */
 static gpuk_result gpuk__lib_open(const gpuk__lib* lib, const char* path, const char* fn,
                                   const char** out_name) {
     gpuk__lib_state* st = lib->state;
@@ -50,13 +379,18 @@ static gpuk_result gpuk__lib_open(const gpuk__lib* lib, const char* path, const 
     size_t pos = 0;
     const char* const* name;
     void* h = NULL;
+    int nvrtc = st == &gpuk__nv.lib;
     why[0] = tried[0] = 0;
+    if (nvrtc) gpuk__nv.found_how = path ? "gpuk_desc.nvrtc_path" : "GPUK_NVRTC_PATH";
     if (!path && lib->env_path) path = gpuk__getenv(lib->env_path);
     if (path && *path) {
         h = gpuk__lib_open_path(path, why, sizeof why);
         if (!h)
             return gpuk__fail_hint(fn, lib->missing_code, lib->hint, "cannot load %s '%s': %s",
                                    lib->name, path, why);
+    } else if (nvrtc) {
+        gpuk_result r = gpuk__nvrtc_search(lib, fn, &h, &path);
+        if (r) return r;
     } else {
         for (name = lib->sonames; *name && !h; name++) {
             pos = gpuk__fmt(tried, sizeof tried, pos, "%s'%s'", pos ? ", " : "", *name);
@@ -78,6 +412,8 @@ static gpuk_result gpuk__lib_open(const gpuk__lib* lib, const char* path, const 
         st->handle = h;
         st->keep = 0;
     }
+    if (nvrtc && path != gpuk__nv.found)
+        gpuk__copy_text(gpuk__nv.found, sizeof gpuk__nv.found, path);
     *out_name = path;
     return GPUK_OK;
 }
@@ -157,36 +493,6 @@ static const gpuk__lib gpuk__driver_lib = {
     1, GPUK_ERR_NO_DRIVER, GPUK_ERR_DRIVER_TOO_OLD, NULL
 };
 
-/* The longest library path gpuk_desc takes, its NUL included (Linux's PATH_MAX): a longer one
-   is refused rather than cut, which could name another library. */
-#define GPUK__PATH_MAX 4096
-
-/* NVRTC's state (>>nvrtc): the table, what gpuk_init said about finding it, and the cache. */
-/* One compiled program in the cache: a header, then key_bytes of key, image_bytes of image (PTX
-   with its NUL, or a cubin) and names_bytes of lowered names ("expression\0lowered\0"...). */
-typedef struct gpuk__nvrtc_entry gpuk__nvrtc_entry;
-struct gpuk__nvrtc_entry {
-    gpuk__nvrtc_entry* next;
-    uint64_t hash;
-    size_t key_bytes, image_bytes, names_bytes;
-    int is_ptx;
-    int arch;                  /* sm_XX / compute_XX compiled for */
-};
-typedef struct gpuk__nvrtc_state {
-    int loaded;                /* atomic: 1 once the table is filled (under gpuk__nvrtc_lock) */
-    int version;               /* 13000 for NVRTC 13.0 */
-    int num_archs;             /* of archs; 0 where NVRTC cannot list them (< 11.2) */
-    int archs[128];            /* sm numbers it compiles for (75, 80, ..., 120) */
-    char path[GPUK__PATH_MAX]; /* gpuk_desc.nvrtc_path, copied ("" = none) */
-    gpuk_get_proc_fn get_proc;
-    void* get_proc_user_data;
-    gpuk__pfn_nvrtc_error_string error_string; /* may be NULL */
-    gpuk__lib_state lib;
-    gpuk__nvrtc fns;
-    gpuk__nvrtc_entry* cache;  /* newest first; freed by gpuk_shutdown */
-} gpuk__nvrtc_state;
-static gpuk__nvrtc_state gpuk__nv;
-
 static int gpuk__nvrtc_probe(void* sym, int* out_version) {
     gpuk__pfn_nvrtcVersion get_version;
     int major = 0, minor = 0;
@@ -218,7 +524,9 @@ static void gpuk__nvrtc_forget_locked(void) {
     GPUK__ATOMIC_STORE(&gpuk__nv.loaded, 0);
     gpuk__nv.version = gpuk__nv.num_archs = 0;
     gpuk__nv.error_string = NULL;
-    gpuk__nv.path[0] = 0;
+    gpuk__nv.path[0] = gpuk__nv.found[0] = gpuk__nv.cache_dir[0] = 0;
+    gpuk__nv.found_how = NULL;
+    GPUK__ATOMIC_STORE(&gpuk__nv.cache_warned, 0);
     gpuk__nv.get_proc = NULL;
     gpuk__nv.get_proc_user_data = NULL;
 }
@@ -231,16 +539,29 @@ static void gpuk__nvrtc_forget(void) {
 }
 
 /* gpuk_init: where the next NVRTC load looks (the path is copied: it is used later). An NVRTC
-   that gpuk_nvrtc_version loaded before gpuk_init, from GPUK_NVRTC_PATH or the default names,
+   that gpuk_nvrtc_version loaded before gpuk_init, from GPUK_NVRTC_PATH or the default search,
    gives way to the one this init names; with neither nvrtc_path nor nvrtc_get_proc set it
-   stays, being the one the defaults name. */
+   stays, being the one the defaults find. The disk cache's folder: nvrtc_cache_dir, else
+   GPUK_CACHE_DIR (secure_getenv: the cache decides what code runs), else none. */
 static void gpuk__nvrtc_configure(const gpuk_desc* d) {
+    const char* dir = d->nvrtc_cache_dir ? d->nvrtc_cache_dir : gpuk__getenv("GPUK_CACHE_DIR");
     gpuk__mutex_lock(&gpuk__nvrtc_lock);
     if ((d->nvrtc_path || d->nvrtc_get_proc) && GPUK__ATOMIC_LOAD(&gpuk__nv.loaded))
         gpuk__nvrtc_forget_locked();
     gpuk__copy_text(gpuk__nv.path, sizeof gpuk__nv.path, d->nvrtc_path);
     gpuk__nv.get_proc = d->nvrtc_get_proc;
     gpuk__nv.get_proc_user_data = d->nvrtc_get_proc_user_data;
+    gpuk__nv.cache_dir[0] = 0;
+    GPUK__ATOMIC_STORE(&gpuk__nv.cache_warned, 0);
+    if (dir && strlen(dir) < GPUK__CACHE_DIR_MAX)
+        gpuk__copy_text(gpuk__nv.cache_dir, sizeof gpuk__nv.cache_dir, dir);
+    else if (dir) { /* only GPUK_CACHE_DIR: gpuk_init refuses a nvrtc_cache_dir this long */
+        char msg[160];
+        gpuk__fmt(msg, sizeof msg, 0, "gpuk_init: GPUK_CACHE_DIR is %zu characters long (at most "
+                  "%d are taken): compiles are not cached on disk", strlen(dir),
+                  GPUK__CACHE_DIR_MAX - 1);
+        gpuk__log(GPUK_LOG_WARN, 0, msg);
+    }
     gpuk__mutex_unlock(&gpuk__nvrtc_lock);
 }
 
@@ -310,6 +631,10 @@ GPUK__IMPL gpuk_result gpuk_init(const gpuk_desc* desc) {
     if (d.nvrtc_path && strlen(d.nvrtc_path) >= GPUK__PATH_MAX)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_desc.nvrtc_path is %zu characters long; "
                           "at most %d are taken", strlen(d.nvrtc_path), GPUK__PATH_MAX - 1);
+    if (d.nvrtc_cache_dir && strlen(d.nvrtc_cache_dir) >= GPUK__CACHE_DIR_MAX)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_desc.nvrtc_cache_dir is %zu characters "
+                          "long; at most %d are taken", strlen(d.nvrtc_cache_dir),
+                          GPUK__CACHE_DIR_MAX - 1);
     if ((unsigned)d.log_level >= (unsigned)GPUK_LOG_NUM)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_desc.log_level %d is out of range",
                           (int)d.log_level);

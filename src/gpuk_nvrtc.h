@@ -1,5 +1,37 @@
 /* src/gpuk_nvrtc.h - part of gpuk.h: NVRTC: compiling CUDA C++ into modules, the compile cache. */
 /* ---- >>nvrtc ---- */
+/* NVRTC opens its builtins library (libnvrtc-builtins.so.13.0, nvrtc-builtins64_130.dll) at
+   its first compile by name, through the system loader's search, which does not look beside
+   NVRTC: an NVRTC loaded from a folder off that search (by the search's folders, or a path)
+   would fail every compile with NVRTC_ERROR_BUILTIN_OPERATION_FAILURE. Loaded from NVRTC's
+   folder first, it is what NVRTC's own load then finds (the loader matches loaded libraries by
+   name). Kept for the process, like NVRTC (one loaded again only drops the new reference);
+   nothing is done where NVRTC's folder has none. */
+static void gpuk__nvrtc_builtins(const char* fn, int major, int minor) {
+    char path[GPUK__PATH_MAX + 40], why[200];
+    const char* p;
+    size_t dir = 0;
+    void* h;
+    for (p = gpuk__nv.found; *p; p++)
+        if (*p == '/' || *p == '\\') dir = (size_t)(p - gpuk__nv.found) + 1;
+    if (!dir) return;
+    memcpy(path, gpuk__nv.found, dir);
+#if defined(_WIN32)
+    gpuk__fmt(path, sizeof path, dir, "nvrtc-builtins64_%d%d.dll", major, minor);
+#else
+    gpuk__fmt(path, sizeof path, dir, "libnvrtc-builtins.so.%d.%d", major, minor);
+#endif
+    h = gpuk__lib_open_path(path, why, sizeof why);
+    if (h && h == gpuk__nv.builtins) gpuk__lib_close(h);
+    else if (h) gpuk__nv.builtins = h;
+    if (gpuk__log_wants(GPUK_LOG_DEBUG)) {
+        char msg[GPUK__PATH_MAX + 300];
+        gpuk__fmt(msg, sizeof msg, 0, "%s: %s%s%s", fn, h ? "loaded " : "",
+                  h ? path : "NVRTC's builtins not beside it: ", h ? "" : why);
+        gpuk__log(GPUK_LOG_DEBUG, 0, msg);
+    }
+}
+
 /* NVRTC is loaded by the first compile (or gpuk_nvrtc_version); a failed load is not
    remembered, so a later call tries again (after the library was installed, say). */
 static gpuk_result gpuk__nvrtc_load(const char* fn) {
@@ -28,7 +60,14 @@ static gpuk_result gpuk__nvrtc_load(const char* fn) {
     gpuk__sym_to_fn(&gpuk__nv.error_string, sizeof gpuk__nv.error_string,
                     gpuk__lib_resolve(&gpuk__nvrtc_lib, &row));
     gpuk__nv.lib.keep = 1; /* its code ran: never closed */
+    if (!gpuk__nv.get_proc) gpuk__nvrtc_builtins(fn, major, minor);
     GPUK__ATOMIC_STORE(&gpuk__nv.loaded, 1);
+    if (!gpuk__nv.get_proc && gpuk__log_wants(GPUK_LOG_INFO)) {
+        char msg[GPUK__PATH_MAX + 120];
+        gpuk__fmt(msg, sizeof msg, 0, "%s: NVRTC %d.%d loaded from %s (%s)", fn, major, minor,
+                  gpuk__nv.found, gpuk__nv.found_how ? gpuk__nv.found_how : "");
+        gpuk__log(GPUK_LOG_INFO, 0, msg);
+    }
     return GPUK_OK;
 }
 
@@ -134,12 +173,6 @@ static size_t gpuk__compile_key(char* buf, const gpuk_compile_desc* d, const cha
     return pos;
 }
 
-static uint64_t gpuk__fnv1a(const char* p, size_t n) {
-    uint64_t h = 0xcbf29ce484222325ull;
-    while (n--) h = (h ^ (unsigned char)*p++) * 0x100000001b3ull;
-    return h;
-}
-
 static const gpuk__nvrtc_entry* gpuk__nvrtc_cache_find(uint64_t hash, const char* key,
                                                        size_t bytes) {
     const gpuk__nvrtc_entry* e;
@@ -193,6 +226,7 @@ static gpuk_result gpuk__nvrtc_run(const char* fn, const gpuk_compile_desc* d, c
             nv->nvrtcGetProgramLog(prog, log) != 0)
             log[0] = 0;
         if (log) log[log_bytes] = 0;
+        if (log && d->log) gpuk__copy_text(d->log, d->log_bytes, log);
         if (!res && log_res) { res = log_res; call = "nvrtcGetProgramLogSize"; }
     }
     if (res) {
@@ -256,6 +290,10 @@ static gpuk_result gpuk__compile_check(const char* fn, const gpuk_compile_desc* 
     uint32_t i;
     if (gpuk__desc_canaries_bad(d->_start_canary, d->_end_canary))
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_compile_desc canaries are not zero");
+    if (!d->log != !d->log_bytes)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.log and desc.log_bytes: set both "
+                          "(a buffer and its size) or neither");
+    if (d->log) d->log[0] = 0;
     if (!d->source) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.source is NULL");
     if ((d->num_options && !d->options) || (d->num_headers && !d->headers) ||
         (d->num_name_expressions && !d->name_expressions))
@@ -281,6 +319,254 @@ static gpuk_result gpuk__compile_check(const char* fn, const gpuk_compile_desc* 
                               "empty", i);
     return GPUK_OK;
 }
+
+/* ---- the disk cache (gpuk_desc.nvrtc_cache_dir, GPUK_CACHE_DIR) ---- */
+/* One file per compile key: "<folder>/nvrtc-<hash>.gpuk", this header, then the entry's key,
+   image and lowered names. Numbers are in the writer's byte order, and the key holds size_t
+   lengths, so a file from a machine of another byte order or size_t width never matches. */
+typedef struct gpuk__disk_header {
+    char magic[16];                /* gpuk__disk_magic: the format */
+    uint64_t key_bytes, image_bytes, names_bytes;
+    uint64_t is_ptx, arch;
+    uint64_t sum;                  /* FNV-1a of key, image and names */
+} gpuk__disk_header;
+static const char gpuk__disk_magic[16] = "gpuk nvrtc 1\n";
+
+/* A disk cache failure: GPUK_LOG_WARN the first time after gpuk_init, GPUK_LOG_INFO after. */
+static void gpuk__disk_warn(const char* msg) {
+    gpuk__log(GPUK__ATOMIC_ADD(&gpuk__nv.cache_warned, 1) == 0 ? GPUK_LOG_WARN : GPUK_LOG_INFO,
+              0, msg);
+}
+
+#if !defined(GPUK_NO_STDIO)
+#include <errno.h>
+#if defined(_WIN32)
+#include <direct.h> /* _mkdir */
+#if !defined(_WINDOWS_) && !defined(_WINBASE_)
+__declspec(dllimport) int __stdcall MoveFileExA(const char* from, const char* to,
+                                                unsigned long flags);
+__declspec(dllimport) unsigned long __stdcall GetCurrentProcessId(void);
+#endif
+#else
+#include <fcntl.h> /* open: O_EXCL */
+#endif
+static void gpuk__disk_name(char* buf, size_t cap, uint64_t hash) {
+    char hex[17];
+    int i;
+    for (i = 15; i >= 0; i--, hash >>= 4) hex[i] = "0123456789abcdef"[hash & 15u];
+    hex[16] = 0;
+    gpuk__fmt(buf, cap, 0, "%s" GPUK__SEP "nvrtc-%s.gpuk", gpuk__nv.cache_dir, hex);
+}
+
+/* The entry the disk cache holds for key, or NULL: no file, or one whose format, sizes, key,
+   target or checksum differ (cut short, damaged, another program of the same hash), which the
+   compile then writes again. */
+static gpuk__nvrtc_entry* gpuk__disk_read(const char* fn, const char* name, uint64_t hash,
+                                          const char* key, size_t key_bytes, int is_ptx,
+                                          int arch) {
+    char file[GPUK__PATH_MAX], msg[GPUK__PATH_MAX + 200];
+    gpuk__disk_header h;
+    gpuk__nvrtc_entry* e = NULL;
+    const char* bad = NULL;
+    long size = -1;
+    size_t body = 0;
+    FILE* f;
+    gpuk__disk_name(file, sizeof file, hash);
+    if (!(f = fopen(file, "rb"))) {
+        if (errno != ENOENT) {
+            gpuk__fmt(msg, sizeof msg, 0, "%s: '%s': cannot read the disk cache file %s: %s", fn,
+                      name, file, strerror(errno));
+            gpuk__disk_warn(msg);
+        }
+        return NULL;
+    }
+    if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0 ||
+        fread(&h, sizeof h, 1, f) != 1)
+        bad = "is too short";
+    else if (memcmp(h.magic, gpuk__disk_magic, sizeof h.magic) != 0)
+        bad = "is not one of this gpuk's";
+    else if (h.key_bytes != key_bytes || h.is_ptx != (uint64_t)is_ptx ||
+             h.arch != (uint64_t)arch || !h.image_bytes || h.image_bytes > (1ull << 31) ||
+             h.names_bytes > (1ull << 24))
+        bad = "holds another program";
+    else if ((uint64_t)size != sizeof h + h.key_bytes + h.image_bytes + h.names_bytes)
+        bad = "has the wrong size";
+    else if (!(e = (gpuk__nvrtc_entry*)gpuk__alloc(
+                   sizeof *e + (body = key_bytes + (size_t)h.image_bytes + (size_t)h.names_bytes))))
+        bad = "cannot be read (no host memory)";
+    else if (fread(e + 1, 1, body, f) != body)
+        bad = "cannot be read whole";
+    else if (memcmp(e + 1, key, key_bytes) != 0)
+        bad = "holds another program of the same hash";
+    else if (gpuk__fnv1a((const char*)(e + 1), body) != h.sum)
+        bad = "is damaged";
+    fclose(f);
+    if (!bad) {
+        /* what readers rely on: PTX ends in its NUL, names are NUL-terminated pairs */
+        const char* image = (const char*)(e + 1) + key_bytes;
+        const char* names = image + h.image_bytes;
+        size_t i, nuls = 0;
+        for (i = 0; i < h.names_bytes; i++) nuls += names[i] == 0;
+        if ((is_ptx && image[h.image_bytes - 1] != 0) || nuls % 2 ||
+            (h.names_bytes && names[h.names_bytes - 1] != 0))
+            bad = "is damaged";
+    }
+    if (bad) {
+        gpuk__free(e);
+        if (gpuk__log_wants(GPUK_LOG_INFO)) {
+            gpuk__fmt(msg, sizeof msg, 0, "%s: '%s': the disk cache file %s %s: compiling "
+                      "again", fn, name, file, bad);
+            gpuk__log(GPUK_LOG_INFO, 0, msg);
+        }
+        return NULL;
+    }
+    e->key_bytes = key_bytes;
+    e->image_bytes = (size_t)h.image_bytes;
+    e->names_bytes = (size_t)h.names_bytes;
+    e->is_ptx = is_ptx;
+    e->arch = arch;
+    if (gpuk__log_wants(GPUK_LOG_INFO)) {
+        gpuk__fmt(msg, sizeof msg, 0, "%s: '%s': disk cache hit, %s (%s_%d) from %s", fn, name,
+                  is_ptx ? "PTX" : "a cubin", is_ptx ? "compute" : "sm", arch, file);
+        gpuk__log(GPUK_LOG_INFO, 0, msg);
+    }
+    return e;
+}
+
+/* The folder and its missing parents, made private to the user (0700); failures are left
+   for the file's creation to report. */
+static void gpuk__disk_mkdirs(void) {
+    char dir[GPUK__PATH_MAX];
+    size_t i;
+    gpuk__copy_text(dir, sizeof dir, gpuk__nv.cache_dir);
+    for (i = 1; dir[i - 1]; i++)
+        if (dir[i] == '/' || dir[i] == '\\' || !dir[i]) {
+            char c = dir[i];
+            dir[i] = 0;
+#if defined(_WIN32)
+            _mkdir(dir);
+#else
+            mkdir(dir, 0700);
+#endif
+            dir[i] = c;
+            if (!c) break;
+        }
+}
+
+#if !defined(_WIN32)
+static int gpuk__write_all(int fd, const void* p, size_t n) {
+    const char* c = (const char*)p;
+    while (n) {
+        long w = (long)write(fd, c, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return 0;
+        c += w;
+        n -= (size_t)w;
+    }
+    return 1;
+}
+#endif
+
+/* Writes e whole under a temporary name in the folder, then renames it into place (atomic:
+   a reader sees the old file or the new one, never part of one). Failures are logged, never
+   returned. */
+static void gpuk__disk_write(const char* fn, const char* name, const gpuk__nvrtc_entry* e) {
+    char file[GPUK__PATH_MAX], tmp[GPUK__PATH_MAX + 64], msg[GPUK__PATH_MAX + 300];
+    gpuk__disk_header h;
+    size_t body = e->key_bytes + e->image_bytes + e->names_bytes;
+    const char* what = NULL;
+    const char* which; /* the file the failure is about */
+    int err = 0, tries;
+    memset(&h, 0, sizeof h);
+    memcpy(h.magic, gpuk__disk_magic, sizeof h.magic);
+    h.key_bytes = e->key_bytes;
+    h.image_bytes = e->image_bytes;
+    h.names_bytes = e->names_bytes;
+    h.is_ptx = (uint64_t)e->is_ptx;
+    h.arch = (uint64_t)e->arch;
+    h.sum = gpuk__fnv1a((const char*)(e + 1), body);
+    gpuk__disk_name(file, sizeof file, e->hash);
+    which = tmp;
+#if defined(_WIN32)
+    gpuk__fmt(tmp, sizeof tmp, 0, "%s.%lu.%u.tmp", file, GetCurrentProcessId(),
+              GPUK__ATOMIC_ADD(&gpuk__nv.cache_seq, 1u));
+    {
+        FILE* f = NULL;
+        for (tries = 0; tries < 2 && !f; tries++) {
+            if (tries) gpuk__disk_mkdirs();
+            f = fopen(tmp, "wb");
+        }
+        if (!f) {
+            what = "cannot create";
+            err = errno;
+        } else {
+            int ok = fwrite(&h, sizeof h, 1, f) == 1 && fwrite(e + 1, 1, body, f) == body;
+            if (!ok) err = errno;
+            if (fclose(f) != 0 && ok) { ok = 0; err = errno; }
+            if (!ok) what = "cannot write";
+            else if (!MoveFileExA(tmp, file, 1u)) { /* MOVEFILE_REPLACE_EXISTING */
+                what = "cannot rename into place";
+                which = file;
+            }
+            if (what) remove(tmp);
+        }
+    }
+#else
+    gpuk__fmt(tmp, sizeof tmp, 0, "%s.%ld.%u.tmp", file, gpuk__process_id(),
+              (unsigned)GPUK__ATOMIC_ADD(&gpuk__nv.cache_seq, 1u));
+    {
+        int fd = -1, ok;
+        /* O_EXCL: never through a link someone left at that name */
+        for (tries = 0; tries < 2 && fd < 0; tries++) {
+            if (tries && errno != ENOENT) break;
+            if (tries) gpuk__disk_mkdirs();
+            fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0600);
+        }
+        if (fd < 0) {
+            what = "cannot create";
+            err = errno;
+        } else {
+            ok = gpuk__write_all(fd, &h, sizeof h) && gpuk__write_all(fd, e + 1, body);
+            if (!ok) err = errno;
+            if (close(fd) != 0 && ok) { ok = 0; err = errno; }
+            if (!ok) what = "cannot write";
+            else if (rename(tmp, file) != 0) {
+                what = "cannot rename into place";
+                which = file;
+                err = errno;
+            }
+            if (what) unlink(tmp);
+        }
+    }
+#endif
+    if (what) {
+        gpuk__fmt(msg, sizeof msg, 0, "%s: '%s': %s the disk cache file %s%s%s; compiles are not "
+                  "cached on disk", fn, name, what, which,
+                  err ? ": " : "", err ? strerror(err) : "");
+        gpuk__disk_warn(msg);
+    } else if (gpuk__log_wants(GPUK_LOG_DEBUG)) {
+        gpuk__fmt(msg, sizeof msg, 0, "%s: '%s': written to the disk cache as %s", fn, name, file);
+        gpuk__log(GPUK_LOG_DEBUG, 0, msg);
+    }
+}
+#else
+/* GPUK_NO_STDIO: no disk cache; a folder asked for is named once in the log. */
+static gpuk__nvrtc_entry* gpuk__disk_read(const char* fn, const char* name, uint64_t hash,
+                                          const char* key, size_t key_bytes, int is_ptx,
+                                          int arch) {
+    (void)fn; (void)name; (void)hash; (void)key; (void)key_bytes; (void)is_ptx; (void)arch;
+    return NULL;
+}
+static void gpuk__disk_write(const char* fn, const char* name, const gpuk__nvrtc_entry* e) {
+    (void)name; (void)e;
+    if (!GPUK__ATOMIC_LOAD(&gpuk__nv.cache_warned)) {
+        char msg[120];
+        gpuk__fmt(msg, sizeof msg, 0, "%s: built with GPUK_NO_STDIO: the disk cache is left out",
+                  fn);
+        gpuk__disk_warn(msg);
+    }
+}
+#endif
 
 /* gpuk_module_compile, with fn naming the public call in errors (the custom kernels' create
    calls compile through it too). */
@@ -322,7 +608,11 @@ static gpuk_result gpuk__module_compile(const char* fn, gpuk_ctx* ctx,
     found = gpuk__nvrtc_cache_find(hash, key, key_bytes);
     gpuk__mutex_unlock(&gpuk__nvrtc_lock);
     if (!found) {
-        r = gpuk__nvrtc_run(fn, desc, name, arch_option, !cubin, key, key_bytes, &made);
+        /* set by gpuk_init, cleared by gpuk_shutdown, which cannot run while a ctx lives */
+        int disk = gpuk__nv.cache_dir[0] != 0, from_disk = 0;
+        if (disk) from_disk = (made = gpuk__disk_read(fn, name, hash, key, key_bytes, !cubin,
+                                                      arch)) != NULL;
+        if (!made) r = gpuk__nvrtc_run(fn, desc, name, arch_option, !cubin, key, key_bytes, &made);
         if (r == GPUK_OK) {
             made->hash = hash;
             made->arch = arch;
@@ -337,8 +627,9 @@ static gpuk_result gpuk__module_compile(const char* fn, gpuk_ctx* ctx,
             }
             gpuk__mutex_unlock(&gpuk__nvrtc_lock);
             gpuk__free(made);
+            if (disk && !from_disk) gpuk__disk_write(fn, name, found);
         }
-        if (found && gpuk__log_wants(GPUK_LOG_INFO)) {
+        if (found && !from_disk && gpuk__log_wants(GPUK_LOG_INFO)) {
             gpuk__fmt(msg, sizeof msg, 0, "%s: '%s': NVRTC %d.%d compiled it to %s (%s_%d)%s", fn,
                       name, gpuk__nv.version / 1000, gpuk__nv.version % 1000 / 10,
                       cubin ? "a cubin" : "PTX", cubin ? "sm" : "compute", arch,

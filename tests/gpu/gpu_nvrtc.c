@@ -1,7 +1,12 @@
 /* tests/gpu/gpu_nvrtc.c - CUDA C compiled at run time (gpuk_module_compile, NVRTC loaded by gpuk)
    and run: saxpy, and a template instantiated through name expressions, against CPU
    references; the same compile again is a cache hit (the logger says so, and it takes no
-   NVRTC time). Skipped where no GPU, or no NVRTC (GPUK_NVRTC_PATH names one), is found. */
+   NVRTC time). NVRTC's search: a child process of this program, run by the dynamic loader
+   with --inhibit-cache and without LD_LIBRARY_PATH and GPUK_NVRTC_PATH (so NVRTC's sonames
+   cannot find the toolkit's folder), finds NVRTC in the toolkit folders and runs a kernel it
+   compiled. The disk cache: one kernel compiled cold into a fresh folder, then after
+   gpuk_shutdown and gpuk_init (the in-memory cache gone) read back from it; both times are
+   printed. Skipped where no GPU, or no NVRTC, is found. */
 #define _GNU_SOURCE
 #define GPUK_IMPLEMENTATION
 #include "gpuk.h"
@@ -9,6 +14,7 @@
 #include "gpu_setup.h"
 #include <math.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -60,7 +66,10 @@ static int test_saxpy(void) {
     d.source = saxpy_src;
     d.name = "saxpy.cu";
     CHECK_OK(gpuk_module_compile(ctx, &d, &m));
-    printf("     %s", strstr(logged, "NVRTC") ? strstr(logged, "NVRTC") : "(no info log)\n");
+    {
+        const char* line = strstr(logged, "NVRTC 1") ? strstr(logged, "NVRTC 1") : "(no info log)";
+        printf("     %.*s\n", (int)strcspn(line, "\n"), line); /* where NVRTC was found */
+    }
     CHECK_OK(gpuk_kernel_get(ctx, m, "saxpy", &k));
     CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .data = GPUK_RANGE(x) }, &bx));
     CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .data = GPUK_RANGE(y) }, &by));
@@ -159,19 +168,172 @@ static int test_second_compile_is_a_cache_hit(void) {
     return TEST_PASS;
 }
 
-int main(void) {
-    int code, v = 0;
+/* saxpy compiled and run on the ctx, checked against the CPU (n elements) */
+static void run_saxpy(gpuk_ctx* c, gpuk_module m, unsigned long long n) {
+    static float x[4096], y[4096], out[4096];
+    float a = 1.5f;
+    gpuk_kernel k;
+    gpuk_buffer bx, by;
+    gpuk_devptr px, py;
+    size_t i, bad = 0;
+    if (n > 4096) n = 4096;
+    for (i = 0; i < n; i++) { x[i] = (float)i; y[i] = 1.0f; }
+    CHECK_OK(gpuk_kernel_get(c, m, "saxpy", &k));
+    CHECK_OK(gpuk_buffer_create(c, &(gpuk_buffer_desc){ .data = { x, (size_t)n * sizeof(float) } }, &bx));
+    CHECK_OK(gpuk_buffer_create(c, &(gpuk_buffer_desc){ .data = { y, (size_t)n * sizeof(float) } }, &by));
+    px = gpuk_buffer_devptr(c, bx);
+    py = gpuk_buffer_devptr(c, by);
+    CHECK_OK(gpuk_launch(c, k, &(gpuk_launch_desc){ .grid = GPUK_DIM1(8), .block = GPUK_DIM1(128),
+                                                    GPUK_ARGS(&a, &px, &py, &n) }));
+    CHECK_OK(gpuk_buffer_read(c, by, 0, out, (size_t)n * sizeof(float)));
+    for (i = 0; i < n; i++) bad += out[i] != 1.5f * (float)i + 1.0f;
+    CHECK(bad == 0);
+    CHECK_OK(gpuk_buffer_destroy(c, bx));
+    CHECK_OK(gpuk_buffer_destroy(c, by));
+}
+
+/* The path of the loaded library whose file name starts with prefix ("" when none), from
+   /proc/self/maps. */
+static void mapped_path(const char* prefix, char* out, size_t cap) {
+    char line[4096];
+    FILE* f = fopen("/proc/self/maps", "r");
+    out[0] = 0;
+    if (!f) return;
+    while (!out[0] && fgets(line, sizeof line, f)) {
+        char* path = strchr(line, '/');
+        char* base;
+        if (!path) continue;
+        path[strcspn(path, "\n")] = 0;
+        base = strrchr(path, '/') + 1;
+        if (strncmp(base, prefix, strlen(prefix)) == 0) snprintf(out, cap, "%s", path);
+    }
+    fclose(f);
+}
+
+/* The child: NVRTC by the search alone; exit 0 (found in a folder, a kernel ran), 77 (skip:
+   found by name after all, in a folder the loader searches without its cache), 1 (failed). */
+static int search_child(void) {
     gpuk_desc d;
+    gpuk_ctx* c = NULL;
+    gpuk_compile_desc cd;
+    gpuk_module m;
+    const char* at;
+    int v = 0;
     memset(&d, 0, sizeof d);
     d.logger.func = capture;
     d.log_level = GPUK_LOG_INFO;
-    /* the toolkit's NVRTC where it is not on the library path and none is named */
-    if (!getenv("GPUK_NVRTC_PATH") && access("/usr/local/cuda/lib64/libnvrtc.so.13", R_OK) == 0)
-        d.nvrtc_path = "/usr/local/cuda/lib64/libnvrtc.so.13";
-    gpuk_init(&d); /* its failure is gpu_setup's to report */
-    if (!gpu_setup("gpu_nvrtc", 3, &ctx, &code)) return code;
+    if (getenv("GPUK_NVRTC_PATH") || gpuk_init(&d) != GPUK_OK || gpuk_ctx_create(NULL, &c) != GPUK_OK) {
+        printf("     search child: %s\n", gpuk_last_error());
+        return 1;
+    }
     if (gpuk_nvrtc_version(&v) != GPUK_OK) {
-        printf("skip gpu_nvrtc: no NVRTC (%s)\n0 passed, 0 failed, 3 skipped\n", gpuk_last_error());
+        printf("     search child: %s\n", gpuk_last_error());
+        return 1;
+    }
+    at = strstr(logged, "NVRTC ");
+    printf("     search child: %.*s\n", at ? (int)strcspn(at, "\n") : 4, at ? at : "none");
+    if (at && strstr(at, "(by name)")) return 77;
+    memset(&cd, 0, sizeof cd);
+    cd.source = saxpy_src;
+    cd.name = "saxpy.cu";
+    if (gpuk_module_compile(c, &cd, &m) != GPUK_OK) {
+        printf("     search child: %s\n", gpuk_last_error());
+        return 1;
+    }
+    run_saxpy(c, m, 1000);
+    CHECK_OK(gpuk_ctx_destroy(c));
+    return check_failures ? 1 : 0;
+}
+
+/* NVRTC found with GPUK_NVRTC_PATH unset and the toolkit's folder off the loader's search: this
+   program again, as a child run by the dynamic loader with --inhibit-cache (the ld.so cache,
+   where the toolkit's folder usually is, ignored) and without LD_LIBRARY_PATH; the driver is
+   named by its path, as this process loaded it. */
+static int test_found_without_path(const char* self) {
+    char ld[1024], cuda[1024], cuda_dir[1024];
+    int status = 0;
+    pid_t pid;
+    mapped_path("ld-linux", ld, sizeof ld);
+    mapped_path("libcuda.so", cuda, sizeof cuda);
+    if (!ld[0] || !cuda[0]) {
+        printf("     no dynamic loader or libcuda in /proc/self/maps\n");
+        return TEST_SKIP;
+    }
+    snprintf(cuda_dir, sizeof cuda_dir, "%s", cuda);
+    *strrchr(cuda_dir, '/') = 0;
+    fflush(stdout);
+    if ((pid = fork()) == 0) {
+        /* the driver's folder for the libraries the driver loads itself */
+        unsetenv("GPUK_NVRTC_PATH");
+        unsetenv("LD_LIBRARY_PATH");
+        setenv("GPUK_DRIVER_PATH", cuda, 1);
+        execl(ld, ld, "--inhibit-cache", "--library-path", cuda_dir, self, "--search-child", (char*)NULL);
+        _exit(2);
+    }
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 77) {
+        printf("     NVRTC is in a folder the loader searches by default: found by name\n");
+        return TEST_SKIP;
+    }
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    return TEST_PASS;
+}
+
+/* One kernel through the disk cache in a fresh folder: cold (NVRTC compiles, the file is
+   written), then after gpuk_shutdown and gpuk_init (the in-memory cache dropped) warm (read
+   back from the file); each is the gpuk_module_compile call alone, module load included. */
+static gpuk_desc base_desc;
+static int test_disk_cache_times(void) {
+    char dir[] = "/tmp/gpuk_disk_cache_XXXXXX", cmd[128];
+    double ms[2] = { 0, 0 };
+    int round;
+    CHECK(mkdtemp(dir) != NULL);
+    CHECK_OK(gpuk_ctx_destroy(ctx));
+    ctx = NULL;
+    for (round = 0; round < 2; round++) {
+        gpuk_desc d = base_desc;
+        gpuk_compile_desc cd;
+        gpuk_module m;
+        double t0;
+        CHECK_OK(gpuk_shutdown());
+        d.nvrtc_cache_dir = dir;
+        CHECK_OK(gpuk_init(&d));
+        CHECK_OK(gpuk_ctx_create(NULL, &ctx));
+        memset(&cd, 0, sizeof cd);
+        cd.source = saxpy_src;
+        cd.name = "disk.cu";
+        logged[0] = 0;
+        t0 = now_ms();
+        CHECK_OK(gpuk_module_compile(ctx, &cd, &m));
+        ms[round] = now_ms() - t0;
+        CHECK((strstr(logged, "disk cache hit") != NULL) == (round == 1));
+        run_saxpy(ctx, m, 4096); /* the module from the file runs too */
+        CHECK_OK(gpuk_module_unload(ctx, m));
+        if (round == 0) CHECK_OK(gpuk_ctx_destroy(ctx));
+    }
+    printf("     nvrtc disk cache: cold %.1f ms, warm %.1f ms\n", ms[0], ms[1]);
+    CHECK(ms[1] < ms[0]);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK(system(cmd) == 0);
+    return TEST_PASS;
+}
+
+static const char* self_path;
+static int test_found_by_search(void) { return test_found_without_path(self_path); }
+
+int main(int argc, char** argv) {
+    int code, v = 0;
+    if (argc == 2 && strcmp(argv[1], "--search-child") == 0) return search_child();
+    self_path = argv[0];
+    memset(&base_desc, 0, sizeof base_desc);
+    base_desc.logger.func = capture;
+    base_desc.log_level = GPUK_LOG_INFO;
+    /* NVRTC: GPUK_NVRTC_PATH, else the search (the toolkit's folders where it is not on the
+       library path) */
+    gpuk_init(&base_desc); /* its failure is gpu_setup's to report */
+    if (!gpu_setup("gpu_nvrtc", 5, &ctx, &code)) return code;
+    if (gpuk_nvrtc_version(&v) != GPUK_OK) {
+        printf("skip gpu_nvrtc: no NVRTC (%s)\n0 passed, 0 failed, 5 skipped\n", gpuk_last_error());
         gpuk_ctx_destroy(ctx);
         return 0;
     }
@@ -181,6 +343,8 @@ int main(void) {
     RUN(test_saxpy);
     RUN(test_template_by_name_expression);
     RUN(test_second_compile_is_a_cache_hit);
+    RUN(test_found_by_search);
+    RUN(test_disk_cache_times);
     CHECK_OK(gpuk_ctx_destroy(ctx));
     return test_summary();
 }

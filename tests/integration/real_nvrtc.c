@@ -3,7 +3,10 @@
    gets it, PTX where asked, a template through its name expression, a real compile error's
    log, the cache; the custom element-wise and reduction kernels' generated sources compile
    (gpuk_elementwise_create, gpuk_reduction_create) and an error in a body is reported at its
-   line in the body. Run by tests/integration/real_nvrtc.sh; no GPU needed. */
+   line in the body. With --found-in DIR HOW: NVRTC's search finds the real NVRTC in DIR (a
+   CUDA_HOME or a pip wheel's folder the script made, GPUK_NVRTC_PATH unset, the sonames not
+   findable), the log says how, and a compile works; the disk cache then serves a second
+   gpuk_init without NVRTC. Run by tests/integration/real_nvrtc.sh; no GPU needed. */
 #define _GNU_SOURCE
 #define GPUK_IMPLEMENTATION
 #include "gpuk.h"
@@ -207,8 +210,66 @@ static int test_nvrtc_before_init(void) {
     return TEST_PASS;
 }
 
+/* NVRTC found by the search alone, in found_dir; then a compile, which the disk cache serves
+   again after a new gpuk_init */
+static const char* found_dir;
+static const char* found_how;
+static int test_search_finds_it(void) {
+    gpuk_desc d;
+    gpuk_ctx* c = NULL;
+    gpuk_compile_desc cd;
+    gpuk_module m;
+    gpuk_kernel k;
+    char want[1024], cache[600], log[4096];
+    int v = 0, round;
+    CHECK(getenv("GPUK_NVRTC_PATH") == NULL);
+    snprintf(cache, sizeof cache, "%s/../gpuk_cache", found_dir);
+    for (round = 0; round < 2; round++) {
+        gpuk_shutdown();
+        fake_reset(NULL);
+        memset(&d, 0, sizeof d);
+        d.get_proc = fake_get_proc;
+        d.logger.func = capture;
+        d.log_level = GPUK_LOG_INFO;
+        d.nvrtc_cache_dir = cache;
+        logged[0] = 0;
+        CHECK_OK(gpuk_init(&d));
+        CHECK_OK(gpuk_ctx_create(NULL, &c));
+        memset(&cd, 0, sizeof cd);
+        cd.source = "#warning found\nextern \"C\" __global__ void k(float* x) { x[0] = 1; }\n";
+        cd.name = "found.cu";
+        cd.log = log;
+        cd.log_bytes = sizeof log;
+        CHECK_OK(gpuk_module_compile(c, &cd, &m));
+        CHECK_OK(gpuk_kernel_get(c, m, "k", &k));
+        if (round == 0) {
+            CHECK_OK(gpuk_nvrtc_version(&v));
+            snprintf(want, sizeof want, "NVRTC %d.%d loaded from %s/libnvrtc.so.", v / 1000, v % 1000 / 10,
+                     found_dir);
+            CHECK(strstr(logged, want) != NULL);
+            snprintf(want, sizeof want, "(%s)", found_how);
+            CHECK(strstr(logged, want) != NULL);
+            CHECK(strstr(log, "found") != NULL); /* the warning, in the caller's buffer */
+            if (strstr(logged, "loaded from")) printf("     %.*s\n", (int)strcspn(strstr(logged, "NVRTC"), "\n"),
+                                                     strstr(logged, "NVRTC"));
+        } else {
+            CHECK(strstr(logged, "'found.cu': disk cache hit, a cubin (sm_90)") != NULL);
+            CHECK(strstr(log, "found") == NULL); /* NVRTC did not compile */
+        }
+        CHECK_OK(gpuk_ctx_destroy(c));
+    }
+    fake_gpuk_check_released();
+    return TEST_PASS;
+}
+
 int main(int argc, char** argv) {
-    if (argc < 2) { printf("usage: real_nvrtc LIBNVRTC\n"); return 2; }
+    if (argc == 4 && strcmp(argv[1], "--found-in") == 0) {
+        found_dir = argv[2];
+        found_how = argv[3];
+        RUN(test_search_finds_it);
+        return test_summary();
+    }
+    if (argc < 2) { printf("usage: real_nvrtc LIBNVRTC | real_nvrtc --found-in DIR HOW\n"); return 2; }
     nvrtc_path = argv[1];
     RUN(test_real_nvrtc);
     RUN(test_real_custom_kernels);

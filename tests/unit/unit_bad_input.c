@@ -428,6 +428,9 @@ static void row_module_compile(void) {
     BAD_NODRV(gpuk_module_compile(A, &d, &m), GPUK_ERR_INVALID_ARG);
     memset(&d, 0, sizeof d);
     BAD_NODRV(gpuk_module_compile(A, &d, &m), GPUK_ERR_INVALID_ARG); /* no source */
+    d.source = "__global__ void k() {}";
+    d.log_bytes = 64; /* a log size without its buffer */
+    BAD_NODRV(gpuk_module_compile(A, &d, &m), GPUK_ERR_INVALID_ARG);
 }
 static void row_module_lowered_name(void) {
     ZERO(gpuk_module_lowered_name(A, zmod, "k<int>"));
@@ -546,6 +549,9 @@ static void row_elementwise_create(void) {
     BAD_NODRV(gpuk_elementwise_create(A, &d, &e), GPUK_ERR_INVALID_ARG);
     d.params = "float* x";
     d.name = "operator";
+    BAD_NODRV(gpuk_elementwise_create(A, &d, &e), GPUK_ERR_INVALID_ARG);
+    d.name = NULL;
+    d.log_bytes = 64; /* a log size without its buffer */
     BAD_NODRV(gpuk_elementwise_create(A, &d, &e), GPUK_ERR_INVALID_ARG);
 }
 /* a kernel struct around A's loaded kernel with no parameters, or around bad handles */

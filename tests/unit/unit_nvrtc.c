@@ -1,7 +1,9 @@
 /* tests/unit/unit_nvrtc.c - gpuk_module_compile on the fake driver with a fake NVRTC (through
    gpuk_desc.nvrtc_get_proc): no NVRTC, a compile error and its log, options and headers passed
-   through, cubin or PTX by the architectures NVRTC lists, name expressions, the cache, and a
-   fault sweep over every NVRTC call and host allocation. No GPU, no toolkit needed.
+   through, cubin or PTX by the architectures NVRTC lists, name expressions, the cache, the
+   log buffer, the disk cache, NVRTC's search through the toolkit and pip folders (with
+   libraries of test names, in folders made for the test), and a fault sweep over every NVRTC
+   call and host allocation. No GPU, no toolkit needed.
    cc -std=c99 -I../.. unit_nvrtc.c -ldl -lpthread */
 #define _GNU_SOURCE
 #define GPUK_IMPLEMENTATION
@@ -9,6 +11,7 @@
 #include "../support/check.h"
 #include "../support/fake_driver.h"
 #include "../support/fake_nvrtc.h"
+#include <dirent.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -38,6 +41,7 @@ static void capture(void* u, gpuk_log_level level, int code, const char* msg) {
 }
 
 static char asked[1024];
+static const char* up_cache_dir; /* gpuk_desc.nvrtc_cache_dir for up() */
 
 /* gpuk on the fake driver and fake NVRTC (nvrtc NULL: defaults), one ctx on an sm_90 device */
 static gpuk_ctx* up(const fake_nvrtc_config* nvrtc, const char* nvrtc_path) {
@@ -53,6 +57,7 @@ static gpuk_ctx* up(const fake_nvrtc_config* nvrtc, const char* nvrtc_path) {
     d.nvrtc_path = nvrtc_path;
     d.nvrtc_get_proc = nvrtc_path ? NULL : fake_nvrtc_get_proc;
     d.nvrtc_get_proc_user_data = asked;
+    d.nvrtc_cache_dir = up_cache_dir;
     d.allocator.alloc_fn = count_alloc;
     d.allocator.free_fn = count_free;
     d.logger.func = capture;
@@ -387,6 +392,409 @@ static int test_cache(void) {
     return TEST_PASS;
 }
 
+/* The whole NVRTC log in the caller's buffer: an error's, a warning's, cut to fit, empty on
+   a cache hit and for a refused desc; the custom kernels pass theirs through. */
+static int test_log_buffer(void) {
+    gpuk_ctx* c = up(NULL, NULL);
+    gpuk_compile_desc d = saxpy_desc();
+    gpuk_elementwise_desc ed;
+    gpuk_elementwise e;
+    gpuk_module m;
+    char log[256], tiny[16];
+    d.log = log;
+    d.log_bytes = sizeof log;
+    d.source = "extern \"C\" __global__ void k() {}\n#error no good\n";
+    CHECK_RESULT(gpuk_module_compile(c, &d, &m), GPUK_ERR_COMPILE);
+    CHECK(strstr(log, "prog.cu(2): error: #error directive: no good") != NULL);
+    CHECK(strstr(log, "1 error detected in the compilation") != NULL); /* past the first line */
+    d.log = tiny;
+    d.log_bytes = sizeof tiny;
+    CHECK_RESULT(gpuk_module_compile(c, &d, &m), GPUK_ERR_COMPILE);
+    CHECK(strlen(tiny) == sizeof tiny - 1 && strncmp(tiny, "prog.cu(2): err", 15) == 0);
+    d.log = log;
+    d.log_bytes = sizeof log;
+    d.source = "#warning w\nextern \"C\" __global__ void k() {}\n";
+    CHECK_OK(gpuk_module_compile(c, &d, &m));
+    CHECK(strcmp(log, "prog.cu(1): warning: a warning\n") == 0);
+    strcpy(log, "stale");
+    CHECK_OK(gpuk_module_compile(c, &d, &m)); /* a cache hit: NVRTC did not run */
+    CHECK(log[0] == 0);
+    CHECK(fake_nv.compiles == 3);
+    strcpy(log, "stale");
+    d.source = NULL;
+    CHECK_RESULT(gpuk_module_compile(c, &d, &m), GPUK_ERR_INVALID_ARG);
+    CHECK(log[0] == 0);
+    d = saxpy_desc();
+    d.log = log; /* without its size */
+    CHECK_RESULT(gpuk_module_compile(c, &d, &m), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("desc.log and desc.log_bytes");
+    d.log = NULL;
+    d.log_bytes = 8;
+    CHECK_RESULT(gpuk_module_compile(c, &d, &m), GPUK_ERR_INVALID_ARG);
+    /* a custom kernel's log: its preamble fails in the fake NVRTC */
+    memset(&ed, 0, sizeof ed);
+    ed.params = "float* y";
+    ed.body = "y[i] = 1";
+    ed.preamble = "#error in the preamble";
+    ed.log = log;
+    ed.log_bytes = sizeof log;
+    CHECK_RESULT(gpuk_elementwise_create(c, &ed, &e), GPUK_ERR_COMPILE);
+    CHECK(strstr(log, "#error directive: in the preamble") != NULL);
+    strcpy(log, "stale");
+    ed.params = "float* y, float* y";
+    CHECK_RESULT(gpuk_elementwise_create(c, &ed, &e), GPUK_ERR_INVALID_ARG);
+    CHECK(log[0] == 0);
+    down(c);
+    return TEST_PASS;
+}
+
+/* The one cache file in dir ("" when none) into out; *out_files counts every file there, so
+   a temporary file left behind shows. */
+static void cache_file(const char* dir, char* out, size_t cap, int* out_files) {
+    DIR* d = opendir(dir);
+    struct dirent* e;
+    out[0] = 0;
+    *out_files = 0;
+    if (!d) return;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        ++*out_files;
+        if (strncmp(e->d_name, "nvrtc-", 6) == 0 && strstr(e->d_name, ".gpuk") &&
+            !strstr(e->d_name, ".tmp"))
+            snprintf(out, cap, "%s/%s", dir, e->d_name);
+    }
+    closedir(d);
+}
+
+/* One compile of saxpy (options: opt, or none) in a fresh gpuk_init with the disk cache in
+   dir: as after a new process start, only the disk can spare NVRTC the work. Returns how
+   many compiles NVRTC ran. */
+static long disk_compile(const char* dir, const char* opt, int ptx_only) {
+    gpuk_ctx* c;
+    gpuk_compile_desc d = saxpy_desc();
+    gpuk_module m;
+    gpuk_kernel k;
+    long n;
+    up_cache_dir = dir;
+    c = up(NULL, NULL);
+    up_cache_dir = NULL;
+    d.ptx_only = ptx_only;
+    if (opt) { d.options = &opt; d.num_options = 1; }
+    CHECK_OK(gpuk_module_compile(c, &d, &m));
+    CHECK_OK(gpuk_kernel_get(c, m, "saxpy", &k)); /* the image from disk loads and has it */
+    CHECK_OK(gpuk_module_compile(c, &d, &m));     /* and then it is in memory */
+    CHECK(strstr(logged, "'saxpy.cu': cache hit") != NULL);
+    n = fake_nv.compiles;
+    down(c);
+    return n;
+}
+
+/* flips one byte of file at offset from the end (negative) or the start */
+static void flip_byte(const char* file, long offset) {
+    FILE* f = fopen(file, "r+b");
+    int ch;
+    CHECK(f != NULL);
+    if (!f) return;
+    fseek(f, offset, offset < 0 ? SEEK_END : SEEK_SET);
+    ch = fgetc(f);
+    fseek(f, offset, offset < 0 ? SEEK_END : SEEK_SET);
+    fputc(ch ^ 0x5a, f);
+    fclose(f);
+}
+
+static int test_disk_cache(void) {
+    char base[64], dir[128], file[256], file2[256], blocker[160], msg[512];
+    struct stat st;
+    int files = 0;
+    gpuk_ctx* c;
+    gpuk_compile_desc d = saxpy_desc();
+    gpuk_module m;
+    snprintf(base, sizeof base, "/tmp/gpuk_disk_%ld", (long)getpid());
+    snprintf(dir, sizeof dir, "%s/made/by/gpuk", base); /* gpuk makes the missing folders */
+    /* off by default: nothing is written anywhere */
+    unsetenv("GPUK_CACHE_DIR");
+    CHECK(disk_compile(NULL, NULL, 0) == 1);
+    /* cold: compiled and written; a new start: read back, NVRTC not run */
+    CHECK(disk_compile(dir, NULL, 0) == 1);
+    cache_file(dir, file, sizeof file, &files);
+    CHECK(file[0] && files == 1); /* no temporary file left */
+    CHECK(stat(dir, &st) == 0 && (st.st_mode & 0777) == 0700);
+    CHECK(disk_compile(dir, NULL, 0) == 0);
+    CHECK(strstr(logged, "'saxpy.cu': disk cache hit, a cubin (sm_90) from ") != NULL);
+    CHECK(disk_compile(dir, NULL, 0) == 0);
+    /* another key: another file */
+    CHECK(disk_compile(dir, "-DX=1", 0) == 1);
+    CHECK(disk_compile(dir, "-DX=2", 0) == 1);
+    CHECK(disk_compile(dir, NULL, 1) == 1); /* PTX */
+    CHECK(disk_compile(dir, "-DX=1", 0) == 0);
+    CHECK(disk_compile(dir, NULL, 1) == 0);
+    cache_file(dir, file2, sizeof file2, &files);
+    CHECK(files == 4);
+    /* damaged files are misses, compiled and written again; never a wrong module */
+    flip_byte(file, -3);   /* in the image: the checksum */
+    CHECK(disk_compile(dir, NULL, 0) == 1);
+    CHECK(strstr(logged, "is damaged: compiling again") != NULL);
+    CHECK(disk_compile(dir, NULL, 0) == 0);
+    flip_byte(file, 64 + 12); /* in the key: another program of the same hash */
+    CHECK(disk_compile(dir, NULL, 0) == 1);
+    CHECK(strstr(logged, "holds another program of the same hash: compiling again") != NULL);
+    CHECK(disk_compile(dir, NULL, 0) == 0);
+    CHECK(truncate(file, 100) == 0); /* cut short */
+    CHECK(disk_compile(dir, NULL, 0) == 1);
+    CHECK(strstr(logged, "has the wrong size: compiling again") != NULL);
+    CHECK(disk_compile(dir, NULL, 0) == 0);
+    flip_byte(file, 1); /* not the format */
+    CHECK(disk_compile(dir, NULL, 0) == 1);
+    CHECK(strstr(logged, "is not one of this gpuk's") != NULL);
+    CHECK(disk_compile(dir, NULL, 0) == 0);
+    CHECK(truncate(file, 10) == 0);
+    CHECK(disk_compile(dir, NULL, 0) == 1);
+    CHECK(strstr(logged, "is too short") != NULL);
+    CHECK(disk_compile(dir, NULL, 0) == 0);
+    /* GPUK_CACHE_DIR where the desc names none; "" in the desc turns it off */
+    setenv("GPUK_CACHE_DIR", dir, 1);
+    CHECK(disk_compile(NULL, NULL, 0) == 0);
+    CHECK(disk_compile("", NULL, 0) == 1);
+    unsetenv("GPUK_CACHE_DIR");
+    /* a folder that cannot be made: a warning, once, and the compiles work */
+    snprintf(blocker, sizeof blocker, "%s/a_file", base);
+    fclose(fopen(blocker, "w"));
+    snprintf(msg, sizeof msg, "%s/cache", blocker);
+    up_cache_dir = msg;
+    c = up(NULL, NULL);
+    up_cache_dir = NULL;
+    CHECK_OK(gpuk_module_compile(c, &d, &m));
+    CHECK(fake_nv.compiles == 1);
+    CHECK(strstr(logged, "[2] gpuk_module_compile: 'saxpy.cu': cannot read the disk cache file") != NULL);
+    CHECK(strstr(logged, "[3] gpuk_module_compile: 'saxpy.cu': cannot create the disk cache file") != NULL);
+    CHECK(strstr(logged, "Not a directory; compiles are not cached on disk") != NULL);
+    logged[0] = 0;
+    d.ptx_only = true;
+    CHECK_OK(gpuk_module_compile(c, &d, &m));
+    CHECK(strstr(logged, "[3] gpuk_module_compile: 'saxpy.cu': cannot create") != NULL); /* INFO now */
+    CHECK(strstr(logged, "[2]") == NULL);
+    down(c);
+    /* a file that cannot be read or replaced (a folder in its place): a miss and a warning */
+    unlink(file);
+    CHECK(mkdir(file, 0700) == 0);
+    CHECK(disk_compile(dir, NULL, 0) == 1);
+    CHECK(strstr(logged, "cannot rename into place the disk cache file") != NULL);
+    CHECK(strstr(logged, "[2] ") != NULL);
+    rmdir(file);
+    /* the desc's folder may not be longer than what the file names fit after */
+    {
+        static char longdir[5000];
+        gpuk_desc gd;
+        memset(longdir, 'c', 4040);
+        longdir[0] = '/';
+        memset(&gd, 0, sizeof gd);
+        gd.get_proc = fake_get_proc;
+        gd.nvrtc_cache_dir = longdir;
+        gpuk_shutdown();
+        CHECK_RESULT(gpuk_init(&gd), GPUK_ERR_INVALID_ARG);
+        CHECK_ERROR_MENTIONS("gpuk_desc.nvrtc_cache_dir is 4040 characters long");
+    }
+    snprintf(msg, sizeof msg, "rm -rf '%s'", base);
+    CHECK(system(msg) == 0);
+    return TEST_PASS;
+}
+
+/* NVRTC's search, on a copy of gpuk's NVRTC descriptor whose sonames no system has: with the
+   explicit paths unset it goes through the folders in order, a library in a folder is found
+   there (here libm, which the probe then refuses, naming the file), and the error lists
+   what was tried. The environment points at folders made for the test. */
+static const char* const test_sonames[] = { "libgpuk_test_nvrtc.so.13", "libgpuk_test_nvrtc.so.12",
+                                            NULL };
+static gpuk_result search_load(void) {
+    gpuk__lib lib = gpuk__nvrtc_lib;
+    uint32_t features = 0;
+    gpuk_result r;
+    lib.sonames = test_sonames;
+    logged[0] = 0;
+    r = gpuk__lib_load(&lib, NULL, NULL, NULL, "test_search", &features);
+    CHECK(strlen(gpuk_last_error()) < 511); /* never cut: it fits */
+    return r;
+}
+
+static const char* libm_path(void) {
+    static const char* const libms[] = { "/lib/x86_64-linux-gnu/libm.so.6", "/usr/lib/x86_64-linux-gnu/libm.so.6",
+                                         "/lib/aarch64-linux-gnu/libm.so.6", "/lib64/libm.so.6", NULL };
+    size_t i;
+    for (i = 0; libms[i]; i++)
+        if (access(libms[i], R_OK) == 0) return libms[i];
+    return NULL;
+}
+
+static void mkdirs(const char* path) {
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", path);
+    CHECK(system(cmd) == 0);
+}
+
+static int test_search(void) {
+    static const char* const vars[] = { "HOME", "VIRTUAL_ENV", "CONDA_PREFIX", "CUDA_PATH", "CUDA_HOME" };
+    char base[64], p[8][200], link[400], saved[5][400];
+    const char* libm = libm_path();
+    const char* at[8];
+    gpuk_desc d;
+    int i;
+    if (!libm) return TEST_SKIP;
+    for (i = 0; i < 5; i++) snprintf(saved[i], sizeof saved[i], "%s", getenv(vars[i]) ? getenv(vars[i]) : "");
+    snprintf(base, sizeof base, "/tmp/gpuk_search_%ld", (long)getpid());
+    snprintf(p[0], sizeof p[0], "%s/cuda_path", base);
+    snprintf(p[1], sizeof p[1], "%s/cuda_home", base);
+    snprintf(p[2], sizeof p[2], "%s/venv/lib/python3.12/site-packages/nvidia/cu13/lib", base);
+    snprintf(p[3], sizeof p[3], "%s/venv/lib/python3.9/site-packages/nvidia/cuda_nvrtc/lib", base);
+    snprintf(p[4], sizeof p[4], "%s/home/.local/lib/python3.11/dist-packages/nvidia/cuda_nvrtc/lib", base);
+    snprintf(p[5], sizeof p[5], "%s/conda/lib/python3.10/site-packages", base); /* no wheel */
+    for (i = 2; i < 6; i++) mkdirs(p[i]);
+    mkdirs(p[1]);
+    gpuk_shutdown();
+    memset(&d, 0, sizeof d);
+    d.logger.func = capture;
+    d.log_level = GPUK_LOG_DEBUG;
+    d.get_proc = fake_get_proc;
+    fake_reset(NULL);
+    CHECK_OK(gpuk_init(&d));
+    unsetenv("GPUK_NVRTC_PATH");
+    setenv("CUDA_PATH", p[0], 1);
+    setenv("CUDA_HOME", p[1], 1);
+    snprintf(link, sizeof link, "%s/venv", base);
+    setenv("VIRTUAL_ENV", link, 1);
+    snprintf(link, sizeof link, "%s/conda", base);
+    setenv("CONDA_PREFIX", link, 1);
+    snprintf(link, sizeof link, "%s/home", base);
+    setenv("HOME", link, 1);
+    /* nothing anywhere: every place in order, in the log at DEBUG and in the error */
+    CHECK_RESULT(search_load(), GPUK_ERR_NO_NVRTC);
+    CHECK_ERROR_MENTIONS("test_search: cannot load NVRTC (not found): tried libgpuk_test_nvrtc.so.13, .12 by name, then in ");
+    CHECK_ERROR_MENTIONS("/cuda_path/lib64, ");
+    CHECK_ERROR_MENTIONS("more folders");
+    CHECK_ERROR_MENTIONS("(hint: install it (the toolkit's cuda-nvrtc package, or pip install nvidia-cuda-nvrtc), or name it in gpuk_desc.nvrtc_path or GPUK_NVRTC_PATH)");
+    printf("     %s\n", gpuk_last_error());
+    snprintf(link, sizeof link, "in %s/cuda_path/lib64 (in $CUDA_PATH)", base);
+    at[0] = strstr(logged, link);
+    snprintf(link, sizeof link, "in %s/cuda_path/lib (in $CUDA_PATH)", base);
+    at[1] = strstr(logged, link);
+    snprintf(link, sizeof link, "in %s/cuda_home/lib64 (in $CUDA_HOME)", base);
+    at[2] = strstr(logged, link);
+    at[3] = strstr(logged, "in /usr/local/cuda/lib64 (in /usr/local/cuda)");
+    snprintf(link, sizeof link, "in %s (a pip wheel in $VIRTUAL_ENV)", p[2]);
+    at[4] = strstr(logged, link);
+    snprintf(link, sizeof link, "in %s (a pip wheel in $VIRTUAL_ENV)", p[3]);
+    at[5] = strstr(logged, link);
+    snprintf(link, sizeof link, "in %s (a pip wheel in ~/.local)", p[4]);
+    at[6] = strstr(logged, link);
+    for (i = 0; i < 7; i++) {
+        CHECK(at[i] != NULL);
+        if (i && at[i] && at[i - 1]) CHECK(at[i] > at[i - 1]);
+    }
+    if (strstr(logged, "/usr/local/cuda-")) CHECK(strstr(logged, "/usr/local/cuda-") > at[3]);
+    CHECK(strstr(logged, "/conda/lib/python3.10") == NULL); /* no wheel folder: not tried */
+    /* a file that is there but does not load is the reason given */
+    snprintf(link, sizeof link, "%s/lib64", p[0]);
+    mkdirs(link);
+    snprintf(link, sizeof link, "%s/lib64/libgpuk_test_nvrtc.so.13", p[0]);
+    fclose(fopen(link, "w"));
+    CHECK_RESULT(search_load(), GPUK_ERR_NO_NVRTC);
+    CHECK_ERROR_MENTIONS("test_search: cannot load NVRTC: tried ");
+    snprintf(link, sizeof link, "folders: %s/lib64/libgpuk_test_nvrtc.so.13: file too short (hint: ", p[0]);
+    CHECK_ERROR_MENTIONS(link);
+    snprintf(link, sizeof link, "%s/lib64/libgpuk_test_nvrtc.so.13", p[0]);
+    unlink(link);
+    /* found in a folder: the first in the order wins, .13 before .12 in each */
+    snprintf(link, sizeof link, "%s/libgpuk_test_nvrtc.so.12", p[3]);
+    CHECK(symlink(libm, link) == 0);
+    CHECK_RESULT(search_load(), GPUK_ERR_NO_NVRTC);
+    snprintf(link, sizeof link, "'%s/libgpuk_test_nvrtc.so.12' is not NVRTC", p[3]);
+    CHECK_ERROR_MENTIONS(link);
+    snprintf(link, sizeof link, "%s/libgpuk_test_nvrtc.so.12", p[2]);
+    CHECK(symlink(libm, link) == 0);
+    CHECK_RESULT(search_load(), GPUK_ERR_NO_NVRTC);
+    snprintf(link, sizeof link, "'%s/libgpuk_test_nvrtc.so.12' is not NVRTC", p[2]); /* 3.12 first */
+    CHECK_ERROR_MENTIONS(link);
+    snprintf(link, sizeof link, "%s/lib64", p[1]);
+    mkdirs(link);
+    snprintf(link, sizeof link, "%s/lib64/libgpuk_test_nvrtc.so.12", p[1]);
+    CHECK(symlink(libm, link) == 0);
+    CHECK_RESULT(search_load(), GPUK_ERR_NO_NVRTC);
+    snprintf(link, sizeof link, "'%s/lib64/libgpuk_test_nvrtc.so.12' is not NVRTC", p[1]);
+    CHECK_ERROR_MENTIONS(link);
+    snprintf(link, sizeof link, "%s/lib64/libgpuk_test_nvrtc.so.13", p[1]);
+    CHECK(symlink(libm, link) == 0);
+    CHECK_RESULT(search_load(), GPUK_ERR_NO_NVRTC);
+    snprintf(link, sizeof link, "'%s/lib64/libgpuk_test_nvrtc.so.13' is not NVRTC", p[1]);
+    CHECK_ERROR_MENTIONS(link);
+    /* long folders: the error is cut to fit, counting the rest */
+    {
+        char longp[400];
+        memset(longp, 'x', 300);
+        longp[0] = '/';
+        longp[300] = 0;
+        setenv("CUDA_PATH", longp, 1);
+        setenv("CUDA_HOME", longp, 1);
+        unsetenv("VIRTUAL_ENV");
+        CHECK_RESULT(search_load(), GPUK_ERR_NO_NVRTC);
+        CHECK_ERROR_MENTIONS("by name, then in ");
+        CHECK_ERROR_MENTIONS("more folders");
+        CHECK_ERROR_MENTIONS("GPUK_NVRTC_PATH)");
+    }
+    /* an explicit path is the only place tried */
+    setenv("CUDA_HOME", p[1], 1);
+    setenv("GPUK_NVRTC_PATH", "/nonexistent/libnvrtc.so.13", 1);
+    CHECK_RESULT(search_load(), GPUK_ERR_NO_NVRTC);
+    CHECK_ERROR_MENTIONS("cannot load NVRTC (the CUDA runtime compiler) '/nonexistent/libnvrtc.so.13'");
+    CHECK(strstr(gpuk_last_error(), "is not NVRTC") == NULL);
+    unsetenv("GPUK_NVRTC_PATH");
+    for (i = 0; i < 5; i++) {
+        if (saved[i][0]) setenv(vars[i], saved[i], 1);
+        else unsetenv(vars[i]);
+    }
+    gpuk_shutdown();
+    snprintf(link, sizeof link, "rm -rf '%s'", base);
+    CHECK(system(link) == 0);
+    return TEST_PASS;
+}
+
+/* The pieces of the search: toolkit and Python folders newest version first; the names as
+   the error lists them. */
+static int test_search_pieces(void) {
+    char base[64], path[160], got[16][32], text[200];
+    static const char* const names[] = { "cuda-11.8", "cuda-12.4", "cuda-12.10", "cuda-13.0", "cuda-12",
+                                         "cuda-x", "cudafoo", "cuda-13.0.1", "python3.9", "python3.12",
+                                         "python3.12t", "python3", NULL };
+    static const char* const nvrtc_names[] = { GPUK__NVRTC_NAMES, NULL };
+    int i, n;
+    snprintf(base, sizeof base, "/tmp/gpuk_versions_%ld", (long)getpid());
+    CHECK(mkdir(base, 0700) == 0);
+    for (i = 0; names[i]; i++) {
+        snprintf(path, sizeof path, "%s/%s", base, names[i]);
+        CHECK(mkdir(path, 0700) == 0);
+    }
+    n = gpuk__versions(base, "cuda-", got, 16);
+    CHECK(n == 5);
+    if (n == 5) {
+        CHECK(strcmp(got[0], "cuda-13.0") == 0);
+        CHECK(strcmp(got[1], "cuda-12") == 0);
+        CHECK(strcmp(got[2], "cuda-12.10") == 0);
+        CHECK(strcmp(got[3], "cuda-12.4") == 0);
+        CHECK(strcmp(got[4], "cuda-11.8") == 0);
+    }
+    n = gpuk__versions(base, "cuda-", got, 2); /* the newest two */
+    CHECK(n == 2 && strcmp(got[0], "cuda-13.0") == 0 && strcmp(got[1], "cuda-12") == 0);
+    n = gpuk__versions(base, "python3.", got, 8);
+    CHECK(n == 2 && strcmp(got[0], "python3.12") == 0 && strcmp(got[1], "python3.9") == 0);
+    CHECK(gpuk__versions("/nonexistent", "cuda-", got, 8) == 0);
+    for (i = 0; names[i]; i++) {
+        snprintf(path, sizeof path, "%s/%s", base, names[i]);
+        rmdir(path);
+    }
+    rmdir(base);
+    gpuk__names_short(text, sizeof text, nvrtc_names);
+    CHECK(strcmp(text, "libnvrtc.so.13, .12, .11.2, .11.1, .11.0, .10.2") == 0);
+    return TEST_PASS;
+}
+
 /* Every NVRTC call and every host allocation of a compile, failed in turn: an error, never a
    crash; no program or host memory left behind; then the compile works. */
 /* One compile of a templated kernel with options and a header; *out_calls, *out_allocs: the
@@ -453,6 +861,10 @@ int main(void) {
     RUN(test_cubin_or_ptx_by_arch_list);
     RUN(test_name_expressions);
     RUN(test_cache);
+    RUN(test_log_buffer);
+    RUN(test_disk_cache);
+    RUN(test_search_pieces);
+    RUN(test_search);
     RUN(test_fault_sweep);
     return test_summary();
 }
