@@ -40,8 +40,8 @@ int main(int argc, char** argv) {
     TRY(gpuk_random_uniform_f32(ctx, GPUK_DEFAULT_STREAM, gpuk_at(b, 0), n * n, 2, 0));
     for (run = 0; run <= RUNS; run++) { /* run 0 loads the kernel (JIT); the best of the rest counts */
         TRY(gpuk_timer_start(ctx, GPUK_DEFAULT_STREAM, &timer));
-        TRY(gpuk_gemm_f32(ctx, GPUK_DEFAULT_STREAM, gpuk_at2d(c, 0, n, n, 0), 1.0f, gpuk_at2d(a, 0, n, n, 0), 0,
-                          gpuk_at2d(b, 0, n, n, 0), 0, 0.0f));
+        TRY(gpuk_gemm_f32(ctx, GPUK_DEFAULT_STREAM, gpuk_at2d(c, 0, n, n, 0), 1.0f, gpuk_at2d(a, 0, n, n, 0), GPUK_OP_N,
+                          gpuk_at2d(b, 0, n, n, 0), GPUK_OP_N, 0.0f));
         TRY(gpuk_timer_stop(ctx, &timer, &ms));
         if (run > 0 && ms < best) best = ms;
     }

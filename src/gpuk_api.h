@@ -902,6 +902,19 @@ GPUK_API gpuk_result gpuk_array2d_resolve(gpuk_ctx* ctx, gpuk_array2d view, size
    or read as 0. */
 enum { GPUK_BOUNDARY_SKIP = 1, GPUK_BOUNDARY_CLAMP = 2, GPUK_BOUNDARY_ZERO = 3 };
 
+/* trans_a and trans_b of gpuk_gemm_* and gpuk_gemm_batched_* (uint32_t parameters), as in
+   BLAS: C = alpha * op(A) * op(B) + beta * C with C m x n (m = c.rows, n = c.cols), op(A)
+   m x k and op(B) k x n, k being the dimension the product sums over. The views describe A
+   and B as stored: with GPUK_OP_N, a is m x k (a.rows = m, a.cols = k) and op(A) = A; with
+   GPUK_OP_T, a is k x m and op(A) = A^T. Likewise b: k x n as stored, or n x k transposed.
+   Any other value is refused with GPUK_ERR_INVALID_ARG naming the parameter. */
+typedef enum gpuk_op {
+    GPUK_OP_N = 0,               /* the default: the view as stored */
+    GPUK_OP_T = 1,               /* the view's transpose */
+    GPUK_OP_NUM,
+    GPUK_OP_FORCE_U32 = 0x7FFFFFFF
+} gpuk_op;
+
 static inline gpuk_array gpuk_at(gpuk_buffer buffer, size_t first) {
     gpuk_array a;
     a.buffer = buffer;

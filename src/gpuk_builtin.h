@@ -1045,6 +1045,10 @@ static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* c
     v[0] = c; v[1] = a; v[2] = b;
     stride[0] = stride_c; stride[1] = stride_a; stride[2] = stride_b;
     if ((r = gpuk__kcall_init(&k, fn, id, ctx, stream)) != GPUK_OK) return r;
+    if (trans_a > GPUK_OP_T || trans_b > GPUK_OP_T)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s is %u: GPUK_OP_N (0) or GPUK_OP_T (1)",
+                          trans_a > GPUK_OP_T ? "trans_a" : "trans_b",
+                          (unsigned)(trans_a > GPUK_OP_T ? trans_a : trans_b));
     memset(&g, 0, sizeof g);
     for (i = 0; i < 3; i++) {
         gpuk_array2d last = v[i];

@@ -193,6 +193,25 @@ static int test_gemm_bad_arguments_get_clear_errors_before_the_driver(void) {
     CHECK_RESULT(GEMM64(gpuk_at2d(g, 0, 17, 23, 0), gpuk_at2d(f, 0, 17, 11, 0), 0, gpuk_at2d(f, 0, 11, 23, 0), 1),
                  GPUK_ERR_INVALID_ARG); /* op(B) = B^T is 23 x 11 */
     CHECK_ERROR_MENTIONS("23");
+    /* trans_a and trans_b: GPUK_OP_N or GPUK_OP_T, nothing else, on every GEMM call */
+    CHECK_RESULT(GEMM32(gpuk_at2d(g, 0, 17, 23, 0), gpuk_at2d(f, 0, 17, 11, 0), 2, gpuk_at2d(f, 0, 11, 23, 0), GPUK_OP_N),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("trans_a is 2");
+    CHECK_RESULT(GEMM64(gpuk_at2d(g, 0, 17, 23, 0), gpuk_at2d(f, 0, 11, 17, 0), GPUK_OP_T, gpuk_at2d(f, 0, 11, 23, 0), 2),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("trans_b is 2");
+    CHECK_RESULT(gpuk_gemm_tf32(ctx, S, gpuk_at2d(g, 0, 17, 23, 0), 1.0f, gpuk_at2d(f, 0, 17, 11, 0), 0xFFFFFFFFu,
+                                gpuk_at2d(f, 0, 11, 23, 0), GPUK_OP_N, 0.0f), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("trans_a is 4294967295");
+    CHECK_RESULT(gpuk_gemm_batched_f64(ctx, S, gpuk_at2d(g, 0, 4, 5, 0), 20, 1.0, gpuk_at2d(f, 0, 4, 3, 0), 12, GPUK_OP_N,
+                                       gpuk_at2d(f, 500, 3, 5, 0), 0, 2, 0.0, 5), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("trans_b is 2");
+    CHECK_RESULT(gpuk_gemm_batched_tf32(ctx, S, gpuk_at2d(g, 0, 4, 5, 0), 20, 1.0f, gpuk_at2d(f, 0, 4, 3, 0), 12, 2,
+                                        gpuk_at2d(f, 500, 3, 5, 0), 0, GPUK_OP_N, 0.0f, 5), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("trans_a is 2");
+    CHECK_RESULT(gpuk_gemm_batched_f32(ctx, S, gpuk_at2d(g, 0, 4, 5, 0), 20, 1.0f, gpuk_at2d(f, 0, 4, 3, 0), 12, GPUK_OP_N,
+                                       gpuk_at2d(f, 500, 3, 5, 0), 0, 2, 0.0f, 5), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("GPUK_OP_T");
     /* views: row_stride below cols, outside the buffer, misaligned */
     CHECK_RESULT(GEMM32(gpuk_at2d(g, 0, 17, 23, 22), gpuk_at2d(f, 0, 17, 11, 0), 0, gpuk_at2d(f, 0, 11, 23, 0), 0),
                  GPUK_ERR_INVALID_ARG);
