@@ -88,7 +88,7 @@ int main(int argc, char** argv) {
         size_t pixels = (size_t)n * (size_t)n;
         double d = j->span / n, t, cpu_ms;
         float ms = 0;
-        gpuk_grid launch = ex_grid_2d(n, n);
+        gpuk_grid launch = gpuk_grid_2d((size_t)n, (size_t)n, 16, 16);
         char file[64];
         for (run = 0; run < 2; run++) { /* the first run warms up; the second is timed */
             TRY(gpuk_timer_start(ctx, GPUK_DEFAULT_STREAM, &timer));

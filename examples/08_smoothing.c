@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
             double base = 0.5 + 0.3 * cos(40.0 * r) * (r < 0.45) + 0.3 * (fabs(u - 0.25) < 0.1 && fabs(v + 0.25) < 0.1);
             img[(size_t)y * (size_t)n + (size_t)x] = (float)(base + 0.6 * (ex_rand(&seed) - 0.5));
         }
-    launch = ex_grid_2d(n, n);
+    launch = gpuk_grid_2d((size_t)n, (size_t)n, 16, 16);
     TRY(gallery_kernels_load(ctx, &k));
     TRY(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .data = { img, pixels * sizeof(float) }, .label = "image" }, &in));
     TRY(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = pixels * sizeof(float), .label = "smoothed" }, &out));

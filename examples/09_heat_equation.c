@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
             double dx = (double)x / n - 0.6, dy = (double)y / n - 0.6;
             if (dx * dx + dy * dy < 0.02) u0[(size_t)y * (size_t)n + (size_t)x] = 1.0f;
         }
-    launch = ex_grid_2d(n, n);
+    launch = gpuk_grid_2d((size_t)n, (size_t)n, 16, 16);
     TRY(gallery_kernels_load(ctx, &k));
     TRY(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .data = { u0, cells * sizeof(float) }, .label = "u" }, &buf[0]));
     TRY(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = cells * sizeof(float), .label = "v" }, &buf[1]));

@@ -38,7 +38,7 @@ static gpuk_result queue_bands(void* user) {
     int i;
     for (i = 0; r == GPUK_OK && i < j->count; i++) {
         gpu* g = &j->g[i];
-        gpuk_grid launch = ex_grid_2d(j->n, g->rows);
+        gpuk_grid launch = gpuk_grid_2d((size_t)j->n, (size_t)g->rows, 16, 16);
         r = gallery_kernels_mandelbrot_f64(g->ctx, &g->k, &launch, gpuk_at(g->band, 0), j->n, g->rows,
                                            -2.25, 1.5 - g->row0 * d, d, -d, MAX_ITER);
     }

@@ -191,16 +191,6 @@ static inline int ex_result(int ok, const char* fmt, ...) {
     return ok ? 0 : 1;
 }
 
-#ifdef GPUK_GRID_DEFINED /* a header from tools/gpuk_embed.py came first */
-/* A 2-D launch of width x height threads in 16 x 16 blocks, on the default stream. */
-static inline gpuk_grid ex_grid_2d(int width, int height) {
-    gpuk_grid g = gpuk_grid_1d(0, 16);
-    g.block = GPUK_DIM2(16, 16);
-    g.grid = GPUK_DIM2((width + 15) / 16, (height + 15) / 16);
-    return g;
-}
-#endif
-
 /* Uniform in [0, 1) from a 64-bit LCG (CPU-side inputs, reproducible). */
 static inline double ex_rand(uint64_t* state) {
     *state = *state * 6364136223846793005ull + 1442695040888963407ull;

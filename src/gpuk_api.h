@@ -575,6 +575,45 @@ typedef struct gpuk_launch_desc {
 #define GPUK__SZ16(a, ...) sizeof *(a), GPUK__SZ15(__VA_ARGS__)
 #endif
 
+/* How to launch one kernel: grid and block shapes (y, z: 0 -> 1), dynamic shared memory bytes
+   and the stream ({0} = the ctx default stream); the wrappers tools/gpuk_embed.py writes take
+   one (launch.stream = s puts a launch on stream s). Those headers carry the same definition
+   under the same guard, for a gpuk.h older than 0.3.0: either may be included first. */
+#ifndef GPUK_GRID_DEFINED
+#define GPUK_GRID_DEFINED
+typedef struct gpuk_grid {
+    gpuk_dim3 grid, block;
+    uint32_t shared_bytes;
+    gpuk_stream stream;
+} gpuk_grid;
+/* A 1-D launch of at least threads threads in blocks of block, on the default stream
+   (threads 0: an empty grid, grid.x 0). */
+static inline gpuk_grid gpuk_grid_1d(size_t threads, uint32_t block) {
+    gpuk_grid g;
+    g.grid.x = block ? (uint32_t)((threads + block - 1) / block) : 0u;
+    g.grid.y = g.grid.z = 0u;
+    g.block.x = block;
+    g.block.y = g.block.z = 0u;
+    g.shared_bytes = 0u;
+    g.stream.id = 0u;
+    return g;
+}
+#endif
+/* A 2-D launch of at least cols x rows threads in blocks of block_x x block_y, on the default
+   stream: x runs over columns (grid.x = ceil(cols / block_x)), y over rows (grid.y =
+   ceil(rows / block_y); block_y 0 -> 1, as in gpuk_dim3). cols or rows 0: an empty grid
+   (grid.x 0); block_x 0 is left for the launch to refuse. */
+static inline gpuk_grid gpuk_grid_2d(size_t cols, size_t rows, uint32_t block_x,
+                                     uint32_t block_y) {
+    gpuk_grid g = gpuk_grid_1d(0, block_x);
+    g.block.y = block_y ? block_y : 1u;
+    if (cols && rows) {
+        g.grid.x = block_x ? (uint32_t)((cols - 1) / block_x + 1) : 1u;
+        g.grid.y = (uint32_t)((rows - 1) / g.block.y + 1);
+    }
+    return g;
+}
+
 /* Two timing events on one stream: start, run work, stop -> milliseconds. */
 typedef struct gpuk_timer { gpuk_event start, stop; gpuk_stream stream; } gpuk_timer;
 

@@ -43,6 +43,17 @@ if command -v clang >/dev/null; then
   try "examples/01_vector_add.c compiles (clang c99 -Wextra -Wpedantic)" clang -std=c99 -Wall -Wextra -Wpedantic -Werror -I. -c examples/01_vector_add.c -o "$tmp/va.o"
   try "examples/02_own_kernels.c + generated my_kernels.h compile (clang c99 -Wextra -Wpedantic)" clang -std=c99 -Wall -Wextra -Wpedantic -Wsign-conversion -Werror -I. -c examples/02_own_kernels.c -o "$tmp/ok.o"
 else skipped=$((skipped + 1)); echo "skip clang README/example checks (clang not installed)"; fi
+# gpuk_grid is in gpuk.h and, under the same guard, in every header tools/gpuk_embed.py writes:
+# either may come first, in C and in C++
+for first in gpuk.h tests/support/embed_test_kernels.h; do
+  second=gpuk.h; [ "$first" = gpuk.h ] && second=tests/support/embed_test_kernels.h
+  printf '#include "%s"\n#include "%s"\nint f(void);\nint f(void) { gpuk_grid g = gpuk_grid_2d(9, 9, 4, 4); g = gpuk_grid_1d(9, 4); return (int)g.grid.x; }\n' \
+    "$first" "$second" >"$tmp/order.c"
+  try "gpuk_grid with $first first (gcc c99)" gcc $C99 -I. -c "$tmp/order.c" -o "$tmp/order.o"
+  if command -v g++ >/dev/null; then
+    try "gpuk_grid with $first first (g++ c++11)" g++ -x c++ -std=c++11 -Wall -Wextra -Werror -I. -c "$tmp/order.c" -o "$tmp/order.o"
+  fi
+done
 # the C++ spellings of the public macros (GPUK_DEFAULT_STREAM, GPUK_DIM*, GPUK_RANGE) also run
 if command -v g++ >/dev/null; then
   try "C++11 macros compile and run" sh -c "g++ -std=c++11 -Wall -Wextra -Werror -I. tests/compile/compile_cxx11.cpp -o $tmp/cxx -ldl -lpthread && $tmp/cxx"

@@ -221,6 +221,38 @@ static int test_empty_grid_checks_and_runs_nothing(void) {
     return TEST_PASS;
 }
 
+/* gpuk_grid_2d (gpuk.h): x over columns, y over rows, whole blocks covering both; cols or rows 0
+   an empty grid; block_y 0 is 1, block_x 0 reaches gpuk_launch, which refuses it. */
+static int test_grid_2d_covers_columns_and_rows(void) {
+    gpuk_grid g = gpuk_grid_2d(1000, 3, 32, 8);
+    long launches;
+    CHECK(g.grid.x == 32 && g.grid.y == 1 && g.block.x == 32 && g.block.y == 8);
+    CHECK(g.shared_bytes == 0 && g.stream.id == 0);
+    g = gpuk_grid_2d(64, 65, 16, 16);
+    CHECK(g.grid.x == 4 && g.grid.y == 5);
+    CHECK_OK(embed_load(ctx, &k));
+    launches = fake.launches;
+    CHECK_OK(embed_nothing(ctx, &k, &g));
+    CHECK(fake.launches == launches + 1);
+    CHECK(fake.last_grid[0] == 4 && fake.last_grid[1] == 5 && fake.last_grid[2] == 1);
+    CHECK(fake.last_block[0] == 16 && fake.last_block[1] == 16 && fake.last_block[2] == 1);
+    g = gpuk_grid_2d(7, 9, 8, 0);
+    CHECK(g.grid.x == 1 && g.grid.y == 9 && g.block.y == 1);
+    g = gpuk_grid_2d(1000, 0, 16, 16);
+    CHECK(g.grid.x == 0);
+    CHECK_OK(embed_nothing(ctx, &k, &g));
+    g = gpuk_grid_2d(0, 1000, 16, 16);
+    CHECK(g.grid.x == 0);
+    CHECK_OK(embed_nothing(ctx, &k, &g));
+    CHECK(fake.launches == launches + 1);
+    g = gpuk_grid_2d(1000, 3, 0, 8);
+    CHECK_RESULT(embed_nothing(ctx, &k, &g), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("block");
+    CHECK(fake.launches == launches + 1);
+    CHECK_OK(embed_unload(ctx, &k));
+    return TEST_PASS;
+}
+
 /* gpuk_array_resolve itself: the address of element first, the elements left to the end */
 static int test_array_resolve_gives_address_and_elements_left(void) {
     gpuk_buffer b = buffer(100);
@@ -285,6 +317,7 @@ int main(void) {
     RUN(test_each_wrapper_passes_its_arguments_as_the_kernel_takes_them);
     RUN(test_bad_views_are_refused_before_the_driver);
     RUN(test_empty_grid_checks_and_runs_nothing);
+    RUN(test_grid_2d_covers_columns_and_rows);
     RUN(test_array_resolve_gives_address_and_elements_left);
     fake_gpuk_down(ctx);
     return test_summary();
