@@ -546,33 +546,39 @@ typedef struct gpuk_launch_desc {
 /* GPUK_ARGS(&a, &b, ...): up to 16 pointers to the kernel's arguments, in a gpuk_launch_desc
    initialiser (C only: it builds two compound-literal arrays). Expands to .args, .arg_sizes
    (sizeof each pointed-to object) and .num_args, so debug builds check every size against
-   the kernel's parameters. Pass the variables themselves: &devptr, not &buffer. */
+   the kernel's parameters. Pass the variables themselves: &devptr, not &buffer. Pointers to
+   const objects are fine (the driver only reads through args). */
 #ifndef __cplusplus
-#define GPUK_ARGS(...) .args = (void*[]){ __VA_ARGS__ }, \
-    .arg_sizes = (const size_t[]){ GPUK__CAT(GPUK__SZ, GPUK__NARGS(__VA_ARGS__))(__VA_ARGS__) }, \
+#define GPUK_ARGS(...) .args = (void*[]){ GPUK__EACH(GPUK__ARG, __VA_ARGS__) }, \
+    .arg_sizes = (const size_t[]){ GPUK__EACH(GPUK__SZ, __VA_ARGS__) }, \
     .num_args = GPUK__NARGS(__VA_ARGS__)
+/* cuLaunchKernel takes void** but only reads through it: the uintptr_t step drops const
+   without a -Wcast-qual warning (a non-pointer still fails to compile in GPUK__SZ) */
+#define GPUK__ARG(a) (void*)(uintptr_t)(a)
+#define GPUK__SZ(a) sizeof *(a)
+#define GPUK__EACH(f, ...) GPUK__CAT(GPUK__EACH, GPUK__NARGS(__VA_ARGS__))(f, __VA_ARGS__)
 #define GPUK__CAT(a, b) GPUK__CAT_(a, b)
 #define GPUK__CAT_(a, b) a##b
 #define GPUK__NARGS(...) GPUK__NARGS_(__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, \
                                       3, 2, 1, 0)
 #define GPUK__NARGS_(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, n, \
                      ...) n
-#define GPUK__SZ1(a) (sizeof *(a))
-#define GPUK__SZ2(a, ...) sizeof *(a), GPUK__SZ1(__VA_ARGS__)
-#define GPUK__SZ3(a, ...) sizeof *(a), GPUK__SZ2(__VA_ARGS__)
-#define GPUK__SZ4(a, ...) sizeof *(a), GPUK__SZ3(__VA_ARGS__)
-#define GPUK__SZ5(a, ...) sizeof *(a), GPUK__SZ4(__VA_ARGS__)
-#define GPUK__SZ6(a, ...) sizeof *(a), GPUK__SZ5(__VA_ARGS__)
-#define GPUK__SZ7(a, ...) sizeof *(a), GPUK__SZ6(__VA_ARGS__)
-#define GPUK__SZ8(a, ...) sizeof *(a), GPUK__SZ7(__VA_ARGS__)
-#define GPUK__SZ9(a, ...) sizeof *(a), GPUK__SZ8(__VA_ARGS__)
-#define GPUK__SZ10(a, ...) sizeof *(a), GPUK__SZ9(__VA_ARGS__)
-#define GPUK__SZ11(a, ...) sizeof *(a), GPUK__SZ10(__VA_ARGS__)
-#define GPUK__SZ12(a, ...) sizeof *(a), GPUK__SZ11(__VA_ARGS__)
-#define GPUK__SZ13(a, ...) sizeof *(a), GPUK__SZ12(__VA_ARGS__)
-#define GPUK__SZ14(a, ...) sizeof *(a), GPUK__SZ13(__VA_ARGS__)
-#define GPUK__SZ15(a, ...) sizeof *(a), GPUK__SZ14(__VA_ARGS__)
-#define GPUK__SZ16(a, ...) sizeof *(a), GPUK__SZ15(__VA_ARGS__)
+#define GPUK__EACH1(f, a) f(a)
+#define GPUK__EACH2(f, a, ...) f(a), GPUK__EACH1(f, __VA_ARGS__)
+#define GPUK__EACH3(f, a, ...) f(a), GPUK__EACH2(f, __VA_ARGS__)
+#define GPUK__EACH4(f, a, ...) f(a), GPUK__EACH3(f, __VA_ARGS__)
+#define GPUK__EACH5(f, a, ...) f(a), GPUK__EACH4(f, __VA_ARGS__)
+#define GPUK__EACH6(f, a, ...) f(a), GPUK__EACH5(f, __VA_ARGS__)
+#define GPUK__EACH7(f, a, ...) f(a), GPUK__EACH6(f, __VA_ARGS__)
+#define GPUK__EACH8(f, a, ...) f(a), GPUK__EACH7(f, __VA_ARGS__)
+#define GPUK__EACH9(f, a, ...) f(a), GPUK__EACH8(f, __VA_ARGS__)
+#define GPUK__EACH10(f, a, ...) f(a), GPUK__EACH9(f, __VA_ARGS__)
+#define GPUK__EACH11(f, a, ...) f(a), GPUK__EACH10(f, __VA_ARGS__)
+#define GPUK__EACH12(f, a, ...) f(a), GPUK__EACH11(f, __VA_ARGS__)
+#define GPUK__EACH13(f, a, ...) f(a), GPUK__EACH12(f, __VA_ARGS__)
+#define GPUK__EACH14(f, a, ...) f(a), GPUK__EACH13(f, __VA_ARGS__)
+#define GPUK__EACH15(f, a, ...) f(a), GPUK__EACH14(f, __VA_ARGS__)
+#define GPUK__EACH16(f, a, ...) f(a), GPUK__EACH15(f, __VA_ARGS__)
 #endif
 
 /* How to launch one kernel: grid and block shapes (y, z: 0 -> 1), dynamic shared memory bytes

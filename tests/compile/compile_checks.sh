@@ -54,6 +54,8 @@ for first in gpuk.h tests/support/embed_test_kernels.h; do
     try "gpuk_grid with $first first (g++ c++11)" g++ -x c++ -std=c++11 -Wall -Wextra -Werror -I. -c "$tmp/order.c" -o "$tmp/order.o"
   fi
 done
+# GPUK_ARGS over pointers to const objects: no warning, not even with -Wcast-qual
+try "GPUK_ARGS with const arguments (gcc c99 -Wcast-qual)" gcc $C99 -Wcast-qual -I. -c tests/compile/compile_c99.c -o "$tmp/cq.o"
 # the C++ spellings of the public macros (GPUK_DEFAULT_STREAM, GPUK_DIM*, GPUK_RANGE) also run
 if command -v g++ >/dev/null; then
   try "C++11 macros compile and run" sh -c "g++ -std=c++11 -Wall -Wextra -Werror -I. tests/compile/compile_cxx11.cpp -o $tmp/cxx -ldl -lpthread && $tmp/cxx"

@@ -1,5 +1,6 @@
 /* tests/compile/compile_cxx11.cpp - the implementation compiles as C++11 and C++17 (see
-   compile_checks.sh), and so do the public macros that have a C++ spelling. */
+   compile_checks.sh), and so do the public macros that have a C++ spelling, the launch-grid
+   helpers and GPUK_OP_* for the GEMM calls' uint32_t trans_a and trans_b. */
 #define GPUK_IMPLEMENTATION
 #include "gpuk.h"
 static int macros_compile(void) {
@@ -10,4 +11,18 @@ static int macros_compile(void) {
     gpuk_array2d v = gpuk_at2d(gpuk_buffer(), 0, 2, 3, 0);
     return (int)(s.id + d.y + e.y + f.z + r.bytes + v.cols);
 }
-int main(void) { return gpuk_result_str(GPUK_OK)[0] == 'G' && macros_compile() == 13 ? 0 : 1; }
+static int helpers_compile(void) {
+    gpuk_grid g = gpuk_grid_2d(10, 3, 8, 2), h = gpuk_grid_1d(10, 4);
+    gpuk_array2d v = gpuk_at2d(gpuk_buffer(), 0, 2, 2, 0);
+    uint32_t t = GPUK_OP_T;
+    g.stream = GPUK_DEFAULT_STREAM;
+#ifndef GPUK_NO_KERNELS
+    if (gpuk_gemm_f64(NULL, g.stream, v, 1.0, v, GPUK_OP_N, v, GPUK_OP_T, 0.0) == GPUK_OK)
+        return -1; /* a NULL ctx is refused */
+#endif
+    return (int)(g.grid.x + g.grid.y + h.grid.x + t + v.cols); /* 2 + 2 + 3 + 1 + 2 */
+}
+int main(void) {
+    return gpuk_result_str(GPUK_OK)[0] == 'G' && macros_compile() == 13 && helpers_compile() == 10
+           ? 0 : 1;
+}
