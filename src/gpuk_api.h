@@ -1,4 +1,4 @@
-/* gpuk.h - v0.2.0 - run CUDA kernels from C99
+/* gpuk.h - v0.3.0 - run CUDA kernels from C99
 
    One header that loads the NVIDIA driver (libcuda.so.1 / nvcuda.dll) at run time and wraps
    devices, contexts, memory, copies, streams, events, modules and kernel launch. No CUDA toolkit,
@@ -256,11 +256,12 @@ LICENSE
 #include <stdint.h>
 #include <stdbool.h>
 
+/* Usable in #if: GPUK_VERSION >= 300 is 0.3.0 or newer. */
 #define GPUK_VERSION_MAJOR 0
-#define GPUK_VERSION_MINOR 2
+#define GPUK_VERSION_MINOR 3
 #define GPUK_VERSION_PATCH 0
 #define GPUK_VERSION (GPUK_VERSION_MAJOR * 10000 + GPUK_VERSION_MINOR * 100 + GPUK_VERSION_PATCH)
-#define GPUK_VERSION_STRING "0.2.0"
+#define GPUK_VERSION_STRING "0.3.0"
 
 #ifndef GPUK_API
 #if defined(GPUK_STATIC)

@@ -1,9 +1,19 @@
 /* tests/compile/compile_c99.c - the implementation compiles as strict C99 (see
    compile_checks.sh), and so does what programs write with it: GPUK_ARGS over pointers to
-   const objects, the launch-grid helpers and GPUK_OP_* for the GEMM calls' uint32_t trans_a
-   and trans_b. */
+   const objects, the launch-grid helpers, GPUK_OP_* for the GEMM calls' uint32_t trans_a and
+   trans_b, and version tests in #if. */
 #define GPUK_IMPLEMENTATION
 #include "gpuk.h"
+
+#if !defined(GPUK_VERSION) || GPUK_VERSION < 300
+#error "GPUK_VERSION >= 300 must hold from 0.3.0 on, in #if"
+#endif
+#if GPUK_VERSION != GPUK_VERSION_MAJOR * 10000 + GPUK_VERSION_MINOR * 100 + GPUK_VERSION_PATCH
+#error "GPUK_VERSION must be GPUK_VERSION_MAJOR/MINOR/PATCH combined"
+#endif
+#if GPUK_VERSION_MAJOR == 0 && GPUK_VERSION_MINOR < 3
+#error "GPUK_VERSION_MAJOR and GPUK_VERSION_MINOR must be usable in #if"
+#endif
 
 static int used_as_documented(void) {
     const gpuk_devptr p = 0;

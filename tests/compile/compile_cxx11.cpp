@@ -1,8 +1,13 @@
 /* tests/compile/compile_cxx11.cpp - the implementation compiles as C++11 and C++17 (see
    compile_checks.sh), and so do the public macros that have a C++ spelling, the launch-grid
-   helpers and GPUK_OP_* for the GEMM calls' uint32_t trans_a and trans_b. */
+   helpers, GPUK_OP_* for the GEMM calls' uint32_t trans_a and trans_b, and version tests in
+   #if. */
 #define GPUK_IMPLEMENTATION
 #include "gpuk.h"
+#if !defined(GPUK_VERSION) || GPUK_VERSION < 300 || \
+    GPUK_VERSION != GPUK_VERSION_MAJOR * 10000 + GPUK_VERSION_MINOR * 100 + GPUK_VERSION_PATCH
+#error "GPUK_VERSION must be usable in #if"
+#endif
 static int macros_compile(void) {
     int x = 5;
     gpuk_stream s = GPUK_DEFAULT_STREAM;

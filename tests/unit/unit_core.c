@@ -81,6 +81,8 @@ static gpuk_kernel load_scale(gpuk_ctx* ctx, gpuk_module* out_mod) {
     return k;
 }
 
+/* GPUK_VERSION_* agree with gpuk.h's line 1, with each other and with the newest release in
+   CHANGELOG.md. */
 static int test_version_macros_match_doc_line(void) {
     FILE* f = fopen("../gpuk.h", "r");
     char line[128], want[128];
@@ -93,6 +95,19 @@ static int test_version_macros_match_doc_line(void) {
     CHECK(strncmp(line, want, strlen(want)) == 0);
     CHECK(strstr(line, GPUK_VERSION_STRING) != NULL);
     CHECK(GPUK_VERSION == GPUK_VERSION_MAJOR * 10000 + GPUK_VERSION_MINOR * 100 + GPUK_VERSION_PATCH);
+#define VERSION_STR_(x) #x
+#define VERSION_STR(x) VERSION_STR_(x)
+    CHECK(strcmp(GPUK_VERSION_STRING, VERSION_STR(GPUK_VERSION_MAJOR) "." VERSION_STR(GPUK_VERSION_MINOR)
+                                      "." VERSION_STR(GPUK_VERSION_PATCH)) == 0);
+    /* and the newest release in CHANGELOG.md ("## 0.3.0 — date", below "## Unreleased") */
+    f = fopen("../CHANGELOG.md", "r");
+    if (!f) f = fopen("CHANGELOG.md", "r");
+    CHECK(f != NULL);
+    if (!f) return TEST_PASS;
+    while (fgets(line, sizeof line, f) && (strncmp(line, "## ", 3) != 0 || strncmp(line, "## Unreleased", 13) == 0)) {}
+    fclose(f);
+    snprintf(want, sizeof want, "## %s ", GPUK_VERSION_STRING);
+    CHECK(strncmp(line, want, strlen(want)) == 0);
     return TEST_PASS;
 }
 
