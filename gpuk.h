@@ -1,4 +1,4 @@
-/* gpuk.h - v0.2.0 - run CUDA kernels from C99
+/* gpuk.h - v0.3.0 - run CUDA kernels from C99
 
    One header that loads the NVIDIA driver (libcuda.so.1 / nvcuda.dll) at run time and wraps
    devices, contexts, memory, copies, streams, events, modules and kernel launch. No CUDA toolkit,
@@ -19,10 +19,14 @@ CONFIGURATION (define before the implementation include)
    GPUK_DEBUG            1 unless NDEBUG: desc canaries, kernel argument count/size checks with
                          cuFuncGetParamInfo (driver >= 12.4), pageable-"async"-copy reports
    GPUK_NO_KERNELS       leave out the built-in kernels and their PTX
-   GPUK_NO_STDIO         leave out gpuk_log_stderr and <stdio.h>
+   GPUK_NO_STDIO         leave out gpuk_log_stderr and <stdio.h> (and with it the NVRTC disk
+                         cache: nvrtc_cache_dir and GPUK_CACHE_DIR are then ignored)
    GPUK_NO_THREAD_LOCAL  gpuk_last_error() becomes process-global
-   Environment: GPUK_DRIVER_PATH (read with secure_getenv) names the driver library when
-   gpuk_desc.driver_path is NULL; GPUK_NVRTC_PATH names NVRTC when gpuk_desc.nvrtc_path is.
+   Environment (read with secure_getenv: set-user-ID programs ignore it): GPUK_DRIVER_PATH
+   names the driver library when gpuk_desc.driver_path is NULL; GPUK_NVRTC_PATH names NVRTC
+   when gpuk_desc.nvrtc_path is (unset: NVRTC's search, KERNELS, which also reads CUDA_PATH,
+   CUDA_HOME, VIRTUAL_ENV, CONDA_PREFIX and HOME); GPUK_CACHE_DIR turns on the NVRTC disk
+   cache in that folder when gpuk_desc.nvrtc_cache_dir is NULL.
 
 gpuk DOES NOT
    need the CUDA toolkit (gpuk_module_compile loads NVRTC only when called); manage unified/managed memory; create non-primary
@@ -182,11 +186,21 @@ KERNELS
    Or as CUDA C: tools/gpuk_embed.py my_kernels.cu -o my_kernels.h writes one lowered PTX
    module with a typed C wrapper per extern "C" __global__ kernel (pointers as gpuk_array
    views, checked like the built-ins'), needing only this header (README "Your own kernels").
-   Or as CUDA C at run time: gpuk_module_compile loads NVRTC on first use (libnvrtc.so.13,
-   .so.12, .so.11.2... / nvrtc64_*.dll, or gpuk_desc.nvrtc_path / GPUK_NVRTC_PATH) and
-   compiles for the ctx's device: a cubin where that NVRTC knows the architecture, else PTX
-   for the newest one it knows below it. Results are cached in the process (see
-   gpuk_module_compile); without NVRTC the call fails with GPUK_ERR_NO_NVRTC.
+   Or as CUDA C at run time: gpuk_module_compile loads NVRTC on first use and compiles for
+   the ctx's device: a cubin where that NVRTC knows the architecture, else PTX for the newest
+   one it knows below it. Where NVRTC is looked for, in order: gpuk_desc.nvrtc_path (then
+   only there), GPUK_NVRTC_PATH (the same), the sonames libnvrtc.so.13, .so.12, .so.11.2,
+   .so.11.1, .so.11.0, .so.10.2 (nvrtc64_130_0.dll ... nvrtc64_102_0.dll) through the system
+   loader, then those names in $CUDA_PATH and $CUDA_HOME (lib64, lib; Windows: bin\x64, bin),
+   and, not on Windows, /usr/local/cuda/lib64, /usr/local/cuda-X.Y/lib64 (newest version
+   first) and the pip wheels (nvidia/cu13/lib, nvidia/cuda_nvrtc/lib) in the site-packages and
+   dist-packages of python3.X under $VIRTUAL_ENV/lib, $CONDA_PREFIX/lib, ~/.local/lib,
+   /usr/local/lib and /usr/lib (newest first). NVRTC's builtins library is loaded from the
+   folder NVRTC came from (NVRTC itself looks for it by name only). GPUK_LOG_INFO says which
+   file loaded, GPUK_LOG_DEBUG each folder tried; without NVRTC the call fails with
+   GPUK_ERR_NO_NVRTC, the error listing the places tried.
+   Results are cached in the process, and on disk where asked (gpuk_desc.nvrtc_cache_dir,
+   GPUK_CACHE_DIR; see gpuk_module_compile).
    Launch arguments: GPUK_ARGS(&p, &s, &n) inside a gpuk_launch_desc (C only) fills args,
    arg_sizes and num_args, so debug builds compare each argument's size with the kernel's
    parameter (driver >= 12.4) and refuse &buffer (a 4-byte gpuk_buffer handle) where the
@@ -242,11 +256,12 @@ LICENSE
 #include <stdint.h>
 #include <stdbool.h>
 
+/* Usable in #if: GPUK_VERSION >= 300 is 0.3.0 or newer. */
 #define GPUK_VERSION_MAJOR 0
-#define GPUK_VERSION_MINOR 2
+#define GPUK_VERSION_MINOR 3
 #define GPUK_VERSION_PATCH 0
 #define GPUK_VERSION (GPUK_VERSION_MAJOR * 10000 + GPUK_VERSION_MINOR * 100 + GPUK_VERSION_PATCH)
-#define GPUK_VERSION_STRING "0.2.0"
+#define GPUK_VERSION_STRING "0.3.0"
 
 #ifndef GPUK_API
 #if defined(GPUK_STATIC)
@@ -355,11 +370,16 @@ typedef struct gpuk_desc {
     gpuk_logger logger;          // NULL func -> silent
     gpuk_log_level log_level;    // 0 -> GPUK_LOG_WARN
     gpuk_allocator allocator;    // NULL -> malloc/free
-    const char* nvrtc_path;      // NULL -> $GPUK_NVRTC_PATH, then libnvrtc.so.13, .so.12, ...
+    const char* nvrtc_path;      // NULL -> $GPUK_NVRTC_PATH, else the search (KERNELS):
+                                 //   libnvrtc.so.13, .so.12, ... by name, then $CUDA_PATH,
+                                 //   $CUDA_HOME, /usr/local/cuda*, pip wheels. Set: only it
                                  //   (copied, at most 4095 characters; loaded by the first
                                  //   gpuk_module_compile)
     gpuk_get_proc_fn nvrtc_get_proc; // NULL -> load NVRTC and resolve from it (tests: a fake)
     void* nvrtc_get_proc_user_data;
+    const char* nvrtc_cache_dir; // NULL -> $GPUK_CACHE_DIR; unset or "": no disk cache (the
+                                 //   default). A folder: compiles cached there too, across
+                                 //   processes (gpuk_module_compile; made 0700 if missing)
     uint32_t _end_canary;
 } gpuk_desc;
 
@@ -475,6 +495,10 @@ typedef struct gpuk_compile_desc {
     const char* const* name_expressions; // e.g. "scale<float>": kernels to instantiate, whose
     uint32_t num_name_expressions;   //   lowered names gpuk_module_lowered_name gives
     bool ptx_only;                   // true -> PTX even where a cubin could be made
+    char* log;                       // NULL -> none; else receives NVRTC's whole log of this
+    size_t log_bytes;                //   compile, cut to log_bytes - 1 characters and
+                                     //   NUL-terminated ("" where NVRTC did not run: a cache
+                                     //   hit or a refused desc); both set or neither
     uint32_t _end_canary;
 } gpuk_compile_desc;
 
@@ -523,34 +547,79 @@ typedef struct gpuk_launch_desc {
 /* GPUK_ARGS(&a, &b, ...): up to 16 pointers to the kernel's arguments, in a gpuk_launch_desc
    initialiser (C only: it builds two compound-literal arrays). Expands to .args, .arg_sizes
    (sizeof each pointed-to object) and .num_args, so debug builds check every size against
-   the kernel's parameters. Pass the variables themselves: &devptr, not &buffer. */
+   the kernel's parameters. Pass the variables themselves: &devptr, not &buffer. Pointers to
+   const objects are fine (the driver only reads through args). */
 #ifndef __cplusplus
-#define GPUK_ARGS(...) .args = (void*[]){ __VA_ARGS__ }, \
-    .arg_sizes = (const size_t[]){ GPUK__CAT(GPUK__SZ, GPUK__NARGS(__VA_ARGS__))(__VA_ARGS__) }, \
+#define GPUK_ARGS(...) .args = (void*[]){ GPUK__EACH(GPUK__ARG, __VA_ARGS__) }, \
+    .arg_sizes = (const size_t[]){ GPUK__EACH(GPUK__SZ, __VA_ARGS__) }, \
     .num_args = GPUK__NARGS(__VA_ARGS__)
+/* cuLaunchKernel takes void** but only reads through it: the uintptr_t step drops const
+   without a -Wcast-qual warning (a non-pointer still fails to compile in GPUK__SZ) */
+#define GPUK__ARG(a) (void*)(uintptr_t)(a)
+#define GPUK__SZ(a) sizeof *(a)
+#define GPUK__EACH(f, ...) GPUK__CAT(GPUK__EACH, GPUK__NARGS(__VA_ARGS__))(f, __VA_ARGS__)
 #define GPUK__CAT(a, b) GPUK__CAT_(a, b)
 #define GPUK__CAT_(a, b) a##b
 #define GPUK__NARGS(...) GPUK__NARGS_(__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, \
                                       3, 2, 1, 0)
 #define GPUK__NARGS_(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, n, \
                      ...) n
-#define GPUK__SZ1(a) (sizeof *(a))
-#define GPUK__SZ2(a, ...) sizeof *(a), GPUK__SZ1(__VA_ARGS__)
-#define GPUK__SZ3(a, ...) sizeof *(a), GPUK__SZ2(__VA_ARGS__)
-#define GPUK__SZ4(a, ...) sizeof *(a), GPUK__SZ3(__VA_ARGS__)
-#define GPUK__SZ5(a, ...) sizeof *(a), GPUK__SZ4(__VA_ARGS__)
-#define GPUK__SZ6(a, ...) sizeof *(a), GPUK__SZ5(__VA_ARGS__)
-#define GPUK__SZ7(a, ...) sizeof *(a), GPUK__SZ6(__VA_ARGS__)
-#define GPUK__SZ8(a, ...) sizeof *(a), GPUK__SZ7(__VA_ARGS__)
-#define GPUK__SZ9(a, ...) sizeof *(a), GPUK__SZ8(__VA_ARGS__)
-#define GPUK__SZ10(a, ...) sizeof *(a), GPUK__SZ9(__VA_ARGS__)
-#define GPUK__SZ11(a, ...) sizeof *(a), GPUK__SZ10(__VA_ARGS__)
-#define GPUK__SZ12(a, ...) sizeof *(a), GPUK__SZ11(__VA_ARGS__)
-#define GPUK__SZ13(a, ...) sizeof *(a), GPUK__SZ12(__VA_ARGS__)
-#define GPUK__SZ14(a, ...) sizeof *(a), GPUK__SZ13(__VA_ARGS__)
-#define GPUK__SZ15(a, ...) sizeof *(a), GPUK__SZ14(__VA_ARGS__)
-#define GPUK__SZ16(a, ...) sizeof *(a), GPUK__SZ15(__VA_ARGS__)
+#define GPUK__EACH1(f, a) f(a)
+#define GPUK__EACH2(f, a, ...) f(a), GPUK__EACH1(f, __VA_ARGS__)
+#define GPUK__EACH3(f, a, ...) f(a), GPUK__EACH2(f, __VA_ARGS__)
+#define GPUK__EACH4(f, a, ...) f(a), GPUK__EACH3(f, __VA_ARGS__)
+#define GPUK__EACH5(f, a, ...) f(a), GPUK__EACH4(f, __VA_ARGS__)
+#define GPUK__EACH6(f, a, ...) f(a), GPUK__EACH5(f, __VA_ARGS__)
+#define GPUK__EACH7(f, a, ...) f(a), GPUK__EACH6(f, __VA_ARGS__)
+#define GPUK__EACH8(f, a, ...) f(a), GPUK__EACH7(f, __VA_ARGS__)
+#define GPUK__EACH9(f, a, ...) f(a), GPUK__EACH8(f, __VA_ARGS__)
+#define GPUK__EACH10(f, a, ...) f(a), GPUK__EACH9(f, __VA_ARGS__)
+#define GPUK__EACH11(f, a, ...) f(a), GPUK__EACH10(f, __VA_ARGS__)
+#define GPUK__EACH12(f, a, ...) f(a), GPUK__EACH11(f, __VA_ARGS__)
+#define GPUK__EACH13(f, a, ...) f(a), GPUK__EACH12(f, __VA_ARGS__)
+#define GPUK__EACH14(f, a, ...) f(a), GPUK__EACH13(f, __VA_ARGS__)
+#define GPUK__EACH15(f, a, ...) f(a), GPUK__EACH14(f, __VA_ARGS__)
+#define GPUK__EACH16(f, a, ...) f(a), GPUK__EACH15(f, __VA_ARGS__)
 #endif
+
+/* How to launch one kernel: grid and block shapes (y, z: 0 -> 1), dynamic shared memory bytes
+   and the stream ({0} = the ctx default stream); the wrappers tools/gpuk_embed.py writes take
+   one (launch.stream = s puts a launch on stream s). Those headers carry the same definition
+   under the same guard, for a gpuk.h older than 0.3.0: either may be included first. */
+#ifndef GPUK_GRID_DEFINED
+#define GPUK_GRID_DEFINED
+typedef struct gpuk_grid {
+    gpuk_dim3 grid, block;
+    uint32_t shared_bytes;
+    gpuk_stream stream;
+} gpuk_grid;
+/* A 1-D launch of at least threads threads in blocks of block, on the default stream
+   (threads 0: an empty grid, grid.x 0). */
+static inline gpuk_grid gpuk_grid_1d(size_t threads, uint32_t block) {
+    gpuk_grid g;
+    g.grid.x = block ? (uint32_t)((threads + block - 1) / block) : 0u;
+    g.grid.y = g.grid.z = 0u;
+    g.block.x = block;
+    g.block.y = g.block.z = 0u;
+    g.shared_bytes = 0u;
+    g.stream.id = 0u;
+    return g;
+}
+#endif
+/* A 2-D launch of at least cols x rows threads in blocks of block_x x block_y, on the default
+   stream: x runs over columns (grid.x = ceil(cols / block_x)), y over rows (grid.y =
+   ceil(rows / block_y); block_y 0 -> 1, as in gpuk_dim3). cols or rows 0: an empty grid
+   (grid.x 0); block_x 0 is left for the launch to refuse. */
+static inline gpuk_grid gpuk_grid_2d(size_t cols, size_t rows, uint32_t block_x,
+                                     uint32_t block_y) {
+    gpuk_grid g = gpuk_grid_1d(0, block_x);
+    g.block.y = block_y ? block_y : 1u;
+    if (cols && rows) {
+        g.grid.x = block_x ? (uint32_t)((cols - 1) / block_x + 1) : 1u;
+        g.grid.y = (uint32_t)((rows - 1) / g.block.y + 1);
+    }
+    return g;
+}
 
 /* Two timing events on one stream: start, run work, stop -> milliseconds. */
 typedef struct gpuk_timer { gpuk_event start, stop; gpuk_stream stream; } gpuk_timer;
@@ -563,7 +632,7 @@ typedef struct gpuk_timer { gpuk_event start, stop; gpuk_stream stream; } gpuk_t
    driver_path loads that one. A driver on which cuInit ran stays loaded for the process.
    Calls that may run before gpuk_init without starting it: gpuk_result_str, gpuk_last_error,
    gpuk_desc_defaults (and the other *_desc_defaults), gpuk_shutdown, and gpuk_nvrtc_version,
-   which loads NVRTC from GPUK_NVRTC_PATH or the default names; a later gpuk_init that sets
+   which loads NVRTC from GPUK_NVRTC_PATH or the default search; a later gpuk_init that sets
    nvrtc_path or nvrtc_get_proc replaces that NVRTC with the one it names. The calls that need
    the driver and take no ctx (gpuk_driver_version, gpuk_device_*, gpuk_ctx_create) run
    gpuk_init(NULL) first when it has not run; the rest need a ctx, which comes after it. */
@@ -734,10 +803,16 @@ GPUK_API gpuk_result gpuk_module_unload(gpuk_ctx* ctx, gpuk_module module);
    gpuk_desc.nvrtc_path). Compiles to a cubin for the device (-arch=sm_XX) where this NVRTC
    lists the architecture, else to PTX (-arch=compute_XX, the newest it lists at or below the
    device); GPUK_LOG_INFO says which. A compile error returns GPUK_ERR_COMPILE with the log's
-   first lines in gpuk_last_error and the whole log at GPUK_LOG_ERROR (warnings: GPUK_LOG_WARN).
-   Cache: the image of every successful compile stays in the process, keyed by source, name,
-   options, headers, name expressions, target and NVRTC version, so compiling the same again
-   (on any ctx of the same architecture) skips NVRTC. Unbounded; freed by gpuk_shutdown. */
+   first lines in gpuk_last_error and the whole log at GPUK_LOG_ERROR (warnings: GPUK_LOG_WARN)
+   and in desc.log where given. Cache: the image of every successful compile stays in the
+   process, keyed by source, name, options, headers, name expressions, target and NVRTC
+   version, so compiling the same again (on any ctx of the same architecture) skips NVRTC.
+   Unbounded; freed by gpuk_shutdown. Disk cache (opt-in: gpuk_desc.nvrtc_cache_dir or
+   GPUK_CACHE_DIR): one file per key, nvrtc-<hash>.gpuk, written whole under a temporary name
+   and renamed; read back only when its key, sizes and checksum match (anything else is a
+   miss, compiled and written again). A folder that cannot be read or written costs the
+   compile nothing but a GPUK_LOG_WARN (once per gpuk_init, then GPUK_LOG_INFO). Anyone who
+   can write the folder chooses the code your kernels run: keep it your own. Never pruned. */
 GPUK_API gpuk_result gpuk_module_compile(gpuk_ctx* ctx, const gpuk_compile_desc* desc,
                                          gpuk_module* out_module);
 /* The lowered (mangled) name of one of the compile's name expressions, for gpuk_kernel_get;
@@ -873,6 +948,19 @@ GPUK_API gpuk_result gpuk_array2d_resolve(gpuk_ctx* ctx, gpuk_array2d view, size
    or read as 0. */
 enum { GPUK_BOUNDARY_SKIP = 1, GPUK_BOUNDARY_CLAMP = 2, GPUK_BOUNDARY_ZERO = 3 };
 
+/* trans_a and trans_b of gpuk_gemm_* and gpuk_gemm_batched_* (uint32_t parameters), as in
+   BLAS: C = alpha * op(A) * op(B) + beta * C with C m x n (m = c.rows, n = c.cols), op(A)
+   m x k and op(B) k x n, k being the dimension the product sums over. The views describe A
+   and B as stored: with GPUK_OP_N, a is m x k (a.rows = m, a.cols = k) and op(A) = A; with
+   GPUK_OP_T, a is k x m and op(A) = A^T. Likewise b: k x n as stored, or n x k transposed.
+   Any other value is refused with GPUK_ERR_INVALID_ARG naming the parameter. */
+typedef enum gpuk_op {
+    GPUK_OP_N = 0,               /* the default: the view as stored */
+    GPUK_OP_T = 1,               /* the view's transpose */
+    GPUK_OP_NUM,
+    GPUK_OP_FORCE_U32 = 0x7FFFFFFF
+} gpuk_op;
+
 static inline gpuk_array gpuk_at(gpuk_buffer buffer, size_t first) {
     gpuk_array a;
     a.buffer = buffer;
@@ -929,6 +1017,8 @@ typedef struct gpuk_elementwise_desc {
     const char* preamble;        // CUDA C put before the kernel (device functions...); NULL: none
     const char* const* options;  // NVRTC options, as gpuk_compile_desc's (no -arch)
     uint32_t num_options;
+    char* log;                   // NULL -> none; NVRTC's log, as gpuk_compile_desc's
+    size_t log_bytes;
     uint32_t _end_canary;
 } gpuk_elementwise_desc;
 
@@ -948,6 +1038,8 @@ typedef struct gpuk_reduction_desc {
     const char* preamble;        // CUDA C put before the kernel; NULL: none
     const char* const* options;  // NVRTC options (no -arch)
     uint32_t num_options;
+    char* log;                   // NULL -> none; NVRTC's log, as gpuk_compile_desc's
+    size_t log_bytes;
     uint32_t _end_canary;
 } gpuk_reduction_desc;
 
@@ -2176,6 +2268,10 @@ static void gpuk__free(void* p) {
 
 /* src/gpuk_loader.h - part of gpuk.h: loading the driver and NVRTC; gpuk_init, gpuk_shutdown. */
 /* ---- >>init ---- */
+#if !defined(_WIN32)
+#include <dirent.h>   /* NVRTC's search lists /usr/local and the Python folders */
+#include <sys/stat.h> /* and checks folders; the disk cache makes its folder */
+#endif
 /* ISO C has no cast from object to function pointer; dlsym's result is copied instead. */
 static void gpuk__sym_to_fn(void* fn_var, size_t fn_bytes, void* sym) {
     GPUK_ASSERT(fn_bytes == sizeof sym);
@@ -2217,8 +2313,333 @@ static void gpuk__lib_forget(const gpuk__lib* lib) {
     memset(lib->table, 0, lib->table_bytes);
 }
 
-/* Opens the library named by path (else lib->env_path, else each of lib->sonames in turn) as
-   lib->state->handle; *out_name is the name that opened. */
+/* The longest library path gpuk_desc takes, its NUL included (Linux's PATH_MAX): a longer one
+   is refused rather than cut, which could name another library. */
+#define GPUK__PATH_MAX 4096
+/* The longest gpuk_desc.nvrtc_cache_dir: the file names go after it. */
+#define GPUK__CACHE_DIR_MAX (GPUK__PATH_MAX - 64)
+
+/* NVRTC's state (>>nvrtc): the table, what gpuk_init said about finding it, and the cache
+   (here, before gpuk__lib_open, whose search records where NVRTC was found). */
+/* One compiled program in the cache: a header, then key_bytes of key, image_bytes of image (PTX
+   with its NUL, or a cubin) and names_bytes of lowered names ("expression\0lowered\0"...). */
+typedef struct gpuk__nvrtc_entry gpuk__nvrtc_entry;
+struct gpuk__nvrtc_entry {
+    gpuk__nvrtc_entry* next;
+    uint64_t hash;
+    size_t key_bytes, image_bytes, names_bytes;
+    int is_ptx;
+    int arch;                  /* sm_XX / compute_XX compiled for */
+};
+typedef struct gpuk__nvrtc_state {
+    int loaded;                /* atomic: 1 once the table is filled (under gpuk__nvrtc_lock) */
+    int version;               /* 13000 for NVRTC 13.0 */
+    int num_archs;             /* of archs; 0 where NVRTC cannot list them (< 11.2) */
+    int archs[128];            /* sm numbers it compiles for (75, 80, ..., 120) */
+    char path[GPUK__PATH_MAX]; /* gpuk_desc.nvrtc_path, copied ("" = none) */
+    char found[GPUK__PATH_MAX]; /* the file that opened, for the log */
+    const char* found_how;     /* how the last load found it: "by name", "in $CUDA_HOME"... */
+    void* builtins;            /* NVRTC's builtins library, loaded from its folder; kept */
+    char cache_dir[GPUK__PATH_MAX]; /* the disk cache's folder ("" = none) */
+    int cache_warned;          /* atomic: a disk cache failure was logged at WARN already */
+    unsigned cache_seq;        /* atomic: makes each temporary file name unique */
+    gpuk_get_proc_fn get_proc;
+    void* get_proc_user_data;
+    gpuk__pfn_nvrtc_error_string error_string; /* may be NULL */
+    gpuk__lib_state lib;
+    gpuk__nvrtc fns;
+    gpuk__nvrtc_entry* cache;  /* newest first; freed by gpuk_shutdown */
+} gpuk__nvrtc_state;
+static gpuk__nvrtc_state gpuk__nv;
+
+static uint64_t gpuk__fnv1a(const char* p, size_t n) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    while (n--) h = (h ^ (unsigned char)*p++) * 0x100000001b3ull;
+    return h;
+}
+
+/* NVRTC's search, where neither gpuk_desc.nvrtc_path nor GPUK_NVRTC_PATH names it: its
+   sonames through the system loader (LD_LIBRARY_PATH, the ld.so cache, ...), then the folders
+   where CUDA toolkits and pip wheels put it, as CuPy looks (the KERNELS section lists them).
+   One search: what opened, and what was tried, for the error. */
+typedef struct gpuk__search {
+    const gpuk__lib* lib;
+    const char* fn;
+    void* handle;                  /* what opened; NULL while nothing did */
+    char path[GPUK__PATH_MAX];     /* the file being tried (the one that opened, at the end) */
+    char why[200];                 /* the first failure other than a missing file */
+    char folders[512];             /* the folders tried, NUL-separated, as many as fit */
+    size_t folders_len;
+    int num_folders, num_listed, num_pythons, num_wheels;
+    uint64_t seen[64];             /* the folders' hashes: each is tried once */
+    int num_seen;
+} gpuk__search;
+
+#if defined(_WIN32)
+#define GPUK__SEP "\\"
+#else
+#define GPUK__SEP "/"
+#endif
+
+/* A failure to open s->path: kept unless it only says the file is not there ("<path>: cannot
+   open shared object file: No such file or directory"), or an earlier one was kept. */
+static void gpuk__search_why(gpuk__search* s, const char* why) {
+    size_t n = strlen(s->path);
+    if (s->why[0]) return;
+    if (strncmp(why, s->path, n) == 0 && strstr(why + n, "No such file")) return;
+    if (strstr(why, s->path)) gpuk__copy_text(s->why, sizeof s->why, why);
+    else gpuk__fmt(s->why, sizeof s->why, 0, "'%s': %s", s->path, why);
+}
+
+/* Tries each soname in folder; 1 once one opened (s->handle, s->path). A folder already tried
+   (CUDA_HOME=/usr/local/cuda, say) is not tried again. */
+static int gpuk__search_in(gpuk__search* s, const char* folder, const char* how) {
+    const char* const* name;
+    char why[200];
+    size_t n = strlen(folder);
+    uint64_t h;
+    int i;
+    while (n > 1 && (folder[n - 1] == '/' || folder[n - 1] == '\\')) n--;
+    if (!n || n + 64 >= GPUK__PATH_MAX) return 0;
+    h = gpuk__fnv1a(folder, n);
+    for (i = 0; i < s->num_seen; i++)
+        if (s->seen[i] == h) return 0;
+    if (s->num_seen < (int)(sizeof s->seen / sizeof s->seen[0])) s->seen[s->num_seen++] = h;
+    s->num_folders++;
+    if (s->folders_len + n + 1 <= sizeof s->folders) {
+        memcpy(s->folders + s->folders_len, folder, n);
+        s->folders[s->folders_len + n] = 0;
+        s->folders_len += n + 1;
+        s->num_listed++;
+    }
+    if (gpuk__log_wants(GPUK_LOG_DEBUG)) {
+        char msg[GPUK__PATH_MAX + 100];
+        gpuk__fmt(msg, sizeof msg, 0, "%s: looking for %s in %s (%s)", s->fn, s->lib->kind,
+                  folder, how);
+        gpuk__log(GPUK_LOG_DEBUG, 0, msg);
+    }
+    for (name = s->lib->sonames; *name; name++) {
+        size_t k = strlen(*name);
+        if (n + 1 + k >= sizeof s->path) continue;
+        memcpy(s->path, folder, n);
+        s->path[n] = GPUK__SEP[0];
+        memcpy(s->path + n + 1, *name, k + 1);
+        s->handle = gpuk__lib_open_path(s->path, why, sizeof why);
+        if (s->handle) {
+            gpuk__nv.found_how = how;
+            return 1;
+        }
+        gpuk__search_why(s, why);
+    }
+    return 0;
+}
+
+/* root + sub (sub NULL: root alone) into buf; 0 where it does not fit. */
+static int gpuk__join(char* buf, size_t cap, const char* root, const char* sub) {
+    size_t pos;
+    if (!root || !*root) return 0;
+    pos = gpuk__fmt(buf, cap, 0, "%s%s%s", root, sub ? GPUK__SEP : "", sub ? sub : "");
+    return pos + 1 < cap;
+}
+
+#if !defined(_WIN32)
+static int gpuk__is_dir(const char* path) {
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The entries of folder named prefix + N or prefix + N.M (digits only), newest version first:
+   "cuda-" gives cuda-13.0, cuda-12.6, cuda-12.4, cuda-11.8; "python3." gives python3.13,
+   python3.12, python3.9. At most max of them, names up to 31 characters; the count. */
+static int gpuk__versions(const char* folder, const char* prefix, char (*out)[32], int max) {
+    long keys[16];
+    int n = 0, i;
+    size_t plen = strlen(prefix);
+    struct dirent* e;
+    DIR* d = opendir(folder);
+    if (!d) return 0;
+    if (max > 16) max = 16;
+    while ((e = readdir(d)) != NULL) {
+        const char* p = e->d_name;
+        long major = 0, minor = -1, key;
+        if (strncmp(p, prefix, plen) != 0 || strlen(p) >= 32) continue;
+        p += plen;
+        if (*p < '0' || *p > '9') continue;
+        while (*p >= '0' && *p <= '9' && major < 100000) major = major * 10 + (*p++ - '0');
+        if (*p == '.' && p[1] >= '0' && p[1] <= '9')
+            for (p++, minor = 0; *p >= '0' && *p <= '9' && minor < 100000; p++)
+                minor = minor * 10 + (*p - '0');
+        if (*p) continue;
+        key = major * 1000000 + minor + 1; /* cuda-12 (a link to the newest 12.x) before 12.x */
+        if (minor < 0) key = major * 1000000 + 999999;
+        if (n == max && key <= keys[n - 1]) continue;
+        for (i = n < max ? n : max - 1; i > 0 && keys[i - 1] < key; i--) {
+            keys[i] = keys[i - 1];
+            memcpy(out[i], out[i - 1], 32);
+        }
+        keys[i] = key;
+        memcpy(out[i], e->d_name, strlen(e->d_name) + 1);
+        if (n < max) n++;
+    }
+    closedir(d);
+    return n;
+}
+
+/* The pip wheels' folders under the python3.X installations of base (".../lib"). */
+static int gpuk__search_wheels(gpuk__search* s, const char* base, const char* how) {
+    static const char* const packages[] = { "site-packages", "dist-packages" };
+    /* nvidia-cuda-nvrtc 13.x installs into nvidia/cu13/lib, the -cu12/-cu11 wheels into
+       nvidia/cuda_nvrtc/lib */
+    static const char* const wheels[] = { "nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib" };
+    char pythons[8][32], dir[GPUK__PATH_MAX], folder[GPUK__PATH_MAX];
+    int n = gpuk__versions(base, "python3.", pythons, 8), i;
+    size_t p, w;
+    for (i = 0; i < n; i++)
+        for (p = 0; p < 2; p++) {
+            if (gpuk__fmt(dir, sizeof dir, 0, "%s/%s/%s", base, pythons[i], packages[p]) + 1 >=
+                    sizeof dir || !gpuk__is_dir(dir))
+                continue;
+            s->num_pythons++;
+            for (w = 0; w < 2; w++) {
+                if (!gpuk__join(folder, sizeof folder, dir, wheels[w]) || !gpuk__is_dir(folder))
+                    continue;
+                s->num_wheels++;
+                if (gpuk__search_in(s, folder, how)) return 1;
+            }
+        }
+    return 0;
+}
+#endif
+
+/* The folders after the sonames, in order; 1 once one opened. */
+static int gpuk__search_folders(gpuk__search* s) {
+    static const char* const roots[] = { "CUDA_PATH", "CUDA_HOME" };
+    static const char* const hows[] = { "in $CUDA_PATH", "in $CUDA_HOME" };
+#if defined(_WIN32)
+    /* the CUDA 13 toolkit keeps its DLLs in bin\x64, older ones in bin */
+    static const char* const subs[] = { "bin\\x64", "bin" };
+#else
+    static const char* const subs[] = { "lib64", "lib" };
+    static const char* const envs[] = { "VIRTUAL_ENV", "CONDA_PREFIX" };
+    static const char* const env_hows[] = { "a pip wheel in $VIRTUAL_ENV",
+                                            "a pip wheel in $CONDA_PREFIX" };
+    char cudas[16][32];
+    const char* home;
+    int n;
+#endif
+    char folder[GPUK__PATH_MAX];
+    size_t r, i;
+    for (r = 0; r < 2; r++)
+        for (i = 0; i < 2; i++)
+            if (gpuk__join(folder, sizeof folder, gpuk__getenv(roots[r]), subs[i]) &&
+                gpuk__search_in(s, folder, hows[r]))
+                return 1;
+#if !defined(_WIN32)
+    if (gpuk__search_in(s, "/usr/local/cuda/lib64", "in /usr/local/cuda")) return 1;
+    n = gpuk__versions("/usr/local", "cuda-", cudas, 16);
+    for (r = 0; r < (size_t)n; r++)
+        if (gpuk__fmt(folder, sizeof folder, 0, "/usr/local/%s/lib64", cudas[r]) &&
+            gpuk__search_in(s, folder, "in a versioned toolkit folder"))
+            return 1;
+    /* the active environment's first, then the user's, then the system's: Python's order */
+    for (r = 0; r < 2; r++)
+        if (gpuk__join(folder, sizeof folder, gpuk__getenv(envs[r]), "lib") &&
+            gpuk__search_wheels(s, folder, env_hows[r]))
+            return 1;
+    home = gpuk__getenv("HOME");
+    if (gpuk__join(folder, sizeof folder, home, ".local/lib") &&
+        gpuk__search_wheels(s, folder, "a pip wheel in ~/.local"))
+        return 1;
+    if (gpuk__search_wheels(s, "/usr/local/lib", "a pip wheel in /usr/local/lib") ||
+        gpuk__search_wheels(s, "/usr/lib", "a pip wheel in /usr/lib"))
+        return 1;
+#endif
+    return 0;
+}
+
+/* The names as the error lists them: "libnvrtc.so.13, .12, .11.2" (each after the first from
+   its last '.' within the part it shares with the first). */
+static size_t gpuk__names_short(char* buf, size_t cap, const char* const* names) {
+    size_t pos = 0, i;
+    for (i = 0; names[i]; i++) {
+        const char* t = names[i];
+        if (i) {
+            size_t k = 0, dot = 0;
+            while (t[k] && t[k] == names[0][k]) {
+                if (t[k] == '.') dot = k;
+                k++;
+            }
+            if (dot) t += dot;
+        }
+        pos = gpuk__fmt(buf, cap, pos, "%s%s", i ? ", " : "", t);
+    }
+    return pos;
+}
+
+/* The search failed: the error names what was tried, cut to fit gpuk_last_error's 512 bytes
+   (the folders first cut, with their count); GPUK_LOG_DEBUG heard each folder. */
+static gpuk_result gpuk__search_fail(gpuk__search* s) {
+    static const char hint[] = "install it (the toolkit's cuda-nvrtc package, or pip install "
+                               "nvidia-cuda-nvrtc), or name it in gpuk_desc.nvrtc_path or "
+                               "GPUK_NVRTC_PATH";
+    char names[160], pythons[96], folders[512], more[40];
+    const char* f = s->folders;
+    size_t fixed, pos = 0;
+    int i, shown = 0;
+    gpuk__names_short(names, sizeof names, s->lib->sonames);
+    pythons[0] = more[0] = 0;
+    if (s->num_pythons && !s->num_wheels)
+        gpuk__fmt(pythons, sizeof pythons, 0, "; no NVRTC wheel in the %d Python site-packages "
+                  "folders found", s->num_pythons);
+    /* fn ": cannot load NVRTC (not found): tried " names " by name, then in " folders more
+       pythons ": " why " (hint: " hint ")" */
+    fixed = strlen(s->fn) + strlen(s->lib->kind) + strlen(names) + strlen(pythons) +
+            strlen(s->why) + sizeof hint + 80;
+    folders[0] = 0;
+    for (i = 0; i < s->num_listed; i++, f += strlen(f) + 1) {
+        if (fixed + pos + strlen(f) + 2 + sizeof more > 511) break;
+        pos = gpuk__fmt(folders, sizeof folders, pos, "%s%s", i ? ", " : "", f);
+        shown++;
+    }
+    if (shown < s->num_folders)
+        gpuk__fmt(more, sizeof more, 0, "%s%d more folder%s", shown ? " and " : "",
+                  s->num_folders - shown, s->num_folders - shown == 1 ? "" : "s");
+    return gpuk__fail_hint(s->fn, s->lib->missing_code, hint,
+                           "cannot load %s%s: tried %s by name%s%s%s%s%s%s", s->lib->kind,
+                           s->why[0] ? "" : " (not found)", names,
+                           s->num_folders ? ", then in " : "", folders, more, pythons,
+                           s->why[0] ? ": " : "", s->why);
+}
+
+/* NVRTC's sonames, then its folders (gpuk__search_folders); *out_name is what opened. */
+static gpuk_result gpuk__nvrtc_search(const gpuk__lib* lib, const char* fn, void** out_handle,
+                                      const char** out_name) {
+    gpuk__search s;
+    char why[200];
+    const char* const* name;
+    memset(&s, 0, sizeof s);
+    s.lib = lib;
+    s.fn = fn;
+    for (name = lib->sonames; *name; name++) {
+        gpuk__copy_text(s.path, sizeof s.path, *name);
+        if ((s.handle = gpuk__lib_open_path(*name, why, sizeof why)) != NULL) {
+            gpuk__nv.found_how = "by name";
+            *out_handle = s.handle;
+            *out_name = *name;
+            return GPUK_OK;
+        }
+        gpuk__search_why(&s, why);
+    }
+    if (!gpuk__search_folders(&s)) return gpuk__search_fail(&s);
+    gpuk__copy_text(gpuk__nv.found, sizeof gpuk__nv.found, s.path);
+    *out_handle = s.handle;
+    *out_name = gpuk__nv.found;
+    return GPUK_OK;
+}
+
+/* Opens the library named by path (else lib->env_path, else each of lib->sonames in turn;
+   NVRTC's search goes on to its folders) as lib->state->handle; *out_name is the name that
+   opened. */
 static gpuk_result gpuk__lib_open(const gpuk__lib* lib, const char* path, const char* fn,
                                   const char** out_name) {
     gpuk__lib_state* st = lib->state;
@@ -2226,13 +2647,18 @@ static gpuk_result gpuk__lib_open(const gpuk__lib* lib, const char* path, const 
     size_t pos = 0;
     const char* const* name;
     void* h = NULL;
+    int nvrtc = st == &gpuk__nv.lib;
     why[0] = tried[0] = 0;
+    if (nvrtc) gpuk__nv.found_how = path ? "gpuk_desc.nvrtc_path" : "GPUK_NVRTC_PATH";
     if (!path && lib->env_path) path = gpuk__getenv(lib->env_path);
     if (path && *path) {
         h = gpuk__lib_open_path(path, why, sizeof why);
         if (!h)
             return gpuk__fail_hint(fn, lib->missing_code, lib->hint, "cannot load %s '%s': %s",
                                    lib->name, path, why);
+    } else if (nvrtc) {
+        gpuk_result r = gpuk__nvrtc_search(lib, fn, &h, &path);
+        if (r) return r;
     } else {
         for (name = lib->sonames; *name && !h; name++) {
             pos = gpuk__fmt(tried, sizeof tried, pos, "%s'%s'", pos ? ", " : "", *name);
@@ -2254,6 +2680,8 @@ static gpuk_result gpuk__lib_open(const gpuk__lib* lib, const char* path, const 
         st->handle = h;
         st->keep = 0;
     }
+    if (nvrtc && path != gpuk__nv.found)
+        gpuk__copy_text(gpuk__nv.found, sizeof gpuk__nv.found, path);
     *out_name = path;
     return GPUK_OK;
 }
@@ -2333,36 +2761,6 @@ static const gpuk__lib gpuk__driver_lib = {
     1, GPUK_ERR_NO_DRIVER, GPUK_ERR_DRIVER_TOO_OLD, NULL
 };
 
-/* The longest library path gpuk_desc takes, its NUL included (Linux's PATH_MAX): a longer one
-   is refused rather than cut, which could name another library. */
-#define GPUK__PATH_MAX 4096
-
-/* NVRTC's state (>>nvrtc): the table, what gpuk_init said about finding it, and the cache. */
-/* One compiled program in the cache: a header, then key_bytes of key, image_bytes of image (PTX
-   with its NUL, or a cubin) and names_bytes of lowered names ("expression\0lowered\0"...). */
-typedef struct gpuk__nvrtc_entry gpuk__nvrtc_entry;
-struct gpuk__nvrtc_entry {
-    gpuk__nvrtc_entry* next;
-    uint64_t hash;
-    size_t key_bytes, image_bytes, names_bytes;
-    int is_ptx;
-    int arch;                  /* sm_XX / compute_XX compiled for */
-};
-typedef struct gpuk__nvrtc_state {
-    int loaded;                /* atomic: 1 once the table is filled (under gpuk__nvrtc_lock) */
-    int version;               /* 13000 for NVRTC 13.0 */
-    int num_archs;             /* of archs; 0 where NVRTC cannot list them (< 11.2) */
-    int archs[128];            /* sm numbers it compiles for (75, 80, ..., 120) */
-    char path[GPUK__PATH_MAX]; /* gpuk_desc.nvrtc_path, copied ("" = none) */
-    gpuk_get_proc_fn get_proc;
-    void* get_proc_user_data;
-    gpuk__pfn_nvrtc_error_string error_string; /* may be NULL */
-    gpuk__lib_state lib;
-    gpuk__nvrtc fns;
-    gpuk__nvrtc_entry* cache;  /* newest first; freed by gpuk_shutdown */
-} gpuk__nvrtc_state;
-static gpuk__nvrtc_state gpuk__nv;
-
 static int gpuk__nvrtc_probe(void* sym, int* out_version) {
     gpuk__pfn_nvrtcVersion get_version;
     int major = 0, minor = 0;
@@ -2394,7 +2792,9 @@ static void gpuk__nvrtc_forget_locked(void) {
     GPUK__ATOMIC_STORE(&gpuk__nv.loaded, 0);
     gpuk__nv.version = gpuk__nv.num_archs = 0;
     gpuk__nv.error_string = NULL;
-    gpuk__nv.path[0] = 0;
+    gpuk__nv.path[0] = gpuk__nv.found[0] = gpuk__nv.cache_dir[0] = 0;
+    gpuk__nv.found_how = NULL;
+    GPUK__ATOMIC_STORE(&gpuk__nv.cache_warned, 0);
     gpuk__nv.get_proc = NULL;
     gpuk__nv.get_proc_user_data = NULL;
 }
@@ -2407,16 +2807,29 @@ static void gpuk__nvrtc_forget(void) {
 }
 
 /* gpuk_init: where the next NVRTC load looks (the path is copied: it is used later). An NVRTC
-   that gpuk_nvrtc_version loaded before gpuk_init, from GPUK_NVRTC_PATH or the default names,
+   that gpuk_nvrtc_version loaded before gpuk_init, from GPUK_NVRTC_PATH or the default search,
    gives way to the one this init names; with neither nvrtc_path nor nvrtc_get_proc set it
-   stays, being the one the defaults name. */
+   stays, being the one the defaults find. The disk cache's folder: nvrtc_cache_dir, else
+   GPUK_CACHE_DIR (secure_getenv: the cache decides what code runs), else none. */
 static void gpuk__nvrtc_configure(const gpuk_desc* d) {
+    const char* dir = d->nvrtc_cache_dir ? d->nvrtc_cache_dir : gpuk__getenv("GPUK_CACHE_DIR");
     gpuk__mutex_lock(&gpuk__nvrtc_lock);
     if ((d->nvrtc_path || d->nvrtc_get_proc) && GPUK__ATOMIC_LOAD(&gpuk__nv.loaded))
         gpuk__nvrtc_forget_locked();
     gpuk__copy_text(gpuk__nv.path, sizeof gpuk__nv.path, d->nvrtc_path);
     gpuk__nv.get_proc = d->nvrtc_get_proc;
     gpuk__nv.get_proc_user_data = d->nvrtc_get_proc_user_data;
+    gpuk__nv.cache_dir[0] = 0;
+    GPUK__ATOMIC_STORE(&gpuk__nv.cache_warned, 0);
+    if (dir && strlen(dir) < GPUK__CACHE_DIR_MAX)
+        gpuk__copy_text(gpuk__nv.cache_dir, sizeof gpuk__nv.cache_dir, dir);
+    else if (dir) { /* only GPUK_CACHE_DIR: gpuk_init refuses a nvrtc_cache_dir this long */
+        char msg[160];
+        gpuk__fmt(msg, sizeof msg, 0, "gpuk_init: GPUK_CACHE_DIR is %zu characters long (at most "
+                  "%d are taken): compiles are not cached on disk", strlen(dir),
+                  GPUK__CACHE_DIR_MAX - 1);
+        gpuk__log(GPUK_LOG_WARN, 0, msg);
+    }
     gpuk__mutex_unlock(&gpuk__nvrtc_lock);
 }
 
@@ -2486,6 +2899,10 @@ GPUK__IMPL gpuk_result gpuk_init(const gpuk_desc* desc) {
     if (d.nvrtc_path && strlen(d.nvrtc_path) >= GPUK__PATH_MAX)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_desc.nvrtc_path is %zu characters long; "
                           "at most %d are taken", strlen(d.nvrtc_path), GPUK__PATH_MAX - 1);
+    if (d.nvrtc_cache_dir && strlen(d.nvrtc_cache_dir) >= GPUK__CACHE_DIR_MAX)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_desc.nvrtc_cache_dir is %zu characters "
+                          "long; at most %d are taken", strlen(d.nvrtc_cache_dir),
+                          GPUK__CACHE_DIR_MAX - 1);
     if ((unsigned)d.log_level >= (unsigned)GPUK_LOG_NUM)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_desc.log_level %d is out of range",
                           (int)d.log_level);
@@ -5126,6 +5543,38 @@ GPUK__IMPL gpuk_result gpuk_module_unload(gpuk_ctx* ctx, gpuk_module module) {
 
 /* src/gpuk_nvrtc.h - part of gpuk.h: NVRTC: compiling CUDA C++ into modules, the compile cache. */
 /* ---- >>nvrtc ---- */
+/* NVRTC opens its builtins library (libnvrtc-builtins.so.13.0, nvrtc-builtins64_130.dll) at
+   its first compile by name, through the system loader's search, which does not look beside
+   NVRTC: an NVRTC loaded from a folder off that search (by the search's folders, or a path)
+   would fail every compile with NVRTC_ERROR_BUILTIN_OPERATION_FAILURE. Loaded from NVRTC's
+   folder first, it is what NVRTC's own load then finds (the loader matches loaded libraries by
+   name). Kept for the process, like NVRTC (one loaded again only drops the new reference);
+   nothing is done where NVRTC's folder has none. */
+static void gpuk__nvrtc_builtins(const char* fn, int major, int minor) {
+    char path[GPUK__PATH_MAX + 40], why[200];
+    const char* p;
+    size_t dir = 0;
+    void* h;
+    for (p = gpuk__nv.found; *p; p++)
+        if (*p == '/' || *p == '\\') dir = (size_t)(p - gpuk__nv.found) + 1;
+    if (!dir) return;
+    memcpy(path, gpuk__nv.found, dir);
+#if defined(_WIN32)
+    gpuk__fmt(path, sizeof path, dir, "nvrtc-builtins64_%d%d.dll", major, minor);
+#else
+    gpuk__fmt(path, sizeof path, dir, "libnvrtc-builtins.so.%d.%d", major, minor);
+#endif
+    h = gpuk__lib_open_path(path, why, sizeof why);
+    if (h && h == gpuk__nv.builtins) gpuk__lib_close(h);
+    else if (h) gpuk__nv.builtins = h;
+    if (gpuk__log_wants(GPUK_LOG_DEBUG)) {
+        char msg[GPUK__PATH_MAX + 300];
+        gpuk__fmt(msg, sizeof msg, 0, "%s: %s%s%s", fn, h ? "loaded " : "",
+                  h ? path : "NVRTC's builtins not beside it: ", h ? "" : why);
+        gpuk__log(GPUK_LOG_DEBUG, 0, msg);
+    }
+}
+
 /* NVRTC is loaded by the first compile (or gpuk_nvrtc_version); a failed load is not
    remembered, so a later call tries again (after the library was installed, say). */
 static gpuk_result gpuk__nvrtc_load(const char* fn) {
@@ -5154,7 +5603,14 @@ static gpuk_result gpuk__nvrtc_load(const char* fn) {
     gpuk__sym_to_fn(&gpuk__nv.error_string, sizeof gpuk__nv.error_string,
                     gpuk__lib_resolve(&gpuk__nvrtc_lib, &row));
     gpuk__nv.lib.keep = 1; /* its code ran: never closed */
+    if (!gpuk__nv.get_proc) gpuk__nvrtc_builtins(fn, major, minor);
     GPUK__ATOMIC_STORE(&gpuk__nv.loaded, 1);
+    if (!gpuk__nv.get_proc && gpuk__log_wants(GPUK_LOG_INFO)) {
+        char msg[GPUK__PATH_MAX + 120];
+        gpuk__fmt(msg, sizeof msg, 0, "%s: NVRTC %d.%d loaded from %s (%s)", fn, major, minor,
+                  gpuk__nv.found, gpuk__nv.found_how ? gpuk__nv.found_how : "");
+        gpuk__log(GPUK_LOG_INFO, 0, msg);
+    }
     return GPUK_OK;
 }
 
@@ -5260,12 +5716,6 @@ static size_t gpuk__compile_key(char* buf, const gpuk_compile_desc* d, const cha
     return pos;
 }
 
-static uint64_t gpuk__fnv1a(const char* p, size_t n) {
-    uint64_t h = 0xcbf29ce484222325ull;
-    while (n--) h = (h ^ (unsigned char)*p++) * 0x100000001b3ull;
-    return h;
-}
-
 static const gpuk__nvrtc_entry* gpuk__nvrtc_cache_find(uint64_t hash, const char* key,
                                                        size_t bytes) {
     const gpuk__nvrtc_entry* e;
@@ -5319,6 +5769,7 @@ static gpuk_result gpuk__nvrtc_run(const char* fn, const gpuk_compile_desc* d, c
             nv->nvrtcGetProgramLog(prog, log) != 0)
             log[0] = 0;
         if (log) log[log_bytes] = 0;
+        if (log && d->log) gpuk__copy_text(d->log, d->log_bytes, log);
         if (!res && log_res) { res = log_res; call = "nvrtcGetProgramLogSize"; }
     }
     if (res) {
@@ -5382,6 +5833,10 @@ static gpuk_result gpuk__compile_check(const char* fn, const gpuk_compile_desc* 
     uint32_t i;
     if (gpuk__desc_canaries_bad(d->_start_canary, d->_end_canary))
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_compile_desc canaries are not zero");
+    if (!d->log != !d->log_bytes)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.log and desc.log_bytes: set both "
+                          "(a buffer and its size) or neither");
+    if (d->log) d->log[0] = 0;
     if (!d->source) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.source is NULL");
     if ((d->num_options && !d->options) || (d->num_headers && !d->headers) ||
         (d->num_name_expressions && !d->name_expressions))
@@ -5407,6 +5862,254 @@ static gpuk_result gpuk__compile_check(const char* fn, const gpuk_compile_desc* 
                               "empty", i);
     return GPUK_OK;
 }
+
+/* ---- the disk cache (gpuk_desc.nvrtc_cache_dir, GPUK_CACHE_DIR) ---- */
+/* One file per compile key: "<folder>/nvrtc-<hash>.gpuk", this header, then the entry's key,
+   image and lowered names. Numbers are in the writer's byte order, and the key holds size_t
+   lengths, so a file from a machine of another byte order or size_t width never matches. */
+typedef struct gpuk__disk_header {
+    char magic[16];                /* gpuk__disk_magic: the format */
+    uint64_t key_bytes, image_bytes, names_bytes;
+    uint64_t is_ptx, arch;
+    uint64_t sum;                  /* FNV-1a of key, image and names */
+} gpuk__disk_header;
+static const char gpuk__disk_magic[16] = "gpuk nvrtc 1\n";
+
+/* A disk cache failure: GPUK_LOG_WARN the first time after gpuk_init, GPUK_LOG_INFO after. */
+static void gpuk__disk_warn(const char* msg) {
+    gpuk__log(GPUK__ATOMIC_ADD(&gpuk__nv.cache_warned, 1) == 0 ? GPUK_LOG_WARN : GPUK_LOG_INFO,
+              0, msg);
+}
+
+#if !defined(GPUK_NO_STDIO)
+#include <errno.h>
+#if defined(_WIN32)
+#include <direct.h> /* _mkdir */
+#if !defined(_WINDOWS_) && !defined(_WINBASE_)
+__declspec(dllimport) int __stdcall MoveFileExA(const char* from, const char* to,
+                                                unsigned long flags);
+__declspec(dllimport) unsigned long __stdcall GetCurrentProcessId(void);
+#endif
+#else
+#include <fcntl.h> /* open: O_EXCL */
+#endif
+static void gpuk__disk_name(char* buf, size_t cap, uint64_t hash) {
+    char hex[17];
+    int i;
+    for (i = 15; i >= 0; i--, hash >>= 4) hex[i] = "0123456789abcdef"[hash & 15u];
+    hex[16] = 0;
+    gpuk__fmt(buf, cap, 0, "%s" GPUK__SEP "nvrtc-%s.gpuk", gpuk__nv.cache_dir, hex);
+}
+
+/* The entry the disk cache holds for key, or NULL: no file, or one whose format, sizes, key,
+   target or checksum differ (cut short, damaged, another program of the same hash), which the
+   compile then writes again. */
+static gpuk__nvrtc_entry* gpuk__disk_read(const char* fn, const char* name, uint64_t hash,
+                                          const char* key, size_t key_bytes, int is_ptx,
+                                          int arch) {
+    char file[GPUK__PATH_MAX], msg[GPUK__PATH_MAX + 200];
+    gpuk__disk_header h;
+    gpuk__nvrtc_entry* e = NULL;
+    const char* bad = NULL;
+    long size = -1;
+    size_t body = 0;
+    FILE* f;
+    gpuk__disk_name(file, sizeof file, hash);
+    if (!(f = fopen(file, "rb"))) {
+        if (errno != ENOENT) {
+            gpuk__fmt(msg, sizeof msg, 0, "%s: '%s': cannot read the disk cache file %s: %s", fn,
+                      name, file, strerror(errno));
+            gpuk__disk_warn(msg);
+        }
+        return NULL;
+    }
+    if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0 ||
+        fread(&h, sizeof h, 1, f) != 1)
+        bad = "is too short";
+    else if (memcmp(h.magic, gpuk__disk_magic, sizeof h.magic) != 0)
+        bad = "is not one of this gpuk's";
+    else if (h.key_bytes != key_bytes || h.is_ptx != (uint64_t)is_ptx ||
+             h.arch != (uint64_t)arch || !h.image_bytes || h.image_bytes > (1ull << 31) ||
+             h.names_bytes > (1ull << 24))
+        bad = "holds another program";
+    else if ((uint64_t)size != sizeof h + h.key_bytes + h.image_bytes + h.names_bytes)
+        bad = "has the wrong size";
+    else if (!(e = (gpuk__nvrtc_entry*)gpuk__alloc(
+                   sizeof *e + (body = key_bytes + (size_t)h.image_bytes + (size_t)h.names_bytes))))
+        bad = "cannot be read (no host memory)";
+    else if (fread(e + 1, 1, body, f) != body)
+        bad = "cannot be read whole";
+    else if (memcmp(e + 1, key, key_bytes) != 0)
+        bad = "holds another program of the same hash";
+    else if (gpuk__fnv1a((const char*)(e + 1), body) != h.sum)
+        bad = "is damaged";
+    fclose(f);
+    if (!bad) {
+        /* what readers rely on: PTX ends in its NUL, names are NUL-terminated pairs */
+        const char* image = (const char*)(e + 1) + key_bytes;
+        const char* names = image + h.image_bytes;
+        size_t i, nuls = 0;
+        for (i = 0; i < h.names_bytes; i++) nuls += names[i] == 0;
+        if ((is_ptx && image[h.image_bytes - 1] != 0) || nuls % 2 ||
+            (h.names_bytes && names[h.names_bytes - 1] != 0))
+            bad = "is damaged";
+    }
+    if (bad) {
+        gpuk__free(e);
+        if (gpuk__log_wants(GPUK_LOG_INFO)) {
+            gpuk__fmt(msg, sizeof msg, 0, "%s: '%s': the disk cache file %s %s: compiling "
+                      "again", fn, name, file, bad);
+            gpuk__log(GPUK_LOG_INFO, 0, msg);
+        }
+        return NULL;
+    }
+    e->key_bytes = key_bytes;
+    e->image_bytes = (size_t)h.image_bytes;
+    e->names_bytes = (size_t)h.names_bytes;
+    e->is_ptx = is_ptx;
+    e->arch = arch;
+    if (gpuk__log_wants(GPUK_LOG_INFO)) {
+        gpuk__fmt(msg, sizeof msg, 0, "%s: '%s': disk cache hit, %s (%s_%d) from %s", fn, name,
+                  is_ptx ? "PTX" : "a cubin", is_ptx ? "compute" : "sm", arch, file);
+        gpuk__log(GPUK_LOG_INFO, 0, msg);
+    }
+    return e;
+}
+
+/* The folder and its missing parents, made private to the user (0700); failures are left
+   for the file's creation to report. */
+static void gpuk__disk_mkdirs(void) {
+    char dir[GPUK__PATH_MAX];
+    size_t i;
+    gpuk__copy_text(dir, sizeof dir, gpuk__nv.cache_dir);
+    for (i = 1; dir[i - 1]; i++)
+        if (dir[i] == '/' || dir[i] == '\\' || !dir[i]) {
+            char c = dir[i];
+            dir[i] = 0;
+#if defined(_WIN32)
+            _mkdir(dir);
+#else
+            mkdir(dir, 0700);
+#endif
+            dir[i] = c;
+            if (!c) break;
+        }
+}
+
+#if !defined(_WIN32)
+static int gpuk__write_all(int fd, const void* p, size_t n) {
+    const char* c = (const char*)p;
+    while (n) {
+        long w = (long)write(fd, c, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return 0;
+        c += w;
+        n -= (size_t)w;
+    }
+    return 1;
+}
+#endif
+
+/* Writes e whole under a temporary name in the folder, then renames it into place (atomic:
+   a reader sees the old file or the new one, never part of one). Failures are logged, never
+   returned. */
+static void gpuk__disk_write(const char* fn, const char* name, const gpuk__nvrtc_entry* e) {
+    char file[GPUK__PATH_MAX], tmp[GPUK__PATH_MAX + 64], msg[GPUK__PATH_MAX + 300];
+    gpuk__disk_header h;
+    size_t body = e->key_bytes + e->image_bytes + e->names_bytes;
+    const char* what = NULL;
+    const char* which; /* the file the failure is about */
+    int err = 0, tries;
+    memset(&h, 0, sizeof h);
+    memcpy(h.magic, gpuk__disk_magic, sizeof h.magic);
+    h.key_bytes = e->key_bytes;
+    h.image_bytes = e->image_bytes;
+    h.names_bytes = e->names_bytes;
+    h.is_ptx = (uint64_t)e->is_ptx;
+    h.arch = (uint64_t)e->arch;
+    h.sum = gpuk__fnv1a((const char*)(e + 1), body);
+    gpuk__disk_name(file, sizeof file, e->hash);
+    which = tmp;
+#if defined(_WIN32)
+    gpuk__fmt(tmp, sizeof tmp, 0, "%s.%lu.%u.tmp", file, GetCurrentProcessId(),
+              GPUK__ATOMIC_ADD(&gpuk__nv.cache_seq, 1u));
+    {
+        FILE* f = NULL;
+        for (tries = 0; tries < 2 && !f; tries++) {
+            if (tries) gpuk__disk_mkdirs();
+            f = fopen(tmp, "wb");
+        }
+        if (!f) {
+            what = "cannot create";
+            err = errno;
+        } else {
+            int ok = fwrite(&h, sizeof h, 1, f) == 1 && fwrite(e + 1, 1, body, f) == body;
+            if (!ok) err = errno;
+            if (fclose(f) != 0 && ok) { ok = 0; err = errno; }
+            if (!ok) what = "cannot write";
+            else if (!MoveFileExA(tmp, file, 1u)) { /* MOVEFILE_REPLACE_EXISTING */
+                what = "cannot rename into place";
+                which = file;
+            }
+            if (what) remove(tmp);
+        }
+    }
+#else
+    gpuk__fmt(tmp, sizeof tmp, 0, "%s.%ld.%u.tmp", file, gpuk__process_id(),
+              (unsigned)GPUK__ATOMIC_ADD(&gpuk__nv.cache_seq, 1u));
+    {
+        int fd = -1, ok;
+        /* O_EXCL: never through a link someone left at that name */
+        for (tries = 0; tries < 2 && fd < 0; tries++) {
+            if (tries && errno != ENOENT) break;
+            if (tries) gpuk__disk_mkdirs();
+            fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0600);
+        }
+        if (fd < 0) {
+            what = "cannot create";
+            err = errno;
+        } else {
+            ok = gpuk__write_all(fd, &h, sizeof h) && gpuk__write_all(fd, e + 1, body);
+            if (!ok) err = errno;
+            if (close(fd) != 0 && ok) { ok = 0; err = errno; }
+            if (!ok) what = "cannot write";
+            else if (rename(tmp, file) != 0) {
+                what = "cannot rename into place";
+                which = file;
+                err = errno;
+            }
+            if (what) unlink(tmp);
+        }
+    }
+#endif
+    if (what) {
+        gpuk__fmt(msg, sizeof msg, 0, "%s: '%s': %s the disk cache file %s%s%s; compiles are not "
+                  "cached on disk", fn, name, what, which,
+                  err ? ": " : "", err ? strerror(err) : "");
+        gpuk__disk_warn(msg);
+    } else if (gpuk__log_wants(GPUK_LOG_DEBUG)) {
+        gpuk__fmt(msg, sizeof msg, 0, "%s: '%s': written to the disk cache as %s", fn, name, file);
+        gpuk__log(GPUK_LOG_DEBUG, 0, msg);
+    }
+}
+#else
+/* GPUK_NO_STDIO: no disk cache; a folder asked for is named once in the log. */
+static gpuk__nvrtc_entry* gpuk__disk_read(const char* fn, const char* name, uint64_t hash,
+                                          const char* key, size_t key_bytes, int is_ptx,
+                                          int arch) {
+    (void)fn; (void)name; (void)hash; (void)key; (void)key_bytes; (void)is_ptx; (void)arch;
+    return NULL;
+}
+static void gpuk__disk_write(const char* fn, const char* name, const gpuk__nvrtc_entry* e) {
+    (void)name; (void)e;
+    if (!GPUK__ATOMIC_LOAD(&gpuk__nv.cache_warned)) {
+        char msg[120];
+        gpuk__fmt(msg, sizeof msg, 0, "%s: built with GPUK_NO_STDIO: the disk cache is left out",
+                  fn);
+        gpuk__disk_warn(msg);
+    }
+}
+#endif
 
 /* gpuk_module_compile, with fn naming the public call in errors (the custom kernels' create
    calls compile through it too). */
@@ -5448,7 +6151,11 @@ static gpuk_result gpuk__module_compile(const char* fn, gpuk_ctx* ctx,
     found = gpuk__nvrtc_cache_find(hash, key, key_bytes);
     gpuk__mutex_unlock(&gpuk__nvrtc_lock);
     if (!found) {
-        r = gpuk__nvrtc_run(fn, desc, name, arch_option, !cubin, key, key_bytes, &made);
+        /* set by gpuk_init, cleared by gpuk_shutdown, which cannot run while a ctx lives */
+        int disk = gpuk__nv.cache_dir[0] != 0, from_disk = 0;
+        if (disk) from_disk = (made = gpuk__disk_read(fn, name, hash, key, key_bytes, !cubin,
+                                                      arch)) != NULL;
+        if (!made) r = gpuk__nvrtc_run(fn, desc, name, arch_option, !cubin, key, key_bytes, &made);
         if (r == GPUK_OK) {
             made->hash = hash;
             made->arch = arch;
@@ -5463,8 +6170,9 @@ static gpuk_result gpuk__module_compile(const char* fn, gpuk_ctx* ctx,
             }
             gpuk__mutex_unlock(&gpuk__nvrtc_lock);
             gpuk__free(made);
+            if (disk && !from_disk) gpuk__disk_write(fn, name, found);
         }
-        if (found && gpuk__log_wants(GPUK_LOG_INFO)) {
+        if (found && !from_disk && gpuk__log_wants(GPUK_LOG_INFO)) {
             gpuk__fmt(msg, sizeof msg, 0, "%s: '%s': NVRTC %d.%d compiled it to %s (%s_%d)%s", fn,
                       name, gpuk__nv.version / 1000, gpuk__nv.version % 1000 / 10,
                       cubin ? "a cubin" : "PTX", cubin ? "sm" : "compute", arch,
@@ -7652,6 +8360,10 @@ static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* c
     v[0] = c; v[1] = a; v[2] = b;
     stride[0] = stride_c; stride[1] = stride_a; stride[2] = stride_b;
     if ((r = gpuk__kcall_init(&k, fn, id, ctx, stream)) != GPUK_OK) return r;
+    if (trans_a > GPUK_OP_T || trans_b > GPUK_OP_T)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s is %u: GPUK_OP_N (0) or GPUK_OP_T (1)",
+                          trans_a > GPUK_OP_T ? "trans_a" : "trans_b",
+                          (unsigned)(trans_a > GPUK_OP_T ? trans_a : trans_b));
     memset(&g, 0, sizeof g);
     for (i = 0; i < 3; i++) {
         gpuk_array2d last = v[i];
@@ -8308,10 +9020,12 @@ static void gpuk__custom_gen(gpuk__text* t, const gpuk__custom_src* c) {
                  "        *gpuk_ticket_ = 0;\n    }\n}\n");
 }
 
-/* Writes the source, compiles it (cached) and gets the kernel. */
+/* Writes the source, compiles it (cached; NVRTC's log into log, as gpuk_compile_desc's) and
+   gets the kernel. */
 static gpuk_result gpuk__custom_build(const char* fn, gpuk_ctx* ctx, const gpuk__custom_src* c,
                                       const char* const* options, uint32_t num_options,
-                                      gpuk_module* out_module, gpuk_kernel* out_kernel) {
+                                      char* log, size_t log_bytes, gpuk_module* out_module,
+                                      gpuk_kernel* out_kernel) {
     gpuk__text t;
     gpuk_compile_desc cd;
     char program[GPUK__CUSTOM_NAME + 4];
@@ -8332,6 +9046,8 @@ static gpuk_result gpuk__custom_build(const char* fn, gpuk_ctx* ctx, const gpuk_
     cd.name = program;
     cd.options = options;
     cd.num_options = num_options;
+    cd.log = log;
+    cd.log_bytes = log_bytes;
     r = gpuk__module_compile(fn, ctx, &cd, out_module);
     if (r == GPUK_ERR_COMPILE) {
         gpuk__log(GPUK_LOG_ERROR, GPUK_ERR_COMPILE, "the generated source that failed to compile:");
@@ -8409,13 +9125,15 @@ GPUK__IMPL gpuk_result gpuk_elementwise_create(gpuk_ctx* ctx, const gpuk_element
     if ((r = gpuk__custom_head(fn, ctx, desc, out_kernel, GPUK__CANARIES(desc),
                                "gpuk_elementwise_desc")) != GPUK_OK)
         return r;
+    if (desc->log && desc->log_bytes) desc->log[0] = 0; /* a refused desc: no log */
     if ((r = gpuk__custom_start(fn, desc->name, "gpuk_elementwise", desc->params, desc->options,
                                 desc->num_options, desc->preamble, &c, &sig)) != GPUK_OK ||
         (r = gpuk__custom_code(fn, "body", desc->body)) != GPUK_OK)
         return r;
     c.body = desc->body;
-    if ((r = gpuk__custom_build(fn, ctx, &c, desc->options, desc->num_options, &out_kernel->module,
-                                &out_kernel->kernel)) != GPUK_OK)
+    if ((r = gpuk__custom_build(fn, ctx, &c, desc->options, desc->num_options, desc->log,
+                                desc->log_bytes, &out_kernel->module, &out_kernel->kernel)) !=
+        GPUK_OK)
         return r;
     out_kernel->num_params = sig.count;
     memcpy(out_kernel->param, sig.code, sizeof sig.code);
@@ -8432,6 +9150,7 @@ GPUK__IMPL gpuk_result gpuk_reduction_create(gpuk_ctx* ctx, const gpuk_reduction
     if ((r = gpuk__custom_head(fn, ctx, desc, out_kernel, GPUK__CANARIES(desc),
                                "gpuk_reduction_desc")) != GPUK_OK)
         return r;
+    if (desc->log && desc->log_bytes) desc->log[0] = 0; /* a refused desc: no log */
     if ((r = gpuk__custom_start(fn, desc->name, "gpuk_reduction", desc->params, desc->options,
                                 desc->num_options, desc->preamble, &c, &sig)) != GPUK_OK ||
         (r = gpuk__custom_code(fn, "map", desc->map)) != GPUK_OK ||
@@ -8448,8 +9167,9 @@ GPUK__IMPL gpuk_result gpuk_reduction_create(gpuk_ctx* ctx, const gpuk_reduction
     c.map = desc->map;
     c.reduce = desc->reduce;
     c.identity = desc->identity;
-    if ((r = gpuk__custom_build(fn, ctx, &c, desc->options, desc->num_options, &out_kernel->module,
-                                &out_kernel->kernel)) != GPUK_OK)
+    if ((r = gpuk__custom_build(fn, ctx, &c, desc->options, desc->num_options, desc->log,
+                                desc->log_bytes, &out_kernel->module, &out_kernel->kernel)) !=
+        GPUK_OK)
         return r;
     out_kernel->num_params = sig.count;
     memcpy(out_kernel->param, sig.code, sizeof sig.code);
