@@ -19,6 +19,8 @@ CONFIGURATION (define before the implementation include)
    GPUK_DEBUG            1 unless NDEBUG: desc canaries, kernel argument count/size checks with
                          cuFuncGetParamInfo (driver >= 12.4), pageable-"async"-copy reports
    GPUK_NO_KERNELS       leave out the built-in kernels and their PTX
+   GPUK_ONLY_<FAMILY>    keep only the built-in families so named (REDUCE, SCAN, GEMM...: the
+                         list is at the kernels' declarations); GPUK_NO_<FAMILY> leaves one out
    GPUK_NO_STDIO         leave out gpuk_log_stderr and <stdio.h> (and with it the NVRTC disk
                          cache: nvrtc_cache_dir and GPUK_CACHE_DIR are then ignored)
    GPUK_NO_THREAD_LOCAL  gpuk_last_error() becomes process-global

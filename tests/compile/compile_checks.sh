@@ -1,6 +1,7 @@
 # tests/compile/compile_checks.sh - gpuk.h compiles warning-free as C99 (gcc, clang, aarch64 and
 # mingw-w64 cross compilers), C++11/17, with
-# GPUK_STATIC in two linked translation units, with GPUK_NO_KERNELS / GPUK_NO_STDIO, and the
+# GPUK_STATIC in two linked translation units, with GPUK_NO_KERNELS / GPUK_NO_STDIO, with each
+# family of built-ins alone (GPUK_ONLY_<F>) or none, and the
 # declarations alone stay under 1,500 preprocessed lines. Run from the repository root.
 # GPUK_QUICK=1 (ninja test): gcc, clang and g++ only; the cross compilers and the compile-time
 # report are left to ninja check.
@@ -54,6 +55,25 @@ for first in gpuk.h tests/support/embed_test_kernels.h; do
     try "gpuk_grid with $first first (g++ c++11)" g++ -x c++ -std=c++11 -Wall -Wextra -Werror -I. -c "$tmp/order.c" -o "$tmp/order.o"
   fi
 done
+# a program may keep one family of built-ins (GPUK_ONLY_<F>, the families read from gpuk.h so a
+# new one is covered) or leave them all out: each such implementation warning-free, and a call
+# of a left-out family does not build
+families=$(grep -o 'defined(GPUK_ONLY_[A-Z0-9_]*)' gpuk.h | sed 's/defined(GPUK_ONLY_\(.*\))/\1/' | sort -u)
+if [ -z "$families" ]; then echo "no GPUK_ONLY_ families in gpuk.h" >"$tmp/err"; bad "families read from gpuk.h"
+elif [ -z "$quick" ]; then
+  printf '#define GPUK_IMPLEMENTATION\n#include "gpuk.h"\nint main(void) { return gpuk_result_str(GPUK_OK)[0] != 71; }\n' >"$tmp/fam.c"
+  cp "$tmp/fam.c" "$tmp/fam.cpp"
+  for fam in $families; do
+    try "gcc c99 GPUK_ONLY_$fam" gcc $C99 -DGPUK_ONLY_$fam -I. -c "$tmp/fam.c" -o "$tmp/fam.o"
+  done
+  try "gcc c99 every family left out" gcc $C99 $(printf -- '-DGPUK_NO_%s ' $families) -I. -c "$tmp/fam.c" -o "$tmp/fam.o"
+  try "clang c99 GPUK_ONLY_GEMM and GPUK_ONLY_SCAN" clang $C99 -DGPUK_ONLY_GEMM -DGPUK_ONLY_SCAN -I. -c "$tmp/fam.c" -o "$tmp/fam.o"
+  try "g++ c++11 GPUK_ONLY_REDUCE" g++ -std=c++11 -Wall -Wextra -Werror -DGPUK_ONLY_REDUCE -I. -c "$tmp/fam.cpp" -o "$tmp/fam.o"
+  printf '#define GPUK_ONLY_SCAN\n#define GPUK_IMPLEMENTATION\n#include "gpuk.h"\nint f(gpuk_ctx* c, gpuk_buffer b);\nint f(gpuk_ctx* c, gpuk_buffer b) { return (int)gpuk_sum_f32(c, GPUK_DEFAULT_STREAM, gpuk_at(b, 0), gpuk_at(b, 1), 1); }\n' >"$tmp/left_out.c"
+  if gcc $C99 -I. -c "$tmp/left_out.c" -o "$tmp/fam.o" 2>"$tmp/err"; then bad "a call of a left-out family does not build"
+  elif grep -q "gpuk_sum_f32" "$tmp/err"; then ok "a call of a left-out family does not build (gpuk_sum_f32 under GPUK_ONLY_SCAN)"
+  else bad "a call of a left-out family does not build"; fi
+fi
 # GPUK_ARGS over pointers to const objects: no warning, not even with -Wcast-qual
 try "GPUK_ARGS with const arguments (gcc c99 -Wcast-qual)" gcc $C99 -Wcast-qual -I. -c tests/compile/compile_c99.c -o "$tmp/cq.o"
 # the C++ spellings of the public macros (GPUK_DEFAULT_STREAM, GPUK_DIM*, GPUK_RANGE) also run
