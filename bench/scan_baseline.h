@@ -16,20 +16,17 @@ typedef struct scan_baseline {
 /* Baseline of kernel id (a scan of elem-byte elements) for up to n elements. */
 static gpuk_result scan_baseline_open(gpuk_ctx* ctx, int id, size_t elem, size_t n, scan_baseline* b) {
     const gpuk__builtin_ptx* p = gpuk__builtin_ptx_of(id);
-    size_t bytes = 0, len = 0;
-    const char* const* piece;
-    char* text;
-    gpuk_result r;
+    char* block = NULL;
+    const char* text;
+    gpuk_result r = GPUK_OK;
     memset(b, 0, sizeof *b);
     b->elem = elem;
     b->tile = gpuk__scan_tile(elem);
     b->tiles = n / b->tile + 1;
-    for (piece = p->pieces; *piece; piece++) bytes += strlen(*piece);
-    text = (char*)malloc(bytes + 1);
-    for (piece = p->pieces; *piece; piece++) { memcpy(text + len, *piece, strlen(*piece)); len += strlen(*piece); }
-    text[len] = 0;
+    /* the PTX as gpuk.h stores it (packed), unpacked the library's own way */
+    if (!(text = gpuk__builtin_text("scan_baseline_open", p, &block, &r))) return r;
     r = gpuk_module_load(ctx, &(gpuk_module_desc){ .image = { text, 0 }, .label = p->name }, &b->module);
-    free(text);
+    gpuk__free(block);
     if (r == GPUK_OK) r = gpuk_kernel_get(ctx, b->module, p->name, &b->kernel);
     if (r == GPUK_OK) r = gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = 16 + b->tiles * 24 }, &b->scratch);
     if (r == GPUK_OK) r = gpuk_buffer_memset(ctx, GPUK_DEFAULT_STREAM, b->scratch, 0, 0, 4, (16 + b->tiles * 24) / 4);
