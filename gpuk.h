@@ -8000,8 +8000,8 @@ static GPUK__NOINLINE gpuk_result gpuk__map(const char* fn, int id, gpuk_ctx* ct
     args[4] = (void*)(uintptr_t)(s0 ? s0 : zero);
     args[5] = (void*)(uintptr_t)(s1 ? s1 : zero);
     k.args = args;
-    /* a block for every 256 packs: on H100 that moved add_f32 from 0.97 to 1.02 of copy bandwidth
-       against a grid of 32 blocks an SM looping over the rest */
+    /* a block for every 256 packs: faster than a grid of 32 blocks an SM looping over the rest
+       (bench "add_f32 2^28") */
     k.grid_x = gpuk__grid(n, GPUK__BLOCK * (16 / elem), (size_t)ctx->info.max_grid[0]);
     return gpuk__builtin_go(&k);
 }
@@ -8033,8 +8033,8 @@ static GPUK__NOINLINE gpuk_result gpuk__generate(const char* fn, int id, gpuk_ct
     args[0] = &po; args[1] = &n64;
     args[2] = (void*)(uintptr_t)s0; args[3] = (void*)(uintptr_t)s1;
     k.args = args;
-    /* 32 blocks an SM, looping: random_uniform_f32 ran at 0.96-1.00 of copy bandwidth so on H100,
-       0.81 with a block for every 256 Philox blocks */
+    /* 32 blocks an SM, looping: a block for every 256 Philox blocks was slower (bench
+       "random_uniform_f32 2^28") */
     k.grid_x = gpuk__grid(n / per_thread + 2, GPUK__BLOCK, gpuk__sm_blocks(ctx, 32));
     return gpuk__builtin_go(&k);
 }
@@ -8120,9 +8120,10 @@ static size_t gpuk__scan_tile(size_t elem) {
     return (size_t)GPUK__BLOCK * (elem == 4 ? GPUK__SCAN_ITEMS_4 : GPUK__SCAN_ITEMS_8);
 }
 
-/* How many tiles ahead a scan block prefetches into L2 (gpuk_kernels.cuh, scan): measured best
-   on H100 at 2.5 tiles a multiprocessor for 4-byte types and 2 for 8-byte ones, and never more
-   than a quarter of L2 (at half of it, prefetched tiles were evicted before use); 0: none. */
+/* How many tiles ahead a scan block prefetches into L2 (gpuk_kernels.cuh, scan): 2.5 tiles a
+   multiprocessor for 4-byte types and 2 for 8-byte ones (bench "scan_inclusive_i32 2^28"), and
+   never more than a quarter of L2 (at half of it, prefetched tiles were evicted before use);
+   0: none. */
 static uint32_t gpuk__scan_ahead(const gpuk_device_info* info, size_t elem) {
     const size_t tile_bytes = gpuk__scan_tile(elem) * elem;
     const size_t l2_tiles = info->l2_bytes > 0 ? (size_t)info->l2_bytes / (4 * tile_bytes) : 0;
@@ -8503,8 +8504,8 @@ static gpuk_result gpuk__stencil_tmap(const char* fn, int id, unsigned char* map
    3x3 (weights, boundary); 1: one heat step (in -> out); 2: steps heat steps of out (the
    field) using in as scratch, a step a launch (field and scratch taking turns), then for odd
    steps a copy back (the kernel's steps = 0), so the field ends where it started. Several
-   steps a launch in shared memory (32 x 32 tiles, a halo of 4) ran at 0.46 of copy bandwidth
-   a step on H100 against 0.89 for one step a launch, so that is not used. */
+   steps a launch in shared memory (32 x 32 tiles, a halo of 4) was about half as fast a step
+   as one step a launch (bench "heat_step_f32"), so that is not used. */
 static GPUK__NOINLINE gpuk_result gpuk__stencil(const char* fn, int id, gpuk_ctx* ctx,
                                                 gpuk_stream stream, size_t elem, int mode,
                                                 gpuk_array2d out, gpuk_array2d in,
@@ -8579,10 +8580,8 @@ static GPUK__NOINLINE gpuk_result gpuk__stencil(const char* fn, int id, gpuk_ctx
             /* Where blocks walk several tiles, up to an eighth fewer of them, so that the grid and
                the tiles a row have no common factor: each block's tile column then goes round all
                of them, and the first and last columns (the edge rules' extra work) come to every
-               block alike, not every few turns to a few (H100, i32 4096^2, 528 blocks meeting
-               the sides every 4 turns: 0.81 of copy bandwidth against 0.85 for 527, when the
-               sides' warps ran two paths; with the kernel's paths by warp, 0.845-0.855 against
-               0.853-0.854). More blocks than 4 an SM, to even out the tiles a block: 0.78. */
+               block alike, not every few turns to a few (bench "stencil3x3_i32 4096^2"). More
+               blocks than 4 an SM, to even out the tiles a block, were slower. */
             while (g < tiles && d < g / 8 && gpuk__gcd(g - d, tc) != 1) d++;
             k.grid_x = (unsigned)(d < g / 8 ? g - d : g);
             k.grid_y = 1;
