@@ -558,7 +558,7 @@ typedef struct gpuk_launch_desc {
 /* cuLaunchKernel takes void** but only reads through it: the uintptr_t step drops const
    without a -Wcast-qual warning (a non-pointer still fails to compile in GPUK__SZ) */
 #define GPUK__ARG(a) (void*)(uintptr_t)(a)
-#define GPUK__SZ(a) sizeof *(a)
+#define GPUK__SZ(a) (sizeof *(a))
 #define GPUK__EACH(f, ...) GPUK__CAT(GPUK__EACH, GPUK__NARGS(__VA_ARGS__))(f, __VA_ARGS__)
 #define GPUK__CAT(a, b) GPUK__CAT_(a, b)
 #define GPUK__CAT_(a, b) a##b
@@ -7794,8 +7794,8 @@ static gpuk_result gpuk__kcall_init(gpuk__kcall* k, const char* fn, int id, gpuk
     k->block_y = 1;
     k->grid_y = 1;
     k->grid_z = 1;
+    GPUK__CTX_CHECK(fn, ctx); /* first: a NULL ctx gives a constant error, never GPUK_OK */
     GPUK__ALIVE(fn);
-    GPUK__CTX_CHECK(fn, ctx);
     return gpuk__stream_resolve(fn, ctx, stream, &k->cs);
 }
 
@@ -8362,6 +8362,7 @@ static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* c
     gpuk_result r;
     v[0] = c; v[1] = a; v[2] = b;
     stride[0] = stride_c; stride[1] = stride_a; stride[2] = stride_b;
+    GPUK__CTX_CHECK(fn, ctx); /* kcall_init checks it too; said here for the static analysers */
     if ((r = gpuk__kcall_init(&k, fn, id, ctx, stream)) != GPUK_OK) return r;
     if (trans_a > GPUK_OP_T || trans_b > GPUK_OP_T)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s is %u: GPUK_OP_N (0) or GPUK_OP_T (1)",

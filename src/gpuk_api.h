@@ -558,7 +558,7 @@ typedef struct gpuk_launch_desc {
 /* cuLaunchKernel takes void** but only reads through it: the uintptr_t step drops const
    without a -Wcast-qual warning (a non-pointer still fails to compile in GPUK__SZ) */
 #define GPUK__ARG(a) (void*)(uintptr_t)(a)
-#define GPUK__SZ(a) sizeof *(a)
+#define GPUK__SZ(a) (sizeof *(a))
 #define GPUK__EACH(f, ...) GPUK__CAT(GPUK__EACH, GPUK__NARGS(__VA_ARGS__))(f, __VA_ARGS__)
 #define GPUK__CAT(a, b) GPUK__CAT_(a, b)
 #define GPUK__CAT_(a, b) a##b

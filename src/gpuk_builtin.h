@@ -477,8 +477,8 @@ static gpuk_result gpuk__kcall_init(gpuk__kcall* k, const char* fn, int id, gpuk
     k->block_y = 1;
     k->grid_y = 1;
     k->grid_z = 1;
+    GPUK__CTX_CHECK(fn, ctx); /* first: a NULL ctx gives a constant error, never GPUK_OK */
     GPUK__ALIVE(fn);
-    GPUK__CTX_CHECK(fn, ctx);
     return gpuk__stream_resolve(fn, ctx, stream, &k->cs);
 }
 
@@ -1045,6 +1045,7 @@ static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* c
     gpuk_result r;
     v[0] = c; v[1] = a; v[2] = b;
     stride[0] = stride_c; stride[1] = stride_a; stride[2] = stride_b;
+    GPUK__CTX_CHECK(fn, ctx); /* kcall_init checks it too; said here for the static analysers */
     if ((r = gpuk__kcall_init(&k, fn, id, ctx, stream)) != GPUK_OK) return r;
     if (trans_a > GPUK_OP_T || trans_b > GPUK_OP_T)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s is %u: GPUK_OP_N (0) or GPUK_OP_T (1)",
