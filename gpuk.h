@@ -989,129 +989,6 @@ GPUK_API gpuk_result gpuk_kernels_load(gpuk_ctx* ctx, const char* names);
 /* Allocates stream's scratch now, with room for scans of up to max_scan_n elements of any
    type (and for every reduction), so no later built-in call on stream allocates. */
 GPUK_API gpuk_result gpuk_kernels_reserve(gpuk_ctx* ctx, gpuk_stream stream, size_t max_scan_n);
-
-// --- custom kernels from C expressions (need NVRTC; left out by GPUK_NO_KERNELS) ---
-/* Like PyCUDA's ElementwiseKernel and ReductionKernel. params is a C parameter list,
-   "float a, const float* x, float* y": each entry a type, an optional '*', a name. Types:
-   float double int unsigned int32_t uint32_t int64_t uint64_t "long long" "unsigned long
-   long", and for pointers also char int8_t uint8_t short int16_t uint16_t (their unsigned
-   spellings too). Scalars are passed by value; a pointer is a gpuk_array view that must hold
-   n elements from its first (checked, like the built-ins); "raw const float* t" marks one the
-   code indexes some other way (only its handle, first and alignment are checked). Names (the
-   kernel's and the parameters') are C identifiers other than i, n, main, C++ keywords
-   (alternative tokens such as and/or/not too), CUDA's threadIdx, blockIdx, blockDim, gridDim,
-   warpSize and atomicAdd, names starting gpuk_ or _, and names holding __: each is refused
-   before anything is compiled. A reduction's reduce sees its own a and b, so parameters may
-   be named a and b too (the map sees the parameters). The code sees i and n
-   (long long: element i of n) and the parameters; int64_t and the like are not defined in it
-   (the parameter list maps them to long long ...; typedef them in the preamble if wanted).
-   create parses params (an error names the bad entry before anything is compiled), writes the
-   CUDA C, compiles it through gpuk_module_compile (cached: the same desc again costs one
-   module load) and gets the kernel; a compile error's log refers to "<name>: body(1)" etc.,
-   and the whole generated source goes to the logger at GPUK_LOG_ERROR. */
-#define GPUK_CUSTOM_MAX_PARAMS 16
-
-typedef struct gpuk_elementwise_desc {
-    uint32_t _start_canary;
-    const char* params;          // the parameter list (required; "" for none)
-    const char* body;            // statements for element i: "y[i] = a * x[i] + y[i]" (required)
-    const char* name;            // the kernel's name, a C identifier; NULL -> "gpuk_elementwise"
-    const char* preamble;        // CUDA C put before the kernel (device functions...); NULL: none
-    const char* const* options;  // NVRTC options, as gpuk_compile_desc's (no -arch)
-    uint32_t num_options;
-    char* log;                   // NULL -> none; NVRTC's log, as gpuk_compile_desc's
-    size_t log_bytes;
-    uint32_t _end_canary;
-} gpuk_elementwise_desc;
-
-/* Deterministic like the built-in reductions: the grid depends on n and the device only,
-   each thread folds its elements in index order, blocks fold in a fixed tree and the last
-   block folds the blocks' partials in index order, so the same input on the same device gives
-   the same bits every run. reduce must be associative and commutative with identity as its
-   neutral element (how elements are split over threads and blocks is gpuk's choice). */
-typedef struct gpuk_reduction_desc {
-    uint32_t _start_canary;
-    const char* params;          // the parameter list (required; "" for none)
-    const char* map;             // the value of element i: "x[i] * x[i]" (required)
-    const char* reduce;          // two values a and b combined: "a + b", "fmaxf(a, b)" (required)
-    const char* identity;        // the value of no elements: "0.0f", "-INFINITY" (required)
-    const char* type;            // the values' and the result's type (required; a scalar type)
-    const char* name;            // the kernel's name; NULL -> "gpuk_reduction"
-    const char* preamble;        // CUDA C put before the kernel; NULL: none
-    const char* const* options;  // NVRTC options (no -arch)
-    uint32_t num_options;
-    char* log;                   // NULL -> none; NVRTC's log, as gpuk_compile_desc's
-    size_t log_bytes;
-    uint32_t _end_canary;
-} gpuk_reduction_desc;
-
-/* A created custom kernel: its module and kernel (ordinary handles of the ctx) and the parsed
-   parameter list, which the launch checks the arguments against. Do not change the members. */
-typedef struct gpuk_elementwise {
-    gpuk_module module;
-    gpuk_kernel kernel;
-    uint32_t num_params;
-    uint8_t param[GPUK_CUSTOM_MAX_PARAMS];
-} gpuk_elementwise;
-typedef struct gpuk_reduction {
-    gpuk_module module;
-    gpuk_kernel kernel;
-    uint32_t num_params;
-    uint8_t param[GPUK_CUSTOM_MAX_PARAMS];
-    uint8_t type;
-} gpuk_reduction;
-
-/* A launch argument: a view for a pointer parameter, a scalar of exactly the parameter's type
-   (float takes GPUK_ARG_F32 only: no conversions). */
-typedef enum gpuk_arg_kind {
-    GPUK_ARG_DEFAULT = 0,        /* none: refused */
-    GPUK_ARG_ARRAY, GPUK_ARG_F32, GPUK_ARG_F64, GPUK_ARG_I32, GPUK_ARG_U32, GPUK_ARG_I64,
-    GPUK_ARG_U64,
-    GPUK_ARG_NUM,
-    GPUK_ARG_FORCE_U32 = 0x7FFFFFFF
-} gpuk_arg_kind;
-typedef struct gpuk_arg {
-    gpuk_arg_kind kind;
-    union { gpuk_array array; float f32; double f64; int32_t i32; uint32_t u32; int64_t i64;
-            uint64_t u64; } value;
-} gpuk_arg;
-static inline gpuk_arg gpuk_arg_array(gpuk_array view) {
-    gpuk_arg a; a.kind = GPUK_ARG_ARRAY; a.value.array = view; return a;
-}
-static inline gpuk_arg gpuk_arg_f32(float v) { gpuk_arg a; a.kind = GPUK_ARG_F32; a.value.f32 = v; return a; }
-static inline gpuk_arg gpuk_arg_f64(double v) { gpuk_arg a; a.kind = GPUK_ARG_F64; a.value.f64 = v; return a; }
-static inline gpuk_arg gpuk_arg_i32(int32_t v) { gpuk_arg a; a.kind = GPUK_ARG_I32; a.value.i32 = v; return a; }
-static inline gpuk_arg gpuk_arg_u32(uint32_t v) { gpuk_arg a; a.kind = GPUK_ARG_U32; a.value.u32 = v; return a; }
-static inline gpuk_arg gpuk_arg_i64(int64_t v) { gpuk_arg a; a.kind = GPUK_ARG_I64; a.value.i64 = v; return a; }
-static inline gpuk_arg gpuk_arg_u64(uint64_t v) { gpuk_arg a; a.kind = GPUK_ARG_U64; a.value.u64 = v; return a; }
-/* GPUK_ARGV(a, b, ...) (C only): the args array and its count, for the launches' last two
-   parameters: gpuk_elementwise_launch(ctx, s, &k, n, GPUK_ARGV(gpuk_arg_f32(2), ...)). */
-#ifndef __cplusplus
-#define GPUK_ARGV(...) (const gpuk_arg[]){ __VA_ARGS__ }, \
-    (uint32_t)(sizeof((gpuk_arg[]){ __VA_ARGS__ }) / sizeof(gpuk_arg))
-#endif
-
-GPUK_API gpuk_result gpuk_elementwise_create(gpuk_ctx* ctx, const gpuk_elementwise_desc* desc,
-                                             gpuk_elementwise* out_kernel);
-/* Runs the body for i = 0 .. n-1 on stream (grid chosen by gpuk, a grid-stride loop); args in
-   the parameters' order. Each view must hold n elements; two views one of which is not const
-   must not overlap unless they start at the same element and have the same element size (in
-   place: the body must then read and write element i alone, as gpuk cannot see its indexing).
-   n = 0 checks, runs nothing. Returns without waiting. */
-GPUK_API gpuk_result gpuk_elementwise_launch(gpuk_ctx* ctx, gpuk_stream stream,
-                                             const gpuk_elementwise* kernel, size_t n,
-                                             const gpuk_arg* args, uint32_t num_args);
-/* Unloads the module (its kernel goes with it) and zeroes *kernel. */
-GPUK_API gpuk_result gpuk_elementwise_destroy(gpuk_ctx* ctx, gpuk_elementwise* kernel);
-GPUK_API gpuk_result gpuk_reduction_create(gpuk_ctx* ctx, const gpuk_reduction_desc* desc,
-                                           gpuk_reduction* out_kernel);
-/* out[0] = identity reduce map(0) reduce ... map(n-1), written on stream (out: one element of
-   desc.type; n = 0 writes the identity). Uses the stream's scratch like the built-in
-   reductions (refused on CU_STREAM_PER_THREAD). Returns without waiting. */
-GPUK_API gpuk_result gpuk_reduction_launch(gpuk_ctx* ctx, gpuk_stream stream,
-                                           const gpuk_reduction* kernel, gpuk_array out, size_t n,
-                                           const gpuk_arg* args, uint32_t num_args);
-GPUK_API gpuk_result gpuk_reduction_destroy(gpuk_ctx* ctx, gpuk_reduction* kernel);
 #endif
 
 /* GPUK_GENERATED_BEGIN(kernels) */
@@ -1119,7 +996,7 @@ GPUK_API gpuk_result gpuk_reduction_destroy(gpuk_ctx* ctx, gpuk_reduction* kerne
 #if !defined(GPUK_NO_KERNELS)
 /* Families of built-in kernels. Define GPUK_NO_<FAMILY> before including gpuk.h to leave
    that family out (its calls undeclared, its PTX and launcher gone), or one or more
-   GPUK_ONLY_<FAMILY> to keep only those; the custom kernels always stay:
+   GPUK_ONLY_<FAMILY> to keep only those:
      GENERATE     generate: fill arrays with constants, sequences or random numbers
      ELEMENTWISE  element-wise: one output element from the same element of each input
      MOVE         move: strided copies and transposes
@@ -1127,10 +1004,11 @@ GPUK_API gpuk_result gpuk_reduction_destroy(gpuk_ctx* ctx, gpuk_reduction* kerne
      SCAN         scan: prefix sums in a single pass over the input
      HISTOGRAM    count: histograms with 64-bit counts
      STENCIL      stencil: 2-D neighbourhoods on gpuk_array2d views
-     GEMM         matrix: GEMM on row-major gpuk_array2d views, BLAS rules */
+     GEMM         matrix: GEMM on row-major gpuk_array2d views, BLAS rules
+     CUSTOM       custom: element-wise and reduction kernels from C expressions, compiled at run time by NVRTC */
 #if defined(GPUK_ONLY_GENERATE) || defined(GPUK_ONLY_ELEMENTWISE) || defined(GPUK_ONLY_MOVE) || \
     defined(GPUK_ONLY_REDUCE) || defined(GPUK_ONLY_SCAN) || defined(GPUK_ONLY_HISTOGRAM) || \
-    defined(GPUK_ONLY_STENCIL) || defined(GPUK_ONLY_GEMM)
+    defined(GPUK_ONLY_STENCIL) || defined(GPUK_ONLY_GEMM) || defined(GPUK_ONLY_CUSTOM)
 #define GPUK__ONLY_SOME 1
 #endif
 #if !defined(GPUK_NO_GENERATE) && (!defined(GPUK__ONLY_SOME) || defined(GPUK_ONLY_GENERATE))
@@ -1156,6 +1034,9 @@ GPUK_API gpuk_result gpuk_reduction_destroy(gpuk_ctx* ctx, gpuk_reduction* kerne
 #endif
 #if !defined(GPUK_NO_GEMM) && (!defined(GPUK__ONLY_SOME) || defined(GPUK_ONLY_GEMM))
 #define GPUK__FAMILY_GEMM 1
+#endif
+#if !defined(GPUK_NO_CUSTOM) && (!defined(GPUK__ONLY_SOME) || defined(GPUK_ONLY_CUSTOM))
+#define GPUK__FAMILY_CUSTOM 1
 #endif
 #if defined(GPUK__FAMILY_GEMM)
 #define GPUK__LAUNCHER_GEMM 1
@@ -1316,6 +1197,131 @@ GPUK_API gpuk_result gpuk_random_normal_f64(gpuk_ctx* ctx, gpuk_stream stream, g
 #endif
 /* GPUK_GENERATED_END(kernels) */
 
+// --- custom kernels from C expressions (need NVRTC; the CUSTOM family above) ---
+#if defined(GPUK__FAMILY_CUSTOM)
+/* Like PyCUDA's ElementwiseKernel and ReductionKernel. params is a C parameter list,
+   "float a, const float* x, float* y": each entry a type, an optional '*', a name. Types:
+   float double int unsigned int32_t uint32_t int64_t uint64_t "long long" "unsigned long
+   long", and for pointers also char int8_t uint8_t short int16_t uint16_t (their unsigned
+   spellings too). Scalars are passed by value; a pointer is a gpuk_array view that must hold
+   n elements from its first (checked, like the built-ins); "raw const float* t" marks one the
+   code indexes some other way (only its handle, first and alignment are checked). Names (the
+   kernel's and the parameters') are C identifiers other than i, n, main, C++ keywords
+   (alternative tokens such as and/or/not too), CUDA's threadIdx, blockIdx, blockDim, gridDim,
+   warpSize and atomicAdd, names starting gpuk_ or _, and names holding __: each is refused
+   before anything is compiled. A reduction's reduce sees its own a and b, so parameters may
+   be named a and b too (the map sees the parameters). The code sees i and n
+   (long long: element i of n) and the parameters; int64_t and the like are not defined in it
+   (the parameter list maps them to long long ...; typedef them in the preamble if wanted).
+   create parses params (an error names the bad entry before anything is compiled), writes the
+   CUDA C, compiles it through gpuk_module_compile (cached: the same desc again costs one
+   module load) and gets the kernel; a compile error's log refers to "<name>: body(1)" etc.,
+   and the whole generated source goes to the logger at GPUK_LOG_ERROR. */
+#define GPUK_CUSTOM_MAX_PARAMS 16
+
+typedef struct gpuk_elementwise_desc {
+    uint32_t _start_canary;
+    const char* params;          // the parameter list (required; "" for none)
+    const char* body;            // statements for element i: "y[i] = a * x[i] + y[i]" (required)
+    const char* name;            // the kernel's name, a C identifier; NULL -> "gpuk_elementwise"
+    const char* preamble;        // CUDA C put before the kernel (device functions...); NULL: none
+    const char* const* options;  // NVRTC options, as gpuk_compile_desc's (no -arch)
+    uint32_t num_options;
+    char* log;                   // NULL -> none; NVRTC's log, as gpuk_compile_desc's
+    size_t log_bytes;
+    uint32_t _end_canary;
+} gpuk_elementwise_desc;
+
+/* Deterministic like the built-in reductions: the grid depends on n and the device only,
+   each thread folds its elements in index order, blocks fold in a fixed tree and the last
+   block folds the blocks' partials in index order, so the same input on the same device gives
+   the same bits every run. reduce must be associative and commutative with identity as its
+   neutral element (how elements are split over threads and blocks is gpuk's choice). */
+typedef struct gpuk_reduction_desc {
+    uint32_t _start_canary;
+    const char* params;          // the parameter list (required; "" for none)
+    const char* map;             // the value of element i: "x[i] * x[i]" (required)
+    const char* reduce;          // two values a and b combined: "a + b", "fmaxf(a, b)" (required)
+    const char* identity;        // the value of no elements: "0.0f", "-INFINITY" (required)
+    const char* type;            // the values' and the result's type (required; a scalar type)
+    const char* name;            // the kernel's name; NULL -> "gpuk_reduction"
+    const char* preamble;        // CUDA C put before the kernel; NULL: none
+    const char* const* options;  // NVRTC options (no -arch)
+    uint32_t num_options;
+    char* log;                   // NULL -> none; NVRTC's log, as gpuk_compile_desc's
+    size_t log_bytes;
+    uint32_t _end_canary;
+} gpuk_reduction_desc;
+
+/* A created custom kernel: its module and kernel (ordinary handles of the ctx) and the parsed
+   parameter list, which the launch checks the arguments against. Do not change the members. */
+typedef struct gpuk_elementwise {
+    gpuk_module module;
+    gpuk_kernel kernel;
+    uint32_t num_params;
+    uint8_t param[GPUK_CUSTOM_MAX_PARAMS];
+} gpuk_elementwise;
+typedef struct gpuk_reduction {
+    gpuk_module module;
+    gpuk_kernel kernel;
+    uint32_t num_params;
+    uint8_t param[GPUK_CUSTOM_MAX_PARAMS];
+    uint8_t type;
+} gpuk_reduction;
+
+/* A launch argument: a view for a pointer parameter, a scalar of exactly the parameter's type
+   (float takes GPUK_ARG_F32 only: no conversions). */
+typedef enum gpuk_arg_kind {
+    GPUK_ARG_DEFAULT = 0,        /* none: refused */
+    GPUK_ARG_ARRAY, GPUK_ARG_F32, GPUK_ARG_F64, GPUK_ARG_I32, GPUK_ARG_U32, GPUK_ARG_I64,
+    GPUK_ARG_U64,
+    GPUK_ARG_NUM,
+    GPUK_ARG_FORCE_U32 = 0x7FFFFFFF
+} gpuk_arg_kind;
+typedef struct gpuk_arg {
+    gpuk_arg_kind kind;
+    union { gpuk_array array; float f32; double f64; int32_t i32; uint32_t u32; int64_t i64;
+            uint64_t u64; } value;
+} gpuk_arg;
+static inline gpuk_arg gpuk_arg_array(gpuk_array view) {
+    gpuk_arg a; a.kind = GPUK_ARG_ARRAY; a.value.array = view; return a;
+}
+static inline gpuk_arg gpuk_arg_f32(float v) { gpuk_arg a; a.kind = GPUK_ARG_F32; a.value.f32 = v; return a; }
+static inline gpuk_arg gpuk_arg_f64(double v) { gpuk_arg a; a.kind = GPUK_ARG_F64; a.value.f64 = v; return a; }
+static inline gpuk_arg gpuk_arg_i32(int32_t v) { gpuk_arg a; a.kind = GPUK_ARG_I32; a.value.i32 = v; return a; }
+static inline gpuk_arg gpuk_arg_u32(uint32_t v) { gpuk_arg a; a.kind = GPUK_ARG_U32; a.value.u32 = v; return a; }
+static inline gpuk_arg gpuk_arg_i64(int64_t v) { gpuk_arg a; a.kind = GPUK_ARG_I64; a.value.i64 = v; return a; }
+static inline gpuk_arg gpuk_arg_u64(uint64_t v) { gpuk_arg a; a.kind = GPUK_ARG_U64; a.value.u64 = v; return a; }
+/* GPUK_ARGV(a, b, ...) (C only): the args array and its count, for the launches' last two
+   parameters: gpuk_elementwise_launch(ctx, s, &k, n, GPUK_ARGV(gpuk_arg_f32(2), ...)). */
+#ifndef __cplusplus
+#define GPUK_ARGV(...) (const gpuk_arg[]){ __VA_ARGS__ }, \
+    (uint32_t)(sizeof((gpuk_arg[]){ __VA_ARGS__ }) / sizeof(gpuk_arg))
+#endif
+
+GPUK_API gpuk_result gpuk_elementwise_create(gpuk_ctx* ctx, const gpuk_elementwise_desc* desc,
+                                             gpuk_elementwise* out_kernel);
+/* Runs the body for i = 0 .. n-1 on stream (grid chosen by gpuk, a grid-stride loop); args in
+   the parameters' order. Each view must hold n elements; two views one of which is not const
+   must not overlap unless they start at the same element and have the same element size (in
+   place: the body must then read and write element i alone, as gpuk cannot see its indexing).
+   n = 0 checks, runs nothing. Returns without waiting. */
+GPUK_API gpuk_result gpuk_elementwise_launch(gpuk_ctx* ctx, gpuk_stream stream,
+                                             const gpuk_elementwise* kernel, size_t n,
+                                             const gpuk_arg* args, uint32_t num_args);
+/* Unloads the module (its kernel goes with it) and zeroes *kernel. */
+GPUK_API gpuk_result gpuk_elementwise_destroy(gpuk_ctx* ctx, gpuk_elementwise* kernel);
+GPUK_API gpuk_result gpuk_reduction_create(gpuk_ctx* ctx, const gpuk_reduction_desc* desc,
+                                           gpuk_reduction* out_kernel);
+/* out[0] = identity reduce map(0) reduce ... map(n-1), written on stream (out: one element of
+   desc.type; n = 0 writes the identity). Uses the stream's scratch like the built-in
+   reductions (refused on CU_STREAM_PER_THREAD). Returns without waiting. */
+GPUK_API gpuk_result gpuk_reduction_launch(gpuk_ctx* ctx, gpuk_stream stream,
+                                           const gpuk_reduction* kernel, gpuk_array out, size_t n,
+                                           const gpuk_arg* args, uint32_t num_args);
+GPUK_API gpuk_result gpuk_reduction_destroy(gpuk_ctx* ctx, gpuk_reduction* kernel);
+#endif
+
 #ifdef __cplusplus
 }
 #endif
@@ -1354,12 +1360,16 @@ GPUK_API gpuk_result gpuk_random_normal_f64(gpuk_ctx* ctx, gpuk_stream stream, g
 #else
 #define GPUK__IMPL
 #endif
+/* GPUK__SHARED: a helper of several built-in launchers, which a build that keeps only some
+   families (GPUK_ONLY_<F>) may not call at all. */
 #if defined(__GNUC__) || defined(__clang__)
 #define GPUK__UNLIKELY(c) __builtin_expect(!!(c), 0)
 #define GPUK__NOINLINE __attribute__((noinline))
+#define GPUK__SHARED static __attribute__((unused))
 #else
 #define GPUK__UNLIKELY(c) (c)
 #define GPUK__NOINLINE
+#define GPUK__SHARED static
 #endif
 
 /* ---- >>platform ---- */
@@ -7731,7 +7741,7 @@ static gpuk_result gpuk__scratch_reserve(const char* fn, gpuk__scratch* s, gpuk_
 
 /* Loads (first use), takes scratch where the kernel needs it, and launches. Only the stream's
    own scratch lock is held, from taking the area to the launch. */
-static gpuk_result gpuk__builtin_go(gpuk__kcall* k) {
+GPUK__SHARED gpuk_result gpuk__builtin_go(gpuk__kcall* k) {
     gpuk__cu_function f = NULL;
     gpuk__scratch* s = NULL;
     gpuk__cu_result cr;
@@ -7783,7 +7793,7 @@ done:
 }
 
 /* Checks common to every built-in call; fills the launch record's ctx, stream and ids. */
-static gpuk_result gpuk__kcall_init(gpuk__kcall* k, const char* fn, int id, gpuk_ctx* ctx,
+GPUK__SHARED gpuk_result gpuk__kcall_init(gpuk__kcall* k, const char* fn, int id, gpuk_ctx* ctx,
                                     gpuk_stream stream) {
     memset(k, 0, sizeof *k);
     k->fn = fn;
@@ -7918,7 +7928,7 @@ GPUK__IMPL gpuk_result gpuk_kernels_reserve(gpuk_ctx* ctx, gpuk_stream stream, s
 
 /* Address of n elements of elem bytes at a, after checking the handle, the bounds (without
    overflow) and the element alignment. */
-static gpuk_result gpuk__array(const char* fn, const gpuk_ctx* ctx, const char* what, gpuk_array a,
+GPUK__SHARED gpuk_result gpuk__array(const char* fn, const gpuk_ctx* ctx, const char* what, gpuk_array a,
                                size_t elem, size_t n, gpuk_devptr* out) {
     const gpuk__buffer_slot* s = gpuk__buffer_lookup(ctx, a.buffer.id);
     size_t cap;
@@ -7940,7 +7950,7 @@ static gpuk_result gpuk__array(const char* fn, const gpuk_ctx* ctx, const char* 
 /* Two arrays that share bytes but do not start together: a kernel would read what it wrote.
    same_ok: the in-place case (the same first element) is allowed; every caller that allows it
    reads and writes elements of one size, element i by thread i alone. */
-static gpuk_result gpuk__overlap(const char* fn, const char* what, gpuk_devptr p, gpuk_devptr q,
+GPUK__SHARED gpuk_result gpuk__overlap(const char* fn, const char* what, gpuk_devptr p, gpuk_devptr q,
                                  size_t bytes_p, size_t bytes_q, int same_ok) {
     if (!bytes_p || !bytes_q || p >= q + bytes_q || q >= p + bytes_p) return GPUK_OK;
     if (same_ok && p == q) return GPUK_OK;
@@ -7951,7 +7961,7 @@ static gpuk_result gpuk__overlap(const char* fn, const char* what, gpuk_devptr p
 }
 
 /* Blocks for units of work at per_block units a block, at least 1 and at most cap. */
-static uint32_t gpuk__grid(size_t units, size_t per_block, size_t cap) {
+GPUK__SHARED uint32_t gpuk__grid(size_t units, size_t per_block, size_t cap) {
     size_t g = units / per_block + (units % per_block != 0);
     if (g < 1) g = 1;
     return (uint32_t)(g < cap ? g : cap);
@@ -7969,7 +7979,7 @@ static size_t gpuk__gcd(size_t a, size_t b) {
 }
 #endif
 
-static size_t gpuk__sm_blocks(const gpuk_ctx* ctx, size_t per_sm) {
+GPUK__SHARED size_t gpuk__sm_blocks(const gpuk_ctx* ctx, size_t per_sm) {
     return (size_t)(ctx->info.sm_count > 0 ? ctx->info.sm_count : 1) * per_sm;
 }
 
@@ -8649,6 +8659,7 @@ static GPUK__NOINLINE gpuk_result gpuk__histogram(const char* fn, int id, gpuk_c
 #endif /* GPUK__LAUNCHER_HISTOGRAM */
 
 /* src/gpuk_custom.h - part of gpuk.h: element-wise and reduction kernels from C expressions. */
+#if defined(GPUK__FAMILY_CUSTOM)
 /* ---- >>custom: element-wise and reduction kernels from C expressions ---- */
 /* The types a custom kernel's parameter list takes: the spelling there, CUDA's spelling (the
    generated source uses it, so int64_t needs no header), bytes, and the gpuk_arg kind a
@@ -9340,6 +9351,7 @@ GPUK__IMPL gpuk_result gpuk_reduction_destroy(gpuk_ctx* ctx, gpuk_reduction* ker
         memset(kernel, 0, sizeof *kernel);
     return r;
 }
+#endif /* GPUK__FAMILY_CUSTOM */
 
 /* src/gpuk_builtin_ptx.h - part of gpuk.h: the built-ins' generated wrappers and PTX. */
 GPUK__IMPL int gpuk_kernels_loaded(gpuk_ctx* ctx) {
@@ -9851,6 +9863,11 @@ GPUK__IMPL gpuk_result gpuk_random_normal_f64(gpuk_ctx* ctx, gpuk_stream stream,
 #define GPUK__IF_GEMM(ptx) ptx
 #else
 #define GPUK__IF_GEMM(ptx) 0
+#endif
+#if defined(GPUK__FAMILY_CUSTOM)
+#define GPUK__IF_CUSTOM(ptx) ptx
+#else
+#define GPUK__IF_CUSTOM(ptx) 0
 #endif
 /* the preset dictionary every module below is deflated against (itself deflated): 16382 bytes of the PTX lines most modules share */
 static const char* const gpuk__ptx_dictionary_[] = {

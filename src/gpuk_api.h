@@ -989,8 +989,13 @@ GPUK_API gpuk_result gpuk_kernels_load(gpuk_ctx* ctx, const char* names);
 /* Allocates stream's scratch now, with room for scans of up to max_scan_n elements of any
    type (and for every reduction), so no later built-in call on stream allocates. */
 GPUK_API gpuk_result gpuk_kernels_reserve(gpuk_ctx* ctx, gpuk_stream stream, size_t max_scan_n);
+#endif
 
-// --- custom kernels from C expressions (need NVRTC; left out by GPUK_NO_KERNELS) ---
+/* GPUK_GENERATED_BEGIN(kernels) */
+/* GPUK_GENERATED_END(kernels) */
+
+// --- custom kernels from C expressions (need NVRTC; the CUSTOM family above) ---
+#if defined(GPUK__FAMILY_CUSTOM)
 /* Like PyCUDA's ElementwiseKernel and ReductionKernel. params is a C parameter list,
    "float a, const float* x, float* y": each entry a type, an optional '*', a name. Types:
    float double int unsigned int32_t uint32_t int64_t uint64_t "long long" "unsigned long
@@ -1113,9 +1118,6 @@ GPUK_API gpuk_result gpuk_reduction_launch(gpuk_ctx* ctx, gpuk_stream stream,
                                            const gpuk_arg* args, uint32_t num_args);
 GPUK_API gpuk_result gpuk_reduction_destroy(gpuk_ctx* ctx, gpuk_reduction* kernel);
 #endif
-
-/* GPUK_GENERATED_BEGIN(kernels) */
-/* GPUK_GENERATED_END(kernels) */
 
 #ifdef __cplusplus
 }

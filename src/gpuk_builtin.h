@@ -414,7 +414,7 @@ static gpuk_result gpuk__scratch_reserve(const char* fn, gpuk__scratch* s, gpuk_
 
 /* Loads (first use), takes scratch where the kernel needs it, and launches. Only the stream's
    own scratch lock is held, from taking the area to the launch. */
-static gpuk_result gpuk__builtin_go(gpuk__kcall* k) {
+GPUK__SHARED gpuk_result gpuk__builtin_go(gpuk__kcall* k) {
     gpuk__cu_function f = NULL;
     gpuk__scratch* s = NULL;
     gpuk__cu_result cr;
@@ -466,7 +466,7 @@ done:
 }
 
 /* Checks common to every built-in call; fills the launch record's ctx, stream and ids. */
-static gpuk_result gpuk__kcall_init(gpuk__kcall* k, const char* fn, int id, gpuk_ctx* ctx,
+GPUK__SHARED gpuk_result gpuk__kcall_init(gpuk__kcall* k, const char* fn, int id, gpuk_ctx* ctx,
                                     gpuk_stream stream) {
     memset(k, 0, sizeof *k);
     k->fn = fn;
@@ -601,7 +601,7 @@ GPUK__IMPL gpuk_result gpuk_kernels_reserve(gpuk_ctx* ctx, gpuk_stream stream, s
 
 /* Address of n elements of elem bytes at a, after checking the handle, the bounds (without
    overflow) and the element alignment. */
-static gpuk_result gpuk__array(const char* fn, const gpuk_ctx* ctx, const char* what, gpuk_array a,
+GPUK__SHARED gpuk_result gpuk__array(const char* fn, const gpuk_ctx* ctx, const char* what, gpuk_array a,
                                size_t elem, size_t n, gpuk_devptr* out) {
     const gpuk__buffer_slot* s = gpuk__buffer_lookup(ctx, a.buffer.id);
     size_t cap;
@@ -623,7 +623,7 @@ static gpuk_result gpuk__array(const char* fn, const gpuk_ctx* ctx, const char* 
 /* Two arrays that share bytes but do not start together: a kernel would read what it wrote.
    same_ok: the in-place case (the same first element) is allowed; every caller that allows it
    reads and writes elements of one size, element i by thread i alone. */
-static gpuk_result gpuk__overlap(const char* fn, const char* what, gpuk_devptr p, gpuk_devptr q,
+GPUK__SHARED gpuk_result gpuk__overlap(const char* fn, const char* what, gpuk_devptr p, gpuk_devptr q,
                                  size_t bytes_p, size_t bytes_q, int same_ok) {
     if (!bytes_p || !bytes_q || p >= q + bytes_q || q >= p + bytes_p) return GPUK_OK;
     if (same_ok && p == q) return GPUK_OK;
@@ -634,7 +634,7 @@ static gpuk_result gpuk__overlap(const char* fn, const char* what, gpuk_devptr p
 }
 
 /* Blocks for units of work at per_block units a block, at least 1 and at most cap. */
-static uint32_t gpuk__grid(size_t units, size_t per_block, size_t cap) {
+GPUK__SHARED uint32_t gpuk__grid(size_t units, size_t per_block, size_t cap) {
     size_t g = units / per_block + (units % per_block != 0);
     if (g < 1) g = 1;
     return (uint32_t)(g < cap ? g : cap);
@@ -652,7 +652,7 @@ static size_t gpuk__gcd(size_t a, size_t b) {
 }
 #endif
 
-static size_t gpuk__sm_blocks(const gpuk_ctx* ctx, size_t per_sm) {
+GPUK__SHARED size_t gpuk__sm_blocks(const gpuk_ctx* ctx, size_t per_sm) {
     return (size_t)(ctx->info.sm_count > 0 ? ctx->info.sm_count : 1) * per_sm;
 }
 

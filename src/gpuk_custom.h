@@ -1,4 +1,5 @@
 /* src/gpuk_custom.h - part of gpuk.h: element-wise and reduction kernels from C expressions. */
+#if defined(GPUK__FAMILY_CUSTOM)
 /* ---- >>custom: element-wise and reduction kernels from C expressions ---- */
 /* The types a custom kernel's parameter list takes: the spelling there, CUDA's spelling (the
    generated source uses it, so int64_t needs no header), bytes, and the gpuk_arg kind a
@@ -690,3 +691,4 @@ GPUK__IMPL gpuk_result gpuk_reduction_destroy(gpuk_ctx* ctx, gpuk_reduction* ker
         memset(kernel, 0, sizeof *kernel);
     return r;
 }
+#endif /* GPUK__FAMILY_CUSTOM */

@@ -31,12 +31,16 @@
 #else
 #define GPUK__IMPL
 #endif
+/* GPUK__SHARED: a helper of several built-in launchers, which a build that keeps only some
+   families (GPUK_ONLY_<F>) may not call at all. */
 #if defined(__GNUC__) || defined(__clang__)
 #define GPUK__UNLIKELY(c) __builtin_expect(!!(c), 0)
 #define GPUK__NOINLINE __attribute__((noinline))
+#define GPUK__SHARED static __attribute__((unused))
 #else
 #define GPUK__UNLIKELY(c) (c)
 #define GPUK__NOINLINE
+#define GPUK__SHARED static
 #endif
 
 /* ---- >>platform ---- */

@@ -14,7 +14,7 @@ WIDTH = 100
 
 # The reference's sections: the families a program can keep or leave out, in order (a family
 # not named there gets a section of its own at the end).
-CATEGORIES = [(title, what, macros) for _name, title, what, macros in FAMILIES]
+CATEGORIES = [(title, what, macros) for _name, title, what, macros in FAMILIES if macros]
 
 
 INTRO = """# Built-in kernels

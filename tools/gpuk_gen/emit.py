@@ -124,12 +124,13 @@ def family_switches(kernels, fam_of):
     GPUK__FAMILY_<F> (kept) for every family, and GPUK__LAUNCHER_<L> for every host launcher
     (src/gpuk_builtin.h's gpuk__<l>) some kept family calls."""
     order = [f[0] for f in FAMILIES]
-    names = sorted(set(fam_of[k[4]] for k in kernels),
+    without_ptx = set(n for n, _t, _w, macros in FAMILIES if not macros)
+    names = sorted(set(fam_of[k[4]] for k in kernels) | without_ptx,
                    key=lambda n: (order.index(n) if n in order else len(order), n))
     what = dict((n, (t, w)) for n, t, w, _m in FAMILIES)
     out = ["/* Families of built-in kernels. Define GPUK_NO_<FAMILY> before including gpuk.h to leave",
            "   that family out (its calls undeclared, its PTX and launcher gone), or one or more",
-           "   GPUK_ONLY_<FAMILY> to keep only those; the custom kernels always stay:"]
+           "   GPUK_ONLY_<FAMILY> to keep only those:"]
     out += ["     %-12s %s" % (n, what[n][0].lower() + (": " + what[n][1].split(";")[0] if n in what else ""))
             for n in names]
     out[-1] += " */"

@@ -149,6 +149,11 @@ FAMILIES = [
      ["HISTOGRAM"]),
     ("STENCIL", "Stencil", "2-D neighbourhoods on gpuk_array2d views", ["STENCIL3X3", "HEAT"]),
     ("GEMM", "Matrix", "GEMM on row-major gpuk_array2d views, BLAS rules", ["GEMM"]),
+    # No PTX of its own: gpuk_elementwise_* and gpuk_reduction_* (src/gpuk_custom.h), which
+    # compile at run time with NVRTC; a switch like the others, as a program that keeps one
+    # family of built-ins rarely wants run-time compilation compiled in with it.
+    ("CUSTOM", "Custom", "element-wise and reduction kernels from C expressions, compiled at "
+     "run time by NVRTC", []),
 ]
 
 
