@@ -121,6 +121,18 @@ MEMORY
    gpuk_array2d: first, rows, cols, row_stride) and the built-in kernels' n count ELEMENTS of
    the kernel's type. gpuk_buffer_desc.data uploads initial contents at create (one call);
    gpuk_buffer_download copies a whole buffer into new host memory.
+   Stream-ordered buffers (gpuk_buffer_create_async, gpuk_buffer_free_async; driver >= 11.2,
+   GPUK_FEATURE_STREAM_MEMORY, and a device with memory pools) are allocated and freed in the
+   order of a stream from the device's current memory pool (cuMemAllocAsync, cuMemFreeAsync),
+   without cuMemFree's wait for the whole device or a trip to the driver's allocator each
+   time: for temporaries made and freed often. Such a handle is an ordinary gpuk_buffer;
+   after its free every call refuses it. gpuk_buffer_destroy frees one on the stream it was
+   created on (refused once that stream is destroyed: free it with gpuk_buffer_free_async);
+   gpuk_ctx_destroy frees what is left once the device is idle. The pool keeps freed memory
+   for reuse up to its release threshold (the driver's default 0: it goes back at the next
+   synchronize of a stream, event or ctx; gpuk_mempool_set_release_threshold), and
+   gpuk_mempool_trim gives it back. In a capture the allocation and the free become graph
+   nodes (KERNELS).
 
 HANDLES
    Buffers, pinned blocks, streams, events, modules, kernels and graphs are 32-bit handles
@@ -217,8 +229,8 @@ KERNELS
    9.0 itself and a CUDA 12.0+ driver, ahead of an sm_90 one). A module of your own with
    .target sm_90a is refused on any other device by gpuk_module_load, before the driver.
    CUDA graphs (driver >= 11.4, GPUK_FEATURE_GRAPHS): gpuk_graph_begin_capture(ctx, s, mode),
-   then gpuk calls on s (launches, built-ins, *_async copies, memsets, event records, waits)
-   are recorded instead of run; gpuk_graph_end_capture(ctx, s, &graph) turns them into a
+   then gpuk calls on s (launches, built-ins, *_async copies, memsets, event records, waits,
+   stream-ordered buffer creates and frees) are recorded instead of run; gpuk_graph_end_capture(ctx, s, &graph) turns them into a
    graph, gpuk_graph_launch(ctx, stream, graph) runs it again, each time afresh on what the
    buffers and host memory hold then, with one launch call: far less host cost a kernel
    than launching each (bench.c: 64 tiny kernels). To change arguments (pointers, scalars,
@@ -235,6 +247,16 @@ KERNELS
    meanwhile (in global mode the driver refuses their module loads and allocations), and on
    a stream created non_blocking when stream-less calls may run meanwhile: they use the
    legacy stream, which would join a blocking stream's capture and invalidate it.
+   Stream-ordered buffers in a capture: gpuk_buffer_create_async records an allocation (the
+   handle is usable by the calls captured after it), gpuk_buffer_free_async a free. Free the
+   buffer in the capture that created it: each launch of the graph then allocates and frees
+   it afresh, at the same address, and the handle is gone after the captured free. A buffer
+   still allocated when its capture ends names the memory of the graph's next launch: free it
+   after that launch (gpuk_buffer_free_async on a stream ordered after it) before launching
+   the graph again, which the driver refuses until then. Freeing inside a capture a buffer
+   not created in one returns GPUK_ERR_CAPTURING and leaves the capture intact (a graph frees
+   only its own allocations). Graph allocations come from the driver's graph memory, not the
+   pool: the release threshold does not apply to them.
    Extended launch (cuLaunchKernelEx, driver >= 11.8, GPUK_FEATURE_LAUNCH_EX):
    gpuk_launch_desc.cluster (thread-block clusters, sm_90+, distributed shared memory),
    .cooperative (every block resident at once, for a grid-wide sync: the grid is checked
@@ -319,7 +341,8 @@ enum {
     GPUK_FEATURE_LAUNCH_EX = 1u << 2,    /* cuLaunchKernelEx (>= 11.8) */
     GPUK_FEATURE_GRAPHS = 1u << 3,       /* cuGraphInstantiateWithFlags (>= 11.4) */
     GPUK_FEATURE_LIBRARY = 1u << 4,      /* cuLibraryLoadData (>= 12.0) */
-    GPUK_FEATURE_PEER = 1u << 5          /* cuMemcpyPeerAsync (>= 4.0): calls between ctxs */
+    GPUK_FEATURE_PEER = 1u << 5,         /* cuMemcpyPeerAsync (>= 4.0): calls between ctxs */
+    GPUK_FEATURE_STREAM_MEMORY = 1u << 6 /* cuMemAllocAsync (>= 11.2): buffers made on a stream */
 };
 
 typedef struct gpuk_ctx gpuk_ctx; /* one per device, on its primary context; the only pointer */
@@ -712,6 +735,32 @@ GPUK_API gpuk_result gpuk_buffer_copy_async(gpuk_ctx* ctx, gpuk_stream stream, g
 GPUK_API gpuk_result gpuk_buffer_memset(gpuk_ctx* ctx, gpuk_stream stream, gpuk_buffer dst,
                                         size_t byte_offset, uint32_t value, uint32_t elem_bytes,
                                         size_t count);
+
+// --- stream-ordered buffers and the device's memory pool (driver >= 11.2) ---
+/* A buffer allocated on stream from the device's memory pool (cuMemAllocAsync): usable by work
+   queued on stream after this call (other streams: order them after it first), an ordinary
+   gpuk_buffer otherwise. desc: bytes and label (bytes 0: a valid empty buffer, no driver
+   call); wrap and data must be zero (upload with gpuk_buffer_write_async). Inside a capture of
+   stream it becomes the graph's allocation (KERNELS, CUDA graphs). GPUK_ERR_DRIVER_TOO_OLD
+   without the entry points, GPUK_ERR_UNSUPPORTED on a device without memory pools. */
+GPUK_API gpuk_result gpuk_buffer_create_async(gpuk_ctx* ctx, gpuk_stream stream,
+                                              const gpuk_buffer_desc* desc,
+                                              gpuk_buffer* out_buffer);
+/* Frees a buffer of gpuk_buffer_create_async once work queued on stream before it is done
+   (cuMemFreeAsync); returns at once. The handle is refused from here on. Work on other streams
+   that uses the buffer must be ordered before it. gpuk_buffer_destroy of such a buffer is this
+   call on the stream it was created on. Buffers of gpuk_buffer_create are refused. */
+GPUK_API gpuk_result gpuk_buffer_free_async(gpuk_ctx* ctx, gpuk_stream stream,
+                                            gpuk_buffer buffer);
+/* The release threshold of the device's current memory pool, the one stream-ordered buffers
+   come from (CU_MEMPOOL_ATTR_RELEASE_THRESHOLD): the bytes of freed memory the pool keeps
+   through a synchronize (stream, event or ctx) instead of giving them back to the device.
+   The driver's default is 0; UINT64_MAX keeps everything. Shared by every user of the pool. */
+GPUK_API gpuk_result gpuk_mempool_set_release_threshold(gpuk_ctx* ctx, uint64_t bytes);
+GPUK_API gpuk_result gpuk_mempool_get_release_threshold(gpuk_ctx* ctx, uint64_t* out_bytes);
+/* Gives the pool's unused memory back to the device until it holds at most keep_bytes
+   (cuMemPoolTrimTo). Memory whose free its stream has not yet reached stays. */
+GPUK_API gpuk_result gpuk_mempool_trim(gpuk_ctx* ctx, size_t keep_bytes);
 
 // --- several ctxs: peer access, copies and waits between ctxs ---
 /* Whether kernels on device can read and write peer_device's memory directly (P2P over NVLink
@@ -1588,6 +1637,7 @@ typedef struct CUmod_st* gpuk__cu_module;
 typedef struct CUfunc_st* gpuk__cu_function;
 typedef struct CUstream_st* gpuk__cu_stream;
 typedef struct CUevent_st* gpuk__cu_event;
+typedef struct CUmemPoolHandle_st* gpuk__cu_mempool;
 typedef void(GPUK__CUDAAPI* gpuk__cu_host_fn)(void* user_data);
 typedef size_t(GPUK__CUDAAPI* gpuk__cu_b2d_fn)(int block_size);
 struct CUlaunchConfig_st;
@@ -1705,6 +1755,16 @@ typedef struct gpuk__lib_feature {
       (gpuk__cu_context peer_ctx, unsigned int flags)) \
     X(cuPointerGetAttribute, 4000, "cuPointerGetAttribute", 1, \
       (void* out_data, unsigned int attribute, gpuk_devptr ptr)) \
+    X(cuMemAllocAsync, 11020, "cuMemAllocAsync", 0, \
+      (gpuk_devptr* out_ptr, size_t bytes, gpuk__cu_stream stream)) \
+    X(cuMemFreeAsync, 11020, "cuMemFreeAsync", 0, (gpuk_devptr ptr, gpuk__cu_stream stream)) \
+    X(cuDeviceGetMemPool, 11020, "cuDeviceGetMemPool", 0, \
+      (gpuk__cu_mempool* out_pool, gpuk__cu_device dev)) \
+    X(cuMemPoolSetAttribute, 11020, "cuMemPoolSetAttribute", 0, \
+      (gpuk__cu_mempool pool, unsigned int attribute, void* value)) \
+    X(cuMemPoolGetAttribute, 11020, "cuMemPoolGetAttribute", 0, \
+      (gpuk__cu_mempool pool, unsigned int attribute, void* out_value)) \
+    X(cuMemPoolTrimTo, 11020, "cuMemPoolTrimTo", 0, (gpuk__cu_mempool pool, size_t keep_bytes)) \
     X(cuStreamCreateWithPriority, 5050, "cuStreamCreateWithPriority", 1, \
       (gpuk__cu_stream* out_stream, unsigned int flags, int priority)) \
     X(cuStreamDestroy, 4000, "cuStreamDestroy_v2", 1, (gpuk__cu_stream stream)) \
@@ -1785,7 +1845,8 @@ typedef struct gpuk__lib_feature {
     X(cuLaunchKernelEx, GPUK_FEATURE_LAUNCH_EX) \
     X(cuGraphInstantiateWithFlags, GPUK_FEATURE_GRAPHS) \
     X(cuLibraryLoadData, GPUK_FEATURE_LIBRARY) \
-    X(cuMemcpyPeerAsync, GPUK_FEATURE_PEER)
+    X(cuMemcpyPeerAsync, GPUK_FEATURE_PEER) \
+    X(cuMemAllocAsync, GPUK_FEATURE_STREAM_MEMORY)
 
 GPUK__LIB_TABLE(GPUK__DRIVER_FUNCS, gpuk__driver)
 #define GPUK__X_TABLE gpuk__driver
@@ -1865,6 +1926,8 @@ enum {
     GPUK__CU_ERROR_PEER_ACCESS_ALREADY_ENABLED = 704,
     GPUK__CU_ERROR_NOT_READY = 600,
     GPUK__CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH = 95,
+    GPUK__CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED = 115,
+    GPUK__CU_MEMPOOL_ATTR_RELEASE_THRESHOLD = 4,
     GPUK__CU_LAUNCH_ATTRIBUTE_COOPERATIVE = 2,
     GPUK__CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4,
     GPUK__CU_LAUNCH_ATTRIBUTE_PRIORITY = 8,
@@ -3151,9 +3214,16 @@ typedef struct gpuk__pool {
     uint32_t* gens;       /* per slot, the generation its next id gets */
 } gpuk__pool;
 
+/* How a buffer's memory came: cuMemAlloc (or wrapped, not owned), cuMemAllocAsync from the
+   device's pool, or cuMemAllocAsync inside a stream capture (a graph's allocation). */
+enum { GPUK__BUFFER_PLAIN, GPUK__BUFFER_ORDERED, GPUK__BUFFER_GRAPH };
+
 typedef struct gpuk__buffer_slot {
     uint32_t id;
     bool owned;
+    uint8_t origin;          /* GPUK__BUFFER_* */
+    uint32_t stream_id;      /* ORDERED and GRAPH: the stream it was created on (0: the ctx's
+                                default stream), where gpuk_buffer_destroy frees it */
     gpuk_devptr ptr;
     size_t bytes;
     char label[24];
@@ -3336,6 +3406,7 @@ struct gpuk_ctx {
     gpuk__cu_graph graph_orphans[4]; /* captured graphs whose cuGraphDestroy failed (under lock):
                                         tried again by the ctx destroy */
     uint32_t graph_orphan_count;
+    int mempools;                   /* atomic: GPUK__MEMPOOLS_* (src/gpuk_mempool.h) */
 };
 
 /* Gives a live slot's driver objects back (the ctx is current); returns the driver's result
@@ -3487,28 +3558,36 @@ static uint32_t gpuk__slot_detach(gpuk_ctx* ctx, gpuk__pool* pool, uint32_t id) 
 static gpuk_result gpuk__enter(const char* fn, gpuk_ctx* ctx);
 static gpuk_result gpuk__bad_handle(const char* fn, const char* what, uint32_t id);
 
+/* The end of a release of detached slot i (once id) of kind whose driver part returned r:
+   the slot is freed, or on a failure that is not a sticky fault it gets its id back, so its
+   handle can be destroyed again; after a sticky fault it is freed all the same. Returns r (a
+   sticky fault's own failure where that is why the slot was freed). */
+static gpuk_result gpuk__slot_settle(const char* fn, gpuk_ctx* ctx, gpuk__kind kind, uint32_t i,
+                                     uint32_t id, gpuk_result r) {
+    gpuk__pool* pool = &ctx->pools[kind];
+    int broken = GPUK__ATOMIC_LOAD(&gpuk__g.broken);
+    gpuk__mutex_lock(&ctx->lock);
+    if (r == GPUK_OK || broken) gpuk__pool_free(pool, i);
+    else memcpy(gpuk__pool_slot(pool, i), &id, sizeof id);
+    gpuk__mutex_unlock(&ctx->lock);
+    /* freed only because of a fault: say so, whatever the failing call said */
+    if (broken && r != (gpuk_result)broken) r = gpuk__fail_broken(fn);
+    return r;
+}
+
 /* Releases detached slot i (once id) of kind in the driver, then frees it. On a failure that
    is not a sticky fault the slot gets its id back, so its handle can be destroyed again; after
    a sticky fault the driver is not called and the slot is freed all the same. */
 static gpuk_result gpuk__slot_release(const char* fn, gpuk_ctx* ctx, gpuk__kind kind, uint32_t i,
                                       uint32_t id) {
-    gpuk__pool* pool = &ctx->pools[kind];
-    void* slot = gpuk__pool_slot(pool, i);
     gpuk_result r = GPUK_OK;
-    int broken;
     if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken) && (r = gpuk__enter(fn, ctx)) == GPUK_OK) {
         const char* call = "";
-        gpuk__cu_result cr = gpuk__release[kind](ctx, slot, &call);
+        gpuk__cu_result cr = gpuk__release[kind](ctx, gpuk__pool_slot(&ctx->pools[kind], i),
+                                                 &call);
         if (cr) r = gpuk__fail_cu(fn, call, cr, NULL);
     }
-    broken = GPUK__ATOMIC_LOAD(&gpuk__g.broken);
-    gpuk__mutex_lock(&ctx->lock);
-    if (r == GPUK_OK || broken) gpuk__pool_free(pool, i);
-    else memcpy(slot, &id, sizeof id);
-    gpuk__mutex_unlock(&ctx->lock);
-    /* freed only because of a fault: say so, whatever the failing call said */
-    if (broken && r != (gpuk_result)broken) r = gpuk__fail_broken(fn);
-    return r;
+    return gpuk__slot_settle(fn, ctx, kind, i, id, r);
 }
 
 /* The destroy of every kind. */
@@ -4365,6 +4444,221 @@ static gpuk_result gpuk__copy_host_sync(const char* fn, gpuk_ctx* ctx, gpuk__cop
     return cr ? gpuk__fail_cu(fn, cu_fn, cr, detail) : GPUK_OK;
 }
 
+/* src/gpuk_mempool.h - part of gpuk.h: buffers made and freed on a stream, the memory pool. */
+/* ---- >>mempool ---- */
+/* cuMemAllocAsync and cuMemFreeAsync (CUDA 11.2) take memory from the device's current memory
+   pool and give it back in the order of a stream: no wait for the whole device, as cuMemFree
+   has, and a block freed on a stream is taken again by the next allocation there without a
+   trip to the driver's allocator. Such buffers are ordinary slots of the buffer pool
+   (gpuk__buffer_slot.origin tells them apart), checked by every call like the others. This
+   file comes before src/gpuk_memory.h, whose gpuk_buffer_destroy frees them through
+   gpuk__buffer_free_detached. */
+enum { GPUK__MEMPOOLS_UNKNOWN, GPUK__MEMPOOLS_YES, GPUK__MEMPOOLS_NO };
+
+#define GPUK__MEMPOOL_ROWS(X) \
+    X(cuMemAllocAsync) X(cuMemFreeAsync) X(cuDeviceGetMemPool) X(cuMemPoolSetAttribute) \
+    X(cuMemPoolGetAttribute) X(cuMemPoolTrimTo)
+
+/* The driver has the pool's entry points (all optional, all of CUDA 11.2: a driver without one
+   gets its name) and the ctx's device has memory pools (CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_
+   SUPPORTED, asked once a ctx: the driver refuses cuMemAllocAsync where it is 0). */
+static gpuk_result gpuk__mempools_ready(const char* fn, gpuk_ctx* ctx) {
+    int state = GPUK__ATOMIC_LOAD(&ctx->mempools), has = 0;
+    gpuk__cu_result cr;
+    if (state == GPUK__MEMPOOLS_YES) return GPUK_OK;
+#define GPUK__X_MEMPOOL_ROW(name) \
+    if (!GPUK__DRV.name) \
+        return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, \
+                          "buffers made on a stream need a driver for CUDA 11.2 or newer; this " \
+                          "one (%d.%d) lacks " #name, gpuk__g.driver_version / 1000, \
+                          gpuk__g.driver_version % 1000 / 10);
+    GPUK__MEMPOOL_ROWS(GPUK__X_MEMPOOL_ROW)
+#undef GPUK__X_MEMPOOL_ROW
+    if (state == GPUK__MEMPOOLS_UNKNOWN) {
+        cr = GPUK__DRV.cuDeviceGetAttribute(&has, GPUK__CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED,
+                                            ctx->dev);
+        if (cr) return gpuk__fail_cu(fn, "cuDeviceGetAttribute", cr,
+                                     "CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED");
+        state = has ? GPUK__MEMPOOLS_YES : GPUK__MEMPOOLS_NO;
+        GPUK__ATOMIC_STORE(&ctx->mempools, state);
+    }
+    if (state == GPUK__MEMPOOLS_NO)
+        return gpuk__fail(fn, GPUK_ERR_UNSUPPORTED,
+                          "device %d (%s) has no memory pools (CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_"
+                          "SUPPORTED is 0), so buffers cannot be made on a stream: use "
+                          "gpuk_buffer_create", ctx->info.ordinal, ctx->info.name);
+    return GPUK_OK;
+}
+
+/* Whether cs is in a capture, active or invalidated (an allocation there is the graph's, a free
+   there a graph node); 0 on a driver without cuStreamIsCapturing, which has no captures. */
+static gpuk_result gpuk__capturing(const char* fn, gpuk__cu_stream cs, unsigned int* out_status) {
+    gpuk__cu_result cr;
+    *out_status = GPUK__CU_STREAM_CAPTURE_STATUS_NONE;
+    if (!GPUK__DRV.cuStreamIsCapturing) return GPUK_OK;
+    cr = GPUK__DRV.cuStreamIsCapturing(cs, out_status);
+    return cr ? gpuk__fail_cu(fn, "cuStreamIsCapturing", cr, NULL) : GPUK_OK;
+}
+
+GPUK__IMPL gpuk_result gpuk_buffer_create_async(gpuk_ctx* ctx, gpuk_stream stream,
+                                                const gpuk_buffer_desc* desc,
+                                                gpuk_buffer* out_buffer) {
+    const char* const fn = __func__;
+    gpuk__buffer_slot* s;
+    gpuk__cu_stream cs = NULL;
+    gpuk__cu_result cr;
+    unsigned int capture = 0;
+    gpuk_result r = GPUK_OK;
+    s = (gpuk__buffer_slot*)gpuk__create_begin(fn, ctx, gpuk__kind_buffer,
+                                               out_buffer ? &out_buffer->id : NULL, desc, 0,
+                                               GPUK__CANARIES(desc), &r);
+    if (!s) return r;
+    s->ptr = 0;
+    s->bytes = desc->bytes;
+    s->owned = true;
+    s->origin = GPUK__BUFFER_ORDERED;
+    s->stream_id = stream.id;
+    gpuk__copy_text(s->label, sizeof s->label, desc->label);
+    if (desc->wrap) {
+        r = gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.wrap is set: a buffer made on a stream is "
+                       "memory of the pool; wrap memory of your own with gpuk_buffer_create");
+    } else if (desc->data.ptr || desc->data.bytes) {
+        r = gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.data is set: a buffer made on a stream "
+                       "starts uninitialised; queue its upload with gpuk_buffer_write_async");
+    } else if ((r = gpuk__stream_resolve(fn, ctx, stream, &cs)) != GPUK_OK ||
+               (r = gpuk__mempools_ready(fn, ctx)) != GPUK_OK) {
+    } else if (s->bytes && (r = gpuk__enter(fn, ctx)) == GPUK_OK &&
+               (r = gpuk__capturing(fn, cs, &capture)) == GPUK_OK) {
+        if (capture) s->origin = GPUK__BUFFER_GRAPH;
+        if ((cr = GPUK__DRV.cuMemAllocAsync(&s->ptr, s->bytes, cs)) != 0) {
+            char what[80];
+            if (s->label[0])
+                gpuk__fmt(what, sizeof what, 0, "%zu bytes for buffer '%s'", s->bytes, s->label);
+            else gpuk__fmt(what, sizeof what, 0, "%zu bytes for an unlabelled buffer", s->bytes);
+            s->ptr = 0;
+            r = gpuk__fail_cu(fn, "cuMemAllocAsync", cr, what);
+        }
+    }
+    return gpuk__slot_end(ctx, gpuk__kind_buffer, s, r, &out_buffer->id);
+}
+
+/* The name of a detached buffer slot (its id is 0 then) in errors: as gpuk__buffer_name. */
+static const char* gpuk__detached_name(char* buf, size_t cap, const gpuk__buffer_slot* s,
+                                       uint32_t id) {
+    gpuk__buffer_slot named = *s;
+    named.id = id;
+    return gpuk__buffer_name(buf, cap, &named);
+}
+
+/* Frees the buffer of detached slot i (once id) on *stream, or, where stream is NULL
+   (gpuk_buffer_destroy), on the stream it was made on. A refusal or a failure gives the slot
+   its id back, so the handle stays valid for another try; after a sticky fault the slot is
+   freed without a driver call. Hook: called by gpuk_buffer_destroy (src/gpuk_memory.h). */
+static gpuk_result gpuk__buffer_free_detached(const char* fn, gpuk_ctx* ctx, uint32_t i,
+                                              uint32_t id, const gpuk_stream* stream) {
+    const gpuk__buffer_slot* s =
+        (const gpuk__buffer_slot*)gpuk__pool_slot(&ctx->pools[gpuk__kind_buffer], i);
+    gpuk_stream on;
+    gpuk__cu_stream cs = NULL;
+    gpuk__cu_result cr;
+    unsigned int capture = 0;
+    gpuk_result r = GPUK_OK;
+    char name[48];
+    if (GPUK__ATOMIC_LOAD(&gpuk__g.broken))
+        return gpuk__slot_settle(fn, ctx, gpuk__kind_buffer, i, id, GPUK_OK);
+    on.id = stream ? stream->id : s->stream_id;
+    if (s->origin == GPUK__BUFFER_PLAIN) {
+        r = gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s was made by gpuk_buffer_create%s, not on a "
+                       "stream: free it with gpuk_buffer_destroy",
+                       gpuk__detached_name(name, sizeof name, s, id),
+                       s->owned ? "" : " (it wraps memory gpuk does not own)");
+    } else if (!stream && on.id && !gpuk__stream_lookup(ctx, on.id)) {
+        r = gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "the stream %s was made on (0x%x) is destroyed, "
+                       "so it cannot be freed in order there: free it with "
+                       "gpuk_buffer_free_async on a stream ordered after its last use",
+                       gpuk__detached_name(name, sizeof name, s, id), on.id);
+    } else if ((r = gpuk__stream_resolve(fn, ctx, on, &cs)) != GPUK_OK) {
+    } else if (s->ptr && (r = gpuk__enter(fn, ctx)) == GPUK_OK &&
+               (r = gpuk__capturing(fn, cs, &capture)) == GPUK_OK) {
+        if (capture && s->origin != GPUK__BUFFER_GRAPH)
+            r = gpuk__fail_hint(fn, GPUK_ERR_CAPTURING, "free it after gpuk_graph_end_capture, or "
+                                "make it in the capture", "%s was not made in a capture, and "
+                                "a graph frees only its own allocations; the capture is intact",
+                                gpuk__detached_name(name, sizeof name, s, id));
+        else if ((cr = GPUK__DRV.cuMemFreeAsync(s->ptr, cs)) != 0)
+            r = gpuk__fail_cu(fn, "cuMemFreeAsync", cr,
+                              gpuk__detached_name(name, sizeof name, s, id));
+    }
+    return gpuk__slot_settle(fn, ctx, gpuk__kind_buffer, i, id, r);
+}
+
+GPUK__IMPL gpuk_result gpuk_buffer_free_async(gpuk_ctx* ctx, gpuk_stream stream,
+                                              gpuk_buffer buffer) {
+    const char* const fn = __func__;
+    uint32_t i;
+    GPUK__CTX_CHECK(fn, ctx);
+    if (!(i = gpuk__slot_detach(ctx, &ctx->pools[gpuk__kind_buffer], buffer.id)))
+        return gpuk__bad_handle(fn, "buffer", buffer.id);
+    return gpuk__buffer_free_detached(fn, ctx, i, buffer.id, &stream);
+}
+
+/* The device's current memory pool (the one cuMemAllocAsync takes from: the default pool
+   unless a library set another with cudaDeviceSetMemPool), asked at each call for that
+   reason. */
+static gpuk_result gpuk__mempool_of(const char* fn, gpuk_ctx* ctx, gpuk__cu_mempool* out) {
+    gpuk__cu_result cr;
+    gpuk_result r;
+    *out = NULL;
+    if ((r = gpuk__mempools_ready(fn, ctx)) != GPUK_OK) return r;
+    if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
+    cr = GPUK__DRV.cuDeviceGetMemPool(out, ctx->dev);
+    return cr ? gpuk__fail_cu(fn, "cuDeviceGetMemPool", cr, NULL) : GPUK_OK;
+}
+
+GPUK__IMPL gpuk_result gpuk_mempool_set_release_threshold(gpuk_ctx* ctx, uint64_t bytes) {
+    const char* const fn = __func__;
+    gpuk__cu_mempool pool;
+    gpuk__cu_result cr;
+    gpuk_result r;
+    uint64_t value = bytes;
+    GPUK__ALIVE(fn);
+    GPUK__CTX_CHECK(fn, ctx);
+    if ((r = gpuk__mempool_of(fn, ctx, &pool)) != GPUK_OK) return r;
+    cr = GPUK__DRV.cuMemPoolSetAttribute(pool, GPUK__CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &value);
+    return cr ? gpuk__fail_cu(fn, "cuMemPoolSetAttribute", cr, "CU_MEMPOOL_ATTR_RELEASE_THRESHOLD")
+              : GPUK_OK;
+}
+
+GPUK__IMPL gpuk_result gpuk_mempool_get_release_threshold(gpuk_ctx* ctx, uint64_t* out_bytes) {
+    const char* const fn = __func__;
+    gpuk__cu_mempool pool;
+    gpuk__cu_result cr;
+    gpuk_result r;
+    uint64_t value = 0;
+    if (!out_bytes) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_bytes is NULL");
+    *out_bytes = 0;
+    GPUK__ALIVE(fn);
+    GPUK__CTX_CHECK(fn, ctx);
+    if ((r = gpuk__mempool_of(fn, ctx, &pool)) != GPUK_OK) return r;
+    cr = GPUK__DRV.cuMemPoolGetAttribute(pool, GPUK__CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &value);
+    if (cr)
+        return gpuk__fail_cu(fn, "cuMemPoolGetAttribute", cr, "CU_MEMPOOL_ATTR_RELEASE_THRESHOLD");
+    *out_bytes = value;
+    return GPUK_OK;
+}
+
+GPUK__IMPL gpuk_result gpuk_mempool_trim(gpuk_ctx* ctx, size_t keep_bytes) {
+    const char* const fn = __func__;
+    gpuk__cu_mempool pool;
+    gpuk__cu_result cr;
+    gpuk_result r;
+    GPUK__ALIVE(fn);
+    GPUK__CTX_CHECK(fn, ctx);
+    if ((r = gpuk__mempool_of(fn, ctx, &pool)) != GPUK_OK) return r;
+    cr = GPUK__DRV.cuMemPoolTrimTo(pool, keep_bytes);
+    return cr ? gpuk__fail_cu(fn, "cuMemPoolTrimTo", cr, NULL) : GPUK_OK;
+}
+
 /* src/gpuk_memory.h - part of gpuk.h: buffers, copies, fills, peer copies, pinned memory. */
 /* ---- >>buffer ---- */
 /* A wrapped pointer of another device or CUDA context fails or corrupts memory at its first
@@ -4437,6 +4731,8 @@ GPUK__IMPL gpuk_result gpuk_buffer_create(gpuk_ctx* ctx, const gpuk_buffer_desc*
     s->ptr = d.wrap;
     s->bytes = d.bytes;
     s->owned = !d.wrap;
+    s->origin = GPUK__BUFFER_PLAIN;
+    s->stream_id = 0;
     gpuk__copy_text(s->label, sizeof s->label, d.label);
     if (d.wrap && !d.bytes) {
         r = gpuk__fail(__func__, GPUK_ERR_INVALID_ARG,
@@ -4466,15 +4762,34 @@ GPUK__IMPL gpuk_result gpuk_buffer_create(gpuk_ctx* ctx, const gpuk_buffer_desc*
     return gpuk__slot_end(ctx, gpuk__kind_buffer, s, r, &out_buffer->id);
 }
 
+/* gpuk_buffer_destroy's release of a cuMemAlloc'd buffer, and the ctx destroy's of every
+   buffer. A stream-ordered one reaches it only in the ctx destroy, once the device is idle:
+   cuMemFree then takes it back without waiting (for such memory it never waits). A graph's
+   allocation exists only from a launch of the graph until its free; the driver answers
+   CUDA_ERROR_INVALID_VALUE for one that does not exist now, and there is nothing to free. */
 static gpuk__cu_result gpuk__buffer_release(gpuk_ctx* ctx, void* slot, const char** out_call) {
     const gpuk__buffer_slot* s = (const gpuk__buffer_slot*)slot;
+    gpuk__cu_result cr;
     (void)ctx;
     *out_call = "cuMemFree";
-    return s->owned && s->ptr ? GPUK__DRV.cuMemFree(s->ptr) : 0;
+    if (!s->owned || !s->ptr) return 0;
+    cr = GPUK__DRV.cuMemFree(s->ptr);
+    return s->origin == GPUK__BUFFER_GRAPH && cr == GPUK__CU_ERROR_INVALID_VALUE ? 0 : cr;
 }
 
+/* A buffer made on a stream is freed in order on that stream (gpuk__buffer_free_detached,
+   src/gpuk_mempool.h), as the program that made it there expects; cuMemFree would not wait
+   for the work queued before. */
 GPUK__IMPL gpuk_result gpuk_buffer_destroy(gpuk_ctx* ctx, gpuk_buffer buffer) {
-    return gpuk__handle_destroy(__func__, ctx, gpuk__kind_buffer, buffer.id);
+    const char* const fn = __func__;
+    uint32_t i;
+    GPUK__CTX_CHECK(fn, ctx);
+    if (!(i = gpuk__slot_detach(ctx, &ctx->pools[gpuk__kind_buffer], buffer.id)))
+        return gpuk__bad_handle(fn, "buffer", buffer.id);
+    if (((const gpuk__buffer_slot*)gpuk__pool_slot(&ctx->pools[gpuk__kind_buffer], i))->origin !=
+        GPUK__BUFFER_PLAIN)
+        return gpuk__buffer_free_detached(fn, ctx, i, buffer.id, NULL);
+    return gpuk__slot_release(fn, ctx, gpuk__kind_buffer, i, buffer.id);
 }
 
 GPUK__IMPL size_t gpuk_buffer_size(const gpuk_ctx* ctx, gpuk_buffer buffer) {

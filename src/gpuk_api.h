@@ -121,6 +121,18 @@ MEMORY
    gpuk_array2d: first, rows, cols, row_stride) and the built-in kernels' n count ELEMENTS of
    the kernel's type. gpuk_buffer_desc.data uploads initial contents at create (one call);
    gpuk_buffer_download copies a whole buffer into new host memory.
+   Stream-ordered buffers (gpuk_buffer_create_async, gpuk_buffer_free_async; driver >= 11.2,
+   GPUK_FEATURE_STREAM_MEMORY, and a device with memory pools) are allocated and freed in the
+   order of a stream from the device's current memory pool (cuMemAllocAsync, cuMemFreeAsync),
+   without cuMemFree's wait for the whole device or a trip to the driver's allocator each
+   time: for temporaries made and freed often. Such a handle is an ordinary gpuk_buffer;
+   after its free every call refuses it. gpuk_buffer_destroy frees one on the stream it was
+   created on (refused once that stream is destroyed: free it with gpuk_buffer_free_async);
+   gpuk_ctx_destroy frees what is left once the device is idle. The pool keeps freed memory
+   for reuse up to its release threshold (the driver's default 0: it goes back at the next
+   synchronize of a stream, event or ctx; gpuk_mempool_set_release_threshold), and
+   gpuk_mempool_trim gives it back. In a capture the allocation and the free become graph
+   nodes (KERNELS).
 
 HANDLES
    Buffers, pinned blocks, streams, events, modules, kernels and graphs are 32-bit handles
@@ -217,8 +229,8 @@ KERNELS
    9.0 itself and a CUDA 12.0+ driver, ahead of an sm_90 one). A module of your own with
    .target sm_90a is refused on any other device by gpuk_module_load, before the driver.
    CUDA graphs (driver >= 11.4, GPUK_FEATURE_GRAPHS): gpuk_graph_begin_capture(ctx, s, mode),
-   then gpuk calls on s (launches, built-ins, *_async copies, memsets, event records, waits)
-   are recorded instead of run; gpuk_graph_end_capture(ctx, s, &graph) turns them into a
+   then gpuk calls on s (launches, built-ins, *_async copies, memsets, event records, waits,
+   stream-ordered buffer creates and frees) are recorded instead of run; gpuk_graph_end_capture(ctx, s, &graph) turns them into a
    graph, gpuk_graph_launch(ctx, stream, graph) runs it again, each time afresh on what the
    buffers and host memory hold then, with one launch call: far less host cost a kernel
    than launching each (bench.c: 64 tiny kernels). To change arguments (pointers, scalars,
@@ -235,6 +247,16 @@ KERNELS
    meanwhile (in global mode the driver refuses their module loads and allocations), and on
    a stream created non_blocking when stream-less calls may run meanwhile: they use the
    legacy stream, which would join a blocking stream's capture and invalidate it.
+   Stream-ordered buffers in a capture: gpuk_buffer_create_async records an allocation (the
+   handle is usable by the calls captured after it), gpuk_buffer_free_async a free. Free the
+   buffer in the capture that created it: each launch of the graph then allocates and frees
+   it afresh, at the same address, and the handle is gone after the captured free. A buffer
+   still allocated when its capture ends names the memory of the graph's next launch: free it
+   after that launch (gpuk_buffer_free_async on a stream ordered after it) before launching
+   the graph again, which the driver refuses until then. Freeing inside a capture a buffer
+   not created in one returns GPUK_ERR_CAPTURING and leaves the capture intact (a graph frees
+   only its own allocations). Graph allocations come from the driver's graph memory, not the
+   pool: the release threshold does not apply to them.
    Extended launch (cuLaunchKernelEx, driver >= 11.8, GPUK_FEATURE_LAUNCH_EX):
    gpuk_launch_desc.cluster (thread-block clusters, sm_90+, distributed shared memory),
    .cooperative (every block resident at once, for a grid-wide sync: the grid is checked
@@ -319,7 +341,8 @@ enum {
     GPUK_FEATURE_LAUNCH_EX = 1u << 2,    /* cuLaunchKernelEx (>= 11.8) */
     GPUK_FEATURE_GRAPHS = 1u << 3,       /* cuGraphInstantiateWithFlags (>= 11.4) */
     GPUK_FEATURE_LIBRARY = 1u << 4,      /* cuLibraryLoadData (>= 12.0) */
-    GPUK_FEATURE_PEER = 1u << 5          /* cuMemcpyPeerAsync (>= 4.0): calls between ctxs */
+    GPUK_FEATURE_PEER = 1u << 5,         /* cuMemcpyPeerAsync (>= 4.0): calls between ctxs */
+    GPUK_FEATURE_STREAM_MEMORY = 1u << 6 /* cuMemAllocAsync (>= 11.2): buffers made on a stream */
 };
 
 typedef struct gpuk_ctx gpuk_ctx; /* one per device, on its primary context; the only pointer */
@@ -712,6 +735,32 @@ GPUK_API gpuk_result gpuk_buffer_copy_async(gpuk_ctx* ctx, gpuk_stream stream, g
 GPUK_API gpuk_result gpuk_buffer_memset(gpuk_ctx* ctx, gpuk_stream stream, gpuk_buffer dst,
                                         size_t byte_offset, uint32_t value, uint32_t elem_bytes,
                                         size_t count);
+
+// --- stream-ordered buffers and the device's memory pool (driver >= 11.2) ---
+/* A buffer allocated on stream from the device's memory pool (cuMemAllocAsync): usable by work
+   queued on stream after this call (other streams: order them after it first), an ordinary
+   gpuk_buffer otherwise. desc: bytes and label (bytes 0: a valid empty buffer, no driver
+   call); wrap and data must be zero (upload with gpuk_buffer_write_async). Inside a capture of
+   stream it becomes the graph's allocation (KERNELS, CUDA graphs). GPUK_ERR_DRIVER_TOO_OLD
+   without the entry points, GPUK_ERR_UNSUPPORTED on a device without memory pools. */
+GPUK_API gpuk_result gpuk_buffer_create_async(gpuk_ctx* ctx, gpuk_stream stream,
+                                              const gpuk_buffer_desc* desc,
+                                              gpuk_buffer* out_buffer);
+/* Frees a buffer of gpuk_buffer_create_async once work queued on stream before it is done
+   (cuMemFreeAsync); returns at once. The handle is refused from here on. Work on other streams
+   that uses the buffer must be ordered before it. gpuk_buffer_destroy of such a buffer is this
+   call on the stream it was created on. Buffers of gpuk_buffer_create are refused. */
+GPUK_API gpuk_result gpuk_buffer_free_async(gpuk_ctx* ctx, gpuk_stream stream,
+                                            gpuk_buffer buffer);
+/* The release threshold of the device's current memory pool, the one stream-ordered buffers
+   come from (CU_MEMPOOL_ATTR_RELEASE_THRESHOLD): the bytes of freed memory the pool keeps
+   through a synchronize (stream, event or ctx) instead of giving them back to the device.
+   The driver's default is 0; UINT64_MAX keeps everything. Shared by every user of the pool. */
+GPUK_API gpuk_result gpuk_mempool_set_release_threshold(gpuk_ctx* ctx, uint64_t bytes);
+GPUK_API gpuk_result gpuk_mempool_get_release_threshold(gpuk_ctx* ctx, uint64_t* out_bytes);
+/* Gives the pool's unused memory back to the device until it holds at most keep_bytes
+   (cuMemPoolTrimTo). Memory whose free its stream has not yet reached stays. */
+GPUK_API gpuk_result gpuk_mempool_trim(gpuk_ctx* ctx, size_t keep_bytes);
 
 // --- several ctxs: peer access, copies and waits between ctxs ---
 /* Whether kernels on device can read and write peer_device's memory directly (P2P over NVLink

@@ -10,6 +10,7 @@ typedef struct CUmod_st* gpuk__cu_module;
 typedef struct CUfunc_st* gpuk__cu_function;
 typedef struct CUstream_st* gpuk__cu_stream;
 typedef struct CUevent_st* gpuk__cu_event;
+typedef struct CUmemPoolHandle_st* gpuk__cu_mempool;
 typedef void(GPUK__CUDAAPI* gpuk__cu_host_fn)(void* user_data);
 typedef size_t(GPUK__CUDAAPI* gpuk__cu_b2d_fn)(int block_size);
 struct CUlaunchConfig_st;
@@ -127,6 +128,16 @@ typedef struct gpuk__lib_feature {
       (gpuk__cu_context peer_ctx, unsigned int flags)) \
     X(cuPointerGetAttribute, 4000, "cuPointerGetAttribute", 1, \
       (void* out_data, unsigned int attribute, gpuk_devptr ptr)) \
+    X(cuMemAllocAsync, 11020, "cuMemAllocAsync", 0, \
+      (gpuk_devptr* out_ptr, size_t bytes, gpuk__cu_stream stream)) \
+    X(cuMemFreeAsync, 11020, "cuMemFreeAsync", 0, (gpuk_devptr ptr, gpuk__cu_stream stream)) \
+    X(cuDeviceGetMemPool, 11020, "cuDeviceGetMemPool", 0, \
+      (gpuk__cu_mempool* out_pool, gpuk__cu_device dev)) \
+    X(cuMemPoolSetAttribute, 11020, "cuMemPoolSetAttribute", 0, \
+      (gpuk__cu_mempool pool, unsigned int attribute, void* value)) \
+    X(cuMemPoolGetAttribute, 11020, "cuMemPoolGetAttribute", 0, \
+      (gpuk__cu_mempool pool, unsigned int attribute, void* out_value)) \
+    X(cuMemPoolTrimTo, 11020, "cuMemPoolTrimTo", 0, (gpuk__cu_mempool pool, size_t keep_bytes)) \
     X(cuStreamCreateWithPriority, 5050, "cuStreamCreateWithPriority", 1, \
       (gpuk__cu_stream* out_stream, unsigned int flags, int priority)) \
     X(cuStreamDestroy, 4000, "cuStreamDestroy_v2", 1, (gpuk__cu_stream stream)) \
@@ -207,7 +218,8 @@ typedef struct gpuk__lib_feature {
     X(cuLaunchKernelEx, GPUK_FEATURE_LAUNCH_EX) \
     X(cuGraphInstantiateWithFlags, GPUK_FEATURE_GRAPHS) \
     X(cuLibraryLoadData, GPUK_FEATURE_LIBRARY) \
-    X(cuMemcpyPeerAsync, GPUK_FEATURE_PEER)
+    X(cuMemcpyPeerAsync, GPUK_FEATURE_PEER) \
+    X(cuMemAllocAsync, GPUK_FEATURE_STREAM_MEMORY)
 
 GPUK__LIB_TABLE(GPUK__DRIVER_FUNCS, gpuk__driver)
 #define GPUK__X_TABLE gpuk__driver
@@ -287,6 +299,8 @@ enum {
     GPUK__CU_ERROR_PEER_ACCESS_ALREADY_ENABLED = 704,
     GPUK__CU_ERROR_NOT_READY = 600,
     GPUK__CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH = 95,
+    GPUK__CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED = 115,
+    GPUK__CU_MEMPOOL_ATTR_RELEASE_THRESHOLD = 4,
     GPUK__CU_LAUNCH_ATTRIBUTE_COOPERATIVE = 2,
     GPUK__CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4,
     GPUK__CU_LAUNCH_ATTRIBUTE_PRIORITY = 8,

@@ -22,9 +22,16 @@ typedef struct gpuk__pool {
     uint32_t* gens;       /* per slot, the generation its next id gets */
 } gpuk__pool;
 
+/* How a buffer's memory came: cuMemAlloc (or wrapped, not owned), cuMemAllocAsync from the
+   device's pool, or cuMemAllocAsync inside a stream capture (a graph's allocation). */
+enum { GPUK__BUFFER_PLAIN, GPUK__BUFFER_ORDERED, GPUK__BUFFER_GRAPH };
+
 typedef struct gpuk__buffer_slot {
     uint32_t id;
     bool owned;
+    uint8_t origin;          /* GPUK__BUFFER_* */
+    uint32_t stream_id;      /* ORDERED and GRAPH: the stream it was created on (0: the ctx's
+                                default stream), where gpuk_buffer_destroy frees it */
     gpuk_devptr ptr;
     size_t bytes;
     char label[24];
@@ -207,6 +214,7 @@ struct gpuk_ctx {
     gpuk__cu_graph graph_orphans[4]; /* captured graphs whose cuGraphDestroy failed (under lock):
                                         tried again by the ctx destroy */
     uint32_t graph_orphan_count;
+    int mempools;                   /* atomic: GPUK__MEMPOOLS_* (src/gpuk_mempool.h) */
 };
 
 /* Gives a live slot's driver objects back (the ctx is current); returns the driver's result
@@ -358,28 +366,36 @@ static uint32_t gpuk__slot_detach(gpuk_ctx* ctx, gpuk__pool* pool, uint32_t id) 
 static gpuk_result gpuk__enter(const char* fn, gpuk_ctx* ctx);
 static gpuk_result gpuk__bad_handle(const char* fn, const char* what, uint32_t id);
 
+/* The end of a release of detached slot i (once id) of kind whose driver part returned r:
+   the slot is freed, or on a failure that is not a sticky fault it gets its id back, so its
+   handle can be destroyed again; after a sticky fault it is freed all the same. Returns r (a
+   sticky fault's own failure where that is why the slot was freed). */
+static gpuk_result gpuk__slot_settle(const char* fn, gpuk_ctx* ctx, gpuk__kind kind, uint32_t i,
+                                     uint32_t id, gpuk_result r) {
+    gpuk__pool* pool = &ctx->pools[kind];
+    int broken = GPUK__ATOMIC_LOAD(&gpuk__g.broken);
+    gpuk__mutex_lock(&ctx->lock);
+    if (r == GPUK_OK || broken) gpuk__pool_free(pool, i);
+    else memcpy(gpuk__pool_slot(pool, i), &id, sizeof id);
+    gpuk__mutex_unlock(&ctx->lock);
+    /* freed only because of a fault: say so, whatever the failing call said */
+    if (broken && r != (gpuk_result)broken) r = gpuk__fail_broken(fn);
+    return r;
+}
+
 /* Releases detached slot i (once id) of kind in the driver, then frees it. On a failure that
    is not a sticky fault the slot gets its id back, so its handle can be destroyed again; after
    a sticky fault the driver is not called and the slot is freed all the same. */
 static gpuk_result gpuk__slot_release(const char* fn, gpuk_ctx* ctx, gpuk__kind kind, uint32_t i,
                                       uint32_t id) {
-    gpuk__pool* pool = &ctx->pools[kind];
-    void* slot = gpuk__pool_slot(pool, i);
     gpuk_result r = GPUK_OK;
-    int broken;
     if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken) && (r = gpuk__enter(fn, ctx)) == GPUK_OK) {
         const char* call = "";
-        gpuk__cu_result cr = gpuk__release[kind](ctx, slot, &call);
+        gpuk__cu_result cr = gpuk__release[kind](ctx, gpuk__pool_slot(&ctx->pools[kind], i),
+                                                 &call);
         if (cr) r = gpuk__fail_cu(fn, call, cr, NULL);
     }
-    broken = GPUK__ATOMIC_LOAD(&gpuk__g.broken);
-    gpuk__mutex_lock(&ctx->lock);
-    if (r == GPUK_OK || broken) gpuk__pool_free(pool, i);
-    else memcpy(slot, &id, sizeof id);
-    gpuk__mutex_unlock(&ctx->lock);
-    /* freed only because of a fault: say so, whatever the failing call said */
-    if (broken && r != (gpuk_result)broken) r = gpuk__fail_broken(fn);
-    return r;
+    return gpuk__slot_settle(fn, ctx, kind, i, id, r);
 }
 
 /* The destroy of every kind. */

@@ -70,6 +70,8 @@ GPUK__IMPL gpuk_result gpuk_buffer_create(gpuk_ctx* ctx, const gpuk_buffer_desc*
     s->ptr = d.wrap;
     s->bytes = d.bytes;
     s->owned = !d.wrap;
+    s->origin = GPUK__BUFFER_PLAIN;
+    s->stream_id = 0;
     gpuk__copy_text(s->label, sizeof s->label, d.label);
     if (d.wrap && !d.bytes) {
         r = gpuk__fail(__func__, GPUK_ERR_INVALID_ARG,
@@ -99,15 +101,34 @@ GPUK__IMPL gpuk_result gpuk_buffer_create(gpuk_ctx* ctx, const gpuk_buffer_desc*
     return gpuk__slot_end(ctx, gpuk__kind_buffer, s, r, &out_buffer->id);
 }
 
+/* gpuk_buffer_destroy's release of a cuMemAlloc'd buffer, and the ctx destroy's of every
+   buffer. A stream-ordered one reaches it only in the ctx destroy, once the device is idle:
+   cuMemFree then takes it back without waiting (for such memory it never waits). A graph's
+   allocation exists only from a launch of the graph until its free; the driver answers
+   CUDA_ERROR_INVALID_VALUE for one that does not exist now, and there is nothing to free. */
 static gpuk__cu_result gpuk__buffer_release(gpuk_ctx* ctx, void* slot, const char** out_call) {
     const gpuk__buffer_slot* s = (const gpuk__buffer_slot*)slot;
+    gpuk__cu_result cr;
     (void)ctx;
     *out_call = "cuMemFree";
-    return s->owned && s->ptr ? GPUK__DRV.cuMemFree(s->ptr) : 0;
+    if (!s->owned || !s->ptr) return 0;
+    cr = GPUK__DRV.cuMemFree(s->ptr);
+    return s->origin == GPUK__BUFFER_GRAPH && cr == GPUK__CU_ERROR_INVALID_VALUE ? 0 : cr;
 }
 
+/* A buffer made on a stream is freed in order on that stream (gpuk__buffer_free_detached,
+   src/gpuk_mempool.h), as the program that made it there expects; cuMemFree would not wait
+   for the work queued before. */
 GPUK__IMPL gpuk_result gpuk_buffer_destroy(gpuk_ctx* ctx, gpuk_buffer buffer) {
-    return gpuk__handle_destroy(__func__, ctx, gpuk__kind_buffer, buffer.id);
+    const char* const fn = __func__;
+    uint32_t i;
+    GPUK__CTX_CHECK(fn, ctx);
+    if (!(i = gpuk__slot_detach(ctx, &ctx->pools[gpuk__kind_buffer], buffer.id)))
+        return gpuk__bad_handle(fn, "buffer", buffer.id);
+    if (((const gpuk__buffer_slot*)gpuk__pool_slot(&ctx->pools[gpuk__kind_buffer], i))->origin !=
+        GPUK__BUFFER_PLAIN)
+        return gpuk__buffer_free_detached(fn, ctx, i, buffer.id, NULL);
+    return gpuk__slot_release(fn, ctx, gpuk__kind_buffer, i, buffer.id);
 }
 
 GPUK__IMPL size_t gpuk_buffer_size(const gpuk_ctx* ctx, gpuk_buffer buffer) {

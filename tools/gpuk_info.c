@@ -13,10 +13,11 @@ int main(void) {
         return 1;
     }
     f = gpuk_features();
-    printf("driver: CUDA %d.%d; features:%s%s%s%s%s\n", version / 1000, version % 1000 / 10,
+    printf("driver: CUDA %d.%d; features:%s%s%s%s%s%s%s\n", version / 1000, version % 1000 / 10,
            f & GPUK_FEATURE_PROC_ADDRESS ? " proc-address" : "", f & GPUK_FEATURE_PARAM_INFO ? " param-info" : "",
            f & GPUK_FEATURE_LAUNCH_EX ? " launch-ex" : "", f & GPUK_FEATURE_GRAPHS ? " graphs" : "",
-           f & GPUK_FEATURE_LIBRARY ? " library" : "");
+           f & GPUK_FEATURE_LIBRARY ? " library" : "", f & GPUK_FEATURE_PEER ? " peer" : "",
+           f & GPUK_FEATURE_STREAM_MEMORY ? " stream-memory" : "");
     if (count == 0) {
         fprintf(stderr, "gpuk_info: the driver sees no CUDA device (check nvidia-smi, CUDA_VISIBLE_DEVICES)\n");
         return 1;

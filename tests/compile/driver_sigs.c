@@ -43,6 +43,9 @@ int main(void) {
     _Static_assert((int)GPUK__CU_ERROR_NOT_READY == (int)CUDA_ERROR_NOT_READY, "code");
     _Static_assert(sizeof(gpuk_devptr) == sizeof(CUdeviceptr), "devptr");
     _Static_assert((int)GPUK__CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH == (int)CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, "attr");
+    _Static_assert((int)GPUK__CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED == (int)CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, "attr");
+    _Static_assert((int)GPUK__CU_MEMPOOL_ATTR_RELEASE_THRESHOLD == (int)CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, "mempool attr");
+    _Static_assert(sizeof(uint64_t) == sizeof(cuuint64_t), "the release threshold's type");
     _Static_assert((int)GPUK__CU_LAUNCH_ATTRIBUTE_COOPERATIVE == (int)CU_LAUNCH_ATTRIBUTE_COOPERATIVE, "launch attr");
     _Static_assert((int)GPUK__CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION == (int)CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, "launch attr");
     _Static_assert((int)GPUK__CU_LAUNCH_ATTRIBUTE_PRIORITY == (int)CU_LAUNCH_ATTRIBUTE_PRIORITY, "launch attr");

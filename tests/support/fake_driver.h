@@ -8,6 +8,10 @@
    event records) into a graph instead of running it; a graph exec replays the records, so
    copies in a graph move bytes at each launch, and an update checks the records' shape as
    the driver does (CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE when it changed).
+   Stream-ordered memory (cuMemAllocAsync, cuMemFreeAsync) comes from one pool per device whose
+   release threshold is kept and whose trims are counted; an allocation inside a capture is the
+   graph's (kind FK_GALLOC: it lives until the fake is reset, poisoned again at each launch),
+   and only such memory may be freed inside a capture, as the driver requires.
    It checks gpuk's error paths; it is never evidence that a kernel works. */
 #ifndef FAKE_DRIVER_H
 #define FAKE_DRIVER_H
@@ -26,7 +30,7 @@ enum { FAKE_MAX_OBJS = 8192, FAKE_MAX_DEVICES = 4 };
 
 typedef struct fake_obj { int kind; int live; void* mem; size_t bytes; int device; } fake_obj;
 enum { FK_ALLOC = 1, FK_HOST, FK_REGISTERED, FK_STREAM, FK_EVENT, FK_MODULE, FK_FUNC, FK_CTX, FK_GRAPH,
-       FK_EXEC };
+       FK_EXEC, FK_GALLOC };
 
 typedef struct fake_func {
     int kind_tag; char name[64]; int nparams; size_t psize[16]; int fault;
@@ -67,6 +71,8 @@ typedef struct fake_config {
     int occupancy;            /* blocks a multiprocessor (occupancy); 0 -> 2048 / block, at most 32 */
     int cluster_threads;      /* the most threads a cluster's blocks may have together (one GPU
                                  processing cluster): 0 -> 16 x 2048; over it no cluster fits */
+    int no_mempools;          /* CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED is 0 (the entry
+                                 points of CUDA 11.2 are there from version 11020) */
 } fake_config;
 
 /* A deferred copy (defer_copies), in the order queued. */
@@ -75,7 +81,7 @@ enum { FAKE_MAX_PENDING = 256, FAKE_MAX_WAITS = 64 };
 
 /* One recorded operation of a captured stream, with what it needs to run again: kernel
    arguments are copied at capture, as the driver does; host pointers are read at each run. */
-enum { FOP_MEMSET = 1, FOP_HTOD, FOP_DTOH, FOP_DTOD, FOP_LAUNCH, FOP_RECORD };
+enum { FOP_MEMSET = 1, FOP_HTOD, FOP_DTOH, FOP_DTOD, FOP_LAUNCH, FOP_RECORD, FOP_ALLOC, FOP_FREE };
 typedef struct fake_op {
     int type;
     unsigned long long dst, src;
@@ -134,6 +140,12 @@ typedef struct fake_state {
     int last_cooperative, last_priority;
     long ex_launches;         /* launches through cuLaunchKernelEx */
     long graph_launches;
+    unsigned long long pool_threshold[FAKE_MAX_DEVICES]; /* CU_MEMPOOL_ATTR_RELEASE_THRESHOLD */
+    long pool_trims;          /* cuMemPoolTrimTo calls */
+    size_t last_trim_keep;    /* and the last one's bytes to keep */
+    long async_allocs, async_frees; /* cuMemAllocAsync / cuMemFreeAsync that did their work
+                                 (recorded into a capture or run) */
+    void* last_free_stream;   /* the stream of the last cuMemFreeAsync */
     int last_module_elf;      /* the last module loaded was a cubin (ELF) */
     size_t last_module_bytes; /* and its size by its ELF header */
     long name_calls;          /* calls to cfg.fail_name so far (fail_nth) */
@@ -194,6 +206,10 @@ static void fake_reset(const fake_config* cfg) {
     memset(fake.last_cluster, 0, sizeof fake.last_cluster);
     fake.last_cooperative = fake.last_priority = 0;
     fake.ex_launches = fake.graph_launches = 0;
+    memset(fake.pool_threshold, 0, sizeof fake.pool_threshold);
+    fake.pool_trims = fake.async_allocs = fake.async_frees = 0;
+    fake.last_trim_keep = 0;
+    fake.last_free_stream = NULL;
     pthread_mutex_unlock(&fake.lock);
     fake_tls_ctx = 0;
 }
@@ -281,7 +297,7 @@ static int fake_dev_ok(fdevptr p, size_t n) {
     for (i = 0; i < fake.nobjs && !ok; i++) {
         fake_obj* o = &fake.objs[i];
         uintptr_t b = (uintptr_t)o->mem;
-        if (o->live && o->kind == FK_ALLOC && (uintptr_t)p >= b && (uintptr_t)p + n <= b + o->bytes) ok = 1;
+        if (o->live && (o->kind == FK_ALLOC || o->kind == FK_GALLOC) && (uintptr_t)p >= b && (uintptr_t)p + n <= b + o->bytes) ok = 1;
     }
     pthread_mutex_unlock(&fake.lock);
     return ok;
@@ -581,6 +597,7 @@ static fres f_cuDeviceGetAttribute(int* v, unsigned attr, int dev) {
     case 81: *v = fake.cfg.shared_per_sm ? fake.cfg.shared_per_sm : 233472; break;
     case 95: *v = !fake.cfg.no_cooperative; break;  /* cooperative launch */
     case 120: *v = (fake.cfg.cc_major ? fake.cfg.cc_major : 9) >= 9; break; /* cluster launch */
+    case 115: *v = !fake.cfg.no_mempools; break; /* memory pools */
     default: *v = 7; break;
     }
     return 0;
@@ -674,6 +691,7 @@ static fres f_cuMemFree(fdevptr p) {
     fres unsafe;
     FAKE_ENTER("cuMemFree"); FAKE_NEED_CTX("cuMemFree");
     if ((unsafe = fake_unsafe_call()) != 0) return unsafe;
+    if (fake_is_live(FK_GALLOC, (void*)(uintptr_t)p)) return 0; /* a graph's allocation, now free */
     return fake_release(FK_ALLOC, (void*)(uintptr_t)p, "cuMemFree") ? 0 : 1;
 }
 static fres f_cuMemHostAlloc(void** p, size_t n, unsigned flags) {
@@ -749,6 +767,109 @@ static fres f_cuMemcpyDtoDAsync(fdevptr d, fdevptr s2, size_t n, void* s) {
     fake_run_pending(s, fake.seq); /* what the stream holds lands first */
     { size_t i; for (i = 0; i < n; i++) ((char*)(uintptr_t)d)[i] = ((const char*)(uintptr_t)s2)[i]; }
     fake_enqueue(s, 1);
+    return 0;
+}
+/* Host memory for n bytes of device memory of the current device, counted against the limit
+   and poisoned (never zero by luck); NULL (out of memory) otherwise. */
+static void* fake_device_alloc(int kind, size_t n) {
+    void* m;
+    pthread_mutex_lock(&fake.lock); /* reserve under the lock: threads allocate at once */
+    if (n > fake.cfg.mem_limit - fake.mem_in_use) { pthread_mutex_unlock(&fake.lock); return NULL; }
+    if (kind == FK_ALLOC) fake.mem_in_use += n;
+    pthread_mutex_unlock(&fake.lock);
+    m = malloc(n);
+    if (!m || !fake_track(kind, m, n)) {
+        free(m);
+        if (kind == FK_ALLOC) { pthread_mutex_lock(&fake.lock); fake.mem_in_use -= n; pthread_mutex_unlock(&fake.lock); }
+        return NULL;
+    }
+    memset(m, 0xA5, n);
+    return m;
+}
+/* Stream-ordered: the fake runs work at once, so the memory is there when the call returns;
+   inside a capture it is the graph's, made now at the address every launch uses. */
+static fres f_cuMemAllocAsync(fdevptr* p, size_t n, void* s) {
+    fake_stream* cap;
+    void* m;
+    FAKE_ENTER("cuMemAllocAsync"); FAKE_NEED_CTX("cuMemAllocAsync");
+    if (!fake_stream_ok(s, "cuMemAllocAsync")) return 400;
+    if (!p || n == 0) return 1;
+    cap = fake_capturing(s);
+    if (cap && cap->capture == 2) return 901;
+    if (!(m = fake_device_alloc(cap ? FK_GALLOC : FK_ALLOC, n))) return 2;
+    if (cap) {
+        fake_op op = fake_op_of(FOP_ALLOC, (fdevptr)(uintptr_t)m, 0, NULL, n);
+        fres r = fake_record(cap, &op);
+        if (r) return r; /* the block stays the fake's until reset */
+    } else {
+        fake_enqueue(s, 0);
+    }
+    *p = (fdevptr)(uintptr_t)m;
+    pthread_mutex_lock(&fake.lock); fake.async_allocs++; pthread_mutex_unlock(&fake.lock);
+    return 0;
+}
+/* A capture frees only the graph's own allocations (CUDA_ERROR_INVALID_VALUE otherwise, and
+   the capture is invalidated); outside one, a graph's allocation may be freed after a launch. */
+static fres f_cuMemFreeAsync(fdevptr p, void* s) {
+    fake_stream* cap;
+    FAKE_ENTER("cuMemFreeAsync"); FAKE_NEED_CTX("cuMemFreeAsync");
+    if (!fake_stream_ok(s, "cuMemFreeAsync")) return 400;
+    cap = fake_capturing(s);
+    if (cap) {
+        fake_op op = fake_op_of(FOP_FREE, p, 0, NULL, 0);
+        fres r;
+        if (cap->capture == 2) return 901;
+        if (!fake_is_live(FK_GALLOC, (void*)(uintptr_t)p)) {
+            fake_protocol("memory not allocated by a graph freed inside a capture", "cuMemFreeAsync");
+            cap->capture = 2;
+            return 1;
+        }
+        if ((r = fake_record(cap, &op)) != 0) return r;
+    } else if (!fake_is_live(FK_GALLOC, (void*)(uintptr_t)p)) {
+        if (!fake_release(FK_ALLOC, (void*)(uintptr_t)p, "cuMemFreeAsync")) return 1;
+        fake_enqueue(s, 0);
+    }
+    pthread_mutex_lock(&fake.lock);
+    fake.async_frees++;
+    fake.last_free_stream = s;
+    pthread_mutex_unlock(&fake.lock);
+    return 0;
+}
+/* One pool per device, its handle 0x2000 + the device. */
+static int fake_pool_device(void* pool) {
+    uintptr_t v = (uintptr_t)pool;
+    return v >= 0x2000 && v < 0x2000 + (uintptr_t)fake.cfg.devices ? (int)(v - 0x2000) : -1;
+}
+static fres f_cuDeviceGetMemPool(void** pool, int dev) {
+    FAKE_ENTER("cuDeviceGetMemPool");
+    if (dev < 0 || dev >= fake.cfg.devices) return 101;
+    if (fake.cfg.no_mempools) return 801;
+    *pool = (void*)(uintptr_t)(0x2000 + dev);
+    return 0;
+}
+static fres f_cuMemPoolSetAttribute(void* pool, unsigned attr, void* value) {
+    int d = fake_pool_device(pool);
+    FAKE_ENTER("cuMemPoolSetAttribute");
+    if (d < 0) { fake_protocol("unknown memory pool", "cuMemPoolSetAttribute"); return 400; }
+    if (attr != 4 || !value) return 1; /* the release threshold is all gpuk sets */
+    memcpy(&fake.pool_threshold[d], value, sizeof fake.pool_threshold[d]);
+    return 0;
+}
+static fres f_cuMemPoolGetAttribute(void* pool, unsigned attr, void* value) {
+    int d = fake_pool_device(pool);
+    FAKE_ENTER("cuMemPoolGetAttribute");
+    if (d < 0) { fake_protocol("unknown memory pool", "cuMemPoolGetAttribute"); return 400; }
+    if (attr != 4 || !value) return 1;
+    memcpy(value, &fake.pool_threshold[d], sizeof fake.pool_threshold[d]);
+    return 0;
+}
+static fres f_cuMemPoolTrimTo(void* pool, size_t keep) {
+    FAKE_ENTER("cuMemPoolTrimTo");
+    if (fake_pool_device(pool) < 0) { fake_protocol("unknown memory pool", "cuMemPoolTrimTo"); return 400; }
+    pthread_mutex_lock(&fake.lock);
+    fake.pool_trims++;
+    fake.last_trim_keep = keep;
+    pthread_mutex_unlock(&fake.lock);
     return 0;
 }
 /* A primary context handle of a retained device: its ordinal, else -1. */
@@ -1306,6 +1427,11 @@ static fres fake_replay_op(const fake_op* op, void* s) {
     case FOP_DTOH: return f_cuMemcpyDtoHAsync(op->host, op->src, op->n, s);
     case FOP_DTOD: return f_cuMemcpyDtoDAsync(op->dst, op->src, op->n, s);
     case FOP_RECORD: return fake_event_record(op->host, s, 0, "cuEventRecord"); /* the node, at a launch */
+    case FOP_ALLOC: /* fresh memory at each launch: what the last one left is gone */
+        if (!fake_is_live(FK_GALLOC, (void*)(uintptr_t)op->dst)) return 1;
+        memset((void*)(uintptr_t)op->dst, 0xA5, op->n);
+        return 0;
+    case FOP_FREE: return 0;
     case FOP_LAUNCH:
         for (i = 0; i < 16; i++) params[i] = (void*)op->args[i];
         return fake_launch("cuGraphLaunch", op->func, op->grid, op->block, op->smem, s, params, op->ex ? op : NULL);
@@ -1380,7 +1506,8 @@ static const fake_entry fake_entries[] = {
     FAKE_E(cuCtxEnablePeerAccess), FAKE_E(cuOccupancyMaxActiveBlocksPerMultiprocessor),
     FAKE_E(cuLaunchKernelEx), FAKE_E(cuOccupancyMaxActiveClusters), FAKE_E(cuTensorMapEncodeTiled), FAKE_E(cuStreamBeginCapture), FAKE_E(cuThreadExchangeStreamCaptureMode), FAKE_E(cuStreamEndCapture),
     FAKE_E(cuGraphInstantiateWithFlags), FAKE_E(cuGraphDestroy), FAKE_E(cuGraphExecDestroy),
-    FAKE_E(cuGraphLaunch), FAKE_E(cuGraphExecUpdate),
+    FAKE_E(cuGraphLaunch), FAKE_E(cuGraphExecUpdate), FAKE_E(cuMemAllocAsync), FAKE_E(cuMemFreeAsync),
+    FAKE_E(cuDeviceGetMemPool), FAKE_E(cuMemPoolSetAttribute), FAKE_E(cuMemPoolGetAttribute), FAKE_E(cuMemPoolTrimTo),
 };
 
 /* gpuk_get_proc_fn: entry points by name; NULL for missing ones and for rows the fake lacks
@@ -1393,6 +1520,10 @@ static void* fake_get_proc(const char* symbol, int abi_version, void* user) {
     for (k = 0; k < 8 && fake.cfg.missing[k]; k++)
         if (strcmp(fake.cfg.missing[k], symbol) == 0) return NULL;
     if (strcmp(symbol, "cuFuncGetParamInfo") == 0 && fake.cfg.version < 12040) return NULL;
+    if ((strncmp(symbol, "cuMemPool", 9) == 0 || strcmp(symbol, "cuMemAllocAsync") == 0 ||
+         strcmp(symbol, "cuMemFreeAsync") == 0 || strcmp(symbol, "cuDeviceGetMemPool") == 0) &&
+        fake.cfg.version < 11020)
+        return NULL; /* memory pools came with CUDA 11.2 */
     for (i = 0; i < sizeof fake_entries / sizeof fake_entries[0]; i++)
         if (strcmp(fake_entries[i].name, symbol) == 0) {
             void* p;

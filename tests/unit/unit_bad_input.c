@@ -26,6 +26,8 @@ static gpuk_event ev, ev_b, ev_stale;
 static gpuk_module mod, mod_b, mod_stale;
 static gpuk_kernel ker, ker_b, ker_stale;
 static gpuk_graph gr, gr_b, gr_stale;
+/* buffers made on a stream: live, freed, and made on the stream str_stale before its destroy */
+static gpuk_buffer abuf, abuf_stale, abuf_orphan;
 static const gpuk_graph zgr = { 0 };
 static const gpuk_buffer zbuf = { 0 };
 static const gpuk_pinned zpin = { 0 };
@@ -77,7 +79,7 @@ static void row_init(void) {
 }
 static void row_shutdown(void) { BAD_NODRV(gpuk_shutdown(), GPUK_ERR_BUSY); /* ctxs alive */ }
 static void row_driver_version(void) { BAD_NODRV(gpuk_driver_version(NULL), GPUK_ERR_INVALID_ARG); }
-static void row_features(void) { cases++; CHECK((gpuk_features() & ~0x3Fu) == 0); }
+static void row_features(void) { cases++; CHECK((gpuk_features() & ~0x7Fu) == 0); }
 static void row_driver_symbol(void) {
     ZERO(gpuk_driver_symbol(NULL, 1000));
     ZERO(gpuk_driver_symbol("", 1000));
@@ -169,7 +171,14 @@ static void row_buffer_create(void) {
     BAD_NODRV(gpuk_buffer_create(A, &(gpuk_buffer_desc){ .data = { NULL, 8 } }, &b), GPUK_ERR_INVALID_ARG);
 }
 #define DESTROY_BUF(h) gpuk_buffer_destroy(A, h)
-static void row_buffer_destroy(void) { BAD_HANDLES(DESTROY_BUF, zbuf, buf_stale, buf_b); BAD_NODRV(gpuk_buffer_destroy(NULL, buf), GPUK_ERR_INVALID_ARG); }
+static void row_buffer_destroy(void) {
+    BAD_HANDLES(DESTROY_BUF, zbuf, buf_stale, buf_b);
+    BAD_HANDLES(DESTROY_BUF, zbuf, abuf_stale, buf_b);
+    BAD_NODRV(gpuk_buffer_destroy(NULL, buf), GPUK_ERR_INVALID_ARG);
+    /* made on a stream destroyed since: it cannot be freed in order there */
+    BAD_NODRV(gpuk_buffer_destroy(A, abuf_orphan), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("gpuk_buffer_free_async");
+}
 static void row_buffer_size(void) { ZERO(gpuk_buffer_size(NULL, buf)); ZERO(gpuk_buffer_size(A, buf_stale)); ZERO(gpuk_buffer_size(A, buf_b)); }
 static void row_buffer_devptr(void) { ZERO(gpuk_buffer_devptr(NULL, buf)); ZERO(gpuk_buffer_devptr(A, zbuf)); ZERO(gpuk_buffer_devptr(A, buf_b)); }
 
@@ -290,6 +299,42 @@ static void row_buffer_memset(void) {
     BAD_NODRV(gpuk_buffer_memset(A, zstr, buf, 1, 0, 4, 2), GPUK_ERR_INVALID_ARG);          /* misaligned */
     BAD_NODRV(gpuk_buffer_memset(A, zstr, buf, 0, 0, 4, SIZE_MAX / 2), GPUK_ERR_OUT_OF_BOUNDS); /* n * 4 overflows */
 }
+
+static void row_buffer_create_async(void) {
+    gpuk_buffer b;
+    BAD_NODRV(gpuk_buffer_create_async(NULL, str, &(gpuk_buffer_desc){ .bytes = 8 }, &b), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_buffer_create_async(A, str, NULL, &b), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_buffer_create_async(A, str, &(gpuk_buffer_desc){ .bytes = 8 }, NULL), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_buffer_create_async(A, str, &(gpuk_buffer_desc){ .bytes = 8, ._start_canary = 1 }, &b), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_buffer_create_async(A, str_stale, &(gpuk_buffer_desc){ .bytes = 8 }, &b), GPUK_ERR_INVALID_HANDLE);
+    BAD_NODRV(gpuk_buffer_create_async(A, str_b, &(gpuk_buffer_desc){ .bytes = 8 }, &b), GPUK_ERR_INVALID_HANDLE);
+    BAD_NODRV(gpuk_buffer_create_async(A, str, &(gpuk_buffer_desc){ .bytes = 8, .wrap = 4096 }, &b), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_buffer_create_async(A, str, &(gpuk_buffer_desc){ .data = { host, 8 } }, &b), GPUK_ERR_INVALID_ARG);
+    BAD(gpuk_buffer_create_async(A, str, &(gpuk_buffer_desc){ .bytes = SIZE_MAX }, &b), 2); /* out of memory */
+    cases++;
+    CHECK(b.id == 0);
+}
+#define FREE_ASYNC(h) gpuk_buffer_free_async(A, str, h)
+static void row_buffer_free_async(void) {
+    BAD_HANDLES(FREE_ASYNC, zbuf, abuf_stale, buf_b); /* the stale one: a double free */
+    BAD_NODRV(gpuk_buffer_free_async(NULL, str, abuf), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_buffer_free_async(A, str_stale, abuf), GPUK_ERR_INVALID_HANDLE);
+    BAD_NODRV(gpuk_buffer_free_async(A, str_b, abuf), GPUK_ERR_INVALID_HANDLE);
+    BAD_NODRV(gpuk_buffer_free_async(A, str, buf), GPUK_ERR_INVALID_ARG); /* made by gpuk_buffer_create */
+    cases++;
+    CHECK(gpuk_buffer_size(A, abuf) == 64 && gpuk_buffer_size(A, buf) == 64); /* both kept */
+}
+static void row_mempool_set_release_threshold(void) {
+    BAD_NODRV(gpuk_mempool_set_release_threshold(NULL, 0), GPUK_ERR_INVALID_ARG);
+}
+static void row_mempool_get_release_threshold(void) {
+    uint64_t v = 7;
+    BAD_NODRV(gpuk_mempool_get_release_threshold(NULL, &v), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_mempool_get_release_threshold(A, NULL), GPUK_ERR_INVALID_ARG);
+    cases++;
+    CHECK(v == 0);
+}
+static void row_mempool_trim(void) { BAD_NODRV(gpuk_mempool_trim(NULL, 0), GPUK_ERR_INVALID_ARG); }
 
 static void row_pinned_create(void) {
     gpuk_pinned p;
@@ -673,7 +718,9 @@ static const row rows[] = {
     ROW(buffer_write), ROW(buffer_read), ROW(buffer_copy), ROW(buffer_download), ROW(host_free),
     ROW(array2d_resolve), ROW(array_resolve), ROW(buffer_write_async), ROW(buffer_read_async),
     ROW(buffer_copy_async), ROW(buffer_copy_peer), ROW(buffer_copy_peer_async),
-    ROW(device_can_access_peer), ROW(ctx_enable_peer_access), ROW(buffer_memset), ROW(pinned_create), ROW(pinned_destroy), ROW(pinned_ptr),
+    ROW(device_can_access_peer), ROW(ctx_enable_peer_access), ROW(buffer_memset), ROW(buffer_create_async),
+    ROW(buffer_free_async), ROW(mempool_set_release_threshold), ROW(mempool_get_release_threshold),
+    ROW(mempool_trim), ROW(pinned_create), ROW(pinned_destroy), ROW(pinned_ptr),
     ROW(pinned_size), ROW(stream_create), ROW(stream_destroy), ROW(stream_sync), ROW(stream_query),
     ROW(stream_wait), ROW(stream_wait_peer), ROW(stream_join), ROW(stream_fork), ROW(stream_host_func), ROW(stream_native), ROW(stream_priority_range),
     ROW(event_create), ROW(event_destroy), ROW(event_record), ROW(event_sync), ROW(event_query),
@@ -749,6 +796,10 @@ static void setup(void) {
     MAKE_ALL(A, b, p, s, e, m, k)
 #undef MAKE_ALL
     buf_stale = b; pin_stale = p; str_stale = s; ev_stale = e; mod_stale = m; ker_stale = k;
+    CHECK_OK(gpuk_buffer_create_async(A, str, &(gpuk_buffer_desc){ .bytes = 64 }, &abuf));
+    CHECK_OK(gpuk_buffer_create_async(A, str, &(gpuk_buffer_desc){ .bytes = 64 }, &abuf_stale));
+    CHECK_OK(gpuk_buffer_free_async(A, str, abuf_stale));
+    CHECK_OK(gpuk_buffer_create_async(A, s, &(gpuk_buffer_desc){ .bytes = 64 }, &abuf_orphan));
     CHECK_OK(gpuk_buffer_destroy(A, b));
     CHECK_OK(gpuk_pinned_destroy(A, p));
     CHECK_OK(gpuk_stream_destroy(A, s));

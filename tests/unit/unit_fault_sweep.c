@@ -100,9 +100,27 @@ static gpuk_result program(int* saw_text) {
         STEP(gpuk_buffer_write(ctx, c, 0, big, sizeof big));
         STEP(gpuk_buffer_read(ctx, c, 0, big, sizeof big));
     }
+    {   /* buffers made on a stream: the pool's threshold set and read, one made, filled, read
+           and freed there, one destroyed (freed in order on its stream), one left for the ctx
+           destroy to free, the pool trimmed */
+        gpuk_buffer t = { 0 }, u = { 0 }, left = { 0 };
+        uint64_t threshold = 0;
+        STEP(gpuk_mempool_set_release_threshold(ctx, UINT64_MAX));
+        STEP(gpuk_mempool_get_release_threshold(ctx, &threshold));
+        STEP(gpuk_buffer_create_async(ctx, s, &(gpuk_buffer_desc){ .bytes = sizeof host, .label = "t" }, &t));
+        STEP(gpuk_buffer_create_async(ctx, s, &(gpuk_buffer_desc){ .bytes = sizeof host }, &u));
+        STEP(gpuk_buffer_create_async(ctx, GPUK_DEFAULT_STREAM, &(gpuk_buffer_desc){ .bytes = 64 }, &left));
+        STEP(gpuk_buffer_copy_async(ctx, s, t, 0, b, 0, sizeof host));
+        STEP(gpuk_buffer_copy_async(ctx, s, u, 0, t, 0, sizeof host));
+        STEP(gpuk_buffer_read_async(ctx, s, u, 0, gpuk_pinned_ptr(ctx, p), sizeof host));
+        STEP(gpuk_buffer_free_async(ctx, s, t));
+        STEP(gpuk_buffer_destroy(ctx, u));
+        STEP(gpuk_stream_sync(ctx, s));
+        STEP(gpuk_mempool_trim(ctx, 0));
+    }
     {   /* a graph: a launch, a copy and an event record captured, launched twice, captured
            again and updated, launched; a failure inside a capture leaves it open for the
-           teardown to end */
+           teardown to end. A buffer made and freed inside the capture carries the copy. */
         gpuk_graph g = { 0 };
         gpuk_devptr ptr = gpuk_buffer_devptr(ctx, a);
         float sc = 3.0f;
@@ -112,6 +130,13 @@ static gpuk_result program(int* saw_text) {
             STEP(gpuk_launch(ctx, k, &(gpuk_launch_desc){ .grid = GPUK_DIM1(1), .block = GPUK_DIM1(256), .stream = s,
                                                           GPUK_ARGS(&ptr, &sc, &n) }));
             STEP(gpuk_buffer_copy_async(ctx, s, b, 0, a, 0, sizeof host));
+            {
+                gpuk_buffer g = { 0 };
+                STEP(gpuk_buffer_create_async(ctx, s, &(gpuk_buffer_desc){ .bytes = sizeof host }, &g));
+                STEP(gpuk_buffer_copy_async(ctx, s, g, 0, b, 0, sizeof host));
+                STEP(gpuk_buffer_copy_async(ctx, s, a, 0, g, 0, sizeof host));
+                STEP(gpuk_buffer_free_async(ctx, s, g));
+            }
             STEP(gpuk_event_record(ctx, s, e1));
             STEP(round == 0 ? gpuk_graph_end_capture(ctx, s, &g) : gpuk_graph_update(ctx, s, g));
             STEP(gpuk_graph_launch(ctx, s, g));
