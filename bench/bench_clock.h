@@ -5,18 +5,18 @@
 #include <stdlib.h>
 #include <time.h>
 
-static double now_ms(void) {
+static inline double now_ms(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
-static int cmp_double(const void* a, const void* b) {
+static inline int cmp_double(const void* a, const void* b) {
     double x = *(const double*)a, y = *(const double*)b;
     return x < y ? -1 : x > y;
 }
 
-static double median(double* v, int n) {
+static inline double median(double* v, int n) {
     qsort(v, (size_t)n, sizeof *v, cmp_double);
     return v[n / 2];
 }

@@ -33,10 +33,15 @@
 static cudaStream_t st;
 static cublasHandle_t blas;
 // ctx[0] runs the variants the GPU picks; ctx[1] holds them to the portable sm_52 baseline
-// (gpuk_ctx_desc.kernels_max_sm = 52), the one older GPUs run
-static gpuk_ctx* ctx[2];
-static gpuk_stream gst[2]; // st, wrapped: gpuk's calls and cuBLAS's queue on the same stream
-enum mode { EXACT, TF32, BASELINE }; // gpuk_gemm_f32/f64; gpuk_gemm_tf32; EXACT on ctx[1]
+// (gpuk_ctx_desc.kernels_max_sm = 52), the one older GPUs run; ctx[2] to the variants an sm_80
+// GPU (A100) runs (kernels_max_sm = 80), measured here as a stand-in
+enum { CTXS = 3 };
+static gpuk_ctx* ctx[CTXS];
+static gpuk_stream gst[CTXS]; // st, wrapped: gpuk's calls and cuBLAS's queue on the same stream
+// gpuk_gemm_f32/f64 and gpuk_gemm_tf32 on ctx[0]; EXACT on ctx[1]; EXACT and TF32 on ctx[2]
+enum mode { EXACT, TF32, BASELINE, SM80, SM80_TF32 };
+static int ctx_of(mode md) { return md == BASELINE ? 1 : md == SM80 || md == SM80_TF32 ? 2 : 0; }
+static bool is_tf32(mode md) { return md == TF32 || md == SM80_TF32; }
 
 // The medians of 11 timed runs of f (cuBLAS) and of g (gpuk) after 2 warm-ups of each, the two
 // taking turns (each round times one of each, which first alternating) so that a change of clock
@@ -90,14 +95,14 @@ template <typename T> __global__ void abs_of(T* out, const T* in, size_t n) {
 
 template <typename T> struct mats {
     T *a, *b, *c, *c2;
-    gpuk_buffer ga[2], gb[2], gc[2]; // wrapped in ctx[0] and ctx[1]
+    gpuk_buffer ga[CTXS], gb[CTXS], gc[CTXS]; // wrapped in each ctx
 };
 static void wrap(void* p, size_t bytes, gpuk_buffer* out) {
     gpuk_buffer_desc d;
     std::memset(&d, 0, sizeof d);
     d.wrap = (gpuk_devptr)(uintptr_t)p;
     d.bytes = bytes;
-    for (int i = 0; i < 2; i++) TRY(gpuk_buffer_create(ctx[i], &d, &out[i]));
+    for (int i = 0; i < CTXS; i++) TRY(gpuk_buffer_create(ctx[i], &d, &out[i]));
 }
 // A (m x k), B (k x n), C (m x n) for `count` products side by side, A and B random
 template <typename T> static mats<T> alloc(size_t m, size_t n, size_t k, size_t count) {
@@ -116,7 +121,7 @@ template <typename T> static mats<T> alloc(size_t m, size_t n, size_t k, size_t 
     return x;
 }
 template <typename T> static void release(mats<T>& x) {
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < CTXS; i++) {
         TRY(gpuk_buffer_destroy(ctx[i], x.ga[i]));
         TRY(gpuk_buffer_destroy(ctx[i], x.gb[i]));
         TRY(gpuk_buffer_destroy(ctx[i], x.gc[i]));
@@ -137,19 +142,21 @@ static void cublas_gemm(double* c, const double* a, const double* b, size_t m, s
     CB(cublasDgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)n, (int)m, (int)k, &one, b, (int)n, a, (int)k, &zero, c, (int)n));
 }
 // cuBLAS's TF32 mode for the TF32 rows only (CUBLAS_DEFAULT_MATH never uses TF32 for SGEMM)
-static void cublas_math(mode md) { CB(cublasSetMathMode(blas, md == TF32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH)); }
+static void cublas_math(mode md) { CB(cublasSetMathMode(blas, is_tf32(md) ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH)); }
 static gpuk_result gpuk_gemm(float, mode md, gpuk_array2d c, gpuk_array2d a, gpuk_array2d b) {
-    const int i = md == BASELINE;
-    if (md == TF32) return gpuk_gemm_tf32(ctx[0], gst[0], c, 1.0f, a, 0, b, 0, 0.0f);
+    const int i = ctx_of(md);
+    if (is_tf32(md)) return gpuk_gemm_tf32(ctx[i], gst[i], c, 1.0f, a, 0, b, 0, 0.0f);
     return gpuk_gemm_f32(ctx[i], gst[i], c, 1.0f, a, 0, b, 0, 0.0f);
 }
 static gpuk_result gpuk_gemm(double, mode md, gpuk_array2d c, gpuk_array2d a, gpuk_array2d b) {
-    const int i = md == BASELINE;
+    const int i = ctx_of(md);
     return gpuk_gemm_f64(ctx[i], gst[i], c, 1.0, a, 0, b, 0, 0.0);
 }
 static const char* label(size_t elem, mode md) {
     if (md == TF32) return "tf32 ";
+    if (md == SM80_TF32) return "tf32 sm_80 path";
     if (md == BASELINE) return elem == 4 ? "sgemm sm_52 baseline" : "dgemm sm_52 baseline";
+    if (md == SM80) return elem == 4 ? "sgemm sm_80 path" : "dgemm sm_80 path";
     return elem == 4 ? "sgemm" : "dgemm";
 }
 
@@ -169,7 +176,7 @@ template <typename T> static int verify(mode md, size_t m, size_t n, size_t k) {
     cublas_gemm(bound, absa, absb, m, n, k);
     cublas_gemm(x.c2, x.a, x.b, m, n, k);
     CK(cudaMemsetAsync(x.c, 0xFF, m * n * sizeof(T), st)); // NaN: a C gpuk left unwritten fails
-    const int ci = md == BASELINE;
+    const int ci = ctx_of(md);
     TRY(gpuk_gemm(T(), md, gpuk_at2d(x.gc[ci], 0, m, n, 0), gpuk_at2d(x.ga[ci], 0, m, k, 0), gpuk_at2d(x.gb[ci], 0, k, n, 0)));
     CK(cudaStreamSynchronize(st));
     std::vector<T> g(m * n), r(m * n), bd(m * n);
@@ -180,7 +187,7 @@ template <typename T> static int verify(mode md, size_t m, size_t n, size_t k) {
     size_t bad = 0;
     double worst = 0;
     for (size_t i = 0; i < m * n; i++) {
-        double tol = (2.0 * (double)(k + 2) * eps + (md == TF32 ? 0x1.2p-9 : 0)) * (double)bd[i];
+        double tol = (2.0 * (double)(k + 2) * eps + (is_tf32(md) ? 0x1.2p-9 : 0)) * (double)bd[i];
         double d = std::fabs((double)g[i] - (double)r[i]);
         if (!(d <= tol)) {
             if (bad++ < 5)
@@ -195,11 +202,14 @@ template <typename T> static int verify(mode md, size_t m, size_t n, size_t k) {
     return bad == 0;
 }
 
-// the CSV's goal column: README's GEMM table, NaN where it sets none
+// each row's goal (the same on every GPU; the sm_80 paths held to the picked variants' goals),
+// NaN where it sets none
 static double goal_of(const char* lab, const char* name) {
     static const struct { const char *lab, *name; double goal; } g[] = {
-        { "sgemm", "4096^3", 0.85 }, { "sgemm", "m=1024 n=512 k=2048", 0.80 }, { "tf32 ", "4096^3", 0.50 },
-        { "dgemm", "4096^3", 0.75 }, { "dgemm", "m=1024 n=512 k=2048", 0.70 }, { "sgemm sm_52 baseline", "4096^3", 0.60 } };
+        { "sgemm", "4096^3", 0.90 }, { "sgemm", "m=1024 n=512 k=2048", 0.90 }, { "sgemm", "1000^3", 0.80 },
+        { "tf32 ", "4096^3", 0.85 }, { "dgemm", "4096^3", 0.85 }, { "dgemm", "m=1024 n=512 k=2048", 0.85 },
+        { "dgemm", "1000^3", 0.70 }, { "sgemm sm_80 path", "4096^3", 0.90 }, { "tf32 sm_80 path", "4096^3", 0.85 },
+        { "dgemm sm_80 path", "4096^3", 0.85 }, { "sgemm sm_52 baseline", "4096^3", 0.60 } };
     for (const auto& e : g) if (!std::strcmp(e.lab, lab) && !std::strcmp(e.name, name)) return e.goal;
     return BENCH_CSV_NONE;
 }
@@ -208,15 +218,18 @@ static double goal_of(const char* lab, const char* name) {
 template <typename T> static void bench(mode md, const char* name, size_t m, size_t n, size_t k) {
     if (!wanted(label(sizeof(T), md))) return;
     mats<T> x = alloc<T>(m, n, k, 1);
-    const int ci = md == BASELINE;
+    const int ci = ctx_of(md);
     gpuk_array2d c = gpuk_at2d(x.gc[ci], 0, m, n, 0), a = gpuk_at2d(x.ga[ci], 0, m, k, 0), b = gpuk_at2d(x.gb[ci], 0, k, n, 0);
     float tc, tg;
     median_pair([&] { cublas_math(md); cublas_gemm(x.c, x.a, x.b, m, n, k); cublas_math(EXACT); },
                 [&] { TRY(gpuk_gemm(T(), md, c, a, b)); }, &tc, &tg);
     double flop = 2.0 * (double)m * (double)n * (double)k;
-    std::printf("%-20s %-20s cublas %6.1f TFLOP/s  gpuk %6.1f TFLOP/s  ratio %.2f   (%.3f ms, %.3f ms)\n",
-                label(sizeof(T), md), name, flop / tc / 1e9, flop / tg / 1e9, tc / tg, tc, tg);
-    bench_csv_row(label(sizeof(T), md), name, tg, flop / tg / 1e9, "TFLOP/s", tc / tg, goal_of(label(sizeof(T), md), name));
+    const double goal = goal_of(label(sizeof(T), md), name);
+    char judged[48] = "no goal";
+    if (goal == goal) std::snprintf(judged, sizeof judged, "goal >= %.2f%s", goal, tc / tg >= goal ? "" : "  BELOW GOAL");
+    std::printf("%-20s %-20s cublas %6.1f TFLOP/s  gpuk %6.1f TFLOP/s  ratio %.2f   (%.3f ms, %.3f ms; %s)\n",
+                label(sizeof(T), md), name, flop / tc / 1e9, flop / tg / 1e9, tc / tg, tc, tg, judged);
+    bench_csv_row(label(sizeof(T), md), name, tg, flop / tg / 1e9, "TFLOP/s", tc / tg, goal);
     release(x);
 }
 
@@ -256,10 +269,10 @@ int main(int argc, char** argv) {
     CB(cublasCreate(&blas));
     CB(cublasSetStream(blas, st));
     CB(cublasSetMathMode(blas, CUBLAS_DEFAULT_MATH));
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < CTXS; i++) {
         gpuk_ctx_desc cd;
         std::memset(&cd, 0, sizeof cd);
-        cd.kernels_max_sm = i ? 52 : 0;
+        cd.kernels_max_sm = i == 1 ? 52 : i == 2 ? 80 : 0;
         TRY(gpuk_ctx_create(&cd, &ctx[i]));
         gpuk_stream_desc sd;
         std::memset(&sd, 0, sizeof sd);
@@ -276,8 +289,8 @@ int main(int argc, char** argv) {
                 gpuk__builtin_pick(ctx[0], GPUK__K_GEMM_F64)->name + 5, gpuk__builtin_pick(ctx[0], GPUK__K_GEMM_TF32)->name + 5);
     bench_csv_open("gemm", prop.name);
     int ok = 1;
-    for (mode md : { EXACT, TF32, BASELINE }) ok &= verify<float>(md, 1000, 1000, 1000);
-    for (mode md : { EXACT, BASELINE }) ok &= verify<double>(md, 1000, 1000, 1000);
+    for (mode md : { EXACT, TF32, BASELINE, SM80, SM80_TF32 }) ok &= verify<float>(md, 1000, 1000, 1000);
+    for (mode md : { EXACT, BASELINE, SM80 }) ok &= verify<double>(md, 1000, 1000, 1000);
     if (!ok) { std::printf("gpuk's GEMM disagrees with cuBLAS: not timed\n"); return 1; }
     bench<float>(EXACT, "4096^3", 4096, 4096, 4096);
     bench<float>(EXACT, "m=1024 n=512 k=2048", 1024, 512, 2048);
@@ -287,12 +300,15 @@ int main(int argc, char** argv) {
     bench<double>(EXACT, "4096^3", 4096, 4096, 4096);
     bench<double>(EXACT, "m=1024 n=512 k=2048", 1024, 512, 2048);
     bench<double>(EXACT, "1000^3", 1000, 1000, 1000);
+    bench<float>(SM80, "4096^3", 4096, 4096, 4096);
+    bench<float>(SM80_TF32, "4096^3", 4096, 4096, 4096);
+    bench<double>(SM80, "4096^3", 4096, 4096, 4096);
     bench<float>(BASELINE, "4096^3", 4096, 4096, 4096);
     bench<double>(BASELINE, "4096^3", 4096, 4096, 4096);
     bench_batched(512, 128);
     CK(cudaGetLastError());
     bench_csv_close();
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < CTXS; i++) {
         TRY(gpuk_stream_destroy(ctx[i], gst[i]));
         TRY(gpuk_ctx_destroy(ctx[i]));
     }

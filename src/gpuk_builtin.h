@@ -107,6 +107,18 @@ static const gpuk__builtin_ptx* gpuk__builtin_pick(const gpuk_ctx* ctx, int id) 
 #define GPUK__SCAN_TILE_MIN ((size_t)GPUK__BLOCK * GPUK__SCAN_ITEMS_8) /* the smallest scan tile */
 #define GPUK__CU_STREAM_PER_THREAD ((gpuk__cu_stream)(uintptr_t)2)
 
+/* Launch shapes that bench/bench_shapes.c sweeps: built with GPUK__TUNING, it sets a knob to a
+   value >= 0 and the launches use that in place of what they choose from the device. A program
+   never defines GPUK__TUNING, and GPUK__TUNED is then the choice itself. */
+enum { GPUK__TUNE_SCAN_AHEAD, GPUK__TUNE_GENERATE_PER_SM, GPUK__TUNE_STENCIL_PER_SM, GPUK__TUNE_KNOBS };
+#if defined(GPUK__TUNING)
+static long long gpuk__tuned[GPUK__TUNE_KNOBS] = { -1, -1, -1 };
+#define GPUK__TUNED(knob, chosen) \
+    (gpuk__tuned[knob] >= 0 ? (size_t)gpuk__tuned[knob] : (size_t)(chosen))
+#else
+#define GPUK__TUNED(knob, chosen) ((size_t)(chosen))
+#endif
+
 /* Device scratch for the built-in reductions and scans, one per gpuk stream (kernels on one
    CUDA stream run in order, so they can share it): reductions use the first
    GPUK__SCRATCH_SCAN bytes, scans the rest. Zeroed when allocated; the kernels leave their
@@ -718,7 +730,8 @@ static GPUK__NOINLINE gpuk_result gpuk__generate(const char* fn, int id, gpuk_ct
     k.args = args;
     /* 32 blocks an SM, looping: a block for every 256 Philox blocks was slower (bench
        "random_uniform_f32 2^28") */
-    k.grid_x = gpuk__grid(n / per_thread + 2, GPUK__BLOCK, gpuk__sm_blocks(ctx, 32));
+    k.grid_x = gpuk__grid(n / per_thread + 2, GPUK__BLOCK,
+                          gpuk__sm_blocks(ctx, GPUK__TUNED(GPUK__TUNE_GENERATE_PER_SM, 32)));
     return gpuk__builtin_go(&k);
 }
 #endif /* GPUK__LAUNCHER_GENERATE */
@@ -834,7 +847,7 @@ static GPUK__NOINLINE gpuk_result gpuk__scan(const char* fn, int id, gpuk_ctx* c
     if (tiles > (size_t)ctx->info.max_grid[0] || tiles > 0xFFFFFFFFu)
         return gpuk__fail(fn, GPUK_ERR_LIMIT, "n = %zu needs %zu tiles of %zu; the grid takes %d",
                           n, tiles, tile, ctx->info.max_grid[0]);
-    ahead = gpuk__scan_ahead(&ctx->info, elem);
+    ahead = (uint32_t)GPUK__TUNED(GPUK__TUNE_SCAN_AHEAD, gpuk__scan_ahead(&ctx->info, elem));
     args[0] = &po; args[1] = &pi; args[2] = &n64; args[3] = &scratch; args[4] = &values;
     args[5] = &ahead;
     args[6] = &capacity;
@@ -1260,7 +1273,8 @@ static GPUK__NOINLINE gpuk_result gpuk__stencil(const char* fn, int id, gpuk_ctx
             /* (a map means rows and cols below 2^31: each count fits gpuk__grid's 32 bits) */
             const size_t tc = gpuk__grid((size_t)cols, GPUK__STENCIL3_TMA_COLS, (size_t)-1),
                          tiles = tc * gpuk__grid((size_t)rows, GPUK__STENCIL3_TMA_ROWS, (size_t)-1);
-            size_t g = gpuk__grid(tiles, 1, gpuk__sm_blocks(ctx, GPUK__STENCIL3_TMA_PER_SM)), d = 0;
+            size_t g = gpuk__grid(tiles, 1, gpuk__sm_blocks(ctx, GPUK__TUNED(
+                                                  GPUK__TUNE_STENCIL_PER_SM, GPUK__STENCIL3_TMA_PER_SM))), d = 0;
             /* Where blocks walk several tiles, up to an eighth fewer of them, so that the grid and
                the tiles a row have no common factor: each block's tile column then goes round all
                of them, and the first and last columns (the edge rules' extra work) come to every

@@ -52,15 +52,15 @@ static void use_nvcc_headers(gpuk_ctx* c) {
     int id;
     for (id = 0; id < GPUK__KERNEL_COUNT; id++) {
         const gpuk__builtin_ptx* b = gpuk__builtin_pick(c, id);
-        const char* const* piece;
-        size_t len = 0;
-        char* text = (char*)malloc(b->bytes + 64);
+        char* block = NULL;
+        gpuk_result r = GPUK_OK;
+        char* text = gpuk__builtin_text("use_nvcc_headers", b, &block, &r); /* gpuk.h holds it packed */
         char* body;
         gpuk_module m;
         gpuk_kernel k;
-        for (piece = b->pieces; *piece; piece++) { memcpy(text + len, *piece, strlen(*piece)); len += strlen(*piece); }
-        text[len] = 0;
         char head[48], target[16];
+        CHECK(text != NULL && r == GPUK_OK);
+        if (!text) return;
         body = strstr(text, ".address_size"); /* after .version and .target */
         memmove(text + 31, body, strlen(body) + 1);
         /* nvcc's sm_75, or a variant's own newer target (its instructions need it), with the
@@ -74,7 +74,7 @@ static void use_nvcc_headers(gpuk_ctx* c) {
         CHECK_OK(gpuk_kernel_get(c, m, b->name, &k));
         /* the function only: the module stays the module handle's, unloaded once */
         if (k.id) gpuk__builtin_of(c)->function[id] = gpuk__kernel_lookup(c, k.id)->cu;
-        free(text);
+        gpuk__free(block);
     }
 }
 
