@@ -216,10 +216,13 @@ static int test_graph(void) {
     CHECK_OK(gpuk_graph_begin_capture(ctx, s, GPUK_CAPTURE_DEFAULT));
     CHECK_OK(gpuk_buffer_create_async(ctx, s, &(gpuk_buffer_desc){ .bytes = n * 4, .label = "left" }, &left));
     CHECK_OK(gpuk_scale_f32(ctx, s, gpuk_at(left, 0), alpha, gpuk_at(in, 0), n));
-    CHECK_OK(gpuk_buffer_copy_async(ctx, s, out, 0, left, 0, n * 4));
+    /* read back by a kernel, not a copy: compute-sanitizer's initcheck takes a copy node's read
+       of memory the graph owns for uninitialized, whatever the kernel before it wrote */
+    CHECK_OK(gpuk_scale_f32(ctx, s, gpuk_at(out, 0), beta, gpuk_at(left, 0), n));
     CHECK_OK(gpuk_graph_end_capture(ctx, s, &graph));
     CHECK(gpuk_buffer_size(ctx, left) == n * 4);
     fill_random(x, n);
+    for (i = 0; i < n; i++) mid[i] = alpha * x[i];
     CHECK_OK(gpuk_buffer_write(ctx, in, 0, x, n * 4));
     CHECK_OK(gpuk_buffer_memset(ctx, s, out, 0, 0xFF, 1, n * 4));
     CHECK_OK(gpuk_graph_launch(ctx, s, graph));
@@ -227,7 +230,7 @@ static int test_graph(void) {
     CHECK_OK(gpuk_stream_sync(ctx, s));
     memset(h, 0x7F, n * sizeof(float));
     CHECK_OK(gpuk_buffer_read(ctx, out, 0, h, n * 4));
-    CHECK(count_wrong(h, x, alpha, n, "left allocated") == 0);
+    CHECK(count_wrong(h, mid, beta, n, "left allocated") == 0);
     CHECK(gpuk_buffer_size(ctx, left) == 0);
     CHECK_OK(gpuk_graph_destroy(ctx, graph));
     CHECK_OK(gpuk_buffer_destroy(ctx, in));
