@@ -14,6 +14,9 @@ typedef struct gpuk__builtin_ptx {
     int target;                  /* .target sm_XX */
     int arch_specific;           /* 1: .target sm_XXa (wgmma, setmaxnreg), which the driver
                                     JIT-compiles for compute capability XX only, not newer */
+    int base;                    /* -1: pieces hold the PTX itself; else they hold a line script
+                                    (gpuk__patch) that makes it from kernel base's PTX */
+    size_t script;               /* of that script (0: none) */
 } gpuk__builtin_ptx;
 /* A faster form of a kernel for newer GPUs (its .target says which). */
 typedef struct gpuk__builtin_variant {
@@ -27,8 +30,8 @@ static const gpuk__builtin_variant* gpuk__builtin_variants(void);
 static const gpuk__builtin_ptx* gpuk__builtin_dictionary_of(void);
 
 /* p's packed text into its deflated bytes at scratch, those inflated into out[start,
-   start + p->bytes) (out[0, start) holding the dictionary p was deflated against); 1 when it
-   all decodes to exactly the sizes the table gives. */
+   start + what p stores) (out[0, start) holding the dictionary p was deflated against): its
+   PTX, or its line script; 1 when it all decodes to exactly the sizes the table gives. */
 static int gpuk__unpack(const gpuk__builtin_ptx* p, unsigned char* out, size_t start,
                         unsigned char* scratch) {
     const char* const* piece;
@@ -38,33 +41,108 @@ static int gpuk__unpack(const gpuk__builtin_ptx* p, unsigned char* out, size_t s
         if (got == (size_t)-1) return 0;
         pos += got;
     }
-    return pos == p->packed && gpuk__inflate(scratch, pos, out, start, start + p->bytes);
+    return pos == p->packed &&
+           gpuk__inflate(scratch, pos, out, start, start + (p->base >= 0 ? p->script : p->bytes));
 }
 
-/* The PTX text of b, unpacked (the dictionary first, then b against it) into memory from
-   gpuk__alloc that *out_block holds (free it); NULL with a failure said. */
+/* The next line of text[*at, len) (through its '\n', or to len, where a text's last line ends
+   without one): its length with the '\n'; the '\n' counted where it is missing too. */
+static size_t gpuk__line(const char* text, size_t len, size_t* at, int* missing) {
+    const char* nl = (const char*)memchr(text + *at, '\n', len - *at);
+    const size_t n = nl ? (size_t)(nl - (text + *at)) + 1 : len - *at + 1;
+    *missing = !nl;
+    *at += nl ? n : len - *at;
+    return n;
+}
+
+/* out[0, out_len) from base (base_len bytes) and a line script (tools/gpuk_gen/emit.py,
+   line_script): "=N" copies base's next N lines, "-N" skips them, "+N" adds the N lines after
+   it. Lines end in '\n'; a text is its lines joined by '\n', so base's last line has none and
+   out's last gets one here, at out[out_len], which becomes the NUL. out has out_len + 1
+   bytes. 1 when the script fits base and makes exactly out_len bytes. */
+static int gpuk__patch(const char* base, size_t base_len, const char* script, size_t script_len,
+                       char* out, size_t out_len) {
+    size_t b = 0, s = 0, o = 0;
+    int base_done = 0;
+    while (s < script_len) {
+        const char op = script[s++];
+        size_t count = 0;
+        if (op != '=' && op != '-' && op != '+') return 0;
+        if (s >= script_len || script[s] < '0' || script[s] > '9') return 0;
+        while (s < script_len && script[s] >= '0' && script[s] <= '9') {
+            if (count > out_len) return 0; /* no script asks for more lines than out has bytes */
+            count = count * 10 + (size_t)(script[s++] - '0');
+        }
+        if (s >= script_len || script[s++] != '\n') return 0;
+        for (; count; count--) {
+            size_t at, n;
+            int missing;
+            const char* from;
+            if (op == '+') {
+                at = s;
+                n = gpuk__line(script, script_len, &s, &missing);
+                if (missing) return 0; /* the script's own lines all end in '\n' */
+                from = script + at;
+            } else {
+                if (base_done) return 0;
+                at = b;
+                n = gpuk__line(base, base_len, &b, &missing);
+                base_done = missing;
+                from = base + at;
+                if (op == '-') continue;
+            }
+            if (n > out_len + 1 - o) return 0;
+            memcpy(out + o, from, n - (op != '+' && missing));
+            o += n;
+            out[o - 1] = '\n';
+        }
+    }
+    if (o != out_len + 1) return 0;
+    out[out_len] = 0;
+    return 1;
+}
+
+/* The PTX text of b, unpacked (the dictionary first, then b against it; where b is a line
+   script, its base's PTX too, which the script edits) into memory from gpuk__alloc that
+   *out_block holds (free it); NULL with a failure said. The block: the dictionary, the base's
+   PTX, the dictionary again and the script, the PTX made and its NUL, the scratch bytes. */
 static char* gpuk__builtin_text(const char* fn, const gpuk__builtin_ptx* b, char** out_block,
                                 gpuk_result* r) {
     const gpuk__builtin_ptx* d = gpuk__builtin_dictionary_of();
-    const size_t scratch = d->packed > b->packed ? d->packed : b->packed;
-    const size_t bytes = d->bytes + b->bytes + 1 + scratch;
-    unsigned char* block;
+    const gpuk__builtin_ptx* a = b->base >= 0 ? gpuk__builtin_ptx_of(b->base) : NULL;
+    const size_t base_bytes = a ? a->bytes + d->bytes + b->script : 0;
+    size_t scratch = d->packed > b->packed ? d->packed : b->packed, bytes;
+    unsigned char *block, *made;
+    int ok;
+    if (a && a->packed > scratch) scratch = a->packed;
+    bytes = d->bytes + base_bytes + b->bytes + 1 + scratch;
     *out_block = NULL;
     if (!(block = (unsigned char*)gpuk__alloc(bytes))) {
         *r = gpuk__fail(fn, GPUK_ERR_HOST_ALLOC, "cannot allocate %zu bytes to unpack the PTX of %s",
                         bytes, b->name);
         return NULL;
     }
-    if (!gpuk__unpack(d, block, 0, block + d->bytes + b->bytes + 1) ||
-        !gpuk__unpack(b, block, d->bytes, block + d->bytes + b->bytes + 1)) {
+    made = block + d->bytes + base_bytes;
+    ok = gpuk__unpack(d, block, 0, made + b->bytes + 1);
+    if (ok && !a) {
+        ok = gpuk__unpack(b, block, d->bytes, made + b->bytes + 1); /* made is right after d */
+        made[b->bytes] = 0;
+    } else if (ok) { /* a's PTX after d; d again and b's script after that; then the PTX made */
+        unsigned char* second = block + d->bytes + a->bytes;
+        ok = a->base < 0 && a->pieces && gpuk__unpack(a, block, d->bytes, made + b->bytes + 1);
+        memcpy(second, block, d->bytes);
+        ok = ok && gpuk__unpack(b, second, d->bytes, made + b->bytes + 1) &&
+             gpuk__patch((const char*)block + d->bytes, a->bytes, (const char*)second + d->bytes,
+                         b->script, (char*)made, b->bytes);
+    }
+    if (!ok) {
         gpuk__free(block);
         *r = gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "the PTX of %s in gpuk.h does not unpack (was the "
                         "header edited? tools/gen_ptx.py --from-ptx remakes it)", b->name);
         return NULL;
     }
-    block[d->bytes + b->bytes] = 0;
     *out_block = (char*)block;
-    return (char*)block + d->bytes;
+    return (char*)made;
 }
 
 /* Of base and kernel id's variants in list (ending at kernel -1), the PTX to load on a device
@@ -110,7 +188,9 @@ static const gpuk__builtin_ptx* gpuk__builtin_pick(const gpuk_ctx* ctx, int id) 
 /* Launch shapes that bench/bench_shapes.c sweeps: built with GPUK__TUNING, it sets a knob to a
    value >= 0 and the launches use that in place of what they choose from the device. A program
    never defines GPUK__TUNING, and GPUK__TUNED is then the choice itself. */
-enum { GPUK__TUNE_SCAN_AHEAD, GPUK__TUNE_GENERATE_PER_SM, GPUK__TUNE_STENCIL_PER_SM, GPUK__TUNE_KNOBS };
+enum {
+    GPUK__TUNE_SCAN_AHEAD, GPUK__TUNE_GENERATE_PER_SM, GPUK__TUNE_STENCIL_PER_SM, GPUK__TUNE_KNOBS
+};
 #if defined(GPUK__TUNING)
 static long long gpuk__tuned[GPUK__TUNE_KNOBS] = { -1, -1, -1 };
 #define GPUK__TUNED(knob, chosen) \
@@ -479,7 +559,7 @@ done:
 
 /* Checks common to every built-in call; fills the launch record's ctx, stream and ids. */
 GPUK__SHARED gpuk_result gpuk__kcall_init(gpuk__kcall* k, const char* fn, int id, gpuk_ctx* ctx,
-                                    gpuk_stream stream) {
+                                          gpuk_stream stream) {
     memset(k, 0, sizeof *k);
     k->fn = fn;
     k->ctx = ctx;
@@ -613,8 +693,8 @@ GPUK__IMPL gpuk_result gpuk_kernels_reserve(gpuk_ctx* ctx, gpuk_stream stream, s
 
 /* Address of n elements of elem bytes at a, after checking the handle, the bounds (without
    overflow) and the element alignment. */
-GPUK__SHARED gpuk_result gpuk__array(const char* fn, const gpuk_ctx* ctx, const char* what, gpuk_array a,
-                               size_t elem, size_t n, gpuk_devptr* out) {
+GPUK__SHARED gpuk_result gpuk__array(const char* fn, const gpuk_ctx* ctx, const char* what,
+                                     gpuk_array a, size_t elem, size_t n, gpuk_devptr* out) {
     const gpuk__buffer_slot* s = gpuk__buffer_lookup(ctx, a.buffer.id);
     size_t cap;
     *out = 0;
@@ -635,8 +715,9 @@ GPUK__SHARED gpuk_result gpuk__array(const char* fn, const gpuk_ctx* ctx, const 
 /* Two arrays that share bytes but do not start together: a kernel would read what it wrote.
    same_ok: the in-place case (the same first element) is allowed; every caller that allows it
    reads and writes elements of one size, element i by thread i alone. */
-GPUK__SHARED gpuk_result gpuk__overlap(const char* fn, const char* what, gpuk_devptr p, gpuk_devptr q,
-                                 size_t bytes_p, size_t bytes_q, int same_ok) {
+GPUK__SHARED gpuk_result gpuk__overlap(const char* fn, const char* what, gpuk_devptr p,
+                                       gpuk_devptr q, size_t bytes_p, size_t bytes_q,
+                                       int same_ok) {
     if (!bytes_p || !bytes_q || p >= q + bytes_q || q >= p + bytes_p) return GPUK_OK;
     if (same_ok && p == q) return GPUK_OK;
     return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s overlap%s", what,

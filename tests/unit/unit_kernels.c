@@ -490,15 +490,15 @@ static int test_arch_specific_variant_only_on_its_compute_capability(void) {
    a driver of CUDA 12.0; other kernels' variants are not taken. */
 static int test_variant_pick_rules(void) {
     static const char* const none[] = { 0 };
-    static const gpuk__builtin_ptx base = { "k", none, 0, 0, 42, 52, 0 };
+    static const gpuk__builtin_ptx base = { "k", none, 0, 0, 42, 52, 0, -1, 0 };
+#define V(kernel, name, version, target, arch) { kernel, { name, none, 0, 0, version, target, arch, -1, 0 } }
     static const gpuk__builtin_variant lists[2][6] = {
-        { { 3, { "k__sm80", none, 0, 0, 70, 80, 0 } }, { 3, { "k__sm90a", none, 0, 0, 80, 90, 1 } },
-          { 3, { "k__sm90", none, 0, 0, 78, 90, 0 } }, { 4, { "other__sm90a", none, 0, 0, 80, 90, 1 } },
-          { 3, { "k__sm100a", none, 0, 0, 86, 100, 1 } }, { -1, { 0, 0, 0, 0, 0, 0, 0 } } },
-        { { 4, { "other__sm90a", none, 0, 0, 80, 90, 1 } }, { 3, { "k__sm90", none, 0, 0, 78, 90, 0 } },
-          { 3, { "k__sm100a", none, 0, 0, 86, 100, 1 } }, { 3, { "k__sm90a", none, 0, 0, 80, 90, 1 } },
-          { 3, { "k__sm80", none, 0, 0, 70, 80, 0 } }, { -1, { 0, 0, 0, 0, 0, 0, 0 } } },
+        { V(3, "k__sm80", 70, 80, 0), V(3, "k__sm90a", 80, 90, 1), V(3, "k__sm90", 78, 90, 0),
+          V(4, "other__sm90a", 80, 90, 1), V(3, "k__sm100a", 86, 100, 1), { -1, { 0, 0, 0, 0, 0, 0, 0, -1, 0 } } },
+        { V(4, "other__sm90a", 80, 90, 1), V(3, "k__sm90", 78, 90, 0), V(3, "k__sm100a", 86, 100, 1),
+          V(3, "k__sm90a", 80, 90, 1), V(3, "k__sm80", 70, 80, 0), { -1, { 0, 0, 0, 0, 0, 0, 0, -1, 0 } } },
     };
+#undef V
     static const struct { int cc, max_sm, driver; const char* want; } rows[] = {
         { 90, 0, 13000, "k__sm90a" }, { 90, 90, 12000, "k__sm90a" }, { 90, 0, 11080, "k__sm90" },
         { 90, 89, 13000, "k__sm80" }, { 90, 52, 13000, "k" }, { 89, 0, 13000, "k__sm80" },

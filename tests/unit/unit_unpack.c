@@ -1,8 +1,9 @@
 /* tests/unit/unit_unpack.c - the built-in kernels' PTX as gpuk.h stores it (deflated against a
-   shared dictionary, in a base-85 alphabet): every module and variant unpacks to exactly its
-   file in ptx/, byte for byte; and the decoder refuses damaged input (every character of a
-   piece changed in turn, cut short, random bytes, a wrong size) without reading or writing out
-   of bounds (ASan). Run from the repository root (it reads ptx/). No GPU, no driver needed.
+   shared dictionary, in a base-85 alphabet, some modules as line scripts against another):
+   every module and variant unpacks to exactly its file in ptx/, byte for byte; and the
+   decoder refuses damaged input (every character of a piece changed in turn, cut short,
+   random bytes, a wrong size, broken line scripts) without reading or writing out of bounds
+   (ASan). Run from the repository root (it reads ptx/). No GPU, no driver needed.
    cc -std=c99 -I. tests/unit/unit_unpack.c -ldl -lpthread */
 #define _GNU_SOURCE
 #define GPUK_IMPLEMENTATION
@@ -132,8 +133,58 @@ static int test_damaged_input_is_refused(void) {
     return TEST_PASS;
 }
 
+/* Line scripts (gpuk__patch): small ones against a CPU-made expectation, then damaged scripts
+   refused (a wrong op, a count past the base, a line without its newline, an output of the
+   wrong size), never out of bounds (ASan watches). */
+static int patch_gives(const char* base, const char* script, const char* want) {
+    const size_t n = strlen(want);
+    char* out = (char*)malloc(n + 1);
+    int ok = gpuk__patch(base, strlen(base), script, strlen(script), out, n) && memcmp(out, want, n + 1) == 0;
+    free(out);
+    return ok;
+}
+static int patch_refused(const char* base, const char* script, size_t out_len) {
+    char* out = (char*)malloc(out_len + 1);
+    int refused = !gpuk__patch(base, strlen(base), script, strlen(script), out, out_len);
+    free(out);
+    return refused;
+}
+
+static int test_line_scripts(void) {
+    const gpuk__builtin_variant* v;
+    int id, scripts = 0;
+    CHECK(patch_gives("a\nb\nc", "=3\n", "a\nb\nc"));
+    CHECK(patch_gives("a\nb\nc\n", "=1\n-1\n+2\nx\ny\n=2\n", "a\nx\ny\nc\n"));
+    CHECK(patch_gives("a\nb", "-2\n+1\nz\n", "z"));
+    CHECK(patch_gives("", "+2\nq\n\n", "q\n"));
+    CHECK(patch_refused("a\nb\nc", "=4\n", 5));         /* past the base */
+    CHECK(patch_refused("a\nb\nc", "*3\n", 5));         /* no such op */
+    CHECK(patch_refused("a\nb\nc", "=\n", 5));          /* no count */
+    CHECK(patch_refused("a\nb\nc", "=3", 5));            /* no newline after the count */
+    CHECK(patch_refused("a\nb\nc", "+1\nxyz", 3));      /* an added line without its newline */
+    CHECK(patch_refused("a\nb\nc", "=3\n", 4));         /* too short an output */
+    CHECK(patch_refused("a\nb\nc", "=3\n", 6));         /* too long */
+    CHECK(patch_refused("a\nb\nc", "=99999999999999999999\n", 5));
+    /* the stored scripts: each edits a module stored whole, of its own family */
+    for (id = 0; id < GPUK__KERNEL_COUNT; id++) {
+        const gpuk__builtin_ptx* p = gpuk__builtin_ptx_of(id);
+        if (p->base < 0) continue;
+        scripts++;
+        CHECK(p->base < GPUK__KERNEL_COUNT && gpuk__builtin_ptx_of(p->base)->base < 0 && p->script > 0);
+    }
+    for (v = gpuk__builtin_variants(); v->kernel >= 0; v++)
+        if (v->ptx.base >= 0) {
+            scripts++;
+            CHECK(gpuk__builtin_ptx_of(v->ptx.base)->base < 0);
+        }
+    printf("     %d modules stored as line scripts\n", scripts);
+    CHECK(scripts > 0);
+    return TEST_PASS;
+}
+
 int main(void) {
     RUN(test_every_module_unpacks_to_its_ptx_file);
     RUN(test_damaged_input_is_refused);
+    RUN(test_line_scripts);
     return test_summary();
 }

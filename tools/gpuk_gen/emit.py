@@ -1,6 +1,6 @@
 """gpuk_gen.emit - C text: the PTX as string pieces, the generated sections of gpuk.h (wrappers,
 kernel ids, tables), and escapes for comments and string literals."""
-import hashlib
+import difflib
 import re
 import zlib
 
@@ -32,7 +32,7 @@ def c_string_pieces(text):
 # The 85 characters of the packed form (src/gpuk_inflate.h has the same): printable ASCII less
 # the quote, the backslash, the question mark (no trigraph can form) and six others.
 B85 = "!#$%&()*+-./0123456789:=@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_abcdefghijklmnopqrstuvwxyz{|}~"
-PACKED_LINE = 95                   # characters of packed text a source line
+PACKED_LINE = 97                   # packed characters a source line: with its quotes, 99 columns
 
 
 DICTIONARY_BYTES = 16384            # the shared dictionary: bench of sizes in the generator's notes
@@ -83,8 +83,72 @@ def b85(data):
 def without_packed(header):
     """header with the packed PTX and the deflated sizes left out: what another zlib, whose
     (equally valid) deflated bytes differ, leaves the same."""
-    header = re.sub(r'^    "[!#-~]*",?\n', "", header, flags=re.M)
-    return re.sub(r"\d+ bytes \(\d+ deflated\)|, \d+, \d+, (\d+, \d+, \d+ })", r"\1", header)
+    header = re.sub(r'^"[!#-~]*",?\n', "", header, flags=re.M)
+    return re.sub(r"(GPUK__IF_\w+\(\w+\)|gpuk__ptx_dictionary_), (\d+), \d+,", r"\1, \2,", header)
+
+
+# A module may be stored as a line script against another of its family (the base, stored
+# whole): the many modules one kernel macro makes for several types, or a variant and its
+# kernel, share most of their lines, which one deflate window of 32 KiB cannot see across
+# modules. The script deflated is about a fifth of the packed PTX smaller in all. Chosen by
+# the script's length, not by deflated sizes, so that another zlib chooses the same.
+SCRIPT_AT_MOST = 0.7                # of the module's bytes: a longer script, and it stays whole
+
+
+def line_script(base, text):
+    """text as edits of base's lines, a line each, every line ending in a newline: "=N" keeps
+    base's next N lines, "-N" drops them, "+N" adds the N lines that follow (src/gpuk_builtin.h,
+    gpuk__patch, applies it; a text is its lines joined by newlines)."""
+    a, b = base.split("\n"), text.split("\n")
+    out = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            out.append("=%d" % (i2 - i1))
+            continue
+        if i2 > i1:
+            out.append("-%d" % (i2 - i1))
+        if j2 > j1:
+            out.append("+%d" % (j2 - j1))
+            out.extend(b[j1:j2])
+    return "".join(line + "\n" for line in out)
+
+
+def patched(base, script):
+    """base with script applied (line_script's inverse, to check every script made)."""
+    a, out, i, lines, k = base.split("\n"), [], 0, script.split("\n")[:-1], 0
+    while k < len(lines):
+        op, n = lines[k][0], int(lines[k][1:])
+        k += 1
+        if op == "=":
+            out.extend(a[i:i + n])
+        if op in "=-":
+            i += n
+        else:
+            out.extend(lines[k:k + n])
+            k += n
+    return "\n".join(out)
+
+
+def bases(order, modules, fam_of):
+    """{module: (base module, script)} for the modules stored as scripts; order: the table's
+    modules, then the variants (a base is a table module stored whole, of the same family)."""
+    chosen, whole = {}, []
+    for name, is_kernel in order:
+        best = None
+        for cand in whole:
+            if fam_of[cand] != fam_of[name]:
+                continue
+            script = line_script(modules[cand], modules[name])
+            if len(script) <= SCRIPT_AT_MOST * len(modules[name]) and \
+                    (best is None or len(script) < len(best[1])):
+                best = (cand, script)
+        if best:
+            if patched(modules[best[0]], best[1]) != modules[name]:
+                fail("the line script of %s against %s does not give it back" % (name, best[0]))
+            chosen[name] = best
+        elif is_kernel:
+            whole.append(name)
+    return chosen
 
 
 def packed_pieces(packed):
@@ -95,27 +159,30 @@ def packed_pieces(packed):
     text, out = b85(packed), []
     for p in range(0, len(text), PIECE_CHARS):
         piece = text[p:p + PIECE_CHARS]
-        out.append("    " + "\n    ".join("\"%s\"" % piece[i:i + PACKED_LINE]
-                                          for i in range(0, len(piece), PACKED_LINE)) + ",")
+        # unindented: four spaces on each of about 6,700 lines would be 27 KB of the header
+        out.append("\n".join("\"%s\"" % piece[i:i + PACKED_LINE]
+                             for i in range(0, len(piece), PACKED_LINE)) + ",")
     return out
 
 
-def ptx_blob(name, mod, zdict, family):
-    """The C text of one module (an annotation, then its PTX deflated against zdict, packed)
-    and its table row, whose PTX is 0 where its family is left out."""
+def ptx_blob(name, mod, zdict, family, based=None):
+    """The C text of one module (an annotation, then its PTX, or its line script against the
+    module based names, deflated against zdict and packed) and its table row, whose PTX is 0
+    where its family is left out."""
     version, target = header_info(mod)
-    digest = hashlib.sha256(mod.encode()).hexdigest()
-    packed = deflate(mod.encode(), zdict)
-    out = ["/* %s: ptx/%s.ptx, .version %d.%d, .target %s, driver >= CUDA %s%s, %d bytes (%d deflated), "
-           "sha256 %s */"
-           % (name, name, version[0], version[1], sm_name(target), PTX_CUDA[version],
+    stored = based[1] if based else mod
+    packed = deflate(stored.encode(), zdict)
+    # (the text is ptx/<name>.ptx, which --check compares byte for byte)
+    out = ["/* %s: .version %d.%d, .target %s, driver >= CUDA %s%s, %d bytes%s */"
+           % (name, version[0], version[1], sm_name(target), PTX_CUDA[version],
               ", compute capability %d.%d only" % divmod(target[0], 10) if target[1] else "", len(mod),
-              len(packed), digest[:16]),
+              ", as a script of %d on %s" % (len(stored), based[0]) if based else ""),
            "static const char* const gpuk__ptx_%s[] = {" % name[5:]]
     out.extend(packed_pieces(packed))
     out.append("    0\n};")
-    entry = "{ \"%s\", GPUK__IF_%s(gpuk__ptx_%s), %d, %d, %d, %d, %d }" % (
-        name, family, name[5:], len(mod), len(packed), version[0] * 10 + version[1], target[0], target[1])
+    entry = "{ \"%s\", GPUK__IF_%s(gpuk__ptx_%s), %d, %d, %d, %d, %d, %s, %d }" % (
+        name, family, name[5:], len(mod), len(packed), version[0] * 10 + version[1], target[0], target[1],
+        "GPUK__K_" + based[0][5:].upper() if based else "-1", len(stored) if based else 0)
     return out, entry
 
 
@@ -184,8 +251,12 @@ def sections(kernels, variants, modules, source_hash, nvcc_ver, constants, famil
     ptx.extend(packed_pieces(packed))
     ptx.append("    0\n};")
     ptx.append("static const gpuk__builtin_ptx gpuk__builtin_dictionary = "
-               "{ \"the dictionary\", gpuk__ptx_dictionary_, %d, %d, 0, 0, 0 };" % (len(zdict), len(packed)))
+               "{ \"the dictionary\", gpuk__ptx_dictionary_, %d, %d, 0, 0, 0, -1, 0 };" % (len(zdict), len(packed)))
     decls, defs, blobs, table = [], [], [], []
+    module_fam = dict(variant_fam)
+    module_fam.update((kern, fam_of[entry]) for kern, _t, _p, _b, entry in kernels if entry == kern)
+    based = bases([(k[0], True) for k in kernels if k[4] == k[0]] + [(name, False) for name, _b in variants],
+                  modules, module_fam)
     for kern, text, params, body, entry in kernels:
         fam = fam_of[entry]
         proto = "gpuk_result %s(gpuk_ctx* ctx, gpuk_stream stream, %s)" % (kern, params)
@@ -194,12 +265,12 @@ def sections(kernels, variants, modules, source_hash, nvcc_ver, constants, famil
         if entry != kern:
             continue  # launches another wrapper's kernel
         ids.append("    GPUK__K_%s," % kern[5:].upper())
-        blob, row = ptx_blob(kern, modules[kern], zdict, fam)
+        blob, row = ptx_blob(kern, modules[kern], zdict, fam, based.get(kern))
         blobs.append((fam, "\n".join(blob)))
         table.append("    " + row + ",")
     vtable = []
     for name, base in variants:
-        blob, row = ptx_blob(name, modules[name], zdict, variant_fam[name])
+        blob, row = ptx_blob(name, modules[name], zdict, variant_fam[name], based.get(name))
         blobs.append((variant_fam[name], "\n".join(blob)))
         vtable.append("    { GPUK__K_%s, %s }," % (base[5:].upper(), row))
     decl.append(guarded(decls, "\n"))
@@ -218,7 +289,7 @@ def sections(kernels, variants, modules, source_hash, nvcc_ver, constants, famil
     ptx.append("/* faster forms for newer GPUs (the last field 1: for that compute capability only); the list ends at kernel -1 */")
     ptx.append("static const gpuk__builtin_variant gpuk__builtin_variant_table[] = {")
     ptx.extend(vtable)
-    ptx.append("    { -1, { 0, 0, 0, 0, 0, 0, 0 } }\n};")
+    ptx.append("    { -1, { 0, 0, 0, 0, 0, 0, 0, -1, 0 } }\n};")
     return {"kernels": "\n".join(decl), "kernel_ids": "\n".join(ids),
             "wrappers": guarded(defs, "\n\n"),
             "ptx": "\n".join(ptx)}
