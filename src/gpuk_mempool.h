@@ -107,7 +107,8 @@ static const char* gpuk__detached_name(char* buf, size_t cap, const gpuk__buffer
 /* Frees the buffer of detached slot i (once id) on *stream, or, where stream is NULL
    (gpuk_buffer_destroy), on the stream it was made on. A refusal or a failure gives the slot
    its id back, so the handle stays valid for another try; after a sticky fault the slot is
-   freed without a driver call. Hook: called by gpuk_buffer_destroy (src/gpuk_memory.h). */
+   freed without a driver call. gpuk_buffer_destroy (src/gpuk_memory.h, a later file) calls it
+   too. */
 static gpuk_result gpuk__buffer_free_detached(const char* fn, gpuk_ctx* ctx, uint32_t i,
                                               uint32_t id, const gpuk_stream* stream) {
     const gpuk__buffer_slot* s =
