@@ -1041,7 +1041,7 @@ GPUK_API gpuk_result gpuk_kernels_reserve(gpuk_ctx* ctx, gpuk_stream stream, siz
 #endif
 
 /* GPUK_GENERATED_BEGIN(kernels) */
-/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 b39d1bcb453f9578, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
+/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 4a07db3286ee8cb0, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
 #if !defined(GPUK_NO_KERNELS)
 /* Families of built-in kernels. Define GPUK_NO_<FAMILY> before including gpuk.h to leave
    that family out (its calls undeclared, its PTX and launcher gone), or one or more
@@ -7405,7 +7405,7 @@ static int gpuk__inflate(const unsigned char* in, size_t in_len, unsigned char* 
 /* ---- >>builtin ---- */
 #if !defined(GPUK_NO_KERNELS)
 /* GPUK_GENERATED_BEGIN(kernel_ids) */
-/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 b39d1bcb453f9578, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
+/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 4a07db3286ee8cb0, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
 enum {
     GPUK__K_FILL_F32,
     GPUK__K_FILL_F64,
@@ -10234,7 +10234,7 @@ GPUK__IMPL gpuk_result gpuk_random_normal_f64(gpuk_ctx* ctx, gpuk_stream stream,
 
 /* The PTX of every built-in kernel, and its table. */
 /* GPUK_GENERATED_BEGIN(ptx) */
-/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 b39d1bcb453f9578, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
+/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 4a07db3286ee8cb0, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
 #if defined(GPUK__FAMILY_GENERATE)
 #define GPUK__IF_GENERATE(ptx) ptx
 #else
@@ -12687,78 +12687,80 @@ static const char* const gpuk__ptx_stencil3x3_i32[] = {
 "g$xme[Wp[%X2J-I!&y/vyhS-Sb43%TSz]SSwrWTfrnK(RmLSFsNzK/Qv%gs{t&blx$3_:vkk)a{yUbh$9",
     0
 };
-/* gpuk_heat_step_f32: .version 4.2, .target sm_52, driver >= CUDA 7.0, 14899 bytes */
+/* gpuk_heat_step_f32: .version 4.2, .target sm_52, driver >= CUDA 7.0, 14833 bytes */
 static const char* const gpuk__ptx_heat_step_f32[] = {
-"ULx:|-tBixyR11A9e3I6mJ=kER)o|zh*iUDmRd|w:X.P012Trn(W8Yum.JG|gjt=A(Rjsz:C8WLjd/Jz{^CzRgV8s&ye|7+w+"
-"([S{^lXmPv6tus7!kJqwMZoPo)xa[5(~hPD*qib07TmwJ]znV=JtcMKyY4qzIo}dAD[#j3fzUw!*:%x4QWXG|Y%xh@+i#&@R."
-":l/{Pg9X%G:.=aYmwr+{hlzTiaaFHRiaCP.RSlA-ka!/B!W0@]1M&LqdW4]DQfr4X]V6&8Id$VngOTHF:pC8nRXbYomlN3&*%"
-"o*.1P1D0ZB7*BAq+=0Mx6qGhx)E-kqt)@=yv@&H[:AkJbz/RWnHJ!s*rxzRr*Rdgz8shK{CRzIkL}s8U:f{0BesBr]]u/WfHE"
-"H=JU@X*T+e~8k:dEZ3r4nM|&v1HTd4J7sK[5d&M5C.sgq[1DVwd2]0tH}XvvTyG*g6*Od!#SOE+IUUqt!Qf]tGN&|@|zgS0|}"
-"-8B8}js@Q:i4V+=k$!+j+/zDA[^K.E=5jI9M.bMidAZRrx^q8^{|dI%qh1FKA|=/[$z_%xxCN9a)xSj%9_74{MBsTrb4Gv%LV"
-"st2WhnkPRLTN/K3~}|+yg(fQsiG|f4Bc-uade{=J0TieRx2=O.dSOW:x&uZRcHLDu[f/8n+1547d[QQfcTewptkZMtJ@Q$doW"
-"w50tPcj]^6qx5E.JUKhj0g^IgB{zL]ptOH]Xa|+_gLt&YtOAb*JI4z(p:@=$D0(8s[353zE!s[U5Qyy706mjQQym~S~v.}Vl7"
-"{Ld4bnfH*Q([CO:#f.jWCM:qIX_d##MPtWmJHlB)^J7ev$l3%Ml.HoZlp/uQHy*&NW:6ewd9a_v%EJ[en75{.Nd~}Ox(EZ4lr"
-"m@xnFAUtvrQgT}hBeFz%c6]DSJVPtR|[16H1H{~xYk$Nj0nY4ur}PaXWIvOi~h4JODwS_*g6hIxoF=VHhcnLsEGmrEQ[V}3Hw"
-"7sPH|7KyU#!IesqAZkD.@y{wJ]IFR1LjuqRg/r%5*AQRc3wOu(mkTg1PfSrJe:8~U6Rr^A69v~ewp+o&[6F-h8al]ZncWwNK#"
-"qjR)8:_TDMxx!tsUUkW5xR6&()vTAO@WcT=@COv]}9EE:{5hj{}LT5jU+{cb3P@hk:U0tF6*iQGshV3]Rryl*qiC_#(nO7DeM"
-"P0CJ5^&Bqv0%Ia%xA@9h7=Nde)fin0qDRm1Hb)ES1gUqh2ni(CzLn|)@jalaIAh.U4/cvg%K|!F-b]=*6mNj4v&{Wf~pdI=Nb"
-"):To!#)wi)XCt.&1W-c_~fWqr0^jrqfoA5ePo5r+}ocv7vi}k=32r1CZF@@NL_W1!jJ0Q!3bZX_F&L5UUo3K9MgWmjqr+bfW-"
-"!w$(rTA5Op|U0rwB0jNA-n423S2qpuMl[|{u-xXRkoWIdB6FswuHik.*RW3[SFlgV)4^If&[G4[AC1]/c50wnZFc6hMYA9U:I"
-"@quDk-E-6fd+40%D)I=o([fMh%_dC8SuWTBrr@1qKq_TDO@j]RwPlG/MiK~Gs7RxSFPN9GsmFqRNq*bO82GX7JvmsTgO3Q44r"
-"}.+2To}HD2lm&ki808CZs3Wx*ae6t^rqILwL3*!SQvJmS(iX)llZIQKbCbdD%*r7J.0sUbhcP[Y4B!.fYWOWrF{CqN9Cb%MxN"
-"r=cG:x/=Bz}[_{#*/C@(.&Svf~WtdHKWNo8+%NR.MTN[kWl_j~h&$IzyRdXt/GBlEP:c~|5f_I5~Ho@99kpLo.KwCJ$bluz&8"
-"v{9Oq|wBHhnQj8GQ#5Cgj7rXvKewRb+PnFnw^IS8TK=WdFhQ{d@@C@FSV8$@~VRP3gU]@b0%bU2a^I$o_!:50/+nN7mPR-mcT"
-"R=7fZ/5@.n$I:7hf0&+=j4X$7sMIL!!n[+0FLQ$GU(*&cJwdsJaUfG0n*q4P&UdMfD[5abUp(plPI)jpxNKxG$uJ_:)u*:g*n"
-"_$8fnf4xpvh5_&$(/).kmtTufu8h)9)gzz.1UC]s7150NKnd*(8E1}X={8QIqrtz/aHsPGpCStB5ObcGz#eC_-2M=jHm9!u=."
-"3:IRdSCX-j#QyEMfGBhZiKpW&gx_axeQDshaJlX1JD^N{rz|W3b10-aq+Jef}(1Ktxn-ah3#|!+wX*j3k7P4Gg^D=+f6{S.KE"
-"B&emGqu{!W[mN-)UVW#GqF$$C#Pu=8UZK]W745uOrczy^44eN#/0CG}#DL*D{Ay#JjO*mIXtvMB.bmXzIlx5x[.l]aVEzrZ#c"
-"8x7rc+Xk%.1j6qrJ+!n9={Ya.ECOE*z5ps=LlxdMA!H3%aOitcUo0gow8f%.6yRkR8ZK[KJ*3l%o4SyMBC.5ts&5PRPrZD&=l"
-"%t={rM(Cq:ewwiWMqVd8TqwsgZFrD1Vj@+{e#8:59lcWe7oXwEvMBf:v^ki)E+n]fQ@x%[pG!w0=(Dql@5VvduO&M/&L(y1R7"
-"+LJx8w&TaVtE=l%u{y_n/WXnFLQ}LqLhL.(OhXBj82[n^qKa2BH+.cvx)VYjjwzJbBZs)EXz-vy6|(HEMXF2})~sQGG#iAr/Q"
-"HKnflqi!O}lQE6+}jb9r@ZA5(9WaZGrtfnRspzY(FRO#v{}V)JgOMmM(e4&w~5-H~1VE%yK2TKP^b_ZY4lNhItdR/hHHHcYUK"
-"hA9a@cw78FZX7Dx#A)^:Vc55$5mZ1UY_Fs=Mw!PfuqjJ!}+TSW=GzHA(HTG0nv2R1)&A~jiCPuXFIghicK5g)P%SHLYIj]I@1"
-"Dzi-sWRL+VLMWBpl.)3d7Vi/K-jRJI]DBcZ5R7/@+XpLZ6%32-pb!M)3::^VMo$}|-Q+09b#vrOoPmly@N}m:^BqLLL~@EULS"
-"jg/Bw^Fn2:XZ2EodH![qL.1jdSp7/:LONMI-WW|!7%JUA0:xgZ@gW|Anp#GI8]=ZY$E_p2PC%2dz^UttP[2IV$*awU%5]b*~%"
-"+76ePDH&G4$zG=jf]SQf6lN7MCljSAvDif)]58lvB(7qO^@!P+HBB2|*c+=ctH6!(YMb|6DH(4$.C9z%@XeM@Ds$u!*073V&Q"
-"yLXN.RxM/j~tK^h%QYY:6Gjv4*{K(A9h:T@vMa1TKXsM-nm16K!s:232-ob^=])rQ!SfG+t/ri#aZLJg^6Ce^}flvVswi8jcv"
-"4zYwyXEg9wpO6@C|e+IkavW+et*$EkrCN1BN2/|M0&}o|yr7X8#gozq*r|C{UR(K^P2D=D~gGd1Nah.8}eTu*dTBjLnG5F![F"
-"Y/~q5kd8#MHkbroRtpIugg(+vZHPZ$t_Plz[k@k4DK_N0wR+E@/0zTAd}C(8@P%Q!a3(428fSaSOx3I=L6hk*.Lj.B4pA:C|("
-"qqHBnc3Z|0A]Bv7P&9XpG9%9DFulJlT4L#H1^QViDL_0V}+siCEyg}!JcnuCRdmJs~crdf8_e:$4C1QyUgJ[mr{)@k^~fg]l)"
-"rO$he[M)+]f$6470pyReeSA/-P9k[4{lS~8fs_eqoR)[aN@cPMA3%%j)d@$o(l0QNx[v^2afv5we)_LCbO-A0Ne.E75Db1j*e"
-"i-cZZdT2mALm9)l*j#0G!|bt:Oqa.-=3t1AeoHN]ezj]iGB[gAB2H_4~}CG-X6zCC#4*=R76y4%XtA26$~#&ea$H3Z0WRZlfv"
-"!X%zG8SXXQHGjYr7RWTjXaLdFOy^vE*$&z/!_}@6m54#kIxTx+*kEbd2hdOu*E=H2noeCnQI^|_qt(Js6)!vfOu:gd-zP$zXy"
-"L*rhwixH:6d[#6Bqo+!%z!^fv_#Z$Z!]&Iv*9TvB45bB#(_*SCA(b1I(E7Y(#lPzj^Q.cbCMDugS}9v{l2kq2v@sr5@Eu*qI)"
-"K~QMcIFnc_YrjEfu)-x)MP@UkpaL6V0qo8~Xh=zt+9T[$AP:rUpZ(d%D@hoL*8-g^4#B7JjnNiIQa5yk4QDgP%rNv5If]5f:}"
-"&iiWY)p9*!P}18a",
+"ZY)M!FMSJ$yM6lD]0XiCm@cZ^)Sxe%1rCw4GJQfENTtNSUTEv~6FowS/g(9Ecea3yi4}S)TbP11X8xWkFhBrO{9{}9qw=sfst"
+"QK]K~[Q1pOXkc{yo:0s31F*8!VR){ae4$8JP}^seD^~qBW_Q7{}8bN)-Q&xh6TByUKTrN#o!}t~9Bckjmcvj:D::ih%2#FMfA"
+"05h/g6S/)2D84Knh!+rsaVH-{vaZusebhS+|.u76&b*m*$=H8~[kx~4i=9]kivdiynPYPS/9Q%OO[ZQ[4D1CRGu!/4uLBs2R*"
+"Y_vyz{3jOO]n]du$!2KtQXopsoi[VzbRsOyVGP@{A1pw-tW:icCLavNG](R(z({0s9Iade]Y}9G5]sTQnCE9O03ZkJR0_|MSn"
+"B=J9Rvq@EqLq@*H@PK6PqOD*3#-Rxcf95iv!)tSx&qcL:NSJX]LW1e}jvLle/]UPp^|!]nA%yleW%IP#IME.9vai=tGV&v=jH"
+"|$JT&z4:aFyquV1f6UQrLV0Ug)g^QAvUdvZWu):Vs5}ZCg1MJgPn{n=qEGFxp7UZDbyAtm2]ng~43SCe2To7yZB]0yZhBVZlZ"
+"dRG-b[j2+(!^x@aM:eaK[ZzWY&w)W/rtTZYQ)c31/.)6mUKT3unC_60)&JSUd28MM+UQ8v&emZxk3~6gx}|bUt54u/|R2Mv-J"
+"2%!BB[J:Da{W@%Pd^Nv%NURXBwP}1ABfHSETZy|R%ezbCspbuvYy0_Yq6-bbW75TXz1U23//o!/XHBdLoKdCH#C!R!)mWSdwk"
+"F|lF-#q$B4Jv8%04]}_:N[XMp[mNP]!hVIuEOJ()XR$^/dxQM_+O{Ly9.|wi2+y29vLD4V_ie&e3o[8.zbV{fMYKM@E^@}]m~"
+"^fS}&iK0WIYL.M{_^=0J/9)MHmwWcSJK/$R)fi&%x)W._l{S~hwzu:vB.@oJYHhR2Z=.q@CiONO_3Re/88IRv-A{Haqi0yZVW"
+"jWJVOGZy8b&$hibyV#}CbJRj)-8CSq.DvtX/~8US8ETW@%H$&}whC$]g:{}]uMd8{lW/{1QvU27{/})@a|q{XH+Cs^t9cF7rU"
+"IjWPXV)TC~*8+[9N8YN|bqBjR(j3qd^%}CCg(ZtPxf$ZqhOzOL9YTUx*Cxtpfe|JFh0n{PVu)FFR~s&|d)cTh!UGhf31&ej|d"
+"=n}.pJ8$31{Np}mV(#m4w!UIRzt)d.u{][]Rug0#vI8+an(.l!._AcHOZPxg%rK%e+jJp1jVQ3tdqOlUPu1jO)0ec-IdDDixy"
+"[T|!rSjA7#p4(+/sjn~A}Dt_0{yvwUy%!gp.h:tWW4TdRvj40a{K3Wp5Zl!nmn3DHBafFs*tsbJuODQEk!mMveR)46%6&lt-N"
+"y4bz9#]%s@oNmAeGM!@dt/e/j00HAm~rNA*k}[Xl]gL*bY1mvpM-qL:uo*{WZFYOHim-56w.1V0@FTO5eY.X/S9Hx$OJpxrv$"
+"^ITH+o&~%%IgV2UHt@M%]:H~)P#@4.LVe1@]QSOMW|nqb41qf}Sy29D0YcL%&rDS7prr6XXO6i_)RQ.*qK0q.5&r9wsu1SBF:"
+"z{#/bxskc{/|Bt5LQM$~4|@e4%!7ha9/682M:e@di=bLO^X#Z*0]FT@tg7wfA0f6=N@hW/Ld_p*P4QMxsO.A*GXE/t{:XzV^l"
+"g2ox4zjJy%p6)_(W@y~tA%6)43wf=z%kxUbN[%fl%w&P|=1vzm9JW67V:4bM4s^Sek6|}aIu^f6*RTaOe:*cG2jqlQ85.)6me"
+"(=dVkyt48Uw#Gvb+.Xs*AN0#s.3F.f]qnWcqC.Qc~2i#mfw%)f)mM{A6Izp1zge:(WS4sK8!lq1o.O}gMrp6{l#z#B4.317Kw"
+"EsH:ozvG#B8V8wp6U{ekhTJHTIp%oR~|V|e&A4vhw$Xv3Z[WQHtVKc[02r-xMD7:(@L-f:{.StMEJGOd7I(V{g=r:dQ*f!dQq"
+")Ievqn0xME&^/+wIt/JdE8.q1-Mb8k9.G%fa]Iq}sHB&q3XcS_m#Fmu+d8_Zpl}~g3vhP[@M|Ix0)*OE1|R/$llIgMD#Xu&H%"
+"aXCUlG:/p}(KS_fqiOCIV:wLOxvEcFDg~^OD#hIt(U%rdbo[1w#B1E[vvn*[&#GV3_*4P5|Eii@0*J]3n]mcjr()S8.OMoBD!"
+"rzx$0*[z=vJi&N12%fjoon^d{NQ${/GwQh_.r5zW8zP_+Y]|]op%_=_RtG$-|8enC#I-KYl{s1p=&@jJl@L90x60@n.K^YSKZ"
+"3+hbEwn%c$59$PR7(zY{xuC*^J]t5]9{J@K9O9/Zdnl/{Egs]8wpp4TN9K/bP4-*8HFTdM%Y6I(M^S.T{d#aq=2fo*u{B-]cE"
+"~In..TQAXf@hiFAB*RS/cf$Rs%naMw*nH7]iX0)h#|enIoEm/&%+%mIZTUvWSp]U#QVKINoV[^@E+Ij-$y8@HyV9MHDsO5H!c"
+"aF1Fry8V*ryE}&xVgd_fKXR6U8^eDjX.%vyJ{sen_%j~Y&b*s8k6Bx~wzXR|Vn/1mr+O]6(/&d=nCcj4tJo&Lnxkn%FT8)f@^"
+"ysimqHJWb($MDoNvc&pePUX6ZFUlMzbd@2*jbl7Ug1*$8]@QU2R27NzI+bQO-UTQVH==gfFKzPxoan=!u.s0i2gDBr].3$i5)"
+"ORP@7M3ilzAit%X{|6DAK[ve-x/YWMJ76AAbLe*N~y4bos2^d1fso#rBv0Z.:c:h$mc*y(TdlV3yl/l&nvF6[hK%+D@Io5{J&"
+"3ZuV#*_8@Rfe&3/]8}@S:#HmH_8bO3dD6E36GhgteS8cx&k$/Y%H7i]{NUc+WgYMiKtKAcxjdG#jchh8NFldK.t*#iR.0|0x="
+"I&PbVe.swJ/dQWg/yB_@_Fd=Wei2CQ8[:WO}VTobdmzw8BR0y.B(#}J5AX1#{C!E/~2q]Ywz6z-AN]S%oidL]ELT9es{]Mezh"
+"Y|&QRw6T=/q%_o#:TKESK}Hsh4t4s&:A~{GZTNKZw~Gt/ACa_x7y&BY@[jR5@tJ&}XB8AA.&r[#I~Z%%+o&^SDy13]sPytM9p"
+"PGv99ZS!wcafC7X5!b8dh^r8oG4eO!Jg{q:=QoS%v9Z4P05v/7u0LzYLp[)aZ(rRu7nlh$/u{-*[jB8q8e#rXCTfT=1lXcOYT"
+"{r5vS&a]-5_9q(+9*@1W|O}j&I_udSqbSfx}0ejNISR]!(P%$p1%V[x7:77TjS~T_AFkUo(s%P2g8x@iUi!95#W86y+Oc$]h]"
+"|]nueNlfgp2R0]j0H{i[VVUE%I(D*jA-kcUqir9RaG6#6*1xvj0AZFN@QUcj5|a|q)P=p9d9}l4/266Qabo0E.$8To@sTlnf:"
+"@d9/*XDS~HZ{X_gVgy]aNLoGGd{S0XtAlYF4bNp$HB!L*3Y2X^b^DX.C@1eP-|iv&{=pEl{BqV/lkpXqEY/h+HRIv6:Q-j@s~"
+"EiMW%]QxgZ#rc4SIuklL7m3trc^axV9@KuxL_fW==xAQo4[&Z|NQKs/6sl$}oKo(u0p|gbE(}9rOmtyXr5zm/Gqb]mqsS=H3="
+"|0pBFu*egY+E{8}G6db^i-bTuS}q0bfE#.0]uWGJczX6t5blh%(}ADB{avZ-RYV@j5nn^11q^WJ}zh^VAHkQL5d{W^{P{LQ8{"
+"617^pF7njTQFCvpuc@fSH@Fb7NtsA}Q4oUrx+m_}O-N%Q@WPCTa{wV-(noW6xwixLlKJ0b_At!2sMOGuhx8]-BZ*cLCs2c=4+"
+"w!#W{%)cs@~^XsJ&gt9yG*N+5B/*9|2b(1rcMPvie2lCozN_HB$rKhSS7ab-dxtHEtQS$I&7ObC[5=xZR.S$[PvevlT:*@Vrb"
+"~))ROP[XPbTx)t.:WHv!:y9SK~xDg!4m&@%llIlj&s8^dE]7q=|oZu9D0F~KkR^h%@o7xkKt{{L",
     0
 };
-/* gpuk_heat_step_f64: .version 4.2, .target sm_52, driver >= CUDA 7.0, 15367 bytes, as a script of 9369 on gpuk_heat_step_f32 */
+/* gpuk_heat_step_f64: .version 4.2, .target sm_52, driver >= CUDA 7.0, 15301 bytes, as a script of 10327 on gpuk_heat_step_f32 */
 static const char* const gpuk__ptx_heat_step_f64[] = {
-"X!F}$-(nBFw$~8ZSIE*N:_6#!#kXJ$gS2]hikykx:l8WP{zrrKBGnbYY36m*v$dOm.5|#+n6}KNh{5NT9D:SGPn{p:vl#!2z}"
-"ttnP|zAllq9kr^|r8]qt1brFij8j/8Sv4xf:g+I0k!j^zA&BWES[uWgChnFA+EulwyK2JW@0fNhA%2tYQK_e23yb6$r/$7|k#"
-"{qQeQJqBYZN!TYN648J-oJ@JHvBz22B5(DCEXx/b~cPq$Tl-MrA*D[WOjat!IGo)$HZf{(6z9$a=Fyu=*ph[ZD^}d.%FrPXH8"
-"JV&:+Kp0.h{tv0BUBDLfY-vTT8)SfM.]_WW|s~i^0rCIF98074FwK2.}9YJ+G|Zp]pb].&gaN_-RK^j/JYcU+2m5V{06Ysgba"
-"L]1-lWGhgUI6&G[GINyBkA/-w-@+pGuP7xW-Q0Y+pG)V$Vhb@JgzM~Q%$5sEgy]/wEeKN&bHt9@p@8.EZDOgmH3m_vj0VKb.k"
-"Rl%$aO]#!78t70&x)DMhGq2|XuaD~7ywuIa=Hmk@u^vcw6Ck:mtJt&U)[P~[86sT%J2W$P:YLo^^mD%wXg@G%(.DN&09O0U6%"
-"+jvKx!:$@3YI89WRbXh%r|-s_}UhCHH%+LV[FiB666h&T94w8GvyBvb@Iz5OhFownOV)X_-kxej~WS11)iF)HeCPxxBGB=Vsw"
-"m_n4[^OP#{q!Fzs@53pca#_JK!_D$MYbL3%EJYlZ!%P@-aBwOCK-/6nys@-6YbqFTp{6EuRoQJiO]h@FS7B~fskuiEg_.1b.O"
-"OuE&bKq[jJ0OOck*.I^%-#):WcSK2i6o)XGob~-QTBJH0heBWNd#53Q2L^vp80dDS2(6/RvH=gS:CCUM:C6ZZY~aSB|R&8eBF"
-"YZoZiXi//Z&q*yU_Ak_u}%Fu*)Xetc3hBzH}Opv)P3WAC~uA%Vsgh[h%]&({]Bi0+}=a}Pto&%FknQG_X6:QfF}.[bwoASTX]"
-"0VSB0(vIIQ!+&@==:::4Fl[]A8[oJ~.3R4$Yw]HW#MCN~N@KQ@lGxeBMau{B17)RS+K|uSfQlc|IeXEiZsk.Is+uP*Vnt!7&S"
-"e7Hp54EUFQX/~F5VPgYC3H^MOIqz!!Iy+.-)a^5pd/r$N+QKXtYkImyY)79+ku7*|s|25/$qlP8MOdqLs7^3bH:4&3nt38C-Q"
-"Zuqk8G@nin89Fy3XS0]V^S[K$[ZDw00oogqpG%rxK9obmL+!{G~!:L)^%4Vo(wHy4|YUsl|S1Cy!D.ZDKaS3%3o1x/|LSPZfL"
-"H8aAF^T5aKfI7J_p}qe&5amZ{GvlQH3!!3o]kGCCu66m0$EBpj)Bne#/x.J/-LggFro|xLSRiKkHLQ}Jc&VV8(*%i3E46-SE6"
-"Hfh}@S8p/yhdLYP%V{9Mr*0O5+M9(vIlLo0qFknjw!S.26bFU$*_fA#Xi]U]F)csSS]@P|Q28Orm_tV@g=YWDrUGRU=+0X/sb"
-"#IpB|GT+N53mEj:H5xh^(fk^2q/RWR:ke4gMOw@a#4sY495t!Zs5Gr8MPe&-m3:s+iD~]|yiQ9A=XHCEb4l/_RC~F{F.)Z]e~"
-"tUQew0MJrh2q_6]OwA{R/~f$$Q8=Y}[r!8SPgf+M/MF29D!}57+O|GR_NdM{E/|Ldf$n4nMHj2f4i[!K]nD]+tdFgq&1cdWp|"
-"@cx5DC_}o=Jv+[|EcA{(Q9dumpeaA_r@F%@8XRzi^o|r$hJ=__vnfy4MT-cKUb^I4Af~^{*f:n4D5%uxYAxk(f.JiC+d@U-9i"
-"bBHg:d{LEsOx.aukOmLT{qusUG7ygm9dvGO+i$/TUKeu2JNFmqbf*ccE.0fS=qS{Xl5~R&Hv&0:V|jVaVQ8heu!^.ry[YllT!"
-"/di@]tCv0OMN4qV_oiezvHIt**.5!nN7p$M%zw4B@7/N$Q@kC8|p1K^OmVt[(NHHMcd2WkoI@UEWLTnCmXrr4!BiUZ-FzBnIv"
-"p|)#IX3)8RUVJSZDr=8t3T2O~)Vt4gcmf]US$}%38nGeTQ3fj^6xeL=*8($hKP#K(4!ngv!rmUYd.X17*4^.K3Pw~%kmu92pM"
-"RCtE3W9A)s-&21r2NuK/hZ1Lz}{5=jBi7Q=@i)J8/[x)C[Uer]4dE@d[{rHT@F(H/krPaVAp4RjN!2)Z9HCOy{1t.9}94)eWd"
-"yNrSFyaVAUKI_(a/2~~F#baT*saQAfjM|UN0hU1r[1eR2sE!aP=CNbj_me%KHm|G4cwET$R*h}oLU|r*QT_@GXs:xPXNo7kKv"
-"TGaDEIb~UpE&%miM:)[pK_I-bScO(1H/lr18tAH4c+j[L$*&vyZzIzST-LIuvA4YtfDHAmTlPyFpHlEzS&[AX_3^f/nxw*QuP"
-")}km~^erO^jh(bt+lYqIh%O=^Q#NVOp6F:tV(lSc@Fc!3^^vW5/$EcwHw-&JEBGYu=O5A:g5k/Bz]{{L",
+"ZY)Ra-(nBFvx3$19e2TgzUtoY#kXJ$C|[YAH&.iJ/I2o8qwJDuW]R1vonn6tgit7j{)cbl@#|U/{NstTa6o5T8*LSwzCv8By("
+"!SbNJW+FwkBgdtNYn$K{:5&FD38~50[Z=vOTo#BN]+0@|&RAe{oqN=~X^YnG0)cE9~u+P.fflC=zc=1H=}5kr+tS3*U}N{B5h"
+"$3vY/zvn~/1Bq:m+1cv*SYdWiGJ8X44cl2bw2@czF&yGd)Tf(qz2Qm-MF}NbaG_F9CeIj7Mc.oWi].{HpqXBh7vl6)Uq*XUTb"
+"VJG&vTdE+Tx]#3^s&ppnd{sQW]Ov56dbY^c(7IKF5F~4vjg@y1d+vn1[6WAN|B73{/}ze3S3iPMkR]4n@Y*&W(b/AQ.U3rxuS"
+"-!zMj1yb-6e0.sIyWg5b(DZS0l7pR|wMs0DaUXe}S=-/}S+youonRz7L~--Q65-o4EeGg*vDiHVtnf0.97^0V8WYaQG{d!()I"
+".p)S|nVf%$Ij{Qy[X[:8Eg|lJDVij62#F+E3Vo~:w(.4D.%t~D5fP6Rz8CYvOZ:P*aX-5hq7{I5uT/Ti[CfdVfgMNIxSLqH[8"
+"OHx!U%UCa.65y!ur~[.&#[Jvu*O%11aTZr5hHp8@nBQUc^&0vO.IdKLi1KX:FAoU{env!!CBSK&9Va*lqm*D]!&M(^Fg2FyN#"
+"xkuQyt9erSUa.65yQq^@q%sjhZ5$|g_F0/22dS2Kw/:%aBGB2FHw5fuz2|eOcf*:7/3At.u)A#i&^}ncJ(LMQ~e0&Vh:iCx)u"
+"@G922da{z%ID{CkLx/ge*D9@a9]Tx$R/~S)qb{S4c9UpZ6SGhy|l}l]{=-gjpeH=aV@.UqU5wwRpZB(u4p#a@)RzpwA*hf0^w"
+"@&cvDyNq!]qGIp.4RS:Wk@qVQNQ38i+oiCsDM.GrBEfd:/WzeOtzLo6jbm-)u(/~nyzt6d3Mq.SWC%wO5YfUSqi^y0@O)3ucG"
+"VoAJ-lCQ4@(UGyCRJav{q@[CdI(AC@&@D1&QOFZs+J]Gi:H+18@Z!SpS-|51U*wLuFwGIjn!Oz%#2|{w4ps1E1!7f5F}F$8G$"
+"Al=nyv{9*rLucjxNHTiSOW#uw|*:q~xetR0[IPlPim:PQaz8FHm-e^hkOX#1!_6K&1F68_DCu$.4!8qG1i*%-fCMa5xwN8iYe"
+"^1yJOr&5~O+2QTz+FPF5o(Xopg^cOMUX8nTN4BMZGx7PRH)(EmvV@T}H-/5}iRDkQM8rA2w_6O]RylvV38GIEMTf3bJrgj3f#"
+"2Wc0etMr0%-P}nkwVcwIrzdV))Q@lXAmDit#a~0=[g3V1NIk~f=C1]JO&Itd37x^%2O&Lt}9m*._pjNME_1UYYw0wba7gyY)G"
+"PeP&YV&T0|5_+Bdm!IYDle&Aj.ND_myC38Yk+ugu|kWTwS6$FU/-s-or.RN3SxB94Sx$/BNL*62njIxr1UG9=UE{7!JZh/]k/"
+"[N5%QoxA9|T.BhfGp6m}+f7g]6!sN3t@}.ZcH)1HW.caC&*^oE@ho8I8k}.*VBbD1@_bA6.vF!=+i&]/YX8[Lqo3G8dt@_k0i"
+"EWN#@:NUF.SIAo%~t8:A81&cib)1IsPkAIeqbR4rtZUa_Xp2K!*rlp8IW#QjH7x+g{Un51:b#z%l!rF|[9O#TSFeF)RnlC~/+"
+"7sVtTGA%*)Sal)ef@VSxq(Bz[H(FwM/H9@oa.^@dUMMh6Bj2SU6:eWxI)WAEURyk$Gsxm@GIF1gE&8yGz]{px/{ZHMev19R0h"
+"yehSt!9A@S]9)Y.SRF!uYW7v=p]8O$Y&ivyuwry6zBD]QH:&ntncX%kT^YU59BPR^3(Rm31kpQ(ipZ!J)_Tc0!Wrw!EZ{k/nS"
+"7kUXHQUyWHS|D6yM6:_w$Jv|8Wv^TTnJ3+-05HH++Q$nRd43n8c6XDeqhr80wsSdl2]*qk{wEzgHh81_*db!UJ/W[9rv)t2::"
+"xi}k^_7PN:Ik7WCIpeVJD1&4}TJrx:s%Aap!t*IUg)CU-f(L$dNc^fsY34iII%bSxg]NZK4cg^(nmF%:]Phs=ERhVH@6YtCmp"
+"cy8IBm}x(=N#lCszFbaMYTD[Fx2YmbywCT:2^rzw6Z^nM9au-8KPhC7W$Gh+!lPvTVP23wi[p3^q&8HfIm..PO8Dp|0m)[hZ&"
+"eL!Az2.FCm:O9Fmlr{JWd+S!).62[vCyKFO]6RXhaNf]$nRq{xMx0Ya:LDmBW*1^E!mPQwY&-:o(ee7Qlc)au+FqpQF^uEqds"
+"98Dc^ePK@M1b]0Pe9T%..q[YZJ}sBqH4gpqbNgt{..TZPX_t)Ho3NZzb=r]IgTesy:zLC5E2aq_7pnk_!W8i-##uL5A7iQV.$"
+"oKuRgawYh|gTnlWqA%.01ywV|(xL}LIu7GDpK+~YDiGh=vk*VJOVy[{@IHyG[2c*S0KPb.7H_=/g_QvnW&LKx+k0A=jC+)n60"
+"WB_vJ(LdypeWz2mjRugkW6bqQt]kXr&Gx8XT[R+y1ygTd)z|tBXPt_IP6a~EAPlG@yuzid76wq41]sN=^%y29k40UwTYdk@Dc"
+")voev+(}&_5eRq1#3j3$+uv%S=9}J7%4Vr]v@sS+s}*R%{o:/C^|FcO[DAl#@kf0!YPDjBExrRcO%_Libk_JG_n4Cw)y#BP::"
+"88&7(@%UAH~22VvC7009+6C.f3Q=yZDWF2ddI~o#}I7r.uc33&^gZ[(^&mD/t89",
     0
 };
 #endif
@@ -16286,8 +16288,8 @@ static const gpuk__builtin_ptx gpuk__builtin_table[GPUK__KERNEL_COUNT] = {
     { "gpuk_scan_exclusive_u32", GPUK__IF_SCAN(gpuk__ptx_scan_exclusive_u32), 61765, 6152, 60, 52, 0, GPUK__K_SCAN_INCLUSIVE_I32, 33035 },
     { "gpuk_stencil3x3_f32", GPUK__IF_STENCIL(gpuk__ptx_stencil3x3_f32), 18797, 3812, 42, 52, 0, -1, 0 },
     { "gpuk_stencil3x3_i32", GPUK__IF_STENCIL(gpuk__ptx_stencil3x3_i32), 21311, 4273, 42, 52, 0, -1, 0 },
-    { "gpuk_heat_step_f32", GPUK__IF_STENCIL(gpuk__ptx_heat_step_f32), 14899, 3116, 42, 52, 0, -1, 0 },
-    { "gpuk_heat_step_f64", GPUK__IF_STENCIL(gpuk__ptx_heat_step_f64), 15367, 1926, 42, 52, 0, GPUK__K_HEAT_STEP_F32, 9369 },
+    { "gpuk_heat_step_f32", GPUK__IF_STENCIL(gpuk__ptx_heat_step_f32), 14833, 3086, 42, 52, 0, -1, 0 },
+    { "gpuk_heat_step_f64", GPUK__IF_STENCIL(gpuk__ptx_heat_step_f64), 15301, 2145, 42, 52, 0, GPUK__K_HEAT_STEP_F32, 10327 },
     { "gpuk_transpose_f32", GPUK__IF_MOVE(gpuk__ptx_transpose_f32), 12610, 2597, 42, 52, 0, -1, 0 },
     { "gpuk_transpose_f64", GPUK__IF_MOVE(gpuk__ptx_transpose_f64), 12767, 1583, 42, 52, 0, GPUK__K_TRANSPOSE_F32, 8069 },
     { "gpuk_gemm_f32", GPUK__IF_GEMM(gpuk__ptx_gemm_f32), 112616, 21809, 42, 52, 0, -1, 0 },

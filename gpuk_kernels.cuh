@@ -1958,19 +1958,25 @@ GPUK_DEV void heat_step(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 ld
         for (u64 r0 = (u64)blockIdx.y * STENCIL_ROWS; r0 < rows; r0 += (u64)gridDim.y * STENCIL_ROWS) {
             const u64 first = r0 + threadIdx.y * R; /* this thread's R rows */
             if (!copy && first > 0 && first + R < rows && j > 0 && j + 1 < cols) {
-                /* interior: up, centre, down slide down the column; left and right loaded */
+                /* interior: the column's R + 2 cells and each row's left and right, every load
+                   issued before the first store (in source order: out may alias in for the
+                   compiler, so a load after a store waited for it, a memory latency a row;
+                   bench "heat_step_f32 8192^2") */
                 const T* p = in + first * ldi + j;
-                T up = __ldg(p - ldi), c = __ldg(p);
+                T col[R + 2], left[R], right[R];
+                col[0] = __ldg(p - ldi);
+#pragma unroll
+                for (int r = 0; r <= R; r++) col[r + 1] = __ldg(p + (u64)r * ldi);
+#pragma unroll
+                for (int r = 0; r < R; r++) {
+                    left[r] = __ldg(p + (u64)r * ldi - 1);
+                    right[r] = __ldg(p + (u64)r * ldi + 1);
+                }
                 T* o = out + first * ldo + j;
 #pragma unroll
                 for (int r = 0; r < R; r++) {
-                    const T down = __ldg(p + ldi);
-                    const T sum = (up + down) + (__ldg(p - 1) + __ldg(p + 1));
-                    *o = fma(alpha, sum - T(4) * c, c);
-                    up = c;
-                    c = down;
-                    p += ldi;
-                    o += ldo;
+                    const T sum = (col[r] + col[r + 2]) + (left[r] + right[r]);
+                    o[(u64)r * ldo] = fma(alpha, sum - T(4) * col[r + 1], col[r + 1]);
                 }
                 continue;
             }
