@@ -1,7 +1,7 @@
 /* bench/bench_shapes.c - sweeps the launch shapes the built-ins choose from the device (src/
    gpuk_builtin.h's GPUK__TUNED knobs), each value's ratio to the device copy measured in the
    same run, so a shape rule can be checked on a new GPU: the scans' prefetch distance, the
-   random numbers' blocks a multiprocessor, the 3x3 TMA tiles' blocks a multiprocessor; the heat step's row is its one shape. The row
+   random numbers' blocks a multiprocessor, the 3x3 TMA tiles' blocks a multiprocessor; the heat step's and the transpose's rows are their one shape. The row
    marked "chosen" is what gpuk picks on this device. Ratios count bytes as bench_kernels does.
    bench_shapes [--max-sm 80] [PREFIX]   (--max-sm 80: the variants an sm_80 GPU runs, on this
    one; PREFIX: only the sweeps whose names start with it)
@@ -35,6 +35,7 @@ static void w_rand(void) { TRY(gpuk_random_uniform_f32(ctx, S, gpuk_at(y, 0), N2
 static void w_heat(void) {
     TRY(gpuk_heat_step_f32(ctx, S, gpuk_at2d(y, 0, 8192, 8192, 0), gpuk_at2d(x, 0, 8192, 8192, 0), 0.2f));
 }
+static void w_transpose(void) { TRY(gpuk_transpose_f32(ctx, S, gpuk_at(y, 0), gpuk_at(x, 0), 16384, 16384)); }
 static void w_smooth(void) {
     TRY(gpuk_stencil3x3_i32(ctx, S, gpuk_at2d(y, 0, side, side, 0), gpuk_at2d(x, 0, side, side, 0), box9,
                             GPUK_BOUNDARY_SKIP));
@@ -82,6 +83,7 @@ int main(int argc, char** argv) {
         sweep(name, GPUK__TUNE_STENCIL_PER_SM, tma, 6, w_smooth, 8.0 * (double)(side * side));
     }
     sweep("heat_step_f32 8192^2", 0, NULL, 0, w_heat, 8.0 * 8192 * 8192); /* no knob: its own shape */
+    sweep("transpose_f32 16384^2", 0, NULL, 0, w_transpose, 8.0 * 16384 * 16384); /* likewise */
     TRY(gpuk_buffer_destroy(ctx, x));
     TRY(gpuk_buffer_destroy(ctx, y));
     TRY(gpuk_timer_destroy(ctx, &timer));
