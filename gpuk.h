@@ -7832,10 +7832,11 @@ static const gpuk__builtin_ptx* gpuk__builtin_pick(const gpuk_ctx* ctx, int id) 
    value >= 0 and the launches use that in place of what they choose from the device. A program
    never defines GPUK__TUNING, and GPUK__TUNED is then the choice itself. */
 enum {
-    GPUK__TUNE_SCAN_AHEAD, GPUK__TUNE_GENERATE_PER_SM, GPUK__TUNE_STENCIL_PER_SM, GPUK__TUNE_KNOBS
+    GPUK__TUNE_SCAN_AHEAD, GPUK__TUNE_GENERATE_PER_SM, GPUK__TUNE_STENCIL_PER_SM,
+    GPUK__TUNE_GEMM_SPLITS, GPUK__TUNE_KNOBS
 };
 #if defined(GPUK__TUNING)
-static long long gpuk__tuned[GPUK__TUNE_KNOBS] = { -1, -1, -1 };
+static long long gpuk__tuned[GPUK__TUNE_KNOBS] = { -1, -1, -1, -1 };
 #define GPUK__TUNED(knob, chosen) \
     (gpuk__tuned[knob] >= 0 ? (size_t)gpuk__tuned[knob] : (size_t)(chosen))
 #else
@@ -8858,7 +8859,9 @@ static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* c
              (k.shared == GPUK__GEMM_F64_SMEM &&
               (size_t)(unsigned)ctx->info.shared_per_sm <
                   2u * ((size_t)GPUK__GEMM_F64_SMEM + 1024u)) ? 1u : 2u;
-    g.splits = batch == 1 ? gpuk__gemm_splits(ctx, tiles, ak, per_sm) : 1u;
+    g.splits = batch == 1 ? (uint32_t)GPUK__TUNED(GPUK__TUNE_GEMM_SPLITS,
+                                                  gpuk__gemm_splits(ctx, tiles, ak, per_sm))
+                          : 1u;
     args[0] = &p[0]; args[1] = &p[1]; args[2] = &p[2]; args[3] = &g;
     args[4] = (void*)(uintptr_t)alpha; args[5] = (void*)(uintptr_t)beta;
     k.args = args;

@@ -1,7 +1,8 @@
 /* bench/bench_shapes.c - sweeps the launch shapes the built-ins choose from the device (src/
    gpuk_builtin.h's GPUK__TUNED knobs), each value's ratio to the device copy measured in the
    same run, so a shape rule can be checked on a new GPU: the scans' prefetch distance, the
-   random numbers' blocks a multiprocessor, the 3x3 TMA tiles' blocks a multiprocessor; the heat step's and the transpose's rows are their one shape. The row
+   random numbers' blocks a multiprocessor, the 3x3 TMA tiles' blocks a multiprocessor; the heat step's and the transpose's rows are their one shape; GEMM's split-K parts at middle
+   sizes (in TFLOP/s: bench_gemm has cuBLAS beside it). The row
    marked "chosen" is what gpuk picks on this device. Ratios count bytes as bench_kernels does.
    bench_shapes [--max-sm 80] [PREFIX]   (--max-sm 80: the variants an sm_80 GPU runs, on this
    one; PREFIX: only the sweeps whose names start with it)
@@ -36,12 +37,26 @@ static void w_heat(void) {
     TRY(gpuk_heat_step_f32(ctx, S, gpuk_at2d(y, 0, 8192, 8192, 0), gpuk_at2d(x, 0, 8192, 8192, 0), 0.2f));
 }
 static void w_transpose(void) { TRY(gpuk_transpose_f32(ctx, S, gpuk_at(y, 0), gpuk_at(x, 0), 16384, 16384)); }
+/* GEMM: m = n = k = gemm_side, f32 and f64, reported in TFLOP/s (bench_gemm has cuBLAS) */
+static size_t gemm_side;
+static gpuk_buffer ga, gb, gc;
+static void w_sgemm(void) {
+    const size_t s = gemm_side;
+    TRY(gpuk_gemm_f32(ctx, S, gpuk_at2d(gc, 0, s, s, 0), 1.0f, gpuk_at2d(ga, 0, s, s, 0), 0,
+                      gpuk_at2d(gb, 0, s, s, 0), 0, 0.0f));
+}
+static void w_dgemm(void) {
+    const size_t s = gemm_side;
+    TRY(gpuk_gemm_f64(ctx, S, gpuk_at2d(gc, 0, s, s, 0), 1.0, gpuk_at2d(ga, 0, s, s, 0), 0,
+                      gpuk_at2d(gb, 0, s, s, 0), 0, 0.0));
+}
 static void w_smooth(void) {
     TRY(gpuk_stencil3x3_i32(ctx, S, gpuk_at2d(y, 0, side, side, 0), gpuk_at2d(x, 0, side, side, 0), box9,
                             GPUK_BOUNDARY_SKIP));
 }
 
-/* One row a knob value: -1 is gpuk's own choice. bytes: what the ratio counts. */
+/* One row a knob value: -1 is gpuk's own choice. bytes: what the ratio counts; a negative
+   value: -(floating-point operations), printed as TFLOP/s. */
 static void sweep(const char* name, int knob, const long long* values, int count, bench_work_fn w, double bytes) {
     int i;
     if (strncmp(name, only, strlen(only)) != 0) return;
@@ -49,6 +64,11 @@ static void sweep(const char* name, int knob, const long long* values, int count
         double ms, gbs;
         gpuk__tuned[knob] = i < 0 ? -1 : values[i];
         ms = bench_time_ms(ctx, &timer, w);
+        if (bytes < 0) {
+            if (i < 0) printf("%-30s %-12s %9.3f ms %8.1f TFLOP/s\n", name, "chosen", ms, -bytes / ms / 1e9);
+            else printf("%-30s %-12lld %9.3f ms %8.1f TFLOP/s\n", name, values[i], ms, -bytes / ms / 1e9);
+            continue;
+        }
         gbs = bytes / ms / 1e6;
         if (i < 0) printf("%-30s %-12s %9.3f ms %8.1f GB/s  ratio %.3f\n", name, "chosen", ms, gbs, gbs / copy_gbs);
         else printf("%-30s %-12lld %9.3f ms %8.1f GB/s  ratio %.3f\n", name, values[i], ms, gbs, gbs / copy_gbs);
@@ -84,6 +104,28 @@ int main(int argc, char** argv) {
     }
     sweep("heat_step_f32 8192^2", 0, NULL, 0, w_heat, 8.0 * 8192 * 8192); /* no knob: its own shape */
     sweep("transpose_f32 16384^2", 0, NULL, 0, w_transpose, 8.0 * 16384 * 16384); /* likewise */
+    {   /* GEMM's split-K parts at middle sizes (random inputs: never time zeros) */
+        static const size_t sides[] = { 1000, 1024, 2048 };
+        long long splits[] = { 1, 2, 3, 4, 5, 6, 7 }; /* at most k / 128, as gpuk allows */
+        int si;
+        TRY(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = 2048 * 2048 * 8 }, &ga));
+        TRY(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = 2048 * 2048 * 8 }, &gb));
+        TRY(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = 2048 * 2048 * 8 }, &gc));
+        TRY(gpuk_random_uniform_f32(ctx, S, gpuk_at(ga, 0), 2048 * 2048 * 2, 11, 0));
+        TRY(gpuk_random_uniform_f32(ctx, S, gpuk_at(gb, 0), 2048 * 2048 * 2, 12, 0));
+        for (si = 0; si < 3; si++) {
+            const double flop = 2.0 * (double)sides[si] * (double)sides[si] * (double)sides[si];
+            char name[64];
+            gemm_side = sides[si];
+            snprintf(name, sizeof name, "sgemm %zu^3 splits", sides[si]);
+            sweep(name, GPUK__TUNE_GEMM_SPLITS, splits, 7, w_sgemm, -flop);
+            snprintf(name, sizeof name, "dgemm %zu^3 splits", sides[si]);
+            sweep(name, GPUK__TUNE_GEMM_SPLITS, splits, 7, w_dgemm, -flop);
+        }
+        TRY(gpuk_buffer_destroy(ctx, ga));
+        TRY(gpuk_buffer_destroy(ctx, gb));
+        TRY(gpuk_buffer_destroy(ctx, gc));
+    }
     TRY(gpuk_buffer_destroy(ctx, x));
     TRY(gpuk_buffer_destroy(ctx, y));
     TRY(gpuk_timer_destroy(ctx, &timer));
