@@ -826,6 +826,12 @@ GPUK_DEV void cp_async16(const void* dst, const void* src) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"((u32)__cvta_generic_to_shared(dst)), "l"(src)
                  : "memory");
 }
+/* 16 bytes, or 16 zeros where !in (src is then not read: any valid address will do) */
+GPUK_DEV void cp_async16_in(const void* dst, const void* src, bool in) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"((u32)__cvta_generic_to_shared(dst)),
+                 "l"(src), "r"(in ? 16u : 0u)
+                 : "memory");
+}
 template <typename T> GPUK_DEV void cp_async_elem(const T* dst, const T* src, bool in) {
     asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;" ::"r"((u32)__cvta_generic_to_shared(dst)),
                  "l"(src), "n"(sizeof(T)), "r"(in ? (u32)sizeof(T) : 0u)
@@ -923,6 +929,15 @@ template <typename T, typename P> struct gemm_stager {
     u64 row0, col0, k_end, fa_step, fb_step;
     u32 fa_dst;
     bool fast;
+    /* An edge tile (part of it past m or n) takes the fast path's copies too, each under a
+       predicate (rows past m and B's 16-byte groups past n read as zeros), where n is a
+       multiple of G so that no group straddles n: element copies cost the edge tiles a
+       third of their speed, and with every tile in flight at once (1000^3: 64 tiles, 15 at
+       the edges) the slowest tile is the product's time (bench_shapes "dgemm 1000^3": 1.5x).
+       The predicates are worked out a slice at a time and edge tiles take the general loop.
+       8-byte types only: in the f32 kernels the same code cost the whole tiles 2 to 4 % at
+       1024^3 and 2048^3 (the element copies stay there). */
+    bool edge;
     const T *ra, *rb; /* the fast path's sources at the next slice (loads come in k order): a
                          pointer advanced each slice, not k0 * ldb and each copy's row step
                          recomputed (at 127 registers the compiler kept none of them) */
@@ -931,6 +946,10 @@ template <typename T, typename P> struct gemm_stager {
         const u32 t = threadIdx.x;
         fast = !g.trans_a && !g.trans_b && row0 + TM <= g.m && col0 + TN <= g.n && aligned16(xb) &&
                g.ldb % G == 0 && (!P::A_MMAJOR || (aligned16(xa) && g.lda % G == 0));
+        edge = false;
+        if constexpr (sizeof(T) == 8)
+            edge = !fast && !g.trans_a && !g.trans_b && aligned16(xb) && g.ldb % G == 0 &&
+                   (!P::A_MMAJOR || (aligned16(xa) && g.lda % G == 0)) && g.n % G == 0;
         /* the fast path's sources at k = 0 (A moves +k0, B +k0 * ldb) and A's place in a stage */
         fa = P::A_MMAJOR ? xa + (row0 + t / CH) * g.lda + (t % CH) * G : xa + (row0 + t / 8) * g.lda + t % 8;
         fa_step = (u64)(P::A_MMAJOR ? RPE : NT / 8) * g.lda;
@@ -964,6 +983,36 @@ template <typename T, typename P> struct gemm_stager {
         ra += BK;
         rb += (u64)BK * g.ldb;
     }
+    /* the next slice, whole, of an edge tile: the fast path's copies under their predicates */
+    GPUK_DEV void load_edge(T* st) {
+        const u32 t = threadIdx.x;
+        T* const sa = st;
+        T* const sb = st + A_ELEMS;
+        const bool b_in = col0 + (t % CHB) * G < g.n;
+        const T* q = ra;
+        if constexpr (P::A_MMAJOR) {
+#pragma unroll
+            for (int e = 0; e < NA16; e++, q += fa_step) {
+                const bool in = row0 + t / CH + (u64)e * RPE < g.m;
+                cp_async16_in(sa + fa_dst + e * RPE * LDA, in ? q : xa, in);
+            }
+        } else {
+#pragma unroll
+            for (int e = 0; e < NAE; e++) {
+                const bool in = row0 + t / 8 + (u64)(e / KH) * (NT / 8) < g.m;
+                cp_async_elem(sa + fa_dst + (e % KH) * 8 * LDA + (e / KH) * (NT / 8), in ? q + (e % KH) * 8 : xa, in);
+                if (e % KH == KH - 1) q += fa_step;
+            }
+        }
+        q = rb;
+#pragma unroll
+        for (int e = 0; e < NB; e++, q += fb_step) {
+            const u32 l = e * RPB + t / CHB;
+            cp_async16_in(sb + l * LDB + ((t % CHB) ^ P::bswz(l)) * G, b_in ? q : xb, b_in);
+        }
+        ra += BK;
+        rb += (u64)BK * g.ldb;
+    }
     /* the next slice, at k0: fast where it can be, else element by element */
     GPUK_DEV void load(T* st, u64 k0) {
         const u32 t = threadIdx.x;
@@ -973,6 +1022,11 @@ template <typename T, typename P> struct gemm_stager {
             load_fast(st);
             return;
         }
+        if constexpr (sizeof(T) == 8)
+            if (edge && k0 + BK <= k_end) {
+                load_edge(st);
+                return;
+            }
         ra += BK; /* kept in step with k0 */
         rb += (u64)BK * g.ldb;
 #pragma unroll
@@ -1040,6 +1094,7 @@ GPUK_DEV void gemm_run(const gemm_args& g, T* c, const T* a, const T* b, T alpha
                     p.step(sm + cur * STAGE, sm + cur * STAGE + gemm_stager<T, P>::A_ELEMS);
                     cur = cur + 1 == STAGES ? 0 : cur + 1;
                 }
+
             for (; k0 < k_end; k0 += BK) {
                 cp_async_wait<STAGES - 2>();
                 __syncthreads(); /* slice k0 is in, and every thread is done with the buffer refilled next */
