@@ -55,8 +55,13 @@ ERRORS
    own negative codes. On failure out_* parameters are zeroed and gpuk_last_error() holds this
    thread's text: "gpuk_call: driver_call: CUDA_ERROR_NAME (code): detail (hint: ...)".
    gpuk_result_str() never returns NULL. After an asynchronous kernel fault (700 illegal address,
-   716 misaligned, 719 launch failed and the other sticky codes) CUDA is unusable for the whole
-   process: gpuk records the first cause and every later call fails fast with it.
+   710 a device-side assert, 716 misaligned, 719 launch failed and the other sticky codes; a
+   __trap() gives 715 or 719) CUDA is unusable for the whole process: gpuk records the first
+   cause and every later call fails fast with it. The fault's text names the last launch gpuk
+   recorded on each live ctx ("; last launch on device 0: kernel 'k'": gpuk_launch, custom
+   kernels and graph launches; faults are reported late, so a later kernel may be named) and
+   how to find the line: compute-sanitizer ./app, with device code built with -lineinfo. For a
+   failed assert the driver prints its file, line and condition to stderr.
    gpuk_shutdown forgets that record, but the driver's own state in the process stays broken:
    the next ctx create fails with the same code (700...). Only a new process recovers; run
    work that may fault in a child process if the parent must go on. In a child created by
@@ -228,6 +233,14 @@ KERNELS
    architecture-specific one, .target sm_90a with Hopper's wgmma, only on compute capability
    9.0 itself and a CUDA 12.0+ driver, ahead of an sm_90 one). A module of your own with
    .target sm_90a is refused on any other device by gpuk_module_load, before the driver.
+   Device printf: what a kernel prints goes into a buffer on the device (1 MiB by default,
+   circular: a kernel printing more overwrites its oldest output; GPUK_LIMIT_PRINTF_FIFO_SIZE,
+   set before the ctx's first launch, see gpuk_ctx_set_limit), which the driver writes to the
+   process's stdout at the next synchronisation: gpuk_ctx_sync, gpuk_stream_sync,
+   gpuk_event_sync, gpuk_timer_stop, a stream-less copy (gpuk_buffer_read...), gpuk_ctx_destroy,
+   and the start of a later launch; never at exit, so sync before the program ends. The text
+   may then sit in stdio's buffer: fflush(stdout) before reading stdout redirected to a pipe or
+   a file.
    CUDA graphs (driver >= 11.4, GPUK_FEATURE_GRAPHS): gpuk_graph_begin_capture(ctx, s, mode),
    then gpuk calls on s (launches, built-ins, *_async copies, memsets, event records, waits,
    stream-ordered buffer creates and frees) are recorded instead of run; gpuk_graph_end_capture(ctx, s, &graph) turns them into a
@@ -701,6 +714,36 @@ GPUK_API gpuk_result gpuk_ctx_mem_info(gpuk_ctx* ctx, size_t* out_free, size_t* 
 GPUK_API const gpuk_device_info* gpuk_ctx_device_info(const gpuk_ctx* ctx);
 /* Make the ctx current on this thread, for raw driver calls (interop). */
 GPUK_API gpuk_result gpuk_ctx_make_current(gpuk_ctx* ctx);
+
+/* The ctx's limits (cuCtxSetLimit, cuCtxGetLimit): the driver keeps them for the device's
+   primary context, so they are shared with every user of it (the CUDA runtime, libraries).
+   When each may change:
+   - GPUK_LIMIT_STACK_SIZE at any time: the device first finishes the work queued before, and
+     the driver raises it by itself for a kernel that needs more (it stays raised);
+   - GPUK_LIMIT_PRINTF_FIFO_SIZE and GPUK_LIMIT_MALLOC_HEAP_SIZE only before the ctx's first
+     kernel launch. The driver refuses them (CUDA_ERROR_INVALID_VALUE) once a kernel calling
+     printf (malloc, free) has run; gpuk cannot tell which kernels do, so after the ctx's
+     first launch through gpuk_launch, a custom kernel or gpuk_graph_launch it refuses them
+     itself with GPUK_ERR_INVALID_ARG and a text naming the rule and the kernel;
+   - the device runtime's two (CUDA dynamic parallelism) before launching a kernel that uses
+     it, as the driver documents; gpuk leaves their timing to the driver. */
+typedef enum gpuk_limit {
+    GPUK_LIMIT_DEFAULT = 0,              /* none: refused */
+    GPUK_LIMIT_STACK_SIZE,               /* bytes of stack of each GPU thread */
+    GPUK_LIMIT_PRINTF_FIFO_SIZE,         /* bytes of the buffer device printf writes to (KERNELS) */
+    GPUK_LIMIT_MALLOC_HEAP_SIZE,         /* bytes of the heap of device malloc and free */
+    GPUK_LIMIT_DEV_RUNTIME_SYNC_DEPTH,   /* grid depth up to which device code may wait for its
+                                            child grids; below compute capability 9.0 only
+                                            (else CUDA_ERROR_UNSUPPORTED_LIMIT, 215) */
+    GPUK_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT, /* device-side launches outstanding at once */
+    GPUK_LIMIT_NUM,
+    GPUK_LIMIT_FORCE_U32 = 0x7FFFFFFF
+} gpuk_limit;
+/* Asks for value; the driver may round or clamp it (read it back with gpuk_ctx_get_limit) and
+   answers CUDA_ERROR_OUT_OF_MEMORY where it cannot reserve what the value needs. Any other
+   which (0, GPUK_LIMIT_NUM...) is GPUK_ERR_INVALID_ARG, before the driver sees it. */
+GPUK_API gpuk_result gpuk_ctx_set_limit(gpuk_ctx* ctx, gpuk_limit which, size_t value);
+GPUK_API gpuk_result gpuk_ctx_get_limit(gpuk_ctx* ctx, gpuk_limit which, size_t* out_value);
 
 // --- buffers (device memory) ---
 /* Offsets and sizes of buffer calls count bytes (views of the built-in kernels count
@@ -1600,8 +1643,9 @@ long _InterlockedExchangeAdd(long volatile* p, long v);
 long _InterlockedExchange(long volatile* p, long v);
 long _InterlockedOr(long volatile* p, long v);
 void* _InterlockedCompareExchangePointer(void* volatile* p, void* v, void* expected);
+void* _InterlockedExchangePointer(void* volatile* p, void* v);
 #pragma intrinsic(_InterlockedExchangeAdd, _InterlockedExchange, _InterlockedOr, \
-                  _InterlockedCompareExchangePointer)
+                  _InterlockedCompareExchangePointer, _InterlockedExchangePointer)
 #define GPUK__ATOMIC_LOAD(p) ((int)_InterlockedOr((long volatile*)(p), 0))
 #define GPUK__ATOMIC_STORE(p, v) (void)_InterlockedExchange((long volatile*)(p), (long)(v))
 #define GPUK__ATOMIC_ADD(p, v) ((unsigned)_InterlockedExchangeAdd((long volatile*)(p), (long)(v)))
@@ -1611,12 +1655,15 @@ void* _InterlockedCompareExchangePointer(void* volatile* p, void* v, void* expec
     _InterlockedCompareExchangePointer((void* volatile*)(p), NULL, NULL)
 #define GPUK__ATOMIC_CAS_PTR(p, expected, v) \
     (_InterlockedCompareExchangePointer((void* volatile*)(p), (v), (expected)) == (expected))
+#define GPUK__ATOMIC_STORE_PTR(p, v) \
+    (void)_InterlockedExchangePointer((void* volatile*)(p), (void*)(uintptr_t)(v))
 #else
 #define GPUK__ATOMIC_LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define GPUK__ATOMIC_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 #define GPUK__ATOMIC_ADD(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
 #define GPUK__ATOMIC_ADD_ACQREL(p, v) __atomic_fetch_add((p), (v), __ATOMIC_ACQ_REL)
 #define GPUK__ATOMIC_LOAD_PTR(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define GPUK__ATOMIC_STORE_PTR(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 /* 1 when *p was expected and is now v */
 #define GPUK__ATOMIC_CAS_PTR(p, expected, v) \
     gpuk__cas_ptr((void**)(p), (void*)(expected), (void*)(v))
@@ -1722,6 +1769,8 @@ typedef struct gpuk__lib_feature {
     X(cuCtxSynchronize, 2000, "cuCtxSynchronize", 1, (void)) \
     X(cuCtxGetStreamPriorityRange, 5050, "cuCtxGetStreamPriorityRange", 1, \
       (int* out_least, int* out_greatest)) \
+    X(cuCtxSetLimit, 3010, "cuCtxSetLimit", 1, (unsigned int limit, size_t value)) \
+    X(cuCtxGetLimit, 3010, "cuCtxGetLimit", 1, (size_t* out_value, unsigned int limit)) \
     X(cuMemGetInfo, 3020, "cuMemGetInfo_v2", 1, (size_t* out_free, size_t* out_total)) \
     X(cuMemAlloc, 3020, "cuMemAlloc_v2", 1, (gpuk_devptr* out_ptr, size_t bytes)) \
     X(cuMemFree, 3020, "cuMemFree_v2", 1, (gpuk_devptr ptr)) \
@@ -1939,7 +1988,12 @@ enum {
     GPUK__CU_STREAM_CAPTURE_MODE_GLOBAL = 0,
     GPUK__CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1,
     GPUK__CU_STREAM_CAPTURE_MODE_RELAXED = 2,
-    GPUK__CU_STREAM_CAPTURE_STATUS_NONE = 0
+    GPUK__CU_STREAM_CAPTURE_STATUS_NONE = 0,
+    GPUK__CU_LIMIT_STACK_SIZE = 0,
+    GPUK__CU_LIMIT_PRINTF_FIFO_SIZE = 1,
+    GPUK__CU_LIMIT_MALLOC_HEAP_SIZE = 2,
+    GPUK__CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH = 3,
+    GPUK__CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT = 4
 };
 
 /* ---- >>state ---- */
@@ -2117,17 +2171,29 @@ static const char* gpuk__hint(int code) {
     case 222: return "the driver is older than this PTX's .version: update the driver or lower "
                      "the PTX .version";
     case 223: return "PTX JIT is disabled (CUDA_DISABLE_JIT?): load a cubin instead";
+    case 215: return "the device or driver has no such limit (the device runtime's sync depth "
+                     "exists only below compute capability 9.0)";
     case 500: return "not found: a kernel name must be the .entry name (extern \"C\" in CUDA C++)";
+    case 710:
+        return "a device-side assert failed; the driver printed its file, line and condition to "
+               "stderr. CUDA is unusable in this process from now on: only a new process "
+               "recovers. Find the line with compute-sanitizer ./app, device code built with "
+               "-lineinfo";
     case 700: case 702: case 714: case 715: case 716: case 717: case 718: case 719:
-        return "an earlier kernel faulted (errors are asynchronous); CUDA is unusable in this "
-               "process from now on; run under compute-sanitizer to find the kernel";
+        return "an earlier kernel faulted (errors are asynchronous: the kernel named last need "
+               "not be the one; a __trap() gives 715 or 719). CUDA is unusable in this process "
+               "from now on: only a new process recovers. Find the kernel and line with "
+               "compute-sanitizer ./app, device code built with -lineinfo";
     case 999: return "the driver failed: check nvidia-smi and the kernel log";
     default: return NULL;
     }
 }
 
+/* The codes after which the context, and with the primary context the process, cannot be used
+   again (cuda.h: "the context cannot be used anymore, and must be destroyed"); 710 is a
+   device-side assert. */
 static int gpuk__is_sticky(int code) {
-    return code == 700 || code == 702 || (code >= 714 && code <= 719);
+    return code == 700 || code == 702 || code == 710 || (code >= 714 && code <= 719);
 }
 
 /* A small formatter, so gpuk needs no stdio: %s %d %u %ld %lu %lld %llu %zu %x %llx %c %%. */
@@ -2257,17 +2323,26 @@ static gpuk_result gpuk__fail_hint(const char* fn, int code, const char* hint, c
     return r;
 }
 
-/* A driver call failed: name it, and remember a sticky fault for the whole process. */
+/* Hook: "; last launch on device 0: kernel 'k'" for the live ctxs that launched something,
+   appended at pos of buf (cap bytes); returns the new pos. Defined in src/gpuk_ctx.h, which
+   knows the ctxs; a sticky fault's text (gpuk__fail_cu) calls it. */
+static size_t gpuk__fault_launches(char* buf, size_t cap, size_t pos);
+
+/* A driver call failed: name it, and remember a sticky fault for the whole process. A kernel
+   fault surfaces in whatever call comes after it, so its text names what ran last. */
 static gpuk_result gpuk__fail_cu(const char* fn, const char* cu_fn, gpuk__cu_result r,
                                  const char* detail) {
     int code = (int)r;
-    gpuk__fail(fn, code, "%s: %s (%d)%s%s", cu_fn, gpuk_result_str((gpuk_result)code), code,
-               detail ? ": " : "", detail ? detail : "");
+    char launches[160];
+    launches[0] = 0;
+    if (gpuk__is_sticky(code)) gpuk__fault_launches(launches, sizeof launches, 0);
+    gpuk__fail(fn, code, "%s: %s (%d)%s%s%s", cu_fn, gpuk_result_str((gpuk_result)code), code,
+               detail ? ": " : "", detail ? detail : "", launches);
     if (gpuk__is_sticky(code) && !GPUK__ATOMIC_LOAD(&gpuk__g.broken)) {
         gpuk__mutex_lock(&gpuk__fault_lock);
         if (!gpuk__g.broken) {
-            gpuk__fmt(gpuk__g.broken_text, sizeof gpuk__g.broken_text, 0, "%s: %s: %s (%d)", fn,
-                      cu_fn, gpuk_result_str((gpuk_result)code), code);
+            gpuk__fmt(gpuk__g.broken_text, sizeof gpuk__g.broken_text, 0, "%s: %s: %s (%d)%s", fn,
+                      cu_fn, gpuk_result_str((gpuk_result)code), code, launches);
             GPUK__ATOMIC_STORE(&gpuk__g.broken, code);
         }
         gpuk__mutex_unlock(&gpuk__fault_lock);
@@ -3407,7 +3482,23 @@ struct gpuk_ctx {
                                         tried again by the ctx destroy */
     uint32_t graph_orphan_count;
     int mempools;                   /* atomic: GPUK__MEMPOOLS_* (src/gpuk_mempool.h) */
+    const char* last_launch;        /* atomic: what the ctx launched last (gpuk__launch_note);
+                                       NULL before its first launch */
 };
+
+/* What a graph launch records (gpuk__launch_note): a fixed text, told apart from a kernel's
+   name by its address. */
+static const char gpuk__launch_of_graph[] = "a CUDA graph (gpuk_graph_launch)";
+
+/* Records a launch on ctx: gpuk_launch, a custom kernel and a graph launch call it once the
+   driver has taken the launch. what is the kernel's name in its slot (which lives as long as
+   the ctx; a slot reused after its module's unload names its new kernel) or
+   gpuk__launch_of_graph. One release store of a pointer, no lock: a sticky fault's text names
+   the last launch of each live ctx (gpuk__fault_launches, src/gpuk_ctx.h), and a launch ends
+   the time in which the printf FIFO and the malloc heap may be set (gpuk_ctx_set_limit). */
+static inline void gpuk__launch_note(gpuk_ctx* ctx, const char* what) {
+    GPUK__ATOMIC_STORE_PTR(&ctx->last_launch, what);
+}
 
 /* Gives a live slot's driver objects back (the ctx is current); returns the driver's result
    and names the failing call in *out_call. After a failure the slot still describes what is
@@ -3753,7 +3844,7 @@ GPUK__IMPL gpuk_result gpuk_array_resolve(gpuk_ctx* ctx, gpuk_array view, size_t
     return GPUK_OK;
 }
 
-/* src/gpuk_ctx.h - part of gpuk.h: ctx create and destroy, sync, memory info. */
+/* src/gpuk_ctx.h - part of gpuk.h: ctx create and destroy, sync, memory info, limits. */
 /* ---- >>ctx ---- */
 /* A handle tag for a new ctx: the next one round that no live ctx has (call under gpuk__lock).
    With more than GPUK__TAGS live ctxs, tags are shared and only the slot check remains. */
@@ -4137,6 +4228,112 @@ GPUK__IMPL gpuk_result gpuk_ctx_make_current(gpuk_ctx* ctx) {
     GPUK__ALIVE(fn);
     GPUK__CTX_CHECK(fn, ctx);
     return gpuk__enter(fn, ctx);
+}
+
+/* ---- >>limits ---- */
+/* gpuk_limit's rows: the driver's CUlimit, the name in texts, and for the two the driver takes
+   only before a kernel using them has run, what such a kernel calls. */
+typedef struct gpuk__limit_row {
+    unsigned int cu;
+    const char* name;
+    const char* used_by;       /* NULL: may be set at any time as far as gpuk is concerned */
+} gpuk__limit_row;
+static const gpuk__limit_row gpuk__limit_rows[GPUK_LIMIT_NUM] = {
+    { 0, "GPUK_LIMIT_DEFAULT", NULL }, /* none: refused */
+    { GPUK__CU_LIMIT_STACK_SIZE, "GPUK_LIMIT_STACK_SIZE", NULL },
+    { GPUK__CU_LIMIT_PRINTF_FIFO_SIZE, "GPUK_LIMIT_PRINTF_FIFO_SIZE", "printf" },
+    { GPUK__CU_LIMIT_MALLOC_HEAP_SIZE, "GPUK_LIMIT_MALLOC_HEAP_SIZE", "malloc or free" },
+    { GPUK__CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH, "GPUK_LIMIT_DEV_RUNTIME_SYNC_DEPTH", NULL },
+    { GPUK__CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT,
+      "GPUK_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT", NULL }
+};
+
+/* The row of which, or GPUK_ERR_INVALID_ARG naming the value (0, GPUK_LIMIT_NUM and past it,
+   anything cast into the enum). */
+static gpuk_result gpuk__limit_of(const char* fn, gpuk_limit which, const gpuk__limit_row** out) {
+    unsigned w = (unsigned)which;
+    *out = NULL;
+    if (w == 0u || w >= (unsigned)GPUK_LIMIT_NUM)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "which = %u is not a gpuk_limit (GPUK_LIMIT_STACK_SIZE = 1 to "
+                          "GPUK_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT = %u)", w,
+                          (unsigned)GPUK_LIMIT_NUM - 1u);
+    *out = &gpuk__limit_rows[w];
+    return GPUK_OK;
+}
+
+/* A recorded launch (gpuk__launch_note) in words: "kernel 'k'", or the graph's text. */
+static size_t gpuk__launch_words(char* buf, size_t cap, size_t pos, const char* what) {
+    return what == gpuk__launch_of_graph ? gpuk__fmt(buf, cap, pos, "%s", what)
+                                         : gpuk__fmt(buf, cap, pos, "kernel '%s'", what);
+}
+
+/* Hook declared in src/gpuk_result.h, for a sticky fault's text. Only tried: the caller may
+   hold gpuk__lock (gpuk_init), or another thread may hold it for a moment, and a fault's text
+   must not wait; the launches are then left out. */
+static size_t gpuk__fault_launches(char* buf, size_t cap, size_t pos) {
+    gpuk_ctx* c;
+    int n = 0;
+    if (!gpuk__mutex_trylock(&gpuk__lock)) return pos;
+    for (c = gpuk__g.live_list; c; c = c->next_live) {
+        const char* what = (const char*)GPUK__ATOMIC_LOAD_PTR(&c->last_launch);
+        if (!what) continue;
+        pos = gpuk__fmt(buf, cap, pos, n++ ? "; device %d: " : "; last launch on device %d: ",
+                        c->info.ordinal);
+        pos = gpuk__launch_words(buf, cap, pos, what);
+    }
+    gpuk__mutex_unlock(&gpuk__lock);
+    return pos;
+}
+
+GPUK__IMPL gpuk_result gpuk_ctx_set_limit(gpuk_ctx* ctx, gpuk_limit which, size_t value) {
+    const char* const fn = __func__;
+    const gpuk__limit_row* l;
+    const char* launched;
+    gpuk__cu_result cr;
+    gpuk_result r;
+    char text[200];
+    GPUK__ALIVE(fn);
+    GPUK__CTX_CHECK(fn, ctx);
+    if ((r = gpuk__limit_of(fn, which, &l)) != GPUK_OK) return r;
+    /* The driver's rule (cuCtxSetLimit): these two only before a kernel that calls printf (or
+       malloc, free) has run in the context; later it answers a bare CUDA_ERROR_INVALID_VALUE.
+       gpuk cannot see which kernels call them, so it holds to the first launch. */
+    launched = l->used_by ? (const char*)GPUK__ATOMIC_LOAD_PTR(&ctx->last_launch) : NULL;
+    if (launched) {
+        gpuk__launch_words(text, sizeof text, 0, launched);
+        return gpuk__fail_hint(fn, GPUK_ERR_INVALID_ARG, "set it right after gpuk_ctx_create",
+                               "%s can be set only before the ctx's first kernel launch (the "
+                               "driver refuses it once a kernel calling %s has run, and gpuk "
+                               "cannot tell which kernels do); %s has been launched", l->name,
+                               l->used_by, text);
+    }
+    if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
+    if ((cr = GPUK__DRV.cuCtxSetLimit(l->cu, value)) == 0) return GPUK_OK;
+    if (cr == GPUK__CU_ERROR_INVALID_VALUE && l->used_by)
+        gpuk__fmt(text, sizeof text, 0, "%s = %zu: refused once a kernel calling %s has run in the "
+                  "device's primary context (launched before this ctx was created, or by "
+                  "another library sharing the context)", l->name, value, l->used_by);
+    else gpuk__fmt(text, sizeof text, 0, "%s = %zu", l->name, value);
+    return gpuk__fail_cu(fn, "cuCtxSetLimit", cr, text);
+}
+
+GPUK__IMPL gpuk_result gpuk_ctx_get_limit(gpuk_ctx* ctx, gpuk_limit which, size_t* out_value) {
+    const char* const fn = __func__;
+    const gpuk__limit_row* l;
+    size_t value = 0;
+    gpuk__cu_result cr;
+    gpuk_result r;
+    if (!out_value) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_value is NULL");
+    *out_value = 0;
+    GPUK__ALIVE(fn);
+    GPUK__CTX_CHECK(fn, ctx);
+    if ((r = gpuk__limit_of(fn, which, &l)) != GPUK_OK) return r;
+    if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
+    if ((cr = GPUK__DRV.cuCtxGetLimit(&value, l->cu)) != 0)
+        return gpuk__fail_cu(fn, "cuCtxGetLimit", cr, l->name);
+    *out_value = value;
+    return GPUK_OK;
 }
 
 /* src/gpuk_staging.h - part of gpuk.h: staged copies of pageable host memory, copy threads. */
@@ -6919,7 +7116,9 @@ static GPUK__NOINLINE gpuk_result gpuk__launch_ex(const char* fn, gpuk_ctx* ctx,
     cfg.num_attrs = n;
     cr = GPUK__DRV.cuLaunchKernelEx((const struct CUlaunchConfig_st*)(const void*)&cfg, k->cu,
                                     d->args, NULL);
-    return cr ? gpuk__fail_cu(fn, "cuLaunchKernelEx", cr, k->name) : GPUK_OK;
+    if (cr) return gpuk__fail_cu(fn, "cuLaunchKernelEx", cr, k->name);
+    gpuk__launch_note(ctx, k->name);
+    return GPUK_OK;
 }
 
 GPUK__IMPL gpuk_result gpuk_launch(gpuk_ctx* ctx, gpuk_kernel kernel,
@@ -6946,7 +7145,9 @@ GPUK__IMPL gpuk_result gpuk_launch(gpuk_ctx* ctx, gpuk_kernel kernel,
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
     cr = GPUK__DRV.cuLaunchKernel(k->cu, g[0], g[1], g[2], b[0], b[1], b[2], d.shared_bytes, cs,
                                   d.args, NULL);
-    return GPUK__UNLIKELY(cr) ? gpuk__fail_cu(fn, "cuLaunchKernel", cr, k->name) : GPUK_OK;
+    if (GPUK__UNLIKELY(cr)) return gpuk__fail_cu(fn, "cuLaunchKernel", cr, k->name);
+    gpuk__launch_note(ctx, k->name);
+    return GPUK_OK;
 }
 
 GPUK__IMPL gpuk_result gpuk_kernel_max_cooperative_grid(gpuk_ctx* ctx, gpuk_kernel kernel,
@@ -7152,7 +7353,9 @@ GPUK__IMPL gpuk_result gpuk_graph_launch(gpuk_ctx* ctx, gpuk_stream stream, gpuk
         return gpuk__bad_handle(fn, "graph", graph.id);
     GPUK__ENTER(fn, ctx);
     cr = GPUK__DRV.cuGraphLaunch(s->exec, cs);
-    return GPUK__UNLIKELY(cr) ? gpuk__fail_cu(fn, "cuGraphLaunch", cr, NULL) : GPUK_OK;
+    if (GPUK__UNLIKELY(cr)) return gpuk__fail_cu(fn, "cuGraphLaunch", cr, NULL);
+    gpuk__launch_note(ctx, gpuk__launch_of_graph);
+    return GPUK_OK;
 }
 
 static gpuk__cu_result gpuk__graph_release(gpuk_ctx* ctx, void* slot, const char** out_call) {
@@ -9707,7 +9910,8 @@ GPUK__IMPL gpuk_result gpuk_elementwise_launch(gpuk_ctx* ctx, gpuk_stream stream
     cap = gpuk__sm_blocks(ctx, 32);
     if (cap > (size_t)ctx->info.max_grid[0]) cap = (size_t)ctx->info.max_grid[0];
     k.grid_x = gpuk__grid(n, GPUK__BLOCK, cap);
-    return gpuk__builtin_go(&k);
+    if ((r = gpuk__builtin_go(&k)) == GPUK_OK) gpuk__launch_note(ctx, k.func_name);
+    return r;
 }
 
 GPUK__IMPL gpuk_result gpuk_reduction_launch(gpuk_ctx* ctx, gpuk_stream stream,
@@ -9738,7 +9942,8 @@ GPUK__IMPL gpuk_result gpuk_reduction_launch(gpuk_ctx* ctx, gpuk_stream stream,
     cap = gpuk__sm_blocks(ctx, 8);
     k.grid_x = gpuk__grid(n, (size_t)GPUK__BLOCK * 4,
                           cap < GPUK__REDUCE_MAX_GRID ? cap : GPUK__REDUCE_MAX_GRID);
-    return gpuk__builtin_go(&k);
+    if ((r = gpuk__builtin_go(&k)) == GPUK_OK) gpuk__launch_note(ctx, k.func_name);
+    return r;
 }
 
 /* The destroys: the module (and its kernel with it), then the struct zeroed. */

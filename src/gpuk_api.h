@@ -55,8 +55,13 @@ ERRORS
    own negative codes. On failure out_* parameters are zeroed and gpuk_last_error() holds this
    thread's text: "gpuk_call: driver_call: CUDA_ERROR_NAME (code): detail (hint: ...)".
    gpuk_result_str() never returns NULL. After an asynchronous kernel fault (700 illegal address,
-   716 misaligned, 719 launch failed and the other sticky codes) CUDA is unusable for the whole
-   process: gpuk records the first cause and every later call fails fast with it.
+   710 a device-side assert, 716 misaligned, 719 launch failed and the other sticky codes; a
+   __trap() gives 715 or 719) CUDA is unusable for the whole process: gpuk records the first
+   cause and every later call fails fast with it. The fault's text names the last launch gpuk
+   recorded on each live ctx ("; last launch on device 0: kernel 'k'": gpuk_launch, custom
+   kernels and graph launches; faults are reported late, so a later kernel may be named) and
+   how to find the line: compute-sanitizer ./app, with device code built with -lineinfo. For a
+   failed assert the driver prints its file, line and condition to stderr.
    gpuk_shutdown forgets that record, but the driver's own state in the process stays broken:
    the next ctx create fails with the same code (700...). Only a new process recovers; run
    work that may fault in a child process if the parent must go on. In a child created by
@@ -228,6 +233,14 @@ KERNELS
    architecture-specific one, .target sm_90a with Hopper's wgmma, only on compute capability
    9.0 itself and a CUDA 12.0+ driver, ahead of an sm_90 one). A module of your own with
    .target sm_90a is refused on any other device by gpuk_module_load, before the driver.
+   Device printf: what a kernel prints goes into a buffer on the device (1 MiB by default,
+   circular: a kernel printing more overwrites its oldest output; GPUK_LIMIT_PRINTF_FIFO_SIZE,
+   set before the ctx's first launch, see gpuk_ctx_set_limit), which the driver writes to the
+   process's stdout at the next synchronisation: gpuk_ctx_sync, gpuk_stream_sync,
+   gpuk_event_sync, gpuk_timer_stop, a stream-less copy (gpuk_buffer_read...), gpuk_ctx_destroy,
+   and the start of a later launch; never at exit, so sync before the program ends. The text
+   may then sit in stdio's buffer: fflush(stdout) before reading stdout redirected to a pipe or
+   a file.
    CUDA graphs (driver >= 11.4, GPUK_FEATURE_GRAPHS): gpuk_graph_begin_capture(ctx, s, mode),
    then gpuk calls on s (launches, built-ins, *_async copies, memsets, event records, waits,
    stream-ordered buffer creates and frees) are recorded instead of run; gpuk_graph_end_capture(ctx, s, &graph) turns them into a
@@ -701,6 +714,36 @@ GPUK_API gpuk_result gpuk_ctx_mem_info(gpuk_ctx* ctx, size_t* out_free, size_t* 
 GPUK_API const gpuk_device_info* gpuk_ctx_device_info(const gpuk_ctx* ctx);
 /* Make the ctx current on this thread, for raw driver calls (interop). */
 GPUK_API gpuk_result gpuk_ctx_make_current(gpuk_ctx* ctx);
+
+/* The ctx's limits (cuCtxSetLimit, cuCtxGetLimit): the driver keeps them for the device's
+   primary context, so they are shared with every user of it (the CUDA runtime, libraries).
+   When each may change:
+   - GPUK_LIMIT_STACK_SIZE at any time: the device first finishes the work queued before, and
+     the driver raises it by itself for a kernel that needs more (it stays raised);
+   - GPUK_LIMIT_PRINTF_FIFO_SIZE and GPUK_LIMIT_MALLOC_HEAP_SIZE only before the ctx's first
+     kernel launch. The driver refuses them (CUDA_ERROR_INVALID_VALUE) once a kernel calling
+     printf (malloc, free) has run; gpuk cannot tell which kernels do, so after the ctx's
+     first launch through gpuk_launch, a custom kernel or gpuk_graph_launch it refuses them
+     itself with GPUK_ERR_INVALID_ARG and a text naming the rule and the kernel;
+   - the device runtime's two (CUDA dynamic parallelism) before launching a kernel that uses
+     it, as the driver documents; gpuk leaves their timing to the driver. */
+typedef enum gpuk_limit {
+    GPUK_LIMIT_DEFAULT = 0,              /* none: refused */
+    GPUK_LIMIT_STACK_SIZE,               /* bytes of stack of each GPU thread */
+    GPUK_LIMIT_PRINTF_FIFO_SIZE,         /* bytes of the buffer device printf writes to (KERNELS) */
+    GPUK_LIMIT_MALLOC_HEAP_SIZE,         /* bytes of the heap of device malloc and free */
+    GPUK_LIMIT_DEV_RUNTIME_SYNC_DEPTH,   /* grid depth up to which device code may wait for its
+                                            child grids; below compute capability 9.0 only
+                                            (else CUDA_ERROR_UNSUPPORTED_LIMIT, 215) */
+    GPUK_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT, /* device-side launches outstanding at once */
+    GPUK_LIMIT_NUM,
+    GPUK_LIMIT_FORCE_U32 = 0x7FFFFFFF
+} gpuk_limit;
+/* Asks for value; the driver may round or clamp it (read it back with gpuk_ctx_get_limit) and
+   answers CUDA_ERROR_OUT_OF_MEMORY where it cannot reserve what the value needs. Any other
+   which (0, GPUK_LIMIT_NUM...) is GPUK_ERR_INVALID_ARG, before the driver sees it. */
+GPUK_API gpuk_result gpuk_ctx_set_limit(gpuk_ctx* ctx, gpuk_limit which, size_t value);
+GPUK_API gpuk_result gpuk_ctx_get_limit(gpuk_ctx* ctx, gpuk_limit which, size_t* out_value);
 
 // --- buffers (device memory) ---
 /* Offsets and sizes of buffer calls count bytes (views of the built-in kernels count

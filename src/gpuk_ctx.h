@@ -1,4 +1,4 @@
-/* src/gpuk_ctx.h - part of gpuk.h: ctx create and destroy, sync, memory info. */
+/* src/gpuk_ctx.h - part of gpuk.h: ctx create and destroy, sync, memory info, limits. */
 /* ---- >>ctx ---- */
 /* A handle tag for a new ctx: the next one round that no live ctx has (call under gpuk__lock).
    With more than GPUK__TAGS live ctxs, tags are shared and only the slot check remains. */
@@ -382,4 +382,110 @@ GPUK__IMPL gpuk_result gpuk_ctx_make_current(gpuk_ctx* ctx) {
     GPUK__ALIVE(fn);
     GPUK__CTX_CHECK(fn, ctx);
     return gpuk__enter(fn, ctx);
+}
+
+/* ---- >>limits ---- */
+/* gpuk_limit's rows: the driver's CUlimit, the name in texts, and for the two the driver takes
+   only before a kernel using them has run, what such a kernel calls. */
+typedef struct gpuk__limit_row {
+    unsigned int cu;
+    const char* name;
+    const char* used_by;       /* NULL: may be set at any time as far as gpuk is concerned */
+} gpuk__limit_row;
+static const gpuk__limit_row gpuk__limit_rows[GPUK_LIMIT_NUM] = {
+    { 0, "GPUK_LIMIT_DEFAULT", NULL }, /* none: refused */
+    { GPUK__CU_LIMIT_STACK_SIZE, "GPUK_LIMIT_STACK_SIZE", NULL },
+    { GPUK__CU_LIMIT_PRINTF_FIFO_SIZE, "GPUK_LIMIT_PRINTF_FIFO_SIZE", "printf" },
+    { GPUK__CU_LIMIT_MALLOC_HEAP_SIZE, "GPUK_LIMIT_MALLOC_HEAP_SIZE", "malloc or free" },
+    { GPUK__CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH, "GPUK_LIMIT_DEV_RUNTIME_SYNC_DEPTH", NULL },
+    { GPUK__CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT,
+      "GPUK_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT", NULL }
+};
+
+/* The row of which, or GPUK_ERR_INVALID_ARG naming the value (0, GPUK_LIMIT_NUM and past it,
+   anything cast into the enum). */
+static gpuk_result gpuk__limit_of(const char* fn, gpuk_limit which, const gpuk__limit_row** out) {
+    unsigned w = (unsigned)which;
+    *out = NULL;
+    if (w == 0u || w >= (unsigned)GPUK_LIMIT_NUM)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "which = %u is not a gpuk_limit (GPUK_LIMIT_STACK_SIZE = 1 to "
+                          "GPUK_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT = %u)", w,
+                          (unsigned)GPUK_LIMIT_NUM - 1u);
+    *out = &gpuk__limit_rows[w];
+    return GPUK_OK;
+}
+
+/* A recorded launch (gpuk__launch_note) in words: "kernel 'k'", or the graph's text. */
+static size_t gpuk__launch_words(char* buf, size_t cap, size_t pos, const char* what) {
+    return what == gpuk__launch_of_graph ? gpuk__fmt(buf, cap, pos, "%s", what)
+                                         : gpuk__fmt(buf, cap, pos, "kernel '%s'", what);
+}
+
+/* Hook declared in src/gpuk_result.h, for a sticky fault's text. Only tried: the caller may
+   hold gpuk__lock (gpuk_init), or another thread may hold it for a moment, and a fault's text
+   must not wait; the launches are then left out. */
+static size_t gpuk__fault_launches(char* buf, size_t cap, size_t pos) {
+    gpuk_ctx* c;
+    int n = 0;
+    if (!gpuk__mutex_trylock(&gpuk__lock)) return pos;
+    for (c = gpuk__g.live_list; c; c = c->next_live) {
+        const char* what = (const char*)GPUK__ATOMIC_LOAD_PTR(&c->last_launch);
+        if (!what) continue;
+        pos = gpuk__fmt(buf, cap, pos, n++ ? "; device %d: " : "; last launch on device %d: ",
+                        c->info.ordinal);
+        pos = gpuk__launch_words(buf, cap, pos, what);
+    }
+    gpuk__mutex_unlock(&gpuk__lock);
+    return pos;
+}
+
+GPUK__IMPL gpuk_result gpuk_ctx_set_limit(gpuk_ctx* ctx, gpuk_limit which, size_t value) {
+    const char* const fn = __func__;
+    const gpuk__limit_row* l;
+    const char* launched;
+    gpuk__cu_result cr;
+    gpuk_result r;
+    char text[200];
+    GPUK__ALIVE(fn);
+    GPUK__CTX_CHECK(fn, ctx);
+    if ((r = gpuk__limit_of(fn, which, &l)) != GPUK_OK) return r;
+    /* The driver's rule (cuCtxSetLimit): these two only before a kernel that calls printf (or
+       malloc, free) has run in the context; later it answers a bare CUDA_ERROR_INVALID_VALUE.
+       gpuk cannot see which kernels call them, so it holds to the first launch. */
+    launched = l->used_by ? (const char*)GPUK__ATOMIC_LOAD_PTR(&ctx->last_launch) : NULL;
+    if (launched) {
+        gpuk__launch_words(text, sizeof text, 0, launched);
+        return gpuk__fail_hint(fn, GPUK_ERR_INVALID_ARG, "set it right after gpuk_ctx_create",
+                               "%s can be set only before the ctx's first kernel launch (the "
+                               "driver refuses it once a kernel calling %s has run, and gpuk "
+                               "cannot tell which kernels do); %s has been launched", l->name,
+                               l->used_by, text);
+    }
+    if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
+    if ((cr = GPUK__DRV.cuCtxSetLimit(l->cu, value)) == 0) return GPUK_OK;
+    if (cr == GPUK__CU_ERROR_INVALID_VALUE && l->used_by)
+        gpuk__fmt(text, sizeof text, 0, "%s = %zu: refused once a kernel calling %s has run in the "
+                  "device's primary context (launched before this ctx was created, or by "
+                  "another library sharing the context)", l->name, value, l->used_by);
+    else gpuk__fmt(text, sizeof text, 0, "%s = %zu", l->name, value);
+    return gpuk__fail_cu(fn, "cuCtxSetLimit", cr, text);
+}
+
+GPUK__IMPL gpuk_result gpuk_ctx_get_limit(gpuk_ctx* ctx, gpuk_limit which, size_t* out_value) {
+    const char* const fn = __func__;
+    const gpuk__limit_row* l;
+    size_t value = 0;
+    gpuk__cu_result cr;
+    gpuk_result r;
+    if (!out_value) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_value is NULL");
+    *out_value = 0;
+    GPUK__ALIVE(fn);
+    GPUK__CTX_CHECK(fn, ctx);
+    if ((r = gpuk__limit_of(fn, which, &l)) != GPUK_OK) return r;
+    if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
+    if ((cr = GPUK__DRV.cuCtxGetLimit(&value, l->cu)) != 0)
+        return gpuk__fail_cu(fn, "cuCtxGetLimit", cr, l->name);
+    *out_value = value;
+    return GPUK_OK;
 }

@@ -633,7 +633,8 @@ GPUK__IMPL gpuk_result gpuk_elementwise_launch(gpuk_ctx* ctx, gpuk_stream stream
     cap = gpuk__sm_blocks(ctx, 32);
     if (cap > (size_t)ctx->info.max_grid[0]) cap = (size_t)ctx->info.max_grid[0];
     k.grid_x = gpuk__grid(n, GPUK__BLOCK, cap);
-    return gpuk__builtin_go(&k);
+    if ((r = gpuk__builtin_go(&k)) == GPUK_OK) gpuk__launch_note(ctx, k.func_name);
+    return r;
 }
 
 GPUK__IMPL gpuk_result gpuk_reduction_launch(gpuk_ctx* ctx, gpuk_stream stream,
@@ -664,7 +665,8 @@ GPUK__IMPL gpuk_result gpuk_reduction_launch(gpuk_ctx* ctx, gpuk_stream stream,
     cap = gpuk__sm_blocks(ctx, 8);
     k.grid_x = gpuk__grid(n, (size_t)GPUK__BLOCK * 4,
                           cap < GPUK__REDUCE_MAX_GRID ? cap : GPUK__REDUCE_MAX_GRID);
-    return gpuk__builtin_go(&k);
+    if ((r = gpuk__builtin_go(&k)) == GPUK_OK) gpuk__launch_note(ctx, k.func_name);
+    return r;
 }
 
 /* The destroys: the module (and its kernel with it), then the struct zeroed. */

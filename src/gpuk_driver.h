@@ -95,6 +95,8 @@ typedef struct gpuk__lib_feature {
     X(cuCtxSynchronize, 2000, "cuCtxSynchronize", 1, (void)) \
     X(cuCtxGetStreamPriorityRange, 5050, "cuCtxGetStreamPriorityRange", 1, \
       (int* out_least, int* out_greatest)) \
+    X(cuCtxSetLimit, 3010, "cuCtxSetLimit", 1, (unsigned int limit, size_t value)) \
+    X(cuCtxGetLimit, 3010, "cuCtxGetLimit", 1, (size_t* out_value, unsigned int limit)) \
     X(cuMemGetInfo, 3020, "cuMemGetInfo_v2", 1, (size_t* out_free, size_t* out_total)) \
     X(cuMemAlloc, 3020, "cuMemAlloc_v2", 1, (gpuk_devptr* out_ptr, size_t bytes)) \
     X(cuMemFree, 3020, "cuMemFree_v2", 1, (gpuk_devptr ptr)) \
@@ -312,7 +314,12 @@ enum {
     GPUK__CU_STREAM_CAPTURE_MODE_GLOBAL = 0,
     GPUK__CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1,
     GPUK__CU_STREAM_CAPTURE_MODE_RELAXED = 2,
-    GPUK__CU_STREAM_CAPTURE_STATUS_NONE = 0
+    GPUK__CU_STREAM_CAPTURE_STATUS_NONE = 0,
+    GPUK__CU_LIMIT_STACK_SIZE = 0,
+    GPUK__CU_LIMIT_PRINTF_FIFO_SIZE = 1,
+    GPUK__CU_LIMIT_MALLOC_HEAP_SIZE = 2,
+    GPUK__CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH = 3,
+    GPUK__CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT = 4
 };
 
 /* ---- >>state ---- */

@@ -182,7 +182,9 @@ GPUK__IMPL gpuk_result gpuk_graph_launch(gpuk_ctx* ctx, gpuk_stream stream, gpuk
         return gpuk__bad_handle(fn, "graph", graph.id);
     GPUK__ENTER(fn, ctx);
     cr = GPUK__DRV.cuGraphLaunch(s->exec, cs);
-    return GPUK__UNLIKELY(cr) ? gpuk__fail_cu(fn, "cuGraphLaunch", cr, NULL) : GPUK_OK;
+    if (GPUK__UNLIKELY(cr)) return gpuk__fail_cu(fn, "cuGraphLaunch", cr, NULL);
+    gpuk__launch_note(ctx, gpuk__launch_of_graph);
+    return GPUK_OK;
 }
 
 static gpuk__cu_result gpuk__graph_release(gpuk_ctx* ctx, void* slot, const char** out_call) {

@@ -215,7 +215,23 @@ struct gpuk_ctx {
                                         tried again by the ctx destroy */
     uint32_t graph_orphan_count;
     int mempools;                   /* atomic: GPUK__MEMPOOLS_* (src/gpuk_mempool.h) */
+    const char* last_launch;        /* atomic: what the ctx launched last (gpuk__launch_note);
+                                       NULL before its first launch */
 };
+
+/* What a graph launch records (gpuk__launch_note): a fixed text, told apart from a kernel's
+   name by its address. */
+static const char gpuk__launch_of_graph[] = "a CUDA graph (gpuk_graph_launch)";
+
+/* Records a launch on ctx: gpuk_launch, a custom kernel and a graph launch call it once the
+   driver has taken the launch. what is the kernel's name in its slot (which lives as long as
+   the ctx; a slot reused after its module's unload names its new kernel) or
+   gpuk__launch_of_graph. One release store of a pointer, no lock: a sticky fault's text names
+   the last launch of each live ctx (gpuk__fault_launches, src/gpuk_ctx.h), and a launch ends
+   the time in which the printf FIFO and the malloc heap may be set (gpuk_ctx_set_limit). */
+static inline void gpuk__launch_note(gpuk_ctx* ctx, const char* what) {
+    GPUK__ATOMIC_STORE_PTR(&ctx->last_launch, what);
+}
 
 /* Gives a live slot's driver objects back (the ctx is current); returns the driver's result
    and names the failing call in *out_call. After a failure the slot still describes what is

@@ -377,7 +377,9 @@ static GPUK__NOINLINE gpuk_result gpuk__launch_ex(const char* fn, gpuk_ctx* ctx,
     cfg.num_attrs = n;
     cr = GPUK__DRV.cuLaunchKernelEx((const struct CUlaunchConfig_st*)(const void*)&cfg, k->cu,
                                     d->args, NULL);
-    return cr ? gpuk__fail_cu(fn, "cuLaunchKernelEx", cr, k->name) : GPUK_OK;
+    if (cr) return gpuk__fail_cu(fn, "cuLaunchKernelEx", cr, k->name);
+    gpuk__launch_note(ctx, k->name);
+    return GPUK_OK;
 }
 
 GPUK__IMPL gpuk_result gpuk_launch(gpuk_ctx* ctx, gpuk_kernel kernel,
@@ -404,7 +406,9 @@ GPUK__IMPL gpuk_result gpuk_launch(gpuk_ctx* ctx, gpuk_kernel kernel,
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
     cr = GPUK__DRV.cuLaunchKernel(k->cu, g[0], g[1], g[2], b[0], b[1], b[2], d.shared_bytes, cs,
                                   d.args, NULL);
-    return GPUK__UNLIKELY(cr) ? gpuk__fail_cu(fn, "cuLaunchKernel", cr, k->name) : GPUK_OK;
+    if (GPUK__UNLIKELY(cr)) return gpuk__fail_cu(fn, "cuLaunchKernel", cr, k->name);
+    gpuk__launch_note(ctx, k->name);
+    return GPUK_OK;
 }
 
 GPUK__IMPL gpuk_result gpuk_kernel_max_cooperative_grid(gpuk_ctx* ctx, gpuk_kernel kernel,

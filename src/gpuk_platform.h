@@ -222,8 +222,9 @@ long _InterlockedExchangeAdd(long volatile* p, long v);
 long _InterlockedExchange(long volatile* p, long v);
 long _InterlockedOr(long volatile* p, long v);
 void* _InterlockedCompareExchangePointer(void* volatile* p, void* v, void* expected);
+void* _InterlockedExchangePointer(void* volatile* p, void* v);
 #pragma intrinsic(_InterlockedExchangeAdd, _InterlockedExchange, _InterlockedOr, \
-                  _InterlockedCompareExchangePointer)
+                  _InterlockedCompareExchangePointer, _InterlockedExchangePointer)
 #define GPUK__ATOMIC_LOAD(p) ((int)_InterlockedOr((long volatile*)(p), 0))
 #define GPUK__ATOMIC_STORE(p, v) (void)_InterlockedExchange((long volatile*)(p), (long)(v))
 #define GPUK__ATOMIC_ADD(p, v) ((unsigned)_InterlockedExchangeAdd((long volatile*)(p), (long)(v)))
@@ -233,12 +234,15 @@ void* _InterlockedCompareExchangePointer(void* volatile* p, void* v, void* expec
     _InterlockedCompareExchangePointer((void* volatile*)(p), NULL, NULL)
 #define GPUK__ATOMIC_CAS_PTR(p, expected, v) \
     (_InterlockedCompareExchangePointer((void* volatile*)(p), (v), (expected)) == (expected))
+#define GPUK__ATOMIC_STORE_PTR(p, v) \
+    (void)_InterlockedExchangePointer((void* volatile*)(p), (void*)(uintptr_t)(v))
 #else
 #define GPUK__ATOMIC_LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define GPUK__ATOMIC_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 #define GPUK__ATOMIC_ADD(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
 #define GPUK__ATOMIC_ADD_ACQREL(p, v) __atomic_fetch_add((p), (v), __ATOMIC_ACQ_REL)
 #define GPUK__ATOMIC_LOAD_PTR(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define GPUK__ATOMIC_STORE_PTR(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 /* 1 when *p was expected and is now v */
 #define GPUK__ATOMIC_CAS_PTR(p, expected, v) \
     gpuk__cas_ptr((void**)(p), (void*)(expected), (void*)(v))

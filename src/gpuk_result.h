@@ -103,17 +103,29 @@ static const char* gpuk__hint(int code) {
     case 222: return "the driver is older than this PTX's .version: update the driver or lower "
                      "the PTX .version";
     case 223: return "PTX JIT is disabled (CUDA_DISABLE_JIT?): load a cubin instead";
+    case 215: return "the device or driver has no such limit (the device runtime's sync depth "
+                     "exists only below compute capability 9.0)";
     case 500: return "not found: a kernel name must be the .entry name (extern \"C\" in CUDA C++)";
+    case 710:
+        return "a device-side assert failed; the driver printed its file, line and condition to "
+               "stderr. CUDA is unusable in this process from now on: only a new process "
+               "recovers. Find the line with compute-sanitizer ./app, device code built with "
+               "-lineinfo";
     case 700: case 702: case 714: case 715: case 716: case 717: case 718: case 719:
-        return "an earlier kernel faulted (errors are asynchronous); CUDA is unusable in this "
-               "process from now on; run under compute-sanitizer to find the kernel";
+        return "an earlier kernel faulted (errors are asynchronous: the kernel named last need "
+               "not be the one; a __trap() gives 715 or 719). CUDA is unusable in this process "
+               "from now on: only a new process recovers. Find the kernel and line with "
+               "compute-sanitizer ./app, device code built with -lineinfo";
     case 999: return "the driver failed: check nvidia-smi and the kernel log";
     default: return NULL;
     }
 }
 
+/* The codes after which the context, and with the primary context the process, cannot be used
+   again (cuda.h: "the context cannot be used anymore, and must be destroyed"); 710 is a
+   device-side assert. */
 static int gpuk__is_sticky(int code) {
-    return code == 700 || code == 702 || (code >= 714 && code <= 719);
+    return code == 700 || code == 702 || code == 710 || (code >= 714 && code <= 719);
 }
 
 /* A small formatter, so gpuk needs no stdio: %s %d %u %ld %lu %lld %llu %zu %x %llx %c %%. */
@@ -243,17 +255,26 @@ static gpuk_result gpuk__fail_hint(const char* fn, int code, const char* hint, c
     return r;
 }
 
-/* A driver call failed: name it, and remember a sticky fault for the whole process. */
+/* Hook: "; last launch on device 0: kernel 'k'" for the live ctxs that launched something,
+   appended at pos of buf (cap bytes); returns the new pos. Defined in src/gpuk_ctx.h, which
+   knows the ctxs; a sticky fault's text (gpuk__fail_cu) calls it. */
+static size_t gpuk__fault_launches(char* buf, size_t cap, size_t pos);
+
+/* A driver call failed: name it, and remember a sticky fault for the whole process. A kernel
+   fault surfaces in whatever call comes after it, so its text names what ran last. */
 static gpuk_result gpuk__fail_cu(const char* fn, const char* cu_fn, gpuk__cu_result r,
                                  const char* detail) {
     int code = (int)r;
-    gpuk__fail(fn, code, "%s: %s (%d)%s%s", cu_fn, gpuk_result_str((gpuk_result)code), code,
-               detail ? ": " : "", detail ? detail : "");
+    char launches[160];
+    launches[0] = 0;
+    if (gpuk__is_sticky(code)) gpuk__fault_launches(launches, sizeof launches, 0);
+    gpuk__fail(fn, code, "%s: %s (%d)%s%s%s", cu_fn, gpuk_result_str((gpuk_result)code), code,
+               detail ? ": " : "", detail ? detail : "", launches);
     if (gpuk__is_sticky(code) && !GPUK__ATOMIC_LOAD(&gpuk__g.broken)) {
         gpuk__mutex_lock(&gpuk__fault_lock);
         if (!gpuk__g.broken) {
-            gpuk__fmt(gpuk__g.broken_text, sizeof gpuk__g.broken_text, 0, "%s: %s: %s (%d)", fn,
-                      cu_fn, gpuk_result_str((gpuk_result)code), code);
+            gpuk__fmt(gpuk__g.broken_text, sizeof gpuk__g.broken_text, 0, "%s: %s: %s (%d)%s", fn,
+                      cu_fn, gpuk_result_str((gpuk_result)code), code, launches);
             GPUK__ATOMIC_STORE(&gpuk__g.broken, code);
         }
         gpuk__mutex_unlock(&gpuk__fault_lock);

@@ -58,6 +58,12 @@ int main(void) {
     _Static_assert((int)GPUK__CU_STREAM_CAPTURE_MODE_THREAD_LOCAL == (int)CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, "capture mode");
     _Static_assert((int)GPUK__CU_STREAM_CAPTURE_MODE_RELAXED == (int)CU_STREAM_CAPTURE_MODE_RELAXED, "capture mode");
     _Static_assert((int)GPUK__CU_STREAM_CAPTURE_STATUS_NONE == (int)CU_STREAM_CAPTURE_STATUS_NONE, "capture status");
+    _Static_assert((int)GPUK__CU_LIMIT_STACK_SIZE == (int)CU_LIMIT_STACK_SIZE, "limit");
+    _Static_assert((int)GPUK__CU_LIMIT_PRINTF_FIFO_SIZE == (int)CU_LIMIT_PRINTF_FIFO_SIZE, "limit");
+    _Static_assert((int)GPUK__CU_LIMIT_MALLOC_HEAP_SIZE == (int)CU_LIMIT_MALLOC_HEAP_SIZE, "limit");
+    _Static_assert((int)GPUK__CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH == (int)CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH, "limit");
+    _Static_assert((int)GPUK__CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT == (int)CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT, "limit");
+    _Static_assert((int)GPUK__CU_ERROR_INVALID_VALUE == (int)CUDA_ERROR_INVALID_VALUE, "code");
     /* cuLaunchKernelEx's structs, which gpuk lays out by hand */
 #define SAME_FIELD(ours, theirs, a, b) \
     _Static_assert(offsetof(ours, a) == offsetof(theirs, b) && sizeof(((ours*)0)->a) == sizeof(((theirs*)0)->b), #a)

@@ -1,6 +1,11 @@
 // tests/gpu/gpu_test_kernels.cu - kernels the GPU tests load as user PTX (tools/gen_ptx.py --embed
 // turns this into tests/gpu/gpu_test_kernels.h). extern "C" keeps the .entry names unmangled.
+// The #line below names this file as the repository does, so that assert's __FILE__ puts no
+// absolute path into the generated header (its number is the line after it).
+#line 6 "tests/gpu/gpu_test_kernels.cu"
+#include <assert.h>
 #include <stdint.h>
+#include <stdio.h>
 
 // Every scalar width and a pointer arrive intact: out[] gets each argument widened to 64 bits.
 extern "C" __global__ void echo_args(int8_t a, int16_t b, int32_t c, int64_t d, float e, double f,
@@ -78,4 +83,22 @@ extern "C" __global__ void coop_rounds(float* a, float* b, unsigned* bar, unsign
             dst[i] = __ldcg(&src[(i + shift) % n]) + 1.0f; // L2: never a stale L1 line
         grid_barrier(bar);
     }
+}
+
+// Device printf: one line a thread, which the driver writes to stdout at the next sync.
+extern "C" __global__ void say_hello(int tag, float x) {
+    printf("gpuk printf %d: block %u thread %u x=%.2f\n", tag, blockIdx.x, threadIdx.x, (double)x);
+}
+
+// A device-side assert that fails in thread 0 of block 0 when bad is not 0: CUDA_ERROR_ASSERT
+// (710) at the next sync, and the driver prints this file, line and condition. The
+// sticky-fault tests run it in a child process.
+extern "C" __global__ void assert_fails(int bad) {
+    assert(bad == 0 || threadIdx.x != 0 || blockIdx.x != 0);
+}
+
+// A trap when bad is not 0: the kernel stops and the launch fails at the next sync. In a child
+// process too.
+extern "C" __global__ void trap_now(int bad) {
+    if (bad) __trap();
 }

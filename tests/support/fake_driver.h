@@ -12,6 +12,11 @@
    release threshold is kept and whose trims are counted; an allocation inside a capture is the
    graph's (kind FK_GALLOC: it lives until the fake is reset, poisoned again at each launch),
    and only such memory may be freed inside a capture, as the driver requires.
+   Context limits (cuCtxSetLimit, cuCtxGetLimit) are kept per device from the driver's defaults;
+   the printf FIFO and the malloc heap are refused (CUDA_ERROR_INVALID_VALUE) once a kernel
+   whose PTX calls vprintf (malloc, free) has run there, as the driver does, until the primary
+   context's last release; the device runtime's sync depth is unsupported from compute
+   capability 9.0 (CUDA_ERROR_UNSUPPORTED_LIMIT).
    It checks gpuk's error paths; it is never evidence that a kernel works. */
 #ifndef FAKE_DRIVER_H
 #define FAKE_DRIVER_H
@@ -35,6 +40,7 @@ enum { FK_ALLOC = 1, FK_HOST, FK_REGISTERED, FK_STREAM, FK_EVENT, FK_MODULE, FK_
 typedef struct fake_func {
     int kind_tag; char name[64]; int nparams; size_t psize[16]; int fault;
     int max_dynamic_smem; /* cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES); 0: not set */
+    int uses_printf, uses_malloc; /* its body calls vprintf; malloc or free */
 } fake_func;
 enum { FAKE_MAX_FUNCS = 32 }; /* kernels a module may hold (the gallery module has 9) */
 typedef struct fake_module { int kind_tag; char* text; fake_func funcs[FAKE_MAX_FUNCS]; int nfuncs; } fake_module;
@@ -146,6 +152,9 @@ typedef struct fake_state {
     long async_allocs, async_frees; /* cuMemAllocAsync / cuMemFreeAsync that did their work
                                  (recorded into a capture or run) */
     void* last_free_stream;   /* the stream of the last cuMemFreeAsync */
+    size_t limits[FAKE_MAX_DEVICES][5]; /* CUlimit 0-4 of each device's primary context */
+    int printf_ran[FAKE_MAX_DEVICES], malloc_ran[FAKE_MAX_DEVICES]; /* a kernel calling them ran */
+    long set_limit_calls;     /* cuCtxSetLimit calls that changed a limit */
     int last_module_elf;      /* the last module loaded was a cubin (ELF) */
     size_t last_module_bytes; /* and its size by its ELF header */
     long name_calls;          /* calls to cfg.fail_name so far (fail_nth) */
@@ -166,6 +175,14 @@ static const char* fake_last_failed_name = ""; /* entry point of the first injec
 static void fake_protocol(const char* what, const char* fn) {
     fake.protocol_errors++;
     snprintf(fake.protocol_msg, sizeof fake.protocol_msg, "%s in %s", what, fn);
+}
+
+/* A primary context's limits as the driver starts it: 1 KiB of stack, a 1 MiB printf FIFO, an
+   8 MiB heap, sync depth 2, 2048 pending device-side launches; nothing run yet. */
+static void fake_limits_default(int dev) {
+    static const size_t defaults[5] = { 1024, (size_t)1 << 20, (size_t)8 << 20, 2, 2048 };
+    memcpy(fake.limits[dev], defaults, sizeof defaults);
+    fake.printf_ran[dev] = fake.malloc_ran[dev] = 0;
 }
 
 static void fake_reset(const fake_config* cfg) {
@@ -210,6 +227,8 @@ static void fake_reset(const fake_config* cfg) {
     fake.pool_trims = fake.async_allocs = fake.async_frees = 0;
     fake.last_trim_keep = 0;
     fake.last_free_stream = NULL;
+    for (i = 0; i < FAKE_MAX_DEVICES; i++) fake_limits_default(i);
+    fake.set_limit_calls = 0;
     pthread_mutex_unlock(&fake.lock);
     fake_tls_ctx = 0;
 }
@@ -617,9 +636,10 @@ static fres f_cuDevicePrimaryCtxRelease(int dev) {
     FAKE_ENTER("cuDevicePrimaryCtxRelease");
     if (fake.primary_refs[dev] <= 0) { fake_protocol("release of an unretained primary ctx", "cuDevicePrimaryCtxRelease"); return 1; }
     fake.primary_refs[dev]--;
-    if (fake.primary_refs[dev] == 0) { /* the primary context's peer mappings go with it */
+    if (fake.primary_refs[dev] == 0) { /* the primary context's peer mappings and limits go with it */
         int i;
         for (i = 0; i < FAKE_MAX_DEVICES; i++) fake.peer_enabled[dev][i] = fake.peer_enabled[i][dev] = 0;
+        fake_limits_default(dev);
     }
     return 0;
 }
@@ -660,6 +680,32 @@ static fres f_cuCtxSynchronize(void) {
 static fres f_cuCtxGetStreamPriorityRange(int* least, int* greatest) {
     FAKE_ENTER("cuCtxGetStreamPriorityRange"); FAKE_NEED_CTX("cuCtxGetStreamPriorityRange");
     *least = 0; *greatest = -5;
+    return 0;
+}
+/* CUlimit 0-4; the sync depth only below compute capability 9.0 (215 from there). */
+static fres fake_limit_ok(unsigned limit) {
+    if (limit > 4) return 1;
+    if (limit == 3 && (fake.cfg.cc_major ? fake.cfg.cc_major : 9) >= 9) return 215;
+    return 0;
+}
+static fres f_cuCtxSetLimit(unsigned limit, size_t value) {
+    int dev = fake_tls_ctx - 1;
+    fres r;
+    FAKE_ENTER("cuCtxSetLimit"); FAKE_NEED_CTX("cuCtxSetLimit");
+    if ((r = fake_limit_ok(limit)) != 0) return r;
+    pthread_mutex_lock(&fake.lock);
+    if ((limit == 1 && fake.printf_ran[dev]) || (limit == 2 && fake.malloc_ran[dev])) r = 1;
+    else { fake.limits[dev][limit] = value; fake.set_limit_calls++; }
+    pthread_mutex_unlock(&fake.lock);
+    return r;
+}
+static fres f_cuCtxGetLimit(size_t* value, unsigned limit) {
+    fres r;
+    FAKE_ENTER("cuCtxGetLimit"); FAKE_NEED_CTX("cuCtxGetLimit");
+    if ((r = fake_limit_ok(limit)) != 0) return r;
+    pthread_mutex_lock(&fake.lock);
+    *value = fake.limits[fake_tls_ctx - 1][limit];
+    pthread_mutex_unlock(&fake.lock);
     return 0;
 }
 static fres f_cuMemGetInfo(size_t* f, size_t* t) {
@@ -1129,6 +1175,18 @@ static void fake_parse_entries(fake_module* m) {
             f->psize[f->nparams++] = fake_param_size(p);
         }
         if (close) p = close;
+        {   /* its body, up to the next entry: the device system calls it makes */
+            const char* next = strstr(p, ".entry ");
+            size_t len = next ? (size_t)(next - p) : strlen(p);
+            char* body = (char*)malloc(len + 1);
+            if (body) {
+                memcpy(body, p, len);
+                body[len] = 0;
+                f->uses_printf = strstr(body, "vprintf") != NULL;
+                f->uses_malloc = strstr(body, " malloc,") != NULL || strstr(body, " free,") != NULL;
+                free(body);
+            }
+        }
     }
 }
 /* A cubin (ELF64): its kernels are its ".text.<name>" sections, given as ".entry <name>()"
@@ -1268,6 +1326,8 @@ static fres fake_launch(const char* name, void* f, const unsigned g[3], const un
     fake_enqueue(s, 0);
     pthread_mutex_lock(&fake.lock);
     if (fn->fault) fake.pending_fault = fake.cfg.fault_on_sync ? fake.cfg.fault_on_sync : 700;
+    if (fn->uses_printf) fake.printf_ran[fake_tls_ctx - 1] = 1;
+    if (fn->uses_malloc) fake.malloc_ran[fake_tls_ctx - 1] = 1;
     pthread_mutex_unlock(&fake.lock);
     return 0;
 }
@@ -1492,7 +1552,7 @@ static const fake_entry fake_entries[] = {
     FAKE_E(cuDeviceGet), FAKE_E(cuDeviceGetName), FAKE_E(cuDeviceTotalMem), FAKE_E(cuDeviceGetAttribute),
     FAKE_E(cuDeviceGetPCIBusId), FAKE_E(cuDevicePrimaryCtxRetain), FAKE_E(cuDevicePrimaryCtxRelease),
     FAKE_E(cuCtxGetCurrent), FAKE_E(cuCtxSetCurrent), FAKE_E(cuCtxSynchronize),
-    FAKE_E(cuCtxGetStreamPriorityRange), FAKE_E(cuMemGetInfo), FAKE_E(cuMemAlloc), FAKE_E(cuMemFree),
+    FAKE_E(cuCtxGetStreamPriorityRange), FAKE_E(cuCtxSetLimit), FAKE_E(cuCtxGetLimit), FAKE_E(cuMemGetInfo), FAKE_E(cuMemAlloc), FAKE_E(cuMemFree),
     FAKE_E(cuMemHostAlloc), FAKE_E(cuMemFreeHost), FAKE_E(cuMemHostRegister), FAKE_E(cuMemHostUnregister),
     FAKE_E(cuMemsetD8Async), FAKE_E(cuMemsetD16Async), FAKE_E(cuMemsetD32Async), FAKE_E(cuMemcpyHtoDAsync),
     FAKE_E(cuMemcpyDtoHAsync), FAKE_E(cuMemcpyDtoDAsync), FAKE_E(cuPointerGetAttribute),

@@ -159,6 +159,26 @@ static void row_ctx_mem_info(void) {
 }
 static void row_ctx_device_info(void) { ZERO(gpuk_ctx_device_info(NULL)); }
 static void row_ctx_make_current(void) { BAD_NODRV(gpuk_ctx_make_current(NULL), GPUK_ERR_INVALID_ARG); }
+static void row_ctx_set_limit(void) {
+    BAD_NODRV(gpuk_ctx_set_limit(NULL, GPUK_LIMIT_STACK_SIZE, 4096), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_ctx_set_limit(A, GPUK_LIMIT_DEFAULT, 4096), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("which = 0 is not a gpuk_limit");
+    BAD_NODRV(gpuk_ctx_set_limit(A, GPUK_LIMIT_NUM, 4096), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_ctx_set_limit(A, GPUK_LIMIT_FORCE_U32, 4096), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_ctx_set_limit(A, (gpuk_limit)-1, 4096), GPUK_ERR_INVALID_ARG);
+}
+static void row_ctx_get_limit(void) {
+    size_t v = 7;
+    BAD_NODRV(gpuk_ctx_get_limit(NULL, GPUK_LIMIT_STACK_SIZE, &v), GPUK_ERR_INVALID_ARG);
+    cases++;
+    CHECK(v == 0);
+    BAD_NODRV(gpuk_ctx_get_limit(A, GPUK_LIMIT_STACK_SIZE, NULL), GPUK_ERR_INVALID_ARG);
+    v = 7;
+    BAD_NODRV(gpuk_ctx_get_limit(A, GPUK_LIMIT_NUM, &v), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("is not a gpuk_limit");
+    cases++;
+    CHECK(v == 0);
+}
 
 static char host[64];
 static void row_buffer_create(void) {
@@ -714,7 +734,7 @@ static const row rows[] = {
     ROW(last_error), ROW(log_stderr), ROW(desc_defaults), ROW(ctx_desc_defaults), ROW(buffer_desc_defaults),
     ROW(pinned_desc_defaults), ROW(module_desc_defaults), ROW(launch_desc_defaults), ROW(device_count), ROW(device_query), ROW(device_attribute),
     ROW(ctx_create), ROW(ctx_destroy), ROW(ctx_sync), ROW(ctx_mem_info), ROW(ctx_device_info),
-    ROW(ctx_make_current), ROW(buffer_create), ROW(buffer_destroy), ROW(buffer_size), ROW(buffer_devptr),
+    ROW(ctx_make_current), ROW(ctx_set_limit), ROW(ctx_get_limit), ROW(buffer_create), ROW(buffer_destroy), ROW(buffer_size), ROW(buffer_devptr),
     ROW(buffer_write), ROW(buffer_read), ROW(buffer_copy), ROW(buffer_download), ROW(host_free),
     ROW(array2d_resolve), ROW(array_resolve), ROW(buffer_write_async), ROW(buffer_read_async),
     ROW(buffer_copy_async), ROW(buffer_copy_peer), ROW(buffer_copy_peer_async),

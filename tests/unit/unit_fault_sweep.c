@@ -17,7 +17,7 @@ static const char ptx[] =
 /* The results after which a failed gpuk_ctx_destroy has freed the ctx all the same (the
    manual's ERRORS section): the sticky CUDA codes and GPUK_ERR_FORKED. */
 static int ctx_gone_with(gpuk_result r) {
-    return r == 700 || r == 702 || (r >= 714 && r <= 719) || r == GPUK_ERR_FORKED;
+    return r == 700 || r == 702 || r == 710 || (r >= 714 && r <= 719) || r == GPUK_ERR_FORKED;
 }
 
 /* The staging memory's allocation failing is absorbed by design (the copy goes the driver's
@@ -53,6 +53,14 @@ static gpuk_result program(int* saw_text) {
     STEP(gpuk_init(&d));
     STEP(gpuk_ctx_create(&(gpuk_ctx_desc){ .staging_bytes = 1 << 20, .staging_min_bytes = 1,
                                               .staging_threads = 3 }, &ctx));
+    {   /* the ctx's limits, before its first launch (the printf FIFO and the heap need that) */
+        size_t v = 0;
+        STEP(gpuk_ctx_get_limit(ctx, GPUK_LIMIT_PRINTF_FIFO_SIZE, &v));
+        STEP(gpuk_ctx_set_limit(ctx, GPUK_LIMIT_PRINTF_FIFO_SIZE, 2 * v));
+        STEP(gpuk_ctx_set_limit(ctx, GPUK_LIMIT_MALLOC_HEAP_SIZE, 16u << 20));
+        STEP(gpuk_ctx_set_limit(ctx, GPUK_LIMIT_STACK_SIZE, 4096));
+        STEP(gpuk_ctx_get_limit(ctx, GPUK_LIMIT_STACK_SIZE, &v));
+    }
     STEP(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = sizeof host, .label = "a" }, &a));
     STEP(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .data = GPUK_RANGE(host), .label = "b" }, &b));
     STEP(gpuk_pinned_create(ctx, &(gpuk_pinned_desc){ .data = GPUK_RANGE(host) }, &p));
@@ -84,6 +92,7 @@ static gpuk_result program(int* saw_text) {
         STEP(gpuk_timer_destroy(ctx, &t));
     }
     STEP(gpuk_buffer_copy_async(ctx, s, b, 0, a, 0, sizeof host));
+    STEP(gpuk_ctx_set_limit(ctx, GPUK_LIMIT_STACK_SIZE, 8192)); /* the stack: at any time */
     /* built-in kernels: first-use JIT, a reduction's scratch on s, a histogram's zeroing, a GEMM */
     STEP(gpuk_add_f32(ctx, s, gpuk_at(b, 0), gpuk_at(a, 0), gpuk_at(b, 0), 256));
     STEP(gpuk_sum_f32(ctx, s, gpuk_at(a, 0), gpuk_at(b, 1), 255));
