@@ -723,7 +723,7 @@ GPUK_API gpuk_result gpuk_ctx_make_current(gpuk_ctx* ctx);
    - GPUK_LIMIT_PRINTF_FIFO_SIZE and GPUK_LIMIT_MALLOC_HEAP_SIZE only before the ctx's first
      kernel launch. The driver refuses them (CUDA_ERROR_INVALID_VALUE) once a kernel calling
      printf (malloc, free) has run; gpuk cannot tell which kernels do, so after the ctx's
-     first launch through gpuk_launch, a custom kernel or gpuk_graph_launch it refuses them
+     first launch (gpuk_launch, a built-in or custom kernel, gpuk_graph_launch) it refuses them
      itself with GPUK_ERR_INVALID_ARG and a text naming the rule and the kernel;
    - the device runtime's two (CUDA dynamic parallelism) before launching a kernel that uses
      it, as the driver documents; gpuk leaves their timing to the driver. */
@@ -3490,7 +3490,8 @@ struct gpuk_ctx {
    name by its address. */
 static const char gpuk__launch_of_graph[] = "a CUDA graph (gpuk_graph_launch)";
 
-/* Records a launch on ctx: gpuk_launch, a custom kernel and a graph launch call it once the
+/* Records a launch on ctx: gpuk_launch, the built-in and custom kernels' launcher
+   (gpuk__builtin_go) and a graph launch call it once the
    driver has taken the launch. what is the kernel's name in its slot (which lives as long as
    the ctx; a slot reused after its module's unload names its new kernel) or
    gpuk__launch_of_graph. One release store of a pointer, no lock: a sticky fault's text names
@@ -8399,6 +8400,8 @@ GPUK__SHARED gpuk_result gpuk__builtin_go(gpuk__kcall* k) {
     if (cr)
         r = gpuk__fail_cu(k->fn, "cuLaunchKernel", cr,
                           k->func ? k->func_name : gpuk__builtin_ptx_of(k->id)->name);
+    else /* the built-ins' names are static, a custom kernel's lives in its kernel slot */
+        gpuk__launch_note(k->ctx, k->func ? k->func_name : gpuk__builtin_ptx_of(k->id)->name);
 done:
     if (s) gpuk__scratch_unlock(s);
     return r;
@@ -9910,8 +9913,7 @@ GPUK__IMPL gpuk_result gpuk_elementwise_launch(gpuk_ctx* ctx, gpuk_stream stream
     cap = gpuk__sm_blocks(ctx, 32);
     if (cap > (size_t)ctx->info.max_grid[0]) cap = (size_t)ctx->info.max_grid[0];
     k.grid_x = gpuk__grid(n, GPUK__BLOCK, cap);
-    if ((r = gpuk__builtin_go(&k)) == GPUK_OK) gpuk__launch_note(ctx, k.func_name);
-    return r;
+    return gpuk__builtin_go(&k);
 }
 
 GPUK__IMPL gpuk_result gpuk_reduction_launch(gpuk_ctx* ctx, gpuk_stream stream,
@@ -9942,8 +9944,7 @@ GPUK__IMPL gpuk_result gpuk_reduction_launch(gpuk_ctx* ctx, gpuk_stream stream,
     cap = gpuk__sm_blocks(ctx, 8);
     k.grid_x = gpuk__grid(n, (size_t)GPUK__BLOCK * 4,
                           cap < GPUK__REDUCE_MAX_GRID ? cap : GPUK__REDUCE_MAX_GRID);
-    if ((r = gpuk__builtin_go(&k)) == GPUK_OK) gpuk__launch_note(ctx, k.func_name);
-    return r;
+    return gpuk__builtin_go(&k);
 }
 
 /* The destroys: the module (and its kernel with it), then the struct zeroed. */

@@ -723,7 +723,7 @@ GPUK_API gpuk_result gpuk_ctx_make_current(gpuk_ctx* ctx);
    - GPUK_LIMIT_PRINTF_FIFO_SIZE and GPUK_LIMIT_MALLOC_HEAP_SIZE only before the ctx's first
      kernel launch. The driver refuses them (CUDA_ERROR_INVALID_VALUE) once a kernel calling
      printf (malloc, free) has run; gpuk cannot tell which kernels do, so after the ctx's
-     first launch through gpuk_launch, a custom kernel or gpuk_graph_launch it refuses them
+     first launch (gpuk_launch, a built-in or custom kernel, gpuk_graph_launch) it refuses them
      itself with GPUK_ERR_INVALID_ARG and a text naming the rule and the kernel;
    - the device runtime's two (CUDA dynamic parallelism) before launching a kernel that uses
      it, as the driver documents; gpuk leaves their timing to the driver. */

@@ -553,6 +553,8 @@ GPUK__SHARED gpuk_result gpuk__builtin_go(gpuk__kcall* k) {
     if (cr)
         r = gpuk__fail_cu(k->fn, "cuLaunchKernel", cr,
                           k->func ? k->func_name : gpuk__builtin_ptx_of(k->id)->name);
+    else /* the built-ins' names are static, a custom kernel's lives in its kernel slot */
+        gpuk__launch_note(k->ctx, k->func ? k->func_name : gpuk__builtin_ptx_of(k->id)->name);
 done:
     if (s) gpuk__scratch_unlock(s);
     return r;

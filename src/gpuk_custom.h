@@ -633,8 +633,7 @@ GPUK__IMPL gpuk_result gpuk_elementwise_launch(gpuk_ctx* ctx, gpuk_stream stream
     cap = gpuk__sm_blocks(ctx, 32);
     if (cap > (size_t)ctx->info.max_grid[0]) cap = (size_t)ctx->info.max_grid[0];
     k.grid_x = gpuk__grid(n, GPUK__BLOCK, cap);
-    if ((r = gpuk__builtin_go(&k)) == GPUK_OK) gpuk__launch_note(ctx, k.func_name);
-    return r;
+    return gpuk__builtin_go(&k);
 }
 
 GPUK__IMPL gpuk_result gpuk_reduction_launch(gpuk_ctx* ctx, gpuk_stream stream,
@@ -665,8 +664,7 @@ GPUK__IMPL gpuk_result gpuk_reduction_launch(gpuk_ctx* ctx, gpuk_stream stream,
     cap = gpuk__sm_blocks(ctx, 8);
     k.grid_x = gpuk__grid(n, (size_t)GPUK__BLOCK * 4,
                           cap < GPUK__REDUCE_MAX_GRID ? cap : GPUK__REDUCE_MAX_GRID);
-    if ((r = gpuk__builtin_go(&k)) == GPUK_OK) gpuk__launch_note(ctx, k.func_name);
-    return r;
+    return gpuk__builtin_go(&k);
 }
 
 /* The destroys: the module (and its kernel with it), then the struct zeroed. */

@@ -223,7 +223,8 @@ struct gpuk_ctx {
    name by its address. */
 static const char gpuk__launch_of_graph[] = "a CUDA graph (gpuk_graph_launch)";
 
-/* Records a launch on ctx: gpuk_launch, a custom kernel and a graph launch call it once the
+/* Records a launch on ctx: gpuk_launch, the built-in and custom kernels' launcher
+   (gpuk__builtin_go) and a graph launch call it once the
    driver has taken the launch. what is the kernel's name in its slot (which lives as long as
    the ctx; a slot reused after its module's unload names its new kernel) or
    gpuk__launch_of_graph. One release store of a pointer, no lock: a sticky fault's text names

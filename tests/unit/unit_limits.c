@@ -241,6 +241,20 @@ static int test_custom_kernel_counts(void) {
     return TEST_PASS;
 }
 
+/* A built-in kernel's launch is recorded by its name too. */
+static int test_builtin_kernel_counts(void) {
+    gpuk_ctx* c = fake_gpuk_up(NULL);
+    gpuk_buffer y;
+    CHECK_OK(gpuk_buffer_create(c, &(gpuk_buffer_desc){ .bytes = 64 }, &y));
+    CHECK_OK(gpuk_fill_f32(c, GPUK_DEFAULT_STREAM, gpuk_at(y, 0), 0, 1.0f)); /* n = 0: no launch */
+    CHECK_OK(gpuk_ctx_set_limit(c, GPUK_LIMIT_MALLOC_HEAP_SIZE, 16 << 20));
+    CHECK_OK(gpuk_fill_f32(c, GPUK_DEFAULT_STREAM, gpuk_at(y, 0), 16, 1.0f));
+    CHECK_RESULT(gpuk_ctx_set_limit(c, GPUK_LIMIT_MALLOC_HEAP_SIZE, 32 << 20), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("kernel 'gpuk_fill_f32' has been launched");
+    fake_gpuk_down(c);
+    return TEST_PASS;
+}
+
 /* The driver's own rule, as the fake keeps it: after a kernel calling printf has run, the raw
    cuCtxSetLimit of the FIFO answers 1 (a plain kernel leaves it settable). A second ctx of
    the same device, which has launched nothing, meets that refusal: gpuk passes the driver's
@@ -373,6 +387,7 @@ int main(void) {
     RUN(test_fifo_and_heap_only_before_the_first_launch);
     RUN(test_every_kind_of_launch_counts);
     RUN(test_custom_kernel_counts);
+    RUN(test_builtin_kernel_counts);
     RUN(test_driver_refusal_passed_on);
     RUN(test_assert_names_the_last_launch);
     RUN(test_trap_and_a_fault_before_any_launch);
