@@ -243,7 +243,8 @@ KERNELS
    a file.
    CUDA graphs (driver >= 11.4, GPUK_FEATURE_GRAPHS): gpuk_graph_begin_capture(ctx, s, mode),
    then gpuk calls on s (launches, built-ins, *_async copies, memsets, event records, waits,
-   stream-ordered buffer creates and frees) are recorded instead of run; gpuk_graph_end_capture(ctx, s, &graph) turns them into a
+   stream-ordered buffer creates and frees) are recorded instead of run;
+   gpuk_graph_end_capture(ctx, s, &graph) turns them into a
    graph, gpuk_graph_launch(ctx, stream, graph) runs it again, each time afresh on what the
    buffers and host memory hold then, with one launch call: far less host cost a kernel
    than launching each (bench.c: 64 tiny kernels). To change arguments (pointers, scalars,
@@ -9206,8 +9207,8 @@ static GPUK__NOINLINE gpuk_result gpuk__stencil(const char* fn, int id, gpuk_ctx
             /* (a map means rows and cols below 2^31: each count fits gpuk__grid's 32 bits) */
             const size_t tc = gpuk__grid((size_t)cols, GPUK__STENCIL3_TMA_COLS, (size_t)-1),
                          tiles = tc * gpuk__grid((size_t)rows, GPUK__STENCIL3_TMA_ROWS, (size_t)-1);
-            size_t g = gpuk__grid(tiles, 1, gpuk__sm_blocks(ctx, GPUK__TUNED(
-                                                  GPUK__TUNE_STENCIL_PER_SM, GPUK__STENCIL3_TMA_PER_SM))), d = 0;
+            const size_t per_sm = GPUK__TUNED(GPUK__TUNE_STENCIL_PER_SM, GPUK__STENCIL3_TMA_PER_SM);
+            size_t g = gpuk__grid(tiles, 1, gpuk__sm_blocks(ctx, per_sm)), d = 0;
             /* Where blocks walk several tiles, up to an eighth fewer of them, so that the grid and
                the tiles a row have no common factor: each block's tile column then goes round all
                of them, and the first and last columns (the edge rules' extra work) come to every

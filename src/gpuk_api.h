@@ -243,7 +243,8 @@ KERNELS
    a file.
    CUDA graphs (driver >= 11.4, GPUK_FEATURE_GRAPHS): gpuk_graph_begin_capture(ctx, s, mode),
    then gpuk calls on s (launches, built-ins, *_async copies, memsets, event records, waits,
-   stream-ordered buffer creates and frees) are recorded instead of run; gpuk_graph_end_capture(ctx, s, &graph) turns them into a
+   stream-ordered buffer creates and frees) are recorded instead of run;
+   gpuk_graph_end_capture(ctx, s, &graph) turns them into a
    graph, gpuk_graph_launch(ctx, stream, graph) runs it again, each time afresh on what the
    buffers and host memory hold then, with one launch call: far less host cost a kernel
    than launching each (bench.c: 64 tiny kernels). To change arguments (pointers, scalars,

@@ -1359,8 +1359,8 @@ static GPUK__NOINLINE gpuk_result gpuk__stencil(const char* fn, int id, gpuk_ctx
             /* (a map means rows and cols below 2^31: each count fits gpuk__grid's 32 bits) */
             const size_t tc = gpuk__grid((size_t)cols, GPUK__STENCIL3_TMA_COLS, (size_t)-1),
                          tiles = tc * gpuk__grid((size_t)rows, GPUK__STENCIL3_TMA_ROWS, (size_t)-1);
-            size_t g = gpuk__grid(tiles, 1, gpuk__sm_blocks(ctx, GPUK__TUNED(
-                                                  GPUK__TUNE_STENCIL_PER_SM, GPUK__STENCIL3_TMA_PER_SM))), d = 0;
+            const size_t per_sm = GPUK__TUNED(GPUK__TUNE_STENCIL_PER_SM, GPUK__STENCIL3_TMA_PER_SM);
+            size_t g = gpuk__grid(tiles, 1, gpuk__sm_blocks(ctx, per_sm)), d = 0;
             /* Where blocks walk several tiles, up to an eighth fewer of them, so that the grid and
                the tiles a row have no common factor: each block's tile column then goes round all
                of them, and the first and last columns (the edge rules' extra work) come to every

@@ -181,7 +181,8 @@ def ptx_blob(name, mod, zdict, family, based=None):
     out.extend(packed_pieces(packed))
     out.append("    0\n};")
     entry = "{ \"%s\", GPUK__IF_%s(gpuk__ptx_%s), %d, %d, %d, %d, %d, %s, %d }" % (
-        name, family, name[5:], len(mod), len(packed), version[0] * 10 + version[1], target[0], target[1],
+        name, family, name[5:], len(mod), len(packed), version[0] * 10 + version[1], target[0],
+        target[1],
         "GPUK__K_" + based[0][5:].upper() if based else "-1", len(stored) if based else 0)
     return out, entry
 
@@ -251,12 +252,13 @@ def sections(kernels, variants, modules, source_hash, nvcc_ver, constants, famil
     ptx.extend(packed_pieces(packed))
     ptx.append("    0\n};")
     ptx.append("static const gpuk__builtin_ptx gpuk__builtin_dictionary = "
-               "{ \"the dictionary\", gpuk__ptx_dictionary_, %d, %d, 0, 0, 0, -1, 0 };" % (len(zdict), len(packed)))
+               "{ \"the dictionary\", gpuk__ptx_dictionary_, %d, %d, 0, 0, 0, -1, 0 };"
+               % (len(zdict), len(packed)))
     decls, defs, blobs, table = [], [], [], []
     module_fam = dict(variant_fam)
     module_fam.update((kern, fam_of[entry]) for kern, _t, _p, _b, entry in kernels if entry == kern)
-    based = bases([(k[0], True) for k in kernels if k[4] == k[0]] + [(name, False) for name, _b in variants],
-                  modules, module_fam)
+    order = [(k[0], True) for k in kernels if k[4] == k[0]] + [(name, False) for name, _b in variants]
+    based = bases(order, modules, module_fam)
     for kern, text, params, body, entry in kernels:
         fam = fam_of[entry]
         proto = "gpuk_result %s(gpuk_ctx* ctx, gpuk_stream stream, %s)" % (kern, params)
