@@ -220,6 +220,10 @@ KERNELS
    GPUK_ERR_NO_NVRTC, the error listing the places tried.
    Results are cached in the process, and on disk where asked (gpuk_desc.nvrtc_cache_dir,
    GPUK_CACHE_DIR; see gpuk_module_compile).
+   Every compile gets the header "gpuk_device.cuh" from this file, so a source may
+   #include "gpuk_device.cuh" with no file: gpuk's Philox random numbers (gpuk_uniform_f32(seed,
+   e) is element e of gpuk_random_uniform_f32's stream, bit for bit), warp and block sums, a
+   warp scan (docs/own-kernels.md). With nvcc, include it from the folder of gpuk.h.
    Launch arguments: GPUK_ARGS(&p, &s, &n) inside a gpuk_launch_desc (C only) fills args,
    arg_sizes and num_args, so debug builds compare each argument's size with the kernel's
    parameter (driver >= 12.4) and refuse &buffer (a 4-byte gpuk_buffer handle) where the
@@ -1085,7 +1089,7 @@ GPUK_API gpuk_result gpuk_kernels_reserve(gpuk_ctx* ctx, gpuk_stream stream, siz
 #endif
 
 /* GPUK_GENERATED_BEGIN(kernels) */
-/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 f4d11549f5ac4c31, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
+/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 de5fa402f2e4bac8, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
 #if !defined(GPUK_NO_KERNELS)
 /* Families of built-in kernels. Define GPUK_NO_<FAMILY> before including gpuk.h to leave
    that family out (its calls undeclared, its PTX and launcher gone), or one or more
@@ -6222,6 +6226,180 @@ static size_t gpuk__key_put(char* buf, size_t pos, const char* text) {
     return pos + sizeof n + n + 1;
 }
 
+/* gpuk_device.cuh, the header gpuk hands to every NVRTC compile under that name (users'
+   kernels include it for gpuk's random numbers and reductions), its text in pieces. */
+/* GPUK_GENERATED_BEGIN(device_header) */
+/* tools/gen_ptx.py v1 from gpuk_device.cuh -- do not edit */
+#define GPUK__DEVICE_HEADER_HASH "gpuk_device.cuh sha256 ff9d7e388ab0a9ac"
+static const char* const gpuk__device_header[] = {
+    "/* gpuk_device.cuh - device code for your own kernels: gpuk's random numbers (Philox4x32-10,\n"
+    "   bit for bit those of gpuk_random_uniform_* and gpuk_random_normal_*), warp and block sums,\n"
+    "   an inclusive warp scan.\n"
+    "\n"
+    "   Include it from a kernel source with #include \"gpuk_device.cuh\":\n"
+    "   - nvcc: add the folder of gpuk.h to the include path (-I); tools/gpuk_embed.py adds it itself;\n"
+    "   - NVRTC: gpuk_module_compile (and the custom kernels) hand this text to NVRTC as the header\n"
+    "     \"gpuk_device.cuh\", so nothing needs copying (a header of that name in the desc wins).\n"
+    "   It needs no standard header and defines only gpuk_ names (and the GPUK_DEVICE_CUH guard).\n"
+    "   gpuk's built-in kernels (gpuk_kernels.cuh) include it too: their random numbers are made by\n"
+    "   the functions below, so the two can never drift apart.\n"
+    "\n"
+    "   Random numbers: element e of the stream with key `seed` comes from the Philox block with\n"
+    "   counter e / per, where per is how many elements one 128-bit block (4 words) makes:\n"
+    "   uniform f32: per 4, word e % 4 as (w >> 8) * 2^-24, in [0, 1);\n"
+    "   uniform f64: per 2, words 2(e % 2) and 2(e % 2) + 1 as ((w0 >> 5) * 2^26 + (w1 >> 6)) * 2^-53;\n"
+    "   normal: Box-Muller on the uniforms (u1, u2) taken as sqrt(-2 ln(1 - u1)) * (cos, sin)(2 pi u2):\n"
+    "   f32 words (w0, w1) give elements 0-1 of a block, (w2, w3) elements 2-3; f64 its two 53-bit\n"
+    "   uniforms give elements 0-1. gpuk_random_uniform_f32(out, n, seed, offset) writes\n"
+    "   gpuk_uniform_f32(seed, offset + i) to out[i], and so on for the other three. The uniforms\n"
+    "   are exact integer arithmetic, equal under any compiler and options; the normals call\n"
+    "   logf/sqrtf/sincospif (log/sqrt/sincospi), equal to the built-ins' where compiled without\n"
+    "   fast-math options (-use_fast_math, -ftz=true, -prec-div/-prec-sqrt=false change them).\n"
+    "\n"
+    "   Reductions: the warp functions must be called by all 32 lanes of a warp, the block ones by\n"
+    "   every thread of a block whose size is a multiple of 32; any 1-, 2- or 3-D block shape. They\n"
+    "   work for int, unsigned, long long, unsigned long long, float and double. */\n"
+    "#ifndef GPUK_DEVICE_CUH\n"
+    "#define GPUK_DEVICE_CUH\n"
+    "\n"
+    "#define GPUK__DFN __device__ __forceinline__\n"
+    "\n"
+    "/* ---- random numbers ---- */\n"
+    "struct gpuk_philox4 { unsigned int w[4]; };\n"
+    "\n"
+    "/* Philox4x32-10 (Salmon et al., SC'11) of the 128-bit counter (counter, 0) and 64-bit key seed */\n"
+    "GPUK__DFN gpuk_philox4 gpuk_philox4x32_10(unsigned long long counter, unsigned long long seed) {\n"
+    "    unsigned int c0 = (unsigned int)counter, c1 = (unsigned int)(counter >> 32), c2 = 0, c3 = 0;\n"
+    "    unsigned int k0 = (unsigned int)seed, k1 = (unsigned int)(seed >> 32);\n"
+    "#pragma unroll\n"
+    "    for (int round = 0; round < 10; round++) {\n"
+    "        unsigned int hi0 = __umulhi(0xD2511F53u, c0), lo0 = 0xD2511F53u * c0;\n"
+    "        unsigned int hi1 = __umulhi(0xCD9E8D57u, c2), lo1 = 0xCD9E8D57u * c2;\n"
+    "        c0 = hi1 ^ c1 ^ k0; c1 = lo1; c2 = hi0 ^ c3 ^ k1; c3 = lo0;\n"
+    "        k0 += 0x9E3779B9u; k1 += 0xBB67AE85u;\n"
+    "    }\n"
+    "    gpuk_philox4 r = { { c0, c1, c2, c3 } };\n"
+    "    return r;\n"
+    "}\n"
+    "\n"
+    "/* one word as a float in [0, 1): its top 24 bits times 2^-24 */\n"
+    "GPUK__DFN float gpuk_u01_f32(unsigned int w) { return (float)(w >> 8) * 5.9604644775390625e-8f; }\n"
+    "/* two words as a double in [0, 1): 27 bits of w0 and 26 of w1, times 2^-53 */\n"
+    "GPUK__DFN double gpuk_u01_f64(unsigned int w0, unsigned int w1) {\n"
+    "    return ((double)(w0 >> 5) * 67108864.0 + (double)(w1 >> 6)) * 1.1102230246251565e-16;\n"
+    "}\n"
+    "\n"
+    "/* Box-Muller: uniforms u1, u2 in [0, 1) to two standard normals (*z0 from cos, *z1 from sin) */\n"
+    "GPUK__DFN void gpuk_box_muller_f32(float u1, float u2, float* z0, float* z1) {\n"
+    "    float rad = sqrtf(-2.0f * logf(1.0f - u1)), s, c;\n"
+    "    sincospif(2.0f * u2, &s, &c);\n"
+    "    *z0 = rad * c; *z1 = rad * s;\n"
+    "}\n"
+    "GPUK__DFN void gpuk_box_muller_f64(double u1, double u2, double* z0, double* z1) {\n"
+    "    double rad = sqrt(-2.0 * log(1.0 - u1)), s, c;\n"
+    "    sincospi(2.0 * u2, &s, &c);\n"
+    "    *z0 = rad * c; *z1 = rad * s;\n"
+    "}\n"
+    "\n",
+    "GPUK__DFN unsigned int gpuk__philox_word(const gpuk_philox4& r, unsigned int k) {\n"
+    "    return k == 0 ? r.w[0] : k == 1 ? r.w[1] : k == 2 ? r.w[2] : r.w[3];\n"
+    "}\n"
+    "\n"
+    "/* element e of stream seed, as gpuk_random_uniform_f32/_f64 and gpuk_random_normal_f32/_f64\n"
+    "   make it: each call runs one Philox block (a kernel making all elements of a block can call\n"
+    "   gpuk_philox4x32_10 once and convert its words as above) */\n"
+    "GPUK__DFN float gpuk_uniform_f32(unsigned long long seed, unsigned long long e) {\n"
+    "    gpuk_philox4 r = gpuk_philox4x32_10(e / 4, seed);\n"
+    "    return gpuk_u01_f32(gpuk__philox_word(r, (unsigned int)(e % 4)));\n"
+    "}\n"
+    "GPUK__DFN double gpuk_uniform_f64(unsigned long long seed, unsigned long long e) {\n"
+    "    gpuk_philox4 r = gpuk_philox4x32_10(e / 2, seed);\n"
+    "    return e % 2 ? gpuk_u01_f64(r.w[2], r.w[3]) : gpuk_u01_f64(r.w[0], r.w[1]);\n"
+    "}\n"
+    "GPUK__DFN float gpuk_normal_f32(unsigned long long seed, unsigned long long e) {\n"
+    "    gpuk_philox4 r = gpuk_philox4x32_10(e / 4, seed);\n"
+    "    unsigned int k = (unsigned int)(e % 4) & 2u;\n"
+    "    float z0, z1;\n"
+    "    gpuk_box_muller_f32(gpuk_u01_f32(gpuk__philox_word(r, k)),\n"
+    "                        gpuk_u01_f32(gpuk__philox_word(r, k + 1)), &z0, &z1);\n"
+    "    return e % 2 ? z1 : z0;\n"
+    "}\n"
+    "GPUK__DFN double gpuk_normal_f64(unsigned long long seed, unsigned long long e) {\n"
+    "    gpuk_philox4 r = gpuk_philox4x32_10(e / 2, seed);\n"
+    "    double z0, z1;\n"
+    "    gpuk_box_muller_f64(gpuk_u01_f64(r.w[0], r.w[1]), gpuk_u01_f64(r.w[2], r.w[3]), &z0, &z1);\n"
+    "    return e % 2 ? z1 : z0;\n"
+    "}\n"
+    "\n"
+    "/* ---- warp and block reductions ---- */\n"
+    "/* this thread's lane in its warp (0..31), whatever the block's shape */\n"
+    "GPUK__DFN unsigned int gpuk_lane_id(void) {\n"
+    "    unsigned int lane;\n"
+    "    asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(lane));\n"
+    "    return lane;\n"
+    "}\n"
+    "\n"
+    "/* the sum of v over the warp, in every lane (a butterfly: the same order in every lane) */\n"
+    "template <typename T> GPUK__DFN T gpuk_warp_sum(T v) {\n"
+    "#pragma unroll\n"
+    "    for (int d = 16; d > 0; d >>= 1) v += __shfl_xor_sync(0xffffffffu, v, d);\n"
+    "    return v;\n"
+    "}\n"
+    "\n"
+    "/* lane i gets the sum of v over lanes 0..i */\n"
+    "template <typename T> GPUK__DFN T gpuk_warp_inclusive_scan(T v) {\n"
+    "    const unsigned int lane = gpuk_lane_id();\n"
+    "#pragma unroll\n"
+    "    for (int d = 1; d < 32; d <<= 1) {\n"
+    "        T o = __shfl_up_sync(0xffffffffu, v, d);\n"
+    "        if (lane >= (unsigned int)d) v += o;\n"
+    "    }\n"
+    "    return v;\n"
+    "}\n"
+    "\n"
+    "/* the sum of v over the block, in every thread; a barrier for the block (it calls\n"
+    "   __syncthreads twice), so it may be called again at once */\n"
+    "template <typename T> GPUK__DFN T gpuk_block_sum(T v) {\n"
+    "    __shared__ T gpuk__part[32];\n"
+    "    const unsigned int tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);\n"
+    "    const unsigned int warps = (blockDim.x * blockDim.y * blockDim.z + 31u) / 32u;\n"
+    "    v = gpuk_warp_sum(v);\n"
+    "    __syncthreads(); /* the previous call's readers are done with gpuk__part */\n"
+    "    if (gpuk_lane_id() == 0) gpuk__part[tid / 32u] = v;\n"
+    "    __syncthreads();\n"
+    "    T s = gpuk__part[0];\n"
+    "    for (unsigned int i = 1; i < warps; i++) s += gpuk__part[i];\n"
+    "    return s;\n"
+    "}\n"
+    "\n"
+    "#undef GPUK__DFN\n"
+    "#endif\n",
+    0
+};
+/* GPUK_GENERATED_END(device_header) */
+#define GPUK__DEVICE_HEADER_NAME "gpuk_device.cuh"
+
+/* The joined text written at buf (buf NULL: only counted); its length, less the NUL. */
+static size_t gpuk__device_header_text(char* buf) {
+    size_t n = 0, k;
+    int i;
+    for (i = 0; gpuk__device_header[i]; i++) {
+        k = strlen(gpuk__device_header[i]);
+        if (buf) memcpy(buf + n, gpuk__device_header[i], k);
+        n += k;
+    }
+    if (buf) buf[n] = 0;
+    return n;
+}
+
+/* 0 when the desc brings a header named "gpuk_device.cuh" itself (it then goes alone), else 1 */
+static uint32_t gpuk__device_header_added(const gpuk_compile_desc* d) {
+    uint32_t i;
+    for (i = 0; i < d->num_headers; i++)
+        if (strcmp(d->headers[i].name, GPUK__DEVICE_HEADER_NAME) == 0) return 0;
+    return 1;
+}
+
 static size_t gpuk__compile_key(char* buf, const gpuk_compile_desc* d, const char* name,
                                 const char* arch_option) {
     size_t pos = 0;
@@ -6233,6 +6411,8 @@ static size_t gpuk__compile_key(char* buf, const gpuk_compile_desc* d, const cha
     pos = gpuk__key_put(buf, pos, arch_option);
     pos = gpuk__key_put(buf, pos, name);
     pos = gpuk__key_put(buf, pos, d->source);
+    /* the embedded gpuk_device.cuh changes only with gpuk.h, the disk cache outlives it */
+    pos = gpuk__key_put(buf, pos, GPUK__DEVICE_HEADER_HASH);
     for (i = 0; i < d->num_options; i++) pos = gpuk__key_put(buf, pos, d->options[i]);
     for (i = 0; i < d->num_headers; i++) {
         pos = gpuk__key_put(buf, pos, d->headers[i].name);
@@ -6257,8 +6437,11 @@ static gpuk_result gpuk__nvrtc_run(const char* fn, const gpuk_compile_desc* d, c
                                    const char* arch_option, int is_ptx, const char* key,
                                    size_t key_bytes, gpuk__nvrtc_entry** out) {
     const gpuk__nvrtc* nv = &gpuk__nv.fns;
-    size_t n_ptrs = (size_t)d->num_options + 1u + 2u * (size_t)d->num_headers;
-    const char** ptrs = (const char**)gpuk__alloc(n_ptrs * sizeof *ptrs);
+    const uint32_t added = gpuk__device_header_added(d), nh = d->num_headers + added;
+    const size_t n_ptrs = (size_t)d->num_options + 1u + 2u * (size_t)nh;
+    const size_t text_bytes = added ? gpuk__device_header_text(NULL) + 1u : 0u;
+    /* the pointers, then the joined gpuk_device.cuh */
+    const char** ptrs = (const char**)gpuk__alloc(n_ptrs * sizeof *ptrs + text_bytes);
     gpuk__nvrtc_program prog = NULL;
     gpuk__nvrtc_entry* e = NULL;
     char* log = NULL;
@@ -6274,13 +6457,18 @@ static gpuk_result gpuk__nvrtc_run(const char* fn, const gpuk_compile_desc* d, c
     ptrs[d->num_options] = arch_option;
     for (i = 0; i < d->num_headers; i++) {
         ptrs[d->num_options + 1u + i] = d->headers[i].source;
-        ptrs[d->num_options + 1u + d->num_headers + i] = d->headers[i].name;
+        ptrs[d->num_options + 1u + nh + i] = d->headers[i].name;
+    }
+    if (added) {
+        char* text = (char*)(ptrs + n_ptrs);
+        gpuk__device_header_text(text);
+        ptrs[d->num_options + 1u + d->num_headers] = text;
+        ptrs[d->num_options + 1u + nh + d->num_headers] = GPUK__DEVICE_HEADER_NAME;
     }
     call = "nvrtcCreateProgram";
-    res = nv->nvrtcCreateProgram(
-        &prog, d->source, name, (int)d->num_headers,
-        d->num_headers ? ptrs + d->num_options + 1 : NULL,
-        d->num_headers ? ptrs + d->num_options + 1 + d->num_headers : NULL);
+    res = nv->nvrtcCreateProgram(&prog, d->source, name, (int)nh,
+                                 nh ? ptrs + d->num_options + 1 : NULL,
+                                 nh ? ptrs + d->num_options + 1 + nh : NULL);
     if (res) prog = NULL;
     for (i = 0; !res && i < d->num_name_expressions; i++) {
         call = "nvrtcAddNameExpression";
@@ -7610,7 +7798,7 @@ static int gpuk__inflate(const unsigned char* in, size_t in_len, unsigned char* 
 /* ---- >>builtin ---- */
 #if !defined(GPUK_NO_KERNELS)
 /* GPUK_GENERATED_BEGIN(kernel_ids) */
-/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 f4d11549f5ac4c31, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
+/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 de5fa402f2e4bac8, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
 enum {
     GPUK__K_FILL_F32,
     GPUK__K_FILL_F64,
@@ -10444,7 +10632,7 @@ GPUK__IMPL gpuk_result gpuk_random_normal_f64(gpuk_ctx* ctx, gpuk_stream stream,
 
 /* The PTX of every built-in kernel, and its table. */
 /* GPUK_GENERATED_BEGIN(ptx) */
-/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 f4d11549f5ac4c31, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
+/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 de5fa402f2e4bac8, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
 #if defined(GPUK__FAMILY_GENERATE)
 #define GPUK__IF_GENERATE(ptx) ptx
 #else

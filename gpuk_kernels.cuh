@@ -49,6 +49,8 @@
 #define STENCIL3_TMA_SMEM 10624
 // ==== end of shared constants ====
 
+#include "gpuk_device.cuh" /* the random numbers' generator and conversions */
+
 typedef unsigned long long u64;
 typedef long long i64;
 typedef unsigned int u32;
@@ -2248,55 +2250,34 @@ GPUK_DEV void histogram(u64* counts, const T* in, u64 n, u32 nbins, i64 lo, i64 
    normal: Box-Muller on pairs of uniforms taken as 1 - u, in (0, 1]: f32 pairs (w0, w1) and
    (w2, w3) give elements 0-1 and 2-3 of a block, f64 the two 53-bit uniforms give 0-1.
    One thread makes one block and writes its elements that fall in [offset, offset + n): a
-   block wholly inside, at a 16-byte aligned place, in one store. */
-struct philox_out { u32 w[4]; };
-
-GPUK_DEV philox_out philox4x32_10(u64 counter, u64 seed) {
-    u32 c0 = (u32)counter, c1 = (u32)(counter >> 32), c2 = 0, c3 = 0;
-    u32 k0 = (u32)seed, k1 = (u32)(seed >> 32);
-#pragma unroll
-    for (int round = 0; round < 10; round++) {
-        u32 hi0 = __umulhi(0xD2511F53u, c0), lo0 = 0xD2511F53u * c0;
-        u32 hi1 = __umulhi(0xCD9E8D57u, c2), lo1 = 0xCD9E8D57u * c2;
-        c0 = hi1 ^ c1 ^ k0; c1 = lo1; c2 = hi0 ^ c3 ^ k1; c3 = lo0;
-        k0 += 0x9E3779B9u; k1 += 0xBB67AE85u;
-    }
-    philox_out r = { { c0, c1, c2, c3 } };
-    return r;
-}
-
-GPUK_DEV float u01_f32(u32 w) { return (float)(w >> 8) * 5.9604644775390625e-8f; }
-GPUK_DEV double u01_f64(u32 w0, u32 w1) {
-    return ((double)(w0 >> 5) * 67108864.0 + (double)(w1 >> 6)) * 1.1102230246251565e-16;
-}
-
+   block wholly inside, at a 16-byte aligned place, in one store. The generator and the
+   conversions are gpuk_device.cuh's, which users' kernels include to get the same numbers. */
 template <typename T, int PER>
 GPUK_DEV void random_blocks(T* out, u64 n, u64 offset, u64 seed, bool normal) {
     if (n == 0) return;
     const u64 first = offset / PER, last = (offset + n - 1) / PER;
     for (u64 blk = first + (u64)blockIdx.x * GPUK_BLOCK + threadIdx.x; blk <= last;
          blk += (u64)gridDim.x * GPUK_BLOCK) {
-        philox_out r = philox4x32_10(blk, seed);
+        gpuk_philox4 r = gpuk_philox4x32_10(blk, seed);
         T vals[PER];
         if constexpr (PER == 4) { /* f32 */
             if (!normal) {
-                for (int k = 0; k < 4; k++) vals[k] = (T)u01_f32(r.w[k]);
+                for (int k = 0; k < 4; k++) vals[k] = (T)gpuk_u01_f32(r.w[k]);
             } else {
                 for (int k = 0; k < 4; k += 2) {
-                    float u1 = 1.0f - u01_f32(r.w[k]), u2 = u01_f32(r.w[k + 1]);
-                    float rad = sqrtf(-2.0f * logf(u1)), s, c;
-                    sincospif(2.0f * u2, &s, &c);
-                    vals[k] = (T)(rad * c); vals[k + 1] = (T)(rad * s);
+                    float z0, z1;
+                    gpuk_box_muller_f32(gpuk_u01_f32(r.w[k]), gpuk_u01_f32(r.w[k + 1]), &z0, &z1);
+                    vals[k] = (T)z0; vals[k + 1] = (T)z1;
                 }
             }
         } else { /* f64 */
-            double u1 = u01_f64(r.w[0], r.w[1]), u2 = u01_f64(r.w[2], r.w[3]);
+            double u1 = gpuk_u01_f64(r.w[0], r.w[1]), u2 = gpuk_u01_f64(r.w[2], r.w[3]);
             if (!normal) {
                 vals[0] = (T)u1; vals[1] = (T)u2;
             } else {
-                double rad = sqrt(-2.0 * log(1.0 - u1)), s, c;
-                sincospi(2.0 * u2, &s, &c);
-                vals[0] = (T)(rad * c); vals[1] = (T)(rad * s);
+                double z0, z1;
+                gpuk_box_muller_f64(u1, u2, &z0, &z1);
+                vals[0] = (T)z0; vals[1] = (T)z1;
             }
         }
         const u64 e0 = blk * PER;

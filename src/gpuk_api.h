@@ -220,6 +220,10 @@ KERNELS
    GPUK_ERR_NO_NVRTC, the error listing the places tried.
    Results are cached in the process, and on disk where asked (gpuk_desc.nvrtc_cache_dir,
    GPUK_CACHE_DIR; see gpuk_module_compile).
+   Every compile gets the header "gpuk_device.cuh" from this file, so a source may
+   #include "gpuk_device.cuh" with no file: gpuk's Philox random numbers (gpuk_uniform_f32(seed,
+   e) is element e of gpuk_random_uniform_f32's stream, bit for bit), warp and block sums, a
+   warp scan (docs/own-kernels.md). With nvcc, include it from the folder of gpuk.h.
    Launch arguments: GPUK_ARGS(&p, &s, &n) inside a gpuk_launch_desc (C only) fills args,
    arg_sizes and num_args, so debug builds compare each argument's size with the kernel's
    parameter (driver >= 12.4) and refuse &buffer (a 4-byte gpuk_buffer handle) where the

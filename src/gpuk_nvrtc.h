@@ -152,6 +152,33 @@ static size_t gpuk__key_put(char* buf, size_t pos, const char* text) {
     return pos + sizeof n + n + 1;
 }
 
+/* gpuk_device.cuh, the header gpuk hands to every NVRTC compile under that name (users'
+   kernels include it for gpuk's random numbers and reductions), its text in pieces. */
+/* GPUK_GENERATED_BEGIN(device_header) */
+/* GPUK_GENERATED_END(device_header) */
+#define GPUK__DEVICE_HEADER_NAME "gpuk_device.cuh"
+
+/* The joined text written at buf (buf NULL: only counted); its length, less the NUL. */
+static size_t gpuk__device_header_text(char* buf) {
+    size_t n = 0, k;
+    int i;
+    for (i = 0; gpuk__device_header[i]; i++) {
+        k = strlen(gpuk__device_header[i]);
+        if (buf) memcpy(buf + n, gpuk__device_header[i], k);
+        n += k;
+    }
+    if (buf) buf[n] = 0;
+    return n;
+}
+
+/* 0 when the desc brings a header named "gpuk_device.cuh" itself (it then goes alone), else 1 */
+static uint32_t gpuk__device_header_added(const gpuk_compile_desc* d) {
+    uint32_t i;
+    for (i = 0; i < d->num_headers; i++)
+        if (strcmp(d->headers[i].name, GPUK__DEVICE_HEADER_NAME) == 0) return 0;
+    return 1;
+}
+
 static size_t gpuk__compile_key(char* buf, const gpuk_compile_desc* d, const char* name,
                                 const char* arch_option) {
     size_t pos = 0;
@@ -163,6 +190,8 @@ static size_t gpuk__compile_key(char* buf, const gpuk_compile_desc* d, const cha
     pos = gpuk__key_put(buf, pos, arch_option);
     pos = gpuk__key_put(buf, pos, name);
     pos = gpuk__key_put(buf, pos, d->source);
+    /* the embedded gpuk_device.cuh changes only with gpuk.h, the disk cache outlives it */
+    pos = gpuk__key_put(buf, pos, GPUK__DEVICE_HEADER_HASH);
     for (i = 0; i < d->num_options; i++) pos = gpuk__key_put(buf, pos, d->options[i]);
     for (i = 0; i < d->num_headers; i++) {
         pos = gpuk__key_put(buf, pos, d->headers[i].name);
@@ -187,8 +216,11 @@ static gpuk_result gpuk__nvrtc_run(const char* fn, const gpuk_compile_desc* d, c
                                    const char* arch_option, int is_ptx, const char* key,
                                    size_t key_bytes, gpuk__nvrtc_entry** out) {
     const gpuk__nvrtc* nv = &gpuk__nv.fns;
-    size_t n_ptrs = (size_t)d->num_options + 1u + 2u * (size_t)d->num_headers;
-    const char** ptrs = (const char**)gpuk__alloc(n_ptrs * sizeof *ptrs);
+    const uint32_t added = gpuk__device_header_added(d), nh = d->num_headers + added;
+    const size_t n_ptrs = (size_t)d->num_options + 1u + 2u * (size_t)nh;
+    const size_t text_bytes = added ? gpuk__device_header_text(NULL) + 1u : 0u;
+    /* the pointers, then the joined gpuk_device.cuh */
+    const char** ptrs = (const char**)gpuk__alloc(n_ptrs * sizeof *ptrs + text_bytes);
     gpuk__nvrtc_program prog = NULL;
     gpuk__nvrtc_entry* e = NULL;
     char* log = NULL;
@@ -204,13 +236,18 @@ static gpuk_result gpuk__nvrtc_run(const char* fn, const gpuk_compile_desc* d, c
     ptrs[d->num_options] = arch_option;
     for (i = 0; i < d->num_headers; i++) {
         ptrs[d->num_options + 1u + i] = d->headers[i].source;
-        ptrs[d->num_options + 1u + d->num_headers + i] = d->headers[i].name;
+        ptrs[d->num_options + 1u + nh + i] = d->headers[i].name;
+    }
+    if (added) {
+        char* text = (char*)(ptrs + n_ptrs);
+        gpuk__device_header_text(text);
+        ptrs[d->num_options + 1u + d->num_headers] = text;
+        ptrs[d->num_options + 1u + nh + d->num_headers] = GPUK__DEVICE_HEADER_NAME;
     }
     call = "nvrtcCreateProgram";
-    res = nv->nvrtcCreateProgram(
-        &prog, d->source, name, (int)d->num_headers,
-        d->num_headers ? ptrs + d->num_options + 1 : NULL,
-        d->num_headers ? ptrs + d->num_options + 1 + d->num_headers : NULL);
+    res = nv->nvrtcCreateProgram(&prog, d->source, name, (int)nh,
+                                 nh ? ptrs + d->num_options + 1 : NULL,
+                                 nh ? ptrs + d->num_options + 1 + nh : NULL);
     if (res) prog = NULL;
     for (i = 0; !res && i < d->num_name_expressions; i++) {
         call = "nvrtcAddNameExpression";

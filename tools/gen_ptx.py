@@ -35,7 +35,8 @@ gpuk_kernels.cuh):
   3. ptxas compiles it for real targets: sm_75..sm_120 with this toolkit, sm_53/62/72 with the
      CUDA 11.8 ptxas of Debian's nvidia-cuda-toolkit (fetched into .cache/, never committed);
   4. ptx/<kernel>.ptx is written and gpuk.h's GPUK_GENERATED sections are rewritten: public
-     typed wrappers, kernel ids, wrapper bodies and the PTX text in pieces under 4095 chars.
+     typed wrappers, kernel ids, wrapper bodies and the PTX text in pieces under 4095 chars,
+     and the text of gpuk_device.cuh (which gpuk_kernels.cuh includes) for NVRTC's compiles.
 Output is deterministic: no dates, no absolute paths, LF only, fixed order.
 
 Variants: a GPUK_<FAMILY>_SMNN line makes <kernel>__smNN of each of the family's kernels, a
@@ -67,9 +68,9 @@ sys.dont_write_bytecode = True  # no __pycache__ left in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gpuk_gen import docs  # noqa: E402  (the generator's steps, one module each)
 from gpuk_gen.amalgamate import join_sources, replace_sections  # noqa: E402
-from gpuk_gen.common import (HEADER, NEW_PTXAS_ARCHS, OLD_PTXAS_ARCHS, PTX_DIR, ROOT,  # noqa: E402
+from gpuk_gen.common import (DEVICE_HEADER, HEADER, NEW_PTXAS_ARCHS, OLD_PTXAS_ARCHS, PTX_DIR, ROOT,  # noqa: E402
                              SOURCE, fail, first_difference, sm_name, variant_target)
-from gpuk_gen.emit import sections, without_packed  # noqa: E402
+from gpuk_gen.emit import device_header_section, sections, without_packed  # noqa: E402
 from gpuk_gen.kernels import (family_wraps, kernel_list, shared_constants,  # noqa: E402
                               variants_for, wrappers_for)
 from gpuk_gen.lowering import header_info, lower, with_header  # noqa: E402
@@ -115,7 +116,10 @@ def main():
 
     with open(SOURCE, "rb") as f:
         source = f.read()
-    source_hash = hashlib.sha256(source).hexdigest()
+    with open(DEVICE_HEADER, "rb") as f:
+        device_header = f.read()
+    # the stamp's hash covers the header gpuk_kernels.cuh includes: a change to either is stale
+    source_hash = hashlib.sha256(source + device_header).hexdigest()
     kernels, variants, families = [], [], []
     wraps = family_wraps(source.decode())
     for fam, inst in kernel_list(source.decode()):
@@ -144,7 +148,8 @@ def main():
             print("gen_ptx: nvcc %s here, %s made ptx/: checking hashes and gpuk.h against ptx/ only"
                   % (nvcc_ver, stamp.group(2)))
         if stamp.group(1) != source_hash[:16]:
-            fail("stale: gpuk_kernels.cuh changed since ptx/ was generated (run tools/gen_ptx.py)")
+            fail("stale: gpuk_kernels.cuh or gpuk_device.cuh changed since ptx/ was generated "
+                 "(run tools/gen_ptx.py)")
         nvcc_ver = stamp.group(2)
         for n in names:
             path = os.path.join(PTX_DIR, n + ".ptx")
@@ -166,8 +171,9 @@ def main():
         if baseline_high:
             fail("baseline kernels must run on sm_52; these need more: " + ", ".join(baseline_high))
 
-    new_header = replace_sections(joined, sections(kernels, variants, modules, source_hash, nvcc_ver,
-                                                   constants, families))
+    new = sections(kernels, variants, modules, source_hash, nvcc_ver, constants, families)
+    new["device_header"] = device_header_section(device_header.decode())
+    new_header = replace_sections(joined, new)
     stale, first_diffs = [], []
     made_by_zlib = re.search(r", zlib ([\w.-]+) -- do not edit", header)
     if new_header != header and made_by_zlib and made_by_zlib.group(1) != zlib.ZLIB_VERSION and \

@@ -6,7 +6,9 @@
    cannot find the toolkit's folder), finds NVRTC in the toolkit folders and runs a kernel it
    compiled. The disk cache: one kernel compiled cold into a fresh folder, then after
    gpuk_shutdown and gpuk_init (the in-memory cache gone) read back from it; both times are
-   printed. Skipped where no GPU, or no NVRTC, is found. */
+   printed. A kernel that includes gpuk_device.cuh makes the built-ins' random numbers (the
+   uniforms bit for bit) and right warp and block sums and warp scans. Skipped where no GPU,
+   or no NVRTC, is found. */
 #define _GNU_SOURCE
 #define GPUK_IMPLEMENTATION
 #include "gpuk.h"
@@ -45,6 +47,144 @@ static const char template_src[] =
     "    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n"
     "    if (i < n) x[i] = OP(a, x[i], b);\n"
     "}\n";
+
+/* gpuk_device.cuh, handed to NVRTC by gpuk: the same random numbers as the built-ins, and the
+   warp and block sums and the warp scan against the CPU */
+static const char device_src[] =
+    "#include \"gpuk_device.cuh\"\n"
+    "extern \"C\" __global__ void mine(float* f, double* d, float* nf, double* nd,\n"
+    "                                   unsigned long long n, unsigned long long seed,\n"
+    "                                   unsigned long long offset) {\n"
+    "    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;\n"
+    "         i < n; i += (unsigned long long)gridDim.x * blockDim.x) {\n"
+    "        f[i] = gpuk_uniform_f32(seed, offset + i);\n"
+    "        d[i] = gpuk_uniform_f64(seed, offset + i);\n"
+    "        nf[i] = gpuk_normal_f32(seed, offset + i);\n"
+    "        nd[i] = gpuk_normal_f64(seed, offset + i);\n"
+    "    }\n"
+    "}\n"
+    "extern \"C\" __global__ void sums(const int* in, int* scan, int* warp, int* block,\n"
+    "                                   double* block64) {\n"
+    "    unsigned t = threadIdx.x + blockDim.x * threadIdx.y, i = blockIdx.x * 256 + t;\n"
+    "    int v = in[i];\n"
+    "    scan[i] = gpuk_warp_inclusive_scan(v);\n"
+    "    warp[i] = gpuk_warp_sum(v);\n"
+    "    int b = gpuk_block_sum(v);\n"
+    "    double b64 = gpuk_block_sum((double)v);\n"
+    "    if (b != gpuk_block_sum(v)) b = -1; /* called again at once */\n"
+    "    if (t == 255) { block[blockIdx.x] = b; block64[blockIdx.x] = b64; }\n"
+    "}\n";
+
+static int test_device_header_random(void) {
+    enum { N = 5000, ROUNDS = 8 };
+    static float f[N], bf[N], nf[N], bnf[N];
+    static double d[N], bd[N], nd[N], bnd[N];
+    gpuk_compile_desc cd;
+    gpuk_module m;
+    gpuk_kernel k;
+    gpuk_buffer b[8];
+    gpuk_devptr p[4];
+    gpuk_stream s0 = { 0 };
+    size_t i, j, close_bad = 0, normal_same = 0, normal_all = 0;
+    int round;
+    memset(&cd, 0, sizeof cd);
+    cd.source = device_src;
+    cd.name = "device_header.cu";
+    CHECK_OK(gpuk_module_compile(ctx, &cd, &m));
+    CHECK_OK(gpuk_kernel_get(ctx, m, "mine", &k));
+    for (j = 0; j < 8; j++)
+        CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = N * sizeof(double) }, &b[j]));
+    for (j = 0; j < 4; j++) p[j] = gpuk_buffer_devptr(ctx, b[j]);
+    for (round = 0; round < ROUNDS; round++) {
+        /* fresh seeds; offsets 0, small and unaligned, and large (below 2^62: no wrap) */
+        unsigned long long seed = rng(), n = 1 + rng() % N;
+        unsigned long long offset = round == 0 ? 0 : round < 4 ? rng() % 1000 : rng() >> 2;
+        CHECK_OK(gpuk_launch(ctx, k, &(gpuk_launch_desc){ .grid = GPUK_DIM1(7), .block = GPUK_DIM1(128),
+                                                          GPUK_ARGS(&p[0], &p[1], &p[2], &p[3], &n,
+                                                                    &seed, &offset) }));
+        CHECK_OK(gpuk_random_uniform_f32(ctx, s0, gpuk_at(b[4], 0), (size_t)n, seed, offset));
+        CHECK_OK(gpuk_random_uniform_f64(ctx, s0, gpuk_at(b[5], 0), (size_t)n, seed, offset));
+        CHECK_OK(gpuk_random_normal_f32(ctx, s0, gpuk_at(b[6], 0), (size_t)n, seed, offset));
+        CHECK_OK(gpuk_random_normal_f64(ctx, s0, gpuk_at(b[7], 0), (size_t)n, seed, offset));
+        CHECK_OK(gpuk_buffer_read(ctx, b[0], 0, f, n * sizeof *f));
+        CHECK_OK(gpuk_buffer_read(ctx, b[1], 0, d, n * sizeof *d));
+        CHECK_OK(gpuk_buffer_read(ctx, b[2], 0, nf, n * sizeof *nf));
+        CHECK_OK(gpuk_buffer_read(ctx, b[3], 0, nd, n * sizeof *nd));
+        CHECK_OK(gpuk_buffer_read(ctx, b[4], 0, bf, n * sizeof *bf));
+        CHECK_OK(gpuk_buffer_read(ctx, b[5], 0, bd, n * sizeof *bd));
+        CHECK_OK(gpuk_buffer_read(ctx, b[6], 0, bnf, n * sizeof *bnf));
+        CHECK_OK(gpuk_buffer_read(ctx, b[7], 0, bnd, n * sizeof *bnd));
+        /* the uniforms bit for bit */
+        CHECK(memcmp(f, bf, n * sizeof *f) == 0);
+        CHECK(memcmp(d, bd, n * sizeof *d) == 0);
+        /* the normals: the same formula; bit for bit where NVRTC's math library matches the
+           one the built-ins were compiled with, and within rounding in any case */
+        for (i = 0; i < n; i++) {
+            normal_same += memcmp(&nf[i], &bnf[i], sizeof nf[i]) == 0;
+            normal_same += memcmp(&nd[i], &bnd[i], sizeof nd[i]) == 0;
+            close_bad += fabsf(nf[i] - bnf[i]) > 1e-5f * (1.0f + fabsf(bnf[i]));
+            close_bad += fabs(nd[i] - bnd[i]) > 1e-13 * (1.0 + fabs(bnd[i]));
+        }
+        normal_all += 2 * n;
+    }
+    printf("     normals bit for bit equal to the built-ins': %zu of %zu\n", normal_same, normal_all);
+    CHECK(close_bad == 0);
+    for (j = 0; j < 8; j++) CHECK_OK(gpuk_buffer_destroy(ctx, b[j]));
+    CHECK_OK(gpuk_module_unload(ctx, m));
+    return TEST_PASS;
+}
+
+static int test_device_header_sums(void) {
+    enum { BLOCKS = 16, N = BLOCKS * 256 };
+    static int in[N], scan[N], warp[N], block[BLOCKS];
+    static double block64[BLOCKS];
+    gpuk_compile_desc cd;
+    gpuk_module m;
+    gpuk_kernel k;
+    gpuk_buffer b[5];
+    gpuk_devptr p[5];
+    size_t i, j, bad = 0;
+    for (i = 0; i < N; i++) in[i] = (int)(rng() % 2001) - 1000;
+    memset(&cd, 0, sizeof cd);
+    cd.source = device_src;
+    cd.name = "device_header.cu";
+    CHECK_OK(gpuk_module_compile(ctx, &cd, &m));
+    CHECK_OK(gpuk_kernel_get(ctx, m, "sums", &k));
+    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .data = GPUK_RANGE(in) }, &b[0]));
+    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = sizeof scan }, &b[1]));
+    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = sizeof warp }, &b[2]));
+    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = sizeof block }, &b[3]));
+    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = sizeof block64 }, &b[4]));
+    for (j = 0; j < 5; j++) p[j] = gpuk_buffer_devptr(ctx, b[j]);
+    /* a 2-D block of 32 x 8: warps are formed from the linear thread index */
+    CHECK_OK(gpuk_launch(ctx, k, &(gpuk_launch_desc){ .grid = GPUK_DIM1(BLOCKS),
+                                                      .block = GPUK_DIM2(32, 8),
+                                                      GPUK_ARGS(&p[0], &p[1], &p[2], &p[3], &p[4]) }));
+    CHECK_OK(gpuk_buffer_read(ctx, b[1], 0, scan, sizeof scan));
+    CHECK_OK(gpuk_buffer_read(ctx, b[2], 0, warp, sizeof warp));
+    CHECK_OK(gpuk_buffer_read(ctx, b[3], 0, block, sizeof block));
+    CHECK_OK(gpuk_buffer_read(ctx, b[4], 0, block64, sizeof block64));
+    for (j = 0; j < BLOCKS; j++) {
+        int bsum = 0;
+        for (i = 0; i < 256; i += 32) {
+            int run = 0, wsum = 0;
+            size_t l;
+            for (l = 0; l < 32; l++) wsum += in[j * 256 + i + l];
+            for (l = 0; l < 32; l++) {
+                run += in[j * 256 + i + l];
+                bad += scan[j * 256 + i + l] != run;
+                bad += warp[j * 256 + i + l] != wsum;
+            }
+            bsum += wsum;
+        }
+        bad += block[j] != bsum;
+        bad += block64[j] != (double)bsum;
+    }
+    CHECK(bad == 0);
+    for (j = 0; j < 5; j++) CHECK_OK(gpuk_buffer_destroy(ctx, b[j]));
+    CHECK_OK(gpuk_module_unload(ctx, m));
+    return TEST_PASS;
+}
 
 static int test_saxpy(void) {
     enum { N = 100003 };
@@ -331,9 +471,9 @@ int main(int argc, char** argv) {
     /* NVRTC: GPUK_NVRTC_PATH, else the search (the toolkit's folders where it is not on the
        library path) */
     gpuk_init(&base_desc); /* its failure is gpu_setup's to report */
-    if (!gpu_setup("gpu_nvrtc", 5, &ctx, &code)) return code;
+    if (!gpu_setup("gpu_nvrtc", 7, &ctx, &code)) return code;
     if (gpuk_nvrtc_version(&v) != GPUK_OK) {
-        printf("skip gpu_nvrtc: no NVRTC (%s)\n0 passed, 0 failed, 5 skipped\n", gpuk_last_error());
+        printf("skip gpu_nvrtc: no NVRTC (%s)\n0 passed, 0 failed, 7 skipped\n", gpuk_last_error());
         gpuk_ctx_destroy(ctx);
         return 0;
     }
@@ -345,6 +485,8 @@ int main(int argc, char** argv) {
     RUN(test_second_compile_is_a_cache_hit);
     RUN(test_found_by_search);
     RUN(test_disk_cache_times);
+    RUN(test_device_header_random);
+    RUN(test_device_header_sums);
     CHECK_OK(gpuk_ctx_destroy(ctx));
     return test_summary();
 }

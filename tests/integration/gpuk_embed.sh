@@ -98,6 +98,20 @@ CU
      ! gen "$tmp/src/inc.cu" -o "$tmp/inc2.h" --nvcc "$nvcc" --no-ptxas-checks -I "$tmp/inc" >>"$tmp/err" 2>&1; then
     ok "-I and -D reach nvcc and are shown in the header"
   else bad "-I and -D reach nvcc and are shown in the header"; fi
+  # gpuk_device.cuh found beside gpuk.h, from a kernel file elsewhere, run from elsewhere
+  cat > "$tmp/src/dev.cu" <<'CU'
+#include "gpuk_device.cuh"
+extern "C" __global__ void uni(float* out, double* out64, unsigned long long seed, unsigned long long offset) {
+    unsigned long long i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = gpuk_uniform_f32(seed, offset + i) + gpuk_block_sum(1.0f) + gpuk_warp_inclusive_scan(1.0f);
+    out64[i] = gpuk_uniform_f64(seed, offset + i) + gpuk_warp_sum(gpuk_normal_f64(seed, i));
+}
+CU
+  if (cd "$tmp" && python3 "$OLDPWD/tools/gpuk_embed.py" src/dev.cu -o dev.h --nvcc "$nvcc" --no-ptxas-checks) >"$tmp/err" 2>&1 &&
+     grep -q "static inline gpuk_result dev_uni(" "$tmp/dev.h" && grep -q "mul.hi.u32" "$tmp/dev.h" &&
+     grep -q "gpuk_embed.py src/dev.cu -o dev.h --name dev\$" "$tmp/dev.h"; then
+    ok "#include \"gpuk_device.cuh\" found with no -I, not shown in the header"
+  else bad "#include \"gpuk_device.cuh\" found with no -I"; fi
   printf '#define KERNEL(name) \\\n    extern "C" __global__ void name(float* x) { x[0] = 1.0f; }\nKERNEL(made)\nextern "C" __global__ void plain(int n) {}\n' > "$tmp/macro.cu"
   if gen "$tmp/macro.cu" -o "$tmp/macro.h" --nvcc "$nvcc" --no-ptxas-checks >"$tmp/err" 2>&1; then bad "a kernel made by a macro is refused"
   elif grep -q "made by a macro?): made" "$tmp/err" && [ ! -e "$tmp/macro.h" ]; then ok "a kernel made by a macro: refused, named (exit 1)"

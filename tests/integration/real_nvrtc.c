@@ -92,6 +92,62 @@ static int test_real_nvrtc(void) {
     return TEST_PASS;
 }
 
+/* A source that includes gpuk_device.cuh, handed to NVRTC by gpuk (no file, no header in the
+   desc), and calls each of its functions for each type they take. */
+static const char device_src[] =
+    "#include \"gpuk_device.cuh\"\n"
+    "extern \"C\" __global__ void rand4(float* f, double* d, float* nf, double* nd,\n"
+    "                                    unsigned long long seed, unsigned long long off) {\n"
+    "    unsigned long long e = off + blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    gpuk_philox4 r = gpuk_philox4x32_10(e, seed);\n"
+    "    f[threadIdx.x] = gpuk_uniform_f32(seed, e) + gpuk_u01_f32(r.w[3]);\n"
+    "    d[threadIdx.x] = gpuk_uniform_f64(seed, e) + gpuk_u01_f64(r.w[0], r.w[1]);\n"
+    "    nf[threadIdx.x] = gpuk_normal_f32(seed, e);\n"
+    "    nd[threadIdx.x] = gpuk_normal_f64(seed, e);\n"
+    "}\n"
+    "template <typename T> __device__ void sums(T* out, const T* in) {\n"
+    "    T v = in[threadIdx.x];\n"
+    "    out[threadIdx.x] = gpuk_warp_sum(v) + gpuk_warp_inclusive_scan(v) + gpuk_block_sum(v);\n"
+    "}\n"
+    "extern \"C\" __global__ void sums_all(float* f, double* d, int* i, unsigned* u,\n"
+    "                                       long long* l, unsigned long long* ul) {\n"
+    "    sums(f, f); sums(d, d); sums(i, i); sums(u, u); sums(l, l); sums(ul, ul);\n"
+    "    if (gpuk_lane_id() > 31) f[0] = 0.0f;\n"
+    "}\n";
+
+static int test_real_device_header(void) {
+    gpuk_desc d;
+    gpuk_ctx* c = NULL;
+    gpuk_compile_desc cd;
+    gpuk_module m, p;
+    gpuk_kernel k;
+    gpuk_shutdown();
+    fake_reset(NULL);
+    memset(&d, 0, sizeof d);
+    d.get_proc = fake_get_proc;
+    d.nvrtc_path = nvrtc_path;
+    d.logger.func = capture;
+    d.log_level = GPUK_LOG_INFO;
+    CHECK_OK(gpuk_init(&d));
+    CHECK_OK(gpuk_ctx_create(NULL, &c));
+    memset(&cd, 0, sizeof cd);
+    cd.source = device_src;
+    cd.name = "device_header.cu";
+    CHECK_OK(gpuk_module_compile(c, &cd, &m));
+    CHECK(fake.last_module_elf == 1);
+    CHECK_OK(gpuk_kernel_get(c, m, "rand4", &k));
+    CHECK_OK(gpuk_kernel_get(c, m, "sums_all", &k));
+    cd.ptx_only = true;
+    CHECK_OK(gpuk_module_compile(c, &cd, &p));
+    CHECK(fake.last_module_elf == 0);
+    CHECK_OK(gpuk_kernel_get(c, p, "rand4", &k));
+    /* compiled with no warning: NVRTC's log stays empty */
+    CHECK(strstr(logged, "warning") == NULL);
+    CHECK_OK(gpuk_ctx_destroy(c));
+    fake_gpuk_check_released();
+    return TEST_PASS;
+}
+
 /* Every generated source kind through the real compiler: saxpy, all parameter types, raw
    views, reductions of each result type, a preamble, an option; then an error in a body. */
 static int test_real_custom_kernels(void) {
@@ -272,6 +328,7 @@ int main(int argc, char** argv) {
     if (argc < 2) { printf("usage: real_nvrtc LIBNVRTC | real_nvrtc --found-in DIR HOW\n"); return 2; }
     nvrtc_path = argv[1];
     RUN(test_real_nvrtc);
+    RUN(test_real_device_header);
     RUN(test_real_custom_kernels);
     RUN(test_nvrtc_before_init);
     return test_summary();

@@ -35,7 +35,11 @@ static struct {
     fake_nvrtc_config cfg;
     long calls, compiles, live_programs;
     char options[1024];       /* the last compile's options, space-separated */
-    char headers[1024];       /* the last program's headers: "name=source;" */
+    char headers[1024];       /* the last program's headers: "name=source;", gpuk_device.cuh
+                                 left out (its text is below) */
+    int num_headers;          /* the last program's headers, gpuk_device.cuh counted */
+    int device_headers;       /* how many of them were named "gpuk_device.cuh" */
+    char device_header[32768]; /* the last program's gpuk_device.cuh (cut at 32 KiB) */
     char arch[32];            /* the last compile's -arch value */
     char source[16384];       /* the last program's source (cut at 16 KiB) */
 } fake_nv;
@@ -80,8 +84,16 @@ static unsigned fn_nvrtcCreateProgram(void** out, const char* src, const char* n
     p->source = strdup(src);
     snprintf(fake_nv.source, sizeof fake_nv.source, "%s", src);
     fake_nv.headers[0] = 0;
+    fake_nv.device_header[0] = 0;
+    fake_nv.num_headers = nh;
+    fake_nv.device_headers = 0;
     for (i = 0; i < nh; i++) {
         size_t n = strlen(fake_nv.headers);
+        if (strcmp(hn[i], "gpuk_device.cuh") == 0) {
+            fake_nv.device_headers++;
+            snprintf(fake_nv.device_header, sizeof fake_nv.device_header, "%s", hs[i]);
+            continue;
+        }
         snprintf(fake_nv.headers + n, sizeof fake_nv.headers - n, "%s=%s;", hn[i], hs[i]);
     }
     fake_nv.live_programs++;

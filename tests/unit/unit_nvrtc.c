@@ -216,6 +216,40 @@ static int test_compile_error_log(void) {
     return TEST_PASS;
 }
 
+/* gpuk_device.cuh goes to every compile under that name, its text exactly the file's (run
+   from the repository root); a header of that name in the desc goes instead, alone. */
+static int test_device_header_passed(void) {
+    gpuk_ctx* c = up(NULL, NULL);
+    gpuk_compile_desc d = saxpy_desc();
+    gpuk_compile_header h[2];
+    gpuk_module m;
+    static char file[32768];
+    size_t n;
+    FILE* f = fopen("gpuk_device.cuh", "rb");
+    CHECK(f != NULL);
+    n = fread(file, 1, sizeof file - 1, f);
+    fclose(f);
+    CHECK(n > 1000 && n < sizeof file - 1);
+    file[n] = 0;
+    CHECK_OK(gpuk_module_compile(c, &d, &m));
+    CHECK(fake_nv.num_headers == 1 && fake_nv.device_headers == 1);
+    CHECK(strcmp(fake_nv.device_header, file) == 0);
+    CHECK(strstr(fake_nv.device_header, "gpuk_uniform_f32(unsigned long long seed") != NULL);
+    h[0].name = "a.h"; h[0].source = "#define A 1";
+    d.headers = h; d.num_headers = 1;
+    CHECK_OK(gpuk_module_compile(c, &d, &m));
+    CHECK(fake_nv.num_headers == 2 && fake_nv.device_headers == 1);
+    CHECK(strcmp(fake_nv.headers, "a.h=#define A 1;") == 0);
+    CHECK(strcmp(fake_nv.device_header, file) == 0);
+    h[1].name = "gpuk_device.cuh"; h[1].source = "#define MINE 1";
+    d.num_headers = 2;
+    CHECK_OK(gpuk_module_compile(c, &d, &m));
+    CHECK(fake_nv.num_headers == 2 && fake_nv.device_headers == 1);
+    CHECK(strcmp(fake_nv.device_header, "#define MINE 1") == 0);
+    down(c);
+    return TEST_PASS;
+}
+
 static int test_options_and_headers_passed(void) {
     gpuk_ctx* c = up(NULL, NULL);
     gpuk_compile_desc d = saxpy_desc();
@@ -858,6 +892,7 @@ int main(void) {
     RUN(test_long_paths);
     RUN(test_compile_error_log);
     RUN(test_options_and_headers_passed);
+    RUN(test_device_header_passed);
     RUN(test_cubin_or_ptx_by_arch_list);
     RUN(test_name_expressions);
     RUN(test_cache);

@@ -9,6 +9,7 @@ import sys
 GENERATOR_VERSION = "1"
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SOURCE = "gpuk_kernels.cuh"
+DEVICE_HEADER = "gpuk_device.cuh"   # included by SOURCE and by users' kernels
 HEADER = "gpuk.h"
 PTX_DIR = "ptx"
 CACHE = os.path.join(ROOT, ".cache")

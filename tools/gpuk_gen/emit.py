@@ -1,6 +1,7 @@
 """gpuk_gen.emit - C text: the PTX as string pieces, the generated sections of gpuk.h (wrappers,
 kernel ids, tables), and escapes for comments and string literals."""
 import difflib
+import hashlib
 import re
 import zlib
 
@@ -295,6 +296,23 @@ def sections(kernels, variants, modules, source_hash, nvcc_ver, constants, famil
     return {"kernels": "\n".join(decl), "kernel_ids": "\n".join(ids),
             "wrappers": guarded(defs, "\n\n"),
             "ptx": "\n".join(ptx)}
+
+
+def device_header_section(text):
+    """gpuk_device.cuh's text as string pieces (joined at run time: the whole is longer than
+    the 4095 chars C99 allows one literal) for gpuk_module_compile to hand to NVRTC, and a
+    hash of it that the compile cache's key holds."""
+    if "??" in text or any(not (" " <= c <= "~" or c == "\n") for c in text):
+        fail("gpuk_device.cuh: keep it to printable ASCII, no '??' (a trigraph in a C string)")
+    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+    out = ["/* tools/gen_ptx.py v%s from gpuk_device.cuh -- do not edit */" % GENERATOR_VERSION,
+           "#define GPUK__DEVICE_HEADER_HASH \"gpuk_device.cuh sha256 %s\"" % digest,
+           "static const char* const gpuk__device_header[] = {"]
+    for piece in c_string_pieces(text):
+        out.extend("    \"%s\"" % lit for lit in piece)
+        out[-1] += ","
+    out.append("    0\n};")
+    return "\n".join(out)
 
 
 def c_comment(text):

@@ -34,7 +34,7 @@ def embed(args, ptxas):
             fail("stale: %s changed since %s was generated (run tools/gen_ptx.py --embed)" % (rel, rel_out))
         print("up to date (source hash only: nvcc %s here, %s made it): %s" % (nvcc_ver, stamp.group(2), rel_out))
         return
-    original, body = module_body(compile_ptx(args.nvcc, src))
+    original, body = module_body(compile_ptx(args.nvcc, src, ["-I" + ROOT]))
     with tempfile.TemporaryDirectory() as tmp:
         version, target = lower(ptxas, name, body, tmp)
     module = with_header(body, version, target)
@@ -479,7 +479,10 @@ def wrap_setup(args):
     args.wrap_paths = [os.path.abspath(p) for p in (args.wrap, args.output)]
     args.wrap_given = args.wrap
     here = os.path.dirname(args.wrap_paths[1])
-    args.nvcc_args = ["-I" + os.path.abspath(d) for d in args.include] + ["-D" + d for d in args.define]
+    # the repository's root last: #include "gpuk_device.cuh" works from any kernel file, and a
+    # folder the command line names comes first
+    args.nvcc_args = ["-I" + os.path.abspath(d) for d in args.include] + ["-I" + ROOT] + \
+        ["-D" + d for d in args.define]
     args.shown_args = "".join(" -I %s" % seen_from(d, here) for d in args.include) + \
         "".join(" -D %s" % d for d in args.define)
     return args
