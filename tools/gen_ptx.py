@@ -68,8 +68,9 @@ sys.dont_write_bytecode = True  # no __pycache__ left in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gpuk_gen import docs  # noqa: E402  (the generator's steps, one module each)
 from gpuk_gen.amalgamate import join_sources, replace_sections  # noqa: E402
-from gpuk_gen.common import (DEVICE_HEADER, HEADER, NEW_PTXAS_ARCHS, OLD_PTXAS_ARCHS, PTX_DIR, ROOT,  # noqa: E402
-                             SOURCE, fail, first_difference, sm_name, variant_target)
+from gpuk_gen.common import (DEVICE_HEADER, HEADER, NEW_PTXAS_ARCHS,  # noqa: E402
+                             OLD_PTXAS_ARCHS, PTX_DIR, ROOT, SOURCE, fail, first_difference,
+                             sm_name, variant_target)
 from gpuk_gen.emit import device_header_section, sections, without_packed  # noqa: E402
 from gpuk_gen.kernels import (family_wraps, kernel_list, shared_constants,  # noqa: E402
                               variants_for, wrappers_for)

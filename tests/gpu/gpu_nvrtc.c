@@ -93,13 +93,15 @@ static int test_device_header_random(void) {
     CHECK_OK(gpuk_module_compile(ctx, &cd, &m));
     CHECK_OK(gpuk_kernel_get(ctx, m, "mine", &k));
     for (j = 0; j < 8; j++)
-        CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = N * sizeof(double) }, &b[j]));
+        CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = N * sizeof(double) },
+                                    &b[j]));
     for (j = 0; j < 4; j++) p[j] = gpuk_buffer_devptr(ctx, b[j]);
     for (round = 0; round < ROUNDS; round++) {
         /* fresh seeds; offsets 0, small and unaligned, and large (below 2^62: no wrap) */
         unsigned long long seed = rng(), n = 1 + rng() % N;
         unsigned long long offset = round == 0 ? 0 : round < 4 ? rng() % 1000 : rng() >> 2;
-        CHECK_OK(gpuk_launch(ctx, k, &(gpuk_launch_desc){ .grid = GPUK_DIM1(7), .block = GPUK_DIM1(128),
+        CHECK_OK(gpuk_launch(ctx, k, &(gpuk_launch_desc){ .grid = GPUK_DIM1(7),
+                                                          .block = GPUK_DIM1(128),
                                                           GPUK_ARGS(&p[0], &p[1], &p[2], &p[3], &n,
                                                                     &seed, &offset) }));
         CHECK_OK(gpuk_random_uniform_f32(ctx, s0, gpuk_at(b[4], 0), (size_t)n, seed, offset));
@@ -127,7 +129,8 @@ static int test_device_header_random(void) {
         }
         normal_all += 2 * n;
     }
-    printf("     normals bit for bit equal to the built-ins': %zu of %zu\n", normal_same, normal_all);
+    printf("     normals bit for bit equal to the built-ins': %zu of %zu\n", normal_same,
+           normal_all);
     CHECK(close_bad == 0);
     for (j = 0; j < 8; j++) CHECK_OK(gpuk_buffer_destroy(ctx, b[j]));
     CHECK_OK(gpuk_module_unload(ctx, m));
@@ -159,7 +162,8 @@ static int test_device_header_sums(void) {
     /* a 2-D block of 32 x 8: warps are formed from the linear thread index */
     CHECK_OK(gpuk_launch(ctx, k, &(gpuk_launch_desc){ .grid = GPUK_DIM1(BLOCKS),
                                                       .block = GPUK_DIM2(32, 8),
-                                                      GPUK_ARGS(&p[0], &p[1], &p[2], &p[3], &p[4]) }));
+                                                      GPUK_ARGS(&p[0], &p[1], &p[2], &p[3],
+                                                                &p[4]) }));
     CHECK_OK(gpuk_buffer_read(ctx, b[1], 0, scan, sizeof scan));
     CHECK_OK(gpuk_buffer_read(ctx, b[2], 0, warp, sizeof warp));
     CHECK_OK(gpuk_buffer_read(ctx, b[3], 0, block, sizeof block));
