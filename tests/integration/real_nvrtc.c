@@ -34,8 +34,20 @@ static const char src[] =
     "    if (i < n) x[i] = SCALE(x[i], s);\n"
     "}\n";
 
-static int test_real_nvrtc(void) {
+/* gpuk on the fake driver with the real NVRTC, its log captured from level on; a ctx in *c. */
+static int up(gpuk_log_level level, gpuk_ctx** c) {
     gpuk_desc d;
+    gpuk_shutdown();
+    fake_reset(NULL);
+    memset(&d, 0, sizeof d);
+    d.get_proc = fake_get_proc;
+    d.nvrtc_path = nvrtc_path;
+    d.logger.func = capture;
+    d.log_level = level;
+    return gpuk_init(&d) == GPUK_OK && gpuk_ctx_create(NULL, c) == GPUK_OK;
+}
+
+static int test_real_nvrtc(void) {
     gpuk_ctx* c = NULL;
     gpuk_compile_desc cd;
     gpuk_compile_header h = { "scale.h", "#define SCALE(a, b) ((a) * (b))\n" };
@@ -45,15 +57,7 @@ static int test_real_nvrtc(void) {
     gpuk_kernel k;
     const char* low;
     int v = 0;
-    gpuk_shutdown();
-    fake_reset(NULL);
-    memset(&d, 0, sizeof d);
-    d.get_proc = fake_get_proc;
-    d.nvrtc_path = nvrtc_path;
-    d.logger.func = capture;
-    d.log_level = GPUK_LOG_INFO;
-    CHECK_OK(gpuk_init(&d));
-    CHECK_OK(gpuk_ctx_create(NULL, &c));
+    CHECK(up(GPUK_LOG_INFO, &c));
     CHECK_OK(gpuk_nvrtc_version(&v));
     printf("     NVRTC %d.%d from %s\n", v / 1000, v % 1000 / 10, nvrtc_path);
     memset(&cd, 0, sizeof cd);
@@ -116,20 +120,11 @@ static const char device_src[] =
     "}\n";
 
 static int test_real_device_header(void) {
-    gpuk_desc d;
     gpuk_ctx* c = NULL;
     gpuk_compile_desc cd;
     gpuk_module m, p;
     gpuk_kernel k;
-    gpuk_shutdown();
-    fake_reset(NULL);
-    memset(&d, 0, sizeof d);
-    d.get_proc = fake_get_proc;
-    d.nvrtc_path = nvrtc_path;
-    d.logger.func = capture;
-    d.log_level = GPUK_LOG_INFO;
-    CHECK_OK(gpuk_init(&d));
-    CHECK_OK(gpuk_ctx_create(NULL, &c));
+    CHECK(up(GPUK_LOG_INFO, &c));
     memset(&cd, 0, sizeof cd);
     cd.source = device_src;
     cd.name = "device_header.cu";
@@ -164,22 +159,13 @@ static int test_real_custom_kernels(void) {
         /* parameters named as the reduce expression's operands: each sees its own */
         { "const float* a, const float* b", "a[i] * b[i]", "a + b", "0.0f", "float" },
     };
-    gpuk_desc d;
     gpuk_ctx* c = NULL;
     gpuk_elementwise_desc ed;
     gpuk_reduction_desc rd;
     gpuk_elementwise e;
     gpuk_reduction r;
     size_t i;
-    gpuk_shutdown();
-    fake_reset(NULL);
-    memset(&d, 0, sizeof d);
-    d.get_proc = fake_get_proc;
-    d.nvrtc_path = nvrtc_path;
-    d.logger.func = capture;
-    d.log_level = GPUK_LOG_WARN; /* a warning in the generated code would show */
-    CHECK_OK(gpuk_init(&d));
-    CHECK_OK(gpuk_ctx_create(NULL, &c));
+    CHECK(up(GPUK_LOG_WARN, &c)); /* a warning in the generated code would show */
     logged[0] = 0;
     memset(&ed, 0, sizeof ed);
     ed.params = "float a, const float* x, float* y";
