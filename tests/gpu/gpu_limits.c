@@ -113,6 +113,7 @@ static int test_printf_reaches_stdout_at_a_sync(void) {
     static char text[16384];
     CHECK_OK(gpuk_stream_create(ctx, NULL, &s));
     CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = sizeof back }, &b));
+    CHECK_OK(gpuk_buffer_write(ctx, b, 0, &x, sizeof x)); /* the read below reads set bytes */
     for (round = 0; round < 3; round++) {
         capture c;
         tag = 41 + round;
