@@ -31,7 +31,7 @@ CONFIGURATION (define before the implementation include)
    cache in that folder when gpuk_desc.nvrtc_cache_dir is NULL.
 
 gpuk DOES NOT
-   need the CUDA toolkit (gpuk_module_compile loads NVRTC only when called); manage unified/managed memory; create non-primary
+   need the CUDA toolkit (gpuk_module_compile loads NVRTC only when called); create non-primary
    contexts; wrap textures, graphics interop or IPC; build graphs node by node (gpuk makes
    them by stream capture); print anything unless given a logger; exit or abort on caller
    error.
@@ -138,6 +138,16 @@ MEMORY
    synchronize of a stream, event or ctx; gpuk_mempool_set_release_threshold), and
    gpuk_mempool_trim gives it back. In a capture the allocation and the free become graph
    nodes (KERNELS).
+   Host-visible buffers: gpuk_buffer_create_mapped (zero-copy: page-locked host memory the
+   device reads and writes in place) and gpuk_buffer_create_managed (managed memory, moved by
+   the driver where it is used) make ordinary gpuk_buffer handles that every call takes, plus a
+   CPU pointer (gpuk_buffer_host_ptr). On an integrated GPU (gpuk_device_info.integrated, e.g.
+   Jetson) device and host share one DRAM: zero-copy or managed buffers save the copies
+   outright. On a discrete GPU each kernel access of mapped memory crosses the bus: copies
+   into device memory usually win unless the data is read once; managed memory there pays
+   page faults unless prefetched (gpuk_buffer_prefetch) before its use. gpuk_device_info says
+   what the device can: can_map_host_memory, managed_memory, concurrent_managed_access,
+   pageable_memory_access.
 
 HANDLES
    Buffers, pinned blocks, streams, events, modules, kernels and graphs are 32-bit handles
@@ -441,6 +451,12 @@ typedef struct gpuk_device_info {
     int max_block[3], max_grid[3];
     int integrated, async_engines;
     int driver_version;            // e.g. 13000 for CUDA 13.0
+    int can_map_host_memory;       // 1: gpuk_buffer_create_mapped works (zero-copy)
+    int managed_memory;            // 1: gpuk_buffer_create_managed works
+    int concurrent_managed_access; // 1: CPU and GPU may touch managed memory at once, and
+                                   //   gpuk_buffer_prefetch works; 0 (Windows, some Jetson):
+                                   //   the CPU only while the device is idle
+    int pageable_memory_access;    // 1: kernels may read plain malloc'd memory (HMM, ATS)
 } gpuk_device_info;
 
 typedef struct gpuk_ctx_desc {
@@ -843,6 +859,54 @@ GPUK_API gpuk_result gpuk_pinned_create(gpuk_ctx* ctx, const gpuk_pinned_desc* d
 GPUK_API gpuk_result gpuk_pinned_destroy(gpuk_ctx* ctx, gpuk_pinned pinned);
 GPUK_API void* gpuk_pinned_ptr(const gpuk_ctx* ctx, gpuk_pinned pinned);     /* NULL if bad */
 GPUK_API size_t gpuk_pinned_size(const gpuk_ctx* ctx, gpuk_pinned pinned);   /* 0 if bad */
+
+// --- host-visible buffers: zero-copy (mapped pinned) and managed (MEMORY) ---
+/* A buffer whose memory is page-locked host memory mapped into the device's address space
+   (cuMemHostAlloc with DEVICEMAP | PORTABLE, or desc.host_ptr registered with
+   cuMemHostRegister's DEVICEMAP | PORTABLE): kernels and copies reach it over the bus (on an
+   integrated GPU: the same DRAM), the CPU through gpuk_buffer_host_ptr, with no copy between.
+   A gpuk_buffer like any other: built-ins, views and gpuk_launch (gpuk_buffer_devptr) take it.
+   Destroy frees it (or unregisters host_ptr, which stays the caller's). GPUK_ERR_UNSUPPORTED
+   where the device cannot map host memory, GPUK_ERR_DRIVER_TOO_OLD without
+   cuMemHostGetDevicePointer. */
+GPUK_API gpuk_result gpuk_buffer_create_mapped(gpuk_ctx* ctx, const gpuk_pinned_desc* desc,
+                                               gpuk_buffer* out_buffer);
+/* A buffer of managed memory (cuMemAllocManaged, attached globally): one address for the CPU
+   (gpuk_buffer_host_ptr) and every device, pages moved by the driver where they are used.
+   desc: bytes, label, data (uploaded at create); wrap must be 0. GPUK_ERR_UNSUPPORTED on a
+   device without managed memory, GPUK_ERR_DRIVER_TOO_OLD without cuMemAllocManaged. */
+GPUK_API gpuk_result gpuk_buffer_create_managed(gpuk_ctx* ctx, const gpuk_buffer_desc* desc,
+                                                gpuk_buffer* out_buffer);
+/* The CPU's pointer to a mapped or managed buffer; NULL for device memory, a bad handle, or
+   0 bytes. The CPU may read what kernels wrote once their stream (or the ctx) is synced; on a
+   device without concurrent managed access it may touch managed memory only while the device
+   is idle (gpuk cannot check that: the process gets a fault). */
+GPUK_API void* gpuk_buffer_host_ptr(const gpuk_ctx* ctx, gpuk_buffer buffer);
+/* The host as the place of a prefetch or an advice; devices are named by their ordinal. */
+enum { GPUK_DEVICE_HOST = -1 };
+/* Moves bytes of a managed buffer from offset to device (an ordinal, or GPUK_DEVICE_HOST)
+   ahead of their use, queued on stream (cuMemPrefetchAsync). Needs concurrent managed access
+   (gpuk_device_info; else GPUK_ERR_UNSUPPORTED); other buffers are GPUK_ERR_INVALID_ARG;
+   bytes 0 does nothing. */
+GPUK_API gpuk_result gpuk_buffer_prefetch(gpuk_ctx* ctx, gpuk_stream stream, gpuk_buffer buffer,
+                                          size_t offset, size_t bytes, int device);
+/* cuMemAdvise's hints for a managed range; values are CUmem_advise's. */
+typedef enum gpuk_advice {
+    GPUK_ADVICE_DEFAULT = 0,              /* none: refused */
+    GPUK_ADVICE_SET_READ_MOSTLY,          /* read copies on every processor that reads it;
+                                             a write drops them (device is ignored) */
+    GPUK_ADVICE_UNSET_READ_MOSTLY,
+    GPUK_ADVICE_SET_PREFERRED_LOCATION,   /* keep the pages on device (or the host) */
+    GPUK_ADVICE_UNSET_PREFERRED_LOCATION,
+    GPUK_ADVICE_SET_ACCESSED_BY,          /* device keeps a mapping: its accesses do not fault */
+    GPUK_ADVICE_UNSET_ACCESSED_BY,
+    GPUK_ADVICE_NUM,
+    GPUK_ADVICE_FORCE_U32 = 0x7FFFFFFF
+} gpuk_advice;
+/* Gives bytes of a managed buffer from offset an advice for device (an ordinal or
+   GPUK_DEVICE_HOST). Immediate, not on a stream. Other buffers: GPUK_ERR_INVALID_ARG. */
+GPUK_API gpuk_result gpuk_buffer_advise(gpuk_ctx* ctx, gpuk_buffer buffer, size_t offset,
+                                        size_t bytes, gpuk_advice advice, int device);
 
 // --- streams ---
 GPUK_API gpuk_result gpuk_stream_create(gpuk_ctx* ctx, const gpuk_stream_desc* desc,
@@ -1698,6 +1762,7 @@ struct CUtensorMap_st; /* 128 bytes, 64-byte aligned: GEMM's TMA path (gpuk__tma
 typedef struct CUgraph_st* gpuk__cu_graph;
 typedef struct CUgraphExec_st* gpuk__cu_graph_exec;
 typedef struct CUgraphNode_st* gpuk__cu_graph_node;
+typedef struct CUlinkState_st* gpuk__cu_link_state;
 /* cuLaunchKernelEx's CUlaunchConfig and CUlaunchAttribute, laid out as cuda.h does (the attribute
    value is a 64-byte union holding pointers; tests/compile/driver_sigs.c compares sizes and
    offsets). gpuk's own tags: cuda.h's CUlaunchConfig_st stays opaque here, so a program may include
@@ -1785,6 +1850,17 @@ typedef struct gpuk__lib_feature {
     X(cuMemHostRegister, 6050, "cuMemHostRegister_v2", 1, \
       (void* ptr, size_t bytes, unsigned int flags)) \
     X(cuMemHostUnregister, 4000, "cuMemHostUnregister", 1, (void* ptr)) \
+    X(cuMemHostGetDevicePointer, 3020, "cuMemHostGetDevicePointer_v2", 0, \
+      (gpuk_devptr* out_ptr, void* host, unsigned int flags)) \
+    X(cuMemAllocManaged, 6000, "cuMemAllocManaged", 0, \
+      (gpuk_devptr* out_ptr, size_t bytes, unsigned int flags)) \
+    /* prefetch and advice: the CUDA 8.0 ABI (a device, CU_DEVICE_CPU for the host), which \
+       every later driver keeps; CUDA 12.2's _v2 (cuda.h's names since 13.0) take a         \
+       CUmemLocation instead */                                                             \
+    X(cuMemPrefetchAsync, 8000, "cuMemPrefetchAsync", 0, \
+      (gpuk_devptr ptr, size_t bytes, gpuk__cu_device dst_device, gpuk__cu_stream stream)) \
+    X(cuMemAdvise, 8000, "cuMemAdvise", 0, \
+      (gpuk_devptr ptr, size_t bytes, unsigned int advice, gpuk__cu_device device)) \
     X(cuMemsetD8Async, 3020, "cuMemsetD8Async", 1, \
       (gpuk_devptr dst, unsigned char value, size_t count, gpuk__cu_stream stream)) \
     X(cuMemsetD16Async, 3020, "cuMemsetD16Async", 1, \
@@ -1853,6 +1929,18 @@ typedef struct gpuk__lib_feature {
     X(cuModuleUnload, 2000, "cuModuleUnload", 1, (gpuk__cu_module module)) \
     X(cuModuleGetFunction, 2000, "cuModuleGetFunction", 1, \
       (gpuk__cu_function* out_func, gpuk__cu_module module, const char* name)) \
+    X(cuLinkCreate, 6050, "cuLinkCreate_v2", 0, \
+      (unsigned int num_options, unsigned int* options, void** option_values, \
+       gpuk__cu_link_state* out_state)) \
+    X(cuLinkAddData, 6050, "cuLinkAddData_v2", 0, \
+      (gpuk__cu_link_state state, unsigned int type, void* data, size_t bytes, const char* name, \
+       unsigned int num_options, unsigned int* options, void** option_values)) \
+    X(cuLinkAddFile, 6050, "cuLinkAddFile_v2", 0, \
+      (gpuk__cu_link_state state, unsigned int type, const char* path, unsigned int num_options, \
+       unsigned int* options, void** option_values)) \
+    X(cuLinkComplete, 5050, "cuLinkComplete", 0, \
+      (gpuk__cu_link_state state, void** out_cubin, size_t* out_bytes)) \
+    X(cuLinkDestroy, 5050, "cuLinkDestroy", 0, (gpuk__cu_link_state state)) \
     X(cuFuncGetAttribute, 2020, "cuFuncGetAttribute", 1, \
       (int* out_value, unsigned int attribute, gpuk__cu_function func)) \
     X(cuFuncSetAttribute, 9000, "cuFuncSetAttribute", 1, \
@@ -1958,6 +2046,14 @@ enum {
     GPUK__CU_STREAM_CAPTURE_ACTIVE = 1,
     GPUK__CU_MEMHOSTALLOC_PORTABLE = 1,
     GPUK__CU_MEMHOSTREGISTER_PORTABLE = 1,
+    GPUK__CU_MEMHOSTALLOC_DEVICEMAP = 2,
+    GPUK__CU_MEMHOSTREGISTER_DEVICEMAP = 2,
+    GPUK__CU_MEM_ATTACH_GLOBAL = 1,
+    GPUK__CU_DEVICE_CPU = -1,
+    GPUK__CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY = 19,
+    GPUK__CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY = 83,
+    GPUK__CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS = 88,
+    GPUK__CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS = 89,
     GPUK__CU_POINTER_ATTRIBUTE_CONTEXT = 1,
     GPUK__CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,
     GPUK__CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9,
@@ -1967,6 +2063,11 @@ enum {
     GPUK__CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4,
     GPUK__CU_JIT_ERROR_LOG_BUFFER = 5,
     GPUK__CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
+    GPUK__CU_JIT_INPUT_CUBIN = 0,
+    GPUK__CU_JIT_INPUT_PTX = 1,
+    GPUK__CU_JIT_INPUT_FATBINARY = 2,
+    GPUK__CU_JIT_INPUT_OBJECT = 3,
+    GPUK__CU_JIT_INPUT_LIBRARY = 4,
     GPUK__CU_FUNC_MAX_THREADS_PER_BLOCK = 0,
     GPUK__CU_FUNC_SHARED_SIZE_BYTES = 1,
     GPUK__CU_FUNC_CONST_SIZE_BYTES = 2,
@@ -3226,6 +3327,13 @@ static gpuk_result gpuk__device_query(const char* fn, int device, gpuk_device_in
         { 7, offsetof(gpuk_device_info, max_grid) + 2 * sizeof(int) },
         { 18, offsetof(gpuk_device_info, integrated) },
         { 40, offsetof(gpuk_device_info, async_engines) },
+        { GPUK__CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY,
+          offsetof(gpuk_device_info, can_map_host_memory) },
+        { GPUK__CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, offsetof(gpuk_device_info, managed_memory) },
+        { GPUK__CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS,
+          offsetof(gpuk_device_info, concurrent_managed_access) },
+        { GPUK__CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS,
+          offsetof(gpuk_device_info, pageable_memory_access) },
     };
     gpuk__cu_device dev;
     gpuk__cu_result cr;
@@ -3295,8 +3403,11 @@ typedef struct gpuk__pool {
 } gpuk__pool;
 
 /* How a buffer's memory came: cuMemAlloc (or wrapped, not owned), cuMemAllocAsync from the
-   device's pool, or cuMemAllocAsync inside a stream capture (a graph's allocation). */
-enum { GPUK__BUFFER_PLAIN, GPUK__BUFFER_ORDERED, GPUK__BUFFER_GRAPH };
+   device's pool, or cuMemAllocAsync inside a stream capture (a graph's allocation); mapped
+   host memory, cuMemHostAlloc'd or the caller's registered, or cuMemAllocManaged
+   (src/gpuk_hostmem.h). */
+enum { GPUK__BUFFER_PLAIN, GPUK__BUFFER_ORDERED, GPUK__BUFFER_GRAPH, GPUK__BUFFER_MAPPED,
+       GPUK__BUFFER_REGISTERED, GPUK__BUFFER_MANAGED };
 
 typedef struct gpuk__buffer_slot {
     uint32_t id;
@@ -3306,6 +3417,7 @@ typedef struct gpuk__buffer_slot {
                                 default stream), where gpuk_buffer_destroy frees it */
     gpuk_devptr ptr;
     size_t bytes;
+    void* host;              /* MAPPED, REGISTERED, MANAGED: the CPU's pointer; else NULL */
     char label[24];
 } gpuk__buffer_slot;
 
@@ -4721,6 +4833,7 @@ GPUK__IMPL gpuk_result gpuk_buffer_create_async(gpuk_ctx* ctx, gpuk_stream strea
     s->owned = true;
     s->origin = GPUK__BUFFER_ORDERED;
     s->stream_id = stream.id;
+    s->host = NULL;
     gpuk__copy_text(s->label, sizeof s->label, desc->label);
     if (desc->wrap) {
         r = gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.wrap is set: a buffer made on a stream is "
@@ -4743,6 +4856,11 @@ GPUK__IMPL gpuk_result gpuk_buffer_create_async(gpuk_ctx* ctx, gpuk_stream strea
         }
     }
     return gpuk__slot_end(ctx, gpuk__kind_buffer, s, r, &out_buffer->id);
+}
+
+/* A buffer made on a stream (freed in order on one), not by a gpuk_buffer_create*. */
+static int gpuk__buffer_stream_ordered(const gpuk__buffer_slot* s) {
+    return s->origin == GPUK__BUFFER_ORDERED || s->origin == GPUK__BUFFER_GRAPH;
 }
 
 /* The name of a detached buffer slot (its id is 0 then) in errors: as gpuk__buffer_name. */
@@ -4771,10 +4889,12 @@ static gpuk_result gpuk__buffer_free_detached(const char* fn, gpuk_ctx* ctx, uin
     if (GPUK__ATOMIC_LOAD(&gpuk__g.broken))
         return gpuk__slot_settle(fn, ctx, gpuk__kind_buffer, i, id, GPUK_OK);
     on.id = stream ? stream->id : s->stream_id;
-    if (s->origin == GPUK__BUFFER_PLAIN) {
-        r = gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s was made by gpuk_buffer_create%s, not on a "
-                       "stream: free it with gpuk_buffer_destroy",
+    if (!gpuk__buffer_stream_ordered(s)) {
+        r = gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s was made by gpuk_buffer_create%s%s, not on "
+                       "a stream: free it with gpuk_buffer_destroy",
                        gpuk__detached_name(name, sizeof name, s, id),
+                       s->origin == GPUK__BUFFER_MANAGED ? "_managed"
+                       : s->origin != GPUK__BUFFER_PLAIN ? "_mapped" : "",
                        s->owned ? "" : " (it wraps memory gpuk does not own)");
     } else if (!stream && on.id && !gpuk__stream_lookup(ctx, on.id)) {
         r = gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "the stream %s was made on (0x%x) is destroyed, "
@@ -4937,6 +5057,7 @@ GPUK__IMPL gpuk_result gpuk_buffer_create(gpuk_ctx* ctx, const gpuk_buffer_desc*
     s->owned = !d.wrap;
     s->origin = GPUK__BUFFER_PLAIN;
     s->stream_id = 0;
+    s->host = NULL;
     gpuk__copy_text(s->label, sizeof s->label, d.label);
     if (d.wrap && !d.bytes) {
         r = gpuk__fail(__func__, GPUK_ERR_INVALID_ARG,
@@ -4975,6 +5096,16 @@ static gpuk__cu_result gpuk__buffer_release(gpuk_ctx* ctx, void* slot, const cha
     const gpuk__buffer_slot* s = (const gpuk__buffer_slot*)slot;
     gpuk__cu_result cr;
     (void)ctx;
+    /* mapped host memory (src/gpuk_hostmem.h): freed, or the caller's unregistered; a
+       managed buffer is cuMemFree'd like device memory */
+    if (s->origin == GPUK__BUFFER_MAPPED) {
+        *out_call = "cuMemFreeHost";
+        return s->host ? GPUK__DRV.cuMemFreeHost(s->host) : 0;
+    }
+    if (s->origin == GPUK__BUFFER_REGISTERED) {
+        *out_call = "cuMemHostUnregister";
+        return s->host ? GPUK__DRV.cuMemHostUnregister(s->host) : 0;
+    }
     *out_call = "cuMemFree";
     if (!s->owned || !s->ptr) return 0;
     cr = GPUK__DRV.cuMemFree(s->ptr);
@@ -4990,8 +5121,8 @@ GPUK__IMPL gpuk_result gpuk_buffer_destroy(gpuk_ctx* ctx, gpuk_buffer buffer) {
     GPUK__CTX_CHECK(fn, ctx);
     if (!(i = gpuk__slot_detach(ctx, &ctx->pools[gpuk__kind_buffer], buffer.id)))
         return gpuk__bad_handle(fn, "buffer", buffer.id);
-    if (((const gpuk__buffer_slot*)gpuk__pool_slot(&ctx->pools[gpuk__kind_buffer], i))->origin !=
-        GPUK__BUFFER_PLAIN)
+    if (gpuk__buffer_stream_ordered(
+            (const gpuk__buffer_slot*)gpuk__pool_slot(&ctx->pools[gpuk__kind_buffer], i)))
         return gpuk__buffer_free_detached(fn, ctx, i, buffer.id, NULL);
     return gpuk__slot_release(fn, ctx, gpuk__kind_buffer, i, buffer.id);
 }
@@ -5385,6 +5516,231 @@ GPUK__IMPL void* gpuk_pinned_ptr(const gpuk_ctx* ctx, gpuk_pinned pinned) {
 GPUK__IMPL size_t gpuk_pinned_size(const gpuk_ctx* ctx, gpuk_pinned pinned) {
     const gpuk__pinned_slot* s = ctx ? gpuk__pinned_lookup(ctx, pinned.id) : NULL;
     return s ? s->bytes : 0;
+}
+
+/* src/gpuk_hostmem.h - part of gpuk.h: zero-copy (mapped host) and managed buffers. */
+/* ---- >>hostmem ---- */
+/* Mapped and managed buffers are slots of the buffer pool like the others (origin MAPPED,
+   REGISTERED or MANAGED, the CPU's pointer in host), so every call that takes a buffer takes
+   them, checked the same way, and gpuk__buffer_release (src/gpuk_memory.h) gives them back.
+   What the device can do comes from the ctx's gpuk_device_info, asked once at ctx create, so
+   a refusal costs no driver call. */
+
+/* "N bytes for buffer 'label'" in a failed allocation's text. */
+static const char* gpuk__alloc_what(char* buf, size_t cap, size_t bytes, const char* label) {
+    if (label[0]) gpuk__fmt(buf, cap, 0, "%zu bytes for buffer '%s'", bytes, label);
+    else gpuk__fmt(buf, cap, 0, "%zu bytes for an unlabelled buffer", bytes);
+    return buf;
+}
+
+GPUK__IMPL gpuk_result gpuk_buffer_create_mapped(gpuk_ctx* ctx, const gpuk_pinned_desc* desc,
+                                                 gpuk_buffer* out_buffer) {
+    const char* const fn = __func__;
+    gpuk_pinned_desc d;
+    gpuk__buffer_slot* s;
+    gpuk__cu_result cr = 0;
+    const char* call = "cuMemHostAlloc";
+    void* host = NULL;
+    gpuk_result r = GPUK_OK;
+    s = (gpuk__buffer_slot*)gpuk__create_begin(fn, ctx, gpuk__kind_buffer,
+                                               out_buffer ? &out_buffer->id : NULL, desc, 0,
+                                               GPUK__CANARIES(desc), &r);
+    if (!s) return r;
+    d = gpuk__pinned_desc_defaults(desc);
+    s->ptr = 0;
+    s->bytes = d.bytes;
+    s->host = NULL;
+    s->owned = d.host_ptr == NULL;
+    s->origin = d.host_ptr ? GPUK__BUFFER_REGISTERED : GPUK__BUFFER_MAPPED;
+    s->stream_id = 0;
+    gpuk__copy_text(s->label, sizeof s->label, d.label);
+    if (d.host_ptr && !d.bytes) {
+        r = gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "registering host memory needs desc.bytes");
+    } else if ((r = gpuk__check_data(fn, "gpuk_pinned_desc", d.data, d.bytes)) != GPUK_OK) {
+    } else if (!d.bytes) {
+    } else if (!GPUK__DRV.cuMemHostGetDevicePointer) {
+        r = gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, "the driver lacks cuMemHostGetDevicePointer");
+    } else if (!ctx->info.can_map_host_memory) {
+        r = gpuk__fail(fn, GPUK_ERR_UNSUPPORTED, "device %d (%s) cannot map host memory "
+                       "(CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY is 0): copy through a "
+                       "gpuk_buffer_create buffer instead", ctx->info.ordinal, ctx->info.name);
+    } else if ((r = gpuk__enter(fn, ctx)) == GPUK_OK) {
+        /* PORTABLE: pinned and mapped for every context, as gpuk_pinned's memory is */
+        if (d.host_ptr) {
+            call = "cuMemHostRegister";
+            cr = GPUK__DRV.cuMemHostRegister(d.host_ptr, d.bytes,
+                                             GPUK__CU_MEMHOSTREGISTER_DEVICEMAP |
+                                                 GPUK__CU_MEMHOSTREGISTER_PORTABLE);
+            if (!cr) host = d.host_ptr;
+        } else {
+            cr = GPUK__DRV.cuMemHostAlloc(&host, d.bytes, GPUK__CU_MEMHOSTALLOC_DEVICEMAP |
+                                                              GPUK__CU_MEMHOSTALLOC_PORTABLE);
+            if (cr) host = NULL;
+        }
+        /* the device's address of it: the host address itself where the device uses the
+           host's page tables, another one where it does not (registered memory, some GPUs) */
+        if (!cr) {
+            call = "cuMemHostGetDevicePointer";
+            cr = GPUK__DRV.cuMemHostGetDevicePointer(&s->ptr, host, 0);
+        }
+        if (cr) {
+            char what[80];
+            r = gpuk__fail_cu(fn, call, cr, gpuk__alloc_what(what, sizeof what, d.bytes, s->label));
+            if (host && !GPUK__ATOMIC_LOAD(&gpuk__g.broken)) {
+                if (d.host_ptr) GPUK__DRV.cuMemHostUnregister(host);
+                else GPUK__DRV.cuMemFreeHost(host);
+            }
+            s->ptr = 0;
+        } else {
+            s->host = host;
+        }
+    }
+    /* host memory: a plain copy (memmove: data may lie inside registered host_ptr memory) */
+    if (r == GPUK_OK && d.data.bytes) memmove(s->host, d.data.ptr, d.data.bytes);
+    return gpuk__slot_end(ctx, gpuk__kind_buffer, s, r, &out_buffer->id);
+}
+
+GPUK__IMPL gpuk_result gpuk_buffer_create_managed(gpuk_ctx* ctx, const gpuk_buffer_desc* desc,
+                                                  gpuk_buffer* out_buffer) {
+    const char* const fn = __func__;
+    gpuk_buffer_desc d;
+    gpuk__buffer_slot* s;
+    gpuk__cu_result cr;
+    gpuk_result r = GPUK_OK;
+    s = (gpuk__buffer_slot*)gpuk__create_begin(fn, ctx, gpuk__kind_buffer,
+                                               out_buffer ? &out_buffer->id : NULL, desc, 0,
+                                               GPUK__CANARIES(desc), &r);
+    if (!s) return r;
+    d = gpuk__buffer_desc_defaults(desc);
+    s->ptr = 0;
+    s->bytes = d.bytes;
+    s->host = NULL;
+    s->owned = true;
+    s->origin = GPUK__BUFFER_MANAGED;
+    s->stream_id = 0;
+    gpuk__copy_text(s->label, sizeof s->label, d.label);
+    if (d.wrap) {
+        r = gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.wrap is set: a managed buffer is memory "
+                       "of the driver's; wrap memory of your own with gpuk_buffer_create");
+    } else if ((r = gpuk__check_data(fn, "gpuk_buffer_desc", d.data, d.bytes)) != GPUK_OK) {
+    } else if (!d.bytes) {
+    } else if (!GPUK__DRV.cuMemAllocManaged) {
+        r = gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, "the driver lacks cuMemAllocManaged");
+    } else if (!ctx->info.managed_memory) {
+        r = gpuk__fail(fn, GPUK_ERR_UNSUPPORTED, "device %d (%s) has no managed memory "
+                       "(CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY is 0): use gpuk_buffer_create and "
+                       "copies, or gpuk_buffer_create_mapped", ctx->info.ordinal, ctx->info.name);
+    } else if ((r = gpuk__enter(fn, ctx)) == GPUK_OK) {
+        cr = GPUK__DRV.cuMemAllocManaged(&s->ptr, d.bytes, GPUK__CU_MEM_ATTACH_GLOBAL);
+        if (cr) {
+            char what[80];
+            s->ptr = 0;
+            r = gpuk__fail_cu(fn, "cuMemAllocManaged", cr,
+                              gpuk__alloc_what(what, sizeof what, d.bytes, s->label));
+        } else {
+            s->host = (void*)(uintptr_t)s->ptr;
+        }
+    }
+    /* A driver copy, not a memcpy: without concurrent managed access the CPU must not touch
+       managed memory while a kernel of the device runs, and another thread's may. */
+    if (r == GPUK_OK && d.data.bytes) {
+        r = gpuk__copy_host_sync(fn, ctx, GPUK__HTOD, s->ptr, (void*)(uintptr_t)d.data.ptr,
+                                 d.data.bytes, "uploading desc.data");
+        if (r != GPUK_OK && !GPUK__ATOMIC_LOAD(&gpuk__g.broken)) GPUK__DRV.cuMemFree(s->ptr);
+    }
+    return gpuk__slot_end(ctx, gpuk__kind_buffer, s, r, &out_buffer->id);
+}
+
+GPUK__IMPL void* gpuk_buffer_host_ptr(const gpuk_ctx* ctx, gpuk_buffer buffer) {
+    const gpuk__buffer_slot* s = ctx ? gpuk__buffer_lookup(ctx, buffer.id) : NULL;
+    return s ? s->host : NULL;
+}
+
+/* The head of prefetch and advice: a live managed buffer of ctx, the range inside it. */
+static gpuk_result gpuk__managed_range(const char* fn, gpuk_ctx* ctx, gpuk_buffer buffer,
+                                       size_t offset, size_t bytes,
+                                       const gpuk__buffer_slot** out) {
+    const gpuk__buffer_slot* s;
+    char name[48];
+    *out = NULL;
+    GPUK__ALIVE(fn);
+    GPUK__CTX_CHECK(fn, ctx);
+    if (!(s = gpuk__buffer_lookup(ctx, buffer.id)))
+        return gpuk__bad_handle(fn, "buffer", buffer.id);
+    if (s->origin != GPUK__BUFFER_MANAGED)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s is not managed memory (prefetch and advice "
+                          "are for buffers of gpuk_buffer_create_managed)",
+                          gpuk__buffer_name(name, sizeof name, s));
+    if (!gpuk__in_bounds(offset, bytes, s->bytes)) return gpuk__bounds_fail(fn, s, offset, bytes);
+    *out = s;
+    return GPUK_OK;
+}
+
+/* device as the driver names it: an ordinal's CUdevice (the ctx's own without a driver call),
+   CU_DEVICE_CPU for GPUK_DEVICE_HOST. */
+static gpuk_result gpuk__place(const char* fn, const gpuk_ctx* ctx, int device,
+                               gpuk__cu_device* out) {
+    if (device == GPUK_DEVICE_HOST) {
+        *out = GPUK__CU_DEVICE_CPU;
+        return GPUK_OK;
+    }
+    if (device == ctx->info.ordinal) {
+        *out = ctx->dev;
+        return GPUK_OK;
+    }
+    if (device < 0)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "device %d is neither a device ordinal nor "
+                          "GPUK_DEVICE_HOST (-1)", device);
+    return gpuk__device_get(fn, device, out);
+}
+
+GPUK__IMPL gpuk_result gpuk_buffer_prefetch(gpuk_ctx* ctx, gpuk_stream stream, gpuk_buffer buffer,
+                                            size_t offset, size_t bytes, int device) {
+    const char* const fn = __func__;
+    const gpuk__buffer_slot* s;
+    gpuk__cu_stream cs;
+    gpuk__cu_device dev = 0;
+    gpuk__cu_result cr;
+    gpuk_result r;
+    if ((r = gpuk__managed_range(fn, ctx, buffer, offset, bytes, &s)) != GPUK_OK) return r;
+    if ((r = gpuk__stream_resolve(fn, ctx, stream, &cs)) != GPUK_OK) return r;
+    if (!GPUK__DRV.cuMemPrefetchAsync)
+        return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, "the driver lacks cuMemPrefetchAsync");
+    /* the driver refuses a prefetch there too; gpuk says why */
+    if (!ctx->info.concurrent_managed_access)
+        return gpuk__fail(fn, GPUK_ERR_UNSUPPORTED, "device %d (%s) has no concurrent managed "
+                          "access (CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS is 0): the "
+                          "driver places managed memory itself at each launch and sync, so "
+                          "there is nothing to prefetch", ctx->info.ordinal, ctx->info.name);
+    if ((r = gpuk__place(fn, ctx, device, &dev)) != GPUK_OK) return r;
+    if (bytes == 0) return GPUK_OK;
+    if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
+    cr = GPUK__DRV.cuMemPrefetchAsync(s->ptr + offset, bytes, dev, cs);
+    return cr ? gpuk__fail_cu(fn, "cuMemPrefetchAsync", cr, NULL) : GPUK_OK;
+}
+
+GPUK__IMPL gpuk_result gpuk_buffer_advise(gpuk_ctx* ctx, gpuk_buffer buffer, size_t offset,
+                                          size_t bytes, gpuk_advice advice, int device) {
+    const char* const fn = __func__;
+    const gpuk__buffer_slot* s;
+    gpuk__cu_device dev = 0;
+    gpuk__cu_result cr;
+    gpuk_result r;
+    if ((r = gpuk__managed_range(fn, ctx, buffer, offset, bytes, &s)) != GPUK_OK) return r;
+    if ((int)advice <= (int)GPUK_ADVICE_DEFAULT || (int)advice >= (int)GPUK_ADVICE_NUM)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "advice %d is none of GPUK_ADVICE_SET_READ_"
+                          "MOSTLY (1) .. GPUK_ADVICE_UNSET_ACCESSED_BY (6)", (int)advice);
+    if (!GPUK__DRV.cuMemAdvise)
+        return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, "the driver lacks cuMemAdvise");
+    /* read-mostly is for every processor: the driver ignores the device */
+    if (advice == GPUK_ADVICE_SET_READ_MOSTLY || advice == GPUK_ADVICE_UNSET_READ_MOSTLY)
+        dev = ctx->dev;
+    else if ((r = gpuk__place(fn, ctx, device, &dev)) != GPUK_OK)
+        return r;
+    if (bytes == 0) return GPUK_OK;
+    if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
+    cr = GPUK__DRV.cuMemAdvise(s->ptr + offset, bytes, (unsigned)advice, dev);
+    return cr ? gpuk__fail_cu(fn, "cuMemAdvise", cr, NULL) : GPUK_OK;
 }
 
 /* src/gpuk_stream.h - part of gpuk.h: streams, events, timers. */

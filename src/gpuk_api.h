@@ -31,7 +31,7 @@ CONFIGURATION (define before the implementation include)
    cache in that folder when gpuk_desc.nvrtc_cache_dir is NULL.
 
 gpuk DOES NOT
-   need the CUDA toolkit (gpuk_module_compile loads NVRTC only when called); manage unified/managed memory; create non-primary
+   need the CUDA toolkit (gpuk_module_compile loads NVRTC only when called); create non-primary
    contexts; wrap textures, graphics interop or IPC; build graphs node by node (gpuk makes
    them by stream capture); print anything unless given a logger; exit or abort on caller
    error.
@@ -138,6 +138,16 @@ MEMORY
    synchronize of a stream, event or ctx; gpuk_mempool_set_release_threshold), and
    gpuk_mempool_trim gives it back. In a capture the allocation and the free become graph
    nodes (KERNELS).
+   Host-visible buffers: gpuk_buffer_create_mapped (zero-copy: page-locked host memory the
+   device reads and writes in place) and gpuk_buffer_create_managed (managed memory, moved by
+   the driver where it is used) make ordinary gpuk_buffer handles that every call takes, plus a
+   CPU pointer (gpuk_buffer_host_ptr). On an integrated GPU (gpuk_device_info.integrated, e.g.
+   Jetson) device and host share one DRAM: zero-copy or managed buffers save the copies
+   outright. On a discrete GPU each kernel access of mapped memory crosses the bus: copies
+   into device memory usually win unless the data is read once; managed memory there pays
+   page faults unless prefetched (gpuk_buffer_prefetch) before its use. gpuk_device_info says
+   what the device can: can_map_host_memory, managed_memory, concurrent_managed_access,
+   pageable_memory_access.
 
 HANDLES
    Buffers, pinned blocks, streams, events, modules, kernels and graphs are 32-bit handles
@@ -441,6 +451,12 @@ typedef struct gpuk_device_info {
     int max_block[3], max_grid[3];
     int integrated, async_engines;
     int driver_version;            // e.g. 13000 for CUDA 13.0
+    int can_map_host_memory;       // 1: gpuk_buffer_create_mapped works (zero-copy)
+    int managed_memory;            // 1: gpuk_buffer_create_managed works
+    int concurrent_managed_access; // 1: CPU and GPU may touch managed memory at once, and
+                                   //   gpuk_buffer_prefetch works; 0 (Windows, some Jetson):
+                                   //   the CPU only while the device is idle
+    int pageable_memory_access;    // 1: kernels may read plain malloc'd memory (HMM, ATS)
 } gpuk_device_info;
 
 typedef struct gpuk_ctx_desc {
@@ -843,6 +859,54 @@ GPUK_API gpuk_result gpuk_pinned_create(gpuk_ctx* ctx, const gpuk_pinned_desc* d
 GPUK_API gpuk_result gpuk_pinned_destroy(gpuk_ctx* ctx, gpuk_pinned pinned);
 GPUK_API void* gpuk_pinned_ptr(const gpuk_ctx* ctx, gpuk_pinned pinned);     /* NULL if bad */
 GPUK_API size_t gpuk_pinned_size(const gpuk_ctx* ctx, gpuk_pinned pinned);   /* 0 if bad */
+
+// --- host-visible buffers: zero-copy (mapped pinned) and managed (MEMORY) ---
+/* A buffer whose memory is page-locked host memory mapped into the device's address space
+   (cuMemHostAlloc with DEVICEMAP | PORTABLE, or desc.host_ptr registered with
+   cuMemHostRegister's DEVICEMAP | PORTABLE): kernels and copies reach it over the bus (on an
+   integrated GPU: the same DRAM), the CPU through gpuk_buffer_host_ptr, with no copy between.
+   A gpuk_buffer like any other: built-ins, views and gpuk_launch (gpuk_buffer_devptr) take it.
+   Destroy frees it (or unregisters host_ptr, which stays the caller's). GPUK_ERR_UNSUPPORTED
+   where the device cannot map host memory, GPUK_ERR_DRIVER_TOO_OLD without
+   cuMemHostGetDevicePointer. */
+GPUK_API gpuk_result gpuk_buffer_create_mapped(gpuk_ctx* ctx, const gpuk_pinned_desc* desc,
+                                               gpuk_buffer* out_buffer);
+/* A buffer of managed memory (cuMemAllocManaged, attached globally): one address for the CPU
+   (gpuk_buffer_host_ptr) and every device, pages moved by the driver where they are used.
+   desc: bytes, label, data (uploaded at create); wrap must be 0. GPUK_ERR_UNSUPPORTED on a
+   device without managed memory, GPUK_ERR_DRIVER_TOO_OLD without cuMemAllocManaged. */
+GPUK_API gpuk_result gpuk_buffer_create_managed(gpuk_ctx* ctx, const gpuk_buffer_desc* desc,
+                                                gpuk_buffer* out_buffer);
+/* The CPU's pointer to a mapped or managed buffer; NULL for device memory, a bad handle, or
+   0 bytes. The CPU may read what kernels wrote once their stream (or the ctx) is synced; on a
+   device without concurrent managed access it may touch managed memory only while the device
+   is idle (gpuk cannot check that: the process gets a fault). */
+GPUK_API void* gpuk_buffer_host_ptr(const gpuk_ctx* ctx, gpuk_buffer buffer);
+/* The host as the place of a prefetch or an advice; devices are named by their ordinal. */
+enum { GPUK_DEVICE_HOST = -1 };
+/* Moves bytes of a managed buffer from offset to device (an ordinal, or GPUK_DEVICE_HOST)
+   ahead of their use, queued on stream (cuMemPrefetchAsync). Needs concurrent managed access
+   (gpuk_device_info; else GPUK_ERR_UNSUPPORTED); other buffers are GPUK_ERR_INVALID_ARG;
+   bytes 0 does nothing. */
+GPUK_API gpuk_result gpuk_buffer_prefetch(gpuk_ctx* ctx, gpuk_stream stream, gpuk_buffer buffer,
+                                          size_t offset, size_t bytes, int device);
+/* cuMemAdvise's hints for a managed range; values are CUmem_advise's. */
+typedef enum gpuk_advice {
+    GPUK_ADVICE_DEFAULT = 0,              /* none: refused */
+    GPUK_ADVICE_SET_READ_MOSTLY,          /* read copies on every processor that reads it;
+                                             a write drops them (device is ignored) */
+    GPUK_ADVICE_UNSET_READ_MOSTLY,
+    GPUK_ADVICE_SET_PREFERRED_LOCATION,   /* keep the pages on device (or the host) */
+    GPUK_ADVICE_UNSET_PREFERRED_LOCATION,
+    GPUK_ADVICE_SET_ACCESSED_BY,          /* device keeps a mapping: its accesses do not fault */
+    GPUK_ADVICE_UNSET_ACCESSED_BY,
+    GPUK_ADVICE_NUM,
+    GPUK_ADVICE_FORCE_U32 = 0x7FFFFFFF
+} gpuk_advice;
+/* Gives bytes of a managed buffer from offset an advice for device (an ordinal or
+   GPUK_DEVICE_HOST). Immediate, not on a stream. Other buffers: GPUK_ERR_INVALID_ARG. */
+GPUK_API gpuk_result gpuk_buffer_advise(gpuk_ctx* ctx, gpuk_buffer buffer, size_t offset,
+                                        size_t bytes, gpuk_advice advice, int device);
 
 // --- streams ---
 GPUK_API gpuk_result gpuk_stream_create(gpuk_ctx* ctx, const gpuk_stream_desc* desc,

@@ -67,6 +67,13 @@ static gpuk_result gpuk__device_query(const char* fn, int device, gpuk_device_in
         { 7, offsetof(gpuk_device_info, max_grid) + 2 * sizeof(int) },
         { 18, offsetof(gpuk_device_info, integrated) },
         { 40, offsetof(gpuk_device_info, async_engines) },
+        { GPUK__CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY,
+          offsetof(gpuk_device_info, can_map_host_memory) },
+        { GPUK__CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, offsetof(gpuk_device_info, managed_memory) },
+        { GPUK__CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS,
+          offsetof(gpuk_device_info, concurrent_managed_access) },
+        { GPUK__CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS,
+          offsetof(gpuk_device_info, pageable_memory_access) },
     };
     gpuk__cu_device dev;
     gpuk__cu_result cr;

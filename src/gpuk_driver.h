@@ -19,6 +19,7 @@ struct CUtensorMap_st; /* 128 bytes, 64-byte aligned: GEMM's TMA path (gpuk__tma
 typedef struct CUgraph_st* gpuk__cu_graph;
 typedef struct CUgraphExec_st* gpuk__cu_graph_exec;
 typedef struct CUgraphNode_st* gpuk__cu_graph_node;
+typedef struct CUlinkState_st* gpuk__cu_link_state;
 /* cuLaunchKernelEx's CUlaunchConfig and CUlaunchAttribute, laid out as cuda.h does (the attribute
    value is a 64-byte union holding pointers; tests/compile/driver_sigs.c compares sizes and
    offsets). gpuk's own tags: cuda.h's CUlaunchConfig_st stays opaque here, so a program may include
@@ -106,6 +107,17 @@ typedef struct gpuk__lib_feature {
     X(cuMemHostRegister, 6050, "cuMemHostRegister_v2", 1, \
       (void* ptr, size_t bytes, unsigned int flags)) \
     X(cuMemHostUnregister, 4000, "cuMemHostUnregister", 1, (void* ptr)) \
+    X(cuMemHostGetDevicePointer, 3020, "cuMemHostGetDevicePointer_v2", 0, \
+      (gpuk_devptr* out_ptr, void* host, unsigned int flags)) \
+    X(cuMemAllocManaged, 6000, "cuMemAllocManaged", 0, \
+      (gpuk_devptr* out_ptr, size_t bytes, unsigned int flags)) \
+    /* prefetch and advice: the CUDA 8.0 ABI (a device, CU_DEVICE_CPU for the host), which \
+       every later driver keeps; CUDA 12.2's _v2 (cuda.h's names since 13.0) take a         \
+       CUmemLocation instead */                                                             \
+    X(cuMemPrefetchAsync, 8000, "cuMemPrefetchAsync", 0, \
+      (gpuk_devptr ptr, size_t bytes, gpuk__cu_device dst_device, gpuk__cu_stream stream)) \
+    X(cuMemAdvise, 8000, "cuMemAdvise", 0, \
+      (gpuk_devptr ptr, size_t bytes, unsigned int advice, gpuk__cu_device device)) \
     X(cuMemsetD8Async, 3020, "cuMemsetD8Async", 1, \
       (gpuk_devptr dst, unsigned char value, size_t count, gpuk__cu_stream stream)) \
     X(cuMemsetD16Async, 3020, "cuMemsetD16Async", 1, \
@@ -174,6 +186,18 @@ typedef struct gpuk__lib_feature {
     X(cuModuleUnload, 2000, "cuModuleUnload", 1, (gpuk__cu_module module)) \
     X(cuModuleGetFunction, 2000, "cuModuleGetFunction", 1, \
       (gpuk__cu_function* out_func, gpuk__cu_module module, const char* name)) \
+    X(cuLinkCreate, 6050, "cuLinkCreate_v2", 0, \
+      (unsigned int num_options, unsigned int* options, void** option_values, \
+       gpuk__cu_link_state* out_state)) \
+    X(cuLinkAddData, 6050, "cuLinkAddData_v2", 0, \
+      (gpuk__cu_link_state state, unsigned int type, void* data, size_t bytes, const char* name, \
+       unsigned int num_options, unsigned int* options, void** option_values)) \
+    X(cuLinkAddFile, 6050, "cuLinkAddFile_v2", 0, \
+      (gpuk__cu_link_state state, unsigned int type, const char* path, unsigned int num_options, \
+       unsigned int* options, void** option_values)) \
+    X(cuLinkComplete, 5050, "cuLinkComplete", 0, \
+      (gpuk__cu_link_state state, void** out_cubin, size_t* out_bytes)) \
+    X(cuLinkDestroy, 5050, "cuLinkDestroy", 0, (gpuk__cu_link_state state)) \
     X(cuFuncGetAttribute, 2020, "cuFuncGetAttribute", 1, \
       (int* out_value, unsigned int attribute, gpuk__cu_function func)) \
     X(cuFuncSetAttribute, 9000, "cuFuncSetAttribute", 1, \
@@ -279,6 +303,14 @@ enum {
     GPUK__CU_STREAM_CAPTURE_ACTIVE = 1,
     GPUK__CU_MEMHOSTALLOC_PORTABLE = 1,
     GPUK__CU_MEMHOSTREGISTER_PORTABLE = 1,
+    GPUK__CU_MEMHOSTALLOC_DEVICEMAP = 2,
+    GPUK__CU_MEMHOSTREGISTER_DEVICEMAP = 2,
+    GPUK__CU_MEM_ATTACH_GLOBAL = 1,
+    GPUK__CU_DEVICE_CPU = -1,
+    GPUK__CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY = 19,
+    GPUK__CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY = 83,
+    GPUK__CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS = 88,
+    GPUK__CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS = 89,
     GPUK__CU_POINTER_ATTRIBUTE_CONTEXT = 1,
     GPUK__CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,
     GPUK__CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9,
@@ -288,6 +320,11 @@ enum {
     GPUK__CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4,
     GPUK__CU_JIT_ERROR_LOG_BUFFER = 5,
     GPUK__CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
+    GPUK__CU_JIT_INPUT_CUBIN = 0,
+    GPUK__CU_JIT_INPUT_PTX = 1,
+    GPUK__CU_JIT_INPUT_FATBINARY = 2,
+    GPUK__CU_JIT_INPUT_OBJECT = 3,
+    GPUK__CU_JIT_INPUT_LIBRARY = 4,
     GPUK__CU_FUNC_MAX_THREADS_PER_BLOCK = 0,
     GPUK__CU_FUNC_SHARED_SIZE_BYTES = 1,
     GPUK__CU_FUNC_CONST_SIZE_BYTES = 2,

@@ -23,8 +23,11 @@ typedef struct gpuk__pool {
 } gpuk__pool;
 
 /* How a buffer's memory came: cuMemAlloc (or wrapped, not owned), cuMemAllocAsync from the
-   device's pool, or cuMemAllocAsync inside a stream capture (a graph's allocation). */
-enum { GPUK__BUFFER_PLAIN, GPUK__BUFFER_ORDERED, GPUK__BUFFER_GRAPH };
+   device's pool, or cuMemAllocAsync inside a stream capture (a graph's allocation); mapped
+   host memory, cuMemHostAlloc'd or the caller's registered, or cuMemAllocManaged
+   (src/gpuk_hostmem.h). */
+enum { GPUK__BUFFER_PLAIN, GPUK__BUFFER_ORDERED, GPUK__BUFFER_GRAPH, GPUK__BUFFER_MAPPED,
+       GPUK__BUFFER_REGISTERED, GPUK__BUFFER_MANAGED };
 
 typedef struct gpuk__buffer_slot {
     uint32_t id;
@@ -34,6 +37,7 @@ typedef struct gpuk__buffer_slot {
                                 default stream), where gpuk_buffer_destroy frees it */
     gpuk_devptr ptr;
     size_t bytes;
+    void* host;              /* MAPPED, REGISTERED, MANAGED: the CPU's pointer; else NULL */
     char label[24];
 } gpuk__buffer_slot;
 

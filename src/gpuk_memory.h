@@ -72,6 +72,7 @@ GPUK__IMPL gpuk_result gpuk_buffer_create(gpuk_ctx* ctx, const gpuk_buffer_desc*
     s->owned = !d.wrap;
     s->origin = GPUK__BUFFER_PLAIN;
     s->stream_id = 0;
+    s->host = NULL;
     gpuk__copy_text(s->label, sizeof s->label, d.label);
     if (d.wrap && !d.bytes) {
         r = gpuk__fail(__func__, GPUK_ERR_INVALID_ARG,
@@ -110,6 +111,16 @@ static gpuk__cu_result gpuk__buffer_release(gpuk_ctx* ctx, void* slot, const cha
     const gpuk__buffer_slot* s = (const gpuk__buffer_slot*)slot;
     gpuk__cu_result cr;
     (void)ctx;
+    /* mapped host memory (src/gpuk_hostmem.h): freed, or the caller's unregistered; a
+       managed buffer is cuMemFree'd like device memory */
+    if (s->origin == GPUK__BUFFER_MAPPED) {
+        *out_call = "cuMemFreeHost";
+        return s->host ? GPUK__DRV.cuMemFreeHost(s->host) : 0;
+    }
+    if (s->origin == GPUK__BUFFER_REGISTERED) {
+        *out_call = "cuMemHostUnregister";
+        return s->host ? GPUK__DRV.cuMemHostUnregister(s->host) : 0;
+    }
     *out_call = "cuMemFree";
     if (!s->owned || !s->ptr) return 0;
     cr = GPUK__DRV.cuMemFree(s->ptr);
@@ -125,8 +136,8 @@ GPUK__IMPL gpuk_result gpuk_buffer_destroy(gpuk_ctx* ctx, gpuk_buffer buffer) {
     GPUK__CTX_CHECK(fn, ctx);
     if (!(i = gpuk__slot_detach(ctx, &ctx->pools[gpuk__kind_buffer], buffer.id)))
         return gpuk__bad_handle(fn, "buffer", buffer.id);
-    if (((const gpuk__buffer_slot*)gpuk__pool_slot(&ctx->pools[gpuk__kind_buffer], i))->origin !=
-        GPUK__BUFFER_PLAIN)
+    if (gpuk__buffer_stream_ordered(
+            (const gpuk__buffer_slot*)gpuk__pool_slot(&ctx->pools[gpuk__kind_buffer], i)))
         return gpuk__buffer_free_detached(fn, ctx, i, buffer.id, NULL);
     return gpuk__slot_release(fn, ctx, gpuk__kind_buffer, i, buffer.id);
 }

@@ -72,6 +72,7 @@ GPUK__IMPL gpuk_result gpuk_buffer_create_async(gpuk_ctx* ctx, gpuk_stream strea
     s->owned = true;
     s->origin = GPUK__BUFFER_ORDERED;
     s->stream_id = stream.id;
+    s->host = NULL;
     gpuk__copy_text(s->label, sizeof s->label, desc->label);
     if (desc->wrap) {
         r = gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.wrap is set: a buffer made on a stream is "
@@ -94,6 +95,11 @@ GPUK__IMPL gpuk_result gpuk_buffer_create_async(gpuk_ctx* ctx, gpuk_stream strea
         }
     }
     return gpuk__slot_end(ctx, gpuk__kind_buffer, s, r, &out_buffer->id);
+}
+
+/* A buffer made on a stream (freed in order on one), not by a gpuk_buffer_create*. */
+static int gpuk__buffer_stream_ordered(const gpuk__buffer_slot* s) {
+    return s->origin == GPUK__BUFFER_ORDERED || s->origin == GPUK__BUFFER_GRAPH;
 }
 
 /* The name of a detached buffer slot (its id is 0 then) in errors: as gpuk__buffer_name. */
@@ -122,10 +128,12 @@ static gpuk_result gpuk__buffer_free_detached(const char* fn, gpuk_ctx* ctx, uin
     if (GPUK__ATOMIC_LOAD(&gpuk__g.broken))
         return gpuk__slot_settle(fn, ctx, gpuk__kind_buffer, i, id, GPUK_OK);
     on.id = stream ? stream->id : s->stream_id;
-    if (s->origin == GPUK__BUFFER_PLAIN) {
-        r = gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s was made by gpuk_buffer_create%s, not on a "
-                       "stream: free it with gpuk_buffer_destroy",
+    if (!gpuk__buffer_stream_ordered(s)) {
+        r = gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s was made by gpuk_buffer_create%s%s, not on "
+                       "a stream: free it with gpuk_buffer_destroy",
                        gpuk__detached_name(name, sizeof name, s, id),
+                       s->origin == GPUK__BUFFER_MANAGED ? "_managed"
+                       : s->origin != GPUK__BUFFER_PLAIN ? "_mapped" : "",
                        s->owned ? "" : " (it wraps memory gpuk does not own)");
     } else if (!stream && on.id && !gpuk__stream_lookup(ctx, on.id)) {
         r = gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "the stream %s was made on (0x%x) is destroyed, "

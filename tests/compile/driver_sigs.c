@@ -64,6 +64,23 @@ int main(void) {
     _Static_assert((int)GPUK__CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH == (int)CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH, "limit");
     _Static_assert((int)GPUK__CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT == (int)CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT, "limit");
     _Static_assert((int)GPUK__CU_ERROR_INVALID_VALUE == (int)CUDA_ERROR_INVALID_VALUE, "code");
+    _Static_assert((int)GPUK__CU_MEMHOSTALLOC_DEVICEMAP == (int)CU_MEMHOSTALLOC_DEVICEMAP &&
+                   (int)GPUK__CU_MEMHOSTREGISTER_DEVICEMAP == (int)CU_MEMHOSTREGISTER_DEVICEMAP &&
+                   (int)GPUK__CU_MEM_ATTACH_GLOBAL == (int)CU_MEM_ATTACH_GLOBAL &&
+                   (int)GPUK__CU_DEVICE_CPU == (int)CU_DEVICE_CPU, "host memory flags");
+    _Static_assert((int)GPUK__CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY == (int)CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY &&
+                   (int)GPUK__CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY == (int)CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY &&
+                   (int)GPUK__CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS == (int)CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS &&
+                   (int)GPUK__CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS == (int)CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS &&
+                   CU_DEVICE_ATTRIBUTE_INTEGRATED == 18, "host memory attributes");
+    /* gpuk_advice passes its values through as CUmem_advise's */
+    _Static_assert((int)GPUK_ADVICE_SET_READ_MOSTLY == (int)CU_MEM_ADVISE_SET_READ_MOSTLY &&
+                   (int)GPUK_ADVICE_UNSET_READ_MOSTLY == (int)CU_MEM_ADVISE_UNSET_READ_MOSTLY &&
+                   (int)GPUK_ADVICE_SET_PREFERRED_LOCATION == (int)CU_MEM_ADVISE_SET_PREFERRED_LOCATION &&
+                   (int)GPUK_ADVICE_UNSET_PREFERRED_LOCATION == (int)CU_MEM_ADVISE_UNSET_PREFERRED_LOCATION &&
+                   (int)GPUK_ADVICE_SET_ACCESSED_BY == (int)CU_MEM_ADVISE_SET_ACCESSED_BY &&
+                   (int)GPUK_ADVICE_UNSET_ACCESSED_BY == (int)CU_MEM_ADVISE_UNSET_ACCESSED_BY,
+                   "advice");
     /* cuLaunchKernelEx's structs, which gpuk lays out by hand */
 #define SAME_FIELD(ours, theirs, a, b) \
     _Static_assert(offsetof(ours, a) == offsetof(theirs, b) && sizeof(((ours*)0)->a) == sizeof(((theirs*)0)->b), #a)

@@ -26,7 +26,8 @@ mandelbrot_bands: mandelbrot_bands.png=1024x1024
 mandelbrot_bands --gpus 3: mandelbrot_bands.png=1024x1024
 multi_gpu_sum:
 multi_gpu_sum --gpus 3:
-nccl_allreduce:'
+nccl_allreduce:
+zero_copy_frames:'
 # prints WIDTHxHEIGHT of a valid PNG, or why it is not one (exit 1)
 png_size() { python3 - "$1" <<'PY'
 import struct, sys, zlib

@@ -17,6 +17,10 @@
    whose PTX calls vprintf (malloc, free) has run there, as the driver does, until the primary
    context's last release; the device runtime's sync depth is unsupported from compute
    capability 9.0 (CUDA_ERROR_UNSUPPORTED_LIMIT).
+   Page-locked memory made with DEVICEMAP is mapped (its device address, from
+   cuMemHostGetDevicePointer, is its host one, and copies and memsets may use it); managed
+   memory (cuMemAllocManaged) is device memory the host shares; prefetch and advice check the
+   range and the device and are counted.
    It checks gpuk's error paths; it is never evidence that a kernel works. */
 #ifndef FAKE_DRIVER_H
 #define FAKE_DRIVER_H
@@ -33,9 +37,10 @@ typedef unsigned long long fdevptr;
 
 enum { FAKE_MAX_OBJS = 8192, FAKE_MAX_DEVICES = 4 };
 
-typedef struct fake_obj { int kind; int live; void* mem; size_t bytes; int device; } fake_obj;
+/* mapped: page-locked host memory made with DEVICEMAP (its device address is its host one) */
+typedef struct fake_obj { int kind; int live; void* mem; size_t bytes; int device; int mapped; } fake_obj;
 enum { FK_ALLOC = 1, FK_HOST, FK_REGISTERED, FK_STREAM, FK_EVENT, FK_MODULE, FK_FUNC, FK_CTX, FK_GRAPH,
-       FK_EXEC, FK_GALLOC };
+       FK_EXEC, FK_GALLOC, FK_MANAGED };
 
 typedef struct fake_func {
     int kind_tag; char name[64]; int nparams; size_t psize[16]; int fault;
@@ -79,6 +84,10 @@ typedef struct fake_config {
                                  processing cluster): 0 -> 16 x 2048; over it no cluster fits */
     int no_mempools;          /* CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED is 0 (the entry
                                  points of CUDA 11.2 are there from version 11020) */
+    int no_map_host;          /* CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY is 0 */
+    int no_managed;           /* CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY is 0 (cuMemAllocManaged: 801) */
+    int no_concurrent_managed; /* CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS is 0 (Windows,
+                                 some Jetson): cuMemPrefetchAsync to a device is refused */
 } fake_config;
 
 /* A deferred copy (defer_copies), in the order queued. */
@@ -165,6 +174,12 @@ typedef struct fake_state {
     struct { void* waiter; void* on; } waits[FAKE_MAX_WAITS]; /* cuStreamWaitEvent: the waiting
                                  stream and the stream the event was recorded on */
     int nwaits;
+    long prefetches;          /* cuMemPrefetchAsync calls that moved a managed range */
+    int last_prefetch_device; /* and the last one's device (-1: CU_DEVICE_CPU) */
+    void* last_prefetch_stream;
+    long advices;             /* cuMemAdvise calls that took */
+    unsigned last_advice;     /* and the last one's advice and device */
+    int last_advice_device;
 } fake_state;
 
 static fake_state fake = { .lock = PTHREAD_MUTEX_INITIALIZER }; /* the rest zero: fake_reset sets it */
@@ -229,6 +244,10 @@ static void fake_reset(const fake_config* cfg) {
     fake.last_free_stream = NULL;
     for (i = 0; i < FAKE_MAX_DEVICES; i++) fake_limits_default(i);
     fake.set_limit_calls = 0;
+    fake.prefetches = fake.advices = 0;
+    fake.last_prefetch_device = fake.last_advice_device = 0;
+    fake.last_prefetch_stream = NULL;
+    fake.last_advice = 0;
     pthread_mutex_unlock(&fake.lock);
     fake_tls_ctx = 0;
 }
@@ -272,6 +291,7 @@ static void* fake_track(int kind, void* mem, size_t bytes) {
     fake.objs[i].mem = mem;
     fake.objs[i].bytes = bytes;
     fake.objs[i].device = fake_tls_ctx - 1;
+    fake.objs[i].mapped = 0;
     pthread_mutex_unlock(&fake.lock);
     return mem;
 }
@@ -281,6 +301,13 @@ static fake_obj* fake_find_locked(int kind, const void* mem) {
     for (i = 0; i < fake.nobjs; i++)
         if (fake.objs[i].live && fake.objs[i].kind == kind && fake.objs[i].mem == mem) return &fake.objs[i];
     return NULL;
+}
+
+static void fake_set_mapped(int kind, const void* mem, int mapped) {
+    fake_obj* o;
+    pthread_mutex_lock(&fake.lock);
+    if ((o = fake_find_locked(kind, mem)) != NULL) o->mapped = mapped;
+    pthread_mutex_unlock(&fake.lock);
 }
 
 static int fake_is_live(int kind, const void* mem) {
@@ -316,7 +343,8 @@ static int fake_dev_ok(fdevptr p, size_t n) {
     for (i = 0; i < fake.nobjs && !ok; i++) {
         fake_obj* o = &fake.objs[i];
         uintptr_t b = (uintptr_t)o->mem;
-        if (o->live && (o->kind == FK_ALLOC || o->kind == FK_GALLOC) && (uintptr_t)p >= b && (uintptr_t)p + n <= b + o->bytes) ok = 1;
+        if (o->live && (o->kind == FK_ALLOC || o->kind == FK_GALLOC || o->kind == FK_MANAGED || o->mapped) &&
+            (uintptr_t)p >= b && (uintptr_t)p + n <= b + o->bytes) ok = 1;
     }
     pthread_mutex_unlock(&fake.lock);
     return ok;
@@ -379,7 +407,8 @@ static int fake_all_released(void) {
     return refs == 0 && fake_live_count(FK_ALLOC) == 0 && fake_live_count(FK_HOST) == 0 &&
            fake_live_count(FK_REGISTERED) == 0 && fake_live_count(FK_STREAM) == 0 &&
            fake_live_count(FK_EVENT) == 0 && fake_live_count(FK_MODULE) == 0 &&
-           fake_live_count(FK_GRAPH) == 0 && fake_live_count(FK_EXEC) == 0;
+           fake_live_count(FK_GRAPH) == 0 && fake_live_count(FK_EXEC) == 0 &&
+           fake_live_count(FK_MANAGED) == 0;
 }
 
 /* The legacy stream and a blocking stream are ordered with each other (cuda.h: "the legacy
@@ -617,6 +646,10 @@ static fres f_cuDeviceGetAttribute(int* v, unsigned attr, int dev) {
     case 95: *v = !fake.cfg.no_cooperative; break;  /* cooperative launch */
     case 120: *v = (fake.cfg.cc_major ? fake.cfg.cc_major : 9) >= 9; break; /* cluster launch */
     case 115: *v = !fake.cfg.no_mempools; break; /* memory pools */
+    case 19: *v = !fake.cfg.no_map_host; break;  /* can map host memory */
+    case 83: *v = !fake.cfg.no_managed; break;   /* managed memory */
+    case 89: *v = !fake.cfg.no_concurrent_managed; break;
+    case 88: *v = 0; break;                      /* pageable memory access (HMM, ATS) */
     default: *v = 7; break;
     }
     return 0;
@@ -738,30 +771,67 @@ static fres f_cuMemFree(fdevptr p) {
     FAKE_ENTER("cuMemFree"); FAKE_NEED_CTX("cuMemFree");
     if ((unsafe = fake_unsafe_call()) != 0) return unsafe;
     if (fake_is_live(FK_GALLOC, (void*)(uintptr_t)p)) return 0; /* a graph's allocation, now free */
+    if (fake_is_live(FK_MANAGED, (void*)(uintptr_t)p)) return fake_release(FK_MANAGED, (void*)(uintptr_t)p, "cuMemFree") ? 0 : 1;
     return fake_release(FK_ALLOC, (void*)(uintptr_t)p, "cuMemFree") ? 0 : 1;
 }
 static fres f_cuMemHostAlloc(void** p, size_t n, unsigned flags) {
     void* m;
     FAKE_ENTER("cuMemHostAlloc"); FAKE_NEED_CTX("cuMemHostAlloc");
-    (void)flags;
+    if (flags & ~7u) return 1; /* PORTABLE, DEVICEMAP, WRITECOMBINED */
+    if ((flags & 2u) && fake.cfg.no_map_host) return 801;
+    if (n > fake.cfg.mem_limit) return 2; /* more than the machine has */
     m = malloc(n ? n : 1);
     if (!m || !fake_track(FK_HOST, m, n)) { free(m); return 2; }
     memset(m, 0xCD, n); /* never zero by luck: a read before a deferred copy lands shows */
+    fake_set_mapped(FK_HOST, m, (flags & 2u) != 0);
     *p = m;
     return 0;
 }
 static fres f_cuMemFreeHost(void* p) { FAKE_ENTER("cuMemFreeHost"); fake_free_pinned_check(p, "cuMemFreeHost"); return fake_release(FK_HOST, p, "cuMemFreeHost") ? 0 : 1; }
 static fres f_cuMemHostRegister(void* p, size_t n, unsigned flags) {
     FAKE_ENTER("cuMemHostRegister"); FAKE_NEED_CTX("cuMemHostRegister");
-    (void)flags;
+    if (flags & ~15u) return 1; /* PORTABLE, DEVICEMAP, IOMEMORY, READ_ONLY */
+    if ((flags & 2u) && fake.cfg.no_map_host) return 801;
     if (fake_is_live(FK_REGISTERED, p)) return 712;
-    return fake_track(FK_REGISTERED, p, n) ? 0 : 2;
+    if (!fake_track(FK_REGISTERED, p, n)) return 2;
+    fake_set_mapped(FK_REGISTERED, p, (flags & 2u) != 0);
+    return 0;
 }
 static fres f_cuMemHostUnregister(void* p) {
     FAKE_ENTER("cuMemHostUnregister");
     fake_free_pinned_check(p, "cuMemHostUnregister");
     return fake_release(FK_REGISTERED, p, "cuMemHostUnregister") ? 0 : 713;
 }
+/* The device address of mapped page-locked memory: its host address, as on a device that
+   uses the host's page tables; memory page-locked without DEVICEMAP has none (1). */
+static fres f_cuMemHostGetDevicePointer(fdevptr* d, void* h, unsigned flags) {
+    int i, ok = 0;
+    FAKE_ENTER("cuMemHostGetDevicePointer"); FAKE_NEED_CTX("cuMemHostGetDevicePointer");
+    if (flags || !d) return 1;
+    pthread_mutex_lock(&fake.lock);
+    for (i = 0; i < fake.nobjs && !ok; i++) {
+        const fake_obj* o = &fake.objs[i];
+        ok = o->live && o->mapped && (uintptr_t)h >= (uintptr_t)o->mem && (uintptr_t)h < (uintptr_t)o->mem + o->bytes;
+    }
+    pthread_mutex_unlock(&fake.lock);
+    if (!ok) return 1;
+    *d = (fdevptr)(uintptr_t)h;
+    return 0;
+}
+/* A managed range [p, p+n) inside one live cuMemAllocManaged block. */
+static int fake_managed_ok(fdevptr p, size_t n) {
+    int i, ok = 0;
+    pthread_mutex_lock(&fake.lock);
+    for (i = 0; i < fake.nobjs && !ok; i++) {
+        const fake_obj* o = &fake.objs[i];
+        ok = o->live && o->kind == FK_MANAGED && (uintptr_t)p >= (uintptr_t)o->mem &&
+             (uintptr_t)p + n <= (uintptr_t)o->mem + o->bytes;
+    }
+    pthread_mutex_unlock(&fake.lock);
+    return ok;
+}
+/* A device for prefetch and advice: an existing one, or CU_DEVICE_CPU (-1). */
+static int fake_place_ok(int dev) { return dev == -1 || (dev >= 0 && dev < fake.cfg.devices); }
 static int fake_stream_ok(void* s, const char* fn) {
     if (!s) { fake_protocol("NULL stream used (ambiguous: legacy or per-thread)", fn); return 0; }
     if (s == FAKE_STREAM_LEGACY) return 1;
@@ -881,6 +951,46 @@ static fres f_cuMemFreeAsync(fdevptr p, void* s) {
     pthread_mutex_unlock(&fake.lock);
     return 0;
 }
+/* Managed memory: host memory like the fake's device memory, not counted against mem_limit
+   (the driver pages it out); flags must be GLOBAL (1) or HOST (2). */
+static fres f_cuMemAllocManaged(fdevptr* p, size_t n, unsigned flags) {
+    void* m;
+    fres unsafe;
+    FAKE_ENTER("cuMemAllocManaged"); FAKE_NEED_CTX("cuMemAllocManaged");
+    if ((unsafe = fake_unsafe_call()) != 0) return unsafe;
+    if (fake.cfg.no_managed) return 801; /* CUDA_ERROR_NOT_SUPPORTED */
+    if (!p || n == 0 || (flags != 1 && flags != 2)) return 1;
+    if (!(m = fake_device_alloc(FK_MANAGED, n))) return 2;
+    *p = (fdevptr)(uintptr_t)m;
+    return 0;
+}
+/* Moves nothing (one memory here); checks what the driver checks and counts the call. */
+static fres f_cuMemPrefetchAsync(fdevptr p, size_t n, int dev, void* s) {
+    FAKE_ENTER("cuMemPrefetchAsync"); FAKE_NEED_CTX("cuMemPrefetchAsync");
+    if (!fake_stream_ok(s, "cuMemPrefetchAsync")) return 400;
+    if (!fake_managed_ok(p, n)) { fake_protocol("prefetch of memory that is not managed (or out of bounds)", "cuMemPrefetchAsync"); return 1; }
+    if (!fake_place_ok(dev)) return 101;
+    if (dev >= 0 && fake.cfg.no_concurrent_managed) return 101;
+    fake_enqueue(s, 0);
+    pthread_mutex_lock(&fake.lock);
+    fake.prefetches++;
+    fake.last_prefetch_device = dev;
+    fake.last_prefetch_stream = s;
+    pthread_mutex_unlock(&fake.lock);
+    return 0;
+}
+static fres f_cuMemAdvise(fdevptr p, size_t n, unsigned advice, int dev) {
+    FAKE_ENTER("cuMemAdvise");
+    if (!fake_managed_ok(p, n)) { fake_protocol("advice for memory that is not managed (or out of bounds)", "cuMemAdvise"); return 1; }
+    if (advice < 1 || advice > 6) return 1;
+    if (advice > 2 && !fake_place_ok(dev)) return 101; /* read-mostly ignores the device */
+    pthread_mutex_lock(&fake.lock);
+    fake.advices++;
+    fake.last_advice = advice;
+    fake.last_advice_device = dev;
+    pthread_mutex_unlock(&fake.lock);
+    return 0;
+}
 /* One pool per device, its handle 0x2000 + the device. */
 static int fake_pool_device(void* pool) {
     uintptr_t v = (uintptr_t)pool;
@@ -986,7 +1096,7 @@ static fres f_cuPointerGetAttribute(void* out, unsigned attr, fdevptr p) {
     pthread_mutex_lock(&fake.lock);
     for (i = 0; i < fake.nobjs; i++) { /* device memory: CONTEXT, MEMORY_TYPE, DEVICE_ORDINAL */
         fake_obj* o = &fake.objs[i];
-        if (o->live && o->kind == FK_ALLOC && (uintptr_t)p >= (uintptr_t)o->mem &&
+        if (o->live && (o->kind == FK_ALLOC || o->kind == FK_MANAGED) && (uintptr_t)p >= (uintptr_t)o->mem &&
             (uintptr_t)p < (uintptr_t)o->mem + o->bytes) {
             if (attr == 1) *(void**)out = (void*)(uintptr_t)(0x1000 + o->device);
             else if (attr == 2) *(unsigned*)out = 2; /* CU_MEMORYTYPE_DEVICE */
@@ -1568,6 +1678,7 @@ static const fake_entry fake_entries[] = {
     FAKE_E(cuGraphInstantiateWithFlags), FAKE_E(cuGraphDestroy), FAKE_E(cuGraphExecDestroy),
     FAKE_E(cuGraphLaunch), FAKE_E(cuGraphExecUpdate), FAKE_E(cuMemAllocAsync), FAKE_E(cuMemFreeAsync),
     FAKE_E(cuDeviceGetMemPool), FAKE_E(cuMemPoolSetAttribute), FAKE_E(cuMemPoolGetAttribute), FAKE_E(cuMemPoolTrimTo),
+    FAKE_E(cuMemHostGetDevicePointer), FAKE_E(cuMemAllocManaged), FAKE_E(cuMemPrefetchAsync), FAKE_E(cuMemAdvise),
 };
 
 /* gpuk_get_proc_fn: entry points by name; NULL for missing ones and for rows the fake lacks

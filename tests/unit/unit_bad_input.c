@@ -28,6 +28,7 @@ static gpuk_kernel ker, ker_b, ker_stale;
 static gpuk_graph gr, gr_b, gr_stale;
 /* buffers made on a stream: live, freed, and made on the stream str_stale before its destroy */
 static gpuk_buffer abuf, abuf_stale, abuf_orphan;
+static gpuk_buffer mbuf; /* managed, 64 bytes */
 static const gpuk_graph zgr = { 0 };
 static const gpuk_buffer zbuf = { 0 };
 static const gpuk_pinned zpin = { 0 };
@@ -362,6 +363,62 @@ static void row_pinned_create(void) {
     BAD_NODRV(gpuk_pinned_create(A, NULL, &p), GPUK_ERR_INVALID_ARG);
     BAD_NODRV(gpuk_pinned_create(A, &(gpuk_pinned_desc){ .bytes = 8 }, NULL), GPUK_ERR_INVALID_ARG);
     BAD_NODRV(gpuk_pinned_create(A, &(gpuk_pinned_desc){ .bytes = 4, .data = { host, 8 } }, &p), GPUK_ERR_INVALID_ARG);
+}
+static void row_buffer_create_mapped(void) {
+    gpuk_buffer b;
+    BAD_NODRV(gpuk_buffer_create_mapped(NULL, &(gpuk_pinned_desc){ .bytes = 8 }, &b), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_buffer_create_mapped(A, NULL, &b), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_buffer_create_mapped(A, &(gpuk_pinned_desc){ .bytes = 8 }, NULL), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_buffer_create_mapped(A, &(gpuk_pinned_desc){ .bytes = 8, ._end_canary = 1 }, &b), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_buffer_create_mapped(A, &(gpuk_pinned_desc){ .bytes = 4, .data = { host, 8 } }, &b), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_buffer_create_mapped(A, &(gpuk_pinned_desc){ .data = { NULL, 8 } }, &b), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_buffer_create_mapped(A, &(gpuk_pinned_desc){ .host_ptr = host }, &b), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("desc.bytes"); /* registering needs the size */
+    BAD(gpuk_buffer_create_mapped(A, &(gpuk_pinned_desc){ .bytes = SIZE_MAX }, &b), 2); /* out of memory */
+    cases++;
+    CHECK(b.id == 0);
+}
+static void row_buffer_create_managed(void) {
+    gpuk_buffer b;
+    BAD_NODRV(gpuk_buffer_create_managed(NULL, &(gpuk_buffer_desc){ .bytes = 8 }, &b), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_buffer_create_managed(A, NULL, &b), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_buffer_create_managed(A, &(gpuk_buffer_desc){ .bytes = 8 }, NULL), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_buffer_create_managed(A, &(gpuk_buffer_desc){ .bytes = 8, ._start_canary = 1 }, &b), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_buffer_create_managed(A, &(gpuk_buffer_desc){ .bytes = 4, .data = { host, 8 } }, &b), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_buffer_create_managed(A, &(gpuk_buffer_desc){ .data = { NULL, 8 } }, &b), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_buffer_create_managed(A, &(gpuk_buffer_desc){ .bytes = 8, .wrap = 4096 }, &b), GPUK_ERR_INVALID_ARG);
+    BAD(gpuk_buffer_create_managed(A, &(gpuk_buffer_desc){ .bytes = SIZE_MAX }, &b), 2); /* out of memory */
+    cases++;
+    CHECK(b.id == 0);
+}
+static void row_buffer_host_ptr(void) {
+    ZERO(gpuk_buffer_host_ptr(NULL, mbuf)); ZERO(gpuk_buffer_host_ptr(A, buf_stale));
+    ZERO(gpuk_buffer_host_ptr(A, buf_b)); ZERO(gpuk_buffer_host_ptr(A, buf)); /* device memory */
+}
+#define PREFETCH(h) gpuk_buffer_prefetch(A, str, h, 0, 8, 0)
+static void row_buffer_prefetch(void) {
+    BAD_HANDLES(PREFETCH, zbuf, buf_stale, buf_b);
+    BAD_NODRV(gpuk_buffer_prefetch(NULL, str, mbuf, 0, 8, 0), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_buffer_prefetch(A, str_stale, mbuf, 0, 8, 0), GPUK_ERR_INVALID_HANDLE);
+    BAD_NODRV(gpuk_buffer_prefetch(A, str_b, mbuf, 0, 8, 0), GPUK_ERR_INVALID_HANDLE);
+    BAD_NODRV(gpuk_buffer_prefetch(A, str, buf, 0, 8, 0), GPUK_ERR_INVALID_ARG); /* not managed */
+    BAD_NODRV(gpuk_buffer_prefetch(A, str, abuf, 0, 8, 0), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_buffer_prefetch(A, str, mbuf, 60, 8, 0), GPUK_ERR_OUT_OF_BOUNDS);
+    BAD_NODRV(gpuk_buffer_prefetch(A, str, mbuf, SIZE_MAX, 2, 0), GPUK_ERR_OUT_OF_BOUNDS); /* overflows */
+    BAD_NODRV(gpuk_buffer_prefetch(A, str, mbuf, 0, 8, -7), GPUK_ERR_INVALID_ARG);
+    BAD(gpuk_buffer_prefetch(A, str, mbuf, 0, 8, 2), GPUK_ERR_INVALID_ARG); /* two devices */
+}
+#define ADVISE(h) gpuk_buffer_advise(A, h, 0, 8, GPUK_ADVICE_SET_READ_MOSTLY, 0)
+static void row_buffer_advise(void) {
+    BAD_HANDLES(ADVISE, zbuf, buf_stale, buf_b);
+    BAD_NODRV(gpuk_buffer_advise(NULL, mbuf, 0, 8, GPUK_ADVICE_SET_READ_MOSTLY, 0), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_buffer_advise(A, buf, 0, 8, GPUK_ADVICE_SET_READ_MOSTLY, 0), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_buffer_advise(A, mbuf, 8, 64, GPUK_ADVICE_SET_READ_MOSTLY, 0), GPUK_ERR_OUT_OF_BOUNDS);
+    BAD_NODRV(gpuk_buffer_advise(A, mbuf, 0, 8, GPUK_ADVICE_DEFAULT, 0), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_buffer_advise(A, mbuf, 0, 8, GPUK_ADVICE_NUM, 0), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_buffer_advise(A, mbuf, 0, 8, (gpuk_advice)-1, 0), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_buffer_advise(A, mbuf, 0, 8, GPUK_ADVICE_SET_ACCESSED_BY, -7), GPUK_ERR_INVALID_ARG);
+    BAD(gpuk_buffer_advise(A, mbuf, 0, 8, GPUK_ADVICE_SET_PREFERRED_LOCATION, 2), GPUK_ERR_INVALID_ARG);
 }
 #define DESTROY_PIN(h) gpuk_pinned_destroy(A, h)
 static void row_pinned_destroy(void) { BAD_HANDLES(DESTROY_PIN, zpin, pin_stale, pin_b); }
@@ -741,6 +798,8 @@ static const row rows[] = {
     ROW(device_can_access_peer), ROW(ctx_enable_peer_access), ROW(buffer_memset), ROW(buffer_create_async),
     ROW(buffer_free_async), ROW(mempool_set_release_threshold), ROW(mempool_get_release_threshold),
     ROW(mempool_trim), ROW(pinned_create), ROW(pinned_destroy), ROW(pinned_ptr),
+    ROW(buffer_create_mapped), ROW(buffer_create_managed), ROW(buffer_host_ptr),
+    ROW(buffer_prefetch), ROW(buffer_advise),
     ROW(pinned_size), ROW(stream_create), ROW(stream_destroy), ROW(stream_sync), ROW(stream_query),
     ROW(stream_wait), ROW(stream_wait_peer), ROW(stream_join), ROW(stream_fork), ROW(stream_host_func), ROW(stream_native), ROW(stream_priority_range),
     ROW(event_create), ROW(event_destroy), ROW(event_record), ROW(event_sync), ROW(event_query),
@@ -820,6 +879,7 @@ static void setup(void) {
     CHECK_OK(gpuk_buffer_create_async(A, str, &(gpuk_buffer_desc){ .bytes = 64 }, &abuf_stale));
     CHECK_OK(gpuk_buffer_free_async(A, str, abuf_stale));
     CHECK_OK(gpuk_buffer_create_async(A, s, &(gpuk_buffer_desc){ .bytes = 64 }, &abuf_orphan));
+    CHECK_OK(gpuk_buffer_create_managed(A, &(gpuk_buffer_desc){ .bytes = 64 }, &mbuf));
     CHECK_OK(gpuk_buffer_destroy(A, b));
     CHECK_OK(gpuk_pinned_destroy(A, p));
     CHECK_OK(gpuk_stream_destroy(A, s));

@@ -127,6 +127,23 @@ static gpuk_result program(int* saw_text) {
         STEP(gpuk_stream_sync(ctx, s));
         STEP(gpuk_mempool_trim(ctx, 0));
     }
+    {   /* zero-copy and managed buffers: one mapped with data, the caller's memory registered,
+           a built-in reading both into a managed one, which is advised, prefetched both ways
+           and destroyed; the registered one is left for the ctx destroy to unregister */
+        static float mine[256];
+        gpuk_buffer zm = { 0 }, zr = { 0 }, mg = { 0 };
+        STEP(gpuk_buffer_create_mapped(ctx, &(gpuk_pinned_desc){ .data = GPUK_RANGE(host), .label = "zm" }, &zm));
+        STEP(gpuk_buffer_create_mapped(ctx, &(gpuk_pinned_desc){ .bytes = sizeof mine, .host_ptr = mine }, &zr));
+        STEP(gpuk_buffer_create_managed(ctx, &(gpuk_buffer_desc){ .data = GPUK_RANGE(host), .label = "mg" }, &mg));
+        STEP(gpuk_buffer_advise(ctx, mg, 0, sizeof host, GPUK_ADVICE_SET_PREFERRED_LOCATION, 0));
+        STEP(gpuk_buffer_advise(ctx, mg, 0, sizeof host, GPUK_ADVICE_SET_ACCESSED_BY, GPUK_DEVICE_HOST));
+        STEP(gpuk_buffer_prefetch(ctx, s, mg, 0, sizeof host, 0));
+        STEP(gpuk_add_f32(ctx, s, gpuk_at(mg, 0), gpuk_at(zm, 0), gpuk_at(zr, 0), 256));
+        STEP(gpuk_buffer_prefetch(ctx, s, mg, 0, sizeof host, GPUK_DEVICE_HOST));
+        STEP(gpuk_stream_sync(ctx, s));
+        STEP(gpuk_buffer_destroy(ctx, zm));
+        STEP(gpuk_buffer_destroy(ctx, mg));
+    }
     {   /* a graph: a launch, a copy and an event record captured, launched twice, captured
            again and updated, launched; a failure inside a capture leaves it open for the
            teardown to end. A buffer made and freed inside the capture carries the copy. */
