@@ -48,6 +48,11 @@ int main(void) {
         printf("  max block             %d x %d x %d\n", i.max_block[0], i.max_block[1], i.max_block[2]);
         printf("  max grid              %d x %d x %d\n", i.max_grid[0], i.max_grid[1], i.max_grid[2]);
         printf("  copy engines          %d%s\n", i.async_engines, i.integrated ? ", integrated (shares host memory)" : "");
+        printf("  host memory           zero-copy %s, managed %s%s, pageable access %s\n",
+               i.can_map_host_memory ? "yes" : "no", i.managed_memory ? "yes" : "no",
+               i.managed_memory ? (i.concurrent_managed_access ? " (concurrent)" : " (device idle only)")
+                                : "",
+               i.pageable_memory_access ? "yes" : "no");
     }
     return 0;
 }
