@@ -234,6 +234,10 @@ KERNELS
    #include "gpuk_device.cuh" with no file: gpuk's Philox random numbers (gpuk_uniform_f32(seed,
    e) is element e of gpuk_random_uniform_f32's stream, bit for bit), warp and block sums, a
    warp scan (docs/own-kernels.md). With nvcc, include it from the folder of gpuk.h.
+   Or linked: gpuk_module_link joins relocatable inputs (PTX, cubins, fatbins, archives,
+   NVRTC programs compiled with -rdc=true) with the driver's own linker into one module;
+   with desc.gpuk_device it adds gpuk_device.cuh's functions as extern "C" definitions, so a
+   kernel that only declares gpuk_uniform_f32 (or gpuk_block_sum_f64...) links against them.
    Launch arguments: GPUK_ARGS(&p, &s, &n) inside a gpuk_launch_desc (C only) fills args,
    arg_sizes and num_args, so debug builds compare each argument's size with the kernel's
    parameter (driver >= 12.4) and refuse &buffer (a 4-byte gpuk_buffer handle) where the
@@ -560,6 +564,45 @@ typedef struct gpuk_compile_desc {
                                      //   hit or a refused desc); both set or neither
     uint32_t _end_canary;
 } gpuk_compile_desc;
+
+/* What one input of gpuk_module_link holds. */
+typedef enum gpuk_link_kind {
+    GPUK_LINK_DEFAULT = 0,   /* detect: an image by its first bytes (ELF -> cubin, fatbin magic,
+                                "!<arch>" -> library, else PTX), a path by its ending (.ptx
+                                .cubin .fatbin, .a/.lib -> library, .o/.obj -> object) */
+    GPUK_LINK_PTX,           /* PTX text; its functions may be .extern (made with -rdc) */
+    GPUK_LINK_CUBIN,         /* a cubin, relocatable (nvcc -rdc -cubin) to be linked against */
+    GPUK_LINK_FATBIN,
+    GPUK_LINK_LIBRARY,       /* an archive of device code (nvcc -lib; libcudadevrt.a) */
+    GPUK_LINK_OBJECT,        /* a host object holding device code (nvcc -rdc -c) */
+    GPUK_LINK_NUM,
+    GPUK_LINK_FORCE_U32 = 0x7FFFFFFF
+} gpuk_link_kind;
+
+/* One input: exactly one of image, path and compile. */
+typedef struct gpuk_link_input {
+    gpuk_range image;                   // in memory: PTX (bytes 0 -> NUL-terminated), cubin...
+    const char* path;                   // or a file, read by the driver (cuLinkAddFile)
+    const gpuk_compile_desc* compile;   // or CUDA C compiled by NVRTC with -rdc=true added
+                                        //   (cached like gpuk_module_compile; its log and
+                                        //   errors as there)
+    gpuk_link_kind kind;                // image and path: 0 -> detect
+    const char* label;                  // in errors; NULL -> path, compile->name, "input N"
+} gpuk_link_input;
+
+/* gpuk_module_link: inputs linked into one module by the driver's linker. */
+typedef struct gpuk_link_desc {
+    uint32_t _start_canary;
+    const gpuk_link_input* inputs;   // linked in this order (at least one)
+    uint32_t num_inputs;
+    bool gpuk_device;                // true -> also link gpuk_device.cuh's functions as extern
+                                     //   "C" definitions (gpuk_uniform_f32...; KERNELS)
+    const char* label;               // the module's, in errors; NULL -> "linked"
+    char* log;                       // NULL -> none; else the linker's error log and then its
+    size_t log_bytes;                //   info log, cut to log_bytes - 1 characters; both set
+                                     //   or neither
+    uint32_t _end_canary;
+} gpuk_link_desc;
 
 typedef struct gpuk_kernel_info {
     int num_regs;
@@ -984,6 +1027,14 @@ GPUK_API const char* gpuk_module_lowered_name(const gpuk_ctx* ctx, gpuk_module m
                                               const char* name_expression);
 /* NVRTC's version (13000 for 13.0), loading it if needed; GPUK_ERR_NO_NVRTC without it. */
 GPUK_API gpuk_result gpuk_nvrtc_version(int* out_version);
+/* desc's inputs linked by the driver's linker (cuLinkCreate ... cuLinkComplete; driver >= 6.5,
+   else GPUK_ERR_DRIVER_TOO_OLD) into one cubin, loaded as a module of ctx: relocatable code
+   (-rdc) whose .extern functions another input defines. PTX inputs are checked as
+   gpuk_module_load's. A linker error (an undefined function, a mismatched target) returns the
+   driver's code with the error log's first lines in gpuk_last_error and the whole log at
+   GPUK_LOG_ERROR and in desc.log. */
+GPUK_API gpuk_result gpuk_module_link(gpuk_ctx* ctx, const gpuk_link_desc* desc,
+                                      gpuk_module* out_module);
 GPUK_API gpuk_result gpuk_kernel_get(gpuk_ctx* ctx, gpuk_module module, const char* name,
                                      gpuk_kernel* out_kernel);
 GPUK_API gpuk_result gpuk_kernel_query(gpuk_ctx* ctx, gpuk_kernel kernel,
@@ -6248,6 +6299,51 @@ static void gpuk__first_lines(char* dst, size_t cap, const char* log) {
     dst[n] = 0;
 }
 
+/* PTX's .version against the driver and .target against the device, before the driver sees
+   it (its own errors for these say less): gpuk_module_load and gpuk_module_link's inputs. */
+static gpuk_result gpuk__ptx_check(const char* fn, const gpuk_ctx* ctx, const unsigned char* bytes,
+                                   size_t len, const char* label) {
+    int major, minor, sm, arch_specific, need;
+    if (len == 0)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "module '%s': the PTX text is empty", label);
+    if (!gpuk__ptx_header((const char*)bytes, len, &major, &minor, &sm, &arch_specific))
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "module '%s': no valid .version directive "
+                          "(major.minor) at the head of the PTX text (not PTX?)", label);
+    need = gpuk__ptx_needs_cuda(major, minor);
+    if (need > gpuk__g.driver_version)
+        return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD,
+                          "module '%s': PTX .version %d.%d needs a driver for CUDA %d.%d or "
+                          "newer; this driver supports CUDA %d.%d",
+                          label, major, minor, need / 1000, need % 1000 / 10,
+                          gpuk__g.driver_version / 1000, gpuk__g.driver_version % 1000 / 10);
+    /* Newer than gpuk's table: a driver newer than the table's last entry may know it (let
+       it judge); an older one cannot. */
+    if (need < 0 && gpuk__g.driver_version <= gpuk__ptx_cuda[GPUK__PTX_TABLE_LAST].cuda) {
+        int known = gpuk__ptx_cuda[GPUK__PTX_TABLE_LAST].ptx;
+        int loads = gpuk__ptx_of_driver(gpuk__g.driver_version);
+        return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD,
+                          "module '%s': PTX .version %d.%d is newer than any PTX version gpuk "
+                          "knows (%d.%d); this driver supports CUDA %d.%d (PTX .version %d.%d "
+                          "and older)", label, major, minor, known / 10, known % 10,
+                          gpuk__g.driver_version / 1000, gpuk__g.driver_version % 1000 / 10,
+                          loads / 10, loads % 10);
+    }
+    if (sm > ctx->info.cc_major * 10 + ctx->info.cc_minor)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "module '%s': PTX .target sm_%d%s is newer than the device (sm_%d%d)",
+                          label, sm, arch_specific ? "a" : "",
+                          ctx->info.cc_major, ctx->info.cc_minor);
+    /* sm_90a's instructions (wgmma, setmaxnreg) exist on 9.0 alone: newer drivers refuse it
+       for 10.x with a JIT error that says less */
+    if (arch_specific && sm != ctx->info.cc_major * 10 + ctx->info.cc_minor)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "module '%s': PTX .target sm_%da is architecture-specific: it runs "
+                          "on compute capability %d.%d only, not on this device (sm_%d%d)",
+                          label, sm, sm / 10, sm % 10, ctx->info.cc_major, ctx->info.cc_minor);
+    return GPUK_OK;
+}
+
 /* Loads an image as a module: PTX is first checked against the driver (.version) and the
    device (.target), and copied when it does not end in a NUL; the JIT logs are always asked
    for, and the error log's first line goes into the error text. */
@@ -6263,44 +6359,8 @@ static gpuk_result gpuk__jit_load(const char* fn, gpuk_ctx* ctx, const unsigned 
     gpuk_result r;
     *out = NULL;
     if (is_ptx) {
-        int major, minor, sm, arch_specific, need;
-        if (len == 0)
-            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
-                              "module '%s': the PTX text is empty", label);
-        if (!gpuk__ptx_header((const char*)bytes, len, &major, &minor, &sm, &arch_specific))
-            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "module '%s': no valid .version directive "
-                              "(major.minor) at the head of the PTX text (not PTX?)", label);
-        need = gpuk__ptx_needs_cuda(major, minor);
-        if (need > gpuk__g.driver_version)
-            return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD,
-                              "module '%s': PTX .version %d.%d needs a driver for CUDA %d.%d or "
-                              "newer; this driver supports CUDA %d.%d",
-                              label, major, minor, need / 1000, need % 1000 / 10,
-                              gpuk__g.driver_version / 1000, gpuk__g.driver_version % 1000 / 10);
-        /* Newer than gpuk's table: a driver newer than the table's last entry may know it (let
-           it judge); an older one cannot. */
-        if (need < 0 && gpuk__g.driver_version <= gpuk__ptx_cuda[GPUK__PTX_TABLE_LAST].cuda) {
-            int known = gpuk__ptx_cuda[GPUK__PTX_TABLE_LAST].ptx;
-            int loads = gpuk__ptx_of_driver(gpuk__g.driver_version);
-            return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD,
-                              "module '%s': PTX .version %d.%d is newer than any PTX version gpuk "
-                              "knows (%d.%d); this driver supports CUDA %d.%d (PTX .version %d.%d "
-                              "and older)", label, major, minor, known / 10, known % 10,
-                              gpuk__g.driver_version / 1000, gpuk__g.driver_version % 1000 / 10,
-                              loads / 10, loads % 10);
-        }
-        if (sm > ctx->info.cc_major * 10 + ctx->info.cc_minor)
-            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
-                              "module '%s': PTX .target sm_%d%s is newer than the device (sm_%d%d)",
-                              label, sm, arch_specific ? "a" : "",
-                              ctx->info.cc_major, ctx->info.cc_minor);
-        /* sm_90a's instructions (wgmma, setmaxnreg) exist on 9.0 alone: newer drivers refuse it
-           for 10.x with a JIT error that says less */
-        if (arch_specific && sm != ctx->info.cc_major * 10 + ctx->info.cc_minor)
-            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
-                              "module '%s': PTX .target sm_%da is architecture-specific: it runs "
-                              "on compute capability %d.%d only, not on this device (sm_%d%d)",
-                              label, sm, sm / 10, sm % 10, ctx->info.cc_major, ctx->info.cc_minor);
+        gpuk_result checked = gpuk__ptx_check(fn, ctx, bytes, len, label);
+        if (checked != GPUK_OK) return checked;
         /* The driver reads PTX up to a NUL: copy text that does not end in one. */
         if (given_bytes && bytes[len - 1] != 0) {
             text_copy = (char*)gpuk__alloc(len + 1);
@@ -7182,10 +7242,12 @@ static void gpuk__disk_write(const char* fn, const char* name, const gpuk__nvrtc
 }
 #endif
 
-/* gpuk_module_compile, with fn naming the public call in errors (the custom kernels' create
-   calls compile through it too). */
-static gpuk_result gpuk__module_compile(const char* fn, gpuk_ctx* ctx,
-                                        const gpuk_compile_desc* desc, gpuk_module* out_module) {
+/* The compiled image of desc (checked by the caller) for ctx's device, from the process's
+   cache, the disk cache or NVRTC, into *out_found (kept until gpuk_shutdown). Shared by
+   gpuk_module_compile and gpuk_module_link's compiled inputs. */
+static gpuk_result gpuk__compile_cached(const char* fn, gpuk_ctx* ctx,
+                                        const gpuk_compile_desc* desc,
+                                        const gpuk__nvrtc_entry** out_found) {
     const gpuk__nvrtc_entry* found;
     gpuk__nvrtc_entry* made = NULL;
     const char* name;
@@ -7194,13 +7256,8 @@ static gpuk_result gpuk__module_compile(const char* fn, gpuk_ctx* ctx,
     size_t key_bytes;
     uint64_t hash;
     int sm, arch, cubin;
-    gpuk_result r;
-    if (!out_module) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_module is NULL");
-    out_module->id = 0;
-    GPUK__ALIVE(fn);
-    GPUK__CTX_CHECK(fn, ctx);
-    if (!desc) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc is NULL");
-    if ((r = gpuk__compile_check(fn, desc)) != GPUK_OK) return r;
+    gpuk_result r = GPUK_OK;
+    *out_found = NULL;
     name = desc->name && *desc->name ? desc->name : "program.cu";
     if ((r = gpuk__nvrtc_ready(fn)) != GPUK_OK) return r;
     sm = ctx->info.cc_major * 10 + ctx->info.cc_minor;
@@ -7256,9 +7313,26 @@ static gpuk_result gpuk__module_compile(const char* fn, gpuk_ctx* ctx,
         gpuk__log(GPUK_LOG_INFO, 0, msg);
     }
     gpuk__free(key);
-    if (!found) return r;
+    *out_found = found;
+    return found ? GPUK_OK : r;
+}
+
+/* gpuk_module_compile, with fn naming the public call in errors (the custom kernels' create
+   calls compile through it too). */
+static gpuk_result gpuk__module_compile(const char* fn, gpuk_ctx* ctx,
+                                        const gpuk_compile_desc* desc, gpuk_module* out_module) {
+    const gpuk__nvrtc_entry* found;
+    gpuk_result r;
+    if (!out_module) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_module is NULL");
+    out_module->id = 0;
+    GPUK__ALIVE(fn);
+    GPUK__CTX_CHECK(fn, ctx);
+    if (!desc) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc is NULL");
+    if ((r = gpuk__compile_check(fn, desc)) != GPUK_OK) return r;
+    if ((r = gpuk__compile_cached(fn, ctx, desc, &found)) != GPUK_OK) return r;
     return gpuk__module_add(fn, ctx, (const unsigned char*)(found + 1) + found->key_bytes,
-                            found->image_bytes, found->image_bytes, found->is_ptx, name, found,
+                            found->image_bytes, found->image_bytes, found->is_ptx,
+                            desc->name && *desc->name ? desc->name : "program.cu", found,
                             &out_module->id);
 }
 
@@ -7281,6 +7355,311 @@ GPUK__IMPL const char* gpuk_module_lowered_name(const gpuk_ctx* ctx, gpuk_module
         p = lowered + strlen(lowered) + 1;
     }
     return NULL;
+}
+
+/* src/gpuk_link.h - part of gpuk.h: modules linked from several inputs by the driver's linker. */
+/* ---- >>link ---- */
+/* gpuk_module_link drives the driver's own linker (cuLinkCreate ... cuLinkComplete, CUDA 5.5;
+   the _v2 ABI of cuLinkCreate/AddData/AddFile, CUDA 6.5): relocatable inputs (PTX, cubins and
+   fatbins made with -rdc, archives, NVRTC programs compiled with -rdc=true) become one cubin,
+   loaded as an ordinary module. The linker's error and info logs are asked for at create and
+   are filled by every later call, so a failed add or complete says why. */
+#define GPUK__LINK_ROWS(X) X(cuLinkCreate) X(cuLinkAddData) X(cuLinkAddFile) X(cuLinkComplete) \
+    X(cuLinkDestroy)
+
+/* Hook: the PTX text of gpuk_device_lib.cu (gpuk_device.cuh's functions, extern "C"),
+   unpacked into memory that *out_block holds (free it); NULL with *r set where it cannot be
+   (GPUK_NO_KERNELS leaves it out). Defined in src/gpuk_builtin_ptx.h beside the packed PTX. */
+static char* gpuk__device_library_text(const char* fn, char** out_block, gpuk_result* r);
+
+static const char* const gpuk__link_kind_name[GPUK_LINK_NUM] = {
+    "detected", "PTX", "cubin", "fatbin", "library", "object"
+};
+
+/* The kind of an image by its first bytes, as gpuk_module_load detects (an archive too). */
+static gpuk_link_kind gpuk__link_kind_of_image(const unsigned char* b, size_t len) {
+    if (len >= 4 && b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F')
+        return GPUK_LINK_CUBIN;
+    if (len >= 4 && ((b[0] == 0x50 && b[1] == 0xED && b[2] == 0x55 && b[3] == 0xBA) ||
+                     (b[0] == 0xB1 && b[1] == 0x43 && b[2] == 0x62 && b[3] == 0x46)))
+        return GPUK_LINK_FATBIN;
+    if (len >= 8 && memcmp(b, "!<arch>\n", 8) == 0) return GPUK_LINK_LIBRARY;
+    return GPUK_LINK_PTX;
+}
+
+/* The kind of a file by its name's ending; GPUK_LINK_DEFAULT where the ending says nothing. */
+static gpuk_link_kind gpuk__link_kind_of_path(const char* path) {
+    static const struct { const char* end; gpuk_link_kind kind; } ends[] = {
+        { ".ptx", GPUK_LINK_PTX }, { ".cubin", GPUK_LINK_CUBIN }, { ".fatbin", GPUK_LINK_FATBIN },
+        { ".a", GPUK_LINK_LIBRARY }, { ".lib", GPUK_LINK_LIBRARY }, { ".o", GPUK_LINK_OBJECT },
+        { ".obj", GPUK_LINK_OBJECT }
+    };
+    size_t n = strlen(path), i;
+    for (i = 0; i < sizeof ends / sizeof ends[0]; i++) {
+        size_t k = strlen(ends[i].end);
+        if (n > k && strcmp(path + n - k, ends[i].end) == 0) return ends[i].kind;
+    }
+    return GPUK_LINK_DEFAULT;
+}
+
+static unsigned int gpuk__link_cu_type(gpuk_link_kind kind) {
+    switch (kind) {
+    case GPUK_LINK_CUBIN: return GPUK__CU_JIT_INPUT_CUBIN;
+    case GPUK_LINK_FATBIN: return GPUK__CU_JIT_INPUT_FATBINARY;
+    case GPUK_LINK_LIBRARY: return GPUK__CU_JIT_INPUT_LIBRARY;
+    case GPUK_LINK_OBJECT: return GPUK__CU_JIT_INPUT_OBJECT;
+    default: return GPUK__CU_JIT_INPUT_PTX;
+    }
+}
+
+/* The desc's arguments, before anything is compiled or linked; the error names the first bad
+   one. */
+static gpuk_result gpuk__link_check(const char* fn, const gpuk_link_desc* d) {
+    uint32_t i;
+    if (gpuk__desc_canaries_bad(d->_start_canary, d->_end_canary))
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_link_desc canaries are not zero");
+    if (!d->log != !d->log_bytes)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.log and desc.log_bytes: set both "
+                          "(a buffer and its size) or neither");
+    if (d->log) d->log[0] = 0;
+    if (d->num_inputs && !d->inputs)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.num_inputs is %u but desc.inputs is "
+                          "NULL", d->num_inputs);
+    if (!d->num_inputs)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.num_inputs is 0: nothing to link");
+    if (d->num_inputs > 4096)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.num_inputs %u: more than 4096",
+                          d->num_inputs);
+    for (i = 0; i < d->num_inputs; i++) {
+        const gpuk_link_input* in = &d->inputs[i];
+        int set = (in->image.ptr != NULL) + (in->path != NULL) + (in->compile != NULL);
+        if (set != 1)
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.inputs[%u]: set exactly one of "
+                              "image.ptr, path and compile (%d are set)", i, set);
+        if ((unsigned)in->kind >= (unsigned)GPUK_LINK_NUM)
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.inputs[%u].kind %d is out of range",
+                              i, (int)in->kind);
+        if (in->compile && in->kind != GPUK_LINK_DEFAULT)
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.inputs[%u]: kind is for image and "
+                              "path; a compiled input's kind is NVRTC's output", i);
+        if (in->path && !*in->path)
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.inputs[%u].path is empty", i);
+        if (in->path && in->kind == GPUK_LINK_DEFAULT &&
+            gpuk__link_kind_of_path(in->path) == GPUK_LINK_DEFAULT)
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.inputs[%u].path '%s': its ending "
+                              "is none of .ptx .cubin .fatbin .a .lib .o .obj: name its kind", i,
+                              in->path);
+        if (in->compile) {
+            gpuk_result r = gpuk__compile_check(fn, in->compile);
+            if (r != GPUK_OK) return r;
+        }
+    }
+    return GPUK_OK;
+}
+
+/* Whether options already ask NVRTC for relocatable device code. */
+static int gpuk__rdc_given(const gpuk_compile_desc* c) {
+    uint32_t i;
+    for (i = 0; i < c->num_options; i++) {
+        const char* o = c->options[i];
+        if (strcmp(o, "-rdc=true") == 0 || strcmp(o, "--relocatable-device-code=true") == 0 ||
+            strcmp(o, "-dc") == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* A compiled input: c compiled with -rdc=true added (where not given), through the compile
+   cache like gpuk_module_compile's (the option is part of the key). */
+static gpuk_result gpuk__link_compile(const char* fn, gpuk_ctx* ctx, const gpuk_compile_desc* c,
+                                      const gpuk__nvrtc_entry** out) {
+    gpuk_compile_desc d = *c;
+    const char** opts;
+    gpuk_result r;
+    if (gpuk__rdc_given(c)) return gpuk__compile_cached(fn, ctx, c, out);
+    opts = (const char**)gpuk__alloc(((size_t)c->num_options + 1u) * sizeof *opts);
+    if (!opts) {
+        *out = NULL;
+        return gpuk__fail(fn, GPUK_ERR_HOST_ALLOC, "cannot allocate %u option pointers",
+                          c->num_options + 1u);
+    }
+    if (c->num_options) memcpy((void*)opts, (const void*)c->options, c->num_options * sizeof *opts);
+    opts[c->num_options] = "-rdc=true";
+    d.options = opts;
+    d.num_options = c->num_options + 1u;
+    r = gpuk__compile_cached(fn, ctx, &d, out);
+    gpuk__free((void*)opts);
+    return r;
+}
+
+/* A linker call failed: its name, the input, and the error log's first lines. */
+static gpuk_result gpuk__link_fail(const char* fn, const char* call, gpuk__cu_result cr,
+                                   const char* label, const char* input, const char* error_log) {
+    char detail[400];
+    size_t pos = gpuk__fmt(detail, sizeof detail, 0, "module '%s'%s%s%s: ", label,
+                           input ? ", input '" : "", input ? input : "", input ? "'" : "");
+    gpuk__first_lines(detail + pos, sizeof detail - pos,
+                      error_log[0] ? error_log : "(empty linker log)");
+    if (error_log[0]) gpuk__log(GPUK_LOG_ERROR, (int)cr, error_log);
+    return gpuk__fail_cu(fn, call, cr, detail);
+}
+
+/* Adds one in-memory image to the link; PTX is made NUL-terminated (the driver reads it as a
+   C string), its size then counting the NUL. */
+static gpuk_result gpuk__link_add(const char* fn, gpuk__cu_link_state st,
+                                  gpuk_link_kind kind, const unsigned char* bytes, size_t len,
+                                  const char* label, const char* input, const char* error_log) {
+    char* copy = NULL;
+    void* data = (void*)(uintptr_t)bytes;
+    size_t size = len;
+    gpuk__cu_result cr;
+    if (kind == GPUK_LINK_PTX) {
+        if (bytes[len - 1] != 0) {
+            if (!(copy = (char*)gpuk__alloc(len + 1)))
+                return gpuk__fail(fn, GPUK_ERR_HOST_ALLOC, "cannot copy %zu bytes of PTX", len);
+            memcpy(copy, bytes, len);
+            copy[len] = 0;
+            data = copy;
+        }
+        size = strlen((const char*)data) + 1;
+    }
+    cr = GPUK__DRV.cuLinkAddData(st, gpuk__link_cu_type(kind), data, size, input, 0, NULL, NULL);
+    gpuk__free(copy);
+    return cr ? gpuk__link_fail(fn, "cuLinkAddData", cr, label, input, error_log) : GPUK_OK;
+}
+
+/* The name input i goes by in errors and the linker's log. */
+static void gpuk__link_input_label(const gpuk_link_input* in, uint32_t i, char* buf, size_t cap) {
+    if (in->label && *in->label) gpuk__copy_text(buf, cap, in->label);
+    else if (in->path) gpuk__copy_text(buf, cap, in->path);
+    else if (in->compile && in->compile->name && *in->compile->name)
+        gpuk__copy_text(buf, cap, in->compile->name);
+    else gpuk__fmt(buf, cap, 0, "input %u", i);
+}
+
+/* The in-memory inputs' sizes, and their PTX checked against the driver and the device,
+   before anything is compiled or the linker is asked. */
+static gpuk_result gpuk__link_check_images(const char* fn, const gpuk_ctx* ctx,
+                                           const gpuk_link_desc* d, const char* label) {
+    char input[64];
+    uint32_t i;
+    for (i = 0; i < d->num_inputs; i++) {
+        const gpuk_link_input* in = &d->inputs[i];
+        const unsigned char* b = (const unsigned char*)in->image.ptr;
+        size_t len;
+        gpuk_link_kind kind;
+        gpuk_result r;
+        if (!b) continue;
+        len = in->image.bytes ? in->image.bytes : strlen((const char*)b);
+        kind = in->kind ? in->kind : gpuk__link_kind_of_image(b, len);
+        gpuk__link_input_label(in, i, input, sizeof input);
+        if (len == 0)
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "module '%s', input '%s': the %s image "
+                              "is empty", label, input, gpuk__link_kind_name[kind]);
+        if (kind == GPUK_LINK_PTX && (r = gpuk__ptx_check(fn, ctx, b, len, input)) != GPUK_OK)
+            return r;
+    }
+    return GPUK_OK;
+}
+
+/* The linker's logs into the caller's buffer: the error log, then the info log. */
+static void gpuk__link_log_out(const gpuk_link_desc* d, const char* error_log,
+                               const char* info_log) {
+    size_t pos;
+    if (!d->log) return;
+    pos = gpuk__fmt(d->log, d->log_bytes, 0, "%s", error_log);
+    if (info_log[0])
+        gpuk__fmt(d->log, d->log_bytes, pos, "%s%s", pos && d->log[pos - 1] != '\n' ? "\n" : "",
+                  info_log);
+}
+
+GPUK__IMPL gpuk_result gpuk_module_link(gpuk_ctx* ctx, const gpuk_link_desc* desc,
+                                        gpuk_module* out_module) {
+    const char* const fn = __func__;
+    unsigned int opts[4];
+    void* vals[4];
+    char info_log[2048], error_log[4096], input[64];
+    char *library = NULL, *block = NULL;
+    gpuk__cu_link_state st = NULL;
+    gpuk__cu_result cr;
+    gpuk_result r = GPUK_OK;
+    const char* label;
+    void* cubin = NULL;
+    size_t cubin_bytes = 0;
+    uint32_t i;
+    if (!out_module) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_module is NULL");
+    out_module->id = 0;
+    GPUK__ALIVE(fn);
+    GPUK__CTX_CHECK(fn, ctx);
+    if (!desc) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc is NULL");
+    if ((r = gpuk__link_check(fn, desc)) != GPUK_OK) return r;
+    label = desc->label && *desc->label ? desc->label : "linked";
+#define GPUK__X_LINK_ROW(name) \
+    if (!GPUK__DRV.name) \
+        return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, "linking needs a driver for CUDA 6.5 or " \
+                          "newer; this one (%d.%d) lacks " #name, gpuk__g.driver_version / 1000, \
+                          gpuk__g.driver_version % 1000 / 10);
+    GPUK__LINK_ROWS(GPUK__X_LINK_ROW)
+#undef GPUK__X_LINK_ROW
+    if ((r = gpuk__link_check_images(fn, ctx, desc, label)) != GPUK_OK) return r;
+    if (desc->gpuk_device &&
+        !(library = gpuk__device_library_text(fn, &block, &r)))
+        return r;
+    if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) {
+        gpuk__free(block);
+        return r;
+    }
+    info_log[0] = error_log[0] = 0;
+    opts[0] = GPUK__CU_JIT_INFO_LOG_BUFFER; vals[0] = info_log;
+    opts[1] = GPUK__CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES; vals[1] = (void*)(uintptr_t)sizeof info_log;
+    opts[2] = GPUK__CU_JIT_ERROR_LOG_BUFFER; vals[2] = error_log;
+    opts[3] = GPUK__CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES;
+    vals[3] = (void*)(uintptr_t)sizeof error_log;
+    /* opts and vals stay alive until cuLinkDestroy, as the driver asks of output options */
+    if ((cr = GPUK__DRV.cuLinkCreate(4, opts, vals, &st)) != 0) {
+        st = NULL;
+        r = gpuk__link_fail(fn, "cuLinkCreate", cr, label, NULL, error_log);
+    }
+    for (i = 0; r == GPUK_OK && i < desc->num_inputs; i++) {
+        const gpuk_link_input* in = &desc->inputs[i];
+        gpuk__link_input_label(in, i, input, sizeof input);
+        if (in->compile) {
+            const gpuk__nvrtc_entry* e = NULL;
+            if ((r = gpuk__link_compile(fn, ctx, in->compile, &e)) == GPUK_OK)
+                r = gpuk__link_add(fn, st, e->is_ptx ? GPUK_LINK_PTX : GPUK_LINK_CUBIN,
+                                   (const unsigned char*)(e + 1) + e->key_bytes, e->image_bytes,
+                                   label, input, error_log);
+        } else if (in->path) {
+            gpuk_link_kind kind = in->kind ? in->kind : gpuk__link_kind_of_path(in->path);
+            cr = GPUK__DRV.cuLinkAddFile(st, gpuk__link_cu_type(kind), in->path, 0, NULL, NULL);
+            if (cr) r = gpuk__link_fail(fn, "cuLinkAddFile", cr, label, input, error_log);
+        } else {
+            const unsigned char* b = (const unsigned char*)in->image.ptr;
+            size_t len = in->image.bytes ? in->image.bytes : strlen((const char*)b);
+            gpuk_link_kind kind = in->kind ? in->kind : gpuk__link_kind_of_image(b, len);
+            r = gpuk__link_add(fn, st, kind, b, len, label, input, error_log);
+        }
+    }
+    if (r == GPUK_OK && library)
+        r = gpuk__link_add(fn, st, GPUK_LINK_PTX, (const unsigned char*)library,
+                           strlen(library), label, "gpuk_device_lib", error_log);
+    if (r == GPUK_OK && (cr = GPUK__DRV.cuLinkComplete(st, &cubin, &cubin_bytes)) != 0)
+        r = gpuk__link_fail(fn, "cuLinkComplete", cr, label, NULL, error_log);
+    info_log[sizeof info_log - 1] = error_log[sizeof error_log - 1] = 0;
+    gpuk__link_log_out(desc, error_log, info_log);
+    if (r == GPUK_OK && info_log[0]) gpuk__log(GPUK_LOG_DEBUG, 0, info_log);
+    /* the cubin belongs to the link state: loaded before the state goes */
+    if (r == GPUK_OK)
+        r = gpuk__module_add(fn, ctx, (const unsigned char*)cubin, cubin_bytes, cubin_bytes, 0,
+                             label, NULL, &out_module->id);
+    gpuk__free(block);
+    /* a failed destroy leaves the driver's host memory behind; the module made is good */
+    if (st && !GPUK__ATOMIC_LOAD(&gpuk__g.broken) &&
+        !gpuk__tolerate(fn, "cuLinkDestroy", cr = GPUK__DRV.cuLinkDestroy(st)) &&
+        !gpuk__is_sticky((int)cr))
+        gpuk__log(GPUK_LOG_WARN, (int)cr, "cuLinkDestroy failed: the link state's host memory "
+                  "stays with the driver");
+    return r;
 }
 
 /* src/gpuk_launch.h - part of gpuk.h: a module's kernels (lookup, attributes), launches. */
@@ -17115,8 +17494,176 @@ static const gpuk__builtin_variant* gpuk__builtin_variants(void) {
 static const gpuk__builtin_ptx* gpuk__builtin_dictionary_of(void) {
     return &gpuk__builtin_dictionary;
 }
+
+/* gpuk_device.cuh's functions as a linkable library (gpuk_device_lib.cu), packed as a
+   built-in's PTX is, for gpuk_module_link's desc.gpuk_device. */
+/* GPUK_GENERATED_BEGIN(device_library) */
+/* tools/gen_ptx.py v1 from gpuk_device_lib.cu sha256 280a7085b1d15544, nvcc 13.0.88 -- do not edit */
+/* gpuk_device_lib: .version 6.0, .target sm_52, driver >= CUDA 9.0, 71910 bytes */
+static const char* const gpuk__ptx_device_lib[] = {
+"vC{/]-JuMaFZUQsAtXP}4H4~C&$5zVm*uBfe}BZB$p&-oc(7r/cC=lNl5c_cs1*xk0gTKAVpAzs%+C3k+D(.+o}Ss2joBM)n$"
+"_UMrXg=y9(5smFN6wd{ug~LS^Lb*b8eGgPr&+}d|-EAeyo0T{^m&zs=aJVxH[ZfFrE-Gs4nvpyf$V6.9&$p^bR@CyCJaTFVVL"
+"Zr(w%}gOQ{6g[ufvq4F3X81@I^-j=(910C2miVrTw|8_|YujQoBP1T-n76c$=foSVox0=5Tx(f0sr^{I3HyX(zsxEC/*6II+u"
+"gQL_xO}{piA[|D]VfNq^]m-*TP6Xjq=b003d#|QdLj}Uy_of^e[wM9W/=5+ptV!P&h:uTeoaq/1e3P35Ls{.J^kRYwQqL$b+w"
+"}YI0utCx68t3Cu_)ZymNNkoIf83:5%hLj0RSd.0U[lYB$pmElf3HeixyknwcTC)5lOju6bcnB#hX%09k$JbwM{&iW7oF9I:ig"
+"FmyfU_VEj$[*~[!xsuZ5)$IKV:$MT5CcLh$FL#8o@D/)K+Vj&G+0O-p2*h!3hB2ip6-wt4l|n/ilGQ:zfv{.KIP|F:2lNy7VY"
+"ZoMJ4Wl.Tk3s%I{V/+:gpa$(2PJ*w[I]7Y9DS+.q5tWa_Hf5E}17FVQ7]9Ub+[3&&XJ##D.AL(BXg&!ekj:V8v2vxN3l-eXyh"
+"cx{aT4=po(d7ng|Q8d$pG4V_7)@2].w2XHs*^%gE+!KKKF9j2oi!488NCz7DA1lP!#%b]Vl%_UAU8jok*0*2v(u5@^To@OhAE"
+"(LX2n~a&K_fY9qE1Y!0kgDgV2YFiV&@jd#.22yQ)Z-5KD|0].!v[-x=Om&5M3yoysV4UdeOyZeqM^G7LR|v2qVAna.~pJ0eYl"
+".V^Lt]11gW#~1B8.Y2^JnRm2z~:8_)U8VI-U]rMvm+%b-v4E3*PdUiG(UYq})v:xPlRs4./OT(|)5SO+y5q^(%}KBbQkX!R-n"
+"*Ae40K_A.WeH8[j_-3cP+!+xusi$kl&S4J(eH5wl$z]t[sf~4p9Fsa[tJ&G_2bq||_qiFMdy2|_511Y5l:5{!QL:fYVKZ^D*0"
+"![H^U0BQDM6$3r-0MYt{Bo)XUPWj_[g80plMock#WLQ*PDdd]*~+8p/Hqx3841l2gV}(CVG0EkBa-d{0jIn0W[&H]IX9//t+m"
+"-m!-C1OI(m@=sn6zj@~X-O8M74g3:W4u|1p|H$74rusCy#m!~LNarSysYo}7^^uOI@NvnM~{#M&28zgaHgudle5i{GQ=F^XA."
+"dGvzcwU^E)x6BuR&L|_z]c%(_xZPfl)kb(jjo%wRh=C7*TprRu60V4/5QLVHt#UJKH%%_W$X{w/l&(zoS1$GMTJn:lAKzy2F+"
+"@RyIwXKplO{T!9zmW82*IDQ_P14GSc@OQXrI%HXO{Sk@.fCvc8dM5cY~gH7Hpn7[{yvZ{KL#mceXJupZbSQu|ZAJv6#sBR7ha"
+"7H-.5NR]tpI]v!s6VYVa$1Y=O83cD.h/%5WJtwrfw%LF9{C*RU4z#8)dhtno7-EhiW0e#u_7}Ip-!Vgp3ZDL/hu)W(K+ae/-9"
+"rx)G^xbo1:P&bm:u(R^l:lm/mqR(EkexTF*&[$N@UNdVL^AyFj#ZVcIU=2HnJHMp9t/Pa9X-A4:.{Xgl(j81yZCLr]4Yc)f_)"
+"y#OFDQgO+46iel1/@odYYM%zKhxW)hZT~&tP+etz9NXBg:Yd4]!rvkuzFYs7Hr(:XNqPebAkmHUQ.5j@RlB&g=1)*@[xB~-U9"
+"_li~24Auk3Ilcn%y#YAybKQ#WNOD-%Z)$xM=.0]S[kggimIU(mlQL]$vt*Aa/R1:Il20wg8h:J&|XcMGQXoecKd[jL4[Y-!6e"
+"LwKO)%#E/yy7HsD)#IIUxFMw^kP=B3E(gy8PTKE+N}rW(~xv)7i@=In7Eli_{5x(ZZ~S-q=l&4@{C-B5qlbpor&yF3wDWCI.="
+"9XzrXwLgMVfDEH/%9$S!y+7AZv$NfqB$HHw34xb*706Hs!qQE}IlXYFZBP*P20U:xhAN2asHaW(_1ZQu/t(ESt]{-DBKjJ0!$"
+"lVXCVEh$J$Y3(h&}925(cNpwNE1h8QO|]Q/Y0ha7*!r0%lwC/1o^U77^E1-a4hWwZXQYPL2xG^}F25bfc&B(4{SCNO$|6.}#d"
+"UU6EM0@m{|{sN-+$UWR_.|%0Ro+Gl3Dde.o@-dA&gzmW-65$gB0F-C8fQmNxeM:HhFPyVo-&aj8aFhOgrOz/uJk_qK{+B*$[W"
+"AQ.pBMc{-cGO2I8cUwIxCYIwuALPA!hAk]TYsHnsX{|Ul^c(K!|=VqlZv)UZ)o6|jpy6~W6rJ4l%P(El$o$aWjLnjkZ[%1bF6"
+"0xT+#48#9Q5e$5%Z]qDE=z53GU3{O-84HBBgoHJsUxfBwkosWu|I$B%HPzut!J*~$93G5:%w.=&/@*[A*o%XJSB2j@:vZ!xWo"
+"Bf^iwx7Ja[zH-_0RsULP9iQP%91zvn!lQl1a(VsDL_lS@3Jd[h#H{cs1TjO9%3xTRE:{Nx2mDJ7DbEX#eEvSeh_)mHEUwvYgP"
+"b$J%C*dNd-a^fENEe8/&#-sCXGBe(w1J:(9y1)Epmq0XYO)xx7gm.DV&{[SQ]^IOE(d]&OMTARvTya+d&@z)4%YrrvDKbKp}I"
+"@0Q#FSpupAx8Qj3UyeiHelWsipShwZoM{Fws_Z!yt#FBjjl7*B-*P22:1Q#XT6XcF+p=pJwx*6YJa9syI*Y@F4@shG@@mz~~W"
+"jk[ysaT3TTSz.3RH*/ucVF$a+9$(ij]3Nhfog[~lcaC2r6cbI1b++Ta#gq!sYnGp:ZdDV2~:/+j]Fx!I*7aXd57rGiRQBjcq|"
+"oO_^deV!Uwyhwy{oAz:7b:=3*A_qQ}:jWW6!9KQ8-IlvkK0&p~J!R{^D.E}.%g{0-PkX+Zl~foa|FGx@8pnytiHsb#JDa^kBq"
+"*X_]4*MHEeT2@7|bK~rkr_%d*Odq[@Bu1FIqh-^0bst4%so+if#MOy&$B.[VGsF&o)Lsk!a-VDOZam(XjjL(uYp*E144c47yX"
+"[j/ZJ~CfxTNCt)l_6mbFEU-wjXie7_[uwIo|s/VR0O+EVs+!u=!6wgYVMC[gY7D#$rvGm!.q1%uV9![gQV%%e(k6f7sOaQ/HU"
+"]vOzz+[6ol/|#l$DbtJNz]b|Q*{-4cd9$5=h3bCn0MQyot{4EtoVKSlZDQ#O6Q]nC&!))FNAvVBc*W8nZIu!F)!J#h*Wum(Md"
+"&BxV![evdgbhfLAbpsuZ[S/m8jt_M{/n{9y6|Yjztl7wI4%_=b$e^^_g8|ggQSr^p5QlCup1(L*7h63^X|3%XG[EmZ5W$a0oV"
+"1b.FZEm2Ad}i@W)_u20ojl4MSQC7BawkX{h^@!JeVyX3$%VL/x3gh})Leq(o:-jxhH{)z-5VfPa3BFqoigADUN%2nJ@OVfb_{"
+"H5.d*P{[8LFi/Op/DZR=)S0[#B*kY.lb)nE[.p]grJjoFuflDp#}]4WyvRh^/vwk-I7rPnJ/uL9yOc:7u-24J-QY=Hk-M@pu/"
+"LK=M*ejrx)VnVLZ3CQ$^yD8eAuXixC7Z(1hh[JgMR#wkF)B.Rw9Rh3ak0x*3HL4k1a+_zqu.(yFp!*LHs1yk$#36c7:W]oiHA"
+"G!7)abFQ=6]qrfYOP#ka@wr3ZgqZMt3M!vt~GI_M.wC:^!rFdmy$nof7R4LS:=c_@z-4dO&_|$~M_A3U$4U!U&q7o3o/n@V]b"
+"7WL6ib5TTl73+^b}WTE@laP-6@pB6ve7Py3#A^HpwLTP)u=/cJHm8zX^C%BT9[NIZLMMCv[[!alv7|jK{vn0Cnqe@bDMDXV9a"
+":p5voYe/UA[SAev%/vXY|LeS%]9%rbmiK~(:6uu%dhzBiOe(3x{N]1#pkyjM~}2c:/A#g%MXBj#mr{#6nGlL~O=6fn#D^D27u"
+"AZNo#LWR7+8]5M#LTYHeV-:iu63.q_LMWkL=o_uf_I-ePGlTLlY#F%0R4p!164Qc[hr$W:-l{g|c7mV@$T[N3yaRC2w[$qvPa"
+"pH(iBd]vDgGKq[+GM2z5+t{",
+"w7OMutFi@*=PyM[JHB&UdA[7ip:PhkMM2NyyXVMoxJnvluItp&XDd/(7J8-j0F=o9ZDlMMv8wtdx^tH7a9V5gr/_[!YDWDfe["
+"]eT!K|@7aHL6}*)p7CrpnGpST7thIy|y}cDO{UG#5~-#xx!p@W&7sp.cK[wFYhlhHU)H!gHaf=@B)z*PMgjAFWV/IslQAycKK"
+")Yc%.Aoz7tJUChAvIK$@-/)tGi]VIbZ[)zyY0bPlGHKBLC-hzK~Izpy$]-wGsaH#rGnI2OW14YGT0NmuqMj7vKa_vgCg@hYAB"
+"+|~7kSA[cbbc|}nx1h7oAA&2st:708C*aowtiZg-(#TL)p.%N*AzJdrvwonj3kf0D[grEUGrFr)7.O*Xd!vQ!qLw.fi:QIzGM"
+"WE7_R~J-S}UDgdfIK=Wy37{zsMn75Ab97vX)ro)5D~EE3McI*yY{FfH3ED1=|oA-LXD4PFR3fNHAD950CN*lQ.yN|W.Kdp01X"
+"WZ{RlPm~YAeGSb3=eFE/pSIvoIX4W/:Z{Y1.MzW.|1IZgzNSoj&ES!Fh%)SJr#Z(lW[*+oe&kZgCF}75rYI)C7O_-{a(^ZVL["
+"5(cEA}~Q1eJJiRhhlRo(G2Fe-yc6w=1Zq+2{*exkR&S[Y#a_WSEsEE9mSOz_#Ht=rEZMYm#9YP1pNKEH(&F]a^L%@N~dSf=./"
+"=Zs1_$c%+D*#{9fZl)Op-)3_.RKQ]{-s6(6Hzqnbp!yqjjnikJyv6q|Y52ePgt!W2oueC^iU*1=9zG#+3*ox=i591M2j&GR!k"
+"rJIRV*D@53Vo(-/Vyu*fABI4)=pP}%O9jg.e)gIAw9sskJy{7o$8jh[2SwbWABc7)PjB{M*%z*(7Ea!.EK+_$iX-mFjDcCS[w"
+"Dl*Zo(5Fl):Purtb8GvW2~GZEnphj4c(=sZv-IS2P$1hc6|mxop0Um{wqX19hh8vZPN#}*vvV{0JNLeSf56.v@nq(yc6CNfs*"
+"/7~%IM[XG{3_8Aj_to*n45:V_A&5EN]+V9V6E3__weW=nXl&SMlxPaHvoxQ/_jjGUNYe-m@~Acl4TG(&elL9!tt%F7S(nb$=5"
+"uF_M!YRE#/=VW2tC@.mBzEYqdXDJ1V.OvDFp_RI#c/uR@lSS+ZmQ_lL&*c%#3p0MN!.K:z446Fu5EzLhRdU8N{Z}q(z3/#9Yj"
+"i-*4AQfZFzG$@F.Z5TjaXZY#e1(fGi4tv%-lU_ln4i9~X{6V$]u]D5./Ke/D_(kIZhvo|J##WEKXltM(|R/BQ[eX0A+h1}y(K"
+"GmII==(|h%eYeR&_0!~tfKs&+ql]bfS($y{^76soHw_:3N+%P!~VN]z/W66!H%)a8}N=~#/BzeVH)jFuZ/XoMCg%b7RKAHSvQ"
+"R3BUQET8nwItjjVT*%Mj9!.rR3~!&p&$j^DI^Lf=iEPYZhkQB6bf^nq6a]LIOB]t2=tt~b5HGFDL4R!OlW6pAjl.^l:8uoGos"
+"C6/a^()^#z8BOAuqx*jl*qDB5*Mk5EIIF{6:PxT|O*%HaPgO-q!h1!-08~))[53k~lLK{xT@8h%9&+EZud*1Mlg^u0Patn(of"
+"rjRKGuQI3ic0]Kk(6-/Wnkf(v6=kGh:#C$7nu@(L@bc[X-jhCM:)IUOuefNwon1l(12srp]kKYq}*Y*cSx$rp]kKYq}*Y*cSy"
+"oUB3:}^5|hlj5{DN!_LF}&4BNk!qP=g#!bGag87$MA*tOHHFbmA2a%d6TqMa^nD{9QCD~wO0]zSeO-34!.f.CSH1j9KauWZMk"
+"*f~7E61A@.0gLeE(zqez~1hjf}$#iJ!8-l1JTp~)t5vSi(Q{_2(qHkcY4|NULly+JRxWbGL%$VpM%y+!~b0g@aNj0B]uSYnT9"
+"-ltZn-rgl*TkPbqtRf@PvKg.eS3n2Mp|N4t]&Ep)1myn(@j2I/kuVXxxJoPaE6=FxCpc+w[(cVo3iGRbtbKT8NP+:B}%YrzMp"
+"[!5|^XE6oaCkg1}B~Rp_55RH6*pG1FCFz-BUAt/kpVW2ctcN/eGCSs/]pmJCyuBZ@dmpGhdLHuWvK~=]2I@-PilEuf@2]J^u%"
+"-yy:M7yHE35gl*CzbRFf4gqD5e=!VfO(Ec7886/lPBZn0_:E.Pphf(Z+=Zez-TG$q$}$@Hw80EoqslXOk8+Fm$9ZD9-UH(Xh~"
+"bbY[ZH/pi}L_z{K:Z)kL&H1+bEQPJtka+QyaXbNHT5_^/c:exxk0u)FCm2(m=_mHEyVI6ZtxiKTMJU4_It1WVfjzqa.R/@~@D"
+":UY!3HGWaIS6k~I43QB^/MXR)!A]1aQ[ae$*dS&DWQ|C{L/GdL2nNgQ|S6!9IpyqE+x@B+YWe)N^$L~we/l6iUN%*g-IxAZsj"
+"ZKCh51k:y/MxG8kD2bz[KFwmZqW_67$!%!k5z1y:zYmT_bmJ]vM5TN6D}/04$PcyH8^#X#C[CWRj(XQOD0kwn+f!~W7$C{rd6"
+"bpCI@koB93a%t%PsHU90Gfo+-aqQN}A3*mRMSD=hCiQTTEkP^urrA+-smUg8d}$HGb-/UbjPe@$7F7[jKNIi&=~~Cpw{_HdQv"
+"%_jNw#&UboAPNWQXXMxanQs56j_hL6h*&GJG!/3}]u(mJ[M|.rQVCTBS.e9kRa!]!&VBwSZjb:]7w8#Sl$w(R6=]L6BXwt[LI"
+"$SV13nIUKbY$~{*z2M#@^rmpE.D]v&-vX.D*9i{mRX+RMAT-wM8=|XF3C2L~M9^C_IS2j!|b!bpO_1w@1/OjJ)X+RMAT-wM8="
+"|XDgCMY0R)=0lt&I)vJ9*dp^_|{Cqc7QF}o~6infZA439]na_Ep:Nse%G&Ei6NdBrkaIg#8IT8hRR[xoMK6+N&i_PEKT]vwXm"
+"3cz)5a!/sMp|5BcC:Q{{&%L*:N}=^h0WLRuGT!y]2vr{@Xo:Qu4C)nE[hzV5K_Kyh@[jp_df1[8v~*cG.zs@M4*M/b:qCB!:{"
+"v|}Fs0Tfmu:DR|50Yj%aIn0LJq*^M47Nr(Ytq({:=2Dd!yFKvp3i%UamInXsYbI1.HYW~u*C701xX^0G*Rq[6Nin]Kw*Eq!K@"
+"Vu%*)@x2I[UAv.ftNxrc~*Vq3G1A4E/t0A9Vi+*G3KdTts2pINcHk-Z|9=N~~zFc=n}~@xCIT[~I[EduLE9lJOy_o-h~b+u|{"
+"*R!(kAL-MtqZigJ#h#=vij:k4y&[2k]%TIYkk}s924O&Pt%hO[#*D@0t75/lSkv9Q+h5z|w#|}iWCD%6VR3pHA[D|s.#a)u5D"
+"+=2#xWF.=KPGODf5HyKg.!@M3u$}^lJz@dXkc^yCF+2OS7vk(&f/$B^nb+T=b4..dR@%WxN^/k2gRKU2&_d$nk3b[]@ptD5Y&"
+"1wvy}a=l9dc}KL@9)Z^/$!U:lQtHP+e[!H%:lafl+CG*OGP@OHLoXv)/6d3DV9tlF=*&Bm-6fd0}]@02O=OIQAQRj+2+iv~W5"
+"(5Vl+ju10oF@o(a&A_i73V{%[YZUV:1(RJMC]sw^*G[H(kp+HI3V){G44NvpgfU3G.X_uCdX~QFpxf@D$e*81&1$!aU$8&8_S"
+"k!OWthD3[%E|Q9#{e9M}Z*1LD8IHWkd3WcI$O6BW%2@+[e-+q8fAf8r|!.h!)j|VJAKMuPo)2T@{:qpA[#KW^1)ytLEfi5t~^"
+"1Pq6_o(RG4=!_pT*Q3sIsCW(=7k^}))o~(sV9o_|nDf:ueC{Tuk2b=4sMTm7*{~ZbLW_A_0&tWwLI]TPPM5R|)m1zXIp8]]~E"
+"d+z[Hzctl:PX.5jwSKKTQ%=pnQEaAAzF[BH]a~x][2mR9zE*MH:%@N%VYnQ4A:cFbNOGT#r:KN]unVqb{hTZ)YL@V@NUY]Loe"
+"jUFZ2[3CJpYz&VY)#.IAx02NQv&/0k6:AnJ86aS2w[9}4X{8G*$34q6gdkAE|&H-T.1VsMQDM]v92X@lRP(ykfh7KA0WM7H7^"
+".]MAKhJIt=6O/QCtmK.dJ:#gfsESw#(TRR=_*GQ&v+D#bumDEv-QXfTgEcEiT(Q{SUu^/-787z[A}ki:j{dH*$oh}TPZ%ulI*"
+"&o}yAmljzsWkUoGUx8iMpsw",
+"H{nf}aL@F3gpgpU^#Y/j7Q$rWdFwd!2JCp=U8YCXP7[5xp#ya^dTX7s11wf}OXkkHV[A/^dpb_Pzyes-3d}7&RviemW[m*Lv["
+"$hCJ)5HnO8VVhOGa4{rZRot1pS/s&)WO4xyoec{H6U*NOCx74$-!GglRIOHw@gC9F$dOV:qqT)St6p:H#YRX2X&oH&7Q3XJWc"
+"}^:84{vkUvDT1Rd[X1p1me8/9caR:C2nW+NSvSEv0IUh7%e74GNe8}jz/jTMkq(6wlrF&:F)nFD):z@#hplQ/*[FD3+kYUj|b"
+"TV:j)+N!~FqA3t01DGGOvwGXWo%q]u$(%MHIX03O%S*7fB!RJmTPg0n5C85uy^ER-Pg|C2NKM#Xv}}8t11}{F)DcG8nj*f^kO"
+"r9+z37JCB!|9%+W:)SH5W)k]OEx:w!PFcIyo-7{0x11YvCJ@vrtQ4$6o(&H|Zo6T]L53k=~VfDzvDa&pX[&tt&+He*{W:{ULh"
+"1WPc=8.v(f%Ah$h^EhPBO[pO%V+B[_5hB~n70FSP&(3l~HJ32g=AAJA3[B{7BGFaHgqH!CS668Nja]c6K}{wc:iwc[1P/e86p"
+"O5VKy~nZIEm1lx3yCeaVNFM%N+jS_M|2C[2l)6aZRAbjLQSX2i3$:s$nQ{*YwV~).Vq/_TE]Ge7ow3=G#Bgt6Oulz7*Bp)@dd"
+"nY^|(LPK{$Qq%5NagW}+vjp:00-676oN8EgTz&c!+F#@l|ip]=En*duNzPF_(ZDZUEcP@w-l%//Aqb/*]{HU8Z/kI7f2KqqO8"
+"EPdr+#N9c(gXIziB1QSQ!B}1bpc9V_[geB.#/JCofql=N8H!$z&c!+F#Rztgw.xCmy)djli!bBKD&*[=]ROS0S-u4Lc@GZH}3"
+"aSfMUOn(R[Lp4ueWx-VMzG3Ea:R.5sj*C+~osY[6a%G&^OTsf--xBW8K3Kr-$w^(M_IP+KbD.Uv[5gtu]M59$[g*VH/6]-$[t"
+"DZ5XLDZ/&5^vAy|DY]{vw/rnda8r}OfR140b-ZnvIv18KSA8m9ivbOAN*(C]ZZ!ah=e:{MAWUu4_++BS*k}BZ@+7xXqooz4l/"
+"[*NbRHo#h4vCNz&iF^w1#{#k~BmgA$/Y2PH2}[wCvpS-jm4q)3.2vKv]sgXntA4U}:Le(Zix1og[+w)DZ)N19ipRr[HKg.3Tm"
+"*{QCTa[m|HrROqfG[{RM2xoSv+d|jDXV1bD(|-MB/yFQXo.3^q0rWcvgx3+y$y#fSgunESVv&w]8-p^2yZfX)71-qGu0yhdnp"
+"f7RzxFME1Pa4}ua41fM3FQZ(dz(Pt02x1=U@.ywU55SO%Tv_H{euc$ochYm1JtURp7v&&V/Dh75dwMORuVDz6@E2mX-TnTHkA"
+"u6gSf5([z*Z@Kxl~#q!e&:@3y$pyRUoRl(Y{W4hxmWP%gNO6(=^Zs*H/dz|ZPtPh/V!&y*~K|8|AMRX!)_l%i6dW$nyY@Yk+4"
+"|4#-7wW9t=hl6oJ8*lZ@6A@dW]1w@Q*HCLt&o3hI])d=wb)VmhprKADFn/FzA=t+WF(FFsM8O+Alg]0.3xCoP0M7OE[#(-Lj&"
+"VI4@4@IM^#9ez%bGd:TutL0a&d=wva}pPcAQU}qT-.2JbD$DDfqw_$3ufjfZZU|]q@ML%Ye0NxiO7M9Wm66N4w=*KoKdVi%(["
+"mE{qEXpfCBDw_gYjgnhfDGX#sO-x2Y6tS5/~g&z3{qz(F0XD.rcIeqVbvOtIPK&NO|a5HzwzbnjuvyAN&f3gubuSDJ3z@S95|"
+".]Q-3v_fvk{jyuaLNFB@Fcu[1h#U5o8rGj2EcJ5E7g*VE#T}Q@vcxMv=)vz)cI2wS)UzTO41UZTzPI0@YT@zDl+6%SKKKu##r"
+"#$8bv(~c|-fIOm]Hvb$qk7p=%B9@G5fRv(tZ/D5e3aso7~&epq*x1vVfmA!LwM&QbWyYYrx!BVpM~1TV%_F3@tz5fuVSM[mB."
+"ySfTyIY$tlDiJoBhGuL|w&pFXU+*PBC3F#=T~Z][b2O6fhn:B5][HcCY1|Fbkl#[v{z!u7(hP%[zscyN8:$SvQz*Kqw/U#L8R"
+"++b@h%C62/d]z:ahf:88!I6qf.WQDVOMeiFr|#W|3e!.jTh*=4-r}P2[Qaf83K+MHx_cUNSei0=:f&f+#wKy_b+1j3yHcZa6M"
+".X+I*U0/3HxSBrREVoeLIt+}t4*0lI]PL{sT+3N~[9*AVfmd!1xU8yv.b*+ZxufNLCechE/{i-CN:0uWCdw!@&WSOG~{s*Z$Z"
+"vA(}6JJzC/pa_$HA@7Iq0(VYuZ@=}3A%C-70^P^o=#sL(z/l0LAXK=K{)js.jw0f$nI&OHieT.+59%r_TlrqR/967U8(mi9u}"
+"TSIwA[!2O]lZC0%G6k~ped(/5EQQ/2_c5~rPQhzt6U.+b~z^+R8W&bpE.VsN.WCxpi[xptk&fBF)nNyTvgA5psm5k}G/*m!o="
+"#JwQY_FQo9]-:+L98u%!*JnRLSF.LIVWMg+VWRmL+UzfR&LaUhsG+O/{&xdJj$$(lF^_}2yZ(p^mF+#Z=AJmXT3dz{W1~KV&E"
+"oFl&LdT!8a[#yCasxfrbv~yahSKUTqgA)mcECF.bjTcVP1LNVZwRn5)qD#m~bLG.bllt.vN4h)su}ka^Jj8Aj|o%C+GVE-3UK"
+"^JApXWfux3Qx33xvjb629xmVx4C:lU-N*&n7LquQWig&cMX3bw):|DO9(&)KGy%9bS.9y{dWS_C~]oc5]M&J6B7#VF2.7@(Na"
+"TdF_rglYLen4FQ-v}_G78yi&x5ZB5fSxUvGYwAX(Yk(iQQN+Z+XZp0*3+j!n@&REBA2yefeY-IZV&5GHY8dNMaR@!V~F{Rms@"
+"a%{f(j^fBKG2Dr[!M6@|d{X8m*^6eCNf(A1}H)4gf[9aj(m#g[cWHUbd&&bj)&6M#Ge@$EZIrZ+n[1(fr$!KWUGmFCzS1*Atd"
+"CM*7KxNz~P#ac=*q$Um*V7~G*|1EYrc^H%IUVN@o+-9UU750f:1vIebh}kKlG({fk1rdw@CM:=W-rwQ3t%&2W$J8HzF+F!l2&"
+"dp42XU|gKaYK-In|]8Y9jm1Q[#W/Kkm_}Gz9+kejQ[{SHQfPd[X.K^]k/6cro%#Uk5nySR@0.[lY#eq6b/CEiv*s$eGyP8OTK"
+"/tUza%N0%)sNvE]8hXO9BAID9m!I]Qm5}]ee%Q!!++RmJKVVZEtg^A8tW8vT~s|aFxYt_cwFz(l8jy{..&h1Umn=8Z9P*4vIN"
+"Y~LrC7LeS._JtF//$bh8)z@1I-lUVn^K7%yP.6m/*B}|eoICvw6gS~FO7957KBb(q.d5Q/-|2}:3j:TJ5NeCm_CBCM#@z/{w}"
+"J)s{{xR{[|05643H:-SA..aK~Ros(JI^1/G&&^U2gVthU*CPIU$*M:qnsa/%V^C#tLkf9&KWTxAvF7{9+=[ooQaJ0HCB:705b"
+"[C#z[e%wXEnLHK~%q44&*RV:84uUd1bTYvWTo5CIewaaOJF_](u|~_mukp&1k(r6v/9.HQ-VmdWQ+Y&sy%=tqHgiC9|!HXS*&"
+"Iq{Hh_UQvcsb5PBaBync}[=7Z#5KWnogH:bc$GhrIgy^(nunASf@rq0GCpgj41s+*-@#p-Z.(w!1*{D8l2N@pS#+RNp(@Ls5H"
+"_c+*TV.9O|aIuh]06DzbEK/o)!hWns(+tTHiU6J-1DwtNn7~[1M/pnvSPCz][=Fcqwlg!y4]b]U*4yy#+sv%jUBUoX!QUb04="
+"Pt*oyj_!dI]V9k(X!w9Q4h[CiG^0xxF]Mh=VsAYD()04AMUeGq}XIM=esnUGDapTXF1:HLSHOO^AY7]!WPv&@q)e3pWl5$Ci["
+"8Lz*X^F%iNzqQ2ambC.Ffce.%}G!T[G8!Le]q9SpyxhpsEbO:0CwWdE56zn.9.EgyC&8YG~buPOaP8*8naMIKt6qX.x)BQ{7r"
+"j&x8RV4PJ-l$0M(_](yNF=z8mcF#{umjYrpFiv(i1[{&Bb_f5zClEF|GKavo!sv!ab/+.w8sUiRS8~r~WCwogG-%0-Jf~3!iS"
+"-|$qK5[S#V@cWz10u.J&i$g",
+"EPRIN6I*O.a[70yRI8X5iu#0NCwOb9s|&Yi#HmFTF~/-dj6RtbL0xKu{h^wT$*|U7$*|WMnY6GsGWL%f*zgdxF7:%MR~+ekfE"
+"CMwV#zY0fkq2j%sQFqR/@3^Tx#E%S{(%BY+1hRNBgBwfkq2j%sQFqR/@3^Tx#Eg+d{Unsy%OMg7jD4u4P|v&#CP2REM9PFi^%"
+"%m1H~13ho8*F~_*LiM24F%sVvhVMhe]h(}Ji^hR&mw|Rf:9ZuNFREN~Smail(*ihSIY$l5Fkj]]3w7r4Jv(IQQy9jCn%-[.jH"
+"Za[NxFcMsGzvMC6ur#3-./k(8DS[M=Y*pMWC0zX=kj=}{Ht.KXqq{xJq|8P+L%[gNz1J$mRM|jUscgkyaSrB_20Gb45hx{%K1"
+"Ly=q7H6rS.~QT^/9*H0CW.X(mI2.)}IARb}(SGk]K/fMdt51WbrqX)o&L=~4$*UopM=CzLr[GwX(CVV+ze[z=79ev=vI+!zJF"
+"e|~rCOszKSe_|:.Ue@*~9|d)uG@1bywAVl5i8aWcaaSC6Og&=L#htIo.+L10.YCk/aK3Ps%|3Br.]4d=YE89MK+$8f^!cpPcs"
+"A[U2W8(a=R]^Nuc8m%J[M5&vImzke-MhMHD&qp4FH|zy0Djb4*n(b82hMZ_jb951AVU8:r80PVHE$iLsUlW9.]RQ^=@k1S-kh"
+"UI&(iY.82-=kjDNpI%I!b4UBmkWy}QkaXx5%-G@~zk=^s/HYJ@K$E1{]C50-v@kAl~g*T3X#K|J&.CmLdFZzQe5)sh~+vr7Aj"
+"l{ia5WMOLo}.}8:xuXN^Z)I#GXguR.Qi5MJFmIKhAwPp(DJe/lF!KPwc0|v=V~W@e4|bvCtS28D18z3G{~%|ZJI|41gIlV5Hw"
+"Iu!!igO&)7)EoJ9nrfWW.x@CS&JIbx5)42)Dmy1=lua~.=-ita-y]F.~ca)G-Ut#Dt|0Dn^3J!CinIZG9syivLxhR]=t]xx{1"
+"f!)_7:I-5zBGn]lMUt4tIUk5L.M@8OKj$bBJT(fA6tcK]9.#KMf5Y}lDQgmZb(/+szD5-FSayLvZu|Q*Y:Cof$8]NCm/~XcjP"
+"!mg5!Y6at96t(Z=:gr6^fiJX@d*S{atx}uoc}j*lkYa+11^Zw6l!{)V:T*IFa8=I=GOB8R&|^wt:U^IrC9w%eKjM2zV:xU_YX"
+"&S+3~9ev5/xHYcPRHI3|_By}V0-mUkkx:Gq5+t|*D%dq#L+52b]SvCIyVFKXH*tw(pNa=l=$@KeNVF7pp$UfX9A~4+CQLN1:q"
+"MXYSynPHe4qy!a[NmCWA}~5xl)01)dNJ(aze6zgx.CzDz/+&Kyvk1Pt-xfXIkks7q3nJqko}H#ek_.qH@dpEx_!-.Zb*q3w*i"
+"!]A!c+w=yIyRl%.^.KZJ5Sk{:nJep|E_9[Cx~6W#}5P8p)]_@*4*k:LL^tGixD6}S.xx7+AImg+W23YV{1J$.4#vBIc3]bS:p"
+"5a9CG]c:7YtrV|^52g2#M~ZC&!p^[1g6OY*#7x!ea^~OelOsE]NThlWkFmrMd^gv&q@w[ZIZavPx8nyMZROta@@L)%Uhkn4^j"
+"7#%+r#G.xJTTOZROzf@E[!-IpRZ10VKPxo1T)f^2g{Y3$0~dF&.7M^L(K[s0c0f5B)A$hoEBhFNO*mbTf1XFNNjp_W!fJ!y[$"
+"sP7wyH=&sI:IJNS[(&vHn.m-zu-mdn4llbX}-mPbZ7b^#Y&KG8YIIHnQ(&vHnCpEgbS3qamcq!|i$GE3LD=73~N3]X4Plxw]x"
+"oLe|Pix0sMDzzXbG&&Qfvns&iy:rNFNHBmzR=ql!bkaJoj0M}TAe|1ON.mi*emlZdzdA3dGPA%h]n%6P9sW6Mi7!8ylbqCxLt"
+"7m2Eb9HG&-/0K~)].C&Et)xK54S7)xd7e{~*2.96&dT!BfCq!CX[_Yy]Ulq:0_YwV(O/mu8_.0293{nu1&6j}@uX5.o8Px0%b"
+"Poo",
+    0
+};
+static const gpuk__builtin_ptx gpuk__device_library = { "gpuk_device_lib", gpuk__ptx_device_lib, 71910, 11154, 60, 52, 0, -1, 0 };
+/* GPUK_GENERATED_END(device_library) */
+
+static char* gpuk__device_library_text(const char* fn, char** out_block, gpuk_result* r) {
+    return gpuk__builtin_text(fn, &gpuk__device_library, out_block, r);
+}
 #else
 static const gpuk__layer* gpuk__layer_of(int which) { (void)which; return NULL; }
+static char* gpuk__device_library_text(const char* fn, char** out_block, gpuk_result* r) {
+    *out_block = NULL;
+    *r = gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.gpuk_device: this program was built with "
+                    "GPUK_NO_KERNELS, which leaves out gpuk_device.cuh's linkable library");
+    return NULL;
+}
 #endif /* GPUK_NO_KERNELS */
 
 /* src/gpuk_end.h - part of gpuk.h: closes the implementation; the license. */

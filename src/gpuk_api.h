@@ -234,6 +234,10 @@ KERNELS
    #include "gpuk_device.cuh" with no file: gpuk's Philox random numbers (gpuk_uniform_f32(seed,
    e) is element e of gpuk_random_uniform_f32's stream, bit for bit), warp and block sums, a
    warp scan (docs/own-kernels.md). With nvcc, include it from the folder of gpuk.h.
+   Or linked: gpuk_module_link joins relocatable inputs (PTX, cubins, fatbins, archives,
+   NVRTC programs compiled with -rdc=true) with the driver's own linker into one module;
+   with desc.gpuk_device it adds gpuk_device.cuh's functions as extern "C" definitions, so a
+   kernel that only declares gpuk_uniform_f32 (or gpuk_block_sum_f64...) links against them.
    Launch arguments: GPUK_ARGS(&p, &s, &n) inside a gpuk_launch_desc (C only) fills args,
    arg_sizes and num_args, so debug builds compare each argument's size with the kernel's
    parameter (driver >= 12.4) and refuse &buffer (a 4-byte gpuk_buffer handle) where the
@@ -560,6 +564,45 @@ typedef struct gpuk_compile_desc {
                                      //   hit or a refused desc); both set or neither
     uint32_t _end_canary;
 } gpuk_compile_desc;
+
+/* What one input of gpuk_module_link holds. */
+typedef enum gpuk_link_kind {
+    GPUK_LINK_DEFAULT = 0,   /* detect: an image by its first bytes (ELF -> cubin, fatbin magic,
+                                "!<arch>" -> library, else PTX), a path by its ending (.ptx
+                                .cubin .fatbin, .a/.lib -> library, .o/.obj -> object) */
+    GPUK_LINK_PTX,           /* PTX text; its functions may be .extern (made with -rdc) */
+    GPUK_LINK_CUBIN,         /* a cubin, relocatable (nvcc -rdc -cubin) to be linked against */
+    GPUK_LINK_FATBIN,
+    GPUK_LINK_LIBRARY,       /* an archive of device code (nvcc -lib; libcudadevrt.a) */
+    GPUK_LINK_OBJECT,        /* a host object holding device code (nvcc -rdc -c) */
+    GPUK_LINK_NUM,
+    GPUK_LINK_FORCE_U32 = 0x7FFFFFFF
+} gpuk_link_kind;
+
+/* One input: exactly one of image, path and compile. */
+typedef struct gpuk_link_input {
+    gpuk_range image;                   // in memory: PTX (bytes 0 -> NUL-terminated), cubin...
+    const char* path;                   // or a file, read by the driver (cuLinkAddFile)
+    const gpuk_compile_desc* compile;   // or CUDA C compiled by NVRTC with -rdc=true added
+                                        //   (cached like gpuk_module_compile; its log and
+                                        //   errors as there)
+    gpuk_link_kind kind;                // image and path: 0 -> detect
+    const char* label;                  // in errors; NULL -> path, compile->name, "input N"
+} gpuk_link_input;
+
+/* gpuk_module_link: inputs linked into one module by the driver's linker. */
+typedef struct gpuk_link_desc {
+    uint32_t _start_canary;
+    const gpuk_link_input* inputs;   // linked in this order (at least one)
+    uint32_t num_inputs;
+    bool gpuk_device;                // true -> also link gpuk_device.cuh's functions as extern
+                                     //   "C" definitions (gpuk_uniform_f32...; KERNELS)
+    const char* label;               // the module's, in errors; NULL -> "linked"
+    char* log;                       // NULL -> none; else the linker's error log and then its
+    size_t log_bytes;                //   info log, cut to log_bytes - 1 characters; both set
+                                     //   or neither
+    uint32_t _end_canary;
+} gpuk_link_desc;
 
 typedef struct gpuk_kernel_info {
     int num_regs;
@@ -984,6 +1027,14 @@ GPUK_API const char* gpuk_module_lowered_name(const gpuk_ctx* ctx, gpuk_module m
                                               const char* name_expression);
 /* NVRTC's version (13000 for 13.0), loading it if needed; GPUK_ERR_NO_NVRTC without it. */
 GPUK_API gpuk_result gpuk_nvrtc_version(int* out_version);
+/* desc's inputs linked by the driver's linker (cuLinkCreate ... cuLinkComplete; driver >= 6.5,
+   else GPUK_ERR_DRIVER_TOO_OLD) into one cubin, loaded as a module of ctx: relocatable code
+   (-rdc) whose .extern functions another input defines. PTX inputs are checked as
+   gpuk_module_load's. A linker error (an undefined function, a mismatched target) returns the
+   driver's code with the error log's first lines in gpuk_last_error and the whole log at
+   GPUK_LOG_ERROR and in desc.log. */
+GPUK_API gpuk_result gpuk_module_link(gpuk_ctx* ctx, const gpuk_link_desc* desc,
+                                      gpuk_module* out_module);
 GPUK_API gpuk_result gpuk_kernel_get(gpuk_ctx* ctx, gpuk_module module, const char* name,
                                      gpuk_kernel* out_kernel);
 GPUK_API gpuk_result gpuk_kernel_query(gpuk_ctx* ctx, gpuk_kernel kernel,

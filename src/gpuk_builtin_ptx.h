@@ -22,6 +22,21 @@ static const gpuk__builtin_variant* gpuk__builtin_variants(void) {
 static const gpuk__builtin_ptx* gpuk__builtin_dictionary_of(void) {
     return &gpuk__builtin_dictionary;
 }
+
+/* gpuk_device.cuh's functions as a linkable library (gpuk_device_lib.cu), packed as a
+   built-in's PTX is, for gpuk_module_link's desc.gpuk_device. */
+/* GPUK_GENERATED_BEGIN(device_library) */
+/* GPUK_GENERATED_END(device_library) */
+
+static char* gpuk__device_library_text(const char* fn, char** out_block, gpuk_result* r) {
+    return gpuk__builtin_text(fn, &gpuk__device_library, out_block, r);
+}
 #else
 static const gpuk__layer* gpuk__layer_of(int which) { (void)which; return NULL; }
+static char* gpuk__device_library_text(const char* fn, char** out_block, gpuk_result* r) {
+    *out_block = NULL;
+    *r = gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.gpuk_device: this program was built with "
+                    "GPUK_NO_KERNELS, which leaves out gpuk_device.cuh's linkable library");
+    return NULL;
+}
 #endif /* GPUK_NO_KERNELS */

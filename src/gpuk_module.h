@@ -104,6 +104,51 @@ static void gpuk__first_lines(char* dst, size_t cap, const char* log) {
     dst[n] = 0;
 }
 
+/* PTX's .version against the driver and .target against the device, before the driver sees
+   it (its own errors for these say less): gpuk_module_load and gpuk_module_link's inputs. */
+static gpuk_result gpuk__ptx_check(const char* fn, const gpuk_ctx* ctx, const unsigned char* bytes,
+                                   size_t len, const char* label) {
+    int major, minor, sm, arch_specific, need;
+    if (len == 0)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "module '%s': the PTX text is empty", label);
+    if (!gpuk__ptx_header((const char*)bytes, len, &major, &minor, &sm, &arch_specific))
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "module '%s': no valid .version directive "
+                          "(major.minor) at the head of the PTX text (not PTX?)", label);
+    need = gpuk__ptx_needs_cuda(major, minor);
+    if (need > gpuk__g.driver_version)
+        return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD,
+                          "module '%s': PTX .version %d.%d needs a driver for CUDA %d.%d or "
+                          "newer; this driver supports CUDA %d.%d",
+                          label, major, minor, need / 1000, need % 1000 / 10,
+                          gpuk__g.driver_version / 1000, gpuk__g.driver_version % 1000 / 10);
+    /* Newer than gpuk's table: a driver newer than the table's last entry may know it (let
+       it judge); an older one cannot. */
+    if (need < 0 && gpuk__g.driver_version <= gpuk__ptx_cuda[GPUK__PTX_TABLE_LAST].cuda) {
+        int known = gpuk__ptx_cuda[GPUK__PTX_TABLE_LAST].ptx;
+        int loads = gpuk__ptx_of_driver(gpuk__g.driver_version);
+        return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD,
+                          "module '%s': PTX .version %d.%d is newer than any PTX version gpuk "
+                          "knows (%d.%d); this driver supports CUDA %d.%d (PTX .version %d.%d "
+                          "and older)", label, major, minor, known / 10, known % 10,
+                          gpuk__g.driver_version / 1000, gpuk__g.driver_version % 1000 / 10,
+                          loads / 10, loads % 10);
+    }
+    if (sm > ctx->info.cc_major * 10 + ctx->info.cc_minor)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "module '%s': PTX .target sm_%d%s is newer than the device (sm_%d%d)",
+                          label, sm, arch_specific ? "a" : "",
+                          ctx->info.cc_major, ctx->info.cc_minor);
+    /* sm_90a's instructions (wgmma, setmaxnreg) exist on 9.0 alone: newer drivers refuse it
+       for 10.x with a JIT error that says less */
+    if (arch_specific && sm != ctx->info.cc_major * 10 + ctx->info.cc_minor)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "module '%s': PTX .target sm_%da is architecture-specific: it runs "
+                          "on compute capability %d.%d only, not on this device (sm_%d%d)",
+                          label, sm, sm / 10, sm % 10, ctx->info.cc_major, ctx->info.cc_minor);
+    return GPUK_OK;
+}
+
 /* Loads an image as a module: PTX is first checked against the driver (.version) and the
    device (.target), and copied when it does not end in a NUL; the JIT logs are always asked
    for, and the error log's first line goes into the error text. */
@@ -119,44 +164,8 @@ static gpuk_result gpuk__jit_load(const char* fn, gpuk_ctx* ctx, const unsigned 
     gpuk_result r;
     *out = NULL;
     if (is_ptx) {
-        int major, minor, sm, arch_specific, need;
-        if (len == 0)
-            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
-                              "module '%s': the PTX text is empty", label);
-        if (!gpuk__ptx_header((const char*)bytes, len, &major, &minor, &sm, &arch_specific))
-            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "module '%s': no valid .version directive "
-                              "(major.minor) at the head of the PTX text (not PTX?)", label);
-        need = gpuk__ptx_needs_cuda(major, minor);
-        if (need > gpuk__g.driver_version)
-            return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD,
-                              "module '%s': PTX .version %d.%d needs a driver for CUDA %d.%d or "
-                              "newer; this driver supports CUDA %d.%d",
-                              label, major, minor, need / 1000, need % 1000 / 10,
-                              gpuk__g.driver_version / 1000, gpuk__g.driver_version % 1000 / 10);
-        /* Newer than gpuk's table: a driver newer than the table's last entry may know it (let
-           it judge); an older one cannot. */
-        if (need < 0 && gpuk__g.driver_version <= gpuk__ptx_cuda[GPUK__PTX_TABLE_LAST].cuda) {
-            int known = gpuk__ptx_cuda[GPUK__PTX_TABLE_LAST].ptx;
-            int loads = gpuk__ptx_of_driver(gpuk__g.driver_version);
-            return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD,
-                              "module '%s': PTX .version %d.%d is newer than any PTX version gpuk "
-                              "knows (%d.%d); this driver supports CUDA %d.%d (PTX .version %d.%d "
-                              "and older)", label, major, minor, known / 10, known % 10,
-                              gpuk__g.driver_version / 1000, gpuk__g.driver_version % 1000 / 10,
-                              loads / 10, loads % 10);
-        }
-        if (sm > ctx->info.cc_major * 10 + ctx->info.cc_minor)
-            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
-                              "module '%s': PTX .target sm_%d%s is newer than the device (sm_%d%d)",
-                              label, sm, arch_specific ? "a" : "",
-                              ctx->info.cc_major, ctx->info.cc_minor);
-        /* sm_90a's instructions (wgmma, setmaxnreg) exist on 9.0 alone: newer drivers refuse it
-           for 10.x with a JIT error that says less */
-        if (arch_specific && sm != ctx->info.cc_major * 10 + ctx->info.cc_minor)
-            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
-                              "module '%s': PTX .target sm_%da is architecture-specific: it runs "
-                              "on compute capability %d.%d only, not on this device (sm_%d%d)",
-                              label, sm, sm / 10, sm % 10, ctx->info.cc_major, ctx->info.cc_minor);
+        gpuk_result checked = gpuk__ptx_check(fn, ctx, bytes, len, label);
+        if (checked != GPUK_OK) return checked;
         /* The driver reads PTX up to a NUL: copy text that does not end in one. */
         if (given_bytes && bytes[len - 1] != 0) {
             text_copy = (char*)gpuk__alloc(len + 1);

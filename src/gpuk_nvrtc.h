@@ -605,10 +605,12 @@ static void gpuk__disk_write(const char* fn, const char* name, const gpuk__nvrtc
 }
 #endif
 
-/* gpuk_module_compile, with fn naming the public call in errors (the custom kernels' create
-   calls compile through it too). */
-static gpuk_result gpuk__module_compile(const char* fn, gpuk_ctx* ctx,
-                                        const gpuk_compile_desc* desc, gpuk_module* out_module) {
+/* The compiled image of desc (checked by the caller) for ctx's device, from the process's
+   cache, the disk cache or NVRTC, into *out_found (kept until gpuk_shutdown). Shared by
+   gpuk_module_compile and gpuk_module_link's compiled inputs. */
+static gpuk_result gpuk__compile_cached(const char* fn, gpuk_ctx* ctx,
+                                        const gpuk_compile_desc* desc,
+                                        const gpuk__nvrtc_entry** out_found) {
     const gpuk__nvrtc_entry* found;
     gpuk__nvrtc_entry* made = NULL;
     const char* name;
@@ -617,13 +619,8 @@ static gpuk_result gpuk__module_compile(const char* fn, gpuk_ctx* ctx,
     size_t key_bytes;
     uint64_t hash;
     int sm, arch, cubin;
-    gpuk_result r;
-    if (!out_module) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_module is NULL");
-    out_module->id = 0;
-    GPUK__ALIVE(fn);
-    GPUK__CTX_CHECK(fn, ctx);
-    if (!desc) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc is NULL");
-    if ((r = gpuk__compile_check(fn, desc)) != GPUK_OK) return r;
+    gpuk_result r = GPUK_OK;
+    *out_found = NULL;
     name = desc->name && *desc->name ? desc->name : "program.cu";
     if ((r = gpuk__nvrtc_ready(fn)) != GPUK_OK) return r;
     sm = ctx->info.cc_major * 10 + ctx->info.cc_minor;
@@ -679,9 +676,26 @@ static gpuk_result gpuk__module_compile(const char* fn, gpuk_ctx* ctx,
         gpuk__log(GPUK_LOG_INFO, 0, msg);
     }
     gpuk__free(key);
-    if (!found) return r;
+    *out_found = found;
+    return found ? GPUK_OK : r;
+}
+
+/* gpuk_module_compile, with fn naming the public call in errors (the custom kernels' create
+   calls compile through it too). */
+static gpuk_result gpuk__module_compile(const char* fn, gpuk_ctx* ctx,
+                                        const gpuk_compile_desc* desc, gpuk_module* out_module) {
+    const gpuk__nvrtc_entry* found;
+    gpuk_result r;
+    if (!out_module) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_module is NULL");
+    out_module->id = 0;
+    GPUK__ALIVE(fn);
+    GPUK__CTX_CHECK(fn, ctx);
+    if (!desc) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc is NULL");
+    if ((r = gpuk__compile_check(fn, desc)) != GPUK_OK) return r;
+    if ((r = gpuk__compile_cached(fn, ctx, desc, &found)) != GPUK_OK) return r;
     return gpuk__module_add(fn, ctx, (const unsigned char*)(found + 1) + found->key_bytes,
-                            found->image_bytes, found->image_bytes, found->is_ptx, name, found,
+                            found->image_bytes, found->image_bytes, found->is_ptx,
+                            desc->name && *desc->name ? desc->name : "program.cu", found,
                             &out_module->id);
 }
 

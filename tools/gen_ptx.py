@@ -37,6 +37,10 @@ gpuk_kernels.cuh):
   4. ptx/<kernel>.ptx is written and gpuk.h's GPUK_GENERATED sections are rewritten: public
      typed wrappers, kernel ids, wrapper bodies and the PTX text in pieces under 4095 chars,
      and the text of gpuk_device.cuh (which gpuk_kernels.cuh includes) for NVRTC's compiles.
+  5. gpuk_device_lib.cu (gpuk_device.cuh's functions as extern "C" definitions) is compiled
+     relocatable (nvcc -rdc=true), lowered and checked the same way (ptxas -c: it has no
+     entry), and written to ptx/gpuk_device_lib.ptx and, packed, to gpuk.h for
+     gpuk_module_link (device_library in this file says when --from-ptx compiles it).
 Output is deterministic: no dates, no absolute paths, LF only, fixed order.
 
 Variants: a GPUK_<FAMILY>_SMNN line makes <kernel>__smNN of each of the family's kernels, a
@@ -68,16 +72,47 @@ sys.dont_write_bytecode = True  # no __pycache__ left in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gpuk_gen import docs  # noqa: E402  (the generator's steps, one module each)
 from gpuk_gen.amalgamate import join_sources, replace_sections  # noqa: E402
-from gpuk_gen.common import (DEVICE_HEADER, HEADER, NEW_PTXAS_ARCHS,  # noqa: E402
-                             OLD_PTXAS_ARCHS, PTX_DIR, ROOT, SOURCE, fail, first_difference,
-                             sm_name, variant_target)
-from gpuk_gen.emit import device_header_section, sections, without_packed  # noqa: E402
+from gpuk_gen.common import (DEVICE_HEADER, DEVICE_LIBRARY, GENERATOR_VERSION,  # noqa: E402
+                             HEADER, NEW_PTXAS_ARCHS, OLD_PTXAS_ARCHS, PTX_DIR, ROOT, SOURCE,
+                             fail, first_difference, sm_name, variant_target)
+from gpuk_gen.emit import (device_header_section, device_library_section,  # noqa: E402
+                           sections, without_packed)
 from gpuk_gen.kernels import (family_wraps, kernel_list, shared_constants,  # noqa: E402
                               variants_for, wrappers_for)
 from gpuk_gen.lowering import header_info, lower, with_header  # noqa: E402
-from gpuk_gen.nvcc import compile_entries, nvcc_version  # noqa: E402
+from gpuk_gen.nvcc import compile_entries, compile_ptx, module_body, nvcc_version  # noqa: E402
 from gpuk_gen.ptxas_checks import check_same_code, check_targets, old_ptxas  # noqa: E402
 from gpuk_gen.user_kernels import embed, wrap, wrap_setup  # noqa: E402
+
+
+LIBRARY_NAME = "gpuk_device_lib"   # ptx/gpuk_device_lib.ptx: no kernel, never pruned as one
+
+
+def device_library(args, header, device_header, ptxas):
+    """(PTX, stamp) of gpuk_device_lib.cu, the linkable library: compiled relocatable (-rdc, so
+    its extern "C" functions stay as .visible .func for a link) and lowered as a kernel is.
+    Where nvcc is not run (--from-ptx, or --check with another nvcc), ptx/gpuk_device_lib.ptx
+    is taken while gpuk.h's stamp says it was made from the sources as they are (its hash
+    covers gpuk_device_lib.cu and gpuk_device.cuh); --from-ptx compiles it where they changed."""
+    with open(DEVICE_LIBRARY, "rb") as f:
+        digest = hashlib.sha256(f.read() + device_header).hexdigest()[:16]
+    path = os.path.join(PTX_DIR, LIBRARY_NAME + ".ptx")
+    old = re.search(r"gpuk_device_lib\.cu sha256 ([0-9a-f]+), nvcc ([\w.]+)", header)
+    stamp = "tools/gen_ptx.py v%s from gpuk_device_lib.cu sha256 %s, nvcc %s -- do not edit"
+    have_nvcc = os.path.exists(args.nvcc) and os.path.exists(ptxas)
+    if args.from_ptx or (args.check and old and have_nvcc and
+                         old.group(2) != nvcc_version(args.nvcc)):
+        if old and old.group(1) == digest and os.path.exists(path):
+            return open(path).read(), stamp % (GENERATOR_VERSION, digest, old.group(2))
+        if args.check or not have_nvcc:
+            fail("stale: gpuk_device_lib.cu or gpuk_device.cuh changed since %s was made "
+                 "(run tools/gen_ptx.py, which needs nvcc)" % path)
+    _original, body = module_body(compile_ptx(args.nvcc, DEVICE_LIBRARY,
+                                              ["-rdc=true", "-I" + ROOT]))
+    with tempfile.TemporaryDirectory() as tmp:
+        version, target = lower(ptxas, LIBRARY_NAME, body, tmp)
+    return with_header(body, version, target), stamp % (GENERATOR_VERSION, digest,
+                                                        nvcc_version(args.nvcc))
 
 
 def main():
@@ -174,6 +209,8 @@ def main():
 
     new = sections(kernels, variants, modules, source_hash, nvcc_ver, constants, families)
     new["device_header"] = device_header_section(device_header.decode())
+    library, library_stamp = device_library(args, header, device_header, ptxas)
+    new["device_library"] = device_library_section(library, modules, library_stamp)
     new_header = replace_sections(joined, new)
     stale, first_diffs = [], []
     made_by_zlib = re.search(r", zlib ([\w.-]+) -- do not edit", header)
@@ -192,7 +229,11 @@ def main():
             stale.append(path)
             if old is not None and len(first_diffs) < 3:
                 first_diffs.append(first_difference(path, old, modules[n]))
-    extra = sorted(set(f[:-4] for f in os.listdir(PTX_DIR) if f.endswith(".ptx")) - set(names)) \
+    library_path = os.path.join(PTX_DIR, LIBRARY_NAME + ".ptx")
+    if (open(library_path).read() if os.path.exists(library_path) else None) != library:
+        stale.append(library_path)
+    extra = sorted(set(f[:-4] for f in os.listdir(PTX_DIR) if f.endswith(".ptx")) -
+                   set(names + [LIBRARY_NAME])) \
         if os.path.isdir(PTX_DIR) else []
     stale += [os.path.join(PTX_DIR, e + ".ptx") + " (no such kernel)" for e in extra]
     # docs/kernels.md from the same '// wrap' lines: written, or checked, with gpuk.h
@@ -208,6 +249,8 @@ def main():
         for n in names:
             with open(os.path.join(PTX_DIR, n + ".ptx"), "w", newline="\n") as f:
                 f.write(modules[n])
+        with open(library_path, "w", newline="\n") as f:
+            f.write(library)
         with open(HEADER, "w", newline="\n") as f:
             f.write(new_header)
 
@@ -227,7 +270,8 @@ def main():
         if args.verbose and diffs:
             print("different machine code: " + ", ".join("%s (%s)" % d for d in diffs))
     if not args.no_ptxas_checks:
-        count = check_targets(modules, ptxas, old_ptxas(), args.jobs)
+        count = check_targets(dict(modules, **{LIBRARY_NAME: library}), ptxas, old_ptxas(),
+                              args.jobs)
         specific = sorted(set(sm_name(f[1]) for f in floors.values() if f[1][1]))
         summary += "; ptxas: %d compiles (sm_%s with CUDA 13, sm_%s with CUDA 11.8%s) passed" % (
             count, "/".join(map(str, NEW_PTXAS_ARCHS)), "/".join(map(str, OLD_PTXAS_ARCHS)),

@@ -31,6 +31,11 @@ int main(void) {
     _Static_assert((int)GPUK__CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES == (int)CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, "jit");
     _Static_assert((int)GPUK__CU_JIT_ERROR_LOG_BUFFER == (int)CU_JIT_ERROR_LOG_BUFFER, "jit");
     _Static_assert((int)GPUK__CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES == (int)CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, "jit");
+    _Static_assert((int)GPUK__CU_JIT_INPUT_CUBIN == (int)CU_JIT_INPUT_CUBIN &&
+                   (int)GPUK__CU_JIT_INPUT_PTX == (int)CU_JIT_INPUT_PTX &&
+                   (int)GPUK__CU_JIT_INPUT_FATBINARY == (int)CU_JIT_INPUT_FATBINARY &&
+                   (int)GPUK__CU_JIT_INPUT_OBJECT == (int)CU_JIT_INPUT_OBJECT &&
+                   (int)GPUK__CU_JIT_INPUT_LIBRARY == (int)CU_JIT_INPUT_LIBRARY, "link input");
     _Static_assert((int)GPUK__CU_FUNC_MAX_THREADS_PER_BLOCK == (int)CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "attr");
     _Static_assert((int)GPUK__CU_FUNC_SHARED_SIZE_BYTES == (int)CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, "attr");
     _Static_assert((int)GPUK__CU_FUNC_CONST_SIZE_BYTES == (int)CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES, "attr");

@@ -143,6 +143,38 @@ static int test_real_device_header(void) {
     return TEST_PASS;
 }
 
+/* gpuk_module_link's compiled input: the real NVRTC takes the -rdc=true gpuk adds and gives a
+   relocatable cubin, which the (fake) linker joins with gpuk's device library; a kernel that
+   only declares gpuk_uniform_f32. */
+static int test_real_relocatable(void) {
+    static const char draw_src[] =
+        "extern \"C\" __device__ float gpuk_uniform_f32(unsigned long long, unsigned long long);\n"
+        "extern \"C\" __global__ void draw(float* out, unsigned long long seed) {\n"
+        "    out[threadIdx.x] = gpuk_uniform_f32(seed, threadIdx.x);\n}\n";
+    gpuk_ctx* c = NULL;
+    gpuk_compile_desc cd;
+    gpuk_link_input in;
+    gpuk_link_desc d;
+    gpuk_module m;
+    gpuk_kernel k;
+    CHECK(up(GPUK_LOG_INFO, &c));
+    memset(&cd, 0, sizeof cd);
+    cd.source = draw_src;
+    cd.name = "draw.cu";
+    memset(&in, 0, sizeof in);
+    in.compile = &cd;
+    memset(&d, 0, sizeof d);
+    d.inputs = &in;
+    d.num_inputs = 1;
+    d.gpuk_device = true;
+    CHECK_OK(gpuk_module_link(c, &d, &m));
+    CHECK(strstr(logged, "'draw.cu': NVRTC") != NULL && strstr(logged, "a cubin (sm_90)") != NULL);
+    CHECK_OK(gpuk_kernel_get(c, m, "draw", &k));
+    CHECK_OK(gpuk_ctx_destroy(c));
+    fake_gpuk_check_released();
+    return TEST_PASS;
+}
+
 /* Every generated source kind through the real compiler: saxpy, all parameter types, raw
    views, reductions of each result type, a preamble, an option; then an error in a body. */
 static int test_real_custom_kernels(void) {
@@ -315,6 +347,7 @@ int main(int argc, char** argv) {
     nvrtc_path = argv[1];
     RUN(test_real_nvrtc);
     RUN(test_real_device_header);
+    RUN(test_real_relocatable);
     RUN(test_real_custom_kernels);
     RUN(test_nvrtc_before_init);
     return test_summary();

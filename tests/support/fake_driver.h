@@ -41,6 +41,7 @@ enum { FAKE_MAX_OBJS = 8192, FAKE_MAX_DEVICES = 4 };
 typedef struct fake_obj { int kind; int live; void* mem; size_t bytes; int device; int mapped; } fake_obj;
 enum { FK_ALLOC = 1, FK_HOST, FK_REGISTERED, FK_STREAM, FK_EVENT, FK_MODULE, FK_FUNC, FK_CTX, FK_GRAPH,
        FK_EXEC, FK_GALLOC, FK_MANAGED };
+enum { FK_LINK = 64 }; /* a cuLinkCreate state (the linker: f_cuLinkCreate) */
 
 typedef struct fake_func {
     int kind_tag; char name[64]; int nparams; size_t psize[16]; int fault;
@@ -408,7 +409,8 @@ static int fake_all_released(void) {
            fake_live_count(FK_REGISTERED) == 0 && fake_live_count(FK_STREAM) == 0 &&
            fake_live_count(FK_EVENT) == 0 && fake_live_count(FK_MODULE) == 0 &&
            fake_live_count(FK_GRAPH) == 0 && fake_live_count(FK_EXEC) == 0 &&
-           fake_live_count(FK_MANAGED) == 0;
+           fake_live_count(FK_MANAGED) == 0 &&
+           fake_live_count(FK_LINK) == 0;
 }
 
 /* The legacy stream and a blocking stream are ordered with each other (cuda.h: "the legacy
@@ -1375,6 +1377,136 @@ static fres f_cuModuleGetFunction(void** f, void* mod, const char* name) {
         if (strcmp(((fake_module*)mod)->funcs[i].name, name) == 0) { *f = &((fake_module*)mod)->funcs[i]; return 0; }
     return 500;
 }
+/* The linker (cuLink*): a state gathers its inputs' PTX text (a cubin's entries as
+   fake_elf_entries gives them, an archive's bytes after its "!<arch>\n"; fatbins and objects
+   add nothing); complete fails, as nvlink does, on an ".extern .func" that no input defines,
+   and gives the gathered text as the "cubin", which f_cuModuleLoadDataEx reads. */
+enum { FAKE_LINK_TEXT = 1 << 18 };
+typedef struct fake_link {
+    char* err; size_t err_cap; char* info; size_t info_cap;
+    int inputs; size_t len; char text[FAKE_LINK_TEXT];
+} fake_link;
+static fres f_cuLinkCreate(unsigned n, unsigned* opts, void** vals, void** out) {
+    fake_link* l;
+    unsigned i;
+    FAKE_ENTER("cuLinkCreate"); FAKE_NEED_CTX("cuLinkCreate");
+    if (!(l = (fake_link*)calloc(1, sizeof *l))) return 2;
+    for (i = 0; i < n; i++) {
+        if (opts[i] == 3) l->info = (char*)vals[i];
+        if (opts[i] == 4) l->info_cap = (size_t)(uintptr_t)vals[i];
+        if (opts[i] == 5) l->err = (char*)vals[i];
+        if (opts[i] == 6) l->err_cap = (size_t)(uintptr_t)vals[i];
+    }
+    if (!fake_track(FK_LINK, l, sizeof *l)) { free(l); return 2; }
+    *out = l;
+    return 0;
+}
+/* The name after ".func" at p (after its return parameter, if any) into name. */
+static void fake_func_name(const char* p, char* name, size_t cap) {
+    size_t n = 0;
+    while (*p == ' ' || *p == '\t') p++;
+    if (*p == '(') { const char* c = strchr(p, ')'); p = c ? c + 1 : p + strlen(p); }
+    while (*p == ' ' || *p == '\t') p++;
+    while ((*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')) && n + 1 < cap)
+        name[n++] = *p++;
+    name[n] = 0;
+}
+static fres fake_link_put(fake_link* l, unsigned type, const char* data, size_t size, const char* name) {
+    char* entries = NULL;
+    const char* add = NULL;
+    size_t n = 0;
+    if (type == 1) { /* PTX */
+        const char* nul = (const char*)memchr(data, 0, size);
+        n = nul ? (size_t)(nul - data) : size;
+        if (n < 8 || !strstr(data, ".version") || fake_ptx_refused(data)) {
+            if (l->err && l->err_cap) snprintf(l->err, l->err_cap, "ptxas fatal   : %s: PTX not accepted for this device", name ? name : "");
+            return 218;
+        }
+        add = data;
+    } else if (type == 0) { /* cubin */
+        if (size < 64 || !(entries = fake_elf_entries((const unsigned char*)data))) {
+            if (l->err && l->err_cap) snprintf(l->err, l->err_cap, "nvlink error   : %s: not a cubin", name ? name : "");
+            return 200; /* CUDA_ERROR_INVALID_IMAGE */
+        }
+        add = entries;
+        n = strlen(entries);
+    } else if (type == 4) { /* library */
+        if (size < 8 || memcmp(data, "!<arch>\n", 8) != 0) {
+            if (l->err && l->err_cap) snprintf(l->err, l->err_cap, "nvlink error   : %s: not an archive", name ? name : "");
+            return 200;
+        }
+        add = data + 8;
+        n = size - 8;
+    }
+    if (l->len + n + 2 > sizeof l->text) { free(entries); return 2; }
+    if (n) { memcpy(l->text + l->len, add, n); l->len += n; l->text[l->len++] = '\n'; }
+    l->inputs++;
+    free(entries);
+    return 0;
+}
+static fres f_cuLinkAddData(void* st, unsigned type, void* data, size_t size, const char* name, unsigned n, unsigned* o, void** v) {
+    (void)n; (void)o; (void)v;
+    FAKE_ENTER("cuLinkAddData");
+    if (!fake_is_live(FK_LINK, st)) { fake_protocol("destroyed link state", "cuLinkAddData"); return 400; }
+    if (!data || !size) return 1;
+    return fake_link_put((fake_link*)st, type, (const char*)data, size, name);
+}
+static fres f_cuLinkAddFile(void* st, unsigned type, const char* path, unsigned n, unsigned* o, void** v) {
+    fake_link* l = (fake_link*)st;
+    FILE* f;
+    char* buf;
+    long size;
+    fres r;
+    (void)n; (void)o; (void)v;
+    FAKE_ENTER("cuLinkAddFile");
+    if (!fake_is_live(FK_LINK, st)) { fake_protocol("destroyed link state", "cuLinkAddFile"); return 400; }
+    if (!(f = fopen(path, "rb"))) {
+        if (l->err && l->err_cap) snprintf(l->err, l->err_cap, "nvlink fatal   : Could not open input file '%s'", path);
+        return 301; /* CUDA_ERROR_FILE_NOT_FOUND */
+    }
+    fseek(f, 0, SEEK_END);
+    size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    buf = (char*)calloc(1, (size_t)(size > 0 ? size : 0) + 1);
+    if (!buf) { fclose(f); return 2; }
+    if (size > 0 && fread(buf, 1, (size_t)size, f) != (size_t)size) size = 0;
+    fclose(f);
+    r = fake_link_put(l, type, buf, (size_t)size + (type == 1), path);
+    free(buf);
+    return r;
+}
+static fres f_cuLinkComplete(void* st, void** cubin, size_t* size) {
+    fake_link* l = (fake_link*)st;
+    const char* p;
+    char name[128], def[128];
+    FAKE_ENTER("cuLinkComplete");
+    if (!fake_is_live(FK_LINK, st)) { fake_protocol("destroyed link state", "cuLinkComplete"); return 400; }
+    l->text[l->len] = 0;
+    for (p = l->text; (p = strstr(p, ".extern .func")) != NULL; p += 13) {
+        const char* q;
+        int found = 0;
+        fake_func_name(p + 13, name, sizeof name);
+        for (q = l->text; !found && (q = strstr(q, ".func")) != NULL; q += 5) {
+            const char* line = q;
+            while (line > l->text && line[-1] != '\n') line--;
+            if (strncmp(line, ".extern", 7) == 0) continue;
+            fake_func_name(q + 5, def, sizeof def);
+            found = strcmp(def, name) == 0;
+        }
+        if (!found) {
+            if (l->err && l->err_cap) snprintf(l->err, l->err_cap, "nvlink error   : Undefined reference to '%s'", name);
+            return 218;
+        }
+    }
+    if (l->info && l->info_cap) snprintf(l->info, l->info_cap, "info    : linked %d inputs", l->inputs);
+    *cubin = l->text;
+    *size = l->len + 1;
+    return 0;
+}
+static fres f_cuLinkDestroy(void* st) {
+    FAKE_ENTER("cuLinkDestroy");
+    return fake_release(FK_LINK, st, "cuLinkDestroy") ? 0 : 400;
+}
 static fres f_cuFuncGetAttribute(int* v, unsigned attr, void* f) {
     FAKE_ENTER("cuFuncGetAttribute");
     (void)f;
@@ -1679,6 +1811,8 @@ static const fake_entry fake_entries[] = {
     FAKE_E(cuGraphLaunch), FAKE_E(cuGraphExecUpdate), FAKE_E(cuMemAllocAsync), FAKE_E(cuMemFreeAsync),
     FAKE_E(cuDeviceGetMemPool), FAKE_E(cuMemPoolSetAttribute), FAKE_E(cuMemPoolGetAttribute), FAKE_E(cuMemPoolTrimTo),
     FAKE_E(cuMemHostGetDevicePointer), FAKE_E(cuMemAllocManaged), FAKE_E(cuMemPrefetchAsync), FAKE_E(cuMemAdvise),
+    FAKE_E(cuLinkCreate), FAKE_E(cuLinkAddData), FAKE_E(cuLinkAddFile), FAKE_E(cuLinkComplete),
+    FAKE_E(cuLinkDestroy),
 };
 
 /* gpuk_get_proc_fn: entry points by name; NULL for missing ones and for rows the fake lacks

@@ -554,6 +554,53 @@ static void row_module_compile(void) {
     d.log_bytes = 64; /* a log size without its buffer */
     BAD_NODRV(gpuk_module_compile(A, &d, &m), GPUK_ERR_INVALID_ARG);
 }
+static void row_module_link(void) {
+    gpuk_module m;
+    gpuk_link_input in[2];
+    gpuk_link_desc d;
+    gpuk_compile_desc cd;
+    memset(in, 0, sizeof in);
+    memset(&d, 0, sizeof d);
+    memset(&cd, 0, sizeof cd);
+    in[0].image.ptr = ptx;
+    d.inputs = in;
+    d.num_inputs = 1;
+    BAD_NODRV(gpuk_module_link(NULL, &d, &m), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_module_link(A, NULL, &m), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_module_link(A, &d, NULL), GPUK_ERR_INVALID_ARG);
+    d.num_inputs = 0; /* nothing to link */
+    BAD_NODRV(gpuk_module_link(A, &d, &m), GPUK_ERR_INVALID_ARG);
+    d.num_inputs = 1;
+    d.inputs = NULL;
+    BAD_NODRV(gpuk_module_link(A, &d, &m), GPUK_ERR_INVALID_ARG);
+    d.inputs = in;
+    d.log_bytes = 64; /* a log size without its buffer */
+    BAD_NODRV(gpuk_module_link(A, &d, &m), GPUK_ERR_INVALID_ARG);
+    d.log_bytes = 0;
+    d._end_canary = 1;
+    BAD_NODRV(gpuk_module_link(A, &d, &m), GPUK_ERR_INVALID_ARG);
+    d._end_canary = 0;
+    in[0].path = "k.ptx"; /* two of image, path and compile */
+    BAD_NODRV(gpuk_module_link(A, &d, &m), GPUK_ERR_INVALID_ARG);
+    in[0].image.ptr = NULL;
+    in[0].path = NULL; /* none of them */
+    BAD_NODRV(gpuk_module_link(A, &d, &m), GPUK_ERR_INVALID_ARG);
+    in[0].path = "";
+    BAD_NODRV(gpuk_module_link(A, &d, &m), GPUK_ERR_INVALID_ARG);
+    in[0].path = "k.bin"; /* no kind to be read from its name */
+    BAD_NODRV(gpuk_module_link(A, &d, &m), GPUK_ERR_INVALID_ARG);
+    in[0].kind = (gpuk_link_kind)77;
+    BAD_NODRV(gpuk_module_link(A, &d, &m), GPUK_ERR_INVALID_ARG);
+    in[0].path = NULL;
+    in[0].kind = GPUK_LINK_PTX;
+    in[0].compile = &cd; /* a kind for a compiled input */
+    BAD_NODRV(gpuk_module_link(A, &d, &m), GPUK_ERR_INVALID_ARG);
+    in[0].kind = GPUK_LINK_DEFAULT; /* a compile desc without its source */
+    BAD_NODRV(gpuk_module_link(A, &d, &m), GPUK_ERR_INVALID_ARG);
+    in[0].compile = NULL;
+    in[0].image.ptr = "nonsense"; /* not PTX */
+    BAD_NODRV(gpuk_module_link(A, &d, &m), GPUK_ERR_INVALID_ARG);
+}
 static void row_module_lowered_name(void) {
     ZERO(gpuk_module_lowered_name(A, zmod, "k<int>"));
     ZERO(gpuk_module_lowered_name(A, mod_stale, "k<int>"));
@@ -804,7 +851,7 @@ static const row rows[] = {
     ROW(stream_wait), ROW(stream_wait_peer), ROW(stream_join), ROW(stream_fork), ROW(stream_host_func), ROW(stream_native), ROW(stream_priority_range),
     ROW(event_create), ROW(event_destroy), ROW(event_record), ROW(event_sync), ROW(event_query),
     ROW(event_elapsed_ms), ROW(timer_create), ROW(timer_destroy), ROW(timer_start), ROW(timer_stop),
-    ROW(module_load), ROW(module_unload), ROW(module_compile), ROW(module_lowered_name),
+    ROW(module_load), ROW(module_unload), ROW(module_compile), ROW(module_link), ROW(module_lowered_name),
     ROW(nvrtc_version), ROW(kernel_get), ROW(kernel_query),
     ROW(kernel_set_max_dynamic_shared), ROW(kernel_suggest_block), ROW(launch),
     ROW(kernel_max_cooperative_grid), ROW(graph_begin_capture), ROW(graph_end_capture),

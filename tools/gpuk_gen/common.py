@@ -10,6 +10,7 @@ GENERATOR_VERSION = "1"
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SOURCE = "gpuk_kernels.cuh"
 DEVICE_HEADER = "gpuk_device.cuh"   # included by SOURCE and by users' kernels
+DEVICE_LIBRARY = "gpuk_device_lib.cu"  # DEVICE_HEADER's functions as a linkable PTX library
 HEADER = "gpuk.h"
 PTX_DIR = "ptx"
 CACHE = os.path.join(ROOT, ".cache")

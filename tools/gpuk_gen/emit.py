@@ -315,6 +315,20 @@ def device_header_section(text):
     return "\n".join(out)
 
 
+def device_library_section(mod, modules, stamp):
+    """The linkable library (gpuk_device_lib.cu's PTX) packed as a built-in module is: deflated
+    against the built-ins' dictionary, which is made from the kernels alone (so the library
+    changes none of their bytes), with its gpuk__builtin_ptx row; gpuk_module_link unpacks it
+    with the built-ins' code."""
+    zdict = dictionary([modules[k] for k in sorted(modules)])
+    blob, _row = ptx_blob("gpuk_device_lib", mod, zdict, "")
+    version, target = header_info(mod)
+    return "\n".join(["/* " + stamp + " */"] + blob + [
+        "static const gpuk__builtin_ptx gpuk__device_library = { \"gpuk_device_lib\", "
+        "gpuk__ptx_device_lib, %d, %d, %d, %d, 0, -1, 0 };"
+        % (len(mod), len(deflate(mod.encode(), zdict)), version[0] * 10 + version[1], target[0])])
+
+
 def c_comment(text):
     """text safe inside a /* */ comment: no '*/', no trigraph, no control character."""
     text = "".join(c if " " <= c <= "~" or ord(c) > 127 else "?" for c in text)

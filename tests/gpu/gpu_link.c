@@ -1,0 +1,285 @@
+/* tests/gpu/gpu_link.c - modules linked by the driver's linker (gpuk_module_link). A kernel
+   compiled by NVRTC as relocatable code that only declares gpuk_uniform_f32 and its kin,
+   linked against gpuk's library of gpuk_device.cuh's functions: the uniforms bit for bit those
+   of gpuk_random_uniform_f32/_f64, the normals within rounding (bit for bit where NVRTC's math
+   matches the built-ins'), over fresh seeds and offsets; the library's warp and block sums and
+   warp scan against the CPU; two NVRTC programs and a hand-written PTX function linked into
+   one module; an undefined function named by the linker's error. Outputs are poisoned before
+   each launch. Skipped where no GPU, or no NVRTC, is found. */
+#define _GNU_SOURCE
+#define GPUK_IMPLEMENTATION
+#include "gpuk.h"
+#include "../support/check.h"
+#include "gpu_setup.h"
+#include <math.h>
+#include <stdlib.h>
+
+static gpuk_ctx* ctx;
+static const gpuk_stream s0 = { 0 };
+
+/* declarations only, with the exact parameter types gpuk_device_lib.cu defines them with */
+static const char random_src[] =
+    "extern \"C\" __device__ float gpuk_uniform_f32(unsigned long long, unsigned long long);\n"
+    "extern \"C\" __device__ double gpuk_uniform_f64(unsigned long long, unsigned long long);\n"
+    "extern \"C\" __device__ float gpuk_normal_f32(unsigned long long, unsigned long long);\n"
+    "extern \"C\" __device__ double gpuk_normal_f64(unsigned long long, unsigned long long);\n"
+    "extern \"C\" __global__ void draw(float* f, double* d, float* nf, double* nd,\n"
+    "                                   unsigned long long n, unsigned long long seed,\n"
+    "                                   unsigned long long offset) {\n"
+    "    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;\n"
+    "         i < n; i += (unsigned long long)gridDim.x * blockDim.x) {\n"
+    "        f[i] = gpuk_uniform_f32(seed, offset + i);\n"
+    "        d[i] = gpuk_uniform_f64(seed, offset + i);\n"
+    "        nf[i] = gpuk_normal_f32(seed, offset + i);\n"
+    "        nd[i] = gpuk_normal_f64(seed, offset + i);\n"
+    "    }\n"
+    "}\n";
+
+static const char sums_src[] =
+    "extern \"C\" __device__ int gpuk_warp_inclusive_scan_i32(int);\n"
+    "extern \"C\" __device__ int gpuk_warp_sum_i32(int);\n"
+    "extern \"C\" __device__ int gpuk_block_sum_i32(int);\n"
+    "extern \"C\" __device__ double gpuk_block_sum_f64(double);\n"
+    "extern \"C\" __global__ void sums(const int* in, int* scan, int* warp, int* block,\n"
+    "                                   double* block64) {\n"
+    "    unsigned t = threadIdx.x + blockDim.x * threadIdx.y, i = blockIdx.x * 256 + t;\n"
+    "    int v = in[i];\n"
+    "    scan[i] = gpuk_warp_inclusive_scan_i32(v);\n"
+    "    warp[i] = gpuk_warp_sum_i32(v);\n"
+    "    int b = gpuk_block_sum_i32(v);\n"
+    "    double b64 = gpuk_block_sum_f64((double)v);\n"
+    "    if (b != gpuk_block_sum_i32(v)) b = -1; /* called again at once */\n"
+    "    if (t == 255) { block[blockIdx.x] = b; block64[blockIdx.x] = b64; }\n"
+    "}\n";
+
+/* a device function in one program, a hand-written PTX one, and a kernel calling both */
+static const char lib_src[] =
+    "extern \"C\" __device__ float fma_twice(float a, float x, float y) {\n"
+    "    return 2.0f * __fmaf_rn(a, x, y);\n"
+    "}\n";
+static const char add_one_ptx[] =
+    ".version 6.0\n.target sm_52\n.address_size 64\n"
+    ".visible .func (.param .b32 func_retval0) add_one(.param .b32 x)\n{\n"
+    " .reg .b32 %r<3>;\n ld.param.u32 %r1, [x];\n add.s32 %r2, %r1, 1;\n"
+    " st.param.b32 [func_retval0], %r2;\n ret;\n}\n";
+static const char main_src[] =
+    "extern \"C\" __device__ float fma_twice(float a, float x, float y);\n"
+    "extern \"C\" __device__ int add_one(int x);\n"
+    "extern \"C\" __global__ void apply(float a, const float* x, float* y, int* z,\n"
+    "                                    unsigned n) {\n"
+    "    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n) { y[i] = fma_twice(a, x[i], y[i]); z[i] = add_one(z[i]); }\n"
+    "}\n";
+
+static gpuk_compile_desc program(const char* src, const char* name) {
+    gpuk_compile_desc d;
+    memset(&d, 0, sizeof d);
+    d.source = src;
+    d.name = name;
+    return d;
+}
+
+/* one compiled input, linked with gpuk_device.cuh's library */
+static gpuk_result link_one(gpuk_compile_desc* cd, gpuk_module* m) {
+    gpuk_link_input in;
+    gpuk_link_desc d;
+    memset(&in, 0, sizeof in);
+    in.compile = cd;
+    memset(&d, 0, sizeof d);
+    d.inputs = &in;
+    d.num_inputs = 1;
+    d.gpuk_device = true;
+    d.label = cd->name;
+    return gpuk_module_link(ctx, &d, m);
+}
+
+static int test_linked_random_matches_builtins(void) {
+    enum { N = 5000, ROUNDS = 8 };
+    static float f[N], bf[N], nf[N], bnf[N];
+    static double d[N], bd[N], nd[N], bnd[N];
+    gpuk_compile_desc cd = program(random_src, "draw.cu");
+    gpuk_module m = { 0 };
+    gpuk_kernel k = { 0 };
+    gpuk_buffer b[8];
+    gpuk_devptr p[4];
+    size_t i, j, close_bad = 0, normal_same = 0, normal_all = 0;
+    int round;
+    CHECK_OK(link_one(&cd, &m));
+    CHECK_OK(gpuk_kernel_get(ctx, m, "draw", &k));
+    for (j = 0; j < 8; j++)
+        CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = N * sizeof(double) },
+                                    &b[j]));
+    for (j = 0; j < 4; j++) p[j] = gpuk_buffer_devptr(ctx, b[j]);
+    for (round = 0; round < ROUNDS; round++) {
+        /* fresh seeds; offsets 0, small and unaligned, and large (below 2^62: no wrap) */
+        unsigned long long seed = rng(), n = 1 + rng() % N;
+        unsigned long long offset = round == 0 ? 0 : round < 4 ? rng() % 1000 : rng() >> 2;
+        for (j = 0; j < 8; j++) /* poison: NaN patterns a kernel that wrote nothing leaves */
+            CHECK_OK(gpuk_buffer_memset(ctx, s0, b[j], 0, 0xFFFFFFFFu, 4, N * 2));
+        CHECK_OK(gpuk_launch(ctx, k, &(gpuk_launch_desc){ .grid = GPUK_DIM1(7),
+                                                          .block = GPUK_DIM1(128),
+                                                          GPUK_ARGS(&p[0], &p[1], &p[2], &p[3], &n,
+                                                                    &seed, &offset) }));
+        CHECK_OK(gpuk_random_uniform_f32(ctx, s0, gpuk_at(b[4], 0), (size_t)n, seed, offset));
+        CHECK_OK(gpuk_random_uniform_f64(ctx, s0, gpuk_at(b[5], 0), (size_t)n, seed, offset));
+        CHECK_OK(gpuk_random_normal_f32(ctx, s0, gpuk_at(b[6], 0), (size_t)n, seed, offset));
+        CHECK_OK(gpuk_random_normal_f64(ctx, s0, gpuk_at(b[7], 0), (size_t)n, seed, offset));
+        CHECK_OK(gpuk_buffer_read(ctx, b[0], 0, f, n * sizeof *f));
+        CHECK_OK(gpuk_buffer_read(ctx, b[1], 0, d, n * sizeof *d));
+        CHECK_OK(gpuk_buffer_read(ctx, b[2], 0, nf, n * sizeof *nf));
+        CHECK_OK(gpuk_buffer_read(ctx, b[3], 0, nd, n * sizeof *nd));
+        CHECK_OK(gpuk_buffer_read(ctx, b[4], 0, bf, n * sizeof *bf));
+        CHECK_OK(gpuk_buffer_read(ctx, b[5], 0, bd, n * sizeof *bd));
+        CHECK_OK(gpuk_buffer_read(ctx, b[6], 0, bnf, n * sizeof *bnf));
+        CHECK_OK(gpuk_buffer_read(ctx, b[7], 0, bnd, n * sizeof *bnd));
+        /* the uniforms bit for bit, and in [0, 1) */
+        CHECK(memcmp(f, bf, n * sizeof *f) == 0);
+        CHECK(memcmp(d, bd, n * sizeof *d) == 0);
+        for (i = 0; i < n; i++) {
+            close_bad += !(f[i] >= 0.0f && f[i] < 1.0f) + !(d[i] >= 0.0 && d[i] < 1.0);
+            normal_same += memcmp(&nf[i], &bnf[i], sizeof nf[i]) == 0;
+            normal_same += memcmp(&nd[i], &bnd[i], sizeof nd[i]) == 0;
+            close_bad += !(fabsf(nf[i] - bnf[i]) <= 1e-5f * (1.0f + fabsf(bnf[i])));
+            close_bad += !(fabs(nd[i] - bnd[i]) <= 1e-13 * (1.0 + fabs(bnd[i])));
+        }
+        normal_all += 2 * n;
+    }
+    printf("     linked normals bit for bit equal to the built-ins': %zu of %zu\n", normal_same,
+           normal_all);
+    CHECK(close_bad == 0);
+    for (j = 0; j < 8; j++) CHECK_OK(gpuk_buffer_destroy(ctx, b[j]));
+    CHECK_OK(gpuk_module_unload(ctx, m));
+    return TEST_PASS;
+}
+
+static int test_linked_sums(void) {
+    enum { BLOCKS = 16, N = BLOCKS * 256 };
+    static int in[N], scan[N], warp[N], block[BLOCKS];
+    static double block64[BLOCKS];
+    gpuk_compile_desc cd = program(sums_src, "sums.cu");
+    gpuk_module m = { 0 };
+    gpuk_kernel k = { 0 };
+    gpuk_buffer b[5];
+    gpuk_devptr p[5];
+    size_t i, j, bad = 0;
+    for (i = 0; i < N; i++) in[i] = (int)(rng() % 2001) - 1000;
+    CHECK_OK(link_one(&cd, &m));
+    CHECK_OK(gpuk_kernel_get(ctx, m, "sums", &k));
+    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .data = GPUK_RANGE(in) }, &b[0]));
+    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = sizeof scan }, &b[1]));
+    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = sizeof warp }, &b[2]));
+    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = sizeof block }, &b[3]));
+    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = sizeof block64 }, &b[4]));
+    for (j = 1; j < 5; j++) {
+        CHECK_OK(gpuk_buffer_memset(ctx, s0, b[j], 0, 0xA5A5A5A5u, 4,
+                                    gpuk_buffer_size(ctx, b[j]) / 4));
+    }
+    for (j = 0; j < 5; j++) p[j] = gpuk_buffer_devptr(ctx, b[j]);
+    /* a 2-D block of 32 x 8: warps are formed from the linear thread index */
+    CHECK_OK(gpuk_launch(ctx, k, &(gpuk_launch_desc){ .grid = GPUK_DIM1(BLOCKS),
+                                                      .block = GPUK_DIM2(32, 8),
+                                                      GPUK_ARGS(&p[0], &p[1], &p[2], &p[3],
+                                                                &p[4]) }));
+    CHECK_OK(gpuk_buffer_read(ctx, b[1], 0, scan, sizeof scan));
+    CHECK_OK(gpuk_buffer_read(ctx, b[2], 0, warp, sizeof warp));
+    CHECK_OK(gpuk_buffer_read(ctx, b[3], 0, block, sizeof block));
+    CHECK_OK(gpuk_buffer_read(ctx, b[4], 0, block64, sizeof block64));
+    for (j = 0; j < BLOCKS; j++) {
+        int bsum = 0;
+        for (i = 0; i < 256; i += 32) {
+            int run = 0, wsum = 0;
+            size_t l;
+            for (l = 0; l < 32; l++) wsum += in[j * 256 + i + l];
+            for (l = 0; l < 32; l++) {
+                run += in[j * 256 + i + l];
+                bad += scan[j * 256 + i + l] != run;
+                bad += warp[j * 256 + i + l] != wsum;
+            }
+            bsum += wsum;
+        }
+        bad += block[j] != bsum;
+        bad += block64[j] != (double)bsum;
+    }
+    CHECK(bad == 0);
+    for (j = 0; j < 5; j++) CHECK_OK(gpuk_buffer_destroy(ctx, b[j]));
+    CHECK_OK(gpuk_module_unload(ctx, m));
+    return TEST_PASS;
+}
+
+static int test_programs_and_ptx_linked(void) {
+    enum { N = 1000 };
+    static float x[N], y[N], ref[N], out[N];
+    static int z[N], zout[N];
+    gpuk_compile_desc lib = program(lib_src, "fma_twice.cu"), app = program(main_src, "apply.cu");
+    gpuk_link_input in[3];
+    gpuk_link_desc d;
+    gpuk_module m = { 0 };
+    gpuk_kernel k = { 0 };
+    gpuk_buffer bx, by, bz;
+    gpuk_devptr px, py, pz;
+    float a = (float)uniform(-2, 2);
+    unsigned n = N, i, bad = 0;
+    char log[4096];
+    for (i = 0; i < N; i++) {
+        x[i] = (float)uniform(-1, 1);
+        y[i] = (float)uniform(-1, 1);
+        z[i] = (int)(rng() % 100000) - 50000;
+        ref[i] = 2.0f * fmaf(a, x[i], y[i]);
+    }
+    memset(in, 0, sizeof in);
+    in[0].compile = &app; /* the caller first: the linker resolves across the whole set */
+    in[1].compile = &lib;
+    in[2].image.ptr = add_one_ptx;
+    in[2].label = "add_one.ptx";
+    memset(&d, 0, sizeof d);
+    d.inputs = in;
+    d.num_inputs = 3;
+    d.label = "apply";
+    d.log = log;
+    d.log_bytes = sizeof log;
+    CHECK_OK(gpuk_module_link(ctx, &d, &m));
+    CHECK_OK(gpuk_kernel_get(ctx, m, "apply", &k));
+    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .data = GPUK_RANGE(x) }, &bx));
+    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .data = GPUK_RANGE(y) }, &by));
+    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .data = GPUK_RANGE(z) }, &bz));
+    px = gpuk_buffer_devptr(ctx, bx);
+    py = gpuk_buffer_devptr(ctx, by);
+    pz = gpuk_buffer_devptr(ctx, bz);
+    CHECK_OK(gpuk_launch(ctx, k, &(gpuk_launch_desc){ .grid = GPUK_DIM1((N + 127) / 128),
+                                                      .block = GPUK_DIM1(128),
+                                                      GPUK_ARGS(&a, &px, &py, &pz, &n) }));
+    CHECK_OK(gpuk_buffer_read(ctx, by, 0, out, sizeof out));
+    CHECK_OK(gpuk_buffer_read(ctx, bz, 0, zout, sizeof zout));
+    for (i = 0; i < N; i++) bad += memcmp(&out[i], &ref[i], sizeof out[i]) != 0 ||
+                                   zout[i] != z[i] + 1;
+    CHECK(bad == 0);
+    CHECK_OK(gpuk_buffer_destroy(ctx, bx));
+    CHECK_OK(gpuk_buffer_destroy(ctx, by));
+    CHECK_OK(gpuk_buffer_destroy(ctx, bz));
+    CHECK_OK(gpuk_module_unload(ctx, m));
+    /* without the PTX input add_one is undefined: the linker says so, by name */
+    d.num_inputs = 2;
+    CHECK(gpuk_module_link(ctx, &d, &m) > 0);
+    CHECK(m.id == 0);
+    CHECK_ERROR_MENTIONS("cuLinkComplete");
+    CHECK_ERROR_MENTIONS("add_one");
+    CHECK(strstr(log, "add_one") != NULL);
+    return TEST_PASS;
+}
+
+int main(void) {
+    int code, v = 0;
+    gpuk_init(NULL); /* its failure is gpu_setup's to report */
+    if (!gpu_setup("gpu_link", 3, &ctx, &code)) return code;
+    if (gpuk_nvrtc_version(&v) != GPUK_OK) {
+        printf("skip gpu_link: no NVRTC (%s)\n0 passed, 0 failed, 3 skipped\n", gpuk_last_error());
+        gpuk_ctx_destroy(ctx);
+        return 0;
+    }
+    rng_seed_from_clock();
+    RUN(test_linked_random_matches_builtins);
+    RUN(test_linked_sums);
+    RUN(test_programs_and_ptx_linked);
+    CHECK_OK(gpuk_ctx_destroy(ctx));
+    return test_summary();
+}
