@@ -27,6 +27,8 @@
 #define SCAN_ITEMS_8 16
 #define TRANSPOSE_TILE 64
 #define HIST_SMEM_BINS 2048
+#define HIST_F32_PER_SM 8
+#define HIST_F64_PER_SM 6
 #define SCAN_EPOCH_MASK 0x3FFFFFFFu
 #define GEMM_TILE_4 128
 #define GEMM_TILE_8 64
@@ -2242,6 +2244,130 @@ GPUK_DEV void histogram(u64* counts, const T* in, u64 n, u32 nbins, i64 lo, i64 
         histogram<T>(counts, in, n, nbins, lo, hi);                                          \
     }
 
+/* ---- float histogram: counts[b] = number of in[i] in bin b, nbins bins splitting [lo, hi)
+   evenly, then three counts apart: [nbins] below lo (-inf too), [nbins + 1] at or above hi (+inf
+   too), [nbins + 2] NaN ----
+   The bin of lo <= x < hi is trunc((x - lo) * scale), scale = nbins / (hi - lo) rounded to T by
+   the host, the subtraction and the product each rounded to nearest in T with no fused
+   multiply-add (so a CPU finds the same bins), nbins - 1 where that rounds up to nbins. Every
+   step is monotonic, so bins stay in order and contiguous; an edge may sit an ulp or so from
+   lo + b (hi - lo) / nbins. Counting is the integer histogram's: shared-memory counts per block
+   (one copy per warp up to 256 bins, so warps do not contend), added to the 64-bit global counts
+   at the end; above HIST_SMEM_BINS the bins go to global memory and only the three counts apart
+   stay in shared memory. Input is read 16 bytes at a time where aligned, HIST_FPACKS packs in
+   flight, with streaming loads: each byte is read once. */
+#define HIST_FPACKS 2
+
+GPUK_DEV float sub_rn(float a, float b) { return __fsub_rn(a, b); }
+GPUK_DEV double sub_rn(double a, double b) { return __dsub_rn(a, b); }
+GPUK_DEV float mul_rn(float a, float b) { return __fmul_rn(a, b); }
+GPUK_DEV double mul_rn(double a, double b) { return __dmul_rn(a, b); }
+GPUK_DEV u32 trunc_u32(float a) { return __float2uint_rz(a); }
+GPUK_DEV u32 trunc_u32(double a) { return __double2uint_rz(a); }
+GPUK_DEV void unpack16(uint4 w, float* v) {
+    v[0] = __uint_as_float(w.x); v[1] = __uint_as_float(w.y);
+    v[2] = __uint_as_float(w.z); v[3] = __uint_as_float(w.w);
+}
+GPUK_DEV void unpack16(uint4 w, double* v) {
+    v[0] = __hiloint2double((int)w.y, (int)w.x); v[1] = __hiloint2double((int)w.w, (int)w.z);
+}
+
+template <typename T>
+struct float_bin {
+    T lo, hi, scale;
+    u32 nbins;
+    /* x's slot: its bin, or nbins (below lo), nbins + 1 (at or above hi), nbins + 2 (NaN) */
+    GPUK_DEV u32 operator()(T x) const {
+        if (x >= lo && x < hi) {
+            const u32 b = trunc_u32(mul_rn(sub_rn(x, lo), scale));
+            return b < nbins ? b : nbins - 1;
+        }
+        return x < lo ? nbins : x >= hi ? nbins + 1 : nbins + 2;
+    }
+};
+struct to_shared { /* every slot in this warp's (or block's) shared copy */
+    u32* mine;
+    GPUK_DEV void operator()(u32 slot) const { atomicAdd(mine + slot, 1u); }
+};
+struct to_global { /* bins straight to the global counts, the three apart in shared memory */
+    u64* counts;
+    u32 nbins;
+    GPUK_DEV void operator()(u32 slot) const {
+        if (slot < nbins) atomicAdd(counts + slot, 1ull);
+        else atomicAdd(hist_smem + (slot - nbins), 1u);
+    }
+};
+
+/* Counts n values: a head up to a 16-byte boundary, 16-byte packs, a tail. */
+template <typename T, typename SINK>
+GPUK_DEV void count_values(const T* in, u64 n, float_bin<T> bin, SINK sink, u64 tid, u64 stride) {
+    constexpr u32 per = 16 / sizeof(T);
+    u64 head = (16u - ((u64)in & 15u)) % 16u / sizeof(T);
+    if (head > n) head = n;
+    for (u64 i = tid; i < head; i += stride) sink(bin(in[i]));
+    const u64 npacks = (n - head) / per;
+    const uint4* p = (const uint4*)(in + head);
+    for (u64 k = tid; k < npacks; k += HIST_FPACKS * stride) {
+        uint4 w[HIST_FPACKS];
+#pragma unroll
+        for (int u = 0; u < HIST_FPACKS; u++)
+            if (k + u * stride < npacks) w[u] = __ldcs(p + k + u * stride);
+#pragma unroll
+        for (int u = 0; u < HIST_FPACKS; u++) {
+            if (k + u * stride >= npacks) break;
+            T v[per];
+            unpack16(w[u], v);
+#pragma unroll
+            for (u32 q = 0; q < per; q++) sink(bin(v[q]));
+        }
+    }
+    for (u64 i = head + npacks * per + tid; i < n; i += stride) sink(bin(in[i]));
+}
+
+template <typename T>
+GPUK_DEV void histogram_float(u64* counts, const T* in, u64 n, u32 nbins, T lo, T hi, T scale) {
+    const u64 tid = (u64)blockIdx.x * GPUK_BLOCK + threadIdx.x;
+    const u64 stride = (u64)gridDim.x * GPUK_BLOCK;
+    const float_bin<T> bin = { lo, hi, scale, nbins };
+    const bool shared = nbins <= HIST_SMEM_BINS;
+    const u32 slots = nbins + 3;
+    const u32 copies = nbins <= 256 ? GPUK_WARPS : 1;
+    const u32 used = shared ? copies * slots : 3;
+    for (u32 i = threadIdx.x; i < used; i += GPUK_BLOCK) hist_smem[i] = 0;
+    __syncthreads();
+    if (shared) {
+        const to_shared sink = { hist_smem + threadIdx.x / 32 % copies * slots };
+        count_values(in, n, bin, sink, tid, stride);
+    } else {
+        const to_global sink = { counts, nbins };
+        count_values(in, n, bin, sink, tid, stride);
+    }
+    __syncthreads();
+    for (u32 slot = (shared ? 0 : nbins) + threadIdx.x; slot < slots; slot += GPUK_BLOCK) {
+        u64 sum = 0;
+        if (shared)
+            for (u32 c = 0; c < copies; c++) sum += hist_smem[c * slots + slot];
+        else sum = hist_smem[slot - nbins];
+        if (sum) atomicAdd(counts + slot, sum);
+    }
+}
+
+/* Dynamic shared memory the host gives: copies * (nbins + 3) * 4 bytes, 12 above
+   HIST_SMEM_BINS. per_sm blocks an SM (the host's HIST_F32_PER_SM, HIST_F64_PER_SM): 8 for f32,
+   as the integer histogram; f64 spills in 8's 32 registers, so 6. */
+// wrap gpuk_histogram_{t}(gpuk_array counts, uint32_t nbins, {T} lo, {T} hi, gpuk_array in,
+//      size_t n) = gpuk__histogram_float({size}, counts, nbins, lo, hi, in, n)
+//      | counts (uint64, nbins + 3 of them): [b] = number of in[i] with lo <= in[i] < hi in bin b
+//      = trunc((in[i] - lo) * (nbins / (hi - lo))), each step rounded to nearest in the input's
+//      type, nbins - 1
+//      where that rounds to nbins; [nbins] = number below lo, [nbins + 1] at or above hi,
+//      [nbins + 2] NaN; lo and hi finite
+#define GPUK_HISTOGRAM_FLOAT(T, t, per_sm)                                                   \
+    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK, per_sm)                         \
+    gpuk_histogram_##t(u64* counts, const T* in, u64 n, u32 nbins, T lo, T hi, T scale) {    \
+        histogram_float<T>(counts, in, n, nbins, lo, hi, scale);                             \
+    }
+
 /* ---- random numbers: Philox4x32-10 (Salmon et al., SC'11), counter based ----
    Element e (= offset + i) of a stream with key = seed takes words from the Philox block
    with counter (e / per, 0, 0) where per is how many elements one 128-bit block makes:
@@ -2428,6 +2554,8 @@ GPUK_GEMM_SM90A(float, tf32)
 
 GPUK_HISTOGRAM(unsigned char, u8)
 GPUK_HISTOGRAM(int, i32)
+GPUK_HISTOGRAM_FLOAT(float, f32, HIST_F32_PER_SM)
+GPUK_HISTOGRAM_FLOAT(double, f64, HIST_F64_PER_SM)
 
 GPUK_RANDOM(float, f32, 4)
 GPUK_RANDOM(double, f64, 2)

@@ -36,36 +36,55 @@ __global__ void fill_bytes(unsigned* p, size_t n) {
         p[i] = (unsigned)(i * 2654435761u) ^ (unsigned)(i >> 7) * 40503u;
 }
 
+/* uniform floats in [0, 1) (24 random bits), the histogram f32 line's input */
+__global__ void fill_unit_floats(float* p, size_t n) {
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += stride) {
+        unsigned h = (unsigned)(i * 2654435761u) ^ (unsigned)(i >> 7) * 40503u;
+        h ^= h >> 15; h *= 0x2c1b3c6du; h ^= h >> 12;
+        p[i] = (float)(h >> 8) * (1.0f / 16777216.0f);
+    }
+}
+
 int main() {
     const size_t n = (size_t)1 << 28;
     float *x, *y, *out;
     int *xi, *yi;
     unsigned char* bytes;
+    float* unit;
     int* counts;
     CK(cudaMalloc(&x, n * 4)); CK(cudaMalloc(&y, n * 4)); CK(cudaMalloc(&out, 64));
-    CK(cudaMalloc(&bytes, n)); CK(cudaMalloc(&counts, 257 * 4));
+    CK(cudaMalloc(&bytes, n)); CK(cudaMalloc(&counts, 257 * 4)); CK(cudaMalloc(&unit, n * 4));
     xi = (int*)x; yi = (int*)y;
     CK(cudaMemset(x, 0, n * 4));
     fill_bytes<<<1024, 256>>>((unsigned*)bytes, n / 4);
+    fill_unit_floats<<<1024, 256>>>(unit, n);
     CK(cudaDeviceSynchronize());
-    size_t t1 = 0, t2 = 0, t3 = 0;
+    size_t t1 = 0, t2 = 0, t3 = 0, t4 = 0;
     cub::DeviceReduce::Sum(nullptr, t1, x, out, (int)n);
     cub::DeviceScan::InclusiveSum(nullptr, t2, xi, yi, (int)n);
     cub::DeviceHistogram::HistogramEven(nullptr, t3, bytes, counts, 257, 0, 256, (int)n);
+    cub::DeviceHistogram::HistogramEven(nullptr, t4, unit, counts, 257, 0.0f, 1.0f, (int)n);
     void* tmp;
-    size_t tb = std::max(t1, std::max(t2, t3));
+    size_t tb = std::max(std::max(t1, t4), std::max(t2, t3));
     CK(cudaMalloc(&tmp, tb));
     float copy = median_ms([&] { cudaMemcpyAsync(y, x, n * 4, cudaMemcpyDeviceToDevice); });
     double copy_gbs = 8.0 * n / copy / 1e6;
     float sum = median_ms([&] { size_t s = tb; cub::DeviceReduce::Sum(tmp, s, x, out, (int)n); });
     float scan = median_ms([&] { size_t s = tb; cub::DeviceScan::InclusiveSum(tmp, s, xi, yi, (int)n); });
     float hist = median_ms([&] { size_t s = tb; cub::DeviceHistogram::HistogramEven(tmp, s, bytes, counts, 257, 0, 256, (int)n); });
+    float hist_f32 = median_ms([&] {
+        size_t s = tb;
+        cub::DeviceHistogram::HistogramEven(tmp, s, unit, counts, 257, 0.0f, 1.0f, (int)n);
+    });
     CK(cudaGetLastError());
     std::printf("== CUB %d.%d.%d reference\n", CUB_MAJOR_VERSION, CUB_MINOR_VERSION, CUB_SUBMINOR_VERSION);
     std::printf("cub device copy                    n=2^28 %8.1f GB/s read+write\n", copy_gbs);
     std::printf("cub DeviceReduce::Sum f32          n=2^28 %9.3f ms ratio %.3f (read)\n", sum, 4.0 * n / sum / 1e6 / copy_gbs);
     std::printf("cub DeviceScan::InclusiveSum i32   n=2^28 %9.3f ms ratio %.3f (read+write)\n", scan, 8.0 * n / scan / 1e6 / copy_gbs);
     std::printf("cub DeviceHistogram::HistogramEven u8 256 bins n=2^28 %9.3f ms %8.1f GB/s read\n", hist, 1.0 * n / hist / 1e6);
+    std::printf("cub DeviceHistogram::HistogramEven f32 256 bins n=2^28 %9.3f ms %8.1f GB/s read "
+                "(gpuk's goal: %.3f ms)\n", hist_f32, 4.0 * n / hist_f32 / 1e6, hist_f32 / 1.3);
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
     bench_csv_open("cub", prop.name);
@@ -76,6 +95,8 @@ int main() {
                   8.0 * n / scan / 1e6 / copy_gbs, BENCH_CSV_NONE);
     bench_csv_row("cub DeviceHistogram::HistogramEven u8 256 bins", "2^28", hist, 1.0 * n / hist / 1e6, "GB/s read",
                   BENCH_CSV_NONE, BENCH_CSV_NONE);
+    bench_csv_row("cub DeviceHistogram::HistogramEven f32 256 bins", "2^28", hist_f32,
+                  4.0 * n / hist_f32 / 1e6, "GB/s read", BENCH_CSV_NONE, BENCH_CSV_NONE);
     bench_csv_close();
     return 0;
 }

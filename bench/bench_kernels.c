@@ -59,6 +59,9 @@ static void w_scan_f64_base(void) {
 }
 static void w_transpose(void) { TRY(gpuk_transpose_f32(ctx, S, at0(y), at0(x), SIDE, SIDE)); }
 static void w_hist(void) { TRY(gpuk_histogram_u8(ctx, S, at0(z), 256, 0, 256, at0(h8), n_cur)); }
+static void w_hist_f32(void) {
+    TRY(gpuk_histogram_f32(ctx, S, at0(z), 256, 0.0f, 1.0f, at0(x), n_cur));
+}
 static void w_c2s2(void) { TRY(gpuk_cos2_plus_sin2_f32(ctx, S, at0(y), at0(x), n_cur)); }
 static void w_rand(void) { TRY(gpuk_random_uniform_f32(ctx, S, at0(y), n_cur, 42, 0)); }
 /* stencils: a 4096^2 and an 8192^2 i32 image smoothed (box, GPUK_BOUNDARY_SKIP), an 8192^2 f32 heat
@@ -216,6 +219,17 @@ int main(int argc, char** argv) {
         printf("%-34s n=2^28 %9.3f ms %8.1f GB/s read (compare: bench_cub's histogram line)\n", "histogram_u8 256 bins", ms,
                (double)N28 / ms / 1e6);
         bench_csv_row("histogram_u8 256 bins", "2^28", ms, (double)N28 / ms / 1e6, "GB/s read", BENCH_CSV_NONE, BENCH_CSV_NONE);
+    }
+    {   /* f32 uniform in [0, 1) into 256 bins of [0, 1), as bench_cub's HistogramEven f32 line;
+           the goal is against that line (another binary), so it is printed, not checked here */
+        double ms;
+        TRY(gpuk_random_uniform_f32(ctx, S, at0(x), N28, 7, 0));
+        ms = time_ms(w_hist_f32);
+        printf("%-34s n=2^28 %9.3f ms %8.1f GB/s read  ratio %.3f (read; goal: >= 1.3x bench_cub's "
+               "HistogramEven f32 256 bins, its ms / 1.3)\n", "histogram_f32 256 bins", ms,
+               4.0 * (double)N28 / ms / 1e6, 4.0 * (double)N28 / ms / 1e6 / copy_gbs);
+        bench_csv_row("histogram_f32 256 bins", "2^28", ms, 4.0 * (double)N28 / ms / 1e6,
+                      "GB/s read", BENCH_CSV_NONE, BENCH_CSV_NONE);
     }
     /* cos^2 + sin^2 on x = 0, 1, ..., 1e7 - 1: past |x| = 105615 sinf/cosf take the slow path */
     TRY(gpuk_iota_f32(ctx, S, at0(x), 10000000, 0.0f, 1.0f));

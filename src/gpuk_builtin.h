@@ -1430,3 +1430,77 @@ static GPUK__NOINLINE gpuk_result gpuk__histogram(const char* fn, int id, gpuk_c
     return gpuk__builtin_go(&k);
 }
 #endif /* GPUK__LAUNCHER_HISTOGRAM */
+
+#if defined(GPUK__LAUNCHER_HISTOGRAM_FLOAT)
+/* Float histogram: zero the nbins + 3 counts, then (counts, in, n, nbins, lo, hi, scale) with
+   scale = nbins / (hi - lo) rounded to the input's type here, once, so every block and a CPU
+   reference bin with the same number. lo and hi reach here as double; an f32 call's are floats
+   widened exactly. */
+static GPUK__NOINLINE gpuk_result gpuk__histogram_float(const char* fn, int id, gpuk_ctx* ctx,
+                                                        gpuk_stream stream, size_t elem,
+                                                        gpuk_array counts, uint32_t nbins,
+                                                        double lo, double hi, gpuk_array in,
+                                                        size_t n) {
+    gpuk_devptr pc, pi;
+    unsigned long long n64 = n;
+    /* volatile: each step rounded to its type, even where float math runs wider (x87) */
+    volatile float lo32 = 0.0f, hi32 = 0.0f, span32, scale32 = 0.0f;
+    volatile double span64, scale64 = 0.0;
+    void* args[7];
+    gpuk__kcall k;
+    gpuk__cu_result cr;
+    gpuk_result r;
+    uint32_t copies;
+    int finite;
+    if ((r = gpuk__kcall_init(&k, fn, id, ctx, stream)) != GPUK_OK) return r;
+    if (nbins == 0 || nbins > (1u << 24))
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "nbins is %u; it must be 1 to 2^24", nbins);
+    /* x - x is 0 for a finite x, NaN for an infinity or a NaN */
+    if (!(lo - lo == 0.0 && hi - hi == 0.0))
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "lo and hi must be finite (an infinity or a "
+                          "NaN is not a range)");
+    if (!(lo < hi))
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "the range [lo, hi) is empty: lo >= hi");
+    if (elem == 4) { /* an f32 call's lo and hi are floats: converted back exactly */
+        lo32 = (float)lo;
+        hi32 = (float)hi;
+        span32 = hi32 - lo32;
+        scale32 = (float)nbins / span32;
+        finite = span32 - span32 == 0.0f && scale32 - scale32 == 0.0f && scale32 > 0.0f;
+    } else {
+        span64 = hi - lo;
+        scale64 = (double)nbins / span64;
+        finite = span64 - span64 == 0.0 && scale64 - scale64 == 0.0 && scale64 > 0.0;
+    }
+    if (!finite)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "hi - lo or nbins / (hi - lo) overflows %s "
+                          "(or the latter is 0): the bins are not representable",
+                          elem == 4 ? "float" : "double");
+    if ((r = gpuk__array(fn, ctx, "counts", counts, 8, (size_t)nbins + 3, &pc)) != GPUK_OK)
+        return r;
+    if ((r = gpuk__array(fn, ctx, "in", in, elem, n, &pi)) != GPUK_OK) return r;
+    if ((r = gpuk__overlap(fn, "counts and in", pc, pi, ((size_t)nbins + 3) * 8, n * elem, 0)) !=
+        GPUK_OK)
+        return r;
+    if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
+    if ((cr = GPUK__DRV.cuMemsetD32Async(pc, 0, ((size_t)nbins + 3) * 2, k.cs)) != 0)
+        return gpuk__fail_cu(fn, "cuMemsetD32Async", cr, "zeroing counts");
+    if (n == 0) return GPUK_OK;
+    {
+        float lo_f = lo32, hi_f = hi32, scale_f = scale32;
+        double lo_d = lo, hi_d = hi, scale_d = scale64;
+        args[0] = &pc; args[1] = &pi; args[2] = &n64; args[3] = &nbins;
+        if (elem == 4) { args[4] = &lo_f; args[5] = &hi_f; args[6] = &scale_f; }
+        else { args[4] = &lo_d; args[5] = &hi_d; args[6] = &scale_d; }
+        k.args = args;
+        /* one copy of the counts per warp up to 256 bins; past HIST_SMEM_BINS only the three
+           counts apart are in shared memory */
+        copies = nbins <= 256 ? GPUK__BLOCK / 32 : 1;
+        k.shared = nbins <= GPUK__HIST_SMEM_BINS ? copies * (nbins + 3) * 4 : 3 * 4;
+        k.grid_x = gpuk__grid(n, (size_t)GPUK__BLOCK * (16 / elem),
+                              gpuk__sm_blocks(ctx, elem == 4 ? GPUK__HIST_F32_PER_SM
+                                                             : GPUK__HIST_F64_PER_SM));
+        return gpuk__builtin_go(&k);
+    }
+}
+#endif /* GPUK__LAUNCHER_HISTOGRAM_FLOAT */

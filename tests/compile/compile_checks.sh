@@ -73,6 +73,13 @@ elif [ -z "$quick" ]; then
   if gcc $C99 -I. -c "$tmp/left_out.c" -o "$tmp/fam.o" 2>"$tmp/err"; then bad "a call of a left-out family does not build"
   elif grep -q "gpuk_sum_f32" "$tmp/err"; then ok "a call of a left-out family does not build (gpuk_sum_f32 under GPUK_ONLY_SCAN)"
   else bad "a call of a left-out family does not build"; fi
+  # the float histograms ride with the integer ones: kept by GPUK_ONLY_HISTOGRAM (both
+  # launchers compiled, warning-free), gone with GPUK_NO_HISTOGRAM
+  printf '#define GPUK_IMPLEMENTATION\n#include "gpuk.h"\nint f(gpuk_ctx* c, gpuk_buffer b);\nint f(gpuk_ctx* c, gpuk_buffer b) { return (int)gpuk_histogram_f32(c, GPUK_DEFAULT_STREAM, gpuk_at(b, 0), 4, 0.0f, 1.0f, gpuk_at(b, 8), 1) + (int)gpuk_histogram_u8(c, GPUK_DEFAULT_STREAM, gpuk_at(b, 0), 4, 0, 4, gpuk_at(b, 64), 1); }\n' >"$tmp/hist.c"
+  try "gcc c99 GPUK_ONLY_HISTOGRAM keeps the float histograms" gcc $C99 -DGPUK_ONLY_HISTOGRAM -I. -c "$tmp/hist.c" -o "$tmp/fam.o"
+  if gcc $C99 -DGPUK_NO_HISTOGRAM -I. -c "$tmp/hist.c" -o "$tmp/fam.o" 2>"$tmp/err"; then bad "GPUK_NO_HISTOGRAM leaves the float histograms out"
+  elif grep -q "gpuk_histogram_f32" "$tmp/err"; then ok "GPUK_NO_HISTOGRAM leaves the float histograms out"
+  else bad "GPUK_NO_HISTOGRAM leaves the float histograms out"; fi
 fi
 # GPUK_ARGS over pointers to const objects: no warning, not even with -Wcast-qual
 try "GPUK_ARGS with const arguments (gcc c99 -Wcast-qual)" gcc $C99 -Wcast-qual -I. -c tests/compile/compile_c99.c -o "$tmp/cq.o"

@@ -107,6 +107,7 @@ static void use_nvcc_headers(gpuk_ctx* c) {
 #define HIST_RANGE_u8 3, 250
 #define HIST_RANGE_i32 -5, 1000000
 #define RUN_HISTOGRAM(f, t) RUN_ONE(f(c, S, OUT, 61, HIST_RANGE_##t, IN(t), N_ANY))
+#define RUN_HISTOGRAM_FLOAT(f, t) RUN_ONE(f(c, S, OUT, 61, -0.25, 0.75, IN(t), N_ANY))
 #define RUN_RANDOM(f, t) RUN_ONE(f(c, S, OUT, N_ANY, 12345, 77))
 static const float weights[9] = { 0.0625f, 0.125f, 0.0625f, 0.125f, 0.25f, 0.125f, 0.0625f, 0.125f, 0.0625f };
 #define RUN_STENCIL3X3(f, t) RUN_ONE(f(c, S, gpuk_at2d(s->outs[k], off, 37, 29, 0), gpuk_at2d(s->in_##t, off, 37, 29, 31), \

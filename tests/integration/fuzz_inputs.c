@@ -78,6 +78,19 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         expect_result(gpuk_sum_f64(ctx, s, a, b, x));
         expect_result(gpuk_scan_exclusive_u32(ctx, s, a, b, x));
         expect_result(gpuk_histogram_i32(ctx, s, a, (uint32_t)y, lo, hi, b, x));
+        {   /* float histograms: ends from the raw bits (NaN, infinities, subnormals, spans past
+               the type's range) */
+            double dlo, dhi;
+            float flo, fhi;
+            uint32_t w = (uint32_t)lo;
+            memcpy(&dlo, &lo, 8);
+            memcpy(&dhi, &hi, 8);
+            memcpy(&flo, &w, 4);
+            w = (uint32_t)hi;
+            memcpy(&fhi, &w, 4);
+            expect_result(gpuk_histogram_f32(ctx, s, a, (uint32_t)y % 5000, flo, fhi, b, x));
+            expect_result(gpuk_histogram_f64(ctx, s, a, (uint32_t)y, dlo, dhi, b, x));
+        }
         expect_result(gpuk_random_normal_f32(ctx, s, a, x, (uint64_t)lo, (uint64_t)hi));
         { /* GEMM: three 2-D views, each number small (valid shapes happen) or raw (overflow);
              C in the second buffer or in A's and B's (overlap) */

@@ -113,6 +113,7 @@ static gpuk_result program(int* saw_text) {
     STEP(gpuk_add_f32(ctx, s, gpuk_at(b, 0), gpuk_at(a, 0), gpuk_at(b, 0), 256));
     STEP(gpuk_sum_f32(ctx, s, gpuk_at(a, 0), gpuk_at(b, 1), 255));
     STEP(gpuk_histogram_u8(ctx, s, gpuk_at(a, 0), 16, 0, 256, gpuk_at(b, 0), 128));
+    STEP(gpuk_histogram_f32(ctx, s, gpuk_at(a, 0), 13, -1.0f, 1.0f, gpuk_at(b, 0), 100));
     STEP(gpuk_gemm_f32(ctx, s, gpuk_at2d(b, 0, 8, 8, 0), 1.0f, gpuk_at2d(a, 0, 8, 8, 0), 0, gpuk_at2d(a, 64, 8, 8, 0), 1, 0.5f));
     STEP(gpuk_buffer_memset(ctx, s, a, 0, 0, 4, 256));
     STEP(gpuk_event_record(ctx, s, e1));

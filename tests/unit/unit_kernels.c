@@ -56,6 +56,7 @@ static int rows;
 #define ROW_SELU(f) ROW(f(ctx, S, Z, Z, 4, 1, 1))
 #define ROW_TRANSPOSE(f) ROW(f(ctx, S, Z, Z, 4, 4))
 #define ROW_HISTOGRAM(f) ROW(f(ctx, S, Z, 4, 0, 256, Z, 4))
+#define ROW_HISTOGRAM_FLOAT(f) ROW(f(ctx, S, Z, 4, 0, 1, Z, 4))
 #define ROW_GEMM(f) ROW(f(ctx, S, Z2, 1, Z2, 0, Z2, 0, 0))
 static const float box[9] = { 1, 1, 1, 1, 1, 1, 1, 1, 1 };
 #define ROW_STENCIL3X3(f) ROW(f(ctx, S, Z2, Z2, box, GPUK_BOUNDARY_SKIP))
@@ -948,6 +949,118 @@ static int test_gemm_variant_tile_and_split_choice(void) {
     return TEST_PASS;
 }
 
+/* The float histograms refuse bins they cannot represent (no range, an infinite or NaN end,
+   hi - lo or nbins / (hi - lo) past the type's range) and counts short of nbins + 3, with no
+   driver call; n = 0 zeroes exactly nbins + 3 counts and launches nothing. */
+static int test_histogram_float_bad_arguments(void) {
+    gpuk_buffer c, in, small;
+    gpuk_array C, IN;
+    long calls;
+    ctx = fake_gpuk_up(NULL);
+    c = buffer(64 * 8);
+    in = buffer(64 * 8);
+    small = buffer(9 * 8);
+    C = gpuk_at(c, 0);
+    IN = gpuk_at(in, 0);
+    calls = fake.calls;
+#define BAD_F32(nb, lo, hi, want) \
+    CHECK_RESULT(gpuk_histogram_f32(ctx, S, C, nb, lo, hi, IN, 8), want)
+#define BAD_F64(nb, lo, hi, want) \
+    CHECK_RESULT(gpuk_histogram_f64(ctx, S, C, nb, lo, hi, IN, 8), want)
+    BAD_F32(0, 0, 1, GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("nbins is 0");
+    BAD_F64((1u << 24) + 1, 0, 1, GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("1 to 2^24");
+    BAD_F32(4, 1, 1, GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("empty");
+    BAD_F64(4, 2, -2, GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("lo >= hi");
+    BAD_F32(4, (float)NAN, 1, GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("finite");
+    BAD_F32(4, 0, (float)INFINITY, GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("finite");
+    BAD_F64(4, -(double)INFINITY, 0, GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("finite");
+    BAD_F64(4, 0, NAN, GPUK_ERR_INVALID_ARG);
+    /* hi - lo past FLT_MAX / DBL_MAX; nbins / (hi - lo) past it (a subnormal width) */
+    BAD_F32(4, -3e38f, 3e38f, GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("overflows float");
+    BAD_F64(4, -1.7e308, 1.7e308, GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("overflows double");
+    BAD_F32(1u << 24, 0, 1e-44f, GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("not representable");
+#undef BAD_F32
+#undef BAD_F64
+    /* counts hold nbins + 3: 7 bins need 10, small has 9 */
+    CHECK_RESULT(gpuk_histogram_f32(ctx, S, gpuk_at(small, 0), 7, 0, 1, IN, 8),
+                 GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_ERROR_MENTIONS("buffer 'b'");
+    CHECK_RESULT(gpuk_histogram_f64(ctx, S, C, 4, 0, 1, gpuk_at(c, 6), 8), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("counts and in overlap");
+    CHECK(fake.calls == calls);
+    CHECK(gpuk_kernels_loaded(ctx) == 0);
+    {   /* 6 bins and n = 0: counts[0..9) zeroed, [9] left alone, no launch */
+        uint64_t got[10];
+        long launches = fake.launches;
+        memset(got, 0xAB, sizeof got);
+        CHECK_OK(gpuk_buffer_write(ctx, small, 0, got, 9 * 8));
+        CHECK_OK(gpuk_buffer_write(ctx, c, 0, got, 10 * 8));
+        CHECK_OK(gpuk_histogram_f32(ctx, S, gpuk_at(small, 0), 6, 0, 1, IN, 0));
+        CHECK_OK(gpuk_histogram_f64(ctx, S, gpuk_at(c, 1), 6, -1, 1, IN, 0));
+        CHECK_OK(gpuk_ctx_sync(ctx));
+        CHECK_OK(gpuk_buffer_read(ctx, small, 0, got, 9 * 8));
+        CHECK(got[0] == 0 && got[8] == 0);
+        CHECK_OK(gpuk_buffer_read(ctx, c, 0, got, 10 * 8));
+        CHECK(got[0] == 0xABABABABABABABABull && got[1] == 0 && got[9] == 0);
+        CHECK(fake.launches == launches);
+    }
+    fake_gpuk_down(ctx);
+    return TEST_PASS;
+}
+
+/* The launch: scale = nbins / (hi - lo) rounded to the input's type on the host; shared memory
+   one copy of nbins + 3 counts per warp up to 256 bins, one per block up to HIST_SMEM_BINS,
+   the three counts apart alone above; a grid of 16-byte packs capped at the per-SM blocks. */
+static int test_histogram_float_launch(void) {
+    enum { MOST = GPUK__HIST_SMEM_BINS };
+    static const uint32_t bins[] = { 1, 256, 257, MOST, MOST + 1, 5000 };
+    gpuk_buffer c, in;
+    size_t i;
+    ctx = fake_gpuk_up(NULL);
+    c = buffer(5003 * 8);
+    in = buffer(100000 * 8);
+    for (i = 0; i < sizeof bins / sizeof bins[0]; i++) {
+        const uint32_t nb = bins[i];
+        const unsigned smem = nb <= 256 ? 8 * (nb + 3) * 4 : nb <= MOST ? (nb + 3) * 4 : 12;
+        volatile float span = 2.75f - -0.1f, want32 = (float)nb / span;
+        volatile double want64 = (double)nb / (2.75 - -0.1);
+        float lo32, hi32, scale32;
+        double lo64, scale64;
+        uint32_t got_bins;
+        long launches = fake.launches;
+        CHECK_OK(gpuk_histogram_f32(ctx, S, gpuk_at(c, 0), nb, -0.1f, 2.75f, gpuk_at(in, 1), 1000));
+        CHECK(fake.launches == launches + 1 && fake.last_smem == smem);
+        CHECK(fake.last_grid[0] == 1 && fake.last_block[0] == GPUK__BLOCK);
+        memcpy(&got_bins, fake.last_args[3], 4);
+        memcpy(&lo32, fake.last_args[4], 4);
+        memcpy(&hi32, fake.last_args[5], 4);
+        memcpy(&scale32, fake.last_args[6], 4);
+        CHECK(got_bins == nb && lo32 == -0.1f && hi32 == 2.75f && scale32 == want32);
+        CHECK_OK(gpuk_histogram_f64(ctx, S, gpuk_at(c, 0), nb, -0.1, 2.75, gpuk_at(in, 0), 100000));
+        CHECK(fake.launches == launches + 2 && fake.last_smem == smem);
+        CHECK(fake.last_grid[0] ==
+              gpuk__grid(100000, GPUK__BLOCK * 2, gpuk__sm_blocks(ctx, GPUK__HIST_F64_PER_SM)));
+        memcpy(&lo64, fake.last_args[4], 8);
+        memcpy(&scale64, fake.last_args[6], 8);
+        CHECK(lo64 == -0.1 && scale64 == want64);
+    }
+    CHECK_OK(gpuk_histogram_f32(ctx, S, gpuk_at(c, 0), 3, 0, 1, gpuk_at(in, 0), 200000));
+    CHECK(fake.last_grid[0] ==
+          gpuk__grid(200000, GPUK__BLOCK * 4, gpuk__sm_blocks(ctx, GPUK__HIST_F32_PER_SM)));
+    fake_gpuk_down(ctx);
+    return TEST_PASS;
+}
+
 /* gpuk_kernels_load takes names with or without "gpuk_", prefixes ending in '*', and "*". */
 static int test_kernels_load_by_name(void) {
     ctx = fake_gpuk_up(NULL);
@@ -955,7 +1068,7 @@ static int test_kernels_load_by_name(void) {
     CHECK_OK(gpuk_kernels_load(ctx, "sum_f32"));
     CHECK(gpuk_kernels_loaded(ctx) == 1);
     CHECK_OK(gpuk_kernels_load(ctx, " histogram_*\t"));
-    CHECK(gpuk_kernels_loaded(ctx) == 3);
+    CHECK(gpuk_kernels_loaded(ctx) == 5);
     CHECK_OK(gpuk_kernels_load(ctx, "*"));
     CHECK(gpuk_kernels_loaded(ctx) == GPUK__KERNEL_COUNT);
     CHECK(fake_live_count(FK_MODULE) == GPUK__KERNEL_COUNT);
@@ -1128,6 +1241,8 @@ int main(void) {
     RUN(test_capture_needs_kernels_and_scratch_prepared);
     RUN(test_capture_refuses_scratch_growth);
     RUN(test_kernels_load_by_name);
+    RUN(test_histogram_float_bad_arguments);
+    RUN(test_histogram_float_launch);
     RUN(test_per_thread_stream_refused_for_scratch);
     RUN(test_loaded_builtin_not_delayed_by_jit_or_drain);
     return test_summary();

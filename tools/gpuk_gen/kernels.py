@@ -146,7 +146,7 @@ FAMILIES = [
      ["SUM", "MIN", "MAX", "ARGMIN", "ARGMAX", "DOT", "NORM2"]),
     ("SCAN", "Scan", "prefix sums in a single pass over the input", ["SCAN"]),
     ("HISTOGRAM", "Count", "histograms with 64-bit counts; they overwrite the counts, never add",
-     ["HISTOGRAM"]),
+     ["HISTOGRAM", "HISTOGRAM_FLOAT"]),
     ("STENCIL", "Stencil", "2-D neighbourhoods on gpuk_array2d views", ["STENCIL3X3", "HEAT"]),
     ("GEMM", "Matrix", "GEMM on row-major gpuk_array2d views, BLAS rules", ["GEMM"]),
     # No PTX of its own: gpuk_elementwise_* and gpuk_reduction_* (src/gpuk_custom.h), which
