@@ -4,8 +4,9 @@
    of gpuk_random_uniform_f32/_f64, the normals within rounding (bit for bit where NVRTC's math
    matches the built-ins'), over fresh seeds and offsets; the library's warp and block sums and
    warp scan against the CPU; two NVRTC programs and a hand-written PTX function linked into
-   one module; an undefined function named by the linker's error. Outputs are poisoned before
-   each launch. Skipped where no GPU, or no NVRTC, is found. */
+   one module; an undefined function named by the linker's error; a kernel calling
+   cudaGraphSetConditional loads with nothing linked. Outputs are poisoned before each launch.
+   Skipped where no GPU, or no NVRTC, is found. */
 #define _GNU_SOURCE
 #define GPUK_IMPLEMENTATION
 #include "gpuk.h"
@@ -267,12 +268,50 @@ static int test_programs_and_ptx_linked(void) {
     return TEST_PASS;
 }
 
+/* cudaGraphSetConditional (a WHILE or IF graph node's condition, CUDA 12.4 drivers) is, like
+   vprintf, a function the driver itself supplies when it loads a module: a kernel that
+   declares it compiles and loads with no library linked (nvlink leaves it undefined even
+   against libcudadevrt). Loaded here, not launched: a launch needs a conditional node. */
+static int test_driver_supplies_graph_set_conditional(void) {
+    static const char src[] =
+        "extern \"C\" __device__ void cudaGraphSetConditional(unsigned long long handle,\n"
+        "                                                      unsigned int value);\n"
+        "extern \"C\" __global__ void keep_going(unsigned long long handle, const float* change,\n"
+        "                                         float tolerance) {\n"
+        "    cudaGraphSetConditional(handle, *change > tolerance);\n"
+        "}\n";
+    gpuk_compile_desc cd = program(src, "keep_going.cu");
+    gpuk_link_input in;
+    gpuk_link_desc d;
+    gpuk_module m = { 0 };
+    gpuk_kernel k = { 0 };
+    int v = 0;
+    CHECK_OK(gpuk_driver_version(&v));
+    if (v < 12040) {
+        printf("     the driver (%d.%d) predates conditional graph nodes (12.4)\n", v / 1000,
+               v % 1000 / 10);
+        return TEST_SKIP;
+    }
+    CHECK_OK(gpuk_module_compile(ctx, &cd, &m));
+    CHECK_OK(gpuk_kernel_get(ctx, m, "keep_going", &k));
+    if (m.id) CHECK_OK(gpuk_module_unload(ctx, m));
+    memset(&in, 0, sizeof in);
+    in.compile = &cd; /* relocatable, through the linker: still nothing to link it against */
+    memset(&d, 0, sizeof d);
+    d.inputs = &in;
+    d.num_inputs = 1;
+    CHECK_OK(gpuk_module_link(ctx, &d, &m));
+    CHECK_OK(gpuk_kernel_get(ctx, m, "keep_going", &k));
+    if (m.id) CHECK_OK(gpuk_module_unload(ctx, m));
+    return TEST_PASS;
+}
+
 int main(void) {
     int code, v = 0;
     gpuk_init(NULL); /* its failure is gpu_setup's to report */
-    if (!gpu_setup("gpu_link", 3, &ctx, &code)) return code;
+    if (!gpu_setup("gpu_link", 4, &ctx, &code)) return code;
     if (gpuk_nvrtc_version(&v) != GPUK_OK) {
-        printf("skip gpu_link: no NVRTC (%s)\n0 passed, 0 failed, 3 skipped\n", gpuk_last_error());
+        printf("skip gpu_link: no NVRTC (%s)\n0 passed, 0 failed, 4 skipped\n", gpuk_last_error());
         gpuk_ctx_destroy(ctx);
         return 0;
     }
@@ -280,6 +319,7 @@ int main(void) {
     RUN(test_linked_random_matches_builtins);
     RUN(test_linked_sums);
     RUN(test_programs_and_ptx_linked);
+    RUN(test_driver_supplies_graph_set_conditional);
     CHECK_OK(gpuk_ctx_destroy(ctx));
     return test_summary();
 }
