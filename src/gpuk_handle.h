@@ -180,6 +180,7 @@ typedef struct gpuk__crew {
     char* dst;               /* fields change only once every worker has acked the last job */
     const char* src;
     size_t bytes, slice;
+    int stream;              /* the job's stores bypass the caches (gpuk__slice_copy) */
     unsigned worker_slices;  /* atomic: slices the workers copied since the start (tests read it) */
     unsigned asleep;         /* atomic: threads now sleeping in a wait of the crew (tests
                                 read it) */
