@@ -420,6 +420,274 @@ GPUK_DEV void reduce(F f, typename F::out* result, const T* a, const T* b, u64 n
 //      = gpuk__reduce({size}, {size}, 0, out, &x, NULL, n) | out[0] = sqrt(sum of x[i]^2)
 #define GPUK_NORM2(T, t) GPUK_REDUCE_KERNEL(gpuk_norm2_##t, T, 1, fold_norm2<T>)
 
+/* ---- reductions along an axis of a 2-D view: a result for each row or each column ----
+   The folds above, over every row (out[r], columns in order) or every column (out[c], rows in
+   order) of in (rows x cols, ld elements from row to row). The launch shape depends on the
+   view and the device only, so the bits repeat like the 1-D reductions'.
+   Rows: a group of G lanes (a power of two up to a warp, about the row's 16-byte packs) folds
+   a segment: the whole row, or with chunks > 1 one of the row's pieces of span columns (long
+   rows, few of them: the pieces keep every multiprocessor busy); short rows (a 16-byte pack a
+   lane at most) two at a time. Each row is read 16 bytes at
+   a time from its first aligned element on. With chunks > 1 a segment's partial goes to the
+   workspace and the group that brings the row's ticket to chunks folds the partials in chunk
+   order and resets the ticket.
+   Columns: a block is tx x (GPUK_BLOCK / tx) threads; a thread takes v adjacent columns (v =
+   16 bytes where every row is 16-byte aligned and cols a multiple of v, else 1; shape = tx |
+   vec << 16) and folds them
+   over the rows of its chunk (span rows; all rows with chunks = 1), GPUK_BLOCK / tx rows
+   apart, so that a warp reads whole rows' stretches; the block folds those in shared memory.
+   With chunks > 1 the partials go to the workspace and the last block of the strip of
+   columns (its ticket) folds them in chunk order.
+   ws: the workspace of GEMM's split-K: up to GEMM_SPLIT_TILES u32 tickets at its start (zero
+   between launches, GEMM's tile counters too), the partials after them; chunks = 1 (the host
+   had no workspace, or needs none): none used. */
+template <typename A> GPUK_DEV A shfl_xor(A a, int m, unsigned mask) { return __shfl_xor_sync(mask, a, m); }
+template <typename T> GPUK_DEV argval<T> shfl_xor(argval<T> a, int m, unsigned mask) {
+    argval<T> r;
+    r.v = __shfl_xor_sync(mask, a.v, m);
+    r.i = __shfl_xor_sync(mask, a.i, m);
+    return r;
+}
+/* Another block's partial, from L2 like fetch, but free to be issued ahead of the ones before
+   it (a volatile load is not): the folds of many partials keep several loads in flight. */
+template <typename A> GPUK_DEV A fetch_l2(const A* p) { return __ldcg(p); }
+template <typename T> GPUK_DEV argval<T> fetch_l2(const argval<T>* p) {
+    argval<T> r;
+    r.v = __ldcg(&p->v);
+    r.i = __ldcg(&p->i);
+    return r;
+}
+/* folds a group's lanes (every lane ends with the same bits: the joins commute exactly) */
+template <typename F>
+GPUK_DEV typename F::acc group_fold(F f, typename F::acc a, u32 g, unsigned mask) {
+    for (u32 m = g / 2; m > 0; m /= 2) a = f.join(a, shfl_xor(a, (int)m, mask));
+    return a;
+}
+
+template <typename T, typename F>
+GPUK_DEV void reduce_rows(F f, typename F::out* out, const T* in, u64 rows, u64 cols, u64 ld,
+                          u32 g, u32 chunks, u64 span, void* ws) {
+    typedef typename F::acc A;
+    const u32 V = 16 / sizeof(T), lane = threadIdx.x % g, gi = (threadIdx.x % 32) / g;
+    const unsigned mask = g == 32 ? 0xffffffffu : ((1u << g) - 1u) << (gi * g);
+    const u64 warp = ((u64)blockIdx.x * GPUK_BLOCK + threadIdx.x) / 32;
+    const u64 warps = (u64)gridDim.x * (GPUK_BLOCK / 32), per_warp = 32 / g;
+    if (chunks <= 1) {
+        chunks = 1;
+        span = cols;
+    }
+    const u64 segs = rows * chunks;
+    u32* tickets = (u32*)ws;
+    A* partials = (A*)(tickets + GEMM_SPLIT_TILES);
+    if (cols <= (u64)g * V) { /* short rows: a lane's part of a row is at most one load of
+                                 each kind, so a lane loads two rows' parts before folding
+                                 either (four spilled registers at 8 blocks a
+                                 multiprocessor) */
+        const u64 step = warps * per_warp;
+        for (u64 s0 = warp * per_warp + gi; s0 - gi < rows; s0 += 2 * step) {
+            A acc[2];
+#pragma unroll
+            for (u32 u = 0; u < 2; u++) {
+                const u64 r = s0 + u * step;
+                acc[u] = f.init();
+                if (r < rows) {
+                    const T* row = in + r * ld;
+                    u64 head = (16u - ((u64)row & 15u)) % 16u / sizeof(T);
+                    if (head > cols) head = cols;
+                    const u64 packs = (cols - head) / V, tail = head + packs * V;
+                    if (lane < head) acc[u] = f.take(row[lane], T(), lane);
+                    if (lane < packs) {
+                        const pack16<T> x = ((const pack16<T>*)(row + head))[lane];
+#pragma unroll
+                        for (u32 k = 0; k < V; k++)
+                            acc[u] = f.join(acc[u], f.take(x.v[k], T(), head + lane * V + k));
+                    }
+                    if (tail + lane < cols)
+                        acc[u] = f.join(acc[u], f.take(row[tail + lane], T(), tail + lane));
+                }
+            }
+#pragma unroll
+            for (u32 u = 0; u < 2; u++) {
+                const u64 r = s0 + u * step;
+                acc[u] = group_fold(f, acc[u], g, mask);
+                if (r < rows && lane == 0) out[r] = f.done(acc[u]);
+            }
+        }
+        return;
+    }
+    /* the warp's groups take segments side by side; the loop is the same for the whole warp */
+    for (u64 s0 = warp * per_warp; s0 < segs; s0 += warps * per_warp) {
+        const u64 s = s0 + gi, r = s / chunks, c0 = s % chunks * span;
+        const bool active = s < segs;
+        A acc = f.init();
+        if (active) {
+            const u64 c1 = c0 + span < cols ? c0 + span : cols;
+            const T* row = in + r * ld;
+            u64 head = (16u - ((u64)(row + c0) & 15u)) % 16u / sizeof(T);
+            if (head > c1 - c0) head = c1 - c0;
+            for (u64 c = c0 + lane; c < c0 + head; c += g) acc = f.join(acc, f.take(row[c], T(), c));
+            const u64 a0 = c0 + head, packs = (c1 - a0) / V;
+            const pack16<T>* p = (const pack16<T>*)(row + a0);
+#pragma unroll 4
+            for (u64 q = lane; q < packs; q += g) {
+                const pack16<T> x = p[q];
+#pragma unroll
+                for (u32 k = 0; k < V; k++) acc = f.join(acc, f.take(x.v[k], T(), a0 + q * V + k));
+            }
+            for (u64 c = a0 + packs * V + lane; c < c1; c += g) acc = f.join(acc, f.take(row[c], T(), c));
+        }
+        acc = group_fold(f, acc, g, mask);
+        if (!active) continue;
+        if (chunks == 1) {
+            if (lane == 0) out[r] = f.done(acc);
+            continue;
+        }
+        u32 last = 0;
+        if (lane == 0) {
+            partials[s] = acc;
+            __threadfence();
+            last = atomicAdd(tickets + r, 1u) == chunks - 1;
+        }
+        last = __shfl_sync(mask, last, (int)(gi * g));
+        if (!last) continue;
+        __threadfence();
+        A total = f.init();
+#pragma unroll 4
+        for (u64 j = lane; j < chunks; j += g) total = f.join(total, fetch_l2(partials + r * chunks + j));
+        total = group_fold(f, total, g, mask);
+        if (lane == 0) {
+            out[r] = f.done(total);
+            tickets[r] = 0;
+        }
+    }
+}
+
+/* folds fold[k][.] (k < v) over the block's ty rows of threads, into row 0 */
+template <typename F, typename A, int V>
+GPUK_DEV void fold_rows_of_threads(F f, A (*fold)[GPUK_BLOCK], u32 v, u32 tx) {
+    const u32 t = threadIdx.x, cy = t / tx;
+    __syncthreads();
+    for (u32 w = GPUK_BLOCK / tx / 2; w > 0; w /= 2) {
+        if (cy < w)
+#pragma unroll 1
+            for (u32 k = 0; k < v; k++) fold[k][t] = f.join(fold[k][t], fold[k][t + w * tx]);
+        __syncthreads();
+    }
+}
+
+template <typename T, typename F>
+GPUK_DEV void reduce_cols(F f, typename F::out* out, const T* in, u64 rows, u64 cols, u64 ld,
+                          u32 shape, u32 chunks, u64 span, void* ws) {
+    typedef typename F::acc A;
+    enum { V = 16 / sizeof(T) };
+    const u32 tx = shape & 0xffffu, ty = GPUK_BLOCK / tx, t = threadIdx.x, cx = t % tx, cy = t / tx;
+    const u32 v = shape >> 16 ? (u32)V : 1u; /* V: cols is a multiple of V */
+    const u64 c = ((u64)blockIdx.x * tx + cx) * v;
+    __shared__ A fold[V][GPUK_BLOCK];
+    __shared__ bool last;
+    if (chunks <= 1) {
+        if (blockIdx.y) return; /* the host's chunks, undone for want of a workspace */
+        chunks = 1;
+        span = rows;
+    }
+    const u64 r0 = (u64)blockIdx.y * span, r1 = r0 + span < rows ? r0 + span : rows;
+    if (v > 1) {
+        A acc[V];
+#pragma unroll
+        for (u32 k = 0; k < V; k++) acc[k] = f.init();
+        if (c < cols)
+#pragma unroll 4
+            for (u64 r = r0 + cy; r < r1; r += ty) {
+                const pack16<T> x = *(const pack16<T>*)(in + r * ld + c);
+#pragma unroll
+                for (u32 k = 0; k < V; k++) acc[k] = f.join(acc[k], f.take(x.v[k], T(), r));
+            }
+#pragma unroll
+        for (u32 k = 0; k < V; k++) fold[k][t] = acc[k];
+    } else {
+        A acc = f.init();
+        if (c < cols)
+#pragma unroll 4
+            for (u64 r = r0 + cy; r < r1; r += ty) acc = f.join(acc, f.take(in[r * ld + c], T(), r));
+        fold[0][t] = acc;
+    }
+    fold_rows_of_threads<F, A, V>(f, fold, v, tx);
+    const u32 n = c < cols ? (cols - c < v ? (u32)(cols - c) : v) : 0u; /* columns of thread cx */
+    if (chunks == 1) {
+        if (cy == 0)
+            for (u32 k = 0; k < n; k++) out[c + k] = f.done(fold[k][cx]);
+        return;
+    }
+    u32* tickets = (u32*)ws;
+    A* partials = (A*)(tickets + GEMM_SPLIT_TILES);
+    if (cy == 0)
+        for (u32 k = 0; k < n; k++) partials[blockIdx.y * cols + c + k] = fold[k][cx];
+    __threadfence();
+    __syncthreads();
+    if (t == 0) last = atomicAdd(tickets + blockIdx.x, 1u) == chunks - 1;
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    /* the strip's chunks folded in order: thread (cx, cy) takes chunks cy, cy + ty, ... */
+    {
+        A acc[V];
+#pragma unroll
+        for (u32 k = 0; k < V; k++) acc[k] = f.init();
+#pragma unroll 4
+        for (u64 j = cy; j < chunks; j += ty)
+#pragma unroll
+            for (u32 k = 0; k < V; k++)
+                if (k < n) acc[k] = f.join(acc[k], fetch_l2(partials + j * cols + c + k));
+#pragma unroll
+        for (u32 k = 0; k < V; k++) fold[k][t] = acc[k];
+    }
+    fold_rows_of_threads<F, A, V>(f, fold, v, tx);
+    if (cy == 0)
+        for (u32 k = 0; k < n; k++) out[c + k] = f.done(fold[k][cx]);
+    if (t == 0) tickets[blockIdx.x] = 0;
+}
+
+/* An axis reduction's two kernels, one a row and one a column; both take
+   (out, in, rows, cols, ld, shape, chunks, span, ws). 8 blocks a multiprocessor, as the host
+   launches: at 36 registers a thread only 7 fitted, and the eighth ran as a second wave, a
+   clear loss (bench "sum_rows_f32 8192x8192"). */
+#define GPUK_AXIS_KERNELS(op, T, t, F)                                                       \
+    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK, 8)                              \
+    gpuk_##op##_rows_##t(F::out* out, const T* in, u64 rows, u64 cols, u64 ld, u32 shape,    \
+                         u32 chunks, u64 span, void* ws) {                                   \
+        reduce_rows<T>(F(), out, in, rows, cols, ld, shape, chunks, span, ws);               \
+    }                                                                                        \
+    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK, 8)                              \
+    gpuk_##op##_cols_##t(F::out* out, const T* in, u64 rows, u64 cols, u64 ld, u32 shape,    \
+                         u32 chunks, u64 span, void* ws) {                                   \
+        reduce_cols<T>(F(), out, in, rows, cols, ld, shape, chunks, span, ws);               \
+    }
+// wrap gpuk_sum_rows_{t}(gpuk_array out, gpuk_array2d in)
+//      = gpuk__reduce_axis({size}, 0, 0, out, in) | out[r] = in[r][0] + ... + in[r][cols-1], for every row r (rows results)
+// wrap gpuk_sum_cols_{t}(gpuk_array out, gpuk_array2d in)
+//      = gpuk__reduce_axis({size}, 0, 1, out, in) | out[c] = in[0][c] + ... + in[rows-1][c], for every column c (cols results)
+#define GPUK_SUM_AXIS(T, t) GPUK_AXIS_KERNELS(sum, T, t, fold_sum<T>)
+// wrap gpuk_min_rows_{t}(gpuk_array out, gpuk_array2d in)
+//      = gpuk__reduce_axis({size}, 1, 0, out, in) | out[r] = smallest in[r][c] (cols >= 1)
+// wrap gpuk_min_cols_{t}(gpuk_array out, gpuk_array2d in)
+//      = gpuk__reduce_axis({size}, 1, 1, out, in) | out[c] = smallest in[r][c] (rows >= 1)
+#define GPUK_MIN_AXIS(T, t) GPUK_AXIS_KERNELS(min, T, t, fold_min<T>)
+// wrap gpuk_max_rows_{t}(gpuk_array out, gpuk_array2d in)
+//      = gpuk__reduce_axis({size}, 1, 0, out, in) | out[r] = largest in[r][c] (cols >= 1)
+// wrap gpuk_max_cols_{t}(gpuk_array out, gpuk_array2d in)
+//      = gpuk__reduce_axis({size}, 1, 1, out, in) | out[c] = largest in[r][c] (rows >= 1)
+#define GPUK_MAX_AXIS(T, t) GPUK_AXIS_KERNELS(max, T, t, fold_max<T>)
+// wrap gpuk_argmin_rows_{t}(gpuk_array out, gpuk_array2d in)
+//      = gpuk__reduce_axis({size}, 2, 0, out, in) | out[r] (uint64) = the column of row r's first smallest element (cols >= 1)
+// wrap gpuk_argmin_cols_{t}(gpuk_array out, gpuk_array2d in)
+//      = gpuk__reduce_axis({size}, 2, 1, out, in) | out[c] (uint64) = the row of column c's first smallest element (rows >= 1)
+#define GPUK_ARGMIN_AXIS(T, t) GPUK_AXIS_KERNELS(argmin, T, t, GPUK_ARG_FOLD(T, true))
+// wrap gpuk_argmax_rows_{t}(gpuk_array out, gpuk_array2d in)
+//      = gpuk__reduce_axis({size}, 2, 0, out, in) | out[r] (uint64) = the column of row r's first largest element (cols >= 1)
+// wrap gpuk_argmax_cols_{t}(gpuk_array out, gpuk_array2d in)
+//      = gpuk__reduce_axis({size}, 2, 1, out, in) | out[c] (uint64) = the row of column c's first largest element (rows >= 1)
+#define GPUK_ARGMAX_AXIS(T, t) GPUK_AXIS_KERNELS(argmax, T, t, GPUK_ARG_FOLD(T, false))
+
 /* ---- scan (prefix sum), single pass with decoupled look-back ----
    Each block takes the next tile number from an atomic ticket (so tiles start in order and a
    block never waits on one that has not started: no reliance on the order blocks are
@@ -2526,6 +2794,16 @@ GPUK_DOT(float, f32)
 GPUK_DOT(double, f64)
 GPUK_NORM2(float, f32)
 GPUK_NORM2(double, f64)
+GPUK_SUM_AXIS(float, f32)
+GPUK_SUM_AXIS(double, f64)
+GPUK_MIN_AXIS(float, f32)
+GPUK_MIN_AXIS(double, f64)
+GPUK_MAX_AXIS(float, f32)
+GPUK_MAX_AXIS(double, f64)
+GPUK_ARGMIN_AXIS(float, f32)
+GPUK_ARGMIN_AXIS(double, f64)
+GPUK_ARGMAX_AXIS(float, f32)
+GPUK_ARGMAX_AXIS(double, f64)
 
 GPUK_SCAN(float, f32)
 GPUK_SCAN(double, f64)

@@ -50,6 +50,12 @@ static void w_sum(void) { TRY(gpuk_sum_f32(ctx, S, at0(z), at0(x), n_cur)); }
 static void w_dot(void) { TRY(gpuk_dot_f32(ctx, S, at0(z), at0(x), at0(y), n_cur)); }
 static void w_min(void) { TRY(gpuk_min_f32(ctx, S, at0(z), at0(x), n_cur)); }
 static void w_max(void) { TRY(gpuk_max_f32(ctx, S, at0(z), at0(x), n_cur)); }
+/* reductions along an axis: x viewed as ax_rows x ax_cols, one result a row or a column */
+static size_t ax_rows, ax_cols;
+static void w_sum_rows(void) { TRY(gpuk_sum_rows_f32(ctx, S, at0(z), gpuk_at2d(x, 0, ax_rows, ax_cols, 0))); }
+static void w_sum_cols(void) { TRY(gpuk_sum_cols_f32(ctx, S, at0(z), gpuk_at2d(x, 0, ax_rows, ax_cols, 0))); }
+static void w_argmax_rows(void) { TRY(gpuk_argmax_rows_f32(ctx, S, at0(z), gpuk_at2d(x, 0, ax_rows, ax_cols, 0))); }
+static void w_max_cols(void) { TRY(gpuk_max_cols_f32(ctx, S, at0(z), gpuk_at2d(x, 0, ax_rows, ax_cols, 0))); }
 static void w_scan_i32(void) { TRY(gpuk_scan_inclusive_i32(ctx, S, at0(y), at0(x), n_cur)); }
 static void w_scan_f32(void) { TRY(gpuk_scan_inclusive_f32(ctx, S, at0(y), at0(x), n_cur)); }
 static scan_baseline f64_base;
@@ -97,6 +103,13 @@ static void line(const char* name, size_t n, work_fn w, double bytes_per_elem, c
     snprintf(size, sizeof size, "2^%d", __builtin_ctzll(n));
     snprintf(unit, sizeof unit, "GB/s %s", counted);
     bench_csv_row(name, size, ms, gbs, unit, gbs / copy_gbs, goal);
+}
+
+static void axis_line(const char* what, size_t rows, size_t cols, work_fn w) {
+    char name[64];
+    ax_rows = rows, ax_cols = cols;
+    snprintf(name, sizeof name, "%s %zux%zu", what, rows, cols);
+    line(name, rows * cols, w, 4, "read", 0.90);
 }
 
 static int cold_start(void) {
@@ -164,6 +177,14 @@ int main(int argc, char** argv) {
     line("dot_f32", N28, w_dot, 8, "read", 1.0);
     line("min_f32", N28, w_min, 4, "read", 1.0);
     line("max_f32", N28, w_max, 4, "read", 1.0);
+    axis_line("sum_rows_f32", 8192, 8192, w_sum_rows);
+    axis_line("sum_rows_f32", 64, (size_t)1 << 22, w_sum_rows);
+    axis_line("sum_rows_f32", (size_t)1 << 22, 64, w_sum_rows);
+    axis_line("sum_cols_f32", 8192, 8192, w_sum_cols);
+    axis_line("sum_cols_f32", 64, (size_t)1 << 22, w_sum_cols);
+    axis_line("sum_cols_f32", (size_t)1 << 22, 64, w_sum_cols);
+    axis_line("argmax_rows_f32", 8192, 8192, w_argmax_rows);
+    axis_line("max_cols_f32", 8192, 8192, w_max_cols);
     line("scan_inclusive_i32", N28, w_scan_i32, 8, "read+write", 0.92);
     line("scan_inclusive_f32", N28, w_scan_f32, 8, "read+write", 0.92);
     {   /* f64: the variant gpuk picks here, then the baseline PTX by hand */

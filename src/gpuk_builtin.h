@@ -893,6 +893,102 @@ static GPUK__NOINLINE gpuk_result gpuk__reduce(const char* fn, int id, gpuk_ctx*
 }
 #endif /* GPUK__LAUNCHER_REDUCE */
 
+#if defined(GPUK__LAUNCHER_REDUCE_AXIS)
+/* Reductions along an axis: (out, in, rows, cols, ld, shape, chunks, span, ws); kind 0 sum,
+   1 min/max, 2 argmin/argmax (u64 results, 16-byte partials); axis 0: a result a row, 1: a
+   column. About 8 blocks a multiprocessor in all (the 1-D reductions' count). The kernel's
+   comment says what shape, chunks and span mean. Chunks (and the workspace their partials
+   need) only where the results alone would not keep the blocks busy: long rows few of them,
+   or tall columns, with a ticket each (row or strip) among the workspace's first
+   GPUK__GEMM_SPLIT_TILES counters, which every kernel leaves zero; where no workspace can be had (a capture that cannot grow it, the
+   per-thread stream) the kernel folds whole rows or columns, slower but the same bits' rules. */
+static GPUK__NOINLINE gpuk_result gpuk__reduce_axis(const char* fn, int id, gpuk_ctx* ctx,
+                                                    gpuk_stream stream, size_t elem, int kind,
+                                                    int axis, gpuk_array out, gpuk_array2d in) {
+    const size_t acc = kind == 2 ? 16 : elem, vec = 16 / elem;
+    const size_t results = axis ? in.cols : in.rows, along = axis ? in.rows : in.cols;
+    const size_t cap = gpuk__sm_blocks(ctx, 8), lanes = cap * GPUK__BLOCK;
+    gpuk_devptr po, pi, ws = 0;
+    size_t ld, span;
+    unsigned long long rows = in.rows, cols = in.cols, ld64, span64;
+    uint32_t shape, chunks = 1;
+    void* args[9];
+    gpuk__kcall k;
+    gpuk_result r;
+    if ((r = gpuk__kcall_init(&k, fn, id, ctx, stream)) != GPUK_OK) return r;
+    if ((r = gpuk__array2d(fn, ctx, "in", in, elem, &pi, &ld)) != GPUK_OK) return r;
+    if ((r = gpuk__array(fn, ctx, "out", out, kind == 2 ? 8 : elem, results, &po)) != GPUK_OK)
+        return r;
+    if (results && along &&
+        (r = gpuk__overlap(fn, "out and in", po, pi, results * (kind == 2 ? 8 : elem),
+                           ((in.rows - 1) * ld + in.cols) * elem, 0)) != GPUK_OK)
+        return r;
+    if (kind && results && !along)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "in is %zu x %zu: there is no smallest or largest of no elements",
+                          in.rows, in.cols);
+    if (results == 0) return GPUK_OK;
+    if (axis == 0) {
+        /* lanes a row: about its 16-byte packs, a power of two up to a warp, and at least a
+           pack's elements (a short row's unaligned head and tail take a lane an element) */
+        size_t g = vec;
+        while (g < 32 && g * vec < along) g *= 2;
+        shape = (uint32_t)g;
+        span = along;
+        /* long rows, too few to give every lane work: each in pieces of at least 32 packs a
+           lane, the pieces' count a row bounded by the workspace's tickets and partials */
+        if (results * g < lanes && along > 32 * g * vec && results <= GPUK__GEMM_SPLIT_TILES) {
+            size_t want = lanes / (results * g), most = along / (32 * g * vec);
+            if (want > most) want = most;
+            if (want > 1) {
+                span = (along + want - 1) / want;
+                span = (span + vec - 1) / vec * vec; /* pieces start on the same alignment */
+                chunks = (uint32_t)((along + span - 1) / span);
+            }
+        }
+        k.grid_x = gpuk__grid(results * chunks * g, GPUK__BLOCK, cap);
+    } else {
+        /* 16 bytes a thread where every row starts 16-byte aligned and none ends mid-pack */
+        const int wide = pi % 16 == 0 && (ld * elem) % 16 == 0 && in.cols % vec == 0;
+        const size_t v = wide ? vec : 1, groups = (results + v - 1) / v;
+        size_t tx = 1, strips;
+        /* up to 64 threads across (4 rows of them a block): wide views get 4 times the strips,
+           so fewer chunks, and the last block of a strip folds 4 chunks at a time */
+        while (tx < 64 && tx < groups) tx *= 2;
+        shape = (uint32_t)tx | (wide ? 1u << 16 : 0u);
+        strips = (groups + tx - 1) / tx;
+        if (strips > (size_t)ctx->info.max_grid[0])
+            return gpuk__fail(fn, GPUK_ERR_LIMIT, "%zu columns need %zu blocks across; the grid "
+                              "takes %d", results, strips, ctx->info.max_grid[0]);
+        span = along;
+        /* tall columns, too few strips to fill the device: the rows in chunks of at least 8
+           a thread, and at most 64 a thread row (the last block's fold) */
+        if (strips < cap && along > 8 * (GPUK__BLOCK / tx) && strips <= GPUK__GEMM_SPLIT_TILES) {
+            size_t want = cap / strips, most = along / (8 * (GPUK__BLOCK / tx));
+            if (want > most) want = most;
+            if (want > 64 * (GPUK__BLOCK / tx)) want = 64 * (GPUK__BLOCK / tx);
+            if (want > 1) {
+                span = (along + want - 1) / want;
+                chunks = (uint32_t)((along + span - 1) / span);
+            }
+        }
+        k.grid_x = (uint32_t)strips;
+        k.grid_y = chunks;
+    }
+    ld64 = ld;
+    span64 = span;
+    args[0] = &po; args[1] = &pi; args[2] = &rows; args[3] = &cols; args[4] = &ld64;
+    args[5] = &shape; args[6] = &chunks; args[7] = &span64; args[8] = &ws;
+    k.args = args;
+    if (chunks > 1) { /* the tickets (a row's or a strip's) among GEMM's counters, the partials */
+        k.ws_bytes = (size_t)GPUK__GEMM_SPLIT_TILES * 4u + (size_t)chunks * results * acc;
+        k.ws_arg = &ws;
+        k.splits_arg = &chunks;
+    }
+    return gpuk__builtin_go(&k);
+}
+#endif /* GPUK__LAUNCHER_REDUCE_AXIS */
+
 #if defined(GPUK__LAUNCHER_SCAN)
 /* Scans: (out, in, n, scratch, values, ahead, capacity); a block per tile of 8192 (4-byte) or 4096
    elements (scan_items in gpuk_kernels.cuh). */

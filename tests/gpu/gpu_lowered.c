@@ -102,6 +102,11 @@ static void use_nvcc_headers(gpuk_ctx* c) {
 #define RUN_ARGMAX RUN_UNARY
 #define RUN_NORM2 RUN_UNARY
 #define RUN_SCAN RUN_UNARY
+#define RUN_SUM_AXIS(f, t) RUN_ONE(f(c, S, OUT, gpuk_at2d(s->in_##t, off, 37, 29, 31)))
+#define RUN_MIN_AXIS RUN_SUM_AXIS
+#define RUN_MAX_AXIS RUN_SUM_AXIS
+#define RUN_ARGMIN_AXIS RUN_SUM_AXIS
+#define RUN_ARGMAX_AXIS RUN_SUM_AXIS
 #define RUN_SELU(f, t) RUN_ONE(f(c, S, OUT, IN(t), N_ANY, 1.5, 1.0507))
 #define RUN_TRANSPOSE(f, t) RUN_ONE(f(c, S, OUT, IN(t), ROWS, COLS))
 #define HIST_RANGE_u8 3, 250

@@ -52,6 +52,11 @@ static int rows;
 #define ROW_ARGMIN ROW_UNARY
 #define ROW_ARGMAX ROW_UNARY
 #define ROW_NORM2 ROW_UNARY
+#define ROW_SUM_AXIS(f) ROW(f(ctx, S, Z, Z2))
+#define ROW_MIN_AXIS ROW_SUM_AXIS
+#define ROW_MAX_AXIS ROW_SUM_AXIS
+#define ROW_ARGMIN_AXIS ROW_SUM_AXIS
+#define ROW_ARGMAX_AXIS ROW_SUM_AXIS
 #define ROW_SCAN ROW_UNARY
 #define ROW_SELU(f) ROW(f(ctx, S, Z, Z, 4, 1, 1))
 #define ROW_TRANSPOSE(f) ROW(f(ctx, S, Z, Z, 4, 4))
@@ -1061,6 +1066,73 @@ static int test_histogram_float_launch(void) {
     return TEST_PASS;
 }
 
+/* Reductions along an axis, as the launches show them (the fake GPU: 132 SMs, so 1056 blocks
+   of 256 threads in all): lanes a row, rows in pieces, columns 16 bytes a thread or one, tall
+   columns in chunks, the workspace only for pieces and chunks (and none in a capture that
+   cannot grow it: whole rows, one chunk), and the arguments refused before the driver.
+   Arguments: out, in, rows, cols, ld, shape, chunks, span, ws. */
+static unsigned axis_arg32(int i) { unsigned v; memcpy(&v, fake.last_args[i], 4); return v; }
+static unsigned long long axis_arg64(int i) {
+    unsigned long long v;
+    memcpy(&v, fake.last_args[i], 8);
+    return v;
+}
+static int test_axis_reduction_plan(void) {
+    gpuk_buffer f, o;
+    gpuk_stream s;
+    int allocs;
+    ctx = fake_gpuk_up(NULL);
+    f = buffer((size_t)1 << 29);
+    o = buffer((size_t)1 << 25);
+    /* 8192 x 8192 rows: a warp a row, enough rows: no pieces, no workspace */
+    CHECK_OK(gpuk_sum_rows_f32(ctx, S, gpuk_at(o, 0), gpuk_at2d(f, 0, 8192, 8192, 0)));
+    CHECK(axis_arg32(5) == 32 && axis_arg32(6) == 1 && axis_arg64(8) == 0 && fake.last_grid[0] == 1024);
+    /* 32 x 2^22 rows: 32 warps would idle the GPU: 264 pieces a row, each 15888 columns */
+    CHECK_OK(gpuk_sum_rows_f32(ctx, S, gpuk_at(o, 0), gpuk_at2d(f, 0, 32, 1 << 22, 0)));
+    CHECK(axis_arg32(5) == 32 && axis_arg32(6) == 264 && axis_arg64(7) == 15888 && axis_arg64(8) != 0);
+    CHECK(fake.last_grid[0] == 1056);
+    /* 2^21 x 64 rows: 16 lanes a row (64 floats = 16 packs) */
+    CHECK_OK(gpuk_sum_rows_f32(ctx, S, gpuk_at(o, 0), gpuk_at2d(f, 0, 1 << 21, 64, 0)));
+    CHECK(axis_arg32(5) == 16 && axis_arg32(6) == 1 && fake.last_grid[0] == 1056);
+    /* 8192 x 8192 columns: 64 threads across, 16 bytes each: 32 strips; 33 chunks of 249 rows */
+    CHECK_OK(gpuk_sum_cols_f32(ctx, S, gpuk_at(o, 0), gpuk_at2d(f, 0, 8192, 8192, 0)));
+    CHECK(axis_arg32(5) == (64u | 1u << 16) && axis_arg32(6) == 33 && axis_arg64(7) == 249);
+    CHECK(fake.last_grid[0] == 32 && fake.last_grid[1] == 33 && axis_arg64(8) != 0);
+    /* 2^21 x 64 columns: 16 x 16 threads, one strip, 1024 chunks (64 a thread row) of 2048
+       rows */
+    CHECK_OK(gpuk_argmax_cols_f32(ctx, S, gpuk_at(o, 0), gpuk_at2d(f, 0, 1 << 21, 64, 0)));
+    CHECK(axis_arg32(5) == (16u | 1u << 16) && axis_arg32(6) == 1024 && axis_arg64(7) == 2048);
+    /* unaligned rows (first 1), or cols not a multiple of 4: a column a thread */
+    CHECK_OK(gpuk_sum_cols_f32(ctx, S, gpuk_at(o, 0), gpuk_at2d(f, 1, 1000, 1000, 0)));
+    CHECK(axis_arg32(5) == 64u && fake.last_grid[0] == 16);
+    CHECK_OK(gpuk_sum_cols_f64(ctx, S, gpuk_at(o, 0), gpuk_at2d(f, 0, 1000, 1001, 0)));
+    CHECK(axis_arg32(5) == 64u);
+    /* 32 x 2^22 columns: 16384 strips keep the GPU busy: one chunk */
+    CHECK_OK(gpuk_min_cols_f32(ctx, S, gpuk_at(o, 0), gpuk_at2d(f, 0, 32, 1 << 22, 0)));
+    CHECK(axis_arg32(6) == 1 && fake.last_grid[0] == 16384 && fake.last_grid[1] == 1);
+    /* a capture on a stream with no workspace: whole rows, one chunk, nothing allocated */
+    CHECK_OK(gpuk_stream_create(ctx, NULL, &s));
+    allocs = fake_live_count(FK_ALLOC);
+    fake.cfg.capturing_stream = gpuk_stream_native(ctx, s);
+    CHECK_OK(gpuk_kernels_load(ctx, "sum_rows_f32"));
+    CHECK_OK(gpuk_sum_rows_f32(ctx, s, gpuk_at(o, 0), gpuk_at2d(f, 0, 32, 1 << 22, 0)));
+    CHECK(axis_arg32(6) == 1 && axis_arg64(8) == 0 && fake_live_count(FK_ALLOC) == allocs);
+    fake.cfg.capturing_stream = NULL;
+    CHECK_OK(gpuk_stream_destroy(ctx, s));
+    /* refused before the driver */
+    fake.calls = 0;
+    CHECK_RESULT(gpuk_max_rows_f32(ctx, S, gpuk_at(o, 0), gpuk_at2d(f, 0, 3, 0, 0)), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("no smallest or largest");
+    CHECK_RESULT(gpuk_sum_rows_f32(ctx, S, gpuk_at(o, (1 << 23) - 2), gpuk_at2d(f, 0, 3, 4, 0)),
+                 GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_RESULT(gpuk_sum_rows_f32(ctx, S, gpuk_at(f, 2), gpuk_at2d(f, 0, 3, 4, 0)), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("overlap");
+    CHECK_RESULT(gpuk_sum_cols_f32(ctx, S, gpuk_at(o, 0), gpuk_at2d(f, 0, 3, 4, 2)), GPUK_ERR_INVALID_ARG);
+    CHECK(fake.calls == 0);
+    fake_gpuk_down(ctx);
+    return TEST_PASS;
+}
+
 /* gpuk_kernels_load takes names with or without "gpuk_", prefixes ending in '*', and "*". */
 static int test_kernels_load_by_name(void) {
     ctx = fake_gpuk_up(NULL);
@@ -1225,6 +1297,7 @@ int main(void) {
     RUN(test_bad_arguments_get_clear_errors_before_the_driver);
     RUN(test_gemm_bad_arguments_get_clear_errors_before_the_driver);
     RUN(test_gemm_variant_tile_and_split_choice);
+    RUN(test_axis_reduction_plan);
     RUN(test_gemm_tma_path_choice);
     RUN(test_stencil_arguments_and_launch_plan);
     RUN(test_stencil3x3_tma_tiles_plan);
