@@ -32,7 +32,8 @@ CONFIGURATION (define before the implementation include)
 
 gpuk DOES NOT
    need the CUDA toolkit (gpuk_module_compile loads NVRTC only when called); create non-primary
-   contexts; wrap textures, graphics interop or IPC; build graphs node by node (gpuk makes
+   contexts; wrap textures or graphics interop; share memory between machines (IPC is one
+   machine's: MEMORY); build graphs node by node (gpuk makes
    them by stream capture); print anything unless given a logger; exit or abort on caller
    error.
 
@@ -149,6 +150,22 @@ MEMORY
    what the device can: can_map_host_memory, managed_memory, concurrent_managed_access,
    pageable_memory_access.
 
+   Sharing with other processes on the same machine (CUDA IPC, Linux): gpuk_buffer_export
+   and gpuk_event_export fill a gpuk_ipc_handle, GPUK_IPC_HANDLE_BYTES plain bytes with no
+   pointer in them, which the program sends as they are (write(fd, &h, sizeof h)) through a
+   pipe, a socket, a file or shared memory; the other process's gpuk_buffer_import gives an
+   ordinary gpuk_buffer on the same device memory, no copy (every call, built-in and
+   gpuk_launch takes it), and gpuk_event_import an event its streams can wait for
+   (gpuk_stream_wait), so its kernels start after the exporter's work without a host round
+   trip. Only buffers of gpuk_buffer_create (cuMemAlloc) can be exported, and only events
+   created with gpuk_event_desc.interprocess. The importer never frees the memory:
+   gpuk_buffer_destroy of an imported buffer closes its mapping (after waiting for the device)
+   and gpuk_event_destroy releases the imported event. The exporter must keep the buffer and
+   the event until every importer has destroyed its import; a handle opened in the process
+   that exported it is refused (the driver maps each export into other processes only). Across
+   machines use MPI or NCCL. Where the platform has no CUDA IPC (Windows under WDDM, some
+   Jetson boards) the calls return GPUK_ERR_UNSUPPORTED or the driver's
+   CUDA_ERROR_NOT_SUPPORTED (801), said in the text.
 HANDLES
    Buffers, pinned blocks, streams, events, modules, kernels and graphs are 32-bit handles
    owned by one ctx. {0} never names a live object (a zero stream, GPUK_DEFAULT_STREAM, means the ctx's
@@ -523,6 +540,8 @@ typedef struct gpuk_event_desc {
     uint32_t _start_canary;
     bool no_timing;          // false -> the event records time (gpuk_event_elapsed_ms)
     bool blocking_sync;      // true -> gpuk_event_sync sleeps instead of spinning
+    bool interprocess;       // true -> can be shared with another process (gpuk_event_export;
+                             //   CU_EVENT_INTERPROCESS); records no time (no_timing implied)
     uint32_t _end_canary;
 } gpuk_event_desc;
 
@@ -894,6 +913,39 @@ GPUK_API gpuk_result gpuk_buffer_copy_peer_async(gpuk_ctx* dst_ctx, gpuk_stream 
                                                  gpuk_buffer dst, size_t dst_offset,
                                                  gpuk_ctx* src_ctx, gpuk_buffer src,
                                                  size_t src_offset, size_t bytes);
+
+// --- sharing with other processes on the same machine (CUDA IPC; MEMORY) ---
+/* An exported buffer or event, for another process: plain bytes (the driver's handle, the
+   buffer's size and label, the exporter's identity), no pointers, so a program sends the
+   struct as it is through a pipe, socket, file or shared memory. Meaningful on the machine
+   that made it only, between programs of the same gpuk version. */
+#define GPUK_IPC_HANDLE_BYTES 128
+typedef struct gpuk_ipc_handle { unsigned char bytes[GPUK_IPC_HANDLE_BYTES]; } gpuk_ipc_handle;
+/* Fills *out_handle for buffer (cuIpcGetMemHandle), made by gpuk_buffer_create: buffers made
+   on a stream (gpuk_buffer_create_async: the memory pool's), host-visible, managed and
+   imported buffers are refused with GPUK_ERR_INVALID_ARG; a wrapped pointer must be the start
+   of a cuMemAlloc allocation (else the driver's error). The buffer must outlive its imports.
+   0 bytes: a handle to an empty buffer, no driver call. */
+GPUK_API gpuk_result gpuk_buffer_export(gpuk_ctx* ctx, gpuk_buffer buffer,
+                                        gpuk_ipc_handle* out_handle);
+/* A buffer of ctx on the memory another process exported (cuIpcOpenMemHandle, with
+   CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS: memory of another device is mapped through peer access
+   where the devices have it). An ordinary handle with the exporter's size and label; writes
+   are seen by the exporter and the other importers (order them with an event). Destroying it
+   waits for the device, then closes the mapping (cuIpcCloseMemHandle); it never frees. A
+   handle of this process's own export, an event's handle or bytes that are no gpuk handle
+   are GPUK_ERR_INVALID_ARG; a handle whose buffer is gone gives the driver's error. */
+GPUK_API gpuk_result gpuk_buffer_import(gpuk_ctx* ctx, const gpuk_ipc_handle* handle,
+                                        gpuk_buffer* out_buffer);
+/* Fills *out_handle for event (cuIpcGetEventHandle), created with
+   gpuk_event_desc.interprocess; others are GPUK_ERR_INVALID_ARG. */
+GPUK_API gpuk_result gpuk_event_export(gpuk_ctx* ctx, gpuk_event event,
+                                       gpuk_ipc_handle* out_handle);
+/* An event of ctx on another process's exported event (cuIpcOpenEventHandle): record, wait
+   (gpuk_stream_wait), sync and query work in both processes; it records no time. Destroying
+   it releases this process's handle only. The exporter must keep its event meanwhile. */
+GPUK_API gpuk_result gpuk_event_import(gpuk_ctx* ctx, const gpuk_ipc_handle* handle,
+                                       gpuk_event* out_event);
 
 // --- pinned host memory ---
 GPUK_API gpuk_result gpuk_pinned_create(gpuk_ctx* ctx, const gpuk_pinned_desc* desc,
@@ -1857,6 +1909,15 @@ typedef struct gpuk__cu_launch_config {
     gpuk__cu_launch_attr* attrs;
     unsigned int num_attrs;
 } gpuk__cu_launch_config;
+/* CUipcMemHandle and CUipcEventHandle: 64 bytes that the IPC entry points take and give by
+   value, so gpuk needs a complete struct of that layout. Its own tag: cuda.h's would clash in a
+   program that includes both headers. tests/compile/driver_sigs.c defines the two macros as
+   cuda.h's types before including gpuk.h, to check the rows against cudaTypedefs.h. */
+typedef struct gpuk__cu_ipc_handle { char reserved[64]; } gpuk__cu_ipc_handle;
+#if !defined(GPUK__CU_IPC_MEM_HANDLE)
+#define GPUK__CU_IPC_MEM_HANDLE gpuk__cu_ipc_handle
+#define GPUK__CU_IPC_EVENT_HANDLE gpuk__cu_ipc_handle
+#endif
 
 /* Every run-time library gpuk loads (the driver; NVRTC or NCCL later) is one X-macro list, one
    descriptor (gpuk__lib, >>state) and one call of gpuk__lib_load (>>init). A list's rows are
@@ -1974,6 +2035,16 @@ typedef struct gpuk__lib_feature {
     X(cuMemPoolGetAttribute, 11020, "cuMemPoolGetAttribute", 0, \
       (gpuk__cu_mempool pool, unsigned int attribute, void* out_value)) \
     X(cuMemPoolTrimTo, 11020, "cuMemPoolTrimTo", 0, (gpuk__cu_mempool pool, size_t keep_bytes)) \
+    /* CUDA IPC (src/gpuk_ipc.h): the handles are 64-byte structs passed by value */ \
+    X(cuIpcGetMemHandle, 4010, "cuIpcGetMemHandle", 0, \
+      (GPUK__CU_IPC_MEM_HANDLE* out_handle, gpuk_devptr ptr)) \
+    X(cuIpcOpenMemHandle, 11000, "cuIpcOpenMemHandle_v2", 0, \
+      (gpuk_devptr* out_ptr, GPUK__CU_IPC_MEM_HANDLE handle, unsigned int flags)) \
+    X(cuIpcCloseMemHandle, 4010, "cuIpcCloseMemHandle", 0, (gpuk_devptr ptr)) \
+    X(cuIpcGetEventHandle, 4010, "cuIpcGetEventHandle", 0, \
+      (GPUK__CU_IPC_EVENT_HANDLE* out_handle, gpuk__cu_event event)) \
+    X(cuIpcOpenEventHandle, 4010, "cuIpcOpenEventHandle", 0, \
+      (gpuk__cu_event* out_event, GPUK__CU_IPC_EVENT_HANDLE handle)) \
     X(cuStreamCreateWithPriority, 5050, "cuStreamCreateWithPriority", 1, \
       (gpuk__cu_stream* out_stream, unsigned int flags, int priority)) \
     X(cuStreamDestroy, 4000, "cuStreamDestroy_v2", 1, (gpuk__cu_stream stream)) \
@@ -2157,6 +2228,12 @@ enum {
     GPUK__CU_FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
     GPUK__CU_ERROR_INVALID_VALUE = 1,
     GPUK__CU_ERROR_PEER_ACCESS_UNSUPPORTED = 217,
+    GPUK__CU_ERROR_INVALID_CONTEXT = 201,
+    GPUK__CU_ERROR_NOT_SUPPORTED = 801,
+    GPUK__CU_EVENT_INTERPROCESS = 4,
+    GPUK__CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS = 1,
+    GPUK__CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING = 41,
+    GPUK__CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED = 125,
     GPUK__CU_ERROR_PEER_ACCESS_ALREADY_ENABLED = 704,
     GPUK__CU_ERROR_NOT_READY = 600,
     GPUK__CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH = 95,
@@ -3486,7 +3563,8 @@ typedef struct gpuk__pool {
    host memory, cuMemHostAlloc'd or the caller's registered, or cuMemAllocManaged
    (src/gpuk_hostmem.h). */
 enum { GPUK__BUFFER_PLAIN, GPUK__BUFFER_ORDERED, GPUK__BUFFER_GRAPH, GPUK__BUFFER_MAPPED,
-       GPUK__BUFFER_REGISTERED, GPUK__BUFFER_MANAGED };
+       GPUK__BUFFER_REGISTERED, GPUK__BUFFER_MANAGED,
+       GPUK__BUFFER_IPC /* opened from another process (src/gpuk_ipc.h): closed, never freed */ };
 
 typedef struct gpuk__buffer_slot {
     uint32_t id;
@@ -3514,9 +3592,14 @@ typedef struct gpuk__stream_slot {
     gpuk__cu_stream cu;
 } gpuk__stream_slot;
 
+/* An event's part in CUDA IPC (src/gpuk_ipc.h): none, exportable (created interprocess), or
+   opened from another process's export. */
+enum { GPUK__EVENT_LOCAL, GPUK__EVENT_INTERPROCESS, GPUK__EVENT_IMPORTED };
+
 typedef struct gpuk__event_slot {
     uint32_t id;
     bool timing;
+    uint8_t ipc;             /* GPUK__EVENT_* */
     gpuk__cu_event cu;
 } gpuk__event_slot;
 
@@ -5009,7 +5092,11 @@ static gpuk_result gpuk__buffer_free_detached(const char* fn, gpuk_ctx* ctx, uin
     if (GPUK__ATOMIC_LOAD(&gpuk__g.broken))
         return gpuk__slot_settle(fn, ctx, gpuk__kind_buffer, i, id, GPUK_OK);
     on.id = stream ? stream->id : s->stream_id;
-    if (!gpuk__buffer_stream_ordered(s)) {
+    if (s->origin == GPUK__BUFFER_IPC) {
+        r = gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s was opened from another process "
+                       "(gpuk_buffer_import), not made on a stream: gpuk_buffer_destroy closes "
+                       "it", gpuk__detached_name(name, sizeof name, s, id));
+    } else if (!gpuk__buffer_stream_ordered(s)) {
         r = gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s was made by gpuk_buffer_create%s%s, not on "
                        "a stream: free it with gpuk_buffer_destroy",
                        gpuk__detached_name(name, sizeof name, s, id),
@@ -5225,6 +5312,16 @@ static gpuk__cu_result gpuk__buffer_release(gpuk_ctx* ctx, void* slot, const cha
     if (s->origin == GPUK__BUFFER_REGISTERED) {
         *out_call = "cuMemHostUnregister";
         return s->host ? GPUK__DRV.cuMemHostUnregister(s->host) : 0;
+    }
+    if (s->origin == GPUK__BUFFER_IPC) {
+        /* opened from another process: the mapping is closed, the memory stays the
+           exporter's. The close is not documented to wait for queued work that reads the
+           mapping, so wait for the device first, as cuMemFree does. */
+        gpuk__cu_result sync_cr;
+        *out_call = "cuCtxSynchronize";
+        if (s->ptr && (sync_cr = GPUK__DRV.cuCtxSynchronize()) != 0) return sync_cr;
+        *out_call = "cuIpcCloseMemHandle";
+        return s->ptr ? GPUK__DRV.cuIpcCloseMemHandle(s->ptr) : 0;
     }
     *out_call = "cuMemFree";
     if (!s->owned || !s->ptr) return 0;
@@ -6094,9 +6191,12 @@ static gpuk_result gpuk__event_create(const char* fn, gpuk_ctx* ctx, const gpuk_
                                               out_event ? &out_event->id : NULL, desc, 1,
                                               GPUK__CANARIES(desc), &r);
     if (!s) return r;
-    s->timing = !(desc && desc->no_timing);
+    /* an interprocess event cannot time (the driver requires DISABLE_TIMING with it) */
+    s->ipc = desc && desc->interprocess ? GPUK__EVENT_INTERPROCESS : GPUK__EVENT_LOCAL;
+    s->timing = !(desc && desc->no_timing) && s->ipc == GPUK__EVENT_LOCAL;
     flags = (s->timing ? 0u : (unsigned)GPUK__CU_EVENT_DISABLE_TIMING) |
-            (desc && desc->blocking_sync ? (unsigned)GPUK__CU_EVENT_BLOCKING_SYNC : 0u);
+            (desc && desc->blocking_sync ? (unsigned)GPUK__CU_EVENT_BLOCKING_SYNC : 0u) |
+            (s->ipc ? (unsigned)GPUK__CU_EVENT_INTERPROCESS : 0u);
     if ((r = gpuk__enter(fn, ctx)) == GPUK_OK && (cr = GPUK__DRV.cuEventCreate(&s->cu, flags)) != 0)
         r = gpuk__fail_cu(fn, "cuEventCreate", cr, NULL);
     return gpuk__slot_end(ctx, gpuk__kind_event, s, r, &out_event->id);
@@ -6191,7 +6291,8 @@ GPUK__IMPL gpuk_result gpuk_event_elapsed_ms(gpuk_ctx* ctx, gpuk_event start, gp
     GPUK__EVENT_HEAD(fn, ctx, start, a);
     if (!(b = gpuk__event_lookup(ctx, stop.id))) return gpuk__bad_handle(fn, "stop event", stop.id);
     if (!a->timing || !b->timing)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "an event was created with no_timing");
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "an event records no time: created with "
+                          "no_timing or interprocess, or imported (gpuk_event_import)");
     GPUK__ENTER(fn, ctx);
     if ((cr = GPUK__DRV.cuEventElapsedTime(&ms, a->cu, b->cu)) != 0)
         return gpuk__fail_cu(fn, "cuEventElapsedTime", cr, NULL);
@@ -6260,6 +6361,292 @@ GPUK__IMPL gpuk_result gpuk_timer_stop(gpuk_ctx* ctx, gpuk_timer* timer, float* 
     if ((r = gpuk__event_record(__func__, ctx, timer->stream, timer->stop)) != GPUK_OK) return r;
     if ((r = gpuk_event_sync(ctx, timer->stop)) != GPUK_OK) return r;
     return gpuk_event_elapsed_ms(ctx, timer->start, timer->stop, out_ms);
+}
+
+/* src/gpuk_ipc.h - part of gpuk.h: buffers and events shared with other processes (CUDA IPC). */
+/* ---- >>ipc ---- */
+#include <time.h> /* the number a process draws for its handles */
+/* A gpuk_ipc_handle's bytes: this layout, in the machine's own byte order (a handle never
+   leaves the machine). The magic and the version refuse bytes that are no gpuk handle, or one
+   of another gpuk layout, before the driver sees them; the exporter's identity refuses a
+   handle opened in the process that exported it, which the driver answers only with
+   CUDA_ERROR_INVALID_CONTEXT. */
+enum { GPUK__IPC_MAGIC = 0x4b555047u /* "GPUK" */, GPUK__IPC_VERSION = 1u };
+enum { GPUK__IPC_BUFFER = 1u, GPUK__IPC_EVENT = 2u };
+typedef struct gpuk__ipc_layout {
+    uint32_t magic;
+    uint16_t version;
+    uint16_t kind;                 /* GPUK__IPC_BUFFER or GPUK__IPC_EVENT */
+    uint64_t bytes;                /* a buffer's size */
+    uint64_t pid;                  /* the exporting process, and a number it drew: two */
+    uint64_t nonce;                /*   processes of one pid in two PID namespaces differ */
+    char driver[64];               /* CUipcMemHandle or CUipcEventHandle */
+    char label[24];                /* a buffer's label, for the importer's error texts */
+} gpuk__ipc_layout;
+typedef char gpuk__ipc_layout_fits[sizeof(gpuk__ipc_layout) <= GPUK_IPC_HANDLE_BYTES ? 1 : -1];
+
+/* Tests define it (a long) to play two processes in one. */
+#if !defined(GPUK__IPC_PROCESS_ID)
+#define GPUK__IPC_PROCESS_ID() gpuk__process_id()
+#endif
+
+/* This process's identity in handles: its pid and a number drawn once per pid (again in a
+   fork child, which has a new pid), under gpuk__lock. Time, clock and addresses (ASLR) mixed
+   by splitmix64: no two processes that share a pid should draw the same. */
+static uint64_t gpuk__ipc_nonce;
+static long gpuk__ipc_nonce_pid;
+static void gpuk__ipc_self(uint64_t* out_pid, uint64_t* out_nonce) {
+    long pid = GPUK__IPC_PROCESS_ID();
+    gpuk__mutex_lock(&gpuk__lock);
+    if (!gpuk__ipc_nonce || gpuk__ipc_nonce_pid != pid) {
+        uint64_t z = (uint64_t)time(NULL) ^ ((uint64_t)clock() << 20) ^
+                     ((uint64_t)(uintptr_t)&z << 7) ^ ((uint64_t)(uintptr_t)&gpuk__g >> 3) ^
+                     ((uint64_t)pid << 40);
+        z += 0x9E3779B97F4A7C15ull;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        z ^= z >> 31;
+        gpuk__ipc_nonce = z ? z : 1u;
+        gpuk__ipc_nonce_pid = pid;
+    }
+    *out_pid = (uint64_t)pid;
+    *out_nonce = gpuk__ipc_nonce;
+    gpuk__mutex_unlock(&gpuk__lock);
+}
+
+#define GPUK__IPC_MEM_ROWS(X) X(cuIpcGetMemHandle) X(cuIpcOpenMemHandle) X(cuIpcCloseMemHandle)
+#define GPUK__IPC_EVENT_ROWS(X) X(cuIpcGetEventHandle) X(cuIpcOpenEventHandle)
+
+/* The driver has the entry points of the kind (a driver without one gets its name; the
+   memory's open is CUDA 11.0's _v2) and the device can share them: unified addressing for
+   memory, as the driver documents; CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED for events, where
+   the driver knows that attribute (CUDA 12; older ones answer CUDA_ERROR_INVALID_VALUE and
+   the entry point decides). Asked at each export and import: they are rare calls. */
+static gpuk_result gpuk__ipc_ready(const char* fn, gpuk_ctx* ctx, int events) {
+    int has = 0;
+    gpuk__cu_result cr;
+#define GPUK__X_IPC_ROW(name) \
+    if (!GPUK__DRV.name) \
+        return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, \
+                          "sharing %s between processes needs a driver for CUDA %s or newer; " \
+                          "this one (%d.%d) lacks " #name, events ? "events" : "buffers", \
+                          events ? "4.1" : "11.0", gpuk__g.driver_version / 1000, \
+                          gpuk__g.driver_version % 1000 / 10);
+    if (events) {
+        GPUK__IPC_EVENT_ROWS(GPUK__X_IPC_ROW)
+    } else {
+        GPUK__IPC_MEM_ROWS(GPUK__X_IPC_ROW)
+    }
+#undef GPUK__X_IPC_ROW
+    cr = GPUK__DRV.cuDeviceGetAttribute(&has, events ?
+                                        (unsigned)GPUK__CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED :
+                                        (unsigned)GPUK__CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING,
+                                        ctx->dev);
+    if (events && cr == GPUK__CU_ERROR_INVALID_VALUE) return GPUK_OK;
+    if (cr) return gpuk__fail_cu(fn, "cuDeviceGetAttribute", cr, events ?
+                                 "CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED" :
+                                 "CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING");
+    if (!has)
+        return gpuk__fail(fn, GPUK_ERR_UNSUPPORTED, "device %d (%s) cannot share %s between "
+                          "processes (%s is 0): CUDA IPC is not available on this platform "
+                          "(Windows under WDDM, some Jetson boards); share through host memory",
+                          ctx->info.ordinal, ctx->info.name, events ? "events" : "buffers",
+                          events ? "CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED" :
+                                   "CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING");
+    return GPUK_OK;
+}
+
+/* A failed IPC entry point, with what the code means here. */
+static gpuk_result gpuk__ipc_fail_cu(const char* fn, const char* cu_fn, gpuk__cu_result cr,
+                                     const char* what) {
+    if (cr == GPUK__CU_ERROR_NOT_SUPPORTED)
+        return gpuk__fail_hint(fn, (int)cr, "CUDA IPC is not available on this platform "
+                               "(Windows under WDDM, some Jetson boards): share through host "
+                               "memory", "%s: CUDA_ERROR_NOT_SUPPORTED (801): %s", cu_fn, what);
+    if (cr == GPUK__CU_ERROR_INVALID_CONTEXT && strncmp(cu_fn, "cuIpcOpen", 9) == 0)
+        return gpuk__fail_hint(fn, (int)cr, "the driver refuses a handle in the process that "
+                               "exported it, and a second CUDA context of one device opening "
+                               "the same export", "%s: CUDA_ERROR_INVALID_CONTEXT (201): %s",
+                               cu_fn, what);
+    return gpuk__fail_cu(fn, cu_fn, cr, what);
+}
+
+/* The handle's bytes as its layout, checked: a gpuk handle of this layout, of kind, not of
+   this process's own export. */
+static gpuk_result gpuk__ipc_read(const char* fn, const gpuk_ipc_handle* handle, unsigned kind,
+                                  gpuk__ipc_layout* out) {
+    uint64_t pid, nonce;
+    memcpy(out, handle->bytes, sizeof *out);
+    out->label[sizeof out->label - 1] = 0;
+    if (out->magic != GPUK__IPC_MAGIC)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "handle holds no gpuk IPC handle (fill it "
+                          "with gpuk_buffer_export or gpuk_event_export and send its "
+                          "GPUK_IPC_HANDLE_BYTES bytes unchanged)");
+    if (out->version != GPUK__IPC_VERSION)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "handle is of gpuk's IPC layout %u; this "
+                          "gpuk reads layout %u (build both programs with one gpuk.h)",
+                          (unsigned)out->version, (unsigned)GPUK__IPC_VERSION);
+    if (out->kind != kind)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "handle is %s's, not %s's",
+                          out->kind == GPUK__IPC_EVENT ? "an event" : "a buffer",
+                          kind == GPUK__IPC_EVENT ? "an event" : "a buffer");
+    gpuk__ipc_self(&pid, &nonce);
+    if (out->pid == pid && out->nonce == nonce)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "handle was exported by this process, and "
+                          "the driver opens a handle only in other processes: use the %s "
+                          "itself", kind == GPUK__IPC_EVENT ? "event" : "buffer");
+    return GPUK_OK;
+}
+
+GPUK__IMPL gpuk_result gpuk_buffer_export(gpuk_ctx* ctx, gpuk_buffer buffer,
+                                          gpuk_ipc_handle* out_handle) {
+    const char* const fn = __func__;
+    const gpuk__buffer_slot* s;
+    gpuk__ipc_layout h;
+    GPUK__CU_IPC_MEM_HANDLE dh;
+    gpuk__cu_result cr;
+    gpuk_result r;
+    char name[48];
+    if (!out_handle) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_handle is NULL");
+    memset(out_handle, 0, sizeof *out_handle);
+    GPUK__ALIVE(fn);
+    GPUK__CTX_CHECK(fn, ctx);
+    if (!(s = gpuk__buffer_lookup(ctx, buffer.id)))
+        return gpuk__bad_handle(fn, "buffer", buffer.id);
+    gpuk__buffer_name(name, sizeof name, s);
+    if (s->origin == GPUK__BUFFER_ORDERED || s->origin == GPUK__BUFFER_GRAPH)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s was made on a stream from the device's "
+                          "memory pool (gpuk_buffer_create_async), which cuIpcGetMemHandle "
+                          "cannot share: make it with gpuk_buffer_create", name);
+    if (s->origin == GPUK__BUFFER_IPC)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s was imported from another process "
+                          "(gpuk_buffer_import): export it in the process that made it", name);
+    if (s->origin != GPUK__BUFFER_PLAIN)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s is host-visible or managed memory, which "
+                          "cuIpcGetMemHandle cannot share: make it with gpuk_buffer_create",
+                          name);
+    memset(&h, 0, sizeof h);
+    h.magic = GPUK__IPC_MAGIC;
+    h.version = GPUK__IPC_VERSION;
+    h.kind = GPUK__IPC_BUFFER;
+    h.bytes = (uint64_t)s->bytes;
+    gpuk__copy_text(h.label, sizeof h.label, s->label);
+    if (s->bytes) {
+        if ((r = gpuk__ipc_ready(fn, ctx, 0)) != GPUK_OK) return r;
+        if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
+        memset(&dh, 0, sizeof dh);
+        if ((cr = GPUK__DRV.cuIpcGetMemHandle(&dh, s->ptr)) != 0)
+            return gpuk__ipc_fail_cu(fn, "cuIpcGetMemHandle", cr, s->owned ? name :
+                                     "a wrapped pointer must be the start of a cuMemAlloc "
+                                     "allocation");
+        memcpy(h.driver, dh.reserved, sizeof h.driver);
+    }
+    gpuk__ipc_self(&h.pid, &h.nonce);
+    memcpy(out_handle->bytes, &h, sizeof h);
+    return GPUK_OK;
+}
+
+GPUK__IMPL gpuk_result gpuk_buffer_import(gpuk_ctx* ctx, const gpuk_ipc_handle* handle,
+                                          gpuk_buffer* out_buffer) {
+    const char* const fn = __func__;
+    gpuk__buffer_slot* s;
+    gpuk__ipc_layout h;
+    GPUK__CU_IPC_MEM_HANDLE dh;
+    gpuk__cu_result cr;
+    gpuk_result r = GPUK_OK;
+    if (out_buffer) out_buffer->id = 0;
+    if (out_buffer && !handle) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "handle is NULL");
+    s = (gpuk__buffer_slot*)gpuk__create_begin(fn, ctx, gpuk__kind_buffer,
+                                               out_buffer ? &out_buffer->id : NULL, NULL, 1,
+                                               0u, 0u, &r);
+    if (!s) return r;
+    /* every member, also those other origins set: the slot may be a reused one */
+    memset(s, 0, sizeof *s);
+    s->origin = GPUK__BUFFER_IPC;
+    if ((r = gpuk__ipc_read(fn, handle, GPUK__IPC_BUFFER, &h)) == GPUK_OK) {
+        s->bytes = (size_t)h.bytes;
+        gpuk__copy_text(s->label, sizeof s->label, h.label);
+        if ((uint64_t)s->bytes != h.bytes)
+            r = gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "handle's buffer of %llu bytes exceeds "
+                           "this process's address space", (unsigned long long)h.bytes);
+    }
+    if (r == GPUK_OK && s->bytes && (r = gpuk__ipc_ready(fn, ctx, 0)) == GPUK_OK &&
+        (r = gpuk__enter(fn, ctx)) == GPUK_OK) {
+        char what[64];
+        memcpy(dh.reserved, h.driver, sizeof dh.reserved);
+        if ((cr = GPUK__DRV.cuIpcOpenMemHandle(&s->ptr, dh,
+                                               GPUK__CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS)) != 0) {
+            s->ptr = 0;
+            gpuk__fmt(what, sizeof what, 0, "%zu bytes exported as %s%s%s", s->bytes,
+                      s->label[0] ? "'" : "an unlabelled buffer", s->label,
+                      s->label[0] ? "'" : "");
+            r = gpuk__ipc_fail_cu(fn, "cuIpcOpenMemHandle", cr, what);
+        }
+    }
+    return gpuk__slot_end(ctx, gpuk__kind_buffer, s, r, &out_buffer->id);
+}
+
+GPUK__IMPL gpuk_result gpuk_event_export(gpuk_ctx* ctx, gpuk_event event,
+                                         gpuk_ipc_handle* out_handle) {
+    const char* const fn = __func__;
+    const gpuk__event_slot* e;
+    gpuk__ipc_layout h;
+    GPUK__CU_IPC_EVENT_HANDLE dh;
+    gpuk__cu_result cr;
+    gpuk_result r;
+    if (!out_handle) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_handle is NULL");
+    memset(out_handle, 0, sizeof *out_handle);
+    GPUK__ALIVE(fn);
+    GPUK__CTX_CHECK(fn, ctx);
+    if (!(e = gpuk__event_lookup(ctx, event.id))) return gpuk__bad_handle(fn, "event", event.id);
+    if (e->ipc == GPUK__EVENT_IMPORTED)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "event 0x%x was imported from another "
+                          "process (gpuk_event_import): export it in the process that made it",
+                          event.id);
+    if (e->ipc != GPUK__EVENT_INTERPROCESS)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "event 0x%x was not created with "
+                          "gpuk_event_desc.interprocess = true, which sharing needs "
+                          "(CU_EVENT_INTERPROCESS)", event.id);
+    if ((r = gpuk__ipc_ready(fn, ctx, 1)) != GPUK_OK) return r;
+    if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
+    memset(&dh, 0, sizeof dh);
+    if ((cr = GPUK__DRV.cuIpcGetEventHandle(&dh, e->cu)) != 0)
+        return gpuk__ipc_fail_cu(fn, "cuIpcGetEventHandle", cr, "an interprocess event");
+    memset(&h, 0, sizeof h);
+    h.magic = GPUK__IPC_MAGIC;
+    h.version = GPUK__IPC_VERSION;
+    h.kind = GPUK__IPC_EVENT;
+    memcpy(h.driver, dh.reserved, sizeof h.driver);
+    gpuk__ipc_self(&h.pid, &h.nonce);
+    memcpy(out_handle->bytes, &h, sizeof h);
+    return GPUK_OK;
+}
+
+GPUK__IMPL gpuk_result gpuk_event_import(gpuk_ctx* ctx, const gpuk_ipc_handle* handle,
+                                         gpuk_event* out_event) {
+    const char* const fn = __func__;
+    gpuk__event_slot* s;
+    gpuk__ipc_layout h;
+    GPUK__CU_IPC_EVENT_HANDLE dh;
+    gpuk__cu_result cr;
+    gpuk_result r = GPUK_OK;
+    if (out_event) out_event->id = 0;
+    if (out_event && !handle) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "handle is NULL");
+    s = (gpuk__event_slot*)gpuk__create_begin(fn, ctx, gpuk__kind_event,
+                                              out_event ? &out_event->id : NULL, NULL, 1, 0u,
+                                              0u, &r);
+    if (!s) return r;
+    memset(s, 0, sizeof *s);
+    s->ipc = GPUK__EVENT_IMPORTED; /* behaves as created with DISABLE_TIMING (cuda.h) */
+    if ((r = gpuk__ipc_read(fn, handle, GPUK__IPC_EVENT, &h)) == GPUK_OK &&
+        (r = gpuk__ipc_ready(fn, ctx, 1)) == GPUK_OK && (r = gpuk__enter(fn, ctx)) == GPUK_OK) {
+        memcpy(dh.reserved, h.driver, sizeof dh.reserved);
+        if ((cr = GPUK__DRV.cuIpcOpenEventHandle(&s->cu, dh)) != 0) {
+            s->cu = NULL;
+            r = gpuk__ipc_fail_cu(fn, "cuIpcOpenEventHandle", cr, "an exported event");
+        }
+    }
+    return gpuk__slot_end(ctx, gpuk__kind_event, s, r, &out_event->id);
 }
 
 /* src/gpuk_module.h - part of gpuk.h: modules: loading PTX, cubins and fatbins; the JIT log. */

@@ -32,7 +32,8 @@ CONFIGURATION (define before the implementation include)
 
 gpuk DOES NOT
    need the CUDA toolkit (gpuk_module_compile loads NVRTC only when called); create non-primary
-   contexts; wrap textures, graphics interop or IPC; build graphs node by node (gpuk makes
+   contexts; wrap textures or graphics interop; share memory between machines (IPC is one
+   machine's: MEMORY); build graphs node by node (gpuk makes
    them by stream capture); print anything unless given a logger; exit or abort on caller
    error.
 
@@ -149,6 +150,22 @@ MEMORY
    what the device can: can_map_host_memory, managed_memory, concurrent_managed_access,
    pageable_memory_access.
 
+   Sharing with other processes on the same machine (CUDA IPC, Linux): gpuk_buffer_export
+   and gpuk_event_export fill a gpuk_ipc_handle, GPUK_IPC_HANDLE_BYTES plain bytes with no
+   pointer in them, which the program sends as they are (write(fd, &h, sizeof h)) through a
+   pipe, a socket, a file or shared memory; the other process's gpuk_buffer_import gives an
+   ordinary gpuk_buffer on the same device memory, no copy (every call, built-in and
+   gpuk_launch takes it), and gpuk_event_import an event its streams can wait for
+   (gpuk_stream_wait), so its kernels start after the exporter's work without a host round
+   trip. Only buffers of gpuk_buffer_create (cuMemAlloc) can be exported, and only events
+   created with gpuk_event_desc.interprocess. The importer never frees the memory:
+   gpuk_buffer_destroy of an imported buffer closes its mapping (after waiting for the device)
+   and gpuk_event_destroy releases the imported event. The exporter must keep the buffer and
+   the event until every importer has destroyed its import; a handle opened in the process
+   that exported it is refused (the driver maps each export into other processes only). Across
+   machines use MPI or NCCL. Where the platform has no CUDA IPC (Windows under WDDM, some
+   Jetson boards) the calls return GPUK_ERR_UNSUPPORTED or the driver's
+   CUDA_ERROR_NOT_SUPPORTED (801), said in the text.
 HANDLES
    Buffers, pinned blocks, streams, events, modules, kernels and graphs are 32-bit handles
    owned by one ctx. {0} never names a live object (a zero stream, GPUK_DEFAULT_STREAM, means the ctx's
@@ -523,6 +540,8 @@ typedef struct gpuk_event_desc {
     uint32_t _start_canary;
     bool no_timing;          // false -> the event records time (gpuk_event_elapsed_ms)
     bool blocking_sync;      // true -> gpuk_event_sync sleeps instead of spinning
+    bool interprocess;       // true -> can be shared with another process (gpuk_event_export;
+                             //   CU_EVENT_INTERPROCESS); records no time (no_timing implied)
     uint32_t _end_canary;
 } gpuk_event_desc;
 
@@ -894,6 +913,39 @@ GPUK_API gpuk_result gpuk_buffer_copy_peer_async(gpuk_ctx* dst_ctx, gpuk_stream 
                                                  gpuk_buffer dst, size_t dst_offset,
                                                  gpuk_ctx* src_ctx, gpuk_buffer src,
                                                  size_t src_offset, size_t bytes);
+
+// --- sharing with other processes on the same machine (CUDA IPC; MEMORY) ---
+/* An exported buffer or event, for another process: plain bytes (the driver's handle, the
+   buffer's size and label, the exporter's identity), no pointers, so a program sends the
+   struct as it is through a pipe, socket, file or shared memory. Meaningful on the machine
+   that made it only, between programs of the same gpuk version. */
+#define GPUK_IPC_HANDLE_BYTES 128
+typedef struct gpuk_ipc_handle { unsigned char bytes[GPUK_IPC_HANDLE_BYTES]; } gpuk_ipc_handle;
+/* Fills *out_handle for buffer (cuIpcGetMemHandle), made by gpuk_buffer_create: buffers made
+   on a stream (gpuk_buffer_create_async: the memory pool's), host-visible, managed and
+   imported buffers are refused with GPUK_ERR_INVALID_ARG; a wrapped pointer must be the start
+   of a cuMemAlloc allocation (else the driver's error). The buffer must outlive its imports.
+   0 bytes: a handle to an empty buffer, no driver call. */
+GPUK_API gpuk_result gpuk_buffer_export(gpuk_ctx* ctx, gpuk_buffer buffer,
+                                        gpuk_ipc_handle* out_handle);
+/* A buffer of ctx on the memory another process exported (cuIpcOpenMemHandle, with
+   CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS: memory of another device is mapped through peer access
+   where the devices have it). An ordinary handle with the exporter's size and label; writes
+   are seen by the exporter and the other importers (order them with an event). Destroying it
+   waits for the device, then closes the mapping (cuIpcCloseMemHandle); it never frees. A
+   handle of this process's own export, an event's handle or bytes that are no gpuk handle
+   are GPUK_ERR_INVALID_ARG; a handle whose buffer is gone gives the driver's error. */
+GPUK_API gpuk_result gpuk_buffer_import(gpuk_ctx* ctx, const gpuk_ipc_handle* handle,
+                                        gpuk_buffer* out_buffer);
+/* Fills *out_handle for event (cuIpcGetEventHandle), created with
+   gpuk_event_desc.interprocess; others are GPUK_ERR_INVALID_ARG. */
+GPUK_API gpuk_result gpuk_event_export(gpuk_ctx* ctx, gpuk_event event,
+                                       gpuk_ipc_handle* out_handle);
+/* An event of ctx on another process's exported event (cuIpcOpenEventHandle): record, wait
+   (gpuk_stream_wait), sync and query work in both processes; it records no time. Destroying
+   it releases this process's handle only. The exporter must keep its event meanwhile. */
+GPUK_API gpuk_result gpuk_event_import(gpuk_ctx* ctx, const gpuk_ipc_handle* handle,
+                                       gpuk_event* out_event);
 
 // --- pinned host memory ---
 GPUK_API gpuk_result gpuk_pinned_create(gpuk_ctx* ctx, const gpuk_pinned_desc* desc,

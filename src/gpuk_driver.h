@@ -35,6 +35,15 @@ typedef struct gpuk__cu_launch_config {
     gpuk__cu_launch_attr* attrs;
     unsigned int num_attrs;
 } gpuk__cu_launch_config;
+/* CUipcMemHandle and CUipcEventHandle: 64 bytes that the IPC entry points take and give by
+   value, so gpuk needs a complete struct of that layout. Its own tag: cuda.h's would clash in a
+   program that includes both headers. tests/compile/driver_sigs.c defines the two macros as
+   cuda.h's types before including gpuk.h, to check the rows against cudaTypedefs.h. */
+typedef struct gpuk__cu_ipc_handle { char reserved[64]; } gpuk__cu_ipc_handle;
+#if !defined(GPUK__CU_IPC_MEM_HANDLE)
+#define GPUK__CU_IPC_MEM_HANDLE gpuk__cu_ipc_handle
+#define GPUK__CU_IPC_EVENT_HANDLE gpuk__cu_ipc_handle
+#endif
 
 /* Every run-time library gpuk loads (the driver; NVRTC or NCCL later) is one X-macro list, one
    descriptor (gpuk__lib, >>state) and one call of gpuk__lib_load (>>init). A list's rows are
@@ -152,6 +161,16 @@ typedef struct gpuk__lib_feature {
     X(cuMemPoolGetAttribute, 11020, "cuMemPoolGetAttribute", 0, \
       (gpuk__cu_mempool pool, unsigned int attribute, void* out_value)) \
     X(cuMemPoolTrimTo, 11020, "cuMemPoolTrimTo", 0, (gpuk__cu_mempool pool, size_t keep_bytes)) \
+    /* CUDA IPC (src/gpuk_ipc.h): the handles are 64-byte structs passed by value */ \
+    X(cuIpcGetMemHandle, 4010, "cuIpcGetMemHandle", 0, \
+      (GPUK__CU_IPC_MEM_HANDLE* out_handle, gpuk_devptr ptr)) \
+    X(cuIpcOpenMemHandle, 11000, "cuIpcOpenMemHandle_v2", 0, \
+      (gpuk_devptr* out_ptr, GPUK__CU_IPC_MEM_HANDLE handle, unsigned int flags)) \
+    X(cuIpcCloseMemHandle, 4010, "cuIpcCloseMemHandle", 0, (gpuk_devptr ptr)) \
+    X(cuIpcGetEventHandle, 4010, "cuIpcGetEventHandle", 0, \
+      (GPUK__CU_IPC_EVENT_HANDLE* out_handle, gpuk__cu_event event)) \
+    X(cuIpcOpenEventHandle, 4010, "cuIpcOpenEventHandle", 0, \
+      (gpuk__cu_event* out_event, GPUK__CU_IPC_EVENT_HANDLE handle)) \
     X(cuStreamCreateWithPriority, 5050, "cuStreamCreateWithPriority", 1, \
       (gpuk__cu_stream* out_stream, unsigned int flags, int priority)) \
     X(cuStreamDestroy, 4000, "cuStreamDestroy_v2", 1, (gpuk__cu_stream stream)) \
@@ -335,6 +354,12 @@ enum {
     GPUK__CU_FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
     GPUK__CU_ERROR_INVALID_VALUE = 1,
     GPUK__CU_ERROR_PEER_ACCESS_UNSUPPORTED = 217,
+    GPUK__CU_ERROR_INVALID_CONTEXT = 201,
+    GPUK__CU_ERROR_NOT_SUPPORTED = 801,
+    GPUK__CU_EVENT_INTERPROCESS = 4,
+    GPUK__CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS = 1,
+    GPUK__CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING = 41,
+    GPUK__CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED = 125,
     GPUK__CU_ERROR_PEER_ACCESS_ALREADY_ENABLED = 704,
     GPUK__CU_ERROR_NOT_READY = 600,
     GPUK__CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH = 95,

@@ -27,7 +27,8 @@ typedef struct gpuk__pool {
    host memory, cuMemHostAlloc'd or the caller's registered, or cuMemAllocManaged
    (src/gpuk_hostmem.h). */
 enum { GPUK__BUFFER_PLAIN, GPUK__BUFFER_ORDERED, GPUK__BUFFER_GRAPH, GPUK__BUFFER_MAPPED,
-       GPUK__BUFFER_REGISTERED, GPUK__BUFFER_MANAGED };
+       GPUK__BUFFER_REGISTERED, GPUK__BUFFER_MANAGED,
+       GPUK__BUFFER_IPC /* opened from another process (src/gpuk_ipc.h): closed, never freed */ };
 
 typedef struct gpuk__buffer_slot {
     uint32_t id;
@@ -55,9 +56,14 @@ typedef struct gpuk__stream_slot {
     gpuk__cu_stream cu;
 } gpuk__stream_slot;
 
+/* An event's part in CUDA IPC (src/gpuk_ipc.h): none, exportable (created interprocess), or
+   opened from another process's export. */
+enum { GPUK__EVENT_LOCAL, GPUK__EVENT_INTERPROCESS, GPUK__EVENT_IMPORTED };
+
 typedef struct gpuk__event_slot {
     uint32_t id;
     bool timing;
+    uint8_t ipc;             /* GPUK__EVENT_* */
     gpuk__cu_event cu;
 } gpuk__event_slot;
 

@@ -121,6 +121,16 @@ static gpuk__cu_result gpuk__buffer_release(gpuk_ctx* ctx, void* slot, const cha
         *out_call = "cuMemHostUnregister";
         return s->host ? GPUK__DRV.cuMemHostUnregister(s->host) : 0;
     }
+    if (s->origin == GPUK__BUFFER_IPC) {
+        /* opened from another process: the mapping is closed, the memory stays the
+           exporter's. The close is not documented to wait for queued work that reads the
+           mapping, so wait for the device first, as cuMemFree does. */
+        gpuk__cu_result sync_cr;
+        *out_call = "cuCtxSynchronize";
+        if (s->ptr && (sync_cr = GPUK__DRV.cuCtxSynchronize()) != 0) return sync_cr;
+        *out_call = "cuIpcCloseMemHandle";
+        return s->ptr ? GPUK__DRV.cuIpcCloseMemHandle(s->ptr) : 0;
+    }
     *out_call = "cuMemFree";
     if (!s->owned || !s->ptr) return 0;
     cr = GPUK__DRV.cuMemFree(s->ptr);

@@ -128,7 +128,11 @@ static gpuk_result gpuk__buffer_free_detached(const char* fn, gpuk_ctx* ctx, uin
     if (GPUK__ATOMIC_LOAD(&gpuk__g.broken))
         return gpuk__slot_settle(fn, ctx, gpuk__kind_buffer, i, id, GPUK_OK);
     on.id = stream ? stream->id : s->stream_id;
-    if (!gpuk__buffer_stream_ordered(s)) {
+    if (s->origin == GPUK__BUFFER_IPC) {
+        r = gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s was opened from another process "
+                       "(gpuk_buffer_import), not made on a stream: gpuk_buffer_destroy closes "
+                       "it", gpuk__detached_name(name, sizeof name, s, id));
+    } else if (!gpuk__buffer_stream_ordered(s)) {
         r = gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s was made by gpuk_buffer_create%s%s, not on "
                        "a stream: free it with gpuk_buffer_destroy",
                        gpuk__detached_name(name, sizeof name, s, id),

@@ -229,9 +229,12 @@ static gpuk_result gpuk__event_create(const char* fn, gpuk_ctx* ctx, const gpuk_
                                               out_event ? &out_event->id : NULL, desc, 1,
                                               GPUK__CANARIES(desc), &r);
     if (!s) return r;
-    s->timing = !(desc && desc->no_timing);
+    /* an interprocess event cannot time (the driver requires DISABLE_TIMING with it) */
+    s->ipc = desc && desc->interprocess ? GPUK__EVENT_INTERPROCESS : GPUK__EVENT_LOCAL;
+    s->timing = !(desc && desc->no_timing) && s->ipc == GPUK__EVENT_LOCAL;
     flags = (s->timing ? 0u : (unsigned)GPUK__CU_EVENT_DISABLE_TIMING) |
-            (desc && desc->blocking_sync ? (unsigned)GPUK__CU_EVENT_BLOCKING_SYNC : 0u);
+            (desc && desc->blocking_sync ? (unsigned)GPUK__CU_EVENT_BLOCKING_SYNC : 0u) |
+            (s->ipc ? (unsigned)GPUK__CU_EVENT_INTERPROCESS : 0u);
     if ((r = gpuk__enter(fn, ctx)) == GPUK_OK && (cr = GPUK__DRV.cuEventCreate(&s->cu, flags)) != 0)
         r = gpuk__fail_cu(fn, "cuEventCreate", cr, NULL);
     return gpuk__slot_end(ctx, gpuk__kind_event, s, r, &out_event->id);
@@ -326,7 +329,8 @@ GPUK__IMPL gpuk_result gpuk_event_elapsed_ms(gpuk_ctx* ctx, gpuk_event start, gp
     GPUK__EVENT_HEAD(fn, ctx, start, a);
     if (!(b = gpuk__event_lookup(ctx, stop.id))) return gpuk__bad_handle(fn, "stop event", stop.id);
     if (!a->timing || !b->timing)
-        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "an event was created with no_timing");
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "an event records no time: created with "
+                          "no_timing or interprocess, or imported (gpuk_event_import)");
     GPUK__ENTER(fn, ctx);
     if ((cr = GPUK__DRV.cuEventElapsedTime(&ms, a->cu, b->cu)) != 0)
         return gpuk__fail_cu(fn, "cuEventElapsedTime", cr, NULL);

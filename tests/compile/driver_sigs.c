@@ -5,6 +5,9 @@
    cc -std=c99 -Werror -I../.. -I/usr/local/cuda/include driver_sigs.c -ldl */
 #include <cuda.h>
 #include <cudaTypedefs.h>
+/* the IPC rows take cuda.h's handle structs by value: name them, so the rows compare */
+#define GPUK__CU_IPC_MEM_HANDLE CUipcMemHandle_v1
+#define GPUK__CU_IPC_EVENT_HANDLE CUipcEventHandle_v1
 #define GPUK_IMPLEMENTATION
 #include "gpuk.h"
 #include <stdio.h>
@@ -69,6 +72,20 @@ int main(void) {
     _Static_assert((int)GPUK__CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH == (int)CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH, "limit");
     _Static_assert((int)GPUK__CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT == (int)CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT, "limit");
     _Static_assert((int)GPUK__CU_ERROR_INVALID_VALUE == (int)CUDA_ERROR_INVALID_VALUE, "code");
+    /* CUDA IPC: gpuk's own handle struct has cuda.h's layout (the same ABI by value) */
+    _Static_assert(sizeof(gpuk__cu_ipc_handle) == sizeof(CUipcMemHandle) &&
+                   sizeof(gpuk__cu_ipc_handle) == sizeof(CUipcEventHandle) &&
+                   _Alignof(gpuk__cu_ipc_handle) == _Alignof(CUipcMemHandle) &&
+                   _Alignof(gpuk__cu_ipc_handle) == _Alignof(CUipcEventHandle), "IPC handle");
+    _Static_assert((int)GPUK__CU_EVENT_INTERPROCESS == (int)CU_EVENT_INTERPROCESS, "event flag");
+    _Static_assert((int)GPUK__CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS ==
+                   (int)CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS, "IPC flag");
+    _Static_assert((int)GPUK__CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING ==
+                   (int)CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, "attr");
+    _Static_assert((int)GPUK__CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED ==
+                   (int)CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED, "attr");
+    _Static_assert((int)GPUK__CU_ERROR_NOT_SUPPORTED == (int)CUDA_ERROR_NOT_SUPPORTED, "code");
+    _Static_assert((int)GPUK__CU_ERROR_INVALID_CONTEXT == (int)CUDA_ERROR_INVALID_CONTEXT, "code");
     _Static_assert((int)GPUK__CU_MEMHOSTALLOC_DEVICEMAP == (int)CU_MEMHOSTALLOC_DEVICEMAP &&
                    (int)GPUK__CU_MEMHOSTREGISTER_DEVICEMAP == (int)CU_MEMHOSTREGISTER_DEVICEMAP &&
                    (int)GPUK__CU_MEM_ATTACH_GLOBAL == (int)CU_MEM_ATTACH_GLOBAL &&

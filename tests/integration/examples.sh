@@ -4,7 +4,8 @@
 # data inflating to the right size) of the expected width and height. Without one: each prints the
 # cause once and exits 1 or 2 without crashing; the GPU runs count as skipped. With a GPU but no
 # NCCL, 16_nccl_allreduce (exit 2, its install hint) counts as skipped; pip's NCCL wheel is found
-# through python3 where NCCL_PATH is not set.
+# through python3 where NCCL_PATH is not set. On a platform without CUDA IPC,
+# 18_ipc_producer_consumer (exit 2, saying so) counts as skipped.
 # Pictures go to $EXAMPLES_OUT (default build/examples-check). Run from the repository root.
 set -u
 out=${EXAMPLES_OUT:-build/examples-check}; rm -rf "$out"; mkdir -p "$out"
@@ -27,7 +28,8 @@ mandelbrot_bands --gpus 3: mandelbrot_bands.png=1024x1024
 multi_gpu_sum:
 multi_gpu_sum --gpus 3:
 nccl_allreduce:
-zero_copy_frames:'
+zero_copy_frames:
+ipc_producer_consumer:'
 # prints WIDTHxHEIGHT of a valid PNG, or why it is not one (exit 1)
 png_size() { python3 - "$1" <<'PY'
 import struct, sys, zlib
@@ -70,6 +72,9 @@ while IFS= read -r line; do
   if [ "$probe" = 0 ]; then # a GPU: the example must pass and draw its pictures
     if [ "$rc" = 2 ] && grep -q 'NCCL not found' "$out/$p.log"; then
       skipped=$((skipped + 1)); echo "skip $run: $(grep -m1 'NCCL not found' "$out/$p.log" | cut -c1-150)"; continue
+    fi
+    if [ "$rc" = 2 ] && grep -q 'no CUDA IPC on this platform' "$out/$p.log"; then
+      skipped=$((skipped + 1)); echo "skip $run: no CUDA IPC on this platform"; continue
     fi
     if [ "$rc" != 0 ]; then bad "$run: exit $rc"; sed 's/^/     /' "$out/$p.log" | tail -n 8; continue; fi
     why=""

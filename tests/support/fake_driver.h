@@ -42,6 +42,8 @@ typedef struct fake_obj { int kind; int live; void* mem; size_t bytes; int devic
 enum { FK_ALLOC = 1, FK_HOST, FK_REGISTERED, FK_STREAM, FK_EVENT, FK_MODULE, FK_FUNC, FK_CTX, FK_GRAPH,
        FK_EXEC, FK_GALLOC, FK_MANAGED };
 enum { FK_LINK = 64 }; /* a cuLinkCreate state (the linker: f_cuLinkCreate) */
+enum { FK_IPCMEM = 65 }; /* a cuIpcOpenMemHandle mapping (f_cuIpcOpenMemHandle) */
+typedef struct fake_ipc_map { unsigned long long ptr; } fake_ipc_map;
 
 typedef struct fake_func {
     int kind_tag; char name[64]; int nparams; size_t psize[16]; int fault;
@@ -50,7 +52,9 @@ typedef struct fake_func {
 } fake_func;
 enum { FAKE_MAX_FUNCS = 32 }; /* kernels a module may hold (the gallery module has 9) */
 typedef struct fake_module { int kind_tag; char* text; fake_func funcs[FAKE_MAX_FUNCS]; int nfuncs; } fake_module;
-typedef struct fake_event { int kind_tag; int recorded; double t; void* stream; long seq; } fake_event;
+/* flags: cuEventCreate's; imported_from: the exported event a cuIpcOpenEventHandle opened */
+typedef struct fake_event { int kind_tag; int recorded; double t; void* stream; long seq; unsigned flags;
+                            void* imported_from; } fake_event;
 
 typedef struct fake_config {
     int version;              /* cuDriverGetVersion; 0 -> 13000 */
@@ -85,6 +89,8 @@ typedef struct fake_config {
                                  processing cluster): 0 -> 16 x 2048; over it no cluster fits */
     int no_mempools;          /* CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED is 0 (the entry
                                  points of CUDA 11.2 are there from version 11020) */
+    int no_ipc;               /* CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING and _IPC_EVENT_SUPPORTED
+                                 are 0 (a platform without CUDA IPC) */
     int no_map_host;          /* CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY is 0 */
     int no_managed;           /* CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY is 0 (cuMemAllocManaged: 801) */
     int no_concurrent_managed; /* CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS is 0 (Windows,
@@ -410,7 +416,7 @@ static int fake_all_released(void) {
            fake_live_count(FK_EVENT) == 0 && fake_live_count(FK_MODULE) == 0 &&
            fake_live_count(FK_GRAPH) == 0 && fake_live_count(FK_EXEC) == 0 &&
            fake_live_count(FK_MANAGED) == 0 &&
-           fake_live_count(FK_LINK) == 0;
+           fake_live_count(FK_LINK) == 0 && fake_live_count(FK_IPCMEM) == 0;
 }
 
 /* The legacy stream and a blocking stream are ordered with each other (cuda.h: "the legacy
@@ -648,6 +654,7 @@ static fres f_cuDeviceGetAttribute(int* v, unsigned attr, int dev) {
     case 95: *v = !fake.cfg.no_cooperative; break;  /* cooperative launch */
     case 120: *v = (fake.cfg.cc_major ? fake.cfg.cc_major : 9) >= 9; break; /* cluster launch */
     case 115: *v = !fake.cfg.no_mempools; break; /* memory pools */
+    case 41: case 125: *v = !fake.cfg.no_ipc; break; /* unified addressing, IPC events */
     case 19: *v = !fake.cfg.no_map_host; break;  /* can map host memory */
     case 83: *v = !fake.cfg.no_managed; break;   /* managed memory */
     case 89: *v = !fake.cfg.no_concurrent_managed; break;
@@ -1202,9 +1209,10 @@ static fres f_cuLaunchHostFunc(void* s, void (*fn)(void*), void* user) {
 static fres f_cuEventCreate(void** e, unsigned flags) {
     fake_event* m;
     FAKE_ENTER("cuEventCreate"); FAKE_NEED_CTX("cuEventCreate");
-    (void)flags;
+    if ((flags & 4u) && !(flags & 2u)) return 1; /* INTERPROCESS needs DISABLE_TIMING */
     m = (fake_event*)calloc(1, sizeof *m);
     if (!m || !fake_track(FK_EVENT, m, sizeof *m)) { free(m); return 2; }
+    m->flags = flags;
     *e = m;
     return 0;
 }
@@ -1787,6 +1795,94 @@ static fres f_cuFuncGetParamInfo(void* f, size_t i, size_t* off, size_t* sz) {
     return 0;
 }
 
+/* CUDA IPC, played in one process: a handle carries the exported pointer (or event) behind a
+   tag; an open of a memory handle maps the very same memory (so writes through it show in
+   the export) and is tracked until its close (a cuMemFree of it instead frees the export,
+   whose own free then fails as a double free); an opened event is a new event that
+   remembers its export. What the fake cannot know (which process
+   opens) gpuk checks itself. */
+typedef struct fake_ipc_handle { char reserved[64]; } fake_ipc_handle;
+static const char fake_ipc_mem_tag[8] = "fakeMEM", fake_ipc_event_tag[8] = "fakeEVT";
+static long fake_ipc_opens, fake_ipc_closes, fake_ipc_event_opens;
+/* The live cuIpcOpenMemHandle mapping of p, or NULL. */
+static fake_ipc_map* fake_ipc_map_of(fdevptr p) {
+    int i;
+    fake_ipc_map* m = NULL;
+    pthread_mutex_lock(&fake.lock);
+    for (i = 0; i < fake.nobjs && !m; i++)
+        if (fake.objs[i].live && fake.objs[i].kind == FK_IPCMEM && ((fake_ipc_map*)fake.objs[i].mem)->ptr == p)
+            m = (fake_ipc_map*)fake.objs[i].mem;
+    pthread_mutex_unlock(&fake.lock);
+    return m;
+}
+static fres f_cuIpcGetMemHandle(fake_ipc_handle* h, fdevptr p) {
+    int i, found = 0;
+    size_t bytes = 0;
+    FAKE_ENTER("cuIpcGetMemHandle"); FAKE_NEED_CTX("cuIpcGetMemHandle");
+    pthread_mutex_lock(&fake.lock); /* the start of a live cuMemAlloc allocation, as the driver needs */
+    for (i = 0; i < fake.nobjs && !found; i++)
+        if (fake.objs[i].live && fake.objs[i].kind == FK_ALLOC && (fdevptr)(uintptr_t)fake.objs[i].mem == p) {
+            found = 1;
+            bytes = fake.objs[i].bytes;
+        }
+    pthread_mutex_unlock(&fake.lock);
+    if (!found) return 1;
+    memset(h, 0, sizeof *h);
+    memcpy(h->reserved, fake_ipc_mem_tag, 8);
+    memcpy(h->reserved + 8, &p, sizeof p);
+    memcpy(h->reserved + 16, &bytes, sizeof bytes);
+    return 0;
+}
+static fres f_cuIpcOpenMemHandle(fdevptr* out, fake_ipc_handle h, unsigned flags) {
+    fdevptr p;
+    size_t bytes;
+    fake_ipc_map* m;
+    FAKE_ENTER("cuIpcOpenMemHandle"); FAKE_NEED_CTX("cuIpcOpenMemHandle");
+    if (flags != 1u) return 1; /* CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS, as the driver requires */
+    if (memcmp(h.reserved, fake_ipc_mem_tag, 8) != 0) return 1;
+    memcpy(&p, h.reserved + 8, sizeof p);
+    memcpy(&bytes, h.reserved + 16, sizeof bytes);
+    if (!fake_dev_ok(p, bytes)) return 1; /* the export is gone */
+    if (!(m = (fake_ipc_map*)malloc(sizeof *m))) return 2;
+    m->ptr = p;
+    if (!fake_track(FK_IPCMEM, m, bytes)) { free(m); return 2; }
+    *out = p;
+    pthread_mutex_lock(&fake.lock); fake_ipc_opens++; pthread_mutex_unlock(&fake.lock);
+    return 0;
+}
+static fres f_cuIpcCloseMemHandle(fdevptr p) {
+    fake_ipc_map* m;
+    FAKE_ENTER("cuIpcCloseMemHandle"); FAKE_NEED_CTX("cuIpcCloseMemHandle");
+    if (!(m = fake_ipc_map_of(p))) { fake_protocol("close of memory not opened with cuIpcOpenMemHandle", "cuIpcCloseMemHandle"); return 1; }
+    fake_release(FK_IPCMEM, m, "cuIpcCloseMemHandle");
+    pthread_mutex_lock(&fake.lock); fake_ipc_closes++; pthread_mutex_unlock(&fake.lock);
+    return 0;
+}
+static fres f_cuIpcGetEventHandle(fake_ipc_handle* h, void* e) {
+    FAKE_ENTER("cuIpcGetEventHandle"); FAKE_NEED_CTX("cuIpcGetEventHandle");
+    if (!fake_is_live(FK_EVENT, e)) { fake_protocol("destroyed event", "cuIpcGetEventHandle"); return 400; }
+    if ((((fake_event*)e)->flags & 6u) != 6u) return 1; /* INTERPROCESS | DISABLE_TIMING */
+    memset(h, 0, sizeof *h);
+    memcpy(h->reserved, fake_ipc_event_tag, 8);
+    memcpy(h->reserved + 8, &e, sizeof e);
+    return 0;
+}
+static fres f_cuIpcOpenEventHandle(void** out, fake_ipc_handle h) {
+    void* from;
+    fake_event* m;
+    FAKE_ENTER("cuIpcOpenEventHandle"); FAKE_NEED_CTX("cuIpcOpenEventHandle");
+    if (memcmp(h.reserved, fake_ipc_event_tag, 8) != 0) return 1;
+    memcpy(&from, h.reserved + 8, sizeof from);
+    if (!fake_is_live(FK_EVENT, from)) return 400; /* the export is gone */
+    m = (fake_event*)calloc(1, sizeof *m);
+    if (!m || !fake_track(FK_EVENT, m, sizeof *m)) { free(m); return 2; }
+    m->flags = 6u;
+    m->imported_from = from;
+    *out = m;
+    pthread_mutex_lock(&fake.lock); fake_ipc_event_opens++; pthread_mutex_unlock(&fake.lock);
+    return 0;
+}
+
 typedef struct fake_entry { const char* name; void (*fn)(void); } fake_entry;
 #define FAKE_E(name) { #name, (void (*)(void))f_##name }
 static const fake_entry fake_entries[] = {
@@ -1810,6 +1906,8 @@ static const fake_entry fake_entries[] = {
     FAKE_E(cuGraphInstantiateWithFlags), FAKE_E(cuGraphDestroy), FAKE_E(cuGraphExecDestroy),
     FAKE_E(cuGraphLaunch), FAKE_E(cuGraphExecUpdate), FAKE_E(cuMemAllocAsync), FAKE_E(cuMemFreeAsync),
     FAKE_E(cuDeviceGetMemPool), FAKE_E(cuMemPoolSetAttribute), FAKE_E(cuMemPoolGetAttribute), FAKE_E(cuMemPoolTrimTo),
+    FAKE_E(cuIpcGetMemHandle), FAKE_E(cuIpcOpenMemHandle), FAKE_E(cuIpcCloseMemHandle), FAKE_E(cuIpcGetEventHandle),
+    FAKE_E(cuIpcOpenEventHandle),
     FAKE_E(cuMemHostGetDevicePointer), FAKE_E(cuMemAllocManaged), FAKE_E(cuMemPrefetchAsync), FAKE_E(cuMemAdvise),
     FAKE_E(cuLinkCreate), FAKE_E(cuLinkAddData), FAKE_E(cuLinkAddFile), FAKE_E(cuLinkComplete),
     FAKE_E(cuLinkDestroy),
@@ -1829,6 +1927,7 @@ static void* fake_get_proc(const char* symbol, int abi_version, void* user) {
          strcmp(symbol, "cuMemFreeAsync") == 0 || strcmp(symbol, "cuDeviceGetMemPool") == 0) &&
         fake.cfg.version < 11020)
         return NULL; /* memory pools came with CUDA 11.2 */
+    if (strcmp(symbol, "cuIpcOpenMemHandle") == 0 && fake.cfg.version < 11000) return NULL; /* its _v2 */
     for (i = 0; i < sizeof fake_entries / sizeof fake_entries[0]; i++)
         if (strcmp(fake_entries[i].name, symbol) == 0) {
             void* p;

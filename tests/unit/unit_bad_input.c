@@ -299,6 +299,28 @@ static void row_buffer_copy_peer_async(void) {
     BAD_NODRV(gpuk_buffer_copy_peer_async(A, str, buf, 0, B, buf, 0, 8), GPUK_ERR_INVALID_HANDLE);
     BAD_NODRV(gpuk_buffer_copy_peer_async(A, str, buf, SIZE_MAX - 4, B, buf_b, 0, 8), GPUK_ERR_OUT_OF_BOUNDS);
 }
+/* CUDA IPC: the handle checks, then what cannot be shared, all before the driver */
+static gpuk_ipc_handle ipc_out;
+#define EXPORT_BUF(h) gpuk_buffer_export(A, h, &ipc_out)
+static void row_buffer_export(void) {
+    BAD_NODRV(gpuk_buffer_export(NULL, buf, &ipc_out), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_buffer_export(A, buf, NULL), GPUK_ERR_INVALID_ARG);
+    BAD_HANDLES(EXPORT_BUF, zbuf, buf_stale, buf_b);
+    BAD_NODRV(EXPORT_BUF(abuf), GPUK_ERR_INVALID_ARG); /* the memory pool's */
+    CHECK_ERROR_MENTIONS("gpuk_buffer_create_async");
+}
+static void row_buffer_import(void) {
+    gpuk_buffer b;
+    gpuk_ipc_handle h;
+    memset(&h, 0, sizeof h);
+    BAD_NODRV(gpuk_buffer_import(A, NULL, &b), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_buffer_import(A, &h, NULL), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_buffer_import(NULL, &h, &b), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_buffer_import(A, &h, &b), GPUK_ERR_INVALID_ARG); /* no gpuk handle */
+    CHECK_OK(gpuk_buffer_export(A, buf, &h));
+    BAD_NODRV(gpuk_buffer_import(A, &h, &b), GPUK_ERR_INVALID_ARG); /* this process's export */
+    CHECK_ERROR_MENTIONS("exported by this process");
+}
 static void row_device_can_access_peer(void) {
     bool can;
     BAD_NODRV(gpuk_device_can_access_peer(0, 1, NULL), GPUK_ERR_INVALID_ARG);
@@ -489,6 +511,25 @@ static void row_event_create(void) {
 #define RECORD_EV(h) gpuk_event_record(A, zstr, h)
 #define SYNC_EV(h) gpuk_event_sync(A, h)
 static void row_event_destroy(void) { BAD_HANDLES(DESTROY_EV, zev, ev_stale, ev_b); }
+#define EXPORT_EV(h) gpuk_event_export(A, h, &ipc_out)
+static void row_event_export(void) {
+    BAD_NODRV(gpuk_event_export(NULL, ev, &ipc_out), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_event_export(A, ev, NULL), GPUK_ERR_INVALID_ARG);
+    BAD_HANDLES(EXPORT_EV, zev, ev_stale, ev_b);
+    BAD_NODRV(EXPORT_EV(ev), GPUK_ERR_INVALID_ARG); /* not created interprocess */
+    CHECK_ERROR_MENTIONS("interprocess");
+}
+static void row_event_import(void) {
+    gpuk_event e;
+    gpuk_ipc_handle h;
+    memset(&h, 0, sizeof h);
+    BAD_NODRV(gpuk_event_import(A, NULL, &e), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_event_import(A, &h, NULL), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_event_import(NULL, &h, &e), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_event_import(A, &h, &e), GPUK_ERR_INVALID_ARG); /* no gpuk handle */
+    CHECK_OK(gpuk_buffer_export(A, buf, &h));
+    BAD_NODRV(gpuk_event_import(A, &h, &e), GPUK_ERR_INVALID_ARG); /* a buffer's handle */
+}
 static void row_event_record(void) { BAD_HANDLES(RECORD_EV, zev, ev_stale, ev_b); BAD_NODRV(gpuk_event_record(A, str_b, ev), GPUK_ERR_INVALID_HANDLE); }
 static void row_event_sync(void) { BAD_HANDLES(SYNC_EV, zev, ev_stale, ev_b); }
 static void row_event_query(void) {
@@ -842,6 +883,7 @@ static const row rows[] = {
     ROW(buffer_write), ROW(buffer_read), ROW(buffer_copy), ROW(buffer_download), ROW(host_free),
     ROW(array2d_resolve), ROW(array_resolve), ROW(buffer_write_async), ROW(buffer_read_async),
     ROW(buffer_copy_async), ROW(buffer_copy_peer), ROW(buffer_copy_peer_async),
+    ROW(buffer_export), ROW(buffer_import), ROW(event_export), ROW(event_import),
     ROW(device_can_access_peer), ROW(ctx_enable_peer_access), ROW(buffer_memset), ROW(buffer_create_async),
     ROW(buffer_free_async), ROW(mempool_set_release_threshold), ROW(mempool_get_release_threshold),
     ROW(mempool_trim), ROW(pinned_create), ROW(pinned_destroy), ROW(pinned_ptr),

@@ -11,7 +11,7 @@ from .common import fail
 SOURCES = ["src/gpuk_api.h", "src/gpuk_platform.h", "src/gpuk_driver.h", "src/gpuk_result.h",
            "src/gpuk_loader.h", "src/gpuk_device.h", "src/gpuk_handle.h", "src/gpuk_ctx.h",
            "src/gpuk_staging.h", "src/gpuk_mempool.h", "src/gpuk_memory.h", "src/gpuk_hostmem.h",
-           "src/gpuk_stream.h",
+           "src/gpuk_stream.h", "src/gpuk_ipc.h",
            "src/gpuk_module.h", "src/gpuk_nvrtc.h", "src/gpuk_link.h",
            "src/gpuk_launch.h", "src/gpuk_graph.h",
            "src/gpuk_inflate.h", "src/gpuk_builtin.h", "src/gpuk_custom.h",
