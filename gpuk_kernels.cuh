@@ -328,7 +328,22 @@ template <typename T, bool MIN> struct fold_arg {
         return b_wins ? b : a;
     }
     GPUK_DEV out done(acc a) { return a.i == ~0ull ? 0ull : a.i; }
+    /* join(a, take(x, _, i)) where i is past every index in a (a thread's own elements, in
+       order): a tie keeps a, and only the first number replaces "none yet" */
+    GPUK_DEV acc step(acc a, T x, T, u64 i) {
+        const bool wins = (MIN ? x < a.v : x > a.v) || (a.i == ~0ull && x == x);
+        if (wins) {
+            a.v = x;
+            a.i = i;
+        }
+        return a;
+    }
 };
+/* join(a, take(x, y, i)); fold_arg has a cheaper form for elements in order */
+template <typename F, typename T>
+GPUK_DEV typename F::acc fold_step(F f, typename F::acc a, T x, u64 i) { return f.join(a, f.take(x, T(), i)); }
+template <typename T, bool MIN>
+GPUK_DEV argval<T> fold_step(fold_arg<T, MIN> f, argval<T> a, T x, u64 i) { return f.step(a, x, T(), i); }
 
 template <typename F>
 GPUK_DEV typename F::acc block_fold(F f, typename F::acc v, typename F::acc* smem) {
@@ -495,15 +510,15 @@ GPUK_DEV void reduce_rows(F f, typename F::out* out, const T* in, u64 rows, u64 
                     u64 head = (16u - ((u64)row & 15u)) % 16u / sizeof(T);
                     if (head > cols) head = cols;
                     const u64 packs = (cols - head) / V, tail = head + packs * V;
-                    if (lane < head) acc[u] = f.take(row[lane], T(), lane);
+                    if (lane < head) acc[u] = fold_step(f, acc[u], row[lane], lane);
                     if (lane < packs) {
                         const pack16<T> x = ((const pack16<T>*)(row + head))[lane];
 #pragma unroll
                         for (u32 k = 0; k < V; k++)
-                            acc[u] = f.join(acc[u], f.take(x.v[k], T(), head + lane * V + k));
+                            acc[u] = fold_step(f, acc[u], x.v[k], head + lane * V + k);
                     }
                     if (tail + lane < cols)
-                        acc[u] = f.join(acc[u], f.take(row[tail + lane], T(), tail + lane));
+                        acc[u] = fold_step(f, acc[u], row[tail + lane], tail + lane);
                 }
             }
 #pragma unroll
@@ -525,16 +540,16 @@ GPUK_DEV void reduce_rows(F f, typename F::out* out, const T* in, u64 rows, u64 
             const T* row = in + r * ld;
             u64 head = (16u - ((u64)(row + c0) & 15u)) % 16u / sizeof(T);
             if (head > c1 - c0) head = c1 - c0;
-            for (u64 c = c0 + lane; c < c0 + head; c += g) acc = f.join(acc, f.take(row[c], T(), c));
+            for (u64 c = c0 + lane; c < c0 + head; c += g) acc = fold_step(f, acc, row[c], c);
             const u64 a0 = c0 + head, packs = (c1 - a0) / V;
             const pack16<T>* p = (const pack16<T>*)(row + a0);
 #pragma unroll 4
             for (u64 q = lane; q < packs; q += g) {
                 const pack16<T> x = p[q];
 #pragma unroll
-                for (u32 k = 0; k < V; k++) acc = f.join(acc, f.take(x.v[k], T(), a0 + q * V + k));
+                for (u32 k = 0; k < V; k++) acc = fold_step(f, acc, x.v[k], a0 + q * V + k);
             }
-            for (u64 c = a0 + packs * V + lane; c < c1; c += g) acc = f.join(acc, f.take(row[c], T(), c));
+            for (u64 c = a0 + packs * V + lane; c < c1; c += g) acc = fold_step(f, acc, row[c], c);
         }
         acc = group_fold(f, acc, g, mask);
         if (!active) continue;
@@ -600,7 +615,7 @@ GPUK_DEV void reduce_cols(F f, typename F::out* out, const T* in, u64 rows, u64 
             for (u64 r = r0 + cy; r < r1; r += ty) {
                 const pack16<T> x = *(const pack16<T>*)(in + r * ld + c);
 #pragma unroll
-                for (u32 k = 0; k < V; k++) acc[k] = f.join(acc[k], f.take(x.v[k], T(), r));
+                for (u32 k = 0; k < V; k++) acc[k] = fold_step(f, acc[k], x.v[k], r);
             }
 #pragma unroll
         for (u32 k = 0; k < V; k++) fold[k][t] = acc[k];
@@ -608,7 +623,7 @@ GPUK_DEV void reduce_cols(F f, typename F::out* out, const T* in, u64 rows, u64 
         A acc = f.init();
         if (c < cols)
 #pragma unroll 4
-            for (u64 r = r0 + cy; r < r1; r += ty) acc = f.join(acc, f.take(in[r * ld + c], T(), r));
+            for (u64 r = r0 + cy; r < r1; r += ty) acc = fold_step(f, acc, in[r * ld + c], r);
         fold[0][t] = acc;
     }
     fold_rows_of_threads<F, A, V>(f, fold, v, tx);
