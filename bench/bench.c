@@ -519,9 +519,9 @@ int main(void) {
     printf("%-44s %9.1f GB/s %7.1f GB/s %8.3f %s\n", "pinned 256 MiB host->device", raw_h2d, bw_h2d, ratio_h2d, ">= 0.97");
     printf("%-44s %9.1f GB/s %7.1f GB/s %8.3f %s\n", "pinned 256 MiB device->host", raw_d2h, bw_d2h, ratio_d2h, ">= 0.97");
     printf("%-44s %9.1f GB/s %7.1f GB/s %8.3f %s\n", "256 MiB device->device (read+write)", raw_d2d, bw_d2d, ratio_d2d, ">= 0.97");
-    printf("%-44s %9.1f GB/s %7.1f GB/s %8.3f %s (%.2f of pinned, goal >= 0.6)\n", "pageable 256 MiB host->device, staged",
+    printf("%-44s %9.1f GB/s %7.1f GB/s %8.3f %s (%.2f of pinned, goal >= 0.70)\n", "pageable 256 MiB host->device, staged",
            pg_raw_h2d, pg_h2d, pg_h2d / pg_raw_h2d, ">= 2.0", pg_h2d / pg_pin_h2d);
-    printf("%-44s %9.1f GB/s %7.1f GB/s %8.3f %s (%.2f of pinned, goal >= 0.6)\n", "pageable 256 MiB device->host, staged",
+    printf("%-44s %9.1f GB/s %7.1f GB/s %8.3f %s (%.2f of pinned, goal >= 0.70)\n", "pageable 256 MiB device->host, staged",
            pg_raw_d2h, pg_d2h, pg_d2h / pg_raw_d2h, ">= 2.0", pg_d2h / pg_pin_d2h);
     if (have_graphs)
         printf("%-44s %9.3f us %9.3f us %8.3f %s\n", "64-kernel chain, per kernel: stream | graph", chain_stream_us,
@@ -540,11 +540,11 @@ int main(void) {
     bench_csv_row("pinned host->device", "256 MiB", bytes / bw_h2d / 1e6, bw_h2d, "GB/s", ratio_h2d, 0.97);
     bench_csv_row("pinned device->host", "256 MiB", bytes / bw_d2h / 1e6, bw_d2h, "GB/s", ratio_d2h, 0.97);
     bench_csv_row("device->device", "256 MiB", 2.0 * bytes / bw_d2d / 1e6, bw_d2d, "GB/s read+write", ratio_d2d, 0.97);
-    /* pageable rows: the ratio to pinned (goal: 0.6 of pinned); raw pageable is in the text */
+    /* pageable rows: the ratio to pinned (goal: 0.70 of pinned); raw pageable is in the text */
     bench_csv_row("pageable host->device, staged, to pinned", "256 MiB", bytes / pg_h2d / 1e6, pg_h2d, "GB/s",
-                  pg_h2d / pg_pin_h2d, 0.6);
+                  pg_h2d / pg_pin_h2d, 0.70);
     bench_csv_row("pageable device->host, staged, to pinned", "256 MiB", bytes / pg_d2h / 1e6, pg_d2h, "GB/s",
-                  pg_d2h / pg_pin_d2h, 0.6);
+                  pg_d2h / pg_pin_d2h, 0.70);
     /* the chain: ratio stream time / graph time, so that higher is better like the other rows
        (goal: graph <= 0.6 x stream) */
     if (have_graphs)
