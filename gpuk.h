@@ -149,7 +149,6 @@ MEMORY
    page faults unless prefetched (gpuk_buffer_prefetch) before its use. gpuk_device_info says
    what the device can: can_map_host_memory, managed_memory, concurrent_managed_access,
    pageable_memory_access.
-
    Sharing with other processes on the same machine (CUDA IPC, Linux): gpuk_buffer_export
    and gpuk_event_export fill a gpuk_ipc_handle, GPUK_IPC_HANDLE_BYTES plain bytes with no
    pointer in them, which the program sends as they are (write(fd, &h, sizeof h)) through a
@@ -166,6 +165,7 @@ MEMORY
    machines use MPI or NCCL. Where the platform has no CUDA IPC (Windows under WDDM, some
    Jetson boards) the calls return GPUK_ERR_UNSUPPORTED or the driver's
    CUDA_ERROR_NOT_SUPPORTED (801), said in the text.
+
 HANDLES
    Buffers, pinned blocks, streams, events, modules, kernels and graphs are 32-bit handles
    owned by one ctx. {0} never names a live object (a zero stream, GPUK_DEFAULT_STREAM, means the ctx's
@@ -306,6 +306,11 @@ KERNELS
    not created in one returns GPUK_ERR_CAPTURING and leaves the capture intact (a graph frees
    only its own allocations). Graph allocations come from the driver's graph memory, not the
    pool: the release threshold does not apply to them.
+   Graphs that loop on the GPU (conditional nodes, driver >= 12.4; IF alone 12.3):
+   gpuk_graph_begin_while (or _if), the head's work, gpuk_graph_begin_body, the body's work,
+   gpuk_graph_end_capture make one graph whose launch repeats the body until a kernel in it
+   clears the condition (cudaGraphSetConditional): for work that decides on the GPU when to
+   stop (a solver run to a tolerance) without a read back and a launch per step.
    Extended launch (cuLaunchKernelEx, driver >= 11.8, GPUK_FEATURE_LAUNCH_EX):
    gpuk_launch_desc.cluster (thread-block clusters, sm_90+, distributed shared memory),
    .cooperative (every block resident at once, for a grid-wide sync: the grid is checked
@@ -1151,6 +1156,30 @@ GPUK_API gpuk_result gpuk_graph_update(gpuk_ctx* ctx, gpuk_stream stream, gpuk_g
    of the same graph is queued: launches of one graph run one after the other). */
 GPUK_API gpuk_result gpuk_graph_launch(gpuk_ctx* ctx, gpuk_stream stream, gpuk_graph graph);
 GPUK_API gpuk_result gpuk_graph_destroy(gpuk_ctx* ctx, gpuk_graph graph);
+/* Graphs that loop or branch on the GPU (conditional nodes): one launch runs a body while (or
+   if) a value that kernels set on the GPU is non-zero, with no host round trip per step.
+   begin_while / begin_if start a capture of stream (thread-local mode) into a new graph and
+   give the node's condition handle in *out_cond: pass it to a kernel as an unsigned long long,
+   which calls cudaGraphSetConditional(cond, value) (declared extern "C" __device__ void
+   cudaGraphSetConditional(unsigned long long, unsigned int); the driver supplies it, nothing
+   is linked; examples/19_heat_until_converged.c). What is queued on stream next is the head,
+   work before the node that may set the value (or nothing); gpuk_graph_begin_body starts the
+   body, and gpuk_graph_end_capture ends the whole into an ordinary gpuk_graph. Each launch
+   starts with the value at initial_value. A WHILE node checks it on arrival and after each
+   run of the body, and runs the body again while it is non-zero (a body's kernel clears it to
+   stop); an IF node runs the body once where it is non-zero after the head. A body holds
+   kernels, copies and memsets only (no host functions, event records, stream-ordered
+   allocations or syncs: the end returns 901); load the built-ins it uses and reserve their
+   scratch before (see KERNELS). GPUK_ERR_DRIVER_TOO_OLD below CUDA 12.3 (IF) or 12.4 (WHILE);
+   a stream already being captured is refused (conditional nodes do not nest here); at most 4
+   conditional captures are open at once per ctx (GPUK_ERR_POOL_FULL). */
+GPUK_API gpuk_result gpuk_graph_begin_while(gpuk_ctx* ctx, gpuk_stream stream,
+                                            uint32_t initial_value, uint64_t* out_cond);
+GPUK_API gpuk_result gpuk_graph_begin_if(gpuk_ctx* ctx, gpuk_stream stream,
+                                         uint32_t initial_value, uint64_t* out_cond);
+/* Ends the head of stream's conditional capture: the node follows its work, and what is
+   queued on stream from here until gpuk_graph_end_capture is the body. */
+GPUK_API gpuk_result gpuk_graph_begin_body(gpuk_ctx* ctx, gpuk_stream stream);
 
 // --- built-in kernels (left out by GPUK_NO_KERNELS) ---
 /* The library in gpuk_kernels.cuh, shipped below as PTX. Each call checks its arguments, loads
@@ -1894,6 +1923,26 @@ typedef struct CUgraph_st* gpuk__cu_graph;
 typedef struct CUgraphExec_st* gpuk__cu_graph_exec;
 typedef struct CUgraphNode_st* gpuk__cu_graph_node;
 typedef struct CUlinkState_st* gpuk__cu_link_state;
+struct CUgraphNodeParams_st;
+struct CUgraphEdgeData_st;
+/* cuGraphAddNode's CUgraphNodeParams holding a CUDA_CONDITIONAL_NODE_PARAMS, laid out as cuda.h
+   does (256 bytes; tests/compile/driver_sigs.c compares). gpuk's own tag, as for the launch
+   config: the call casts. */
+typedef struct gpuk__cu_cond_node_params {
+    unsigned int type; /* CU_GRAPH_NODE_TYPE_CONDITIONAL */
+    int reserved0[3];
+    union {
+        long long reserved1[29];
+        struct {
+            uint64_t handle;
+            unsigned int type; /* CU_GRAPH_COND_TYPE_* */
+            unsigned int size; /* bodies: 1 */
+            gpuk__cu_graph* out_bodies;
+            gpuk__cu_context ctx;
+        } cond;
+    } u;
+    long long reserved2;
+} gpuk__cu_cond_node_params;
 /* cuLaunchKernelEx's CUlaunchConfig and CUlaunchAttribute, laid out as cuda.h does (the attribute
    value is a 64-byte union holding pointers; tests/compile/driver_sigs.c compares sizes and
    offsets). gpuk's own tags: cuda.h's CUlaunchConfig_st stays opaque here, so a program may include
@@ -2121,6 +2170,21 @@ typedef struct gpuk__lib_feature {
     X(cuGraphExecUpdate, 10020, "cuGraphExecUpdate", 0, \
       (gpuk__cu_graph_exec exec, gpuk__cu_graph graph, gpuk__cu_graph_node* out_error_node, \
        unsigned int* out_result)) \
+    /* conditional graph nodes (src/gpuk_graph.h): a graph built around a node whose body \
+       is captured; the handle is a cuuint64_t */ \
+    X(cuGraphCreate, 10000, "cuGraphCreate", 0, (gpuk__cu_graph* out_graph, unsigned int flags)) \
+    X(cuGraphConditionalHandleCreate, 12030, "cuGraphConditionalHandleCreate", 0, \
+      (uint64_t* out_handle, gpuk__cu_graph graph, gpuk__cu_context ctx, \
+       unsigned int default_value, unsigned int flags)) \
+    X(cuGraphAddNode, 12020, "cuGraphAddNode", 0, \
+      (gpuk__cu_graph_node* out_node, gpuk__cu_graph graph, const gpuk__cu_graph_node* deps, \
+       size_t num_deps, struct CUgraphNodeParams_st* params)) \
+    X(cuStreamBeginCaptureToGraph, 12030, "cuStreamBeginCaptureToGraph", 0, \
+      (gpuk__cu_stream stream, gpuk__cu_graph graph, const gpuk__cu_graph_node* deps, \
+       const struct CUgraphEdgeData_st* edge_data, size_t num_deps, unsigned int mode)) \
+    X(cuStreamGetCaptureInfo, 11030, "cuStreamGetCaptureInfo_v2", 0, \
+      (gpuk__cu_stream stream, unsigned int* out_status, uint64_t* out_id, \
+       gpuk__cu_graph* out_graph, const gpuk__cu_graph_node** out_deps, size_t* out_num_deps)) \
     X(cuTensorMapEncodeTiled, 12000, "cuTensorMapEncodeTiled", 0, \
       (struct CUtensorMap_st* out_map, unsigned int data_type, uint32_t rank, void* address, \
        const uint64_t* dims, const uint64_t* strides, const uint32_t* box, \
@@ -2251,6 +2315,10 @@ enum {
     GPUK__CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1,
     GPUK__CU_STREAM_CAPTURE_MODE_RELAXED = 2,
     GPUK__CU_STREAM_CAPTURE_STATUS_NONE = 0,
+    GPUK__CU_GRAPH_NODE_TYPE_CONDITIONAL = 13,
+    GPUK__CU_GRAPH_COND_ASSIGN_DEFAULT = 1,
+    GPUK__CU_GRAPH_COND_TYPE_IF = 0,
+    GPUK__CU_GRAPH_COND_TYPE_WHILE = 1,
     GPUK__CU_LIMIT_STACK_SIZE = 0,
     GPUK__CU_LIMIT_PRINTF_FIFO_SIZE = 1,
     GPUK__CU_LIMIT_MALLOC_HEAP_SIZE = 2,
@@ -3744,6 +3812,16 @@ typedef struct gpuk__staging {
    the ctx). */
 static void gpuk__crew_stop(gpuk__crew* cr);
 
+/* A conditional graph being captured on a stream (src/gpuk_graph.h): the whole graph (head,
+   conditional node, body), the node's handle and type, and which part the capture is in. */
+typedef struct gpuk__cond_capture {
+    gpuk__cu_stream stream; /* NULL: a free entry */
+    gpuk__cu_graph graph;
+    uint64_t handle;
+    unsigned int type;      /* GPUK__CU_GRAPH_COND_TYPE_* */
+    int in_body;
+} gpuk__cond_capture;
+
 struct gpuk_ctx {
     gpuk__cu_context cu;
     gpuk__cu_device dev;
@@ -3761,6 +3839,8 @@ struct gpuk_ctx {
     gpuk__cu_graph graph_orphans[4]; /* captured graphs whose cuGraphDestroy failed (under lock):
                                         tried again by the ctx destroy */
     uint32_t graph_orphan_count;
+    gpuk__cond_capture conds[4];    /* conditional graphs being captured (src/gpuk_graph.h,
+                                       under lock) */
     int mempools;                   /* atomic: GPUK__MEMPOOLS_* (src/gpuk_mempool.h) */
     const char* last_launch;        /* atomic: what the ctx launched last (gpuk__launch_note);
                                        NULL before its first launch */
@@ -4212,6 +4292,13 @@ static void gpuk__ctx_release_own(const char* fn, gpuk_ctx* ctx, gpuk_result* fi
                              ctx->graph_orphans[ctx->graph_orphan_count - 1]));
         if (cr) break;
         ctx->graph_orphan_count--;
+    }
+    /* conditional graphs whose capture never ended (src/gpuk_graph.h) */
+    for (i = 0; i < 4 && !GPUK__ATOMIC_LOAD(&gpuk__g.broken); i++) {
+        if (!ctx->conds[i].stream) continue;
+        gpuk__keep_first(fn, first, "cuGraphDestroy",
+                         cr = GPUK__DRV.cuGraphDestroy(ctx->conds[i].graph));
+        if (!cr) memset(&ctx->conds[i], 0, sizeof ctx->conds[i]);
     }
     evs[0] = &ctx->staging.ev[0];
     evs[1] = &ctx->staging.ev[1];
@@ -8639,6 +8726,245 @@ static void gpuk__graph_drop(const char* fn, gpuk_ctx* ctx, gpuk__cu_graph graph
                      "driver");
 }
 
+/* ---- conditional graphs: a node that runs its body while (or if) a value set on the GPU
+   is non-zero ----
+   A conditional capture builds one graph in two parts, each captured from the stream with
+   cuStreamBeginCaptureToGraph: the head (work before the node, which may set the value) into
+   the graph itself, then the body into the graph the node owns. The ctx keeps, per capturing
+   stream, the graph and which part is being captured (ctx->conds): the end call finishes the
+   whole, so gpuk_graph_end_capture ends either kind of capture. */
+#define GPUK__COND_ROWS(X) \
+    X(cuGraphCreate) X(cuGraphConditionalHandleCreate) X(cuGraphAddNode) \
+    X(cuStreamBeginCaptureToGraph) X(cuStreamGetCaptureInfo)
+
+/* The rows and the driver's version: IF nodes came with CUDA 12.3, WHILE nodes work from
+   12.4. */
+static gpuk_result gpuk__cond_ready(const char* fn, unsigned int type) {
+    const int need = type == GPUK__CU_GRAPH_COND_TYPE_WHILE ? 12040 : 12030;
+    const char* const what = type == GPUK__CU_GRAPH_COND_TYPE_WHILE ? "WHILE" : "IF";
+#define GPUK__X_COND_ROW(name) \
+    if (!GPUK__DRV.name) \
+        return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, \
+                          "conditional graph nodes need a driver for CUDA 12.3 or newer; this " \
+                          "one (%d.%d) lacks " #name, gpuk__g.driver_version / 1000, \
+                          gpuk__g.driver_version % 1000 / 10);
+    GPUK__COND_ROWS(GPUK__X_COND_ROW)
+#undef GPUK__X_COND_ROW
+    if (gpuk__g.driver_version < need)
+        return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, "%s graph nodes need a driver for CUDA "
+                          "%d.%d or newer; this one is %d.%d", what, need / 1000,
+                          need % 1000 / 10, gpuk__g.driver_version / 1000,
+                          gpuk__g.driver_version % 1000 / 10);
+    return GPUK_OK;
+}
+
+/* ctx's entry for the capture on cs (under lock), or NULL. */
+static gpuk__cond_capture* gpuk__cond_find(gpuk_ctx* ctx, gpuk__cu_stream cs) {
+    int i;
+    for (i = 0; i < 4; i++)
+        if (ctx->conds[i].stream && ctx->conds[i].stream == cs) return &ctx->conds[i];
+    return NULL;
+}
+
+/* Takes cs's entry out of ctx: *out holds it (stream NULL when there was none). */
+static void gpuk__cond_take(gpuk_ctx* ctx, gpuk__cu_stream cs, gpuk__cond_capture* out) {
+    gpuk__cond_capture* e;
+    gpuk__mutex_lock(&ctx->lock);
+    memset(out, 0, sizeof *out);
+    if ((e = gpuk__cond_find(ctx, cs)) != NULL) {
+        *out = *e;
+        memset(e, 0, sizeof *e);
+    }
+    gpuk__mutex_unlock(&ctx->lock);
+}
+
+/* A failure in the middle of a conditional capture: the stream's capture, where one is still
+   open, is ended (its error is of no interest: the call's own is the one to report) and the
+   graph dropped, so the stream is usable again and never captures into a destroyed graph. */
+static gpuk_result gpuk__cond_abandon(const char* fn, gpuk_ctx* ctx, gpuk__cu_stream cs,
+                                      gpuk__cu_graph graph, gpuk_result r) {
+    gpuk__cu_graph ended = NULL;
+    unsigned int status = 0;
+    if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken) && !GPUK__DRV.cuStreamIsCapturing(cs, &status) &&
+        status != GPUK__CU_STREAM_CAPTURE_STATUS_NONE)
+        (void)GPUK__DRV.cuStreamEndCapture(cs, &ended);
+    gpuk__graph_drop(fn, ctx, graph);
+    return r;
+}
+
+static gpuk_result gpuk__cond_begin(const char* fn, gpuk_ctx* ctx, gpuk_stream stream,
+                                    unsigned int type, uint32_t initial_value,
+                                    uint64_t* out_cond) {
+    gpuk__cond_capture e;
+    gpuk__cond_capture* slot;
+    gpuk__cu_stream cs;
+    gpuk__cu_result cr;
+    gpuk_result r;
+    int capturing = 0, i, full = 1;
+    if (!out_cond) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_cond is NULL");
+    *out_cond = 0;
+    if ((r = gpuk__capture_head(fn, ctx, stream, &cs, &capturing)) != GPUK_OK) return r;
+    if ((r = gpuk__cond_ready(fn, type)) != GPUK_OK) return r;
+    if (capturing)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "the stream is already being captured: a conditional graph is made by "
+                          "a capture of its own (end the other one first; gpuk does not nest "
+                          "conditional nodes)");
+    gpuk__mutex_lock(&ctx->lock);
+    for (i = 0; i < 4; i++) full &= ctx->conds[i].stream != NULL;
+    gpuk__mutex_unlock(&ctx->lock);
+    if (full)
+        return gpuk__fail(fn, GPUK_ERR_POOL_FULL, "4 conditional captures are open on this ctx "
+                          "already (end one with gpuk_graph_end_capture)");
+    memset(&e, 0, sizeof e);
+    e.stream = cs;
+    e.type = type;
+    if ((cr = GPUK__DRV.cuGraphCreate(&e.graph, 0)) != 0)
+        return gpuk__fail_cu(fn, "cuGraphCreate", cr, NULL);
+    /* the default is set again at each launch: every run starts from initial_value */
+    if ((cr = GPUK__DRV.cuGraphConditionalHandleCreate(&e.handle, e.graph, ctx->cu,
+                                                       initial_value,
+                                                       GPUK__CU_GRAPH_COND_ASSIGN_DEFAULT)) != 0)
+        return gpuk__cond_abandon(fn, ctx, cs, e.graph,
+                                  gpuk__fail_cu(fn, "cuGraphConditionalHandleCreate", cr, NULL));
+    if ((cr = GPUK__DRV.cuStreamBeginCaptureToGraph(cs, e.graph, NULL, NULL, 0,
+                                                    GPUK__CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)))
+        return gpuk__cond_abandon(fn, ctx, cs, e.graph,
+                                  gpuk__fail_cu(fn, "cuStreamBeginCaptureToGraph", cr, NULL));
+    gpuk__mutex_lock(&ctx->lock);
+    slot = NULL;
+    for (i = 0; i < 4 && !slot; i++)
+        if (!ctx->conds[i].stream) slot = &ctx->conds[i];
+    if (slot) *slot = e;
+    gpuk__mutex_unlock(&ctx->lock);
+    if (!slot) /* another thread took the last entry meanwhile */
+        return gpuk__cond_abandon(fn, ctx, cs, e.graph,
+                                  gpuk__fail(fn, GPUK_ERR_POOL_FULL, "4 conditional captures "
+                                             "are open on this ctx already"));
+    *out_cond = e.handle;
+    return GPUK_OK;
+}
+
+GPUK__IMPL gpuk_result gpuk_graph_begin_while(gpuk_ctx* ctx, gpuk_stream stream,
+                                              uint32_t initial_value, uint64_t* out_cond) {
+    return gpuk__cond_begin(__func__, ctx, stream, GPUK__CU_GRAPH_COND_TYPE_WHILE,
+                            initial_value, out_cond);
+}
+
+GPUK__IMPL gpuk_result gpuk_graph_begin_if(gpuk_ctx* ctx, gpuk_stream stream,
+                                           uint32_t initial_value, uint64_t* out_cond) {
+    return gpuk__cond_begin(__func__, ctx, stream, GPUK__CU_GRAPH_COND_TYPE_IF, initial_value,
+                            out_cond);
+}
+
+GPUK__IMPL gpuk_result gpuk_graph_begin_body(gpuk_ctx* ctx, gpuk_stream stream) {
+    const char* const fn = __func__;
+    enum { MAX_DEPS = 16 };
+    gpuk__cu_graph_node deps[MAX_DEPS], node = NULL;
+    const gpuk__cu_graph_node* got = NULL;
+    gpuk__cu_cond_node_params p;
+    gpuk__cond_capture e;
+    gpuk__cond_capture* live;
+    gpuk__cu_graph captured = NULL, cg = NULL, body = NULL;
+    gpuk__cu_stream cs;
+    gpuk__cu_result cr;
+    gpuk_result r;
+    unsigned int status = 0;
+    uint64_t id = 0;
+    size_t n = 0, i;
+    int capturing = 0, state = 0;
+    memset(&e, 0, sizeof e);
+    if ((r = gpuk__capture_head(fn, ctx, stream, &cs, &capturing)) != GPUK_OK) return r;
+    gpuk__mutex_lock(&ctx->lock);
+    if ((live = gpuk__cond_find(ctx, cs)) != NULL) {
+        e = *live;
+        state = capturing ? (live->in_body ? 2 : 1) : 0;
+    }
+    gpuk__mutex_unlock(&ctx->lock);
+    if (state != 1)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, state == 2 ?
+                          "the stream's conditional capture is in its body already" :
+                          "the stream is not in a conditional capture's head "
+                          "(gpuk_graph_begin_while or gpuk_graph_begin_if first)");
+    /* the head's last work is what the node follows; the array lives until the next call */
+    cr = GPUK__DRV.cuStreamGetCaptureInfo(cs, &status, &id, &cg, &got, &n);
+    if (!cr && n > MAX_DEPS) {
+        gpuk__cond_take(ctx, cs, &e);
+        return gpuk__cond_abandon(fn, ctx, cs, e.graph, gpuk__fail(
+            fn, GPUK_ERR_INVALID_ARG, "the head ends in %u unjoined branches (at most %d: "
+            "join the streams first); the capture has ended", (unsigned)n, (int)MAX_DEPS));
+    }
+    for (i = 0; !cr && i < n; i++) deps[i] = got[i];
+    if (cr || status != GPUK__CU_STREAM_CAPTURE_ACTIVE) {
+        gpuk__cond_take(ctx, cs, &e);
+        return gpuk__cond_abandon(fn, ctx, cs, e.graph, cr ?
+            gpuk__fail_cu(fn, "cuStreamGetCaptureInfo", cr, NULL) :
+            gpuk__fail_cu(fn, "cuStreamGetCaptureInfo", 901, "the head's capture was "
+                          "invalidated by a call it cannot hold; the capture has ended"));
+    }
+    if ((cr = GPUK__DRV.cuStreamEndCapture(cs, &captured)) != 0) {
+        gpuk__cond_take(ctx, cs, &e);
+        return gpuk__cond_abandon(fn, ctx, cs, e.graph,
+                                  gpuk__fail_cu(fn, "cuStreamEndCapture", cr, NULL));
+    }
+    memset(&p, 0, sizeof p);
+    p.type = GPUK__CU_GRAPH_NODE_TYPE_CONDITIONAL;
+    p.u.cond.handle = e.handle;
+    p.u.cond.type = e.type;
+    p.u.cond.size = 1;
+    p.u.cond.out_bodies = &body;
+    p.u.cond.ctx = ctx->cu;
+    cr = GPUK__DRV.cuGraphAddNode(&node, e.graph, n ? deps : NULL, n,
+                                  (struct CUgraphNodeParams_st*)(void*)&p);
+    if (!cr)
+        cr = GPUK__DRV.cuStreamBeginCaptureToGraph(cs, body, NULL, NULL, 0,
+                                                   GPUK__CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+    if (cr) {
+        gpuk__cond_take(ctx, cs, &e);
+        return gpuk__cond_abandon(fn, ctx, cs, e.graph,
+                                  gpuk__fail_cu(fn, node ? "cuStreamBeginCaptureToGraph" :
+                                                "cuGraphAddNode", cr, NULL));
+    }
+    gpuk__mutex_lock(&ctx->lock);
+    if ((live = gpuk__cond_find(ctx, cs)) != NULL) live->in_body = 1;
+    gpuk__mutex_unlock(&ctx->lock);
+    return GPUK_OK;
+}
+
+/* The end of a conditional capture on cs (0 when cs has none: an ordinary capture): the whole
+   graph in *out_graph, or its failure in *out_r with the graph dropped. A head not yet
+   followed by gpuk_graph_begin_body is refused and stays open. */
+static int gpuk__cond_end(const char* fn, gpuk_ctx* ctx, gpuk__cu_stream cs,
+                          gpuk__cu_graph* out_graph, gpuk_result* out_r) {
+    gpuk__cond_capture e;
+    gpuk__cond_capture* live;
+    gpuk__cu_graph body = NULL;
+    gpuk__cu_result cr;
+    gpuk_result r;
+    int in_body = -1;
+    gpuk__mutex_lock(&ctx->lock);
+    if ((live = gpuk__cond_find(ctx, cs)) != NULL) in_body = live->in_body;
+    gpuk__mutex_unlock(&ctx->lock);
+    if (in_body < 0) return 0;
+    if (!in_body) {
+        *out_r = gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "the conditional capture is in its head: "
+                            "gpuk_graph_begin_body starts the node's body, then end");
+        return 1;
+    }
+    gpuk__cond_take(ctx, cs, &e);
+    if ((cr = GPUK__DRV.cuStreamEndCapture(cs, &body)) != 0) {
+        r = gpuk__fail_cu(fn, "cuStreamEndCapture", cr, cr != 901 ? NULL :
+                          "the body's capture was invalidated: a body holds kernels, copies "
+                          "and memsets only (no host functions, event records or "
+                          "allocations), and no sync; it has ended");
+        *out_r = gpuk__cond_abandon(fn, ctx, cs, e.graph, r);
+        return 1;
+    }
+    *out_graph = e.graph; /* the body belongs to its node */
+    *out_r = GPUK_OK;
+    return 1;
+}
+
 /* Ends the capture on cs: the graph it recorded, or a failure (the stream is out of capture
    mode either way once the driver was asked). */
 static gpuk_result gpuk__capture_end(const char* fn, gpuk_ctx* ctx, gpuk_stream stream,
@@ -8652,6 +8978,7 @@ static gpuk_result gpuk__capture_end(const char* fn, gpuk_ctx* ctx, gpuk_stream 
     if (!capturing)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "the stream is not being captured "
                           "(gpuk_graph_begin_capture first)");
+    if (gpuk__cond_end(fn, ctx, cs, out_graph, &r)) return r;
     if ((cr = GPUK__DRV.cuStreamEndCapture(cs, out_graph)) != 0) {
         /* an invalidated capture may still hand back a graph: it is of no use */
         gpuk__graph_drop(fn, ctx, *out_graph);

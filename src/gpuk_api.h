@@ -306,6 +306,11 @@ KERNELS
    not created in one returns GPUK_ERR_CAPTURING and leaves the capture intact (a graph frees
    only its own allocations). Graph allocations come from the driver's graph memory, not the
    pool: the release threshold does not apply to them.
+   Graphs that loop on the GPU (conditional nodes, driver >= 12.4; IF alone 12.3):
+   gpuk_graph_begin_while (or _if), the head's work, gpuk_graph_begin_body, the body's work,
+   gpuk_graph_end_capture make one graph whose launch repeats the body until a kernel in it
+   clears the condition (cudaGraphSetConditional): for work that decides on the GPU when to
+   stop (a solver run to a tolerance) without a read back and a launch per step.
    Extended launch (cuLaunchKernelEx, driver >= 11.8, GPUK_FEATURE_LAUNCH_EX):
    gpuk_launch_desc.cluster (thread-block clusters, sm_90+, distributed shared memory),
    .cooperative (every block resident at once, for a grid-wide sync: the grid is checked
@@ -1151,6 +1156,30 @@ GPUK_API gpuk_result gpuk_graph_update(gpuk_ctx* ctx, gpuk_stream stream, gpuk_g
    of the same graph is queued: launches of one graph run one after the other). */
 GPUK_API gpuk_result gpuk_graph_launch(gpuk_ctx* ctx, gpuk_stream stream, gpuk_graph graph);
 GPUK_API gpuk_result gpuk_graph_destroy(gpuk_ctx* ctx, gpuk_graph graph);
+/* Graphs that loop or branch on the GPU (conditional nodes): one launch runs a body while (or
+   if) a value that kernels set on the GPU is non-zero, with no host round trip per step.
+   begin_while / begin_if start a capture of stream (thread-local mode) into a new graph and
+   give the node's condition handle in *out_cond: pass it to a kernel as an unsigned long long,
+   which calls cudaGraphSetConditional(cond, value) (declared extern "C" __device__ void
+   cudaGraphSetConditional(unsigned long long, unsigned int); the driver supplies it, nothing
+   is linked; examples/19_heat_until_converged.c). What is queued on stream next is the head,
+   work before the node that may set the value (or nothing); gpuk_graph_begin_body starts the
+   body, and gpuk_graph_end_capture ends the whole into an ordinary gpuk_graph. Each launch
+   starts with the value at initial_value. A WHILE node checks it on arrival and after each
+   run of the body, and runs the body again while it is non-zero (a body's kernel clears it to
+   stop); an IF node runs the body once where it is non-zero after the head. A body holds
+   kernels, copies and memsets only (no host functions, event records, stream-ordered
+   allocations or syncs: the end returns 901); load the built-ins it uses and reserve their
+   scratch before (see KERNELS). GPUK_ERR_DRIVER_TOO_OLD below CUDA 12.3 (IF) or 12.4 (WHILE);
+   a stream already being captured is refused (conditional nodes do not nest here); at most 4
+   conditional captures are open at once per ctx (GPUK_ERR_POOL_FULL). */
+GPUK_API gpuk_result gpuk_graph_begin_while(gpuk_ctx* ctx, gpuk_stream stream,
+                                            uint32_t initial_value, uint64_t* out_cond);
+GPUK_API gpuk_result gpuk_graph_begin_if(gpuk_ctx* ctx, gpuk_stream stream,
+                                         uint32_t initial_value, uint64_t* out_cond);
+/* Ends the head of stream's conditional capture: the node follows its work, and what is
+   queued on stream from here until gpuk_graph_end_capture is the body. */
+GPUK_API gpuk_result gpuk_graph_begin_body(gpuk_ctx* ctx, gpuk_stream stream);
 
 // --- built-in kernels (left out by GPUK_NO_KERNELS) ---
 /* The library in gpuk_kernels.cuh, shipped below as PTX. Each call checks its arguments, loads

@@ -86,6 +86,13 @@ static void gpuk__ctx_release_own(const char* fn, gpuk_ctx* ctx, gpuk_result* fi
         if (cr) break;
         ctx->graph_orphan_count--;
     }
+    /* conditional graphs whose capture never ended (src/gpuk_graph.h) */
+    for (i = 0; i < 4 && !GPUK__ATOMIC_LOAD(&gpuk__g.broken); i++) {
+        if (!ctx->conds[i].stream) continue;
+        gpuk__keep_first(fn, first, "cuGraphDestroy",
+                         cr = GPUK__DRV.cuGraphDestroy(ctx->conds[i].graph));
+        if (!cr) memset(&ctx->conds[i], 0, sizeof ctx->conds[i]);
+    }
     evs[0] = &ctx->staging.ev[0];
     evs[1] = &ctx->staging.ev[1];
     evs[2] = &ctx->join_ev;

@@ -20,6 +20,26 @@ typedef struct CUgraph_st* gpuk__cu_graph;
 typedef struct CUgraphExec_st* gpuk__cu_graph_exec;
 typedef struct CUgraphNode_st* gpuk__cu_graph_node;
 typedef struct CUlinkState_st* gpuk__cu_link_state;
+struct CUgraphNodeParams_st;
+struct CUgraphEdgeData_st;
+/* cuGraphAddNode's CUgraphNodeParams holding a CUDA_CONDITIONAL_NODE_PARAMS, laid out as cuda.h
+   does (256 bytes; tests/compile/driver_sigs.c compares). gpuk's own tag, as for the launch
+   config: the call casts. */
+typedef struct gpuk__cu_cond_node_params {
+    unsigned int type; /* CU_GRAPH_NODE_TYPE_CONDITIONAL */
+    int reserved0[3];
+    union {
+        long long reserved1[29];
+        struct {
+            uint64_t handle;
+            unsigned int type; /* CU_GRAPH_COND_TYPE_* */
+            unsigned int size; /* bodies: 1 */
+            gpuk__cu_graph* out_bodies;
+            gpuk__cu_context ctx;
+        } cond;
+    } u;
+    long long reserved2;
+} gpuk__cu_cond_node_params;
 /* cuLaunchKernelEx's CUlaunchConfig and CUlaunchAttribute, laid out as cuda.h does (the attribute
    value is a 64-byte union holding pointers; tests/compile/driver_sigs.c compares sizes and
    offsets). gpuk's own tags: cuda.h's CUlaunchConfig_st stays opaque here, so a program may include
@@ -247,6 +267,21 @@ typedef struct gpuk__lib_feature {
     X(cuGraphExecUpdate, 10020, "cuGraphExecUpdate", 0, \
       (gpuk__cu_graph_exec exec, gpuk__cu_graph graph, gpuk__cu_graph_node* out_error_node, \
        unsigned int* out_result)) \
+    /* conditional graph nodes (src/gpuk_graph.h): a graph built around a node whose body \
+       is captured; the handle is a cuuint64_t */ \
+    X(cuGraphCreate, 10000, "cuGraphCreate", 0, (gpuk__cu_graph* out_graph, unsigned int flags)) \
+    X(cuGraphConditionalHandleCreate, 12030, "cuGraphConditionalHandleCreate", 0, \
+      (uint64_t* out_handle, gpuk__cu_graph graph, gpuk__cu_context ctx, \
+       unsigned int default_value, unsigned int flags)) \
+    X(cuGraphAddNode, 12020, "cuGraphAddNode", 0, \
+      (gpuk__cu_graph_node* out_node, gpuk__cu_graph graph, const gpuk__cu_graph_node* deps, \
+       size_t num_deps, struct CUgraphNodeParams_st* params)) \
+    X(cuStreamBeginCaptureToGraph, 12030, "cuStreamBeginCaptureToGraph", 0, \
+      (gpuk__cu_stream stream, gpuk__cu_graph graph, const gpuk__cu_graph_node* deps, \
+       const struct CUgraphEdgeData_st* edge_data, size_t num_deps, unsigned int mode)) \
+    X(cuStreamGetCaptureInfo, 11030, "cuStreamGetCaptureInfo_v2", 0, \
+      (gpuk__cu_stream stream, unsigned int* out_status, uint64_t* out_id, \
+       gpuk__cu_graph* out_graph, const gpuk__cu_graph_node** out_deps, size_t* out_num_deps)) \
     X(cuTensorMapEncodeTiled, 12000, "cuTensorMapEncodeTiled", 0, \
       (struct CUtensorMap_st* out_map, unsigned int data_type, uint32_t rank, void* address, \
        const uint64_t* dims, const uint64_t* strides, const uint32_t* box, \
@@ -377,6 +412,10 @@ enum {
     GPUK__CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1,
     GPUK__CU_STREAM_CAPTURE_MODE_RELAXED = 2,
     GPUK__CU_STREAM_CAPTURE_STATUS_NONE = 0,
+    GPUK__CU_GRAPH_NODE_TYPE_CONDITIONAL = 13,
+    GPUK__CU_GRAPH_COND_ASSIGN_DEFAULT = 1,
+    GPUK__CU_GRAPH_COND_TYPE_IF = 0,
+    GPUK__CU_GRAPH_COND_TYPE_WHILE = 1,
     GPUK__CU_LIMIT_STACK_SIZE = 0,
     GPUK__CU_LIMIT_PRINTF_FIFO_SIZE = 1,
     GPUK__CU_LIMIT_MALLOC_HEAP_SIZE = 2,

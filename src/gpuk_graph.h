@@ -87,6 +87,245 @@ static void gpuk__graph_drop(const char* fn, gpuk_ctx* ctx, gpuk__cu_graph graph
                      "driver");
 }
 
+/* ---- conditional graphs: a node that runs its body while (or if) a value set on the GPU
+   is non-zero ----
+   A conditional capture builds one graph in two parts, each captured from the stream with
+   cuStreamBeginCaptureToGraph: the head (work before the node, which may set the value) into
+   the graph itself, then the body into the graph the node owns. The ctx keeps, per capturing
+   stream, the graph and which part is being captured (ctx->conds): the end call finishes the
+   whole, so gpuk_graph_end_capture ends either kind of capture. */
+#define GPUK__COND_ROWS(X) \
+    X(cuGraphCreate) X(cuGraphConditionalHandleCreate) X(cuGraphAddNode) \
+    X(cuStreamBeginCaptureToGraph) X(cuStreamGetCaptureInfo)
+
+/* The rows and the driver's version: IF nodes came with CUDA 12.3, WHILE nodes work from
+   12.4. */
+static gpuk_result gpuk__cond_ready(const char* fn, unsigned int type) {
+    const int need = type == GPUK__CU_GRAPH_COND_TYPE_WHILE ? 12040 : 12030;
+    const char* const what = type == GPUK__CU_GRAPH_COND_TYPE_WHILE ? "WHILE" : "IF";
+#define GPUK__X_COND_ROW(name) \
+    if (!GPUK__DRV.name) \
+        return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, \
+                          "conditional graph nodes need a driver for CUDA 12.3 or newer; this " \
+                          "one (%d.%d) lacks " #name, gpuk__g.driver_version / 1000, \
+                          gpuk__g.driver_version % 1000 / 10);
+    GPUK__COND_ROWS(GPUK__X_COND_ROW)
+#undef GPUK__X_COND_ROW
+    if (gpuk__g.driver_version < need)
+        return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, "%s graph nodes need a driver for CUDA "
+                          "%d.%d or newer; this one is %d.%d", what, need / 1000,
+                          need % 1000 / 10, gpuk__g.driver_version / 1000,
+                          gpuk__g.driver_version % 1000 / 10);
+    return GPUK_OK;
+}
+
+/* ctx's entry for the capture on cs (under lock), or NULL. */
+static gpuk__cond_capture* gpuk__cond_find(gpuk_ctx* ctx, gpuk__cu_stream cs) {
+    int i;
+    for (i = 0; i < 4; i++)
+        if (ctx->conds[i].stream && ctx->conds[i].stream == cs) return &ctx->conds[i];
+    return NULL;
+}
+
+/* Takes cs's entry out of ctx: *out holds it (stream NULL when there was none). */
+static void gpuk__cond_take(gpuk_ctx* ctx, gpuk__cu_stream cs, gpuk__cond_capture* out) {
+    gpuk__cond_capture* e;
+    gpuk__mutex_lock(&ctx->lock);
+    memset(out, 0, sizeof *out);
+    if ((e = gpuk__cond_find(ctx, cs)) != NULL) {
+        *out = *e;
+        memset(e, 0, sizeof *e);
+    }
+    gpuk__mutex_unlock(&ctx->lock);
+}
+
+/* A failure in the middle of a conditional capture: the stream's capture, where one is still
+   open, is ended (its error is of no interest: the call's own is the one to report) and the
+   graph dropped, so the stream is usable again and never captures into a destroyed graph. */
+static gpuk_result gpuk__cond_abandon(const char* fn, gpuk_ctx* ctx, gpuk__cu_stream cs,
+                                      gpuk__cu_graph graph, gpuk_result r) {
+    gpuk__cu_graph ended = NULL;
+    unsigned int status = 0;
+    if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken) && !GPUK__DRV.cuStreamIsCapturing(cs, &status) &&
+        status != GPUK__CU_STREAM_CAPTURE_STATUS_NONE)
+        (void)GPUK__DRV.cuStreamEndCapture(cs, &ended);
+    gpuk__graph_drop(fn, ctx, graph);
+    return r;
+}
+
+static gpuk_result gpuk__cond_begin(const char* fn, gpuk_ctx* ctx, gpuk_stream stream,
+                                    unsigned int type, uint32_t initial_value,
+                                    uint64_t* out_cond) {
+    gpuk__cond_capture e;
+    gpuk__cond_capture* slot;
+    gpuk__cu_stream cs;
+    gpuk__cu_result cr;
+    gpuk_result r;
+    int capturing = 0, i, full = 1;
+    if (!out_cond) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_cond is NULL");
+    *out_cond = 0;
+    if ((r = gpuk__capture_head(fn, ctx, stream, &cs, &capturing)) != GPUK_OK) return r;
+    if ((r = gpuk__cond_ready(fn, type)) != GPUK_OK) return r;
+    if (capturing)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG,
+                          "the stream is already being captured: a conditional graph is made by "
+                          "a capture of its own (end the other one first; gpuk does not nest "
+                          "conditional nodes)");
+    gpuk__mutex_lock(&ctx->lock);
+    for (i = 0; i < 4; i++) full &= ctx->conds[i].stream != NULL;
+    gpuk__mutex_unlock(&ctx->lock);
+    if (full)
+        return gpuk__fail(fn, GPUK_ERR_POOL_FULL, "4 conditional captures are open on this ctx "
+                          "already (end one with gpuk_graph_end_capture)");
+    memset(&e, 0, sizeof e);
+    e.stream = cs;
+    e.type = type;
+    if ((cr = GPUK__DRV.cuGraphCreate(&e.graph, 0)) != 0)
+        return gpuk__fail_cu(fn, "cuGraphCreate", cr, NULL);
+    /* the default is set again at each launch: every run starts from initial_value */
+    if ((cr = GPUK__DRV.cuGraphConditionalHandleCreate(&e.handle, e.graph, ctx->cu,
+                                                       initial_value,
+                                                       GPUK__CU_GRAPH_COND_ASSIGN_DEFAULT)) != 0)
+        return gpuk__cond_abandon(fn, ctx, cs, e.graph,
+                                  gpuk__fail_cu(fn, "cuGraphConditionalHandleCreate", cr, NULL));
+    if ((cr = GPUK__DRV.cuStreamBeginCaptureToGraph(cs, e.graph, NULL, NULL, 0,
+                                                    GPUK__CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)))
+        return gpuk__cond_abandon(fn, ctx, cs, e.graph,
+                                  gpuk__fail_cu(fn, "cuStreamBeginCaptureToGraph", cr, NULL));
+    gpuk__mutex_lock(&ctx->lock);
+    slot = NULL;
+    for (i = 0; i < 4 && !slot; i++)
+        if (!ctx->conds[i].stream) slot = &ctx->conds[i];
+    if (slot) *slot = e;
+    gpuk__mutex_unlock(&ctx->lock);
+    if (!slot) /* another thread took the last entry meanwhile */
+        return gpuk__cond_abandon(fn, ctx, cs, e.graph,
+                                  gpuk__fail(fn, GPUK_ERR_POOL_FULL, "4 conditional captures "
+                                             "are open on this ctx already"));
+    *out_cond = e.handle;
+    return GPUK_OK;
+}
+
+GPUK__IMPL gpuk_result gpuk_graph_begin_while(gpuk_ctx* ctx, gpuk_stream stream,
+                                              uint32_t initial_value, uint64_t* out_cond) {
+    return gpuk__cond_begin(__func__, ctx, stream, GPUK__CU_GRAPH_COND_TYPE_WHILE,
+                            initial_value, out_cond);
+}
+
+GPUK__IMPL gpuk_result gpuk_graph_begin_if(gpuk_ctx* ctx, gpuk_stream stream,
+                                           uint32_t initial_value, uint64_t* out_cond) {
+    return gpuk__cond_begin(__func__, ctx, stream, GPUK__CU_GRAPH_COND_TYPE_IF, initial_value,
+                            out_cond);
+}
+
+GPUK__IMPL gpuk_result gpuk_graph_begin_body(gpuk_ctx* ctx, gpuk_stream stream) {
+    const char* const fn = __func__;
+    enum { MAX_DEPS = 16 };
+    gpuk__cu_graph_node deps[MAX_DEPS], node = NULL;
+    const gpuk__cu_graph_node* got = NULL;
+    gpuk__cu_cond_node_params p;
+    gpuk__cond_capture e;
+    gpuk__cond_capture* live;
+    gpuk__cu_graph captured = NULL, cg = NULL, body = NULL;
+    gpuk__cu_stream cs;
+    gpuk__cu_result cr;
+    gpuk_result r;
+    unsigned int status = 0;
+    uint64_t id = 0;
+    size_t n = 0, i;
+    int capturing = 0, state = 0;
+    memset(&e, 0, sizeof e);
+    if ((r = gpuk__capture_head(fn, ctx, stream, &cs, &capturing)) != GPUK_OK) return r;
+    gpuk__mutex_lock(&ctx->lock);
+    if ((live = gpuk__cond_find(ctx, cs)) != NULL) {
+        e = *live;
+        state = capturing ? (live->in_body ? 2 : 1) : 0;
+    }
+    gpuk__mutex_unlock(&ctx->lock);
+    if (state != 1)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, state == 2 ?
+                          "the stream's conditional capture is in its body already" :
+                          "the stream is not in a conditional capture's head "
+                          "(gpuk_graph_begin_while or gpuk_graph_begin_if first)");
+    /* the head's last work is what the node follows; the array lives until the next call */
+    cr = GPUK__DRV.cuStreamGetCaptureInfo(cs, &status, &id, &cg, &got, &n);
+    if (!cr && n > MAX_DEPS) {
+        gpuk__cond_take(ctx, cs, &e);
+        return gpuk__cond_abandon(fn, ctx, cs, e.graph, gpuk__fail(
+            fn, GPUK_ERR_INVALID_ARG, "the head ends in %u unjoined branches (at most %d: "
+            "join the streams first); the capture has ended", (unsigned)n, (int)MAX_DEPS));
+    }
+    for (i = 0; !cr && i < n; i++) deps[i] = got[i];
+    if (cr || status != GPUK__CU_STREAM_CAPTURE_ACTIVE) {
+        gpuk__cond_take(ctx, cs, &e);
+        return gpuk__cond_abandon(fn, ctx, cs, e.graph, cr ?
+            gpuk__fail_cu(fn, "cuStreamGetCaptureInfo", cr, NULL) :
+            gpuk__fail_cu(fn, "cuStreamGetCaptureInfo", 901, "the head's capture was "
+                          "invalidated by a call it cannot hold; the capture has ended"));
+    }
+    if ((cr = GPUK__DRV.cuStreamEndCapture(cs, &captured)) != 0) {
+        gpuk__cond_take(ctx, cs, &e);
+        return gpuk__cond_abandon(fn, ctx, cs, e.graph,
+                                  gpuk__fail_cu(fn, "cuStreamEndCapture", cr, NULL));
+    }
+    memset(&p, 0, sizeof p);
+    p.type = GPUK__CU_GRAPH_NODE_TYPE_CONDITIONAL;
+    p.u.cond.handle = e.handle;
+    p.u.cond.type = e.type;
+    p.u.cond.size = 1;
+    p.u.cond.out_bodies = &body;
+    p.u.cond.ctx = ctx->cu;
+    cr = GPUK__DRV.cuGraphAddNode(&node, e.graph, n ? deps : NULL, n,
+                                  (struct CUgraphNodeParams_st*)(void*)&p);
+    if (!cr)
+        cr = GPUK__DRV.cuStreamBeginCaptureToGraph(cs, body, NULL, NULL, 0,
+                                                   GPUK__CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+    if (cr) {
+        gpuk__cond_take(ctx, cs, &e);
+        return gpuk__cond_abandon(fn, ctx, cs, e.graph,
+                                  gpuk__fail_cu(fn, node ? "cuStreamBeginCaptureToGraph" :
+                                                "cuGraphAddNode", cr, NULL));
+    }
+    gpuk__mutex_lock(&ctx->lock);
+    if ((live = gpuk__cond_find(ctx, cs)) != NULL) live->in_body = 1;
+    gpuk__mutex_unlock(&ctx->lock);
+    return GPUK_OK;
+}
+
+/* The end of a conditional capture on cs (0 when cs has none: an ordinary capture): the whole
+   graph in *out_graph, or its failure in *out_r with the graph dropped. A head not yet
+   followed by gpuk_graph_begin_body is refused and stays open. */
+static int gpuk__cond_end(const char* fn, gpuk_ctx* ctx, gpuk__cu_stream cs,
+                          gpuk__cu_graph* out_graph, gpuk_result* out_r) {
+    gpuk__cond_capture e;
+    gpuk__cond_capture* live;
+    gpuk__cu_graph body = NULL;
+    gpuk__cu_result cr;
+    gpuk_result r;
+    int in_body = -1;
+    gpuk__mutex_lock(&ctx->lock);
+    if ((live = gpuk__cond_find(ctx, cs)) != NULL) in_body = live->in_body;
+    gpuk__mutex_unlock(&ctx->lock);
+    if (in_body < 0) return 0;
+    if (!in_body) {
+        *out_r = gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "the conditional capture is in its head: "
+                            "gpuk_graph_begin_body starts the node's body, then end");
+        return 1;
+    }
+    gpuk__cond_take(ctx, cs, &e);
+    if ((cr = GPUK__DRV.cuStreamEndCapture(cs, &body)) != 0) {
+        r = gpuk__fail_cu(fn, "cuStreamEndCapture", cr, cr != 901 ? NULL :
+                          "the body's capture was invalidated: a body holds kernels, copies "
+                          "and memsets only (no host functions, event records or "
+                          "allocations), and no sync; it has ended");
+        *out_r = gpuk__cond_abandon(fn, ctx, cs, e.graph, r);
+        return 1;
+    }
+    *out_graph = e.graph; /* the body belongs to its node */
+    *out_r = GPUK_OK;
+    return 1;
+}
+
 /* Ends the capture on cs: the graph it recorded, or a failure (the stream is out of capture
    mode either way once the driver was asked). */
 static gpuk_result gpuk__capture_end(const char* fn, gpuk_ctx* ctx, gpuk_stream stream,
@@ -100,6 +339,7 @@ static gpuk_result gpuk__capture_end(const char* fn, gpuk_ctx* ctx, gpuk_stream 
     if (!capturing)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "the stream is not being captured "
                           "(gpuk_graph_begin_capture first)");
+    if (gpuk__cond_end(fn, ctx, cs, out_graph, &r)) return r;
     if ((cr = GPUK__DRV.cuStreamEndCapture(cs, out_graph)) != 0) {
         /* an invalidated capture may still hand back a graph: it is of no use */
         gpuk__graph_drop(fn, ctx, *out_graph);

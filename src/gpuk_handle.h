@@ -208,6 +208,16 @@ typedef struct gpuk__staging {
    the ctx). */
 static void gpuk__crew_stop(gpuk__crew* cr);
 
+/* A conditional graph being captured on a stream (src/gpuk_graph.h): the whole graph (head,
+   conditional node, body), the node's handle and type, and which part the capture is in. */
+typedef struct gpuk__cond_capture {
+    gpuk__cu_stream stream; /* NULL: a free entry */
+    gpuk__cu_graph graph;
+    uint64_t handle;
+    unsigned int type;      /* GPUK__CU_GRAPH_COND_TYPE_* */
+    int in_body;
+} gpuk__cond_capture;
+
 struct gpuk_ctx {
     gpuk__cu_context cu;
     gpuk__cu_device dev;
@@ -225,6 +235,8 @@ struct gpuk_ctx {
     gpuk__cu_graph graph_orphans[4]; /* captured graphs whose cuGraphDestroy failed (under lock):
                                         tried again by the ctx destroy */
     uint32_t graph_orphan_count;
+    gpuk__cond_capture conds[4];    /* conditional graphs being captured (src/gpuk_graph.h,
+                                       under lock) */
     int mempools;                   /* atomic: GPUK__MEMPOOLS_* (src/gpuk_mempool.h) */
     const char* last_launch;        /* atomic: what the ctx launched last (gpuk__launch_note);
                                        NULL before its first launch */

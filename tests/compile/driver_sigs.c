@@ -122,6 +122,21 @@ int main(void) {
     SAME_FIELD(gpuk__cu_launch_config, CUlaunchConfig, num_attrs, numAttrs);
     _Static_assert(offsetof(CUlaunchConfig, blockDimX) == offsetof(CUlaunchConfig, gridDimX) + 12, "grid as an array");
     _Static_assert(offsetof(CUlaunchConfig, sharedMemBytes) == offsetof(CUlaunchConfig, blockDimX) + 12, "block as an array");
+    /* cuGraphAddNode's CUgraphNodeParams with a CUDA_CONDITIONAL_NODE_PARAMS (conditional
+       nodes), also laid out by hand */
+    _Static_assert(sizeof(gpuk__cu_cond_node_params) == sizeof(CUgraphNodeParams), "CUgraphNodeParams size");
+    _Static_assert(_Alignof(gpuk__cu_cond_node_params) == _Alignof(CUgraphNodeParams), "CUgraphNodeParams alignment");
+    SAME_FIELD(gpuk__cu_cond_node_params, CUgraphNodeParams, type, type);
+    SAME_FIELD(gpuk__cu_cond_node_params, CUgraphNodeParams, u.cond.handle, conditional.handle);
+    SAME_FIELD(gpuk__cu_cond_node_params, CUgraphNodeParams, u.cond.type, conditional.type);
+    SAME_FIELD(gpuk__cu_cond_node_params, CUgraphNodeParams, u.cond.size, conditional.size);
+    SAME_FIELD(gpuk__cu_cond_node_params, CUgraphNodeParams, u.cond.out_bodies, conditional.phGraph_out);
+    SAME_FIELD(gpuk__cu_cond_node_params, CUgraphNodeParams, u.cond.ctx, conditional.ctx);
+    SAME_FIELD(gpuk__cu_cond_node_params, CUgraphNodeParams, reserved2, reserved2);
+    _Static_assert((int)GPUK__CU_GRAPH_NODE_TYPE_CONDITIONAL == (int)CU_GRAPH_NODE_TYPE_CONDITIONAL &&
+                   (int)GPUK__CU_GRAPH_COND_ASSIGN_DEFAULT == (int)CU_GRAPH_COND_ASSIGN_DEFAULT &&
+                   (int)GPUK__CU_GRAPH_COND_TYPE_IF == (int)CU_GRAPH_COND_TYPE_IF &&
+                   (int)GPUK__CU_GRAPH_COND_TYPE_WHILE == (int)CU_GRAPH_COND_TYPE_WHILE, "conditional");
 #undef SAME_FIELD
     if (GPUK__CU_STREAM_LEGACY != CU_STREAM_LEGACY) { printf("FAIL GPUK__CU_STREAM_LEGACY\n"); return 1; }
     {   /* the cuGetProcAddress ABIs gpuk calls by hand */

@@ -5,7 +5,8 @@
 # cause once and exits 1 or 2 without crashing; the GPU runs count as skipped. With a GPU but no
 # NCCL, 16_nccl_allreduce (exit 2, its install hint) counts as skipped; pip's NCCL wheel is found
 # through python3 where NCCL_PATH is not set. On a platform without CUDA IPC,
-# 18_ipc_producer_consumer (exit 2, saying so) counts as skipped.
+# 18_ipc_producer_consumer (exit 2, saying so) counts as skipped; with a driver older than
+# CUDA 12.4, 19_heat_until_converged (exit 2, saying so) likewise.
 # Pictures go to $EXAMPLES_OUT (default build/examples-check). Run from the repository root.
 set -u
 out=${EXAMPLES_OUT:-build/examples-check}; rm -rf "$out"; mkdir -p "$out"
@@ -29,7 +30,8 @@ multi_gpu_sum:
 multi_gpu_sum --gpus 3:
 nccl_allreduce:
 zero_copy_frames:
-ipc_producer_consumer:'
+ipc_producer_consumer:
+heat_until_converged: heat_converged.png=256x256'
 # prints WIDTHxHEIGHT of a valid PNG, or why it is not one (exit 1)
 png_size() { python3 - "$1" <<'PY'
 import struct, sys, zlib
@@ -75,6 +77,9 @@ while IFS= read -r line; do
     fi
     if [ "$rc" = 2 ] && grep -q 'no CUDA IPC on this platform' "$out/$p.log"; then
       skipped=$((skipped + 1)); echo "skip $run: no CUDA IPC on this platform"; continue
+    fi
+    if [ "$rc" = 2 ] && grep -q 'need a driver for CUDA 12.4 or newer' "$out/$p.log"; then
+      skipped=$((skipped + 1)); echo "skip $run: the driver predates WHILE graph nodes"; continue
     fi
     if [ "$rc" != 0 ]; then bad "$run: exit $rc"; sed 's/^/     /' "$out/$p.log" | tail -n 8; continue; fi
     why=""

@@ -103,7 +103,8 @@ enum { FAKE_MAX_PENDING = 256, FAKE_MAX_WAITS = 64 };
 
 /* One recorded operation of a captured stream, with what it needs to run again: kernel
    arguments are copied at capture, as the driver does; host pointers are read at each run. */
-enum { FOP_MEMSET = 1, FOP_HTOD, FOP_DTOH, FOP_DTOD, FOP_LAUNCH, FOP_RECORD, FOP_ALLOC, FOP_FREE };
+enum { FOP_MEMSET = 1, FOP_HTOD, FOP_DTOH, FOP_DTOD, FOP_LAUNCH, FOP_RECORD, FOP_ALLOC, FOP_FREE,
+       FOP_COND /* a conditional node: recorded with its body, replayed as nothing */ };
 typedef struct fake_op {
     int type;
     unsigned long long dst, src;
@@ -129,6 +130,7 @@ typedef struct fake_stream {
     unsigned capture_mode;
     pthread_t capture_thread;
     fake_graph* graph;
+    int capture_to;           /* cuStreamBeginCaptureToGraph: graph is the caller's */
 } fake_stream;
 #define FAKE_STREAM_LEGACY ((void*)(uintptr_t)1) /* CU_STREAM_LEGACY */
 
@@ -162,6 +164,9 @@ typedef struct fake_state {
     int last_cooperative, last_priority;
     long ex_launches;         /* launches through cuLaunchKernelEx */
     long graph_launches;
+    long cond_handles;        /* cuGraphConditionalHandleCreate calls that made a handle */
+    long cond_nodes;          /* conditional nodes added (fake_cond_bodies holds their bodies) */
+    unsigned last_cond_default, last_cond_type; /* the last handle's default, node's type */
     unsigned long long pool_threshold[FAKE_MAX_DEVICES]; /* CU_MEMPOOL_ATTR_RELEASE_THRESHOLD */
     long pool_trims;          /* cuMemPoolTrimTo calls */
     size_t last_trim_keep;    /* and the last one's bytes to keep */
@@ -213,7 +218,8 @@ static void fake_reset(const fake_config* cfg) {
     for (i = 0; i < fake.nobjs; i++) {
         fake_obj* o = &fake.objs[i];
         if (o->kind == FK_MODULE && o->mem) free(((fake_module*)o->mem)->text);
-        if (o->kind == FK_STREAM && o->mem) free(((fake_stream*)o->mem)->graph);
+        if (o->kind == FK_STREAM && o->mem && !((fake_stream*)o->mem)->capture_to)
+            free(((fake_stream*)o->mem)->graph); /* a capture to a graph: not the stream's */
         if (o->kind != FK_REGISTERED && o->kind != FK_FUNC) free(o->mem);
     }
     memset(fake.objs, 0, sizeof fake.objs);
@@ -245,6 +251,7 @@ static void fake_reset(const fake_config* cfg) {
     memset(fake.last_cluster, 0, sizeof fake.last_cluster);
     fake.last_cooperative = fake.last_priority = 0;
     fake.ex_launches = fake.graph_launches = 0;
+    fake.cond_handles = fake.cond_nodes = 0;
     memset(fake.pool_threshold, 0, sizeof fake.pool_threshold);
     fake.pool_trims = fake.async_allocs = fake.async_frees = 0;
     fake.last_trim_keep = 0;
@@ -334,7 +341,7 @@ static int fake_release(int kind, void* mem, const char* fn) {
         o->live = 0;
         if (kind == FK_ALLOC) fake.mem_in_use -= o->bytes;
         if (kind == FK_MODULE) { free(((fake_module*)mem)->text); }
-        if (kind == FK_STREAM) free(((fake_stream*)mem)->graph);
+        if (kind == FK_STREAM && !((fake_stream*)mem)->capture_to) free(((fake_stream*)mem)->graph);
         if (kind != FK_REGISTERED) free(mem);
         o->mem = NULL;
     }
@@ -1702,6 +1709,12 @@ static fres f_cuStreamEndCapture(void* s, void** out_graph) {
     if (st->capture_mode != 2 && !pthread_equal(st->capture_thread, pthread_self())) return 908;
     state = st->capture;
     st->capture = 0;
+    if (st->capture_to) { /* the graph was the caller's before and stays theirs */
+        st->capture_to = 0;
+        if (state != 2) *out_graph = st->graph;
+        st->graph = NULL;
+        return state == 2 ? 901 : 0;
+    }
     if (state == 2 || !fake_track(FK_GRAPH, st->graph, sizeof *st->graph)) {
         free(st->graph);
         st->graph = NULL;
@@ -1720,6 +1733,98 @@ static fres f_cuGraphInstantiateWithFlags(void** out_exec, void* graph, unsigned
     memcpy(e, graph, sizeof *e);
     if (!fake_track(FK_EXEC, e, sizeof *e)) { free(e); return 2; }
     *out_exec = e;
+    return 0;
+}
+/* Conditional nodes (CUDA 12.3): a graph made empty, a handle, a node whose body is one of
+   fake_cond_bodies (a ring: the node owns it, nothing frees it), capture into a given graph. */
+enum { FAKE_COND_BODIES = 8 };
+static fake_graph fake_cond_bodies[FAKE_COND_BODIES];
+static const void* fake_capture_dep = &fake_capture_dep; /* the one node a head ends in */
+static int fake_graph_ok(void* g) {
+    return fake_is_live(FK_GRAPH, g) ||
+           ((fake_graph*)g >= fake_cond_bodies && (fake_graph*)g < fake_cond_bodies + FAKE_COND_BODIES);
+}
+static fres f_cuGraphCreate(void** out_graph, unsigned flags) {
+    fake_graph* g;
+    FAKE_ENTER("cuGraphCreate");
+    *out_graph = NULL;
+    if (flags) return 1;
+    if (!(g = (fake_graph*)calloc(1, sizeof *g))) return 2;
+    if (!fake_track(FK_GRAPH, g, sizeof *g)) { free(g); return 2; }
+    *out_graph = g;
+    return 0;
+}
+static fres f_cuGraphConditionalHandleCreate(uint64_t* out, void* g, void* ctx, unsigned dflt, unsigned flags) {
+    FAKE_ENTER("cuGraphConditionalHandleCreate"); FAKE_NEED_CTX("cuGraphConditionalHandleCreate");
+    if (!fake_is_live(FK_GRAPH, g)) { fake_protocol("unknown or destroyed graph", "cuGraphConditionalHandleCreate"); return 400; }
+    if ((uintptr_t)ctx != 0x1000u + (uintptr_t)(fake_tls_ctx - 1)) return 201; /* not the current primary ctx */
+    if (flags > 1) return 1;
+    pthread_mutex_lock(&fake.lock);
+    *out = 0xC0D0000ull + (uint64_t)++fake.cond_handles;
+    fake.last_cond_default = dflt;
+    pthread_mutex_unlock(&fake.lock);
+    return 0;
+}
+static fres f_cuGraphAddNode(void** out_node, void* g, void* const* deps, size_t n, void* params) {
+    const unsigned char* p = (const unsigned char*)params;
+    unsigned type, ctype, size;
+    uint64_t handle;
+    void** out_bodies;
+    fake_graph* body;
+    fake_op op;
+    size_t i;
+    FAKE_ENTER("cuGraphAddNode"); FAKE_NEED_CTX("cuGraphAddNode");
+    if (!fake_is_live(FK_GRAPH, g)) { fake_protocol("unknown or destroyed graph", "cuGraphAddNode"); return 400; }
+    for (i = 0; i < n; i++) if (deps[i] != fake_capture_dep) return 1;
+    memcpy(&type, p, 4);                        /* CUgraphNodeParams: type, reserved0[3], union */
+    memcpy(&handle, p + 16, 8);                 /* CUDA_CONDITIONAL_NODE_PARAMS: handle, */
+    memcpy(&ctype, p + 24, 4);                  /* type, */
+    memcpy(&size, p + 28, 4);                   /* size, */
+    memcpy(&out_bodies, p + 32, sizeof out_bodies); /* phGraph_out, ctx */
+    for (i = 48; i < 256; i++) if (p[i]) return 1; /* the rest must be zero */
+    if (type != 13 || ctype > 1 || size != 1 || !out_bodies || (handle >> 16) != 0xC0Dull) return 1;
+    if (((fake_graph*)g)->nops == FAKE_MAX_OPS) return 2;
+    pthread_mutex_lock(&fake.lock);
+    body = &fake_cond_bodies[fake.cond_nodes++ % FAKE_COND_BODIES];
+    fake.last_cond_type = ctype;
+    pthread_mutex_unlock(&fake.lock);
+    memset(body, 0, sizeof *body);
+    memset(&op, 0, sizeof op);
+    op.type = FOP_COND;
+    op.value = ctype;
+    op.src = handle;
+    op.host = body;
+    op.n = n;
+    ((fake_graph*)g)->ops[((fake_graph*)g)->nops++] = op;
+    *out_bodies = body;
+    *out_node = &((fake_graph*)g)->ops[((fake_graph*)g)->nops - 1];
+    return 0;
+}
+static fres f_cuStreamBeginCaptureToGraph(void* s, void* g, void* const* deps, const void* edges, size_t n, unsigned mode) {
+    fake_stream* st;
+    FAKE_ENTER("cuStreamBeginCaptureToGraph"); FAKE_NEED_CTX("cuStreamBeginCaptureToGraph");
+    if (!fake_stream_ok(s, "cuStreamBeginCaptureToGraph")) return 400;
+    if (!fake_graph_ok(g)) { fake_protocol("unknown or destroyed graph", "cuStreamBeginCaptureToGraph"); return 400; }
+    if (!(st = fake_stream_of(s))) return 900;
+    if (mode > 2 || n || deps || edges) return 1; /* gpuk starts each part with no dependencies */
+    if (st->capture) return 401;
+    st->graph = (fake_graph*)g;
+    st->capture = 1;
+    st->capture_to = 1;
+    st->capture_mode = mode;
+    st->capture_thread = pthread_self();
+    return 0;
+}
+static fres f_cuStreamGetCaptureInfo(void* s, unsigned* status, uint64_t* id, void** g, void* const** deps, size_t* n) {
+    fake_stream* st;
+    FAKE_ENTER("cuStreamGetCaptureInfo"); FAKE_NEED_CTX("cuStreamGetCaptureInfo");
+    if (!fake_stream_ok(s, "cuStreamGetCaptureInfo")) return 400;
+    st = fake_capturing(s);
+    *status = st ? (unsigned)st->capture : 0u;
+    if (id) *id = st ? 1u : 0u;
+    if (g) *g = st ? st->graph : NULL;
+    if (deps) *deps = (void* const*)&fake_capture_dep;
+    if (n) *n = st && st->graph->nops ? 1u : 0u;
     return 0;
 }
 static fres f_cuGraphDestroy(void* g) { FAKE_ENTER("cuGraphDestroy"); return fake_release(FK_GRAPH, g, "cuGraphDestroy") ? 0 : 400; }
@@ -1742,6 +1847,7 @@ static fres fake_replay_op(const fake_op* op, void* s) {
         memset((void*)(uintptr_t)op->dst, 0xA5, op->n);
         return 0;
     case FOP_FREE: return 0;
+    case FOP_COND: return 0; /* the fake runs no kernel that could set the condition */
     case FOP_LAUNCH:
         for (i = 0; i < 16; i++) params[i] = (void*)op->args[i];
         return fake_launch("cuGraphLaunch", op->func, op->grid, op->block, op->smem, s, params, op->ex ? op : NULL);
@@ -1904,7 +2010,9 @@ static const fake_entry fake_entries[] = {
     FAKE_E(cuCtxEnablePeerAccess), FAKE_E(cuOccupancyMaxActiveBlocksPerMultiprocessor),
     FAKE_E(cuLaunchKernelEx), FAKE_E(cuOccupancyMaxActiveClusters), FAKE_E(cuTensorMapEncodeTiled), FAKE_E(cuStreamBeginCapture), FAKE_E(cuThreadExchangeStreamCaptureMode), FAKE_E(cuStreamEndCapture),
     FAKE_E(cuGraphInstantiateWithFlags), FAKE_E(cuGraphDestroy), FAKE_E(cuGraphExecDestroy),
-    FAKE_E(cuGraphLaunch), FAKE_E(cuGraphExecUpdate), FAKE_E(cuMemAllocAsync), FAKE_E(cuMemFreeAsync),
+    FAKE_E(cuGraphLaunch), FAKE_E(cuGraphExecUpdate), FAKE_E(cuGraphCreate),
+    FAKE_E(cuGraphConditionalHandleCreate), FAKE_E(cuGraphAddNode), FAKE_E(cuStreamBeginCaptureToGraph),
+    FAKE_E(cuStreamGetCaptureInfo), FAKE_E(cuMemAllocAsync), FAKE_E(cuMemFreeAsync),
     FAKE_E(cuDeviceGetMemPool), FAKE_E(cuMemPoolSetAttribute), FAKE_E(cuMemPoolGetAttribute), FAKE_E(cuMemPoolTrimTo),
     FAKE_E(cuIpcGetMemHandle), FAKE_E(cuIpcOpenMemHandle), FAKE_E(cuIpcCloseMemHandle), FAKE_E(cuIpcGetEventHandle),
     FAKE_E(cuIpcOpenEventHandle),
@@ -1928,6 +2036,9 @@ static void* fake_get_proc(const char* symbol, int abi_version, void* user) {
         fake.cfg.version < 11020)
         return NULL; /* memory pools came with CUDA 11.2 */
     if (strcmp(symbol, "cuIpcOpenMemHandle") == 0 && fake.cfg.version < 11000) return NULL; /* its _v2 */
+    if ((strcmp(symbol, "cuGraphConditionalHandleCreate") == 0 ||
+         strcmp(symbol, "cuStreamBeginCaptureToGraph") == 0) && fake.cfg.version < 12030)
+        return NULL; /* conditional nodes came with CUDA 12.3 */
     for (i = 0; i < sizeof fake_entries / sizeof fake_entries[0]; i++)
         if (strcmp(fake_entries[i].name, symbol) == 0) {
             void* p;

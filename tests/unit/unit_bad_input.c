@@ -735,6 +735,28 @@ static void row_graph_launch(void) {
     BAD_NODRV(gpuk_graph_launch(A, str_b, gr), GPUK_ERR_INVALID_HANDLE);
     BAD_NODRV(gpuk_graph_launch(NULL, str, gr), GPUK_ERR_INVALID_ARG);
 }
+static void row_graph_begin_while(void) {
+    uint64_t cond = 7;
+    BAD_NODRV(gpuk_graph_begin_while(A, str, 1, NULL), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_graph_begin_while(NULL, str, 1, &cond), GPUK_ERR_INVALID_ARG);
+    CHECK(cond == 0);
+    BAD_NODRV(gpuk_graph_begin_while(A, str_stale, 1, &cond), GPUK_ERR_INVALID_HANDLE);
+    BAD_NODRV(gpuk_graph_begin_while(A, str_b, 1, &cond), GPUK_ERR_INVALID_HANDLE);
+}
+static void row_graph_begin_if(void) {
+    uint64_t cond = 7;
+    BAD_NODRV(gpuk_graph_begin_if(A, str, 0, NULL), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_graph_begin_if(NULL, str, 0, &cond), GPUK_ERR_INVALID_ARG);
+    CHECK(cond == 0);
+    BAD_NODRV(gpuk_graph_begin_if(A, str_stale, 0, &cond), GPUK_ERR_INVALID_HANDLE);
+    BAD_NODRV(gpuk_graph_begin_if(A, str_b, 0, &cond), GPUK_ERR_INVALID_HANDLE);
+}
+static void row_graph_begin_body(void) {
+    BAD_NODRV(gpuk_graph_begin_body(NULL, str), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(gpuk_graph_begin_body(A, str_stale), GPUK_ERR_INVALID_HANDLE);
+    BAD_NODRV(gpuk_graph_begin_body(A, str_b), GPUK_ERR_INVALID_HANDLE);
+    BAD(gpuk_graph_begin_body(A, str), GPUK_ERR_INVALID_ARG); /* no conditional capture */
+}
 #define GDESTROY(h) gpuk_graph_destroy(A, h)
 static void row_graph_destroy(void) {
     BAD_HANDLES(GDESTROY, zgr, gr_stale, gr_b);
@@ -897,7 +919,8 @@ static const row rows[] = {
     ROW(nvrtc_version), ROW(kernel_get), ROW(kernel_query),
     ROW(kernel_set_max_dynamic_shared), ROW(kernel_suggest_block), ROW(launch),
     ROW(kernel_max_cooperative_grid), ROW(graph_begin_capture), ROW(graph_end_capture),
-    ROW(graph_update), ROW(graph_launch), ROW(graph_destroy), ROW(kernels_loaded), ROW(kernels_load),
+    ROW(graph_update), ROW(graph_launch), ROW(graph_destroy), ROW(graph_begin_while),
+    ROW(graph_begin_if), ROW(graph_begin_body), ROW(kernels_loaded), ROW(kernels_load),
     ROW(kernels_reserve), ROW(elementwise_create), ROW(elementwise_launch), ROW(elementwise_destroy),
     ROW(reduction_create), ROW(reduction_launch), ROW(reduction_destroy),
 };

@@ -227,6 +227,23 @@ static gpuk_result program(int* saw_text) {
         STEP(gpuk_stream_sync(ctx, s));
         STEP(gpuk_graph_destroy(ctx, g));
     }
+    {   /* a WHILE graph: a launch as its head, a launch and a copy as its body, launched */
+        gpuk_graph g = { 0 };
+        uint64_t cond = 0;
+        float sc = 1.0f;
+        unsigned n = 1;
+        STEP(gpuk_graph_begin_while(ctx, s, 1, &cond));
+        STEP(gpuk_launch(ctx, k, &(gpuk_launch_desc){ .grid = GPUK_DIM1(1), .block = GPUK_DIM1(32),
+                                                      .stream = s, GPUK_ARGS(&cond, &sc, &n) }));
+        STEP(gpuk_graph_begin_body(ctx, s));
+        STEP(gpuk_launch(ctx, k, &(gpuk_launch_desc){ .grid = GPUK_DIM1(1), .block = GPUK_DIM1(32),
+                                                      .stream = s, GPUK_ARGS(&cond, &sc, &n) }));
+        STEP(gpuk_buffer_copy_async(ctx, s, b, 0, a, 0, 64));
+        STEP(gpuk_graph_end_capture(ctx, s, &g));
+        STEP(gpuk_graph_launch(ctx, s, g));
+        STEP(gpuk_stream_sync(ctx, s));
+        STEP(gpuk_graph_destroy(ctx, g));
+    }
     {
         void* copy = NULL;
         size_t bytes = 0;
@@ -242,6 +259,7 @@ teardown:
         /* a failure inside the capture leaves it open: a ctx is not destroyed under an open
            capture (GPUK_ERR_CAPTURING), so end it first, as a program must */
         gpuk_graph g = { 0 };
+        (void)gpuk_graph_begin_body(ctx, s); /* a conditional capture's head: end its body */
         if (gpuk_graph_end_capture(ctx, s, &g) == GPUK_OK) gpuk_graph_destroy(ctx, g);
     }
     if (ctx) {
