@@ -12,11 +12,11 @@
 #include "gpuk.h"
 #include "../support/check.h"
 #include "gpu_setup.h"
+#include "device_functions_check.h"
 #include <math.h>
 #include <stdlib.h>
 
 static gpuk_ctx* ctx;
-static const gpuk_stream s0 = { 0 };
 
 /* declarations only, with the exact parameter types gpuk_device_lib.cu defines them with */
 static const char random_src[] =
@@ -95,114 +95,23 @@ static gpuk_result link_one(gpuk_compile_desc* cd, gpuk_module* m) {
 }
 
 static int test_linked_random_matches_builtins(void) {
-    enum { N = 5000, ROUNDS = 8 };
-    static float f[N], bf[N], nf[N], bnf[N];
-    static double d[N], bd[N], nd[N], bnd[N];
     gpuk_compile_desc cd = program(random_src, "draw.cu");
     gpuk_module m = { 0 };
     gpuk_kernel k = { 0 };
-    gpuk_buffer b[8];
-    gpuk_devptr p[4];
-    size_t i, j, close_bad = 0, normal_same = 0, normal_all = 0;
-    int round;
     CHECK_OK(link_one(&cd, &m));
     CHECK_OK(gpuk_kernel_get(ctx, m, "draw", &k));
-    for (j = 0; j < 8; j++)
-        CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = N * sizeof(double) },
-                                    &b[j]));
-    for (j = 0; j < 4; j++) p[j] = gpuk_buffer_devptr(ctx, b[j]);
-    for (round = 0; round < ROUNDS; round++) {
-        /* fresh seeds; offsets 0, small and unaligned, and large (below 2^62: no wrap) */
-        unsigned long long seed = rng(), n = 1 + rng() % N;
-        unsigned long long offset = round == 0 ? 0 : round < 4 ? rng() % 1000 : rng() >> 2;
-        for (j = 0; j < 8; j++) /* poison: NaN patterns a kernel that wrote nothing leaves */
-            CHECK_OK(gpuk_buffer_memset(ctx, s0, b[j], 0, 0xFFFFFFFFu, 4, N * 2));
-        CHECK_OK(gpuk_launch(ctx, k, &(gpuk_launch_desc){ .grid = GPUK_DIM1(7),
-                                                          .block = GPUK_DIM1(128),
-                                                          GPUK_ARGS(&p[0], &p[1], &p[2], &p[3], &n,
-                                                                    &seed, &offset) }));
-        CHECK_OK(gpuk_random_uniform_f32(ctx, s0, gpuk_at(b[4], 0), (size_t)n, seed, offset));
-        CHECK_OK(gpuk_random_uniform_f64(ctx, s0, gpuk_at(b[5], 0), (size_t)n, seed, offset));
-        CHECK_OK(gpuk_random_normal_f32(ctx, s0, gpuk_at(b[6], 0), (size_t)n, seed, offset));
-        CHECK_OK(gpuk_random_normal_f64(ctx, s0, gpuk_at(b[7], 0), (size_t)n, seed, offset));
-        CHECK_OK(gpuk_buffer_read(ctx, b[0], 0, f, n * sizeof *f));
-        CHECK_OK(gpuk_buffer_read(ctx, b[1], 0, d, n * sizeof *d));
-        CHECK_OK(gpuk_buffer_read(ctx, b[2], 0, nf, n * sizeof *nf));
-        CHECK_OK(gpuk_buffer_read(ctx, b[3], 0, nd, n * sizeof *nd));
-        CHECK_OK(gpuk_buffer_read(ctx, b[4], 0, bf, n * sizeof *bf));
-        CHECK_OK(gpuk_buffer_read(ctx, b[5], 0, bd, n * sizeof *bd));
-        CHECK_OK(gpuk_buffer_read(ctx, b[6], 0, bnf, n * sizeof *bnf));
-        CHECK_OK(gpuk_buffer_read(ctx, b[7], 0, bnd, n * sizeof *bnd));
-        /* the uniforms bit for bit, and in [0, 1) */
-        CHECK(memcmp(f, bf, n * sizeof *f) == 0);
-        CHECK(memcmp(d, bd, n * sizeof *d) == 0);
-        for (i = 0; i < n; i++) {
-            close_bad += !(f[i] >= 0.0f && f[i] < 1.0f) + !(d[i] >= 0.0 && d[i] < 1.0);
-            normal_same += memcmp(&nf[i], &bnf[i], sizeof nf[i]) == 0;
-            normal_same += memcmp(&nd[i], &bnd[i], sizeof nd[i]) == 0;
-            close_bad += !(fabsf(nf[i] - bnf[i]) <= 1e-5f * (1.0f + fabsf(bnf[i])));
-            close_bad += !(fabs(nd[i] - bnd[i]) <= 1e-13 * (1.0 + fabs(bnd[i])));
-        }
-        normal_all += 2 * n;
-    }
-    printf("     linked normals bit for bit equal to the built-ins': %zu of %zu\n", normal_same,
-           normal_all);
-    CHECK(close_bad == 0);
-    for (j = 0; j < 8; j++) CHECK_OK(gpuk_buffer_destroy(ctx, b[j]));
+    if (k.id) random_kernel_matches_builtins(ctx, k, "linked");
     CHECK_OK(gpuk_module_unload(ctx, m));
     return TEST_PASS;
 }
 
 static int test_linked_sums(void) {
-    enum { BLOCKS = 16, N = BLOCKS * 256 };
-    static int in[N], scan[N], warp[N], block[BLOCKS];
-    static double block64[BLOCKS];
     gpuk_compile_desc cd = program(sums_src, "sums.cu");
     gpuk_module m = { 0 };
     gpuk_kernel k = { 0 };
-    gpuk_buffer b[5];
-    gpuk_devptr p[5];
-    size_t i, j, bad = 0;
-    for (i = 0; i < N; i++) in[i] = (int)(rng() % 2001) - 1000;
     CHECK_OK(link_one(&cd, &m));
     CHECK_OK(gpuk_kernel_get(ctx, m, "sums", &k));
-    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .data = GPUK_RANGE(in) }, &b[0]));
-    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = sizeof scan }, &b[1]));
-    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = sizeof warp }, &b[2]));
-    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = sizeof block }, &b[3]));
-    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = sizeof block64 }, &b[4]));
-    for (j = 1; j < 5; j++) {
-        CHECK_OK(gpuk_buffer_memset(ctx, s0, b[j], 0, 0xA5A5A5A5u, 4,
-                                    gpuk_buffer_size(ctx, b[j]) / 4));
-    }
-    for (j = 0; j < 5; j++) p[j] = gpuk_buffer_devptr(ctx, b[j]);
-    /* a 2-D block of 32 x 8: warps are formed from the linear thread index */
-    CHECK_OK(gpuk_launch(ctx, k, &(gpuk_launch_desc){ .grid = GPUK_DIM1(BLOCKS),
-                                                      .block = GPUK_DIM2(32, 8),
-                                                      GPUK_ARGS(&p[0], &p[1], &p[2], &p[3],
-                                                                &p[4]) }));
-    CHECK_OK(gpuk_buffer_read(ctx, b[1], 0, scan, sizeof scan));
-    CHECK_OK(gpuk_buffer_read(ctx, b[2], 0, warp, sizeof warp));
-    CHECK_OK(gpuk_buffer_read(ctx, b[3], 0, block, sizeof block));
-    CHECK_OK(gpuk_buffer_read(ctx, b[4], 0, block64, sizeof block64));
-    for (j = 0; j < BLOCKS; j++) {
-        int bsum = 0;
-        for (i = 0; i < 256; i += 32) {
-            int run = 0, wsum = 0;
-            size_t l;
-            for (l = 0; l < 32; l++) wsum += in[j * 256 + i + l];
-            for (l = 0; l < 32; l++) {
-                run += in[j * 256 + i + l];
-                bad += scan[j * 256 + i + l] != run;
-                bad += warp[j * 256 + i + l] != wsum;
-            }
-            bsum += wsum;
-        }
-        bad += block[j] != bsum;
-        bad += block64[j] != (double)bsum;
-    }
-    CHECK(bad == 0);
-    for (j = 0; j < 5; j++) CHECK_OK(gpuk_buffer_destroy(ctx, b[j]));
+    if (k.id) sums_kernel_matches_cpu(ctx, k);
     CHECK_OK(gpuk_module_unload(ctx, m));
     return TEST_PASS;
 }
