@@ -2559,13 +2559,16 @@ template <typename T>
 struct float_bin {
     T lo, hi, scale;
     u32 nbins;
-    /* x's slot: its bin, or nbins (below lo), nbins + 1 (at or above hi), nbins + 2 (NaN) */
+    /* x's slot: its bin, or nbins (below lo), nbins + 1 (at or above hi), nbins + 2 (NaN).
+       Selects, not branches, so a warp with values on both sides of the range does not split;
+       the bin of a value outside the range is computed and dropped (the conversion of a
+       negative, huge or NaN product is defined: 0 or saturated). */
     GPUK_DEV u32 operator()(T x) const {
-        if (x >= lo && x < hi) {
-            const u32 b = trunc_u32(mul_rn(sub_rn(x, lo), scale));
-            return b < nbins ? b : nbins - 1;
-        }
-        return x < lo ? nbins : x >= hi ? nbins + 1 : nbins + 2;
+        const u32 b = trunc_u32(mul_rn(sub_rn(x, lo), scale));
+        u32 slot = b < nbins ? b : nbins - 1;
+        slot = x < lo ? nbins : slot;
+        slot = x >= hi ? nbins + 1 : slot;
+        return x != x ? nbins + 2 : slot;
     }
 };
 struct to_shared { /* every slot in this warp's (or block's) shared copy */
