@@ -3816,6 +3816,7 @@ static void gpuk__crew_stop(gpuk__crew* cr);
    conditional node, body), the node's handle and type, and which part the capture is in. */
 typedef struct gpuk__cond_capture {
     gpuk__cu_stream stream; /* NULL: a free entry */
+    uint32_t stream_id;     /* its handle: an entry whose stream was destroyed is stale */
     gpuk__cu_graph graph;
     uint64_t handle;
     unsigned int type;      /* GPUK__CU_GRAPH_COND_TYPE_* */
@@ -8758,11 +8759,23 @@ static gpuk_result gpuk__cond_ready(const char* fn, unsigned int type) {
     return GPUK_OK;
 }
 
+/* Whether entry e's stream is still the one it was made on (a stream destroyed in the middle
+   of its capture leaves a stale entry, which a later stream at the same address must not
+   inherit). */
+static int gpuk__cond_live(const gpuk_ctx* ctx, const gpuk__cond_capture* e) {
+    const gpuk__stream_slot* slot;
+    if (!e->stream) return 0;
+    if (!e->stream_id) return e->stream == ctx->default_stream;
+    slot = gpuk__stream_lookup(ctx, e->stream_id);
+    return slot && slot->cu == e->stream;
+}
+
 /* ctx's entry for the capture on cs (under lock), or NULL. */
 static gpuk__cond_capture* gpuk__cond_find(gpuk_ctx* ctx, gpuk__cu_stream cs) {
     int i;
     for (i = 0; i < 4; i++)
-        if (ctx->conds[i].stream && ctx->conds[i].stream == cs) return &ctx->conds[i];
+        if (ctx->conds[i].stream == cs && gpuk__cond_live(ctx, &ctx->conds[i]))
+            return &ctx->conds[i];
     return NULL;
 }
 
@@ -8797,6 +8810,7 @@ static gpuk_result gpuk__cond_begin(const char* fn, gpuk_ctx* ctx, gpuk_stream s
                                     uint64_t* out_cond) {
     gpuk__cond_capture e;
     gpuk__cond_capture* slot;
+    gpuk__cu_graph stale[4];
     gpuk__cu_stream cs;
     gpuk__cu_result cr;
     gpuk_result r;
@@ -8811,13 +8825,22 @@ static gpuk_result gpuk__cond_begin(const char* fn, gpuk_ctx* ctx, gpuk_stream s
                           "a capture of its own (end the other one first; gpuk does not nest "
                           "conditional nodes)");
     gpuk__mutex_lock(&ctx->lock);
-    for (i = 0; i < 4; i++) full &= ctx->conds[i].stream != NULL;
+    for (i = 0; i < 4; i++) {
+        stale[i] = NULL;
+        if (ctx->conds[i].stream && !gpuk__cond_live(ctx, &ctx->conds[i])) {
+            stale[i] = ctx->conds[i].graph; /* its stream is gone: the entry is free again */
+            memset(&ctx->conds[i], 0, sizeof ctx->conds[i]);
+        }
+        full &= ctx->conds[i].stream != NULL;
+    }
     gpuk__mutex_unlock(&ctx->lock);
+    for (i = 0; i < 4; i++) gpuk__graph_drop(fn, ctx, stale[i]);
     if (full)
         return gpuk__fail(fn, GPUK_ERR_POOL_FULL, "4 conditional captures are open on this ctx "
                           "already (end one with gpuk_graph_end_capture)");
     memset(&e, 0, sizeof e);
     e.stream = cs;
+    e.stream_id = stream.id;
     e.type = type;
     if ((cr = GPUK__DRV.cuGraphCreate(&e.graph, 0)) != 0)
         return gpuk__fail_cu(fn, "cuGraphCreate", cr, NULL);

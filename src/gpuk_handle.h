@@ -212,6 +212,7 @@ static void gpuk__crew_stop(gpuk__crew* cr);
    conditional node, body), the node's handle and type, and which part the capture is in. */
 typedef struct gpuk__cond_capture {
     gpuk__cu_stream stream; /* NULL: a free entry */
+    uint32_t stream_id;     /* its handle: an entry whose stream was destroyed is stale */
     gpuk__cu_graph graph;
     uint64_t handle;
     unsigned int type;      /* GPUK__CU_GRAPH_COND_TYPE_* */

@@ -3,8 +3,9 @@
    it, with the body's work inside the node), the handle's default, the refusals (a driver
    without the entry points or too old for WHILE, a body begun twice or without a head, an end
    in the head, nesting in another capture, a full table, bad handles), an invalidated body and
-   the stream usable after each. The fake replays the head and runs no body (it runs no kernel
-   that could set the value): what the GPU does is tests/gpu/gpu_graph_loop.c's. No GPU needed.
+   the stream usable after each, a stream destroyed mid-capture. The fake replays the head and
+   runs no body (it runs no kernel that could set the value): what the GPU does is
+   tests/gpu/gpu_graph_loop.c's. No GPU needed.
    cc -std=c99 -I../.. unit_graph_loop.c -ldl -lpthread */
 #define _GNU_SOURCE
 #define GPUK_IMPLEMENTATION
@@ -242,6 +243,36 @@ static int test_old_drivers(void) {
     return TEST_PASS;
 }
 
+/* A stream destroyed in the middle of a conditional capture: its entry is stale, never taken
+   for a later stream's capture (an ordinary one ends as ordinary), and freed for new ones; the
+   graph it held is given back (the teardown's check). */
+static int test_stream_destroyed_mid_capture(void) {
+    gpuk_stream t, u[4];
+    gpuk_graph g;
+    uint64_t cond;
+    int i;
+    up(NULL);
+    CHECK_OK(gpuk_stream_create(ctx, NULL, &t));
+    CHECK_OK(gpuk_graph_begin_while(ctx, t, 1, &cond));
+    CHECK_OK(launch_k(t, cond, 1));
+    (void)gpuk_stream_destroy(ctx, t); /* the driver's answer is its own */
+    for (i = 0; i < 4; i++) CHECK_OK(gpuk_stream_create(ctx, NULL, &u[i]));
+    CHECK_OK(gpuk_graph_begin_capture(ctx, u[0], GPUK_CAPTURE_DEFAULT));
+    CHECK_OK(launch_k(u[0], 0, 2));
+    CHECK_OK(gpuk_graph_end_capture(ctx, u[0], &g));
+    CHECK(exec_of(g) && exec_of(g)->nops == 1 && exec_of(g)->ops[0].type == FOP_LAUNCH);
+    CHECK_OK(gpuk_graph_destroy(ctx, g));
+    for (i = 0; i < 4; i++) CHECK_OK(gpuk_graph_begin_while(ctx, u[i], 1, &cond));
+    for (i = 0; i < 4; i++) {
+        CHECK_OK(gpuk_graph_begin_body(ctx, u[i]));
+        CHECK_OK(gpuk_graph_end_capture(ctx, u[i], &g));
+        CHECK_OK(gpuk_graph_destroy(ctx, g));
+        CHECK_OK(gpuk_stream_destroy(ctx, u[i]));
+    }
+    fake_gpuk_down(ctx);
+    return TEST_PASS;
+}
+
 int main(void) {
     srand(20261);
     RUN(test_while_graph);
@@ -249,5 +280,6 @@ int main(void) {
     RUN(test_misuse);
     RUN(test_invalidated);
     RUN(test_old_drivers);
+    RUN(test_stream_destroyed_mid_capture);
     return test_summary();
 }
