@@ -295,11 +295,12 @@ GPUK__IMPL gpuk_result gpuk_graph_begin_body(gpuk_ctx* ctx, gpuk_stream stream) 
     p.u.cond.handle = e.handle;
     p.u.cond.type = e.type;
     p.u.cond.size = 1;
-    p.u.cond.out_bodies = &body;
+    p.u.cond.out_bodies = NULL; /* the driver points it at an array of the node's own */
     p.u.cond.ctx = ctx->cu;
     cr = GPUK__DRV.cuGraphAddNode(&node, e.graph, n ? deps : NULL, n,
                                   (struct CUgraphNodeParams_st*)(void*)&p);
-    if (!cr)
+    if (!cr && p.u.cond.out_bodies) body = p.u.cond.out_bodies[0];
+    if (!cr) /* (no body graph given back: the capture's own INVALID_VALUE) */
         cr = GPUK__DRV.cuStreamBeginCaptureToGraph(cs, body, NULL, NULL, 0,
                                                    GPUK__CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
     if (cr) {

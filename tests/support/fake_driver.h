@@ -1739,6 +1739,7 @@ static fres f_cuGraphInstantiateWithFlags(void** out_exec, void* graph, unsigned
    fake_cond_bodies (a ring: the node owns it, nothing frees it), capture into a given graph. */
 enum { FAKE_COND_BODIES = 8 };
 static fake_graph fake_cond_bodies[FAKE_COND_BODIES];
+static void* fake_cond_body_ptrs[FAKE_COND_BODIES]; /* phGraph_out arrays, as the driver's */
 static const void* fake_capture_dep = &fake_capture_dep; /* the one node a head ends in */
 static int fake_graph_ok(void* g) {
     return fake_is_live(FK_GRAPH, g) ||
@@ -1780,9 +1781,9 @@ static fres f_cuGraphAddNode(void** out_node, void* g, void* const* deps, size_t
     memcpy(&handle, p + 16, 8);                 /* CUDA_CONDITIONAL_NODE_PARAMS: handle, */
     memcpy(&ctype, p + 24, 4);                  /* type, */
     memcpy(&size, p + 28, 4);                   /* size, */
-    memcpy(&out_bodies, p + 32, sizeof out_bodies); /* phGraph_out, ctx */
+    memcpy(&out_bodies, p + 32, sizeof out_bodies); /* phGraph_out (an output), ctx */
     for (i = 48; i < 256; i++) if (p[i]) return 1; /* the rest must be zero */
-    if (type != 13 || ctype > 1 || size != 1 || !out_bodies || (handle >> 16) != 0xC0Dull) return 1;
+    if (type != 13 || ctype > 1 || size != 1 || (handle >> 16) != 0xC0Dull) return 1;
     if (((fake_graph*)g)->nops == FAKE_MAX_OPS) return 2;
     pthread_mutex_lock(&fake.lock);
     body = &fake_cond_bodies[fake.cond_nodes++ % FAKE_COND_BODIES];
@@ -1796,7 +1797,11 @@ static fres f_cuGraphAddNode(void** out_node, void* g, void* const* deps, size_t
     op.host = body;
     op.n = n;
     ((fake_graph*)g)->ops[((fake_graph*)g)->nops++] = op;
-    *out_bodies = body;
+    /* as the driver does: phGraph_out pointed at an array of its own holding the body (a
+       caller that reads its own variable instead gets nothing) */
+    fake_cond_body_ptrs[body - fake_cond_bodies] = body;
+    out_bodies = &fake_cond_body_ptrs[body - fake_cond_bodies];
+    memcpy((unsigned char*)params + 32, &out_bodies, sizeof out_bodies);
     *out_node = &((fake_graph*)g)->ops[((fake_graph*)g)->nops - 1];
     return 0;
 }
