@@ -32,7 +32,9 @@ nccl_allreduce:
 zero_copy_frames:
 ipc_producer_consumer:
 heat_until_converged: heat_converged.png=256x256
-row_softmax:'
+row_softmax:
+device_printf:
+link_device_functions:'
 # prints WIDTHxHEIGHT of a valid PNG, or why it is not one (exit 1)
 png_size() { python3 - "$1" <<'PY'
 import struct, sys, zlib
