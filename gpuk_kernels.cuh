@@ -107,6 +107,57 @@ GPUK_DEV double k_mul(double a, double b) { return a * b; }
 GPUK_DEV int k_mul(int a, int b) { return (int)((u32)a * (u32)b); }
 GPUK_DEV u32 k_mul(u32 a, u32 b) { return a * b; }
 
+/* ---- 16-bit floats: f16 (IEEE binary16) and bf16 (bfloat16), stored as 16 bits and computed
+   in f32. The conversions are integer code, bit-exact on every GPU (sm_52's PTX has no f16
+   conversion): round to nearest even, f16 overflow to +-inf, subnormals kept, a NaN stays a
+   NaN of its sign with the quiet bit set and its payload's top bits kept (as x86's F16C does).
+   An f32 +, - or * of two 16-bit values rounded to 16 bits is their exact result rounded once:
+   f32's 24 bits are at least 2p + 2 for f16's p = 11 and bf16's p = 8, so the double rounding
+   is innocuous. */
+struct f16_t { unsigned short bits; };
+struct bf16_t { unsigned short bits; };
+GPUK_DEV float widen(f16_t h) {
+    const u32 s = (u32)(h.bits & 0x8000u) << 16, e = (h.bits >> 10) & 0x1fu, m = h.bits & 0x3ffu;
+    const u32 sh = __clz(m) - 21; /* a subnormal m * 2^-24: its leading 1 shifted to bit 10 */
+    u32 f = (e + 112) << 23 | m << 13;
+    if (e == 31) f = 0x7f800000u | m << 13; /* inf, NaN (payload kept) */
+    if (e == 0) f = m ? (113 - sh) << 23 | ((m << sh) & 0x3ffu) << 13 : 0u;
+    return __uint_as_float(s | f);
+}
+GPUK_DEV float widen(bf16_t h) { return __uint_as_float((u32)h.bits << 16); }
+template <typename T> GPUK_DEV T widen(T x) { return x; }
+template <typename H> GPUK_DEV H narrow(float x);
+/* One rounding for normals and subnormals (selects, no branches: each element-wise kernel
+   inlines it 18 times): v's bits above sh are the result, rounded on the rest, to even. */
+template <> GPUK_DEV f16_t narrow<f16_t>(float x) {
+    const u32 b = __float_as_uint(x), a = b & 0x7fffffffu;
+    const bool sub = a < 0x38800000u; /* below 2^-14: a subnormal f16 m * 2^-24, or 0 */
+    const u32 v = sub ? (a & 0x7fffffu) | 0x800000u : a - 0x38000000u; /* rebias the exponent */
+    const u32 e = a >> 23, sh = sub ? (e < 95 ? 31 : 126 - e) : 13;
+    u32 h = (v + (1u << (sh - 1)) - 1 + (v >> sh & 1u)) >> sh;
+    if (a >= 0x477ff000u) h = 0x7c00u;  /* 65520 and up: ties away from 65504's odd end */
+    if (a > 0x7f800000u) h = 0x7e00u | (a >> 13 & 0x3ffu);
+    f16_t r;
+    r.bits = (unsigned short)(b >> 16 & 0x8000u | h);
+    return r;
+}
+template <> GPUK_DEV bf16_t narrow<bf16_t>(float x) {
+    const u32 b = __float_as_uint(x);
+    bf16_t h;
+    if ((b & 0x7fffffffu) > 0x7f800000u) h.bits = (unsigned short)(b >> 16 | 0x40u);
+    else h.bits = (unsigned short)((b + 0x7fffu + (b >> 16 & 1u)) >> 16); /* carries to inf */
+    return h;
+}
+template <typename T> struct wide { typedef T type; };  /* what a fold accumulates T in */
+template <> struct wide<f16_t> { typedef float type; };
+template <> struct wide<bf16_t> { typedef float type; };
+#define GPUK_HALF_OPS(H)                                                                     \
+    GPUK_DEV H k_add(H a, H b) { return narrow<H>(widen(a) + widen(b)); }                    \
+    GPUK_DEV H k_sub(H a, H b) { return narrow<H>(widen(a) - widen(b)); }                    \
+    GPUK_DEV H k_mul(H a, H b) { return narrow<H>(widen(a) * widen(b)); }
+GPUK_HALF_OPS(f16_t)
+GPUK_HALF_OPS(bf16_t)
+
 /* ---- element-wise map ----
    out[i] = f(a[i], b[i]) for i < n, where f may ignore a or b (fill, unary ops). The range is
    cut into a scalar head up to the first 16-byte boundary of out, a body of 16-byte packs and a
@@ -166,6 +217,52 @@ GPUK_DEV void map(F f, T* out, const T* a, const T* b, u64 n) {
         name##_op f = { s0, s1 };                                                            \
         map<NIN, UNROLL>(f, out, a, b, n);                                                   \
     }
+
+/* ---- conversions between f32 and the 16-bit floats ----
+   out[i] = in[i] widened or narrowed. Groups of 8 elements a thread (16 bytes of halves, 32 of
+   floats) where out and in reach a 16-byte boundary at the same element, else one at a time.
+   out and in never overlap (the launcher refuses it): their elements differ in size. */
+template <typename O, typename I> GPUK_DEV O convert_one(I x) { return narrow<O>(x); }
+template <> GPUK_DEV float convert_one<float, f16_t>(f16_t x) { return widen(x); }
+template <> GPUK_DEV float convert_one<float, bf16_t>(bf16_t x) { return widen(x); }
+template <typename O, typename I> GPUK_DEV void convert(O* out, const I* in, u64 n) {
+    const int PI = 8 * sizeof(I) / 16, PO = 8 * sizeof(O) / 16; /* packs a group of 8 */
+    const u64 tid = (u64)blockIdx.x * GPUK_BLOCK + threadIdx.x;
+    const u64 stride = (u64)gridDim.x * GPUK_BLOCK;
+    u64 head = n;
+    for (u64 h = 0; h < 8; h++)
+        if ((((u64)(out + h) | (u64)(in + h)) & 15u) == 0) { head = h; break; }
+    if (head > n) head = n;
+    for (u64 i = tid; i < head; i += stride) out[i] = convert_one<O>(in[i]);
+    const u64 groups = (n - head) / 8;
+    const pack16<I>* pi = (const pack16<I>*)(in + head);
+    pack16<O>* po = (pack16<O>*)(out + head);
+    for (u64 g = tid; g < groups; g += stride) {
+        pack16<I> x[PI];
+        pack16<O> r[PO];
+#pragma unroll
+        for (int k = 0; k < PI; k++) x[k] = pi[g * PI + k];
+#pragma unroll
+        for (int e = 0; e < 8; e++)
+            r[e / (8 / PO)].v[e % (8 / PO)] = convert_one<O>(x[e / (8 / PI)].v[e % (8 / PI)]);
+#pragma unroll
+        for (int k = 0; k < PO; k++) po[g * PO + k] = r[k];
+    }
+    for (u64 i = head + groups * 8 + tid; i < n; i += stride) out[i] = convert_one<O>(in[i]);
+}
+#define GPUK_CONVERT_KERNEL(name, O, I)                                                      \
+    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK) name(O* out, const I* in, u64 n) { \
+        convert(out, in, n);                                                                 \
+    }
+// wrap gpuk_to_{h}_{t}(gpuk_array out, gpuk_array in, size_t n)
+//      = gpuk__convert(2, {size}, out, in, n)
+//      | out[i] (uint16_t bits) = in[i] rounded to {h: f16=IEEE binary16; bf16=bfloat16},
+//      nearest even
+#define GPUK_TO_HALF(H, h, T, t) GPUK_CONVERT_KERNEL(gpuk_to_##h##_##t, H, T)
+// wrap gpuk_to_f32_{t}(gpuk_array out, gpuk_array in, size_t n)
+//      = gpuk__convert(4, {size}, out, in, n)
+//      | out[i] (float) = in[i] ({t: f16=IEEE binary16; bf16=bfloat16} bits), exactly
+#define GPUK_TO_F32(T, t) GPUK_CONVERT_KERNEL(gpuk_to_f32_##t, float, T)
 
 /* fill: out[i] = s0. */
 // wrap gpuk_fill_{t}(gpuk_array out, size_t n, {T} value)
@@ -268,16 +365,16 @@ template <typename T> GPUK_DEV argval<T> fetch(const argval<T>* p) {
 
 /* Folds: identity, element -> accumulator, accumulator combine, accumulator -> result. */
 template <typename T> struct fold_sum {
-    typedef T acc; typedef T out;
-    GPUK_DEV acc init() { return T(0); }
-    GPUK_DEV acc take(T x, T, u64) { return x; }
+    typedef typename wide<T>::type acc; typedef acc out;
+    GPUK_DEV acc init() { return acc(0); }
+    GPUK_DEV acc take(T x, T, u64) { return widen(x); }
     GPUK_DEV acc join(acc a, acc b) { return k_add(a, b); }
     GPUK_DEV out done(acc a) { return a; }
 };
 template <typename T> struct fold_dot {
-    typedef T acc; typedef T out;
-    GPUK_DEV acc init() { return T(0); }
-    GPUK_DEV acc take(T x, T y, u64) { return x * y; }
+    typedef typename wide<T>::type acc; typedef acc out;
+    GPUK_DEV acc init() { return acc(0); }
+    GPUK_DEV acc take(T x, T y, u64) { return widen(x) * widen(y); }
     GPUK_DEV acc join(acc a, acc b) { return a + b; }
     GPUK_DEV out done(acc a) { return a; }
 };
@@ -299,16 +396,16 @@ template <> GPUK_DEV int highest<int>() { return 0x7fffffff; }
 template <> GPUK_DEV u32 lowest<u32>() { return 0u; }
 template <> GPUK_DEV u32 highest<u32>() { return 0xffffffffu; }
 template <typename T> struct fold_min {
-    typedef T acc; typedef T out;
-    GPUK_DEV acc init() { return highest<T>(); }
-    GPUK_DEV acc take(T x, T, u64) { return x; }
+    typedef typename wide<T>::type acc; typedef acc out;
+    GPUK_DEV acc init() { return highest<acc>(); }
+    GPUK_DEV acc take(T x, T, u64) { return widen(x); }
     GPUK_DEV acc join(acc a, acc b) { return k_min(a, b); }
     GPUK_DEV out done(acc a) { return a; }
 };
 template <typename T> struct fold_max {
-    typedef T acc; typedef T out;
-    GPUK_DEV acc init() { return lowest<T>(); }
-    GPUK_DEV acc take(T x, T, u64) { return x; }
+    typedef typename wide<T>::type acc; typedef acc out;
+    GPUK_DEV acc init() { return lowest<acc>(); }
+    GPUK_DEV acc take(T x, T, u64) { return widen(x); }
     GPUK_DEV acc join(acc a, acc b) { return k_max(a, b); }
     GPUK_DEV out done(acc a) { return a; }
 };
@@ -434,6 +531,20 @@ GPUK_DEV void reduce(F f, typename F::out* result, const T* a, const T* b, u64 n
 // wrap gpuk_norm2_{t}(gpuk_array out, gpuk_array x, size_t n)
 //      = gpuk__reduce({size}, {size}, 0, out, &x, NULL, n) | out[0] = sqrt(sum of x[i]^2)
 #define GPUK_NORM2(T, t) GPUK_REDUCE_KERNEL(gpuk_norm2_##t, T, 1, fold_norm2<T>)
+/* The 16-bit floats' reductions: the same folds, accumulated and answered in f32 (float). */
+// wrap gpuk_sum_{t}(gpuk_array out, gpuk_array x, size_t n)
+//      = gpuk__reduce(2, 4, 0, out, &x, NULL, n) | out[0] (float) = x[0] + ... + x[n-1], added in f32
+#define GPUK_SUM_HALF(T, t) GPUK_SUM(T, t)
+// wrap gpuk_min_{t}(gpuk_array out, gpuk_array x, size_t n)
+//      = gpuk__reduce(2, 4, 1, out, &x, NULL, n) | out[0] (float) = smallest x[i] (n >= 1)
+#define GPUK_MIN_HALF(T, t) GPUK_MIN(T, t)
+// wrap gpuk_max_{t}(gpuk_array out, gpuk_array x, size_t n)
+//      = gpuk__reduce(2, 4, 1, out, &x, NULL, n) | out[0] (float) = largest x[i] (n >= 1)
+#define GPUK_MAX_HALF(T, t) GPUK_MAX(T, t)
+// wrap gpuk_dot_{t}(gpuk_array out, gpuk_array x, gpuk_array y, size_t n)
+//      = gpuk__reduce(2, 4, 0, out, &x, &y, n)
+//      | out[0] (float) = x[0]*y[0] + ... + x[n-1]*y[n-1], multiplied and added in f32
+#define GPUK_DOT_HALF(T, t) GPUK_DOT(T, t)
 
 /* ---- reductions along an axis of a 2-D view: a result for each row or each column ----
    The folds above, over every row (out[r], columns in order) or every column (out[c], rows in
@@ -2756,6 +2867,12 @@ GPUK_BINARY(mul, float, f32)
 GPUK_BINARY(mul, double, f64)
 GPUK_BINARY(mul, int, i32)
 GPUK_BINARY(mul, u32, u32)
+GPUK_BINARY(add, f16_t, f16)
+GPUK_BINARY(add, bf16_t, bf16)
+GPUK_BINARY(sub, f16_t, f16)
+GPUK_BINARY(sub, bf16_t, bf16)
+GPUK_BINARY(mul, f16_t, f16)
+GPUK_BINARY(mul, bf16_t, bf16)
 GPUK_DIV(float, f32)
 GPUK_DIV(double, f64)
 GPUK_BINARY(minimum, float, f32)
@@ -2787,6 +2904,10 @@ GPUK_COS2SIN2(float, f32)
 GPUK_COS2SIN2(double, f64)
 GPUK_SELU(float, f32)
 GPUK_SELU(double, f64)
+GPUK_TO_HALF(f16_t, f16, float, f32)
+GPUK_TO_HALF(bf16_t, bf16, float, f32)
+GPUK_TO_F32(f16_t, f16)
+GPUK_TO_F32(bf16_t, bf16)
 
 GPUK_SUM(float, f32)
 GPUK_SUM(double, f64)
@@ -2812,6 +2933,14 @@ GPUK_DOT(float, f32)
 GPUK_DOT(double, f64)
 GPUK_NORM2(float, f32)
 GPUK_NORM2(double, f64)
+GPUK_SUM_HALF(f16_t, f16)
+GPUK_SUM_HALF(bf16_t, bf16)
+GPUK_MIN_HALF(f16_t, f16)
+GPUK_MIN_HALF(bf16_t, bf16)
+GPUK_MAX_HALF(f16_t, f16)
+GPUK_MAX_HALF(bf16_t, bf16)
+GPUK_DOT_HALF(f16_t, f16)
+GPUK_DOT_HALF(bf16_t, bf16)
 GPUK_SUM_AXIS(float, f32)
 GPUK_SUM_AXIS(double, f64)
 GPUK_MIN_AXIS(float, f32)

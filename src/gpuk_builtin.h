@@ -863,6 +863,33 @@ static GPUK__NOINLINE gpuk_result gpuk__strided(const char* fn, int id, gpuk_ctx
 }
 #endif /* GPUK__LAUNCHER_STRIDED */
 
+#if defined(GPUK__LAUNCHER_CONVERT)
+/* Conversions between f32 and the 16-bit floats: (out, in, n). The elements differ in size,
+   so element i of out can hold bytes of an input another thread has yet to read: out and in
+   may not overlap at all. */
+static GPUK__NOINLINE gpuk_result gpuk__convert(const char* fn, int id, gpuk_ctx* ctx,
+                                                gpuk_stream stream, size_t out_elem,
+                                                size_t in_elem, gpuk_array out, gpuk_array in,
+                                                size_t n) {
+    gpuk_devptr po, pi;
+    unsigned long long n64 = n;
+    void* args[3];
+    gpuk__kcall k;
+    gpuk_result r;
+    if ((r = gpuk__kcall_init(&k, fn, id, ctx, stream)) != GPUK_OK) return r;
+    if ((r = gpuk__array(fn, ctx, "out", out, out_elem, n, &po)) != GPUK_OK) return r;
+    if ((r = gpuk__array(fn, ctx, "in", in, in_elem, n, &pi)) != GPUK_OK) return r;
+    if ((r = gpuk__overlap(fn, "out and in", po, pi, n * out_elem, n * in_elem, 0)) != GPUK_OK)
+        return r;
+    if (n == 0) return GPUK_OK;
+    args[0] = &po; args[1] = &pi; args[2] = &n64;
+    k.args = args;
+    /* a block for every 256 groups of 8 elements, as gpuk__map's packs */
+    k.grid_x = gpuk__grid(n, GPUK__BLOCK * 8, (size_t)ctx->info.max_grid[0]);
+    return gpuk__builtin_go(&k);
+}
+#endif /* GPUK__LAUNCHER_CONVERT */
+
 #if defined(GPUK__LAUNCHER_REDUCE)
 /* Reductions: (out, a, b, n, scratch). The grid depends only on n and the device, which is
    what makes the result's bits repeat. */

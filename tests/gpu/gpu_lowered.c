@@ -101,6 +101,15 @@ static void use_nvcc_headers(gpuk_ctx* c) {
 #define RUN_ARGMIN RUN_UNARY
 #define RUN_ARGMAX RUN_UNARY
 #define RUN_NORM2 RUN_UNARY
+#define RUN_TO_HALF RUN_UNARY
+#define RUN_TO_F32 RUN_UNARY
+#define RUN_SUM_HALF RUN_UNARY
+#define RUN_MIN_HALF RUN_UNARY
+#define RUN_MAX_HALF RUN_UNARY
+#define RUN_DOT_HALF RUN_BINARY
+/* the 16-bit floats read the u32 input's random bits: every class (NaN, inf, subnormal) */
+#define in_f16 in_u32
+#define in_bf16 in_u32
 #define RUN_SCAN RUN_UNARY
 #define RUN_SUM_AXIS(f, t) RUN_ONE(f(c, S, OUT, gpuk_at2d(s->in_##t, off, 37, 29, 31)))
 #define RUN_MIN_AXIS RUN_SUM_AXIS

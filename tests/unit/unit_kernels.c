@@ -52,6 +52,12 @@ static int rows;
 #define ROW_ARGMIN ROW_UNARY
 #define ROW_ARGMAX ROW_UNARY
 #define ROW_NORM2 ROW_UNARY
+#define ROW_TO_HALF ROW_UNARY
+#define ROW_TO_F32 ROW_UNARY
+#define ROW_SUM_HALF ROW_UNARY
+#define ROW_MIN_HALF ROW_UNARY
+#define ROW_MAX_HALF ROW_UNARY
+#define ROW_DOT_HALF ROW_BINARY
 #define ROW_SUM_AXIS(f) ROW(f(ctx, S, Z, Z2))
 #define ROW_MIN_AXIS ROW_SUM_AXIS
 #define ROW_MAX_AXIS ROW_SUM_AXIS
@@ -112,6 +118,20 @@ static int test_bad_arguments_get_clear_errors_before_the_driver(void) {
     CHECK_RESULT(gpuk_copy_strided_f32(ctx, S, gpuk_at(f, 0), 1, gpuk_at(f, 3), 1, 8), GPUK_ERR_INVALID_ARG);
     CHECK_RESULT(gpuk_histogram_u8(ctx, S, gpuk_at(f, 0), 4, 0, 256, gpuk_at(f, 0), 8), GPUK_ERR_INVALID_ARG);
     CHECK_ERROR_MENTIONS("counts and in overlap");
+    /* 16-bit floats: elements of 2 bytes, results of 4; conversions never in place (their
+       elements differ in size) */
+    CHECK_RESULT(gpuk_to_f16_f32(ctx, S, gpuk_at(f, 0), gpuk_at(f, 0), 8), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("out and in overlap");
+    CHECK_RESULT(gpuk_to_f32_bf16(ctx, S, gpuk_at(f, 0), gpuk_at(f, 8), 8), GPUK_ERR_INVALID_ARG);
+    CHECK_RESULT(gpuk_to_f32_f16(ctx, S, gpuk_at(f, 0), gpuk_at(g, 120), 9), GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_ERROR_MENTIONS("128 elements of 2 bytes");
+    CHECK_RESULT(gpuk_to_f16_f32(ctx, S, gpuk_at(g, 0), gpuk_at(f, 0), 129), GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_RESULT(gpuk_add_f16(ctx, S, gpuk_at(f, 1), gpuk_at(f, 0), gpuk_at(g, 0), 8), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("overlap");
+    CHECK_RESULT(gpuk_sum_bf16(ctx, S, gpuk_at(f, 64), gpuk_at(g, 0), 4), GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_RESULT(gpuk_min_f16(ctx, S, gpuk_at(f, 0), gpuk_at(g, 0), 0), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("n is 0");
+    CHECK_RESULT(gpuk_dot_bf16(ctx, S, gpuk_at(f, 0), gpuk_at(g, 0), gpuk_at(g, 127), 2), GPUK_ERR_OUT_OF_BOUNDS);
     /* shape and range rules */
     CHECK_RESULT(gpuk_min_f32(ctx, S, gpuk_at(f, 0), gpuk_at(g, 0), 0), GPUK_ERR_INVALID_ARG);
     CHECK_ERROR_MENTIONS("n is 0");
