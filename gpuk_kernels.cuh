@@ -148,7 +148,8 @@ template <> GPUK_DEV bf16_t narrow<bf16_t>(float x) {
     else h.bits = (unsigned short)((b + 0x7fffu + (b >> 16 & 1u)) >> 16); /* carries to inf */
     return h;
 }
-template <typename T> struct wide { typedef T type; };  /* what a fold accumulates T in */
+/* what a fold accumulates T in, and the type of a map kernel's scalars */
+template <typename T> struct wide { typedef T type; };
 template <> struct wide<f16_t> { typedef float type; };
 template <> struct wide<bf16_t> { typedef float type; };
 #define GPUK_HALF_OPS(H)                                                                     \
@@ -204,16 +205,17 @@ GPUK_DEV void map(F f, T* out, const T* a, const T* b, u64 n) {
 }
 
 /* Every map kernel has the same parameters, so one host launcher serves them all:
-   (out, a, b, n, s0, s1); a, b, s0, s1 are ignored where the op has no use for them. */
+   (out, a, b, n, s0, s1); a, b, s0, s1 are ignored where the op has no use for them. The
+   scalars of the 16-bit floats' kernels are f32 (wide<T>). */
 #define GPUK_MAP_KERNEL(name, T, NIN, expr) GPUK_MAP_KERNEL_U(name, T, NIN, 2, expr)
 /* UNROLL 1 for the ops whose code is long (sin, cos): their PTX stays small and quick to JIT. */
 #define GPUK_MAP_KERNEL_U(name, T, NIN, UNROLL, expr)                                        \
     struct name##_op {                                                                       \
-        T s0, s1;                                                                            \
+        typename wide<T>::type s0, s1;                                                       \
         __device__ T operator()(T x, T y) const { (void)x; (void)y; return expr; }           \
     };                                                                                       \
     extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
-    name(T* out, const T* a, const T* b, u64 n, T s0, T s1) {                                \
+    name(T* out, const T* a, const T* b, u64 n, wide<T>::type s0, wide<T>::type s1) {        \
         name##_op f = { s0, s1 };                                                            \
         map<NIN, UNROLL>(f, out, a, b, n);                                                   \
     }
@@ -280,6 +282,11 @@ template <typename O, typename I> GPUK_DEV void convert(O* out, const I* in, u64
 // wrap gpuk_axpy_{t}(gpuk_array y, {T} alpha, gpuk_array x, size_t n)
 //      = gpuk__map({size}, n, y, &x, &y, &alpha, NULL) | y[i] = alpha * x[i] + y[i]
 #define GPUK_AXPY(T, t) GPUK_MAP_KERNEL(gpuk_axpy_##t, T, 2, s0 * x + y)
+// wrap gpuk_axpy_{t}(gpuk_array y, float alpha, gpuk_array x, size_t n)
+//      = gpuk__map({size}, n, y, &x, &y, &alpha, NULL)
+//      | y[i] = alpha * x[i] + y[i], one f32 fma rounded to 16 bits
+#define GPUK_AXPY_HALF(T, t)                                                                 \
+    GPUK_MAP_KERNEL(gpuk_axpy_##t, T, 2, narrow<T>(fmaf(s0, widen(x), widen(y))))
 /* scale: out[i] = s0 * x[i]. */
 // wrap gpuk_scale_{t}(gpuk_array out, {T} alpha, gpuk_array x, size_t n)
 //      = gpuk__map({size}, n, out, &x, NULL, &alpha, NULL) | out[i] = alpha * x[i]
@@ -2885,6 +2892,8 @@ GPUK_BINARY(maximum, int, i32)
 GPUK_BINARY(maximum, u32, u32)
 GPUK_AXPY(float, f32)
 GPUK_AXPY(double, f64)
+GPUK_AXPY_HALF(f16_t, f16)
+GPUK_AXPY_HALF(bf16_t, bf16)
 GPUK_SCALE(float, f32)
 GPUK_SCALE(double, f64)
 GPUK_UNARY(abs, float, f32)

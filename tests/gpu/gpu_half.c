@@ -3,10 +3,11 @@
    for bit over all 65536 patterns; the narrowing ones bit for bit on random f32 bits and the
    edge cases (ties to even, the largest finite, overflow to inf, subnormals, +-0, +-inf, NaN
    payloads); add/sub/mul on random 16-bit patterns bit for bit (one rounding of the exact
-   result); sum/dot against double within f32 rounding, min/max exactly. Sizes 0, 1, odd and
-   2^20 + 3, at aligned, equally misaligned and differently misaligned views; outputs poisoned
-   first, and the element after the last must keep its poison. The same sum twice gives the
-   same bits. cc -std=c99 -I../.. gpu_half.c -ldl -lpthread -lm */
+   result); axpy bit for bit against C's fmaf rounded once; sum/dot against double within f32
+   rounding, min/max exactly. Sizes 0, 1, odd and 2^20 + 3, at aligned, equally misaligned and
+   differently misaligned views; outputs poisoned first, and the element after the last must
+   keep its poison. The same sum twice gives the same bits.
+   cc -std=c99 -I../.. gpu_half.c -ldl -lpthread -lm */
 #define _GNU_SOURCE
 #define GPUK_IMPLEMENTATION
 #include "gpuk.h"
@@ -273,6 +274,50 @@ static int test_add_sub_mul_round_once(void) {
     return TEST_PASS;
 }
 
+typedef gpuk_result (*axpy_fn)(gpuk_ctx*, gpuk_stream, gpuk_array, float, gpuk_array, size_t);
+
+/* y = alpha x + y: one f32 fma (C's fmaf, correctly rounded too), rounded to 16 bits */
+static int test_axpy_is_one_fma(void) {
+    const size_t cap = BIG + 16;
+    uint16_t *x = (uint16_t*)malloc(cap * 2), *y = (uint16_t*)malloc(cap * 2);
+    uint16_t* out = (uint16_t*)malloc(cap * 2);
+    gpuk_buffer bx = make(cap * 2), by = make(cap * 2);
+    static const axpy_fn fns[2] = { gpuk_axpy_f16, gpuk_axpy_bf16 };
+    size_t f, s, o, i, bad = 0;
+    for (f = 0; f < 2; f++) {
+        const format t = f ? BF16 : F16;
+        for (s = 0; s < NSIZES; s++) {
+            for (o = 0; o < 3; o++) {
+                const size_t n = sizes[s], oy = offs[o][0], ox = offs[o][1], lim = n + 8;
+                const float alpha = (float)uniform(-3, 3);
+                for (i = 0; i < lim; i++) {
+                    x[i] = random16(t, 1);
+                    y[i] = random16(t, 1);
+                }
+                put(bx, x, lim * 2);
+                put(by, y, lim * 2);
+                CHECK_OK(fns[f](ctx, S, gpuk_at(by, oy), alpha, gpuk_at(bx, ox), n));
+                get(by, out, lim * 2);
+                for (i = 0; i < lim; i++) {
+                    const int in = i >= oy && i < oy + n;
+                    const float r = !in ? 0.0f : fmaf(alpha, (float)value16(x[ox + i - oy], t),
+                                                      (float)value16(y[i], t));
+                    const int ok = !in ? out[i] == y[i] : r != r ? is_nan16(out[i], t)
+                                                               : out[i] == round16(r, t);
+                    if (!ok && bad++ < 5)
+                        fprintf(stderr, "  axpy_%s element %zu of %zu: 0x%04x, want 0x%04x\n",
+                                t.name, i, n, out[i], in ? round16(r, t) : y[i]);
+                }
+            }
+        }
+    }
+    CHECK(bad == 0);
+    free(x); free(y); free(out);
+    CHECK_OK(gpuk_buffer_destroy(ctx, bx));
+    CHECK_OK(gpuk_buffer_destroy(ctx, by));
+    return TEST_PASS;
+}
+
 typedef gpuk_result (*red_fn)(gpuk_ctx*, gpuk_stream, gpuk_array, gpuk_array, size_t);
 typedef gpuk_result (*dot_fn)(gpuk_ctx*, gpuk_stream, gpuk_array, gpuk_array, gpuk_array, size_t);
 
@@ -365,10 +410,11 @@ static int test_the_sum_bits_repeat(void) {
 int main(void) {
     int rc;
     rng_seed_from_clock();
-    if (!gpu_setup("gpu_half", 5, &ctx, &rc)) return rc;
+    if (!gpu_setup("gpu_half", 6, &ctx, &rc)) return rc;
     RUN(test_widening_is_exact_for_every_pattern);
     RUN(test_narrowing_rounds_to_nearest_even);
     RUN(test_add_sub_mul_round_once);
+    RUN(test_axpy_is_one_fma);
     RUN(test_reductions_accumulate_in_f32);
     RUN(test_the_sum_bits_repeat);
     CHECK_OK(gpuk_ctx_destroy(ctx));

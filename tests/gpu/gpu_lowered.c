@@ -103,6 +103,7 @@ static void use_nvcc_headers(gpuk_ctx* c) {
 #define RUN_NORM2 RUN_UNARY
 #define RUN_TO_HALF RUN_UNARY
 #define RUN_TO_F32 RUN_UNARY
+#define RUN_AXPY_HALF RUN_AXPY
 #define RUN_SUM_HALF RUN_UNARY
 #define RUN_MIN_HALF RUN_UNARY
 #define RUN_MAX_HALF RUN_UNARY

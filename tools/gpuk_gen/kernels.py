@@ -140,7 +140,7 @@ FAMILIES = [
     ("ELEMENTWISE", "Element-wise",
      "one output element from the same element of each input; may run in place",
      ["BINARY", "DIV", "AXPY", "SCALE", "UNARY", "UNARY_LONG", "COS2SIN2", "SELU", "TO_HALF",
-      "TO_F32"]),
+      "TO_F32", "AXPY_HALF"]),
     ("MOVE", "Move", "strided copies and transposes", ["COPY_STRIDED", "TRANSPOSE"]),
     ("REDUCE", "Reduce",
      "deterministic: the same input on the same device gives the same bits every time",
