@@ -27,8 +27,9 @@ CONFIGURATION (define before the implementation include)
    Environment (read with secure_getenv: set-user-ID programs ignore it): GPUK_DRIVER_PATH
    names the driver library when gpuk_desc.driver_path is NULL; GPUK_NVRTC_PATH names NVRTC
    when gpuk_desc.nvrtc_path is (unset: NVRTC's search, KERNELS, which also reads CUDA_PATH,
-   CUDA_HOME, VIRTUAL_ENV, CONDA_PREFIX and HOME); GPUK_CACHE_DIR turns on the NVRTC disk
-   cache in that folder when gpuk_desc.nvrtc_cache_dir is NULL.
+   CUDA_HOME, VIRTUAL_ENV, CONDA_PREFIX and HOME); GPUK_NVJITLINK_PATH names nvJitLink
+   when gpuk_desc.nvjitlink_path is NULL (unset: the same search); GPUK_CACHE_DIR turns on
+   the NVRTC disk cache in that folder when gpuk_desc.nvrtc_cache_dir is NULL.
 
 gpuk DOES NOT
    need the CUDA toolkit (gpuk_module_compile loads NVRTC only when called); create non-primary
@@ -255,6 +256,12 @@ KERNELS
    NVRTC programs compiled with -rdc=true) with the driver's own linker into one module;
    with desc.gpuk_device it adds gpuk_device.cuh's functions as extern "C" definitions, so a
    kernel that only declares gpuk_uniform_f32 (or gpuk_block_sum_f64...) links against them.
+   A link with an LTO-IR input (kind GPUK_LINK_LTOIR, or a compiled input with .lto, which
+   NVRTC compiles with -dlto) goes through nvJitLink instead, for the device (-arch=sm_XY,
+   -lto), taking the other kinds as well; the cubin it makes loads as an ordinary module.
+   nvJitLink is loaded then and only then, looked for as NVRTC is (gpuk_desc.nvjitlink_path,
+   GPUK_NVJITLINK_PATH, libnvJitLink.so.13, .so.12, the same folders and nvidia/nvjitlink/lib
+   wheels); without it such a link fails with GPUK_ERR_NO_NVRTC naming nvJitLink.
    Launch arguments: GPUK_ARGS(&p, &s, &n) inside a gpuk_launch_desc (C only) fills args,
    arg_sizes and num_args, so debug builds compare each argument's size with the kernel's
    parameter (driver >= 12.4) and refuse &buffer (a 4-byte gpuk_buffer handle) where the
@@ -371,7 +378,8 @@ typedef enum gpuk_result {
     GPUK_ERR_OUT_OF_BOUNDS = -10,  /* copy or memset outside the buffer */
     GPUK_ERR_CAPTURING = -11,      /* needs work a CUDA graph capture cannot hold (a first-use
                                       kernel load, a scratch allocation): prepare it first */
-    GPUK_ERR_NO_NVRTC = -12,       /* NVRTC (the runtime compiler) not found, or too old */
+    GPUK_ERR_NO_NVRTC = -12,       /* NVRTC (the runtime compiler) not found, or too old; also
+                                      nvJitLink (the LTO-IR linker) for an LTO-IR link */
     GPUK_ERR_COMPILE = -13,        /* NVRTC refused the program: the log is in last_error */
     GPUK_ERR_UNSUPPORTED = -14,    /* the device cannot do what was asked (thread-block clusters
                                       before sm_90, cooperative launch where it has none) */
@@ -459,6 +467,11 @@ typedef struct gpuk_desc {
     const char* nvrtc_cache_dir; // NULL -> $GPUK_CACHE_DIR; unset or "": no disk cache (the
                                  //   default). A folder: compiles cached there too, across
                                  //   processes (gpuk_module_compile; made 0700 if missing)
+    const char* nvjitlink_path;  // NULL -> $GPUK_NVJITLINK_PATH, else NVRTC's search for
+                                 //   libnvJitLink.so.13, .so.12 (loaded by the first link
+                                 //   with an LTO-IR input; at most 4095 characters)
+    gpuk_get_proc_fn nvjitlink_get_proc; // NULL -> load nvJitLink and resolve from it; asked
+    void* nvjitlink_get_proc_user_data;  //   for the exports' names (__nvJitLinkCreate_13_0)
     uint32_t _end_canary;
 } gpuk_desc;
 
@@ -599,6 +612,9 @@ typedef enum gpuk_link_kind {
     GPUK_LINK_FATBIN,
     GPUK_LINK_LIBRARY,       /* an archive of device code (nvcc -lib; libcudadevrt.a) */
     GPUK_LINK_OBJECT,        /* a host object holding device code (nvcc -rdc -c) */
+    GPUK_LINK_LTOIR,         /* LTO-IR (nvcc -dlto -dc, NVRTC -dlto); never detected: name it
+                                (a path ending in .ltoir is one). The link then goes through
+                                nvJitLink (KERNELS) */
     GPUK_LINK_NUM,
     GPUK_LINK_FORCE_U32 = 0x7FFFFFFF
 } gpuk_link_kind;
@@ -612,6 +628,8 @@ typedef struct gpuk_link_input {
                                         //   errors as there)
     gpuk_link_kind kind;                // image and path: 0 -> detect
     const char* label;                  // in errors; NULL -> path, compile->name, "input N"
+    bool lto;                           // compile: true -> NVRTC -dlto makes LTO-IR (linked
+                                        //   by nvJitLink, like GPUK_LINK_LTOIR inputs)
 } gpuk_link_input;
 
 /* gpuk_module_link: inputs linked into one module by the driver's linker. */
@@ -1795,6 +1813,8 @@ static void gpuk__register_fork_handlers(void) {}
 #define GPUK__DEFAULT_DRIVER "nvcuda.dll"
 #define GPUK__NVRTC_NAMES "nvrtc64_130_0.dll", "nvrtc64_120_0.dll", "nvrtc64_112_0.dll", \
     "nvrtc64_111_0.dll", "nvrtc64_110_0.dll", "nvrtc64_102_0.dll"
+/* nvJitLink's DLLs carry major and minor like NVRTC's; the minor is 0 throughout a major */
+#define GPUK__NVJITLINK_NAMES "nvJitLink_130_0.dll", "nvJitLink_120_0.dll"
 #else
 #include <dlfcn.h>
 #include <pthread.h>
@@ -1872,6 +1892,8 @@ static void gpuk__register_fork_handlers(void) {
 /* NVRTC's sonames carry the major version (11.x: major.minor); newest first */
 #define GPUK__NVRTC_NAMES "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2", \
     "libnvrtc.so.11.1", "libnvrtc.so.11.0", "libnvrtc.so.10.2"
+/* nvJitLink (CUDA 12.0 on) is named by its major version; newest first */
+#define GPUK__NVJITLINK_NAMES "libnvJitLink.so.13", "libnvJitLink.so.12"
 #endif
 
 #if defined(GPUK_NO_THREAD_LOCAL)
@@ -2255,6 +2277,9 @@ typedef struct gpuk__nvrtc_program_st* gpuk__nvrtc_program;
     X(nvrtcGetCUBINSize, 11010, "nvrtcGetCUBINSize", 0, \
       (gpuk__nvrtc_program prog, size_t* out_bytes)) \
     X(nvrtcGetCUBIN, 11010, "nvrtcGetCUBIN", 0, (gpuk__nvrtc_program prog, char* cubin)) \
+    X(nvrtcGetLTOIRSize, 12000, "nvrtcGetLTOIRSize", 0, \
+      (gpuk__nvrtc_program prog, size_t* out_bytes)) \
+    X(nvrtcGetLTOIR, 12000, "nvrtcGetLTOIR", 0, (gpuk__nvrtc_program prog, char* ltoir)) \
     X(nvrtcAddNameExpression, 8000, "nvrtcAddNameExpression", 1, \
       (gpuk__nvrtc_program prog, const char* name_expression)) \
     X(nvrtcGetLoweredName, 8000, "nvrtcGetLoweredName", 1, \
@@ -2266,6 +2291,47 @@ static const gpuk__lib_row gpuk__nvrtc_rows[] = { GPUK__NVRTC_FUNCS(GPUK__X_ROW)
 #undef GPUK__X_TABLE
 /* nvrtcGetErrorString returns a string, not a result: resolved beside the table. */
 typedef const char*(GPUK__CUDAAPI* gpuk__pfn_nvrtc_error_string)(unsigned int result);
+
+/* nvJitLink, the linker of LTO-IR behind gpuk_module_link, loaded when a link has an LTO-IR
+   input. Its exports carry the ABI in the name (__nvJitLinkCreate_13_0: what nvJitLink.h of
+   that major #defines nvJitLinkCreate to), so the member names below are completed with the
+   loaded library's major ("__" member "_13_0") before dlsym or a resolver sees them; the
+   ABI version column is that of the first library, 12.0. nvJitLinkInputType is an enum. */
+typedef struct gpuk__njl_handle_st* gpuk__njl_handle;
+#define GPUK__NVJITLINK_FUNCS(X) \
+    X(nvJitLinkCreate, 12000, "nvJitLinkCreate", 1, \
+      (gpuk__njl_handle* out_handle, uint32_t num_options, const char** options)) \
+    X(nvJitLinkDestroy, 12000, "nvJitLinkDestroy", 1, (gpuk__njl_handle* handle)) \
+    X(nvJitLinkAddData, 12000, "nvJitLinkAddData", 1, \
+      (gpuk__njl_handle handle, unsigned int input_type, const void* data, size_t bytes, \
+       const char* name)) \
+    X(nvJitLinkAddFile, 12000, "nvJitLinkAddFile", 1, \
+      (gpuk__njl_handle handle, unsigned int input_type, const char* file_name)) \
+    X(nvJitLinkComplete, 12000, "nvJitLinkComplete", 1, (gpuk__njl_handle handle)) \
+    X(nvJitLinkGetLinkedCubinSize, 12000, "nvJitLinkGetLinkedCubinSize", 1, \
+      (gpuk__njl_handle handle, size_t* out_bytes)) \
+    X(nvJitLinkGetLinkedCubin, 12000, "nvJitLinkGetLinkedCubin", 1, \
+      (gpuk__njl_handle handle, void* cubin)) \
+    X(nvJitLinkGetErrorLogSize, 12000, "nvJitLinkGetErrorLogSize", 1, \
+      (gpuk__njl_handle handle, size_t* out_bytes)) \
+    X(nvJitLinkGetErrorLog, 12000, "nvJitLinkGetErrorLog", 1, \
+      (gpuk__njl_handle handle, char* log)) \
+    X(nvJitLinkGetInfoLogSize, 12000, "nvJitLinkGetInfoLogSize", 1, \
+      (gpuk__njl_handle handle, size_t* out_bytes)) \
+    X(nvJitLinkGetInfoLog, 12000, "nvJitLinkGetInfoLog", 1, (gpuk__njl_handle handle, char* log))
+
+GPUK__LIB_TABLE(GPUK__NVJITLINK_FUNCS, gpuk__njl)
+#define GPUK__X_TABLE gpuk__njl
+static const gpuk__lib_row gpuk__njl_rows[] = { GPUK__NVJITLINK_FUNCS(GPUK__X_ROW) };
+#undef GPUK__X_TABLE
+/* nvJitLinkVersion (12.3 on; unversioned): the library's version where it has it. */
+typedef gpuk__cu_result(GPUK__CUDAAPI* gpuk__pfn_njl_version)(unsigned int* out_major,
+                                                              unsigned int* out_minor);
+/* NVJITLINK_INPUT_* of nvJitLink.h (ABI) */
+enum {
+    GPUK__NJL_INPUT_CUBIN = 1, GPUK__NJL_INPUT_PTX = 2, GPUK__NJL_INPUT_LTOIR = 3,
+    GPUK__NJL_INPUT_FATBIN = 4, GPUK__NJL_INPUT_OBJECT = 5, GPUK__NJL_INPUT_LIBRARY = 6
+};
 
 /* cuGetProcAddress, CUDA 11.3 ABI and the CUDA 12.0 one with a status out-parameter. */
 typedef gpuk__cu_result(GPUK__CUDAAPI* gpuk__pfn_get_proc_v1)(const char* symbol, void** out_fn,
@@ -2381,6 +2447,12 @@ typedef struct gpuk__lib {
     int missing_code;                /* no library, or not the right one */
     int too_old_code;                /* a required row missing */
     const char* hint;                /* for those failures; NULL -> gpuk__hint(code) */
+    /* A library searched for in the toolkit's folders too (NVRTC, nvJitLink; NULL: by its
+       sonames only): where the search records the file that opened and how it was found,
+       and the gpuk_desc field that names it, for the log */
+    char* found;
+    const char** found_how;
+    const char* desc_field;
 } gpuk__lib;
 
 typedef struct gpuk__state {
@@ -2832,6 +2904,7 @@ struct gpuk__nvrtc_entry {
     uint64_t hash;
     size_t key_bytes, image_bytes, names_bytes;
     int is_ptx;
+    int is_ltoir;              /* LTO-IR (NVRTC -dlto, for nvJitLink); is_ptx is then 0 */
     int arch;                  /* sm_XX / compute_XX compiled for */
 };
 typedef struct gpuk__nvrtc_state {
@@ -2929,7 +3002,7 @@ static int gpuk__search_in(gpuk__search* s, const char* folder, const char* how)
         memcpy(s->path + n + 1, *name, k + 1);
         s->handle = gpuk__lib_open_path(s->path, why, sizeof why);
         if (s->handle) {
-            gpuk__nv.found_how = how;
+            *s->lib->found_how = how;
             return 1;
         }
         gpuk__search_why(s, why);
@@ -2992,8 +3065,9 @@ static int gpuk__versions(const char* folder, const char* prefix, char (*out)[32
 static int gpuk__search_wheels(gpuk__search* s, const char* base, const char* how) {
     static const char* const packages[] = { "site-packages", "dist-packages" };
     /* nvidia-cuda-nvrtc 13.x installs into nvidia/cu13/lib, the -cu12/-cu11 wheels into
-       nvidia/cuda_nvrtc/lib */
-    static const char* const wheels[] = { "nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib" };
+       nvidia/cuda_nvrtc/lib; nvidia-nvjitlink-cu12 into nvidia/nvjitlink/lib */
+    static const char* const wheels[] = { "nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib",
+                                          "nvidia/nvjitlink/lib" };
     char pythons[8][32], dir[GPUK__PATH_MAX], folder[GPUK__PATH_MAX];
     int n = gpuk__versions(base, "python3.", pythons, 8), i;
     size_t p, w;
@@ -3003,7 +3077,7 @@ static int gpuk__search_wheels(gpuk__search* s, const char* base, const char* ho
                     sizeof dir || !gpuk__is_dir(dir))
                 continue;
             s->num_pythons++;
-            for (w = 0; w < 2; w++) {
+            for (w = 0; w < sizeof wheels / sizeof wheels[0]; w++) {
                 if (!gpuk__join(folder, sizeof folder, dir, wheels[w]) || !gpuk__is_dir(folder))
                     continue;
                 s->num_wheels++;
@@ -3092,12 +3166,12 @@ static gpuk_result gpuk__search_fail(gpuk__search* s) {
     gpuk__names_short(names, sizeof names, s->lib->sonames);
     pythons[0] = more[0] = 0;
     if (s->num_pythons && !s->num_wheels)
-        gpuk__fmt(pythons, sizeof pythons, 0, "; no NVRTC wheel in the %d Python site-packages "
-                  "folders found", s->num_pythons);
+        gpuk__fmt(pythons, sizeof pythons, 0, "; no %s wheel in the %d Python site-packages "
+                  "folders found", s->lib->kind, s->num_pythons);
     /* fn ": cannot load NVRTC (not found): tried " names " by name, then in " folders more
        pythons ": " why " (hint: " hint ")" */
     fixed = strlen(s->fn) + strlen(s->lib->kind) + strlen(names) + strlen(pythons) +
-            strlen(s->why) + sizeof hint + 80;
+            strlen(s->why) + (s->lib->hint ? strlen(s->lib->hint) + 1 : sizeof hint) + 80;
     folders[0] = 0;
     for (i = 0; i < s->num_listed; i++, f += strlen(f) + 1) {
         if (fixed + pos + strlen(f) + 2 + sizeof more > 511) break;
@@ -3107,14 +3181,15 @@ static gpuk_result gpuk__search_fail(gpuk__search* s) {
     if (shown < s->num_folders)
         gpuk__fmt(more, sizeof more, 0, "%s%d more folder%s", shown ? " and " : "",
                   s->num_folders - shown, s->num_folders - shown == 1 ? "" : "s");
-    return gpuk__fail_hint(s->fn, s->lib->missing_code, hint,
+    return gpuk__fail_hint(s->fn, s->lib->missing_code, s->lib->hint ? s->lib->hint : hint,
                            "cannot load %s%s: tried %s by name%s%s%s%s%s%s", s->lib->kind,
                            s->why[0] ? "" : " (not found)", names,
                            s->num_folders ? ", then in " : "", folders, more, pythons,
                            s->why[0] ? ": " : "", s->why);
 }
 
-/* NVRTC's sonames, then its folders (gpuk__search_folders); *out_name is what opened. */
+/* The sonames, then the toolkit's folders (gpuk__search_folders), for NVRTC and nvJitLink;
+   *out_name is what opened. */
 static gpuk_result gpuk__nvrtc_search(const gpuk__lib* lib, const char* fn, void** out_handle,
                                       const char** out_name) {
     gpuk__search s;
@@ -3126,7 +3201,7 @@ static gpuk_result gpuk__nvrtc_search(const gpuk__lib* lib, const char* fn, void
     for (name = lib->sonames; *name; name++) {
         gpuk__copy_text(s.path, sizeof s.path, *name);
         if ((s.handle = gpuk__lib_open_path(*name, why, sizeof why)) != NULL) {
-            gpuk__nv.found_how = "by name";
+            *lib->found_how = "by name";
             *out_handle = s.handle;
             *out_name = *name;
             return GPUK_OK;
@@ -3134,9 +3209,9 @@ static gpuk_result gpuk__nvrtc_search(const gpuk__lib* lib, const char* fn, void
         gpuk__search_why(&s, why);
     }
     if (!gpuk__search_folders(&s)) return gpuk__search_fail(&s);
-    gpuk__copy_text(gpuk__nv.found, sizeof gpuk__nv.found, s.path);
+    gpuk__copy_text(lib->found, GPUK__PATH_MAX, s.path);
     *out_handle = s.handle;
-    *out_name = gpuk__nv.found;
+    *out_name = lib->found;
     return GPUK_OK;
 }
 
@@ -3150,16 +3225,16 @@ static gpuk_result gpuk__lib_open(const gpuk__lib* lib, const char* path, const 
     size_t pos = 0;
     const char* const* name;
     void* h = NULL;
-    int nvrtc = st == &gpuk__nv.lib;
+    int search = lib->found != NULL;
     why[0] = tried[0] = 0;
-    if (nvrtc) gpuk__nv.found_how = path ? "gpuk_desc.nvrtc_path" : "GPUK_NVRTC_PATH";
+    if (search) *lib->found_how = path ? lib->desc_field : lib->env_path;
     if (!path && lib->env_path) path = gpuk__getenv(lib->env_path);
     if (path && *path) {
         h = gpuk__lib_open_path(path, why, sizeof why);
         if (!h)
             return gpuk__fail_hint(fn, lib->missing_code, lib->hint, "cannot load %s '%s': %s",
                                    lib->name, path, why);
-    } else if (nvrtc) {
+    } else if (search) {
         gpuk_result r = gpuk__nvrtc_search(lib, fn, &h, &path);
         if (r) return r;
     } else {
@@ -3183,8 +3258,7 @@ static gpuk_result gpuk__lib_open(const gpuk__lib* lib, const char* path, const 
         st->handle = h;
         st->keep = 0;
     }
-    if (nvrtc && path != gpuk__nv.found)
-        gpuk__copy_text(gpuk__nv.found, sizeof gpuk__nv.found, path);
+    if (search && path != lib->found) gpuk__copy_text(lib->found, GPUK__PATH_MAX, path);
     *out_name = path;
     return GPUK_OK;
 }
@@ -3261,7 +3335,7 @@ static const gpuk__lib gpuk__driver_lib = {
     gpuk__driver_rows, sizeof gpuk__driver_rows / sizeof gpuk__driver_rows[0],
     gpuk__driver_features, sizeof gpuk__driver_features / sizeof gpuk__driver_features[0],
     &gpuk__g.drv, sizeof gpuk__g.drv, &gpuk__g.driver_lib,
-    1, GPUK_ERR_NO_DRIVER, GPUK_ERR_DRIVER_TOO_OLD, NULL
+    1, GPUK_ERR_NO_DRIVER, GPUK_ERR_DRIVER_TOO_OLD, NULL, NULL, NULL, NULL
 };
 
 static int gpuk__nvrtc_probe(void* sym, int* out_version) {
@@ -3280,8 +3354,49 @@ static const gpuk__lib gpuk__nvrtc_lib = {
     "nvrtcVersion", gpuk__nvrtc_probe,
     gpuk__nvrtc_rows, sizeof gpuk__nvrtc_rows / sizeof gpuk__nvrtc_rows[0], NULL, 0,
     &gpuk__nv.fns, sizeof gpuk__nv.fns, &gpuk__nv.lib,
-    0, GPUK_ERR_NO_NVRTC, GPUK_ERR_NO_NVRTC, NULL
+    0, GPUK_ERR_NO_NVRTC, GPUK_ERR_NO_NVRTC, NULL, gpuk__nv.found, &gpuk__nv.found_how,
+    "gpuk_desc.nvrtc_path"
 };
+
+/* nvJitLink's state (>>link): loaded by the first link with an LTO-IR input (gpuk__njl_load),
+   under gpuk__nvrtc_lock, and kept like NVRTC. Its search is NVRTC's, for its own sonames. */
+typedef struct gpuk__njl_state {
+    int loaded;                /* atomic: 1 once the table is filled */
+    int version;               /* 13000 for 13.0; the major alone (12000) before nvJitLink 12.3 */
+    int major;                 /* of the exports' names: __nvJitLinkCreate_<major>_0 */
+    char path[GPUK__PATH_MAX]; /* gpuk_desc.nvjitlink_path, copied ("" = none) */
+    char found[GPUK__PATH_MAX]; /* the file that opened, for the log */
+    const char* found_how;
+    gpuk_get_proc_fn get_proc;
+    void* get_proc_user_data;
+    gpuk__lib_state lib;
+    gpuk__njl fns;
+} gpuk__njl_state;
+static gpuk__njl_state gpuk__jl;
+
+static const char* const gpuk__njl_sonames[] = { GPUK__NVJITLINK_NAMES, NULL };
+
+/* No rows and no probe here: the exports' names depend on the major (gpuk__njl_load). */
+static const gpuk__lib gpuk__njl_lib = {
+    "nvJitLink (the CUDA LTO-IR linker)", "nvJitLink", gpuk__njl_sonames, "GPUK_NVJITLINK_PATH",
+    NULL, NULL, NULL, 0, NULL, 0, &gpuk__jl.fns, sizeof gpuk__jl.fns, &gpuk__jl.lib,
+    0, GPUK_ERR_NO_NVRTC, GPUK_ERR_NO_NVRTC,
+    "install it (the toolkit's libnvjitlink package, or pip install nvidia-nvjitlink-cu12), or "
+    "name it in gpuk_desc.nvjitlink_path or GPUK_NVJITLINK_PATH",
+    gpuk__jl.found, &gpuk__jl.found_how, "gpuk_desc.nvjitlink_path"
+};
+
+/* The table forgotten (the library stays loaded once its code ran); the caller holds
+   gpuk__nvrtc_lock. */
+static void gpuk__njl_forget_locked(void) {
+    if (GPUK__ATOMIC_LOAD(&gpuk__jl.loaded)) gpuk__lib_forget(&gpuk__njl_lib);
+    GPUK__ATOMIC_STORE(&gpuk__jl.loaded, 0);
+    gpuk__jl.version = gpuk__jl.major = 0;
+    gpuk__jl.path[0] = gpuk__jl.found[0] = 0;
+    gpuk__jl.found_how = NULL;
+    gpuk__jl.get_proc = NULL;
+    gpuk__jl.get_proc_user_data = NULL;
+}
 
 /* The cache freed and the table forgotten (the library stays loaded: its code ran), so the
    next load follows the settings then in force. The caller holds gpuk__nvrtc_lock. */
@@ -3302,10 +3417,11 @@ static void gpuk__nvrtc_forget_locked(void) {
     gpuk__nv.get_proc_user_data = NULL;
 }
 
-/* gpuk_shutdown: the next gpuk_init's NVRTC settings apply. */
+/* gpuk_shutdown: the next gpuk_init's NVRTC and nvJitLink settings apply. */
 static void gpuk__nvrtc_forget(void) {
     gpuk__mutex_lock(&gpuk__nvrtc_lock);
     gpuk__nvrtc_forget_locked();
+    gpuk__njl_forget_locked();
     gpuk__mutex_unlock(&gpuk__nvrtc_lock);
 }
 
@@ -3322,6 +3438,12 @@ static void gpuk__nvrtc_configure(const gpuk_desc* d) {
     gpuk__copy_text(gpuk__nv.path, sizeof gpuk__nv.path, d->nvrtc_path);
     gpuk__nv.get_proc = d->nvrtc_get_proc;
     gpuk__nv.get_proc_user_data = d->nvrtc_get_proc_user_data;
+    /* nvJitLink the same way: one named replaces one loaded */
+    if ((d->nvjitlink_path || d->nvjitlink_get_proc) && GPUK__ATOMIC_LOAD(&gpuk__jl.loaded))
+        gpuk__njl_forget_locked();
+    gpuk__copy_text(gpuk__jl.path, sizeof gpuk__jl.path, d->nvjitlink_path);
+    gpuk__jl.get_proc = d->nvjitlink_get_proc;
+    gpuk__jl.get_proc_user_data = d->nvjitlink_get_proc_user_data;
     gpuk__nv.cache_dir[0] = 0;
     GPUK__ATOMIC_STORE(&gpuk__nv.cache_warned, 0);
     if (dir && strlen(dir) < GPUK__CACHE_DIR_MAX)
@@ -3402,6 +3524,10 @@ GPUK__IMPL gpuk_result gpuk_init(const gpuk_desc* desc) {
     if (d.nvrtc_path && strlen(d.nvrtc_path) >= GPUK__PATH_MAX)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_desc.nvrtc_path is %zu characters long; "
                           "at most %d are taken", strlen(d.nvrtc_path), GPUK__PATH_MAX - 1);
+    if (d.nvjitlink_path && strlen(d.nvjitlink_path) >= GPUK__PATH_MAX)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_desc.nvjitlink_path is %zu characters "
+                          "long; at most %d are taken", strlen(d.nvjitlink_path),
+                          GPUK__PATH_MAX - 1);
     if (d.nvrtc_cache_dir && strlen(d.nvrtc_cache_dir) >= GPUK__CACHE_DIR_MAX)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_desc.nvrtc_cache_dir is %zu characters "
                           "long; at most %d are taken", strlen(d.nvrtc_cache_dir),
@@ -7415,9 +7541,10 @@ static const gpuk__nvrtc_entry* gpuk__nvrtc_cache_find(uint64_t hash, const char
 }
 
 /* Runs NVRTC on the program; on success *out is a new cache entry (not yet in the cache). The
-   program is always destroyed; whatever was allocated is freed on every path. */
+   program is always destroyed; whatever was allocated is freed on every path. The image is
+   PTX (is_ptx), else LTO-IR (lto: -dlto is among the options), else a cubin. */
 static gpuk_result gpuk__nvrtc_run(const char* fn, const gpuk_compile_desc* d, const char* name,
-                                   const char* arch_option, int is_ptx, const char* key,
+                                   const char* arch_option, int is_ptx, int lto, const char* key,
                                    size_t key_bytes, gpuk__nvrtc_entry** out) {
     const gpuk__nvrtc* nv = &gpuk__nv.fns;
     const uint32_t added = gpuk__device_header_added(d), nh = d->num_headers + added;
@@ -7477,8 +7604,9 @@ static gpuk_result gpuk__nvrtc_run(const char* fn, const gpuk_compile_desc* d, c
         gpuk__log(GPUK_LOG_WARN, 0, log);
     }
     if (!r) {
-        call = is_ptx ? "nvrtcGetPTXSize" : "nvrtcGetCUBINSize";
+        call = is_ptx ? "nvrtcGetPTXSize" : lto ? "nvrtcGetLTOIRSize" : "nvrtcGetCUBINSize";
         res = is_ptx ? nv->nvrtcGetPTXSize(prog, &image_bytes)
+              : lto  ? nv->nvrtcGetLTOIRSize(prog, &image_bytes)
                      : nv->nvrtcGetCUBINSize(prog, &image_bytes);
         for (i = 0; !res && i < d->num_name_expressions; i++) {
             const char* lowered = NULL;
@@ -7500,9 +7628,11 @@ static gpuk_result gpuk__nvrtc_run(const char* fn, const gpuk_compile_desc* d, c
         e->image_bytes = image_bytes;
         e->names_bytes = names_bytes;
         e->is_ptx = is_ptx;
+        e->is_ltoir = lto;
         memcpy(e + 1, key, key_bytes);
-        call = is_ptx ? "nvrtcGetPTX" : "nvrtcGetCUBIN";
-        res = is_ptx ? nv->nvrtcGetPTX(prog, image) : nv->nvrtcGetCUBIN(prog, image);
+        call = is_ptx ? "nvrtcGetPTX" : lto ? "nvrtcGetLTOIR" : "nvrtcGetCUBIN";
+        res = is_ptx ? nv->nvrtcGetPTX(prog, image)
+              : lto  ? nv->nvrtcGetLTOIR(prog, image) : nv->nvrtcGetCUBIN(prog, image);
         for (i = 0, pos = 0; !res && i < d->num_name_expressions; i++) {
             const char* lowered = NULL;
             char* names = image + image_bytes;
@@ -7811,10 +7941,11 @@ static void gpuk__disk_write(const char* fn, const char* name, const gpuk__nvrtc
 
 /* The compiled image of desc (checked by the caller) for ctx's device, from the process's
    cache, the disk cache or NVRTC, into *out_found (kept until gpuk_shutdown). Shared by
-   gpuk_module_compile and gpuk_module_link's compiled inputs. */
-static gpuk_result gpuk__compile_cached(const char* fn, gpuk_ctx* ctx,
-                                        const gpuk_compile_desc* desc,
-                                        const gpuk__nvrtc_entry** out_found) {
+   gpuk_module_compile and gpuk_module_link's compiled inputs; lto: LTO-IR, for which desc's
+   options hold -dlto (so its key is never a cubin's or PTX's). */
+static gpuk_result gpuk__compile_cached_as(const char* fn, gpuk_ctx* ctx,
+                                           const gpuk_compile_desc* desc, int lto,
+                                           const gpuk__nvrtc_entry** out_found) {
     const gpuk__nvrtc_entry* found;
     gpuk__nvrtc_entry* made = NULL;
     const char* name;
@@ -7822,7 +7953,7 @@ static gpuk_result gpuk__compile_cached(const char* fn, gpuk_ctx* ctx,
     char* key;
     size_t key_bytes;
     uint64_t hash;
-    int sm, arch, cubin;
+    int sm, arch, cubin, is_ptx;
     gpuk_result r = GPUK_OK;
     *out_found = NULL;
     name = desc->name && *desc->name ? desc->name : "program.cu";
@@ -7835,6 +7966,12 @@ static gpuk_result gpuk__compile_cached(const char* fn, gpuk_ctx* ctx,
                                "NVRTC %d.%d compiles for sm_%d and newer; the device is sm_%d",
                                gpuk__nv.version / 1000, gpuk__nv.version % 1000 / 10,
                                gpuk__nv.num_archs ? gpuk__nv.archs[0] : arch, sm);
+    if (lto && !(gpuk__nv.fns.nvrtcGetLTOIRSize && gpuk__nv.fns.nvrtcGetLTOIR))
+        return gpuk__fail_hint(fn, GPUK_ERR_NO_NVRTC, "name NVRTC 12.0 or newer in "
+                               "gpuk_desc.nvrtc_path or GPUK_NVRTC_PATH",
+                               "'%s': NVRTC %d.%d cannot give LTO-IR (it has no nvrtcGetLTOIR)",
+                               name, gpuk__nv.version / 1000, gpuk__nv.version % 1000 / 10);
+    is_ptx = !cubin && !lto; /* LTO-IR for sm_XX, or compute_XX where NVRTC lists no sm_XX */
     gpuk__fmt(arch_option, sizeof arch_option, 0, "-arch=%s_%d", cubin ? "sm" : "compute", arch);
     key_bytes = gpuk__compile_key(NULL, desc, name, arch_option);
     if (!(key = (char*)gpuk__alloc(key_bytes)))
@@ -7848,12 +7985,14 @@ static gpuk_result gpuk__compile_cached(const char* fn, gpuk_ctx* ctx,
     if (!found) {
         /* set by gpuk_init, cleared by gpuk_shutdown, which cannot run while a ctx lives */
         int disk = gpuk__nv.cache_dir[0] != 0, from_disk = 0;
-        if (disk) from_disk = (made = gpuk__disk_read(fn, name, hash, key, key_bytes, !cubin,
+        if (disk) from_disk = (made = gpuk__disk_read(fn, name, hash, key, key_bytes, is_ptx,
                                                       arch)) != NULL;
-        if (!made) r = gpuk__nvrtc_run(fn, desc, name, arch_option, !cubin, key, key_bytes, &made);
+        if (!made)
+            r = gpuk__nvrtc_run(fn, desc, name, arch_option, is_ptx, lto, key, key_bytes, &made);
         if (r == GPUK_OK) {
             made->hash = hash;
             made->arch = arch;
+            made->is_ltoir = lto; /* the disk cache keeps no kind but PTX's */
             gpuk__mutex_lock(&gpuk__nvrtc_lock);
             /* another thread may have compiled the same meanwhile: keep the first */
             found = gpuk__nvrtc_cache_find(hash, key, key_bytes);
@@ -7870,18 +8009,26 @@ static gpuk_result gpuk__compile_cached(const char* fn, gpuk_ctx* ctx,
         if (found && !from_disk && gpuk__log_wants(GPUK_LOG_INFO)) {
             gpuk__fmt(msg, sizeof msg, 0, "%s: '%s': NVRTC %d.%d compiled it to %s (%s_%d)%s", fn,
                       name, gpuk__nv.version / 1000, gpuk__nv.version % 1000 / 10,
-                      cubin ? "a cubin" : "PTX", cubin ? "sm" : "compute", arch,
-                      cubin ? "" : ": this NVRTC lists no cubin target for the device");
+                      lto ? "LTO-IR" : cubin ? "a cubin" : "PTX", cubin ? "sm" : "compute",
+                      arch, cubin || lto ? "" : ": this NVRTC lists no cubin target for the "
+                      "device");
             gpuk__log(GPUK_LOG_INFO, 0, msg);
         }
     } else if (gpuk__log_wants(GPUK_LOG_INFO)) {
         gpuk__fmt(msg, sizeof msg, 0, "%s: '%s': cache hit, %s (%s_%d) compiled earlier", fn, name,
-                  found->is_ptx ? "PTX" : "a cubin", found->is_ptx ? "compute" : "sm", found->arch);
+                  found->is_ptx ? "PTX" : found->is_ltoir ? "LTO-IR" : "a cubin",
+                  found->is_ptx ? "compute" : "sm", found->arch);
         gpuk__log(GPUK_LOG_INFO, 0, msg);
     }
     gpuk__free(key);
     *out_found = found;
     return found ? GPUK_OK : r;
+}
+
+static gpuk_result gpuk__compile_cached(const char* fn, gpuk_ctx* ctx,
+                                        const gpuk_compile_desc* desc,
+                                        const gpuk__nvrtc_entry** out_found) {
+    return gpuk__compile_cached_as(fn, ctx, desc, 0, out_found);
 }
 
 /* gpuk_module_compile, with fn naming the public call in errors (the custom kernels' create
@@ -7940,7 +8087,7 @@ GPUK__IMPL const char* gpuk_module_lowered_name(const gpuk_ctx* ctx, gpuk_module
 static char* gpuk__device_library_text(const char* fn, char** out_block, gpuk_result* r);
 
 static const char* const gpuk__link_kind_name[GPUK_LINK_NUM] = {
-    "detected", "PTX", "cubin", "fatbin", "library", "object"
+    "detected", "PTX", "cubin", "fatbin", "library", "object", "LTO-IR"
 };
 
 /* The kind of an image by its first bytes, as gpuk_module_load detects (an archive too). */
@@ -7959,7 +8106,7 @@ static gpuk_link_kind gpuk__link_kind_of_path(const char* path) {
     static const struct { const char* end; gpuk_link_kind kind; } ends[] = {
         { ".ptx", GPUK_LINK_PTX }, { ".cubin", GPUK_LINK_CUBIN }, { ".fatbin", GPUK_LINK_FATBIN },
         { ".a", GPUK_LINK_LIBRARY }, { ".lib", GPUK_LINK_LIBRARY }, { ".o", GPUK_LINK_OBJECT },
-        { ".obj", GPUK_LINK_OBJECT }
+        { ".obj", GPUK_LINK_OBJECT }, { ".ltoir", GPUK_LINK_LTOIR }
     };
     size_t n = strlen(path), i;
     for (i = 0; i < sizeof ends / sizeof ends[0]; i++) {
@@ -8009,12 +8156,22 @@ static gpuk_result gpuk__link_check(const char* fn, const gpuk_link_desc* d) {
         if (in->compile && in->kind != GPUK_LINK_DEFAULT)
             return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.inputs[%u]: kind is for image and "
                               "path; a compiled input's kind is NVRTC's output", i);
+        if (in->lto && !in->compile)
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.inputs[%u].lto is for compiled "
+                              "inputs; an LTO-IR image or file is kind GPUK_LINK_LTOIR", i);
+        if (in->lto && in->compile->ptx_only)
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.inputs[%u]: lto and "
+                              "compile->ptx_only both set: LTO-IR is not PTX", i);
+        if (in->image.ptr && in->kind == GPUK_LINK_LTOIR && !in->image.bytes)
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.inputs[%u].image.bytes is 0: "
+                              "LTO-IR is binary, give its size", i);
         if (in->path && !*in->path)
             return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.inputs[%u].path is empty", i);
         if (in->path && in->kind == GPUK_LINK_DEFAULT &&
             gpuk__link_kind_of_path(in->path) == GPUK_LINK_DEFAULT)
             return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.inputs[%u].path '%s': its ending "
-                              "is none of .ptx .cubin .fatbin .a .lib .o .obj: name its kind", i,
+                              "is none of .ptx .cubin .fatbin .a .lib .o .obj .ltoir: name its "
+                              "kind", i,
                               in->path);
         if (in->compile) {
             gpuk_result r = gpuk__compile_check(fn, in->compile);
@@ -8036,25 +8193,28 @@ static int gpuk__rdc_given(const gpuk_compile_desc* c) {
     return 0;
 }
 
-/* A compiled input: c compiled with -rdc=true added (where not given), through the compile
-   cache like gpuk_module_compile's (the option is part of the key). */
+/* A compiled input: c compiled with -rdc=true added (where not given), and -dlto for LTO-IR
+   (lto), through the compile cache like gpuk_module_compile's (the options are part of the
+   key). */
 static gpuk_result gpuk__link_compile(const char* fn, gpuk_ctx* ctx, const gpuk_compile_desc* c,
-                                      const gpuk__nvrtc_entry** out) {
+                                      int lto, const gpuk__nvrtc_entry** out) {
     gpuk_compile_desc d = *c;
     const char** opts;
     gpuk_result r;
-    if (gpuk__rdc_given(c)) return gpuk__compile_cached(fn, ctx, c, out);
-    opts = (const char**)gpuk__alloc(((size_t)c->num_options + 1u) * sizeof *opts);
+    uint32_t n = c->num_options;
+    if (gpuk__rdc_given(c) && !lto) return gpuk__compile_cached(fn, ctx, c, out);
+    opts = (const char**)gpuk__alloc(((size_t)c->num_options + 2u) * sizeof *opts);
     if (!opts) {
         *out = NULL;
         return gpuk__fail(fn, GPUK_ERR_HOST_ALLOC, "cannot allocate %u option pointers",
-                          c->num_options + 1u);
+                          c->num_options + 2u);
     }
     if (c->num_options) memcpy((void*)opts, (const void*)c->options, c->num_options * sizeof *opts);
-    opts[c->num_options] = "-rdc=true";
+    if (!gpuk__rdc_given(c)) opts[n++] = "-rdc=true";
+    if (lto) opts[n++] = "-dlto";
     d.options = opts;
-    d.num_options = c->num_options + 1u;
-    r = gpuk__compile_cached(fn, ctx, &d, out);
+    d.num_options = n;
+    r = gpuk__compile_cached_as(fn, ctx, &d, lto, out);
     gpuk__free((void*)opts);
     return r;
 }
@@ -8140,6 +8300,236 @@ static void gpuk__link_log_out(const gpuk_link_desc* d, const char* error_log,
                   info_log);
 }
 
+/* nvJitLink: a link with an LTO-IR input goes through it whole (it takes PTX, cubins,
+   fatbins, objects and archives too), for the ctx's device (-arch=sm_XY) with -lto; its cubin
+   is then loaded as an ordinary module. Loaded on the first such link, under
+   gpuk__nvrtc_lock; a failed load is not remembered. */
+static void* gpuk__njl_sym(const char* name) {
+    gpuk__lib_row row;
+    row.symbol = row.export_name = name;
+    row.version = 12000;
+    row.required = 0;
+    row.offset = 0;
+    return gpuk__lib_resolve(&gpuk__njl_lib, &row);
+}
+
+static gpuk_result gpuk__njl_load(const char* fn) {
+    char name[64];
+    uint32_t features = 0;
+    unsigned int major = 0, minor = 0;
+    size_t i;
+    int m;
+    gpuk__pfn_njl_version version = NULL;
+    gpuk_result r = gpuk__lib_load(&gpuk__njl_lib, gpuk__jl.path[0] ? gpuk__jl.path : NULL,
+                                   gpuk__jl.get_proc, gpuk__jl.get_proc_user_data, fn, &features);
+    const char* what = gpuk__jl.get_proc ? "gpuk_desc.nvjitlink_get_proc" : gpuk__jl.found;
+    if (r) return r;
+    /* the newest major whose names it exports: what nvJitLink.h of that major calls */
+    for (m = 13; m >= 12; m--) {
+        gpuk__fmt(name, sizeof name, 0, "__nvJitLinkCreate_%d_0", m);
+        if (gpuk__njl_sym(name)) break;
+    }
+    if (m < 12) {
+        gpuk__lib_forget(&gpuk__njl_lib);
+        return gpuk__fail_hint(fn, GPUK_ERR_NO_NVRTC, gpuk__njl_lib.hint, "'%s' is not nvJitLink "
+                               "12 or 13 (it exports neither __nvJitLinkCreate_13_0 nor "
+                               "__nvJitLinkCreate_12_0)", what);
+    }
+    for (i = 0; i < sizeof gpuk__njl_rows / sizeof gpuk__njl_rows[0]; i++) {
+        const gpuk__lib_row* row = &gpuk__njl_rows[i];
+        void* p;
+        gpuk__fmt(name, sizeof name, 0, "__%s_%d_0", row->symbol, m);
+        if (!(p = gpuk__njl_sym(name))) {
+            gpuk__lib_forget(&gpuk__njl_lib);
+            return gpuk__fail_hint(fn, GPUK_ERR_NO_NVRTC, gpuk__njl_lib.hint, "'%s' (nvJitLink "
+                                   "%d) has no %s; gpuk needs it", what, m, name);
+        }
+        memcpy((char*)&gpuk__jl.fns + row->offset, &p, sizeof p);
+    }
+    gpuk__sym_to_fn(&version, sizeof version, gpuk__njl_sym("nvJitLinkVersion"));
+    gpuk__jl.major = m;
+    gpuk__jl.version = version && version(&major, &minor) == 0 && (int)major == m
+                           ? (int)(major * 1000 + minor * 10) : m * 1000;
+    gpuk__jl.lib.keep = 1; /* its code may have run: never closed */
+    GPUK__ATOMIC_STORE(&gpuk__jl.loaded, 1);
+    if (!gpuk__jl.get_proc && gpuk__log_wants(GPUK_LOG_INFO)) {
+        char msg[GPUK__PATH_MAX + 120];
+        gpuk__fmt(msg, sizeof msg, 0, "%s: nvJitLink %d.%d loaded from %s (%s)", fn,
+                  gpuk__jl.version / 1000, gpuk__jl.version % 1000 / 10, gpuk__jl.found,
+                  gpuk__jl.found_how ? gpuk__jl.found_how : "");
+        gpuk__log(GPUK_LOG_INFO, 0, msg);
+    }
+    return GPUK_OK;
+}
+
+static gpuk_result gpuk__njl_ready(const char* fn) {
+    gpuk_result r = GPUK_OK;
+    if (GPUK__ATOMIC_LOAD(&gpuk__jl.loaded)) return GPUK_OK;
+    gpuk__mutex_lock(&gpuk__nvrtc_lock);
+    if (!gpuk__jl.loaded) r = gpuk__njl_load(fn);
+    gpuk__mutex_unlock(&gpuk__nvrtc_lock);
+    return r;
+}
+
+/* nvJitLinkResult's names (nvJitLink.h's order, which is ABI). */
+static const char* gpuk__njl_result_name(unsigned int res) {
+    static const char* const names[] = {
+        "NVJITLINK_SUCCESS", "NVJITLINK_ERROR_UNRECOGNIZED_OPTION",
+        "NVJITLINK_ERROR_MISSING_ARCH", "NVJITLINK_ERROR_INVALID_INPUT",
+        "NVJITLINK_ERROR_PTX_COMPILE", "NVJITLINK_ERROR_NVVM_COMPILE", "NVJITLINK_ERROR_INTERNAL",
+        "NVJITLINK_ERROR_THREADPOOL", "NVJITLINK_ERROR_UNRECOGNIZED_INPUT",
+        "NVJITLINK_ERROR_FINALIZE", "NVJITLINK_ERROR_NULL_INPUT",
+        "NVJITLINK_ERROR_INCOMPATIBLE_OPTIONS", "NVJITLINK_ERROR_INCORRECT_INPUT_TYPE",
+        "NVJITLINK_ERROR_ARCH_MISMATCH", "NVJITLINK_ERROR_OUTDATED_LIBRARY",
+        "NVJITLINK_ERROR_MISSING_FATBIN", "NVJITLINK_ERROR_UNRECOGNIZED_ARCH",
+        "NVJITLINK_ERROR_UNSUPPORTED_ARCH", "NVJITLINK_ERROR_LTO_NOT_ENABLED"
+    };
+    return res < sizeof names / sizeof names[0] ? names[res] : "NVJITLINK_ERROR";
+}
+
+/* One of nvJitLink's logs into buf (cap bytes), "" where it has none or cannot give it. */
+static void gpuk__njl_log(gpuk__njl_handle h, int info, char* buf, size_t cap) {
+    const gpuk__njl* j = &gpuk__jl.fns;
+    size_t n = 0;
+    char* all;
+    buf[0] = 0;
+    if (!h || (info ? j->nvJitLinkGetInfoLogSize(h, &n) : j->nvJitLinkGetErrorLogSize(h, &n)) ||
+        n <= 1 || !(all = (char*)gpuk__alloc(n + 1)))
+        return;
+    all[0] = all[n] = 0;
+    if ((info ? j->nvJitLinkGetInfoLog(h, all) : j->nvJitLinkGetErrorLog(h, all)) == 0)
+        gpuk__copy_text(buf, cap, all);
+    gpuk__free(all);
+}
+
+/* An nvJitLink call failed: its name and result, the input, the error log's first lines;
+   GPUK_ERR_COMPILE, as for NVRTC (GPUK_ERR_HOST_ALLOC where it ran out of memory). */
+static gpuk_result gpuk__njl_fail(const char* fn, const char* call, unsigned int res,
+                                  const char* label, const char* input, const char* error_log) {
+    char first[400];
+    gpuk__first_lines(first, sizeof first, error_log[0] ? error_log : "(empty linker log)");
+    if (error_log[0]) gpuk__log(GPUK_LOG_ERROR, GPUK_ERR_COMPILE, error_log);
+    return gpuk__fail(fn, GPUK_ERR_COMPILE, "module '%s'%s%s%s: %s: %s (%u): %s", label,
+                      input ? ", input '" : "", input ? input : "", input ? "'" : "", call,
+                      gpuk__njl_result_name(res), res, first);
+}
+
+static unsigned int gpuk__njl_type(gpuk_link_kind kind) {
+    switch (kind) {
+    case GPUK_LINK_CUBIN: return GPUK__NJL_INPUT_CUBIN;
+    case GPUK_LINK_FATBIN: return GPUK__NJL_INPUT_FATBIN;
+    case GPUK_LINK_LIBRARY: return GPUK__NJL_INPUT_LIBRARY;
+    case GPUK_LINK_OBJECT: return GPUK__NJL_INPUT_OBJECT;
+    case GPUK_LINK_LTOIR: return GPUK__NJL_INPUT_LTOIR;
+    default: return GPUK__NJL_INPUT_PTX;
+    }
+}
+
+/* Whether the link has an LTO-IR input, and so goes through nvJitLink. */
+static int gpuk__link_has_ltoir(const gpuk_link_desc* d) {
+    uint32_t i;
+    for (i = 0; i < d->num_inputs; i++) {
+        const gpuk_link_input* in = &d->inputs[i];
+        if ((in->compile && in->lto) || in->kind == GPUK_LINK_LTOIR ||
+            (in->path && !in->kind && gpuk__link_kind_of_path(in->path) == GPUK_LINK_LTOIR))
+            return 1;
+    }
+    return 0;
+}
+
+/* gpuk_module_link through nvJitLink (the desc checked, the ctx entered). */
+static gpuk_result gpuk__njl_link(const char* fn, gpuk_ctx* ctx, const gpuk_link_desc* desc,
+                                  const char* label, const char* library, uint32_t* out_id) {
+    const gpuk__njl* j = &gpuk__jl.fns;
+    char arch[32], error_log[4096], info_log[2048], input[64];
+    const char* opts[2];
+    const char* call = NULL;
+    gpuk__njl_handle h = NULL;
+    unsigned char* cubin = NULL;
+    size_t cubin_bytes = 0;
+    unsigned int res = 0;
+    gpuk_result r = GPUK_OK;
+    uint32_t i;
+    error_log[0] = info_log[0] = input[0] = 0;
+    gpuk__fmt(arch, sizeof arch, 0, "-arch=sm_%d", ctx->info.cc_major * 10 + ctx->info.cc_minor);
+    opts[0] = arch;
+    opts[1] = "-lto";
+    call = "nvJitLinkCreate";
+    if ((res = j->nvJitLinkCreate(&h, 2, opts)) != 0) h = NULL;
+    for (i = 0; !res && r == GPUK_OK && i < desc->num_inputs; i++) {
+        const gpuk_link_input* in = &desc->inputs[i];
+        gpuk__link_input_label(in, i, input, sizeof input);
+        if (in->compile) {
+            const gpuk__nvrtc_entry* e = NULL;
+            if ((r = gpuk__link_compile(fn, ctx, in->compile, in->lto, &e)) == GPUK_OK) {
+                call = "nvJitLinkAddData";
+                res = j->nvJitLinkAddData(h, e->is_ltoir ? GPUK__NJL_INPUT_LTOIR
+                                             : e->is_ptx ? GPUK__NJL_INPUT_PTX
+                                                         : GPUK__NJL_INPUT_CUBIN,
+                                          (const unsigned char*)(e + 1) + e->key_bytes,
+                                          e->image_bytes, input);
+            }
+        } else if (in->path) {
+            gpuk_link_kind kind = in->kind ? in->kind : gpuk__link_kind_of_path(in->path);
+            call = "nvJitLinkAddFile";
+            res = j->nvJitLinkAddFile(h, gpuk__njl_type(kind), in->path);
+        } else {
+            const unsigned char* b = (const unsigned char*)in->image.ptr;
+            size_t len = in->image.bytes ? in->image.bytes : strlen((const char*)b);
+            gpuk_link_kind kind = in->kind ? in->kind : gpuk__link_kind_of_image(b, len);
+            char* copy = NULL;
+            /* PTX goes NUL-terminated, as to the driver's linker */
+            if (kind == GPUK_LINK_PTX && b[len - 1] != 0) {
+                if (!(copy = (char*)gpuk__alloc(len + 1))) {
+                    r = gpuk__fail(fn, GPUK_ERR_HOST_ALLOC, "cannot copy %zu bytes of PTX", len);
+                    break;
+                }
+                memcpy(copy, b, len);
+                copy[len++] = 0;
+                b = (const unsigned char*)copy;
+            }
+            call = "nvJitLinkAddData";
+            res = j->nvJitLinkAddData(h, gpuk__njl_type(kind), b, len, input);
+            gpuk__free(copy);
+        }
+    }
+    if (!res && r == GPUK_OK && library) {
+        gpuk__copy_text(input, sizeof input, "gpuk_device_lib");
+        call = "nvJitLinkAddData";
+        res = j->nvJitLinkAddData(h, GPUK__NJL_INPUT_PTX, library, strlen(library) + 1, input);
+    }
+    if (!res && r == GPUK_OK) {
+        input[0] = 0;
+        call = "nvJitLinkComplete";
+        if (!(res = j->nvJitLinkComplete(h))) {
+            call = "nvJitLinkGetLinkedCubinSize";
+            res = j->nvJitLinkGetLinkedCubinSize(h, &cubin_bytes);
+        }
+        if (!res && !cubin_bytes) res = 6; /* NVJITLINK_ERROR_INTERNAL: an empty cubin */
+        if (!res && !(cubin = (unsigned char*)gpuk__alloc(cubin_bytes)))
+            r = gpuk__fail(fn, GPUK_ERR_HOST_ALLOC, "module '%s': cannot allocate the %zu-byte "
+                           "linked cubin", label, cubin_bytes);
+        if (!res && cubin) {
+            call = "nvJitLinkGetLinkedCubin";
+            res = j->nvJitLinkGetLinkedCubin(h, cubin);
+        }
+    }
+    gpuk__njl_log(h, 0, error_log, sizeof error_log);
+    gpuk__njl_log(h, 1, info_log, sizeof info_log);
+    gpuk__link_log_out(desc, error_log, info_log);
+    if (res && r == GPUK_OK)
+        r = gpuk__njl_fail(fn, call, res, label, input[0] ? input : NULL, error_log);
+    if (r == GPUK_OK && info_log[0]) gpuk__log(GPUK_LOG_DEBUG, 0, info_log);
+    if (r == GPUK_OK)
+        r = gpuk__module_add(fn, ctx, cubin, cubin_bytes, cubin_bytes, 0, label, NULL, out_id);
+    gpuk__free(cubin);
+    /* a failed destroy leaves nvJitLink's host memory behind; the module made is good */
+    if (h && j->nvJitLinkDestroy(&h) != 0)
+        gpuk__log(GPUK_LOG_WARN, 0, "nvJitLinkDestroy failed: the link's host memory stays "
+                  "with nvJitLink");
+    return r;
+}
+
 GPUK__IMPL gpuk_result gpuk_module_link(gpuk_ctx* ctx, const gpuk_link_desc* desc,
                                         gpuk_module* out_module) {
     const char* const fn = __func__;
@@ -8161,6 +8551,16 @@ GPUK__IMPL gpuk_result gpuk_module_link(gpuk_ctx* ctx, const gpuk_link_desc* des
     if (!desc) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc is NULL");
     if ((r = gpuk__link_check(fn, desc)) != GPUK_OK) return r;
     label = desc->label && *desc->label ? desc->label : "linked";
+    if (gpuk__link_has_ltoir(desc)) {
+        if ((r = gpuk__link_check_images(fn, ctx, desc, label)) != GPUK_OK ||
+            (r = gpuk__njl_ready(fn)) != GPUK_OK)
+            return r;
+        if (desc->gpuk_device && !(library = gpuk__device_library_text(fn, &block, &r))) return r;
+        if ((r = gpuk__enter(fn, ctx)) == GPUK_OK)
+            r = gpuk__njl_link(fn, ctx, desc, label, library, &out_module->id);
+        gpuk__free(block);
+        return r;
+    }
 #define GPUK__X_LINK_ROW(name) \
     if (!GPUK__DRV.name) \
         return gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, "linking needs a driver for CUDA 6.5 or " \
@@ -8192,7 +8592,7 @@ GPUK__IMPL gpuk_result gpuk_module_link(gpuk_ctx* ctx, const gpuk_link_desc* des
         gpuk__link_input_label(in, i, input, sizeof input);
         if (in->compile) {
             const gpuk__nvrtc_entry* e = NULL;
-            if ((r = gpuk__link_compile(fn, ctx, in->compile, &e)) == GPUK_OK)
+            if ((r = gpuk__link_compile(fn, ctx, in->compile, 0, &e)) == GPUK_OK)
                 r = gpuk__link_add(fn, st, e->is_ptx ? GPUK_LINK_PTX : GPUK_LINK_CUBIN,
                                    (const unsigned char*)(e + 1) + e->key_bytes, e->image_bytes,
                                    label, input, error_log);

@@ -27,8 +27,9 @@ CONFIGURATION (define before the implementation include)
    Environment (read with secure_getenv: set-user-ID programs ignore it): GPUK_DRIVER_PATH
    names the driver library when gpuk_desc.driver_path is NULL; GPUK_NVRTC_PATH names NVRTC
    when gpuk_desc.nvrtc_path is (unset: NVRTC's search, KERNELS, which also reads CUDA_PATH,
-   CUDA_HOME, VIRTUAL_ENV, CONDA_PREFIX and HOME); GPUK_CACHE_DIR turns on the NVRTC disk
-   cache in that folder when gpuk_desc.nvrtc_cache_dir is NULL.
+   CUDA_HOME, VIRTUAL_ENV, CONDA_PREFIX and HOME); GPUK_NVJITLINK_PATH names nvJitLink
+   when gpuk_desc.nvjitlink_path is NULL (unset: the same search); GPUK_CACHE_DIR turns on
+   the NVRTC disk cache in that folder when gpuk_desc.nvrtc_cache_dir is NULL.
 
 gpuk DOES NOT
    need the CUDA toolkit (gpuk_module_compile loads NVRTC only when called); create non-primary
@@ -255,6 +256,12 @@ KERNELS
    NVRTC programs compiled with -rdc=true) with the driver's own linker into one module;
    with desc.gpuk_device it adds gpuk_device.cuh's functions as extern "C" definitions, so a
    kernel that only declares gpuk_uniform_f32 (or gpuk_block_sum_f64...) links against them.
+   A link with an LTO-IR input (kind GPUK_LINK_LTOIR, or a compiled input with .lto, which
+   NVRTC compiles with -dlto) goes through nvJitLink instead, for the device (-arch=sm_XY,
+   -lto), taking the other kinds as well; the cubin it makes loads as an ordinary module.
+   nvJitLink is loaded then and only then, looked for as NVRTC is (gpuk_desc.nvjitlink_path,
+   GPUK_NVJITLINK_PATH, libnvJitLink.so.13, .so.12, the same folders and nvidia/nvjitlink/lib
+   wheels); without it such a link fails with GPUK_ERR_NO_NVRTC naming nvJitLink.
    Launch arguments: GPUK_ARGS(&p, &s, &n) inside a gpuk_launch_desc (C only) fills args,
    arg_sizes and num_args, so debug builds compare each argument's size with the kernel's
    parameter (driver >= 12.4) and refuse &buffer (a 4-byte gpuk_buffer handle) where the
@@ -371,7 +378,8 @@ typedef enum gpuk_result {
     GPUK_ERR_OUT_OF_BOUNDS = -10,  /* copy or memset outside the buffer */
     GPUK_ERR_CAPTURING = -11,      /* needs work a CUDA graph capture cannot hold (a first-use
                                       kernel load, a scratch allocation): prepare it first */
-    GPUK_ERR_NO_NVRTC = -12,       /* NVRTC (the runtime compiler) not found, or too old */
+    GPUK_ERR_NO_NVRTC = -12,       /* NVRTC (the runtime compiler) not found, or too old; also
+                                      nvJitLink (the LTO-IR linker) for an LTO-IR link */
     GPUK_ERR_COMPILE = -13,        /* NVRTC refused the program: the log is in last_error */
     GPUK_ERR_UNSUPPORTED = -14,    /* the device cannot do what was asked (thread-block clusters
                                       before sm_90, cooperative launch where it has none) */
@@ -459,6 +467,11 @@ typedef struct gpuk_desc {
     const char* nvrtc_cache_dir; // NULL -> $GPUK_CACHE_DIR; unset or "": no disk cache (the
                                  //   default). A folder: compiles cached there too, across
                                  //   processes (gpuk_module_compile; made 0700 if missing)
+    const char* nvjitlink_path;  // NULL -> $GPUK_NVJITLINK_PATH, else NVRTC's search for
+                                 //   libnvJitLink.so.13, .so.12 (loaded by the first link
+                                 //   with an LTO-IR input; at most 4095 characters)
+    gpuk_get_proc_fn nvjitlink_get_proc; // NULL -> load nvJitLink and resolve from it; asked
+    void* nvjitlink_get_proc_user_data;  //   for the exports' names (__nvJitLinkCreate_13_0)
     uint32_t _end_canary;
 } gpuk_desc;
 
@@ -599,6 +612,9 @@ typedef enum gpuk_link_kind {
     GPUK_LINK_FATBIN,
     GPUK_LINK_LIBRARY,       /* an archive of device code (nvcc -lib; libcudadevrt.a) */
     GPUK_LINK_OBJECT,        /* a host object holding device code (nvcc -rdc -c) */
+    GPUK_LINK_LTOIR,         /* LTO-IR (nvcc -dlto -dc, NVRTC -dlto); never detected: name it
+                                (a path ending in .ltoir is one). The link then goes through
+                                nvJitLink (KERNELS) */
     GPUK_LINK_NUM,
     GPUK_LINK_FORCE_U32 = 0x7FFFFFFF
 } gpuk_link_kind;
@@ -612,6 +628,8 @@ typedef struct gpuk_link_input {
                                         //   errors as there)
     gpuk_link_kind kind;                // image and path: 0 -> detect
     const char* label;                  // in errors; NULL -> path, compile->name, "input N"
+    bool lto;                           // compile: true -> NVRTC -dlto makes LTO-IR (linked
+                                        //   by nvJitLink, like GPUK_LINK_LTOIR inputs)
 } gpuk_link_input;
 
 /* gpuk_module_link: inputs linked into one module by the driver's linker. */

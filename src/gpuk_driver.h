@@ -329,6 +329,9 @@ typedef struct gpuk__nvrtc_program_st* gpuk__nvrtc_program;
     X(nvrtcGetCUBINSize, 11010, "nvrtcGetCUBINSize", 0, \
       (gpuk__nvrtc_program prog, size_t* out_bytes)) \
     X(nvrtcGetCUBIN, 11010, "nvrtcGetCUBIN", 0, (gpuk__nvrtc_program prog, char* cubin)) \
+    X(nvrtcGetLTOIRSize, 12000, "nvrtcGetLTOIRSize", 0, \
+      (gpuk__nvrtc_program prog, size_t* out_bytes)) \
+    X(nvrtcGetLTOIR, 12000, "nvrtcGetLTOIR", 0, (gpuk__nvrtc_program prog, char* ltoir)) \
     X(nvrtcAddNameExpression, 8000, "nvrtcAddNameExpression", 1, \
       (gpuk__nvrtc_program prog, const char* name_expression)) \
     X(nvrtcGetLoweredName, 8000, "nvrtcGetLoweredName", 1, \
@@ -340,6 +343,47 @@ static const gpuk__lib_row gpuk__nvrtc_rows[] = { GPUK__NVRTC_FUNCS(GPUK__X_ROW)
 #undef GPUK__X_TABLE
 /* nvrtcGetErrorString returns a string, not a result: resolved beside the table. */
 typedef const char*(GPUK__CUDAAPI* gpuk__pfn_nvrtc_error_string)(unsigned int result);
+
+/* nvJitLink, the linker of LTO-IR behind gpuk_module_link, loaded when a link has an LTO-IR
+   input. Its exports carry the ABI in the name (__nvJitLinkCreate_13_0: what nvJitLink.h of
+   that major #defines nvJitLinkCreate to), so the member names below are completed with the
+   loaded library's major ("__" member "_13_0") before dlsym or a resolver sees them; the
+   ABI version column is that of the first library, 12.0. nvJitLinkInputType is an enum. */
+typedef struct gpuk__njl_handle_st* gpuk__njl_handle;
+#define GPUK__NVJITLINK_FUNCS(X) \
+    X(nvJitLinkCreate, 12000, "nvJitLinkCreate", 1, \
+      (gpuk__njl_handle* out_handle, uint32_t num_options, const char** options)) \
+    X(nvJitLinkDestroy, 12000, "nvJitLinkDestroy", 1, (gpuk__njl_handle* handle)) \
+    X(nvJitLinkAddData, 12000, "nvJitLinkAddData", 1, \
+      (gpuk__njl_handle handle, unsigned int input_type, const void* data, size_t bytes, \
+       const char* name)) \
+    X(nvJitLinkAddFile, 12000, "nvJitLinkAddFile", 1, \
+      (gpuk__njl_handle handle, unsigned int input_type, const char* file_name)) \
+    X(nvJitLinkComplete, 12000, "nvJitLinkComplete", 1, (gpuk__njl_handle handle)) \
+    X(nvJitLinkGetLinkedCubinSize, 12000, "nvJitLinkGetLinkedCubinSize", 1, \
+      (gpuk__njl_handle handle, size_t* out_bytes)) \
+    X(nvJitLinkGetLinkedCubin, 12000, "nvJitLinkGetLinkedCubin", 1, \
+      (gpuk__njl_handle handle, void* cubin)) \
+    X(nvJitLinkGetErrorLogSize, 12000, "nvJitLinkGetErrorLogSize", 1, \
+      (gpuk__njl_handle handle, size_t* out_bytes)) \
+    X(nvJitLinkGetErrorLog, 12000, "nvJitLinkGetErrorLog", 1, \
+      (gpuk__njl_handle handle, char* log)) \
+    X(nvJitLinkGetInfoLogSize, 12000, "nvJitLinkGetInfoLogSize", 1, \
+      (gpuk__njl_handle handle, size_t* out_bytes)) \
+    X(nvJitLinkGetInfoLog, 12000, "nvJitLinkGetInfoLog", 1, (gpuk__njl_handle handle, char* log))
+
+GPUK__LIB_TABLE(GPUK__NVJITLINK_FUNCS, gpuk__njl)
+#define GPUK__X_TABLE gpuk__njl
+static const gpuk__lib_row gpuk__njl_rows[] = { GPUK__NVJITLINK_FUNCS(GPUK__X_ROW) };
+#undef GPUK__X_TABLE
+/* nvJitLinkVersion (12.3 on; unversioned): the library's version where it has it. */
+typedef gpuk__cu_result(GPUK__CUDAAPI* gpuk__pfn_njl_version)(unsigned int* out_major,
+                                                              unsigned int* out_minor);
+/* NVJITLINK_INPUT_* of nvJitLink.h (ABI) */
+enum {
+    GPUK__NJL_INPUT_CUBIN = 1, GPUK__NJL_INPUT_PTX = 2, GPUK__NJL_INPUT_LTOIR = 3,
+    GPUK__NJL_INPUT_FATBIN = 4, GPUK__NJL_INPUT_OBJECT = 5, GPUK__NJL_INPUT_LIBRARY = 6
+};
 
 /* cuGetProcAddress, CUDA 11.3 ABI and the CUDA 12.0 one with a status out-parameter. */
 typedef gpuk__cu_result(GPUK__CUDAAPI* gpuk__pfn_get_proc_v1)(const char* symbol, void** out_fn,
@@ -455,6 +499,12 @@ typedef struct gpuk__lib {
     int missing_code;                /* no library, or not the right one */
     int too_old_code;                /* a required row missing */
     const char* hint;                /* for those failures; NULL -> gpuk__hint(code) */
+    /* A library searched for in the toolkit's folders too (NVRTC, nvJitLink; NULL: by its
+       sonames only): where the search records the file that opened and how it was found,
+       and the gpuk_desc field that names it, for the log */
+    char* found;
+    const char** found_how;
+    const char* desc_field;
 } gpuk__lib;
 
 typedef struct gpuk__state {

@@ -61,6 +61,7 @@ struct gpuk__nvrtc_entry {
     uint64_t hash;
     size_t key_bytes, image_bytes, names_bytes;
     int is_ptx;
+    int is_ltoir;              /* LTO-IR (NVRTC -dlto, for nvJitLink); is_ptx is then 0 */
     int arch;                  /* sm_XX / compute_XX compiled for */
 };
 typedef struct gpuk__nvrtc_state {
@@ -158,7 +159,7 @@ static int gpuk__search_in(gpuk__search* s, const char* folder, const char* how)
         memcpy(s->path + n + 1, *name, k + 1);
         s->handle = gpuk__lib_open_path(s->path, why, sizeof why);
         if (s->handle) {
-            gpuk__nv.found_how = how;
+            *s->lib->found_how = how;
             return 1;
         }
         gpuk__search_why(s, why);
@@ -221,8 +222,9 @@ static int gpuk__versions(const char* folder, const char* prefix, char (*out)[32
 static int gpuk__search_wheels(gpuk__search* s, const char* base, const char* how) {
     static const char* const packages[] = { "site-packages", "dist-packages" };
     /* nvidia-cuda-nvrtc 13.x installs into nvidia/cu13/lib, the -cu12/-cu11 wheels into
-       nvidia/cuda_nvrtc/lib */
-    static const char* const wheels[] = { "nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib" };
+       nvidia/cuda_nvrtc/lib; nvidia-nvjitlink-cu12 into nvidia/nvjitlink/lib */
+    static const char* const wheels[] = { "nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib",
+                                          "nvidia/nvjitlink/lib" };
     char pythons[8][32], dir[GPUK__PATH_MAX], folder[GPUK__PATH_MAX];
     int n = gpuk__versions(base, "python3.", pythons, 8), i;
     size_t p, w;
@@ -232,7 +234,7 @@ static int gpuk__search_wheels(gpuk__search* s, const char* base, const char* ho
                     sizeof dir || !gpuk__is_dir(dir))
                 continue;
             s->num_pythons++;
-            for (w = 0; w < 2; w++) {
+            for (w = 0; w < sizeof wheels / sizeof wheels[0]; w++) {
                 if (!gpuk__join(folder, sizeof folder, dir, wheels[w]) || !gpuk__is_dir(folder))
                     continue;
                 s->num_wheels++;
@@ -321,12 +323,12 @@ static gpuk_result gpuk__search_fail(gpuk__search* s) {
     gpuk__names_short(names, sizeof names, s->lib->sonames);
     pythons[0] = more[0] = 0;
     if (s->num_pythons && !s->num_wheels)
-        gpuk__fmt(pythons, sizeof pythons, 0, "; no NVRTC wheel in the %d Python site-packages "
-                  "folders found", s->num_pythons);
+        gpuk__fmt(pythons, sizeof pythons, 0, "; no %s wheel in the %d Python site-packages "
+                  "folders found", s->lib->kind, s->num_pythons);
     /* fn ": cannot load NVRTC (not found): tried " names " by name, then in " folders more
        pythons ": " why " (hint: " hint ")" */
     fixed = strlen(s->fn) + strlen(s->lib->kind) + strlen(names) + strlen(pythons) +
-            strlen(s->why) + sizeof hint + 80;
+            strlen(s->why) + (s->lib->hint ? strlen(s->lib->hint) + 1 : sizeof hint) + 80;
     folders[0] = 0;
     for (i = 0; i < s->num_listed; i++, f += strlen(f) + 1) {
         if (fixed + pos + strlen(f) + 2 + sizeof more > 511) break;
@@ -336,14 +338,15 @@ static gpuk_result gpuk__search_fail(gpuk__search* s) {
     if (shown < s->num_folders)
         gpuk__fmt(more, sizeof more, 0, "%s%d more folder%s", shown ? " and " : "",
                   s->num_folders - shown, s->num_folders - shown == 1 ? "" : "s");
-    return gpuk__fail_hint(s->fn, s->lib->missing_code, hint,
+    return gpuk__fail_hint(s->fn, s->lib->missing_code, s->lib->hint ? s->lib->hint : hint,
                            "cannot load %s%s: tried %s by name%s%s%s%s%s%s", s->lib->kind,
                            s->why[0] ? "" : " (not found)", names,
                            s->num_folders ? ", then in " : "", folders, more, pythons,
                            s->why[0] ? ": " : "", s->why);
 }
 
-/* NVRTC's sonames, then its folders (gpuk__search_folders); *out_name is what opened. */
+/* The sonames, then the toolkit's folders (gpuk__search_folders), for NVRTC and nvJitLink;
+   *out_name is what opened. */
 static gpuk_result gpuk__nvrtc_search(const gpuk__lib* lib, const char* fn, void** out_handle,
                                       const char** out_name) {
     gpuk__search s;
@@ -355,7 +358,7 @@ static gpuk_result gpuk__nvrtc_search(const gpuk__lib* lib, const char* fn, void
     for (name = lib->sonames; *name; name++) {
         gpuk__copy_text(s.path, sizeof s.path, *name);
         if ((s.handle = gpuk__lib_open_path(*name, why, sizeof why)) != NULL) {
-            gpuk__nv.found_how = "by name";
+            *lib->found_how = "by name";
             *out_handle = s.handle;
             *out_name = *name;
             return GPUK_OK;
@@ -363,9 +366,9 @@ static gpuk_result gpuk__nvrtc_search(const gpuk__lib* lib, const char* fn, void
         gpuk__search_why(&s, why);
     }
     if (!gpuk__search_folders(&s)) return gpuk__search_fail(&s);
-    gpuk__copy_text(gpuk__nv.found, sizeof gpuk__nv.found, s.path);
+    gpuk__copy_text(lib->found, GPUK__PATH_MAX, s.path);
     *out_handle = s.handle;
-    *out_name = gpuk__nv.found;
+    *out_name = lib->found;
     return GPUK_OK;
 }
 
@@ -379,16 +382,16 @@ static gpuk_result gpuk__lib_open(const gpuk__lib* lib, const char* path, const 
     size_t pos = 0;
     const char* const* name;
     void* h = NULL;
-    int nvrtc = st == &gpuk__nv.lib;
+    int search = lib->found != NULL;
     why[0] = tried[0] = 0;
-    if (nvrtc) gpuk__nv.found_how = path ? "gpuk_desc.nvrtc_path" : "GPUK_NVRTC_PATH";
+    if (search) *lib->found_how = path ? lib->desc_field : lib->env_path;
     if (!path && lib->env_path) path = gpuk__getenv(lib->env_path);
     if (path && *path) {
         h = gpuk__lib_open_path(path, why, sizeof why);
         if (!h)
             return gpuk__fail_hint(fn, lib->missing_code, lib->hint, "cannot load %s '%s': %s",
                                    lib->name, path, why);
-    } else if (nvrtc) {
+    } else if (search) {
         gpuk_result r = gpuk__nvrtc_search(lib, fn, &h, &path);
         if (r) return r;
     } else {
@@ -412,8 +415,7 @@ static gpuk_result gpuk__lib_open(const gpuk__lib* lib, const char* path, const 
         st->handle = h;
         st->keep = 0;
     }
-    if (nvrtc && path != gpuk__nv.found)
-        gpuk__copy_text(gpuk__nv.found, sizeof gpuk__nv.found, path);
+    if (search && path != lib->found) gpuk__copy_text(lib->found, GPUK__PATH_MAX, path);
     *out_name = path;
     return GPUK_OK;
 }
@@ -490,7 +492,7 @@ static const gpuk__lib gpuk__driver_lib = {
     gpuk__driver_rows, sizeof gpuk__driver_rows / sizeof gpuk__driver_rows[0],
     gpuk__driver_features, sizeof gpuk__driver_features / sizeof gpuk__driver_features[0],
     &gpuk__g.drv, sizeof gpuk__g.drv, &gpuk__g.driver_lib,
-    1, GPUK_ERR_NO_DRIVER, GPUK_ERR_DRIVER_TOO_OLD, NULL
+    1, GPUK_ERR_NO_DRIVER, GPUK_ERR_DRIVER_TOO_OLD, NULL, NULL, NULL, NULL
 };
 
 static int gpuk__nvrtc_probe(void* sym, int* out_version) {
@@ -509,8 +511,49 @@ static const gpuk__lib gpuk__nvrtc_lib = {
     "nvrtcVersion", gpuk__nvrtc_probe,
     gpuk__nvrtc_rows, sizeof gpuk__nvrtc_rows / sizeof gpuk__nvrtc_rows[0], NULL, 0,
     &gpuk__nv.fns, sizeof gpuk__nv.fns, &gpuk__nv.lib,
-    0, GPUK_ERR_NO_NVRTC, GPUK_ERR_NO_NVRTC, NULL
+    0, GPUK_ERR_NO_NVRTC, GPUK_ERR_NO_NVRTC, NULL, gpuk__nv.found, &gpuk__nv.found_how,
+    "gpuk_desc.nvrtc_path"
 };
+
+/* nvJitLink's state (>>link): loaded by the first link with an LTO-IR input (gpuk__njl_load),
+   under gpuk__nvrtc_lock, and kept like NVRTC. Its search is NVRTC's, for its own sonames. */
+typedef struct gpuk__njl_state {
+    int loaded;                /* atomic: 1 once the table is filled */
+    int version;               /* 13000 for 13.0; the major alone (12000) before nvJitLink 12.3 */
+    int major;                 /* of the exports' names: __nvJitLinkCreate_<major>_0 */
+    char path[GPUK__PATH_MAX]; /* gpuk_desc.nvjitlink_path, copied ("" = none) */
+    char found[GPUK__PATH_MAX]; /* the file that opened, for the log */
+    const char* found_how;
+    gpuk_get_proc_fn get_proc;
+    void* get_proc_user_data;
+    gpuk__lib_state lib;
+    gpuk__njl fns;
+} gpuk__njl_state;
+static gpuk__njl_state gpuk__jl;
+
+static const char* const gpuk__njl_sonames[] = { GPUK__NVJITLINK_NAMES, NULL };
+
+/* No rows and no probe here: the exports' names depend on the major (gpuk__njl_load). */
+static const gpuk__lib gpuk__njl_lib = {
+    "nvJitLink (the CUDA LTO-IR linker)", "nvJitLink", gpuk__njl_sonames, "GPUK_NVJITLINK_PATH",
+    NULL, NULL, NULL, 0, NULL, 0, &gpuk__jl.fns, sizeof gpuk__jl.fns, &gpuk__jl.lib,
+    0, GPUK_ERR_NO_NVRTC, GPUK_ERR_NO_NVRTC,
+    "install it (the toolkit's libnvjitlink package, or pip install nvidia-nvjitlink-cu12), or "
+    "name it in gpuk_desc.nvjitlink_path or GPUK_NVJITLINK_PATH",
+    gpuk__jl.found, &gpuk__jl.found_how, "gpuk_desc.nvjitlink_path"
+};
+
+/* The table forgotten (the library stays loaded once its code ran); the caller holds
+   gpuk__nvrtc_lock. */
+static void gpuk__njl_forget_locked(void) {
+    if (GPUK__ATOMIC_LOAD(&gpuk__jl.loaded)) gpuk__lib_forget(&gpuk__njl_lib);
+    GPUK__ATOMIC_STORE(&gpuk__jl.loaded, 0);
+    gpuk__jl.version = gpuk__jl.major = 0;
+    gpuk__jl.path[0] = gpuk__jl.found[0] = 0;
+    gpuk__jl.found_how = NULL;
+    gpuk__jl.get_proc = NULL;
+    gpuk__jl.get_proc_user_data = NULL;
+}
 
 /* The cache freed and the table forgotten (the library stays loaded: its code ran), so the
    next load follows the settings then in force. The caller holds gpuk__nvrtc_lock. */
@@ -531,10 +574,11 @@ static void gpuk__nvrtc_forget_locked(void) {
     gpuk__nv.get_proc_user_data = NULL;
 }
 
-/* gpuk_shutdown: the next gpuk_init's NVRTC settings apply. */
+/* gpuk_shutdown: the next gpuk_init's NVRTC and nvJitLink settings apply. */
 static void gpuk__nvrtc_forget(void) {
     gpuk__mutex_lock(&gpuk__nvrtc_lock);
     gpuk__nvrtc_forget_locked();
+    gpuk__njl_forget_locked();
     gpuk__mutex_unlock(&gpuk__nvrtc_lock);
 }
 
@@ -551,6 +595,12 @@ static void gpuk__nvrtc_configure(const gpuk_desc* d) {
     gpuk__copy_text(gpuk__nv.path, sizeof gpuk__nv.path, d->nvrtc_path);
     gpuk__nv.get_proc = d->nvrtc_get_proc;
     gpuk__nv.get_proc_user_data = d->nvrtc_get_proc_user_data;
+    /* nvJitLink the same way: one named replaces one loaded */
+    if ((d->nvjitlink_path || d->nvjitlink_get_proc) && GPUK__ATOMIC_LOAD(&gpuk__jl.loaded))
+        gpuk__njl_forget_locked();
+    gpuk__copy_text(gpuk__jl.path, sizeof gpuk__jl.path, d->nvjitlink_path);
+    gpuk__jl.get_proc = d->nvjitlink_get_proc;
+    gpuk__jl.get_proc_user_data = d->nvjitlink_get_proc_user_data;
     gpuk__nv.cache_dir[0] = 0;
     GPUK__ATOMIC_STORE(&gpuk__nv.cache_warned, 0);
     if (dir && strlen(dir) < GPUK__CACHE_DIR_MAX)
@@ -631,6 +681,10 @@ GPUK__IMPL gpuk_result gpuk_init(const gpuk_desc* desc) {
     if (d.nvrtc_path && strlen(d.nvrtc_path) >= GPUK__PATH_MAX)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_desc.nvrtc_path is %zu characters long; "
                           "at most %d are taken", strlen(d.nvrtc_path), GPUK__PATH_MAX - 1);
+    if (d.nvjitlink_path && strlen(d.nvjitlink_path) >= GPUK__PATH_MAX)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_desc.nvjitlink_path is %zu characters "
+                          "long; at most %d are taken", strlen(d.nvjitlink_path),
+                          GPUK__PATH_MAX - 1);
     if (d.nvrtc_cache_dir && strlen(d.nvrtc_cache_dir) >= GPUK__CACHE_DIR_MAX)
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "gpuk_desc.nvrtc_cache_dir is %zu characters "
                           "long; at most %d are taken", strlen(d.nvrtc_cache_dir),

@@ -211,9 +211,10 @@ static const gpuk__nvrtc_entry* gpuk__nvrtc_cache_find(uint64_t hash, const char
 }
 
 /* Runs NVRTC on the program; on success *out is a new cache entry (not yet in the cache). The
-   program is always destroyed; whatever was allocated is freed on every path. */
+   program is always destroyed; whatever was allocated is freed on every path. The image is
+   PTX (is_ptx), else LTO-IR (lto: -dlto is among the options), else a cubin. */
 static gpuk_result gpuk__nvrtc_run(const char* fn, const gpuk_compile_desc* d, const char* name,
-                                   const char* arch_option, int is_ptx, const char* key,
+                                   const char* arch_option, int is_ptx, int lto, const char* key,
                                    size_t key_bytes, gpuk__nvrtc_entry** out) {
     const gpuk__nvrtc* nv = &gpuk__nv.fns;
     const uint32_t added = gpuk__device_header_added(d), nh = d->num_headers + added;
@@ -273,8 +274,9 @@ static gpuk_result gpuk__nvrtc_run(const char* fn, const gpuk_compile_desc* d, c
         gpuk__log(GPUK_LOG_WARN, 0, log);
     }
     if (!r) {
-        call = is_ptx ? "nvrtcGetPTXSize" : "nvrtcGetCUBINSize";
+        call = is_ptx ? "nvrtcGetPTXSize" : lto ? "nvrtcGetLTOIRSize" : "nvrtcGetCUBINSize";
         res = is_ptx ? nv->nvrtcGetPTXSize(prog, &image_bytes)
+              : lto  ? nv->nvrtcGetLTOIRSize(prog, &image_bytes)
                      : nv->nvrtcGetCUBINSize(prog, &image_bytes);
         for (i = 0; !res && i < d->num_name_expressions; i++) {
             const char* lowered = NULL;
@@ -296,9 +298,11 @@ static gpuk_result gpuk__nvrtc_run(const char* fn, const gpuk_compile_desc* d, c
         e->image_bytes = image_bytes;
         e->names_bytes = names_bytes;
         e->is_ptx = is_ptx;
+        e->is_ltoir = lto;
         memcpy(e + 1, key, key_bytes);
-        call = is_ptx ? "nvrtcGetPTX" : "nvrtcGetCUBIN";
-        res = is_ptx ? nv->nvrtcGetPTX(prog, image) : nv->nvrtcGetCUBIN(prog, image);
+        call = is_ptx ? "nvrtcGetPTX" : lto ? "nvrtcGetLTOIR" : "nvrtcGetCUBIN";
+        res = is_ptx ? nv->nvrtcGetPTX(prog, image)
+              : lto  ? nv->nvrtcGetLTOIR(prog, image) : nv->nvrtcGetCUBIN(prog, image);
         for (i = 0, pos = 0; !res && i < d->num_name_expressions; i++) {
             const char* lowered = NULL;
             char* names = image + image_bytes;
@@ -607,10 +611,11 @@ static void gpuk__disk_write(const char* fn, const char* name, const gpuk__nvrtc
 
 /* The compiled image of desc (checked by the caller) for ctx's device, from the process's
    cache, the disk cache or NVRTC, into *out_found (kept until gpuk_shutdown). Shared by
-   gpuk_module_compile and gpuk_module_link's compiled inputs. */
-static gpuk_result gpuk__compile_cached(const char* fn, gpuk_ctx* ctx,
-                                        const gpuk_compile_desc* desc,
-                                        const gpuk__nvrtc_entry** out_found) {
+   gpuk_module_compile and gpuk_module_link's compiled inputs; lto: LTO-IR, for which desc's
+   options hold -dlto (so its key is never a cubin's or PTX's). */
+static gpuk_result gpuk__compile_cached_as(const char* fn, gpuk_ctx* ctx,
+                                           const gpuk_compile_desc* desc, int lto,
+                                           const gpuk__nvrtc_entry** out_found) {
     const gpuk__nvrtc_entry* found;
     gpuk__nvrtc_entry* made = NULL;
     const char* name;
@@ -618,7 +623,7 @@ static gpuk_result gpuk__compile_cached(const char* fn, gpuk_ctx* ctx,
     char* key;
     size_t key_bytes;
     uint64_t hash;
-    int sm, arch, cubin;
+    int sm, arch, cubin, is_ptx;
     gpuk_result r = GPUK_OK;
     *out_found = NULL;
     name = desc->name && *desc->name ? desc->name : "program.cu";
@@ -631,6 +636,12 @@ static gpuk_result gpuk__compile_cached(const char* fn, gpuk_ctx* ctx,
                                "NVRTC %d.%d compiles for sm_%d and newer; the device is sm_%d",
                                gpuk__nv.version / 1000, gpuk__nv.version % 1000 / 10,
                                gpuk__nv.num_archs ? gpuk__nv.archs[0] : arch, sm);
+    if (lto && !(gpuk__nv.fns.nvrtcGetLTOIRSize && gpuk__nv.fns.nvrtcGetLTOIR))
+        return gpuk__fail_hint(fn, GPUK_ERR_NO_NVRTC, "name NVRTC 12.0 or newer in "
+                               "gpuk_desc.nvrtc_path or GPUK_NVRTC_PATH",
+                               "'%s': NVRTC %d.%d cannot give LTO-IR (it has no nvrtcGetLTOIR)",
+                               name, gpuk__nv.version / 1000, gpuk__nv.version % 1000 / 10);
+    is_ptx = !cubin && !lto; /* LTO-IR for sm_XX, or compute_XX where NVRTC lists no sm_XX */
     gpuk__fmt(arch_option, sizeof arch_option, 0, "-arch=%s_%d", cubin ? "sm" : "compute", arch);
     key_bytes = gpuk__compile_key(NULL, desc, name, arch_option);
     if (!(key = (char*)gpuk__alloc(key_bytes)))
@@ -644,12 +655,14 @@ static gpuk_result gpuk__compile_cached(const char* fn, gpuk_ctx* ctx,
     if (!found) {
         /* set by gpuk_init, cleared by gpuk_shutdown, which cannot run while a ctx lives */
         int disk = gpuk__nv.cache_dir[0] != 0, from_disk = 0;
-        if (disk) from_disk = (made = gpuk__disk_read(fn, name, hash, key, key_bytes, !cubin,
+        if (disk) from_disk = (made = gpuk__disk_read(fn, name, hash, key, key_bytes, is_ptx,
                                                       arch)) != NULL;
-        if (!made) r = gpuk__nvrtc_run(fn, desc, name, arch_option, !cubin, key, key_bytes, &made);
+        if (!made)
+            r = gpuk__nvrtc_run(fn, desc, name, arch_option, is_ptx, lto, key, key_bytes, &made);
         if (r == GPUK_OK) {
             made->hash = hash;
             made->arch = arch;
+            made->is_ltoir = lto; /* the disk cache keeps no kind but PTX's */
             gpuk__mutex_lock(&gpuk__nvrtc_lock);
             /* another thread may have compiled the same meanwhile: keep the first */
             found = gpuk__nvrtc_cache_find(hash, key, key_bytes);
@@ -666,18 +679,26 @@ static gpuk_result gpuk__compile_cached(const char* fn, gpuk_ctx* ctx,
         if (found && !from_disk && gpuk__log_wants(GPUK_LOG_INFO)) {
             gpuk__fmt(msg, sizeof msg, 0, "%s: '%s': NVRTC %d.%d compiled it to %s (%s_%d)%s", fn,
                       name, gpuk__nv.version / 1000, gpuk__nv.version % 1000 / 10,
-                      cubin ? "a cubin" : "PTX", cubin ? "sm" : "compute", arch,
-                      cubin ? "" : ": this NVRTC lists no cubin target for the device");
+                      lto ? "LTO-IR" : cubin ? "a cubin" : "PTX", cubin ? "sm" : "compute",
+                      arch, cubin || lto ? "" : ": this NVRTC lists no cubin target for the "
+                      "device");
             gpuk__log(GPUK_LOG_INFO, 0, msg);
         }
     } else if (gpuk__log_wants(GPUK_LOG_INFO)) {
         gpuk__fmt(msg, sizeof msg, 0, "%s: '%s': cache hit, %s (%s_%d) compiled earlier", fn, name,
-                  found->is_ptx ? "PTX" : "a cubin", found->is_ptx ? "compute" : "sm", found->arch);
+                  found->is_ptx ? "PTX" : found->is_ltoir ? "LTO-IR" : "a cubin",
+                  found->is_ptx ? "compute" : "sm", found->arch);
         gpuk__log(GPUK_LOG_INFO, 0, msg);
     }
     gpuk__free(key);
     *out_found = found;
     return found ? GPUK_OK : r;
+}
+
+static gpuk_result gpuk__compile_cached(const char* fn, gpuk_ctx* ctx,
+                                        const gpuk_compile_desc* desc,
+                                        const gpuk__nvrtc_entry** out_found) {
+    return gpuk__compile_cached_as(fn, ctx, desc, 0, out_found);
 }
 
 /* gpuk_module_compile, with fn naming the public call in errors (the custom kernels' create

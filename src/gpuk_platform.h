@@ -122,6 +122,8 @@ static void gpuk__register_fork_handlers(void) {}
 #define GPUK__DEFAULT_DRIVER "nvcuda.dll"
 #define GPUK__NVRTC_NAMES "nvrtc64_130_0.dll", "nvrtc64_120_0.dll", "nvrtc64_112_0.dll", \
     "nvrtc64_111_0.dll", "nvrtc64_110_0.dll", "nvrtc64_102_0.dll"
+/* nvJitLink's DLLs carry major and minor like NVRTC's; the minor is 0 throughout a major */
+#define GPUK__NVJITLINK_NAMES "nvJitLink_130_0.dll", "nvJitLink_120_0.dll"
 #else
 #include <dlfcn.h>
 #include <pthread.h>
@@ -199,6 +201,8 @@ static void gpuk__register_fork_handlers(void) {
 /* NVRTC's sonames carry the major version (11.x: major.minor); newest first */
 #define GPUK__NVRTC_NAMES "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2", \
     "libnvrtc.so.11.1", "libnvrtc.so.11.0", "libnvrtc.so.10.2"
+/* nvJitLink (CUDA 12.0 on) is named by its major version; newest first */
+#define GPUK__NVJITLINK_NAMES "libnvJitLink.so.13", "libnvJitLink.so.12"
 #endif
 
 #if defined(GPUK_NO_THREAD_LOCAL)

@@ -5,8 +5,11 @@
    matches the built-ins'), over fresh seeds and offsets; the library's warp and block sums and
    warp scan against the CPU; two NVRTC programs and a hand-written PTX function linked into
    one module; an undefined function named by the linker's error; a kernel calling
-   cudaGraphSetConditional loads with nothing linked. Outputs are poisoned before each launch.
-   Skipped where no GPU, or no NVRTC, is found. */
+   cudaGraphSetConditional loads with nothing linked; two NVRTC programs compiled to LTO-IR
+   (one calling a function the other defines) linked by nvJitLink, run against the CPU, and
+   the call left unresolved without the second (that case skipped where nvJitLink is not
+   found). Outputs are poisoned before each launch. Skipped where no GPU, or no NVRTC, is
+   found. */
 #define _GNU_SOURCE
 #define GPUK_IMPLEMENTATION
 #include "gpuk.h"
@@ -177,6 +180,88 @@ static int test_programs_and_ptx_linked(void) {
     return TEST_PASS;
 }
 
+/* LTO-IR: a kernel calling fma_thrice, which a second program defines, both compiled by NVRTC
+   with -dlto and linked through nvJitLink for the device; bit for bit the CPU's
+   3 * fmaf(a, x, y) (one rounding for the fma, one for the product). */
+static const char lto_lib_src[] =
+    "extern \"C\" __device__ float fma_thrice(float a, float x, float y) {\n"
+    "    return 3.0f * __fmaf_rn(a, x, y);\n"
+    "}\n";
+static const char lto_main_src[] =
+    "extern \"C\" __device__ float fma_thrice(float a, float x, float y);\n"
+    "extern \"C\" __global__ void lto_apply(float a, const float* x, const float* y,\n"
+    "                                        float* out, unsigned n) {\n"
+    "    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n) out[i] = fma_thrice(a, x[i], y[i]);\n"
+    "}\n";
+
+static int test_lto_programs_linked(void) {
+    enum { N = 3000 };
+    static float x[N], y[N], ref[N], out[N], poison[N];
+    gpuk_compile_desc lib = program(lto_lib_src, "fma_thrice.cu");
+    gpuk_compile_desc app = program(lto_main_src, "lto_apply.cu");
+    gpuk_link_input in[2];
+    gpuk_link_desc d;
+    gpuk_module m = { 0 };
+    gpuk_kernel k = { 0 };
+    gpuk_buffer bx, by, bo;
+    gpuk_devptr px, py, po;
+    float a = (float)uniform(-2, 2);
+    unsigned n = N - (unsigned)(rng() % 100), i, bad = 0;
+    char log[4096];
+    gpuk_result r;
+    for (i = 0; i < N; i++) {
+        x[i] = (float)uniform(-1, 1);
+        y[i] = (float)uniform(-1, 1);
+        ref[i] = 3.0f * fmaf(a, x[i], y[i]);
+    }
+    memset(poison, 0xff, sizeof poison); /* NaN: an element the kernel skips stays NaN */
+    memset(in, 0, sizeof in);
+    in[0].compile = &app;
+    in[0].lto = true;
+    in[1].compile = &lib;
+    in[1].lto = true;
+    memset(&d, 0, sizeof d);
+    d.inputs = in;
+    d.num_inputs = 2;
+    d.label = "lto_apply";
+    d.log = log;
+    d.log_bytes = sizeof log;
+    r = gpuk_module_link(ctx, &d, &m);
+    if (r == GPUK_ERR_NO_NVRTC && strstr(gpuk_last_error(), "nvJitLink")) {
+        printf("     no nvJitLink: %s\n", gpuk_last_error());
+        return TEST_SKIP;
+    }
+    CHECK_OK(r);
+    CHECK_OK(gpuk_kernel_get(ctx, m, "lto_apply", &k));
+    if (!k.id) return TEST_PASS;
+    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .data = GPUK_RANGE(x) }, &bx));
+    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .data = GPUK_RANGE(y) }, &by));
+    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .data = GPUK_RANGE(poison) }, &bo));
+    px = gpuk_buffer_devptr(ctx, bx);
+    py = gpuk_buffer_devptr(ctx, by);
+    po = gpuk_buffer_devptr(ctx, bo);
+    CHECK_OK(gpuk_launch(ctx, k, &(gpuk_launch_desc){ .grid = GPUK_DIM1((n + 127) / 128),
+                                                      .block = GPUK_DIM1(128),
+                                                      GPUK_ARGS(&a, &px, &py, &po, &n) }));
+    CHECK_OK(gpuk_buffer_read(ctx, bo, 0, out, sizeof out));
+    for (i = 0; i < n; i++) bad += memcmp(&out[i], &ref[i], sizeof out[i]) != 0;
+    for (; i < N; i++) bad += memcmp(&out[i], &poison[i], sizeof out[i]) != 0;
+    CHECK(bad == 0);
+    CHECK_OK(gpuk_buffer_destroy(ctx, bx));
+    CHECK_OK(gpuk_buffer_destroy(ctx, by));
+    CHECK_OK(gpuk_buffer_destroy(ctx, bo));
+    CHECK_OK(gpuk_module_unload(ctx, m));
+    /* without the second program fma_thrice is undefined: nvJitLink says so, by name */
+    d.num_inputs = 1;
+    CHECK_RESULT(gpuk_module_link(ctx, &d, &m), GPUK_ERR_COMPILE);
+    CHECK(m.id == 0);
+    CHECK_ERROR_MENTIONS("nvJitLinkComplete");
+    CHECK_ERROR_MENTIONS("fma_thrice");
+    CHECK(strstr(log, "fma_thrice") != NULL);
+    return TEST_PASS;
+}
+
 /* cudaGraphSetConditional (a WHILE or IF graph node's condition, CUDA 12.4 drivers) is, like
    vprintf, a function the driver itself supplies when it loads a module: a kernel that
    declares it compiles and loads with no library linked (nvlink leaves it undefined even
@@ -218,9 +303,9 @@ static int test_driver_supplies_graph_set_conditional(void) {
 int main(void) {
     int code, v = 0;
     gpuk_init(NULL); /* its failure is gpu_setup's to report */
-    if (!gpu_setup("gpu_link", 4, &ctx, &code)) return code;
+    if (!gpu_setup("gpu_link", 5, &ctx, &code)) return code;
     if (gpuk_nvrtc_version(&v) != GPUK_OK) {
-        printf("skip gpu_link: no NVRTC (%s)\n0 passed, 0 failed, 4 skipped\n", gpuk_last_error());
+        printf("skip gpu_link: no NVRTC (%s)\n0 passed, 0 failed, 5 skipped\n", gpuk_last_error());
         gpuk_ctx_destroy(ctx);
         return 0;
     }
@@ -229,6 +314,7 @@ int main(void) {
     RUN(test_linked_sums);
     RUN(test_programs_and_ptx_linked);
     RUN(test_driver_supplies_graph_set_conditional);
+    RUN(test_lto_programs_linked);
     CHECK_OK(gpuk_ctx_destroy(ctx));
     return test_summary();
 }

@@ -1,7 +1,8 @@
 /* tests/support/fake_nvrtc.h - a fake NVRTC for host tests, plugged into gpuk via
    gpuk_desc.nvrtc_get_proc. A "compile" reads the source's extern "C" __global__ kernels and
    emits PTX with one .entry each (the fake driver reads those), or a small ELF whose
-   ".text.<name>" sections name them (a cubin, to the fake driver). A source containing
+   ".text.<name>" sections name them (a cubin, to the fake driver), or with -dlto "LTO-IR":
+   "\x7fLTO" then each kernel's name and NUL (what tests/support/fake_nvjitlink.h links). A source containing
    "#error" fails with a log naming the line. It records what it was given (options, headers,
    name expressions), counts calls and live programs, and can fail its Nth call. */
 #ifndef FAKE_NVRTC_H
@@ -16,6 +17,7 @@ typedef struct fake_nvrtc_config {
     int archs[16];            /* nvrtcGetSupportedArchs; none -> 75 80 86 89 90 100 120 */
     int no_arch_list;         /* the two arch entry points are missing (NVRTC < 11.2) */
     int no_cubin;             /* nvrtcGetCUBIN* missing (NVRTC < 11.1) */
+    int no_ltoir;             /* nvrtcGetLTOIR* missing (NVRTC < 12.0) */
     const char* missing;      /* this entry point is missing */
     long fail_at;             /* the Nth call (1-based) returns fail_code; 0 = never */
     int fail_code;            /* 0 -> 1 (NVRTC_ERROR_OUT_OF_MEMORY) */
@@ -29,6 +31,7 @@ typedef struct fake_nvrtc_prog {
     char* exprs[8];
     int nexprs;
     int compiled;
+    int lto;                  /* compiled with -dlto: ptx holds the fake LTO-IR */
 } fake_nvrtc_prog;
 
 static struct {
@@ -125,7 +128,7 @@ static unsigned fn_nvrtcCompileProgram(void* prog, int n, const char* const* opt
     const char* s;
     const char* err;
     size_t cap = 4096, len = 0;
-    int i, cubin = 0;
+    int i, cubin = 0, lto = 0;
     FAKE_NV_ENTER();
     fake_nv.compiles++;
     fake_nv.options[0] = 0;
@@ -136,6 +139,7 @@ static unsigned fn_nvrtcCompileProgram(void* prog, int n, const char* const* opt
             snprintf(fake_nv.arch, sizeof fake_nv.arch, "%s", opts[i] + 6);
             cubin = strncmp(opts[i] + 6, "sm_", 3) == 0;
         }
+        lto |= strcmp(opts[i], "-dlto") == 0;
     }
     if ((err = strstr(p->source, "#error")) != NULL) {
         int line = 1;
@@ -147,6 +151,17 @@ static unsigned fn_nvrtcCompileProgram(void* prog, int n, const char* const* opt
     if (strstr(p->source, "#warning")) snprintf(p->log, sizeof p->log, "prog.cu(1): warning: a warning\n");
     p->compiled = 1;
     p->ptx = (char*)calloc(1, cap);
+    if (lto) {
+        p->lto = 1;
+        for (memcpy(p->ptx, "\x7fLTO", 4), len = 4, s = p->source;
+             (s = strstr(s, "__global__ void ")) != NULL;) {
+            s += 16;
+            while (*s && *s != '(' && *s != ' ' && len + 2 < cap) p->ptx[len++] = *s++;
+            p->ptx[len++] = 0;
+        }
+        p->ptx_bytes = len;
+        return 0;
+    }
     if (cubin) { /* an ELF64 header whose section headers start right after the names */
         memcpy(p->ptx, "\x7f" "ELF\x02\x01\x01", 7);
         len = 64 + 1;
@@ -188,7 +203,8 @@ static unsigned fake_nv_size(void* prog, size_t* n, int want_cubin) {
     fake_nvrtc_prog* p = (fake_nvrtc_prog*)prog;
     FAKE_NV_ENTER();
     if (!p->compiled) return 4; /* INVALID_PROGRAM */
-    if (want_cubin != (p->ptx[0] == 0x7f)) { *n = 0; return 0; } /* PTX only for compute_XX */
+    if (p->lto != (want_cubin == 2)) return 4; /* LTO-IR only with -dlto, and only LTO-IR */
+    if (want_cubin < 2 && want_cubin != (p->ptx[0] == 0x7f)) { *n = 0; return 0; } /* PTX only for compute_XX */
     *n = p->ptx_bytes;
     return 0;
 }
@@ -200,6 +216,8 @@ static unsigned fn_nvrtcGetPTX(void* prog, char* out) {
     return 0;
 }
 static unsigned fn_nvrtcGetCUBIN(void* prog, char* out) { return fn_nvrtcGetPTX(prog, out); }
+static unsigned fn_nvrtcGetLTOIRSize(void* prog, size_t* n) { return fake_nv_size(prog, n, 2); }
+static unsigned fn_nvrtcGetLTOIR(void* prog, char* out) { return fn_nvrtcGetPTX(prog, out); }
 static unsigned fn_nvrtcGetLoweredName(void* prog, const char* e, const char** out) {
     fake_nvrtc_prog* p = (fake_nvrtc_prog*)prog;
     static char lowered[8][96];
@@ -227,6 +245,7 @@ static const fake_nv_entry fake_nv_entries[] = {
     FAKE_NV_E(nvrtcCompileProgram), FAKE_NV_E(nvrtcGetProgramLogSize), FAKE_NV_E(nvrtcGetProgramLog),
     FAKE_NV_E(nvrtcGetPTXSize), FAKE_NV_E(nvrtcGetPTX), FAKE_NV_E(nvrtcGetCUBINSize),
     FAKE_NV_E(nvrtcGetCUBIN), FAKE_NV_E(nvrtcGetLoweredName), FAKE_NV_E(nvrtcGetErrorString),
+    FAKE_NV_E(nvrtcGetLTOIRSize), FAKE_NV_E(nvrtcGetLTOIR),
 };
 
 /* gpuk_get_proc_fn for gpuk_desc.nvrtc_get_proc; user: a log of the symbols asked for, or NULL */
@@ -237,6 +256,7 @@ static void* fake_nvrtc_get_proc(const char* symbol, int abi_version, void* user
     if (fake_nv.cfg.missing && strcmp(symbol, fake_nv.cfg.missing) == 0) return NULL;
     if (fake_nv.cfg.no_arch_list && strstr(symbol, "SupportedArchs")) return NULL;
     if (fake_nv.cfg.no_cubin && strstr(symbol, "CUBIN")) return NULL;
+    if (fake_nv.cfg.no_ltoir && strstr(symbol, "LTOIR")) return NULL;
     for (i = 0; i < sizeof fake_nv_entries / sizeof fake_nv_entries[0]; i++)
         if (strcmp(fake_nv_entries[i].name, symbol) == 0) {
             void* p;

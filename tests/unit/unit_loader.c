@@ -61,7 +61,7 @@ static const gpuk__lib testlib_lib = {
     testlib_rows, sizeof testlib_rows / sizeof testlib_rows[0],
     testlib_features, sizeof testlib_features / sizeof testlib_features[0],
     &testlib, sizeof testlib, &testlib_state, 0, GPUK_ERR_NO_DRIVER, GPUK_ERR_DRIVER_TOO_OLD,
-    "install the test library"
+    "install the test library", NULL, NULL, NULL
 };
 
 static unsigned tl_add(int a, int b, int* out) { *out = a + b; return 0; }
@@ -147,7 +147,8 @@ static int libm_probe(void* sym, int* out_version) {
 static const gpuk__lib libm_lib = {
     "the C math library", "a C math library", libm_sonames, NULL, "cos", libm_probe,
     libm_rows, sizeof libm_rows / sizeof libm_rows[0], NULL, 0,
-    &libm_t, sizeof libm_t, &libm_state, 0, GPUK_ERR_NO_DRIVER, GPUK_ERR_DRIVER_TOO_OLD, NULL
+    &libm_t, sizeof libm_t, &libm_state, 0, GPUK_ERR_NO_DRIVER, GPUK_ERR_DRIVER_TOO_OLD, NULL,
+    NULL, NULL, NULL
 };
 
 static int test_second_library_by_soname_and_dlsym(void) {
