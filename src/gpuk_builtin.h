@@ -885,7 +885,7 @@ static GPUK__NOINLINE gpuk_result gpuk__convert(const char* fn, int id, gpuk_ctx
     args[0] = &po; args[1] = &pi; args[2] = &n64;
     k.args = args;
     /* a block for every 256 groups of 8 elements, as gpuk__map's packs */
-    k.grid_x = gpuk__grid(n, GPUK__BLOCK * 8, (size_t)ctx->info.max_grid[0]);
+    k.grid_x = gpuk__grid(n, (size_t)GPUK__BLOCK * 8, (size_t)ctx->info.max_grid[0]);
     return gpuk__builtin_go(&k);
 }
 #endif /* GPUK__LAUNCHER_CONVERT */

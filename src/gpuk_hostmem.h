@@ -36,8 +36,8 @@ GPUK__IMPL gpuk_result gpuk_buffer_create_mapped(gpuk_ctx* ctx, const gpuk_pinne
     gpuk__copy_text(s->label, sizeof s->label, d.label);
     if (d.host_ptr && !d.bytes) {
         r = gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "registering host memory needs desc.bytes");
-    } else if ((r = gpuk__check_data(fn, "gpuk_pinned_desc", d.data, d.bytes)) != GPUK_OK) {
-    } else if (!d.bytes) {
+    } else if ((r = gpuk__check_data(fn, "gpuk_pinned_desc", d.data, d.bytes)) != GPUK_OK ||
+               !d.bytes) { /* refused, or an empty buffer: nothing to allocate */
     } else if (!GPUK__DRV.cuMemHostGetDevicePointer) {
         r = gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, "the driver lacks cuMemHostGetDevicePointer");
     } else if (!ctx->info.can_map_host_memory) {
@@ -102,8 +102,8 @@ GPUK__IMPL gpuk_result gpuk_buffer_create_managed(gpuk_ctx* ctx, const gpuk_buff
     if (d.wrap) {
         r = gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "desc.wrap is set: a managed buffer is memory "
                        "of the driver's; wrap memory of your own with gpuk_buffer_create");
-    } else if ((r = gpuk__check_data(fn, "gpuk_buffer_desc", d.data, d.bytes)) != GPUK_OK) {
-    } else if (!d.bytes) {
+    } else if ((r = gpuk__check_data(fn, "gpuk_buffer_desc", d.data, d.bytes)) != GPUK_OK ||
+               !d.bytes) { /* refused, or an empty buffer: nothing to allocate */
     } else if (!GPUK__DRV.cuMemAllocManaged) {
         r = gpuk__fail(fn, GPUK_ERR_DRIVER_TOO_OLD, "the driver lacks cuMemAllocManaged");
     } else if (!ctx->info.managed_memory) {
