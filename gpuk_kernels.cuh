@@ -108,37 +108,29 @@ GPUK_DEV int k_mul(int a, int b) { return (int)((u32)a * (u32)b); }
 GPUK_DEV u32 k_mul(u32 a, u32 b) { return a * b; }
 
 /* ---- 16-bit floats: f16 (IEEE binary16) and bf16 (bfloat16), stored as 16 bits and computed
-   in f32. The conversions are integer code, bit-exact on every GPU (sm_52's PTX has no f16
-   conversion): round to nearest even, f16 overflow to +-inf, subnormals kept, a NaN stays a
-   NaN of its sign with the quiet bit set and its payload's top bits kept (as x86's F16C does).
-   An f32 +, - or * of two 16-bit values rounded to 16 bits is their exact result rounded once:
-   f32's 24 bits are at least 2p + 2 for f16's p = 11 and bf16's p = 8, so the double rounding
-   is innocuous. */
+   in f32. f16 converts with the hardware's cvt, which every target has: round to nearest even,
+   overflow to +-inf, subnormals kept (no .ftz). Integer conversions made the f16 kernels
+   compute-bound. bf16 is f32's top half: widening is a shift, narrowing a few integer
+   instructions (its cvt needs sm_80). An f32 +, - or * of two 16-bit values rounded to 16
+   bits is their exact result rounded once: f32's 24 bits are at least 2p + 2 for f16's p = 11
+   and bf16's p = 8, so the double rounding is innocuous.
+   NaNs: arithmetic gives a NaN of no particular payload (f32's own arithmetic does), so widen
+   and narrow leave f16 NaN bits to the hardware; the conversion kernels alone promise the
+   payload (convert_one below): a NaN narrows to a NaN of its sign with the quiet bit set and
+   its payload's top bits kept (as x86's F16C does) and widens with its payload. */
 struct f16_t { unsigned short bits; };
 struct bf16_t { unsigned short bits; };
 GPUK_DEV float widen(f16_t h) {
-    const u32 s = (u32)(h.bits & 0x8000u) << 16, e = (h.bits >> 10) & 0x1fu, m = h.bits & 0x3ffu;
-    const u32 sh = __clz(m) - 21; /* a subnormal m * 2^-24: its leading 1 shifted to bit 10 */
-    u32 f = (e + 112) << 23 | m << 13;
-    if (e == 31) f = 0x7f800000u | m << 13; /* inf, NaN (payload kept) */
-    if (e == 0) f = m ? (113 - sh) << 23 | ((m << sh) & 0x3ffu) << 13 : 0u;
-    return __uint_as_float(s | f);
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h.bits));
+    return f;
 }
 GPUK_DEV float widen(bf16_t h) { return __uint_as_float((u32)h.bits << 16); }
 template <typename T> GPUK_DEV T widen(T x) { return x; }
 template <typename H> GPUK_DEV H narrow(float x);
-/* One rounding for normals and subnormals (selects, no branches: each element-wise kernel
-   inlines it 18 times): v's bits above sh are the result, rounded on the rest, to even. */
 template <> GPUK_DEV f16_t narrow<f16_t>(float x) {
-    const u32 b = __float_as_uint(x), a = b & 0x7fffffffu;
-    const bool sub = a < 0x38800000u; /* below 2^-14: a subnormal f16 m * 2^-24, or 0 */
-    const u32 v = sub ? (a & 0x7fffffu) | 0x800000u : a - 0x38000000u; /* rebias the exponent */
-    const u32 e = a >> 23, sh = sub ? (e < 95 ? 31 : 126 - e) : 13;
-    u32 h = (v + (1u << (sh - 1)) - 1 + (v >> sh & 1u)) >> sh;
-    if (a >= 0x477ff000u) h = 0x7c00u;  /* 65520 and up: ties away from 65504's odd end */
-    if (a > 0x7f800000u) h = 0x7e00u | (a >> 13 & 0x3ffu);
     f16_t r;
-    r.bits = (unsigned short)(b >> 16 & 0x8000u | h);
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(r.bits) : "f"(x));
     return r;
 }
 template <> GPUK_DEV bf16_t narrow<bf16_t>(float x) {
@@ -225,7 +217,18 @@ GPUK_DEV void map(F f, T* out, const T* a, const T* b, u64 n) {
    floats) where out and in reach a 16-byte boundary at the same element, else one at a time.
    out and in never overlap (the launcher refuses it): their elements differ in size. */
 template <typename O, typename I> GPUK_DEV O convert_one(I x) { return narrow<O>(x); }
-template <> GPUK_DEV float convert_one<float, f16_t>(f16_t x) { return widen(x); }
+/* f16 NaNs by the rule above: the f16 bits sign-extended from bit 15 and shifted into place
+   give sign, payload and, with the exponent's bits set, the f32 NaN */
+template <> GPUK_DEV float convert_one<float, f16_t>(f16_t x) {
+    const float f = widen(x);
+    return f == f ? f : __int_as_float((int)((u32)x.bits << 16) >> 3 | 0x7f800000);
+}
+template <> GPUK_DEV f16_t convert_one<f16_t, float>(float x) {
+    f16_t r = narrow<f16_t>(x);
+    const u32 b = __float_as_uint(x);
+    if (x != x) r.bits = (unsigned short)(b >> 16 & 0x8000u | 0x7e00u | (b >> 13 & 0x3ffu));
+    return r;
+}
 template <> GPUK_DEV float convert_one<float, bf16_t>(bf16_t x) { return widen(x); }
 template <typename O, typename I> GPUK_DEV void convert(O* out, const I* in, u64 n) {
     const int PI = 8 * sizeof(I) / 16, PO = 8 * sizeof(O) / 16; /* packs a group of 8 */

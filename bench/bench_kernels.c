@@ -55,6 +55,10 @@ static void w_max(void) { TRY(gpuk_max_f32(ctx, S, at0(z), at0(x), n_cur)); }
 static void w_add_f16(void) { TRY(gpuk_add_f16(ctx, S, at0(z), at0(x), at0(y), n_cur)); }
 static void w_sum_f16(void) { TRY(gpuk_sum_f16(ctx, S, at0(z), at0(x), n_cur)); }
 static void w_to_f16(void) { TRY(gpuk_to_f16_f32(ctx, S, at0(z), at0(x), n_cur)); }
+static void w_from_f16(void) { TRY(gpuk_to_f32_f16(ctx, S, at0(z), at0(x), n_cur)); }
+static void w_dot_f16(void) { TRY(gpuk_dot_f16(ctx, S, at0(z), at0(x), at0(y), n_cur)); }
+static void w_add_bf16(void) { TRY(gpuk_add_bf16(ctx, S, at0(z), at0(x), at0(y), n_cur)); }
+static void w_sum_bf16(void) { TRY(gpuk_sum_bf16(ctx, S, at0(z), at0(x), n_cur)); }
 /* reductions along an axis: x viewed as ax_rows x ax_cols, one result a row or a column */
 static size_t ax_rows, ax_cols;
 static void w_sum_rows(void) { TRY(gpuk_sum_rows_f32(ctx, S, at0(z), gpuk_at2d(x, 0, ax_rows, ax_cols, 0))); }
@@ -184,7 +188,11 @@ int main(int argc, char** argv) {
     line("max_f32", N28, w_max, 4, "read", 1.0);
     line("add_f16", N28, w_add_f16, 6, "read+write", 0.95);
     line("sum_f16", N28, w_sum_f16, 2, "read", 1.0);
-    line("to_f16_f32", N28, w_to_f16, 6, "read+write", BENCH_CSV_NONE);
+    line("dot_f16", N28, w_dot_f16, 4, "read", 1.0);
+    line("to_f16_f32", N28, w_to_f16, 6, "read+write", 0.95);
+    line("to_f32_f16", N28, w_from_f16, 6, "read+write", 0.95);
+    line("add_bf16", N28, w_add_bf16, 6, "read+write", 0.95);
+    line("sum_bf16", N28, w_sum_bf16, 2, "read", 1.0);
     axis_line("sum_rows_f32", 8192, 8192, w_sum_rows);
     axis_line("sum_rows_f32", 64, (size_t)1 << 22, w_sum_rows);
     axis_line("sum_rows_f32", (size_t)1 << 22, 64, w_sum_rows);
