@@ -1343,8 +1343,8 @@ template <typename T, typename P> struct gemm_stager {
        third of their speed, and with every tile in flight at once (1000^3: 64 tiles, 15 at
        the edges) the slowest tile is the product's time (bench_shapes "dgemm 1000^3": 1.5x).
        The predicates are worked out a slice at a time and edge tiles take the general loop.
-       8-byte types only: in the f32 kernels the same code cost the whole tiles 2 to 4 % at
-       1024^3 and 2048^3 (the element copies stay there). */
+       Both element sizes (bench_gemm "sgemm 1000^3", "dgemm 1000^3"); the whole tiles lost
+       nothing by it. */
     bool edge;
     const T *ra, *rb; /* the fast path's sources at the next slice (loads come in k order): a
                          pointer advanced each slice, not k0 * ldb and each copy's row step
@@ -1354,9 +1354,7 @@ template <typename T, typename P> struct gemm_stager {
         const u32 t = threadIdx.x;
         fast = !g.trans_a && !g.trans_b && row0 + TM <= g.m && col0 + TN <= g.n && aligned16(xb) &&
                g.ldb % G == 0 && (!P::A_MMAJOR || (aligned16(xa) && g.lda % G == 0));
-        edge = false;
-        if constexpr (sizeof(T) == 8)
-            edge = !fast && !g.trans_a && !g.trans_b && aligned16(xb) && g.ldb % G == 0 &&
+        edge = !fast && !g.trans_a && !g.trans_b && aligned16(xb) && g.ldb % G == 0 &&
                    (!P::A_MMAJOR || (aligned16(xa) && g.lda % G == 0)) && g.n % G == 0;
         /* the fast path's sources at k = 0 (A moves +k0, B +k0 * ldb) and A's place in a stage */
         fa = P::A_MMAJOR ? xa + (row0 + t / CH) * g.lda + (t % CH) * G : xa + (row0 + t / 8) * g.lda + t % 8;
@@ -1430,11 +1428,10 @@ template <typename T, typename P> struct gemm_stager {
             load_fast(st);
             return;
         }
-        if constexpr (sizeof(T) == 8)
-            if (edge && k0 + BK <= k_end) {
-                load_edge(st);
-                return;
-            }
+        if (edge && k0 + BK <= k_end) {
+            load_edge(st);
+            return;
+        }
         ra += BK; /* kept in step with k0 */
         rb += (u64)BK * g.ldb;
 #pragma unroll
@@ -2104,8 +2101,8 @@ static_assert(gemm_policy_sm90_f64::DYN &&
 #endif
 
 /* ---- stencils on 2-D row-major views: 3x3 weighted (images), 5-point heat step ----
-   The heat step: a block of 32 x 8 threads covers 32 columns and STENCIL_ROWS rows (each
-   thread STENCIL_ROWS / 8 rows, one column). The 3x3: 32 x 8 threads cover 32 * STENCIL3_COLS
+   The heat step: a block of 32 x 8 threads covers 32 * (16 / sizeof(T)) columns and
+   STENCIL_ROWS rows (each thread STENCIL_ROWS / 8 rows, 16 bytes of columns). The 3x3: 32 x 8 threads cover 32 * STENCIL3_COLS
    columns and STENCIL3_ROWS rows, each thread STENCIL3_COLS side by side, so a row of its
    window is STENCIL3_COLS + 2 loads and conversions instead of 3 per output (bench
    "stencil3x3_i32 smoothing 4096^2 (max sm 80)"; 64 rows a block or 4 columns were slower).
@@ -2414,37 +2411,68 @@ GPUK_DEV T heat_cell(const T* in, u64 ld, u64 i, u64 j, u64 rows, u64 cols, T al
     return fma(alpha, sum - T(4) * c, c);
 }
 
+/* A 16-byte load of p through the read-only path, as a pack */
+template <typename T> GPUK_DEV pack16<T> ldg_pack(const T* p) {
+    union { uint4 u; pack16<T> k; } x;
+    x.u = __ldg((const uint4*)p);
+    return x.k;
+}
+
+/* A warp covers 32 * V columns, a lane V side by side (16 bytes), and R rows of them: each
+   row of a block is 512 bytes of one DRAM page instead of 128 (one column a lane ran at 0.88
+   of copy: bench "heat_step_f32 8192^2"). A lane's left and right neighbours come from the
+   lanes beside it by shuffles; the warp's two outer ones, one element each side, by a load
+   every lane makes (one transaction). Views whose rows are not 16-byte aligned, and warps at
+   an edge, take one element at a time. */
 template <typename T>
 GPUK_DEV void heat_step(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 ldi, T alpha, bool copy) {
-    enum { R = STENCIL_ROWS / 8 };
-    for (u64 j = (u64)blockIdx.x * 32 + threadIdx.x; j < cols; j += (u64)gridDim.x * 32)
+    enum { R = STENCIL_ROWS / 8, V = 16 / sizeof(T), BW = 32 * V };
+    const u32 lane = threadIdx.x;
+    const bool packs = aligned16(in) && aligned16(out) && ldi % V == 0 && ldo % V == 0;
+    for (u64 j0 = (u64)blockIdx.x * BW; j0 < cols; j0 += (u64)gridDim.x * BW)
         for (u64 r0 = (u64)blockIdx.y * STENCIL_ROWS; r0 < rows; r0 += (u64)gridDim.y * STENCIL_ROWS) {
             const u64 first = r0 + threadIdx.y * R; /* this thread's R rows */
-            if (!copy && first > 0 && first + R < rows && j > 0 && j + 1 < cols) {
-                /* interior: the column's R + 2 cells and each row's left and right, every load
-                   issued before the first store (in source order: out may alias in for the
-                   compiler, so a load after a store waited for it, a memory latency a row;
-                   bench "heat_step_f32 8192^2") */
+            if (packs && first > 0 && first + R < rows && j0 > 0 && j0 + BW < cols) {
+                /* every load issued before the first store (in source order: out may alias
+                   in for the compiler, so a load after a store waited for it, a memory
+                   latency a row) */
+                const u64 j = j0 + lane * V;
                 const T* p = in + first * ldi + j;
-                T col[R + 2], left[R], right[R];
-                col[0] = __ldg(p - ldi);
+                pack16<T> col[R + 2];
+                T left[R], right[R];
 #pragma unroll
-                for (int r = 0; r <= R; r++) col[r + 1] = __ldg(p + (u64)r * ldi);
+                for (int r = 0; r < R + 2; r++) col[r] = ldg_pack(p + ((u64)r - 1) * ldi);
 #pragma unroll
                 for (int r = 0; r < R; r++) {
-                    left[r] = __ldg(p + (u64)r * ldi - 1);
-                    right[r] = __ldg(p + (u64)r * ldi + 1);
+                    left[r] = __ldg(in + (first + r) * ldi + j0 - 1);
+                    right[r] = __ldg(in + (first + r) * ldi + j0 + BW);
                 }
                 T* o = out + first * ldo + j;
 #pragma unroll
                 for (int r = 0; r < R; r++) {
-                    const T sum = (col[r] + col[r + 2]) + (left[r] + right[r]);
-                    o[(u64)r * ldo] = fma(alpha, sum - T(4) * col[r + 1], col[r + 1]);
+                    const pack16<T>& c = col[r + 1];
+                    T prev = __shfl_up_sync(0xffffffffu, c.v[V - 1], 1);
+                    T next = __shfl_down_sync(0xffffffffu, c.v[0], 1);
+                    if (lane == 0) prev = left[r];
+                    if (lane == 31) next = right[r];
+                    pack16<T> res;
+#pragma unroll
+                    for (int e = 0; e < V; e++) {
+                        const T l = e ? c.v[e - 1] : prev, rt = e + 1 < V ? c.v[e + 1] : next;
+                        const T sum = (col[r].v[e] + col[r + 2].v[e]) + (l + rt);
+                        res.v[e] = copy ? c.v[e] : fma(alpha, sum - T(4) * c.v[e], c.v[e]);
+                    }
+                    *(pack16<T>*)(o + (u64)r * ldo) = res;
                 }
                 continue;
             }
-            for (u64 i = first; i < first + R && i < rows; i++)
-                out[i * ldo + j] = copy ? in[i * ldi + j] : heat_cell(in, ldi, i, j, rows, cols, alpha);
+#pragma unroll 1
+            for (u32 e = 0; e < V; e++) {
+                const u64 j = j0 + lane + 32u * e;
+                if (j >= cols) break;
+                for (u64 i = first; i < first + R && i < rows; i++)
+                    out[i * ldo + j] = copy ? in[i * ldi + j] : heat_cell(in, ldi, i, j, rows, cols, alpha);
+            }
         }
 }
 

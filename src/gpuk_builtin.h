@@ -1402,8 +1402,8 @@ static gpuk_result gpuk__stencil_tmap(const char* fn, int id, unsigned char* map
 }
 
 /* Stencils: (out, in, rows, cols, ldo, ldi, weights | alpha, boundary | steps), 32 x 8 threads a
-   block of 32 * GPUK__STENCIL3_COLS x GPUK__STENCIL3_ROWS (3x3) or 32 x GPUK__STENCIL_ROWS
-   (heat); the 3x3's sm_90 variant adds (map, weights as doubles, use_map) and takes
+   block of 32 * GPUK__STENCIL3_COLS x GPUK__STENCIL3_ROWS (3x3) or 32 * (16 / elem) x
+   GPUK__STENCIL_ROWS (heat); the 3x3's sm_90 variant adds (map, weights as doubles, use_map) and takes
    tiles of GPUK__STENCIL3_TMA_COLS x _ROWS walked by blocks of GPUK__STENCIL3_TMA_THREADS
    threads, GPUK__STENCIL3_TMA_PER_SM a multiprocessor, where it has a map of in (see
    gpuk__stencil_tmap), else the 32 x 8 kernel's shape, which the variant then runs. mode 0:
@@ -1463,7 +1463,7 @@ static GPUK__NOINLINE gpuk_result gpuk__stencil(const char* fn, int id, gpuk_ctx
     if (rows == 0 || cols == 0 || (mode == 2 && steps == 0)) return GPUK_OK;
     k.block_x = 32;
     k.block_y = GPUK__BLOCK / 32;
-    k.grid_x = gpuk__grid((size_t)cols, mode == 0 ? 32 * GPUK__STENCIL3_COLS : 32,
+    k.grid_x = gpuk__grid((size_t)cols, mode == 0 ? 32 * GPUK__STENCIL3_COLS : 32 * (16 / elem),
                           (size_t)ctx->info.max_grid[0]);
     k.grid_y = gpuk__grid((size_t)rows, mode == 0 ? GPUK__STENCIL3_ROWS : GPUK__STENCIL_ROWS,
                           65535); /* taller views loop in the kernel */

@@ -256,15 +256,21 @@ static void check_heat(ty t, size_t rows, size_t cols, int strided, unsigned ste
     free(field); free(tmp); free(got); free(scratch);
 }
 
+/* The shapes above, and wider ones where warps of 16-byte packs (128 f32 or 64 f64 columns)
+   fall wholly inside the edges; strided 2: rows 16-byte aligned with ld != cols (the packed
+   path), 1: not aligned (one element at a time). */
 static int test_heat_matches_the_cpu(void) {
     static const unsigned steps[] = { 1, 2, 3, 4, 5, 8, 9, 13 };
+    static const size_t wide[][2] = { { 40, 700 }, { 129, 520 }, { 67, 1030 } };
+    const size_t nwide = sizeof wide / sizeof wide[0];
     size_t s, q;
     int strided;
-    for (s = 0; s < NSHAPES; s++)
-        for (strided = 0; strided < 2; strided++)
+    for (s = 0; s < NSHAPES + nwide; s++)
+        for (strided = 0; strided < 3; strided++)
             for (q = 0; q < sizeof steps / sizeof steps[0]; q++) {
-                check_heat(F32, shapes[s][0], shapes[s][1], strided, steps[q]);
-                check_heat(F64, shapes[s][0], shapes[s][1], strided, steps[q]);
+                const size_t* sh = s < NSHAPES ? shapes[s] : wide[s - NSHAPES];
+                check_heat(F32, sh[0], sh[1], strided, steps[q]);
+                check_heat(F64, sh[0], sh[1], strided, steps[q]);
             }
     return TEST_PASS;
 }
