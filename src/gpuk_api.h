@@ -298,7 +298,8 @@ KERNELS
    built-in. The driver invalidates the capture at the first of these (that call fails, the
    end returns 901); a built-in that would load or allocate returns GPUK_ERR_CAPTURING
    instead and leaves the capture intact: load the kernels (gpuk_kernels_load) and reserve
-   the stream's scratch for the longest scan (gpuk_kernels_reserve) before capturing.
+   the stream's scratch for the longest scan (gpuk_kernels_reserve) and the largest sort
+   (gpuk_kernels_reserve_sort) before capturing.
    Capture in thread-local (the default) or relaxed mode when other threads use gpuk
    meanwhile (in global mode the driver refuses their module loads and allocations), and on
    a stream created non_blocking when stream-less calls may run meanwhile: they use the
@@ -1300,6 +1301,12 @@ GPUK_API gpuk_result gpuk_kernels_load(gpuk_ctx* ctx, const char* names);
 /* Allocates stream's scratch now, with room for scans of up to max_scan_n elements of any
    type (and for every reduction), so no later built-in call on stream allocates. */
 GPUK_API gpuk_result gpuk_kernels_reserve(gpuk_ctx* ctx, gpuk_stream stream, size_t max_scan_n);
+/* Allocates stream's sort scratch now, with room for sorts of up to max_sort_n keys of any
+   type, with values (a second key and value buffer of max_sort_n each and the pass status
+   words: about 13 bytes a key), so no later gpuk_sort_* call on stream allocates. Sorts of at
+   most one tile (3072 keys) need none. */
+GPUK_API gpuk_result gpuk_kernels_reserve_sort(gpuk_ctx* ctx, gpuk_stream stream,
+                                               size_t max_sort_n);
 #endif
 
 /* GPUK_GENERATED_BEGIN(kernels) */
