@@ -2864,11 +2864,11 @@ GPUK_DEV void random_blocks(T* out, u64 n, u64 offset, u64 seed, bool normal) {
    The host runs, on one stream: a clear of the scratch head and status words; the histogram
    phase (every pass's 256 digit counts from the input, in one read); then one launch a pass,
    each block a tile taken by ticket (tiles start in input order, so look-back never waits on
-   a tile that has not started), in the one-sweep design: the block ranks its tile's keys by
-   digit (stably, warp by warp), publishes its 256 digit counts, finds each digit's count in
-   earlier tiles by decoupled look-back (thread d walks tile status words of digit d back to a
-   tile that has published an inclusive prefix), and scatters its keys through shared memory
-   so that runs of one digit go out as contiguous stores. The start of digit d in the output
+   a tile that has not started), in the one-sweep design: the block counts its tile's digits
+   and publishes the 256 counts, ranks its keys by digit (stably, warp by warp), finds each
+   digit's count in earlier tiles by decoupled look-back (thread d walks tile status words of
+   digit d back to a tile that has published an inclusive prefix), and scatters its keys
+   through shared memory so that runs of one digit go out as contiguous stores. The start of digit d in the output
    is the exclusive sum of the histogram's counts below d, which every block adds up itself.
    A sort of at most one tile runs in one block, every pass in shared memory (phase
    SORT_SINGLE), without scratch.
@@ -2951,6 +2951,7 @@ template <typename K, bool PAIRS> struct sort_smem {
     typename sort_uint<K>::t keys[TILE];
     u32 vals[PAIRS ? TILE : 1];
     u32 warp_counts[GPUK_WARPS][SORT_RADIX];
+    u32 early[SORT_RADIX];  /* the tile's count of each digit, before the ranking */
     u64 offset[SORT_RADIX]; /* output index of the tile's element 0 of each digit, mod 2^64 */
     u64 warp_sums[GPUK_WARPS];
     u64 tile;
@@ -3029,7 +3030,22 @@ GPUK_DEV void sort_run(K* out, const K* in, u32* vout, const u32* vin, u64 n, u6
         for (u32 i = t; i < GPUK_WARPS * SORT_RADIX; i += GPUK_BLOCK) counts[i] = 0;
         __syncthreads();
         const u64 stride = (u64)gridDim.x * GPUK_BLOCK;
-        for (u64 i = (u64)blockIdx.x * GPUK_BLOCK + t; i < n; i += stride) {
+        u64 i = (u64)blockIdx.x * GPUK_BLOCK + t;
+        for (; i + 3 * stride < n; i += 4 * stride) { /* 4 loads in flight before any count */
+            U o[4];
+#pragma unroll
+            for (int c = 0; c < 4; c++) o[c] = sort_raw(in[i + c * stride]);
+#pragma unroll
+            for (int c = 0; c < 4; c++) {
+                o[c] = sort_ordered<K>(o[c]) ^ flip;
+                for (u32 p = 0; p < passes; p++) {
+                    const u32 shift = begin_bit + 8 * p;
+                    const u32 width = end_bit - shift < 8 ? end_bit - shift : 8;
+                    atomicAdd(counts + p * SORT_RADIX + sort_digit(o[c], shift, width), 1u);
+                }
+            }
+        }
+        for (; i < n; i += stride) {
             const U o = sort_ordered<K>(sort_raw(in[i])) ^ flip;
             for (u32 p = 0; p < passes; p++) {
                 const u32 shift = begin_bit + 8 * p;
@@ -3066,6 +3082,22 @@ GPUK_DEV void sort_run(K* out, const K* in, u32* vout, const u32* vin, u64 n, u6
         }
     }
 
+    const u64 tag = (u64)(pass + 1) << 60;
+    volatile u64* status = (volatile u64*)(scratch + SORT_HEAD_WORDS);
+    if (!single) { /* early counts: the tile's digit counts published before the ranking, so
+                      later tiles' look-back finds them sooner */
+        const u32 shift = begin_bit + 8 * pass;
+        const u32 width = end_bit - shift < 8 ? end_bit - shift : 8;
+        s.early[t] = 0;
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < ITEMS; k++)
+            if ((warp * ITEMS + k) * 32 + lane < valid)
+                atomicAdd(&s.early[sort_digit(sort_ordered<K>(raw[k]) ^ flip, shift, width)], 1u);
+        __syncthreads();
+        status[index * SORT_RADIX + t] = tag | (index == 0 ? SORT_INCL : 0) | s.early[t];
+    }
+
     for (u32 p = single ? 0 : pass; p < (single ? passes : pass + 1); p++) {
         const u32 shift = begin_bit + 8 * p;
         const u32 width = end_bit - shift < 8 ? end_bit - shift : 8;
@@ -3092,13 +3124,8 @@ GPUK_DEV void sort_run(K* out, const K* in, u32* vout, const u32* vin, u64 n, u6
             continue;
         }
         /* thread d: digit d's count in earlier tiles, by look-back */
-        const u64 tag = (u64)(pass + 1) << 60;
-        volatile u64* status = (volatile u64*)(scratch + SORT_HEAD_WORDS);
         u64 before = 0;
-        if (index == 0) {
-            status[t] = tag | SORT_INCL | count;
-        } else {
-            status[index * SORT_RADIX + t] = tag | count;
+        if (index != 0) {
             for (u64 j = index - 1;; j--) {
                 u64 w;
                 do { w = status[j * SORT_RADIX + t]; } while ((w >> 60) != pass + 1);
