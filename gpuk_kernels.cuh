@@ -29,6 +29,12 @@
 #define HIST_SMEM_BINS 2048
 #define HIST_F32_PER_SM 8
 #define HIST_F64_PER_SM 6
+#define SORT_ITEMS_4 16
+#define SORT_ITEMS_8 12
+#define SORT_HIST 0xFFFFFFFFu
+#define SORT_SINGLE 0xFFFFFFFEu
+#define SORT_DESCENDING 1
+#define SORT_INDEX 2
 #define SCAN_EPOCH_MASK 0x3FFFFFFFu
 #define GEMM_TILE_4 128
 #define GEMM_TILE_8 64
@@ -2876,6 +2882,345 @@ GPUK_DEV void random_blocks(T* out, u64 n, u64 offset, u64 seed, bool normal) {
         random_blocks<T, per>(out, n, offset, seed, true);                                   \
     }
 
+/* ---- radix sort: LSD, 8-bit digits, stable; keys alone or with 32-bit values ----
+   Keys sort by their ordered bits: unsigned as they are, signed with the sign bit flipped,
+   floats with the sign bit of positives flipped and every bit of negatives (so -0.0 sorts
+   before +0.0, negative NaNs before -inf and positive NaNs after +inf); descending sorts the
+   complement of those bits, which keeps equal keys in input order. Only the bits
+   [begin_bit, end_bit) of the ordered form count; a pass sorts by one 8-bit digit of them
+   (the last pass's digit may be narrower), least significant first.
+   The host runs, on one stream: a clear of the scratch head and status words; the histogram
+   phase (every pass's 256 digit counts from the input, in one read); then one launch a pass,
+   each block a tile taken by ticket (tiles start in input order, so look-back never waits on
+   a tile that has not started), in the one-sweep design: the block counts its tile's digits
+   and publishes the 256 counts, ranks its keys by digit (stably, warp by warp), finds each
+   digit's count in earlier tiles by decoupled look-back (thread d walks tile status words of
+   digit d back to a tile that has published an inclusive prefix), and scatters its keys
+   through shared memory so that runs of one digit go out as contiguous stores. The start of digit d in the output
+   is the exclusive sum of the histogram's counts below d, which every block adds up itself.
+   A sort of at most one tile runs in one block, every pass in shared memory (phase
+   SORT_SINGLE), without scratch.
+   scratch (u64 words): bins[8][256] (the histogram), 8 u32 tickets (one a pass), then the
+   status words, 256 a tile: bits 63..60 the pass + 1, bit 59 set where the value is the
+   inclusive prefix (else the tile's own count), bits 58..0 the value. The host clears them
+   once a sort; a word of an earlier pass of the same sort never matches the pass a block waits
+   for, so no clear is needed between passes. A value in one 64-bit word with its flag: a
+   reader needs no fence between them. */
+#define SORT_RADIX 256
+/* SORT_HIST, SORT_SINGLE: the phases apart from passes; SORT_DESCENDING, SORT_INDEX (the
+   values are each key's input position, made by pass 0): mode bits (shared constants) */
+#define SORT_HEAD_WORDS (8 * SORT_RADIX + 8)
+#define SORT_VALUE_MASK ((1ull << 59) - 1)
+#define SORT_INCL (1ull << 59)
+
+/* items a thread: 16 for 4-byte keys and 12 for 8-byte ones, so the tile's keys, values and
+   the warps' digit counts stay under 48 KiB of static shared memory (5 blocks an SM) */
+template <typename K> struct sort_items {
+    enum { n = sizeof(K) == 4 ? SORT_ITEMS_4 : SORT_ITEMS_8 };
+};
+template <typename K> struct sort_uint { typedef u32 t; };
+template <> struct sort_uint<u64> { typedef u64 t; };
+template <> struct sort_uint<i64> { typedef u64 t; };
+template <> struct sort_uint<double> { typedef u64 t; };
+
+/* the key's bits as stored, and its ordered form */
+GPUK_DEV u32 sort_raw(u32 k) { return k; }
+GPUK_DEV u32 sort_raw(int k) { return (u32)k; }
+GPUK_DEV u32 sort_raw(float k) { return __float_as_uint(k); }
+GPUK_DEV u64 sort_raw(u64 k) { return k; }
+GPUK_DEV u64 sort_raw(i64 k) { return (u64)k; }
+GPUK_DEV u64 sort_raw(double k) { return (u64)__double_as_longlong(k); }
+template <typename K> GPUK_DEV K sort_key(typename sort_uint<K>::t b) {
+    K k;
+    memcpy(&k, &b, sizeof k);
+    return k;
+}
+template <typename K> GPUK_DEV typename sort_uint<K>::t sort_ordered(typename sort_uint<K>::t b) {
+    typedef typename sort_uint<K>::t U;
+    const U top = (U)1 << (sizeof(U) * 8 - 1);
+    if (K(-1) > K(0)) return b;        /* unsigned */
+    if (K(0.5) == K(0)) return b ^ top; /* signed integer */
+    return (b & top) ? ~b : b ^ top;    /* float */
+}
+
+/* the digit of ordered bits o at bit shift, width bits (1..8) */
+template <typename U> GPUK_DEV u32 sort_digit(U o, u32 shift, u32 width) {
+    return (u32)(o >> shift) & ((1u << width) - 1u);
+}
+
+GPUK_DEV u32 lanes_below() { u32 m; asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m)); return m; }
+
+/* Block-wide exclusive sum of one u64 a thread (256 threads); total to *total. */
+GPUK_DEV u64 sort_block_exclusive(u64 v, u64* warp_sums, u64* total) {
+    const u32 t = threadIdx.x, lane = t & 31, warp = t / 32;
+    u64 incl = v;
+#pragma unroll
+    for (int d = 1; d < 32; d *= 2) {
+        u64 o = __shfl_up_sync(0xffffffffu, incl, d);
+        if (lane >= (u32)d) incl += o;
+    }
+    __syncthreads(); /* warp_sums may still be read from an earlier call */
+    if (lane == 31) warp_sums[warp] = incl;
+    __syncthreads();
+    u64 before = 0, all = 0;
+#pragma unroll
+    for (int w = 0; w < GPUK_WARPS; w++) {
+        if (w < (int)warp) before += warp_sums[w];
+        all += warp_sums[w];
+    }
+    *total = all;
+    return before + incl - v;
+}
+
+/* Shared memory of a sort block: the tile's keys and values in their new order, each warp's
+   count of each digit, each digit's output offset. */
+template <typename K, bool PAIRS> struct sort_smem {
+    enum { TILE = GPUK_BLOCK * sort_items<K>::n };
+    typename sort_uint<K>::t keys[TILE];
+    u32 vals[PAIRS ? TILE : 1];
+    u32 warp_counts[GPUK_WARPS][SORT_RADIX];
+    u32 early[SORT_RADIX];  /* the tile's count of each digit, before the ranking */
+    u64 offset[SORT_RADIX]; /* output index of the tile's element 0 of each digit, mod 2^64 */
+    u64 warp_sums[GPUK_WARPS];
+    u64 tile;
+};
+
+/* Ranks the tile in registers by digit: after it, pos[k] is item k's place in the tile sorted
+   stably by digit and *count the tile's keys of digit threadIdx.x. Items are warp-striped:
+   item k of lane l of warp w is tile element (w * ITEMS + k) * 32 + l, so the warps' segments
+   and, inside one, the items in k order follow the input order; the invalid items (element >=
+   valid) come last and take no place. */
+template <typename K, bool PAIRS, int ITEMS, typename U>
+GPUK_DEV void sort_rank(sort_smem<K, PAIRS>& s, const U (&raw)[ITEMS], U flip, u32 shift,
+                        u32 width, u32 valid, u32 (&pos)[ITEMS], u32* count, u32* tile_start) {
+    const u32 t = threadIdx.x, lane = t & 31, warp = t / 32;
+    u32* mine = s.warp_counts[warp];
+    for (u32 i = t; i < GPUK_WARPS * SORT_RADIX; i += GPUK_BLOCK) (&s.warp_counts[0][0])[i] = 0;
+    __syncthreads();
+    const u32 below = lanes_below();
+#pragma unroll
+    for (int k = 0; k < ITEMS; k++) {
+        const bool ok = (warp * ITEMS + k) * 32 + lane < valid;
+        const u32 d = sort_digit(sort_ordered<K>(raw[k]) ^ flip, shift, width);
+        /* the lanes holding the same digit: one ballot a bit */
+        u32 peers = __ballot_sync(0xffffffffu, ok);
+#pragma unroll
+        for (int b = 0; b < 8; b++) {
+            const u32 set = __ballot_sync(0xffffffffu, (d >> b) & 1u);
+            peers &= ((d >> b) & 1u) ? set : ~set;
+        }
+        const int leader = 31 - __clz(peers | 1u); /* any lane where peers is 0 (!ok) */
+        u32 before = 0;
+        if (ok && (u32)leader == lane) {
+            before = mine[d];
+            mine[d] = before + __popc(peers);
+        }
+        before = __shfl_sync(0xffffffffu, before, leader);
+        pos[k] = before + __popc(peers & below);
+        __syncwarp(); /* the leader's count before the next item's read */
+    }
+    __syncthreads();
+    /* thread d: each warp's exclusive start within digit d, and the tile's count of d */
+    u32 run = 0;
+#pragma unroll
+    for (int w = 0; w < GPUK_WARPS; w++) {
+        const u32 c = s.warp_counts[w][t];
+        s.warp_counts[w][t] = run;
+        run += c;
+    }
+    u64 all;
+    const u32 start = (u32)sort_block_exclusive(run, s.warp_sums, &all);
+    *count = run;
+    *tile_start = start;
+    /* the starts of digit d's run in the tile, then each item's place */
+    s.offset[t] = start;
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < ITEMS; k++) {
+        const u32 d = sort_digit(sort_ordered<K>(raw[k]) ^ flip, shift, width);
+        pos[k] += (u32)s.offset[d] + s.warp_counts[warp][d];
+    }
+    __syncthreads(); /* offset is the caller's again */
+}
+
+template <typename K, bool PAIRS>
+GPUK_DEV void sort_run(K* out, const K* in, u32* vout, const u32* vin, u64 n, u64* scratch,
+                       u32 pass, u32 begin_bit, u32 end_bit, u32 mode) {
+    typedef typename sort_uint<K>::t U;
+    enum { ITEMS = sort_items<K>::n, TILE = GPUK_BLOCK * sort_items<K>::n };
+    __shared__ sort_smem<K, PAIRS> s;
+    const u32 t = threadIdx.x, lane = t & 31, warp = t / 32;
+    const U flip = (mode & SORT_DESCENDING) ? ~(U)0 : (U)0;
+    const u32 passes = (end_bit - begin_bit + 7) / 8;
+
+    if (pass == SORT_HIST) { /* every pass's digit counts, in shared memory then added up */
+        u32* counts = &s.warp_counts[0][0]; /* 8 passes x 256 = GPUK_WARPS x SORT_RADIX */
+        for (u32 i = t; i < GPUK_WARPS * SORT_RADIX; i += GPUK_BLOCK) counts[i] = 0;
+        __syncthreads();
+        const u64 stride = (u64)gridDim.x * GPUK_BLOCK;
+        u64 i = (u64)blockIdx.x * GPUK_BLOCK + t;
+        for (; i + 3 * stride < n; i += 4 * stride) { /* 4 loads in flight before any count */
+            U o[4];
+#pragma unroll
+            for (int c = 0; c < 4; c++) o[c] = sort_raw(in[i + c * stride]);
+#pragma unroll
+            for (int c = 0; c < 4; c++) {
+                o[c] = sort_ordered<K>(o[c]) ^ flip;
+                for (u32 p = 0; p < passes; p++) {
+                    const u32 shift = begin_bit + 8 * p;
+                    const u32 width = end_bit - shift < 8 ? end_bit - shift : 8;
+                    atomicAdd(counts + p * SORT_RADIX + sort_digit(o[c], shift, width), 1u);
+                }
+            }
+        }
+        for (; i < n; i += stride) {
+            const U o = sort_ordered<K>(sort_raw(in[i])) ^ flip;
+            for (u32 p = 0; p < passes; p++) {
+                const u32 shift = begin_bit + 8 * p;
+                const u32 width = end_bit - shift < 8 ? end_bit - shift : 8;
+                atomicAdd(counts + p * SORT_RADIX + sort_digit(o, shift, width), 1u);
+            }
+        }
+        __syncthreads();
+        for (u32 i = t; i < passes * SORT_RADIX; i += GPUK_BLOCK)
+            if (counts[i])
+                atomicAdd((unsigned long long*)scratch + i, (unsigned long long)counts[i]);
+        return;
+    }
+
+    const bool single = pass == SORT_SINGLE;
+    u64 index = 0;
+    if (!single) {
+        if (t == 0) s.tile = atomicAdd((u32*)(scratch + 8 * SORT_RADIX) + pass, 1u);
+        __syncthreads();
+        index = s.tile;
+    }
+    const u64 base = index * TILE;
+    const u32 valid = (u32)(n - base < TILE ? n - base : TILE);
+    U raw[ITEMS]; /* the keys' bits; their digits are worked out again where needed */
+    u32 val[PAIRS ? ITEMS : 1];
+    u32 pos[ITEMS];
+#pragma unroll
+    for (int k = 0; k < ITEMS; k++) { /* every load issued before any use */
+        const u32 e = (warp * ITEMS + k) * 32 + lane;
+        raw[k] = e < valid ? sort_raw(in[base + e]) : (U)0;
+        if (PAIRS) {
+            if (mode & SORT_INDEX) val[k] = (u32)(base + e);
+            else val[k] = e < valid ? vin[base + e] : 0u;
+        }
+    }
+
+    const u64 tag = (u64)(pass + 1) << 60;
+    volatile u64* status = (volatile u64*)(scratch + SORT_HEAD_WORDS);
+    if (!single) { /* early counts: the tile's digit counts published before the ranking, so
+                      later tiles' look-back finds them sooner */
+        const u32 shift = begin_bit + 8 * pass;
+        const u32 width = end_bit - shift < 8 ? end_bit - shift : 8;
+        s.early[t] = 0;
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < ITEMS; k++)
+            if ((warp * ITEMS + k) * 32 + lane < valid)
+                atomicAdd(&s.early[sort_digit(sort_ordered<K>(raw[k]) ^ flip, shift, width)], 1u);
+        __syncthreads();
+        status[index * SORT_RADIX + t] = tag | (index == 0 ? SORT_INCL : 0) | s.early[t];
+    }
+
+    for (u32 p = single ? 0 : pass; p < (single ? passes : pass + 1); p++) {
+        const u32 shift = begin_bit + 8 * p;
+        const u32 width = end_bit - shift < 8 ? end_bit - shift : 8;
+        u32 count, tile_start;
+        sort_rank<K, PAIRS, ITEMS, U>(s, raw, flip, shift, width, valid, pos, &count, &tile_start);
+        /* the keys (and values) into their places in the tile */
+#pragma unroll
+        for (int k = 0; k < ITEMS; k++) {
+            const u32 e = (warp * ITEMS + k) * 32 + lane;
+            if (e < valid) {
+                s.keys[pos[k]] = raw[k];
+                if (PAIRS) s.vals[pos[k]] = val[k];
+            }
+        }
+        if (single) {
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k < ITEMS; k++) { /* the next pass's input, in the same striping */
+                const u32 e = (warp * ITEMS + k) * 32 + lane;
+                raw[k] = e < valid ? s.keys[e] : (U)0;
+                if (PAIRS) val[k] = e < valid ? s.vals[e] : 0u;
+            }
+            __syncthreads();
+            continue;
+        }
+        /* thread d: digit d's count in earlier tiles, by look-back */
+        u64 before = 0;
+        if (index != 0) {
+            for (u64 j = index - 1;; j--) {
+                u64 w;
+                do { w = status[j * SORT_RADIX + t]; } while ((w >> 60) != pass + 1);
+                before += w & SORT_VALUE_MASK;
+                if ((w & SORT_INCL) || j == 0) break;
+            }
+            status[index * SORT_RADIX + t] = tag | SORT_INCL | (before + count);
+        }
+        /* where digit d starts in the output: the histogram's counts below d */
+        u64 all;
+        const u64 digit_start =
+            sort_block_exclusive(scratch[p * SORT_RADIX + t], s.warp_sums, &all);
+        s.offset[t] = digit_start + before - tile_start;
+        __syncthreads();
+        for (u32 e = t; e < valid; e += GPUK_BLOCK) {
+            const U r = s.keys[e];
+            const u32 d = sort_digit(sort_ordered<K>(r) ^ flip, shift, width);
+            const u64 at = s.offset[d] + e;
+            out[at] = sort_key<K>(r);
+            if (PAIRS) vout[at] = s.vals[e];
+        }
+        return;
+    }
+    /* the single block: its tile is sorted in registers' striping; write it out in order */
+#pragma unroll
+    for (int k = 0; k < ITEMS; k++) {
+        const u32 e = (warp * ITEMS + k) * 32 + lane;
+        if (e < valid) {
+            out[e] = sort_key<K>(raw[k]);
+            if (PAIRS) vout[e] = val[k];
+        }
+    }
+}
+
+/* Launched by the host once a phase: pass = SORT_HIST (a grid over the input), SORT_SINGLE
+   (one block, n <= one tile), or a pass 0 ..; mode: SORT_DESCENDING, SORT_INDEX. At most 80
+   registers, so 3 blocks (24 warps) an SM hide the look-back's waits: left free, the kernel
+   took 127 and 2 blocks; pairs spill 48 bytes at 80. */
+// wrap gpuk_sort_keys_{t}(gpuk_array out, gpuk_array in, size_t n, int descending,
+//      uint32_t begin_bit, uint32_t end_bit)
+//      = gpuk__sort({size}, out, in, NULL, NULL, n, descending, begin_bit, end_bit, 0)
+//      | out = in sorted stably ({T} keys), by bits [begin_bit, end_bit) of their ordered
+//      form (end_bit 0: all); out may be in
+#define GPUK_SORT_KEYS(T, t)                                                                 \
+    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK, 3)                              \
+    gpuk_sort_keys_##t(T* out, const T* in, u32* vout, const u32* vin, u64 n, u64* scratch,  \
+                       u32 pass, u32 begin_bit, u32 end_bit, u32 mode) {                     \
+        sort_run<T, false>(out, in, vout, vin, n, scratch, pass, begin_bit, end_bit, mode);  \
+    }
+// wrap gpuk_sort_pairs_{t}(gpuk_array keys_out, gpuk_array values_out, gpuk_array keys_in,
+//      gpuk_array values_in, size_t n, int descending, uint32_t begin_bit, uint32_t end_bit)
+//      = gpuk__sort({size}, keys_out, keys_in, &values_out, &values_in, n, descending,
+//      begin_bit, end_bit, 0)
+//      | keys_out = keys_in sorted stably, values_out (any 4-byte type) = values_in in that
+//      order; outputs may be their inputs
+// wrap gpuk_sort_index_{t}(gpuk_array keys_out, gpuk_array index_out, gpuk_array keys_in,
+//      size_t n, int descending, uint32_t begin_bit, uint32_t end_bit)
+//      = gpuk__sort@gpuk_sort_pairs_{t}({size}, keys_out, keys_in, &index_out, NULL, n,
+//      descending, begin_bit, end_bit, 1)
+//      | keys_out = keys_in sorted stably, index_out (uint32) = each one's index in keys_in
+#define GPUK_SORT_PAIRS(T, t)                                                                \
+    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK, 3)                              \
+    gpuk_sort_pairs_##t(T* out, const T* in, u32* vout, const u32* vin, u64 n, u64* scratch, \
+                        u32 pass, u32 begin_bit, u32 end_bit, u32 mode) {                    \
+        sort_run<T, true>(out, in, vout, vin, n, scratch, pass, begin_bit, end_bit, mode);   \
+    }
+
 /* one line per kernel family and type; tools/gen_ptx.py reads the lines below */
 // ==== instantiation lists ====
 GPUK_FILL(float, f32)
@@ -3021,6 +3366,18 @@ GPUK_HISTOGRAM(unsigned char, u8)
 GPUK_HISTOGRAM(int, i32)
 GPUK_HISTOGRAM_FLOAT(float, f32, HIST_F32_PER_SM)
 GPUK_HISTOGRAM_FLOAT(double, f64, HIST_F64_PER_SM)
+GPUK_SORT_KEYS(u32, u32)
+GPUK_SORT_PAIRS(u32, u32)
+GPUK_SORT_KEYS(int, i32)
+GPUK_SORT_PAIRS(int, i32)
+GPUK_SORT_KEYS(float, f32)
+GPUK_SORT_PAIRS(float, f32)
+GPUK_SORT_KEYS(u64, u64)
+GPUK_SORT_PAIRS(u64, u64)
+GPUK_SORT_KEYS(i64, i64)
+GPUK_SORT_PAIRS(i64, i64)
+GPUK_SORT_KEYS(double, f64)
+GPUK_SORT_PAIRS(double, f64)
 
 GPUK_RANDOM(float, f32, 4)
 GPUK_RANDOM(double, f64, 2)

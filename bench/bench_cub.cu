@@ -1,6 +1,6 @@
-// bench/bench_cub.cu - the reference points for bench/bench_kernels: CUB's histogram, sum and
-// scan on the same sizes and GPU, with its own device copy for the ratio. Built by tests/gpu-check
-// with nvcc (never by users, never committed as a binary). Results also go to
+// bench/bench_cub.cu - the reference points for bench/bench_kernels: CUB's histogram, sum, scan
+// and radix sort on the same sizes and GPU, with its own device copy for the ratio. Built by
+// tests/gpu-check with nvcc (never by users, never committed as a binary). Results also go to
 // build/bench-csv/cub.csv (bench_csv.h).
 //   nvcc -O3 -std=c++17 -arch=native bench_cub.cu -o bench_cub
 #include <cub/cub.cuh>
@@ -44,6 +44,82 @@ __global__ void fill_unit_floats(float* p, size_t n) {
         h ^= h >> 15; h *= 0x2c1b3c6du; h ^= h >> 12;
         p[i] = (float)(h >> 8) * (1.0f / 16777216.0f);
     }
+}
+
+/* the sort lines' keys: splitmix64 of the index (its low 32 bits for u32 keys), and the index
+   as the value, as bench_kernels makes them */
+__device__ unsigned long long splitmix64(unsigned long long i) {
+    unsigned long long z = i * 0x9E3779B97F4A7C15ull + 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+__global__ void fill_sort_keys(unsigned* k32, unsigned long long* k64, unsigned* vals, size_t n) {
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += stride) {
+        const unsigned long long k = splitmix64(i);
+        if (k32) k32[i] = (unsigned)k;
+        if (k64) k64[i] = k;
+        if (vals) vals[i] = (unsigned)i;
+    }
+}
+
+/* CUB's radix sorts on bench_kernels' sort lines; each line prints the time gpuk's line must
+   meet */
+static int sort_lines() {
+    const size_t n = (size_t)1 << 28;
+    unsigned *k, *ko, *v, *vo;
+    unsigned long long *k64, *k64o;
+    CK(cudaMalloc(&k, n * 4)); CK(cudaMalloc(&ko, n * 4));
+    CK(cudaMalloc(&v, n * 4)); CK(cudaMalloc(&vo, n * 4));
+    fill_sort_keys<<<1024, 256>>>(k, nullptr, v, n);
+    CK(cudaDeviceSynchronize());
+    size_t t1 = 0, t2 = 0, t3 = 0;
+    cub::DeviceRadixSort::SortKeys(nullptr, t1, k, ko, (int)n);
+    cub::DeviceRadixSort::SortPairs(nullptr, t2, k, ko, v, vo, (int)n);
+    cub::DeviceRadixSort::SortKeys(nullptr, t3, (unsigned long long*)k, (unsigned long long*)ko,
+                                   (int)(n / 2));
+    void* tmp;
+    size_t tb = std::max(t1, std::max(t2, t3));
+    CK(cudaMalloc(&tmp, tb));
+    using cub::DeviceRadixSort;
+    float keys = median_ms([&] { size_t s = tb; DeviceRadixSort::SortKeys(tmp, s, k, ko, (int)n); });
+    float pairs = median_ms([&] {
+        size_t s = tb;
+        DeviceRadixSort::SortPairs(tmp, s, k, ko, v, vo, (int)n);
+    });
+    float small = median_ms([&] { size_t s = tb; DeviceRadixSort::SortKeys(tmp, s, k, ko, 1 << 16); });
+    CK(cudaFree(v)); CK(cudaFree(vo));
+    k64 = (unsigned long long*)k; k64o = (unsigned long long*)ko;
+    fill_sort_keys<<<1024, 256>>>(nullptr, k64, nullptr, n / 2);
+    CK(cudaDeviceSynchronize());
+    float keys64 = median_ms([&] {
+        size_t s = tb;
+        DeviceRadixSort::SortKeys(tmp, s, k64, k64o, (int)(n / 2));
+    });
+    CK(cudaGetLastError());
+    std::printf("cub DeviceRadixSort::SortKeys u32    n=2^28 %9.3f ms %8.3f Gkeys/s "
+                "(gpuk's goal: <= %.3f ms)\n",
+                keys, n / keys / 1e6, keys / 1.0);
+    std::printf("cub DeviceRadixSort::SortPairs u32   n=2^28 %9.3f ms %8.3f Gkeys/s "
+                "(gpuk's goal: <= %.3f ms)\n",
+                pairs, n / pairs / 1e6, pairs / 0.9);
+    std::printf("cub DeviceRadixSort::SortKeys u32    n=2^16 %9.3f ms %8.3f Gkeys/s "
+                "(gpuk's goal: <= %.3f ms)\n",
+                small, 65536 / small / 1e6, small * 1.5);
+    std::printf("cub DeviceRadixSort::SortKeys u64    n=2^27 %9.3f ms %8.3f Gkeys/s "
+                "(gpuk's goal: <= %.3f ms)\n",
+                keys64, n / 2 / keys64 / 1e6, keys64 / 0.9);
+    bench_csv_row("cub DeviceRadixSort::SortKeys u32", "2^28", keys, n / keys / 1e6, "Gkeys/s",
+                  BENCH_CSV_NONE, BENCH_CSV_NONE);
+    bench_csv_row("cub DeviceRadixSort::SortPairs u32", "2^28", pairs, n / pairs / 1e6, "Gkeys/s",
+                  BENCH_CSV_NONE, BENCH_CSV_NONE);
+    bench_csv_row("cub DeviceRadixSort::SortKeys u32", "2^16", small, 65536 / small / 1e6, "Gkeys/s",
+                  BENCH_CSV_NONE, BENCH_CSV_NONE);
+    bench_csv_row("cub DeviceRadixSort::SortKeys u64", "2^27", keys64, n / 2 / keys64 / 1e6, "Gkeys/s",
+                  BENCH_CSV_NONE, BENCH_CSV_NONE);
+    CK(cudaFree(k)); CK(cudaFree(ko)); CK(cudaFree(tmp));
+    return 0;
 }
 
 int main() {
@@ -97,6 +173,8 @@ int main() {
                   BENCH_CSV_NONE, BENCH_CSV_NONE);
     bench_csv_row("cub DeviceHistogram::HistogramEven f32 256 bins", "2^28", hist_f32,
                   4.0 * n / hist_f32 / 1e6, "GB/s read", BENCH_CSV_NONE, BENCH_CSV_NONE);
+    CK(cudaFree(x)); CK(cudaFree(y)); CK(cudaFree(bytes)); CK(cudaFree(unit)); CK(cudaFree(tmp));
+    if (sort_lines()) return 1;
     bench_csv_close();
     return 0;
 }

@@ -77,6 +77,56 @@ static void w_hist(void) { TRY(gpuk_histogram_u8(ctx, S, at0(z), 256, 0, 256, at
 static void w_hist_f32(void) {
     TRY(gpuk_histogram_f32(ctx, S, at0(z), 256, 0.0f, 1.0f, at0(x), n_cur));
 }
+/* sorts: keys from splitmix64 of the index (the low 32 bits for u32 keys), as bench_cub's
+   sort lines make them; pairs carry the index as the value */
+static gpuk_buffer sort_vals, sort_vals_out;
+static void w_sort_u32(void) { TRY(gpuk_sort_keys_u32(ctx, S, at0(y), at0(x), n_cur, 0, 0, 0)); }
+static void w_sort_pairs(void) {
+    TRY(gpuk_sort_pairs_u32(ctx, S, at0(y), at0(sort_vals_out), at0(x), at0(sort_vals), n_cur, 0,
+                            0, 0));
+}
+static void w_sort_u64(void) { TRY(gpuk_sort_keys_u64(ctx, S, at0(y), at0(x), n_cur, 0, 0, 0)); }
+static uint64_t splitmix64(uint64_t i) {
+    uint64_t z = i * 0x9E3779B97F4A7C15ull + 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+/* x = n keys of key_bytes each (and sort_vals = 0, 1, ... for pairs), written from the host */
+static void sort_keys_fill(size_t n, size_t key_bytes) {
+    const size_t chunk = (size_t)1 << 22;
+    unsigned char* host = (unsigned char*)malloc(chunk * key_bytes);
+    uint32_t* idx = (uint32_t*)malloc(chunk * 4);
+    size_t i, j;
+    if (!host || !idx) { fprintf(stderr, "bench_kernels: out of host memory\n"); exit(1); }
+    for (i = 0; i < n; i += chunk) {
+        const size_t m = n - i < chunk ? n - i : chunk;
+        for (j = 0; j < m; j++) {
+            const uint64_t k = splitmix64(i + j);
+            const uint32_t k32 = (uint32_t)k;
+            if (key_bytes == 8) memcpy(host + j * 8, &k, 8);
+            else memcpy(host + j * 4, &k32, 4);
+            idx[j] = (uint32_t)(i + j);
+        }
+        TRY(gpuk_buffer_write(ctx, x, i * key_bytes, host, m * key_bytes));
+        TRY(gpuk_buffer_write(ctx, sort_vals, i * 4, idx, m * 4));
+    }
+    free(host);
+    free(idx);
+}
+/* one sort line: ms and keys a second; the goal is against bench_cub's line of the same name
+   (another binary), so it is printed, not checked here */
+static void sort_line(const char* name, size_t n, work_fn w, const char* goal) {
+    char size[16];
+    double ms;
+    n_cur = n;
+    ms = time_ms(w);
+    printf("%-34s n=2^%-2d %9.3f ms %8.3f Gkeys/s (goal: %s)\n", name, __builtin_ctzll(n), ms,
+           (double)n / ms / 1e6, goal);
+    snprintf(size, sizeof size, "2^%d", __builtin_ctzll(n));
+    bench_csv_row(name, size, ms, (double)n / ms / 1e6, "Gkeys/s", BENCH_CSV_NONE, BENCH_CSV_NONE);
+}
+
 static void w_c2s2(void) { TRY(gpuk_cos2_plus_sin2_f32(ctx, S, at0(y), at0(x), n_cur)); }
 static void w_rand(void) { TRY(gpuk_random_uniform_f32(ctx, S, at0(y), n_cur, 42, 0)); }
 /* stencils: a 4096^2 and an 8192^2 i32 image smoothed (box, GPUK_BOUNDARY_SKIP), an 8192^2 f32 heat
@@ -157,7 +207,8 @@ int main(int argc, char** argv) {
     TRY(gpuk_ctx_create(&cd, &ctx));
     TRY(gpuk_timer_create(ctx, &timer));
     TRY(gpuk_ctx_mem_info(ctx, &free_b, NULL));
-    if (free_b < ((size_t)5 << 30)) { fprintf(stderr, "bench_kernels: needs 5 GiB free\n"); return 1; }
+    /* 4 GiB of arrays, 2 more for the sort's values, about 2.2 for its scratch */
+    if (free_b < ((size_t)9 << 30)) { fprintf(stderr, "bench_kernels: needs 9 GiB free\n"); return 1; }
     TRY(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = N28 * 4 }, &x));
     TRY(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = N28 * 4 }, &y));
     TRY(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = N28 * 4 }, &z));
@@ -267,6 +318,18 @@ int main(int argc, char** argv) {
                4.0 * (double)N28 / ms / 1e6, 4.0 * (double)N28 / ms / 1e6 / copy_gbs);
         bench_csv_row("histogram_f32 256 bins", "2^28", ms, 4.0 * (double)N28 / ms / 1e6,
                       "GB/s read", BENCH_CSV_NONE, BENCH_CSV_NONE);
+    }
+    {   /* radix sorts against bench_cub's DeviceRadixSort lines on the same keys */
+        TRY(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = N28 * 4 }, &sort_vals));
+        TRY(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = N28 * 4 }, &sort_vals_out));
+        sort_keys_fill(N28, 4);
+        sort_line("sort_keys_u32", N28, w_sort_u32, ">= 1.0x bench_cub's SortKeys u32");
+        sort_line("sort_pairs_u32", N28, w_sort_pairs, ">= 0.9x bench_cub's SortPairs u32");
+        sort_line("sort_keys_u32", (size_t)1 << 16, w_sort_u32, "<= 1.5x bench_cub's 2^16 time");
+        sort_keys_fill(N28 / 2, 8);
+        sort_line("sort_keys_u64", N28 / 2, w_sort_u64, ">= 0.9x bench_cub's SortKeys u64");
+        TRY(gpuk_buffer_destroy(ctx, sort_vals));
+        TRY(gpuk_buffer_destroy(ctx, sort_vals_out));
     }
     /* cos^2 + sin^2 on x = 0, 1, ..., 1e7 - 1: past |x| = 105615 sinf/cosf take the slow path */
     TRY(gpuk_iota_f32(ctx, S, at0(x), 10000000, 0.0f, 1.0f));

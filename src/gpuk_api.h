@@ -80,7 +80,8 @@ MEMORY
    it. Device memory of gpuk's own: a per-stream scratch area for built-in
    reductions and scans (256 KiB, more for long scans), and a per-stream GEMM workspace (split-K
    parts where tiles are few; on an H100 the TF32 GEMM's transposed copy of a row-major B, n x k
-   floats), both grown as calls need and freed with their stream or ctx.
+   floats), and a per-stream sort area (a second key and value buffer and status words for
+   sorts longer than one tile), all grown as calls need and freed with their stream or ctx.
    Pinned memory of gpuk's own (from the driver, cuMemHostAlloc): the staging area of a ctx,
    gpuk_ctx_desc.staging_bytes (default 32 MiB, two halves) and two events, allocated by the
    first staged copy and freed with the ctx; gpuk_ctx_desc.no_staging = true: never. Staged
@@ -298,7 +299,8 @@ KERNELS
    built-in. The driver invalidates the capture at the first of these (that call fails, the
    end returns 901); a built-in that would load or allocate returns GPUK_ERR_CAPTURING
    instead and leaves the capture intact: load the kernels (gpuk_kernels_load) and reserve
-   the stream's scratch for the longest scan (gpuk_kernels_reserve) before capturing.
+   the stream's scratch for the longest scan (gpuk_kernels_reserve) and the largest sort
+   (gpuk_kernels_reserve_sort) before capturing.
    Capture in thread-local (the default) or relaxed mode when other threads use gpuk
    meanwhile (in global mode the driver refuses their module loads and allocations), and on
    a stream created non_blocking when stream-less calls may run meanwhile: they use the
@@ -1215,8 +1217,10 @@ GPUK_API gpuk_result gpuk_graph_begin_body(gpuk_ctx* ctx, gpuk_stream stream);
    depends on timing, so the last bits of a float prefix sum may differ from run to run
    (integer scans are exact). Scans and reductions use a small scratch area per stream,
    allocated on first use (it grows for long scans; a sync of that stream precedes a regrowth;
-   gpuk_kernels_reserve allocates it ahead). Streams wrapping CU_STREAM_PER_THREAD are refused
-   by reductions and scans (one handle, a different CUDA stream on each thread). Integer
+   gpuk_kernels_reserve allocates it ahead); sorts longer than one tile take a second key and
+   value buffer the same way (gpuk_kernels_reserve_sort). Streams wrapping CU_STREAM_PER_THREAD
+   are refused by reductions, scans and such sorts (one handle, a different CUDA stream on each
+   thread). Integer
    arithmetic wraps modulo 2^32; float min/max skip NaN like fmin/fmax; argmin/argmax skip NaN
    and give 0 for an input that is all NaN.
    64-bit outputs: argmin/argmax write a uint64 index (of the first extreme element, counted
@@ -1300,6 +1304,12 @@ GPUK_API gpuk_result gpuk_kernels_load(gpuk_ctx* ctx, const char* names);
 /* Allocates stream's scratch now, with room for scans of up to max_scan_n elements of any
    type (and for every reduction), so no later built-in call on stream allocates. */
 GPUK_API gpuk_result gpuk_kernels_reserve(gpuk_ctx* ctx, gpuk_stream stream, size_t max_scan_n);
+/* Allocates stream's sort scratch now, with room for sorts of up to max_sort_n keys of any
+   type, with values (a second key and value buffer of max_sort_n each and the pass status
+   words: about 13 bytes a key), so no later gpuk_sort_* call on stream allocates. Sorts of at
+   most one tile (3072 keys) need none. */
+GPUK_API gpuk_result gpuk_kernels_reserve_sort(gpuk_ctx* ctx, gpuk_stream stream,
+                                               size_t max_sort_n);
 #endif
 
 /* GPUK_GENERATED_BEGIN(kernels) */

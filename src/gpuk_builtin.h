@@ -213,6 +213,8 @@ typedef struct gpuk__scratch {
     size_t scan_tiles; /* tiles the scan status words have room for; their values follow */
     gpuk_devptr ws;    /* GEMM's split-K workspace, a separate area (zeroed when allocated) */
     size_t ws_bytes;
+    gpuk_devptr sort;  /* the sorts' area: status words, second key and value buffers */
+    size_t sort_bytes;
 } gpuk__scratch;
 
 /* The built-in layer's per-ctx state (ctx->layer[GPUK__LAYER_BUILTIN]). */
@@ -407,10 +409,11 @@ static int gpuk__area_free(const char* fn, gpuk_devptr* ptr, size_t* bytes, gpuk
     return 1;
 }
 
-/* Both areas of s: the scan scratch and GEMM's workspace. */
+/* Every area of s: the scan scratch, GEMM's workspace, the sorts' area. */
 static void gpuk__scratch_free(const char* fn, gpuk__scratch* s, gpuk_result* first) {
     if (gpuk__area_free(fn, &s->ptr, &s->bytes, first)) s->scan_tiles = 0;
     gpuk__area_free(fn, &s->ws, &s->ws_bytes, first);
+    gpuk__area_free(fn, &s->sort, &s->sort_bytes, first);
 }
 
 /* bytes of device memory, cleared on stream cs (in order before the kernels that use it).
@@ -692,6 +695,77 @@ GPUK__IMPL gpuk_result gpuk_kernels_reserve(gpuk_ctx* ctx, gpuk_stream stream, s
                                              (max_scan_n % GPUK__SCAN_TILE_MIN != 0));
     gpuk__scratch_unlock(s);
     return r;
+}
+
+#if defined(GPUK__LAUNCHER_SORT)
+/* The sorts' scratch for n keys of key bytes (GPUK__SORT_ITEMS_*: tiles of 4096 4-byte or
+   3072 8-byte keys): [bins: 8 passes x 256 u64][8 u32 tickets][256 status words (u64) a
+   tile] then the second key buffer and, for pairs, the second value buffer, each at a multiple
+   of 256 bytes; 0 where the size passes SIZE_MAX. */
+static size_t gpuk__sort_tile(size_t key) {
+    return (size_t)GPUK__BLOCK * (key == 4 ? GPUK__SORT_ITEMS_4 : GPUK__SORT_ITEMS_8);
+}
+#define GPUK__SORT_HEAD_BYTES ((size_t)(8 * 256 + 8) * 8)
+#define GPUK__SORT_UP(x) (((x) + 255) & ~(size_t)255)
+static size_t gpuk__sort_bytes(size_t n, size_t key, int pairs, size_t* keys_at,
+                               size_t* vals_at) {
+    const size_t tiles = n / gpuk__sort_tile(key) + 1;
+    if (n > ((size_t)-1 - 4096) / 16 - tiles * 2048 / 16) return 0; /* 13 bytes a key + status */
+    *keys_at = GPUK__SORT_UP(GPUK__SORT_HEAD_BYTES + tiles * 256 * 8);
+    *vals_at = GPUK__SORT_UP(*keys_at + n * key);
+    return *vals_at + (pairs ? GPUK__SORT_UP(n * 4) : 0);
+}
+
+/* Makes s's sort area (locked) at least bytes. Nothing in it needs clearing when new: each
+   sort clears its head and status words. */
+static gpuk_result gpuk__sort_reserve(const char* fn, gpuk__scratch* s, gpuk__cu_stream cs,
+                                      size_t bytes) {
+    gpuk__cu_result cr;
+    gpuk_devptr p = 0;
+    gpuk_result r = GPUK_OK;
+    if (s->sort && s->sort_bytes >= bytes) return GPUK_OK;
+    if ((r = gpuk__not_capturing(fn, cs, "sort scratch (gpuk_kernels_reserve_sort)")) != GPUK_OK)
+        return r;
+    if (s->sort) {
+        if ((cr = GPUK__DRV.cuStreamSynchronize(cs)) != 0)
+            return gpuk__fail_cu(fn, "cuStreamSynchronize", cr, "before growing the sort scratch");
+        if (!gpuk__area_free(fn, &s->sort, &s->sort_bytes, &r)) return r;
+    }
+    if ((r = gpuk__alloc_zeroed(fn, cs, bytes, "sort scratch", &p)) != GPUK_OK) return r;
+    s->sort = p;
+    s->sort_bytes = bytes;
+    return GPUK_OK;
+}
+#endif /* GPUK__LAUNCHER_SORT */
+
+GPUK__IMPL gpuk_result gpuk_kernels_reserve_sort(gpuk_ctx* ctx, gpuk_stream stream,
+                                                 size_t max_sort_n) {
+    static const char fn[] = "gpuk_kernels_reserve_sort";
+#if defined(GPUK__LAUNCHER_SORT)
+    gpuk__cu_stream cs;
+    gpuk__scratch* s;
+    gpuk_result r;
+    size_t bytes, keys_at, vals_at;
+    GPUK__ALIVE(fn);
+    GPUK__CTX_CHECK(fn, ctx);
+    if ((r = gpuk__stream_resolve(fn, ctx, stream, &cs)) != GPUK_OK) return r;
+    /* 8-byte keys with values: the most any sort of max_sort_n keys takes */
+    if (!(bytes = gpuk__sort_bytes(max_sort_n, 8, 1, &keys_at, &vals_at)))
+        return gpuk__fail(fn, GPUK_ERR_LIMIT, "scratch for sorts of %zu keys would pass SIZE_MAX",
+                          max_sort_n);
+    if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
+    if (!(s = gpuk__scratch_lock(fn, ctx, stream, cs, &r))) return r;
+    r = gpuk__sort_reserve(fn, s, cs, bytes);
+    gpuk__scratch_unlock(s);
+    return r;
+#else
+    (void)stream;
+    (void)max_sort_n;
+    GPUK__ALIVE(fn);
+    GPUK__CTX_CHECK(fn, ctx);
+    return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "this program leaves the sort family out "
+                      "(GPUK_NO_SORT or GPUK_ONLY_<FAMILY>)");
+#endif
 }
 
 /* Address of n elements of elem bytes at a, after checking the handle, the bounds (without
@@ -1627,3 +1701,137 @@ static GPUK__NOINLINE gpuk_result gpuk__histogram_float(const char* fn, int id, 
     }
 }
 #endif /* GPUK__LAUNCHER_HISTOGRAM_FLOAT */
+
+#if defined(GPUK__LAUNCHER_SORT)
+/* Radix sort (gpuk_kernels.cuh, sort_run): one block where n fits a tile; else, on the
+   stream, a clear of the head and status words, the histogram, and a launch a pass, the
+   passes alternating between out and the second buffer so that the last lands in out. In
+   place (out the same as in) with an odd number of passes, the input goes to the second
+   buffer first, so that no pass writes what it reads. values_out NULL: keys alone; index: the
+   values are the keys' input positions (values_in unused). */
+static GPUK__NOINLINE gpuk_result gpuk__sort(const char* fn, int id, gpuk_ctx* ctx,
+                                             gpuk_stream stream, size_t key, gpuk_array keys_out,
+                                             gpuk_array keys_in, const gpuk_array* values_out,
+                                             const gpuk_array* values_in, size_t n,
+                                             int descending, uint32_t begin_bit,
+                                             uint32_t end_bit, int index) {
+    const size_t tile = gpuk__sort_tile(key), bits = key * 8;
+    const int pairs = values_out != NULL;
+    gpuk_devptr ko, ki, vo = 0, vi = 0, scratch = 0, src_k, src_v, dst_k, dst_v, alt_k = 0;
+    gpuk_devptr alt_v = 0;
+    unsigned long long n64 = n;
+    uint32_t pass, passes, mode, first_mode, grid;
+    size_t tiles, bytes, keys_at, vals_at;
+    void* args[10];
+    gpuk__kcall k;
+    gpuk__cu_function f;
+    gpuk__cu_result cr;
+    gpuk__scratch* s;
+    gpuk_result r;
+    if ((r = gpuk__kcall_init(&k, fn, id, ctx, stream)) != GPUK_OK) return r;
+    if (end_bit == 0) end_bit = (uint32_t)bits;
+    if (begin_bit >= end_bit || end_bit > bits)
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "the bit range [%u, %u) is %s", begin_bit,
+                          end_bit, begin_bit >= end_bit ? "empty (end_bit 0 stands for all bits)"
+                                                        : "past the key's bits");
+    if ((r = gpuk__array(fn, ctx, pairs ? "keys_out" : "out", keys_out, key, n, &ko)) != GPUK_OK)
+        return r;
+    if ((r = gpuk__array(fn, ctx, pairs ? "keys_in" : "in", keys_in, key, n, &ki)) != GPUK_OK)
+        return r;
+    if ((r = gpuk__overlap(fn, pairs ? "keys_out and keys_in" : "out and in", ko, ki, n * key,
+                           n * key, 1)) != GPUK_OK)
+        return r;
+    if (pairs) {
+        const char* what = index ? "index_out" : "values_out";
+        if ((r = gpuk__array(fn, ctx, what, *values_out, 4, n, &vo)) != GPUK_OK) return r;
+        if (values_in && (r = gpuk__array(fn, ctx, "values_in", *values_in, 4, n, &vi)) != GPUK_OK)
+            return r;
+        if (values_in && (r = gpuk__overlap(fn, "values_out and values_in", vo, vi, n * 4, n * 4,
+                                            1)) != GPUK_OK)
+            return r;
+        if ((r = gpuk__overlap(fn, index ? "keys_out and index_out" : "keys_out and values_out",
+                               ko, vo, n * key, n * 4, 0)) != GPUK_OK ||
+            (r = gpuk__overlap(fn, index ? "keys_in and index_out" : "keys_in and values_out",
+                               ki, vo, n * key, n * 4, 0)) != GPUK_OK)
+            return r;
+        if (values_in && (r = gpuk__overlap(fn, "keys_out and values_in", ko, vi, n * key, n * 4,
+                                            0)) != GPUK_OK)
+            return r;
+        if (index && (uint64_t)n > 0x100000000ull)
+            return gpuk__fail(fn, GPUK_ERR_LIMIT, "n = %zu: index_out holds uint32 indices, so n "
+                              "can be at most 2^32", n);
+    }
+    if (n == 0) return GPUK_OK;
+    if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
+    if ((r = gpuk__builtin_function(fn, ctx, id, k.cs, &f)) != GPUK_OK) return r;
+    passes = (end_bit - begin_bit + 7) / 8;
+    mode = descending ? GPUK__SORT_DESCENDING : 0u;
+    first_mode = mode | (index ? GPUK__SORT_INDEX : 0u);
+    args[0] = &dst_k; args[1] = &src_k; args[2] = &dst_v; args[3] = &src_v; args[4] = &n64;
+    args[5] = &scratch; args[6] = &pass; args[7] = &begin_bit; args[8] = &end_bit;
+    args[9] = &first_mode;
+    if (n <= tile) { /* one block sorts it all in shared memory: no scratch */
+        dst_k = ko; src_k = ki; dst_v = vo; src_v = vi;
+        pass = GPUK__SORT_SINGLE;
+        cr = GPUK__DRV.cuLaunchKernel(f, 1, 1, 1, GPUK__BLOCK, 1, 1, 0, k.cs, args, NULL);
+        if (cr) return gpuk__fail_cu(fn, "cuLaunchKernel", cr, gpuk__builtin_ptx_of(id)->name);
+        gpuk__launch_note(ctx, gpuk__builtin_ptx_of(id)->name);
+        return GPUK_OK;
+    }
+    tiles = n / tile + (n % tile != 0);
+    if (tiles > (size_t)ctx->info.max_grid[0] || tiles > 0xFFFFFFFFu)
+        return gpuk__fail(fn, GPUK_ERR_LIMIT, "n = %zu needs %zu tiles of %zu; the grid takes %d",
+                          n, tiles, tile, ctx->info.max_grid[0]);
+    if (!(bytes = gpuk__sort_bytes(n, key, pairs, &keys_at, &vals_at)))
+        return gpuk__fail(fn, GPUK_ERR_LIMIT, "scratch for a sort of %zu keys would pass "
+                          "SIZE_MAX", n);
+    if (!(s = gpuk__scratch_lock(fn, ctx, stream, k.cs, &r))) return r;
+    if ((r = gpuk__sort_reserve(fn, s, k.cs, bytes)) != GPUK_OK) goto done;
+    scratch = s->sort;
+    alt_k = s->sort + keys_at;
+    alt_v = pairs ? s->sort + vals_at : 0;
+    /* the head (histogram, tickets) and this sort's status words start at zero */
+    if ((cr = GPUK__DRV.cuMemsetD32Async(scratch, 0, (GPUK__SORT_HEAD_BYTES + tiles * 2048) / 4,
+                                         k.cs)) != 0) {
+        r = gpuk__fail_cu(fn, "cuMemsetD32Async", cr, "clearing the sort's status words");
+        goto done;
+    }
+    src_k = ki; src_v = vi;
+    if (passes % 2 && (ko == ki || (pairs && vi && vo == vi))) { /* in place, odd: see above */
+        if ((cr = GPUK__DRV.cuMemcpyDtoDAsync(alt_k, ki, n * key, k.cs)) != 0 ||
+            (vi && (cr = GPUK__DRV.cuMemcpyDtoDAsync(alt_v, vi, n * 4, k.cs)) != 0)) {
+            r = gpuk__fail_cu(fn, "cuMemcpyDtoDAsync", cr, "the input to the second buffer");
+            goto done;
+        }
+        src_k = alt_k;
+        if (vi) src_v = alt_v;
+    }
+    /* the histogram: a grid-stride loop, 4 blocks an SM (the kernel's shared memory allows 5) */
+    pass = GPUK__SORT_HIST;
+    dst_k = ko; dst_v = vo;
+    grid = gpuk__grid(n, (size_t)GPUK__BLOCK * 16, gpuk__sm_blocks(ctx, 4));
+    if ((cr = GPUK__DRV.cuLaunchKernel(f, grid, 1, 1, GPUK__BLOCK, 1, 1, 0, k.cs, args, NULL)) !=
+        0) {
+        r = gpuk__fail_cu(fn, "cuLaunchKernel", cr, gpuk__builtin_ptx_of(id)->name);
+        goto done;
+    }
+    for (pass = 0; pass < passes; pass++) {
+        const int to_out = (passes - 1 - pass) % 2 == 0;
+        dst_k = to_out ? ko : alt_k;
+        dst_v = to_out ? vo : alt_v;
+        if (pass == 1) first_mode = mode; /* the values are in the buffers from pass 1 on */
+        cr = GPUK__DRV.cuLaunchKernel(f, (uint32_t)tiles, 1, 1, GPUK__BLOCK, 1, 1, 0, k.cs, args,
+                                      NULL);
+        if (cr) {
+            r = gpuk__fail_cu(fn, "cuLaunchKernel", cr, gpuk__builtin_ptx_of(id)->name);
+            goto done;
+        }
+        src_k = dst_k;
+        src_v = dst_v;
+    }
+    gpuk__launch_note(ctx, gpuk__builtin_ptx_of(id)->name);
+done:
+    gpuk__scratch_unlock(s);
+    return r;
+}
+#endif /* GPUK__LAUNCHER_SORT */

@@ -89,8 +89,9 @@ static const char* gpuk__hint(int code) {
     case GPUK_ERR_INVALID_HANDLE: return "the handle is zero, destroyed, or belongs to another ctx";
     case GPUK_ERR_POOL_FULL: return "raise the matching max_* in gpuk_ctx_desc";
     case GPUK_ERR_CAPTURING:
-        return "before capturing, load the kernels (gpuk_kernels_load) and reserve their scratch "
-               "(gpuk_kernels_reserve), or run the call once outside the capture";
+        return "before capturing, load the kernels (gpuk_kernels_load) and reserve their "
+               "scratch (gpuk_kernels_reserve, gpuk_kernels_reserve_sort), or run the call once "
+               "outside the capture";
     case 2: return "device memory is exhausted: free buffers or allocate less";
     case 3: return "the driver is not initialised (cuInit failed, or CUDA was used before fork())";
     case 34:

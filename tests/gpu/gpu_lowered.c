@@ -124,6 +124,17 @@ static void use_nvcc_headers(gpuk_ctx* c) {
 #define RUN_HISTOGRAM(f, t) RUN_ONE(f(c, S, OUT, 61, HIST_RANGE_##t, IN(t), N_ANY))
 #define RUN_HISTOGRAM_FLOAT(f, t) RUN_ONE(f(c, S, OUT, 61, -0.25, 0.75, IN(t), N_ANY))
 #define RUN_RANDOM(f, t) RUN_ONE(f(c, S, OUT, N_ANY, 12345, 77))
+/* sorts: 8-byte keys from the f64 input; pairs of 4500 keys (several tiles), their values after
+   the keys in the same output */
+#define SORT_IN_u32 s->in_u32
+#define SORT_IN_i32 s->in_i32
+#define SORT_IN_f32 s->in_f32
+#define SORT_IN_u64 s->in_f64
+#define SORT_IN_i64 s->in_f64
+#define SORT_IN_f64 s->in_f64
+#define RUN_SORT_KEYS(f, t) RUN_ONE(f(c, S, OUT, gpuk_at(SORT_IN_##t, off), N_ANY, 0, 0, 0))
+#define RUN_SORT_PAIRS(f, t) RUN_ONE(f(c, S, OUT, gpuk_at(s->outs[k], 9016 + off), gpuk_at(SORT_IN_##t, off), \
+                                       gpuk_at(s->in_u32, off), 4500, 1, 0, 0))
 static const float weights[9] = { 0.0625f, 0.125f, 0.0625f, 0.125f, 0.25f, 0.125f, 0.0625f, 0.125f, 0.0625f };
 #define RUN_STENCIL3X3(f, t) RUN_ONE(f(c, S, gpuk_at2d(s->outs[k], off, 37, 29, 0), gpuk_at2d(s->in_##t, off, 37, 29, 31), \
                                        weights, GPUK_BOUNDARY_SKIP))

@@ -893,6 +893,14 @@ static void row_kernels_reserve(void) {
     BAD_NODRV(RESERVE(str_b), GPUK_ERR_INVALID_HANDLE);
     BAD(gpuk_kernels_reserve(A, zstr, (size_t)1 << 62), 2); /* more scratch than the device has */
 }
+#define RESERVE_SORT(h) gpuk_kernels_reserve_sort(A, h, 1000)
+static void row_kernels_reserve_sort(void) {
+    BAD_NODRV(gpuk_kernels_reserve_sort(NULL, zstr, 1000), GPUK_ERR_INVALID_ARG);
+    BAD_NODRV(RESERVE_SORT(str_stale), GPUK_ERR_INVALID_HANDLE);
+    BAD_NODRV(RESERVE_SORT(str_b), GPUK_ERR_INVALID_HANDLE);
+    BAD(gpuk_kernels_reserve_sort(A, zstr, (size_t)1 << 61), GPUK_ERR_LIMIT); /* past SIZE_MAX */
+    BAD(gpuk_kernels_reserve_sort(A, zstr, (size_t)1 << 50), 2); /* more than the device has */
+}
 
 typedef struct row { const char* name; void (*fn)(void); } row;
 #define ROW(f) { "gpuk_" #f, row_##f }
@@ -921,7 +929,7 @@ static const row rows[] = {
     ROW(kernel_max_cooperative_grid), ROW(graph_begin_capture), ROW(graph_end_capture),
     ROW(graph_update), ROW(graph_launch), ROW(graph_destroy), ROW(graph_begin_while),
     ROW(graph_begin_if), ROW(graph_begin_body), ROW(kernels_loaded), ROW(kernels_load),
-    ROW(kernels_reserve), ROW(elementwise_create), ROW(elementwise_launch), ROW(elementwise_destroy),
+    ROW(kernels_reserve), ROW(kernels_reserve_sort), ROW(elementwise_create), ROW(elementwise_launch), ROW(elementwise_destroy),
     ROW(reduction_create), ROW(reduction_launch), ROW(reduction_destroy),
 };
 

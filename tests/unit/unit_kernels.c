@@ -69,6 +69,8 @@ static int rows;
 #define ROW_TRANSPOSE(f) ROW(f(ctx, S, Z, Z, 4, 4))
 #define ROW_HISTOGRAM(f) ROW(f(ctx, S, Z, 4, 0, 256, Z, 4))
 #define ROW_HISTOGRAM_FLOAT(f) ROW(f(ctx, S, Z, 4, 0, 1, Z, 4))
+#define ROW_SORT_KEYS(f) ROW(f(ctx, S, Z, Z, 4, 0, 0, 0))
+#define ROW_SORT_PAIRS(f) ROW(f(ctx, S, Z, Z, Z, Z, 4, 0, 0, 0))
 #define ROW_GEMM(f) ROW(f(ctx, S, Z2, 1, Z2, 0, Z2, 0, 0))
 static const float box[9] = { 1, 1, 1, 1, 1, 1, 1, 1, 1 };
 #define ROW_STENCIL3X3(f) ROW(f(ctx, S, Z2, Z2, box, GPUK_BOUNDARY_SKIP))
@@ -1313,6 +1315,99 @@ static int test_generated_table_is_consistent(void) {
     return TEST_PASS;
 }
 
+/* Sorts, as the launches show them: refusals before any driver call (bit ranges, sizes,
+   overlaps; index output past 2^32 keys); a sort of one tile one block (pass SORT_SINGLE, no
+   scratch); longer ones a histogram grid then a launch a pass with a block a tile, the last
+   pass into out; a capture that would grow the scratch refused, one reserved ahead not.
+   Arguments: keys out, in, values out, in, n, scratch, pass, begin_bit, end_bit, mode. */
+static unsigned sort_arg32(int i) { unsigned v; memcpy(&v, fake.last_args[i], 4); return v; }
+static unsigned long long sort_arg64(int i) {
+    unsigned long long v;
+    memcpy(&v, fake.last_args[i], 8);
+    return v;
+}
+static int test_sort_plan_and_refusals(void) {
+    const size_t tile4 = GPUK__BLOCK * GPUK__SORT_ITEMS_4, tile8 = GPUK__BLOCK * GPUK__SORT_ITEMS_8;
+    gpuk_buffer k, v, w;
+    long calls, launches;
+    int allocs;
+    ctx = fake_gpuk_up(NULL);
+    k = buffer(20000 * 8);
+    v = buffer(20000 * 4);
+    w = buffer(20000 * 8);
+    calls = fake.calls;
+    CHECK_RESULT(gpuk_sort_keys_u32(ctx, S, gpuk_at(w, 0), gpuk_at(k, 0), 100, 0, 8, 8), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("[8, 8) is empty");
+    CHECK_RESULT(gpuk_sort_keys_i32(ctx, S, gpuk_at(w, 0), gpuk_at(k, 0), 100, 0, 0, 33), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("past the key's bits");
+    CHECK_RESULT(gpuk_sort_keys_f64(ctx, S, gpuk_at(w, 0), gpuk_at(k, 0), 100, 0, 64, 0), GPUK_ERR_INVALID_ARG);
+    CHECK_RESULT(gpuk_sort_keys_u64(ctx, S, gpuk_at(w, 0), gpuk_at(k, 0), 20001, 0, 0, 0), GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_RESULT(gpuk_sort_keys_u32(ctx, S, gpuk_at(k, 1), gpuk_at(k, 0), 100, 0, 0, 0), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("out and in overlap");
+    CHECK_RESULT(gpuk_sort_pairs_u32(ctx, S, gpuk_at(k, 0), gpuk_at(k, 50), gpuk_at(w, 0), gpuk_at(v, 0), 100, 0, 0, 0),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("keys_out and values_out overlap");
+    CHECK_RESULT(gpuk_sort_pairs_f32(ctx, S, gpuk_at(k, 0), gpuk_at(v, 0), gpuk_at(w, 0), gpuk_at(v, 1), 100, 0, 0, 0),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("values_out and values_in overlap");
+    CHECK_RESULT(gpuk_sort_index_i64(ctx, S, gpuk_at(k, 0), gpuk_at(w, 0), gpuk_at(w, 0), 100, 0, 0, 0),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("keys_in and index_out overlap");
+    CHECK_RESULT(gpuk_sort_index_u32(ctx, S, gpuk_at(k, 0), gpuk_at(v, 0), gpuk_at(w, 0), 20001, 0, 0, 0),
+                 GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_ERROR_MENTIONS("index_out");
+    CHECK(fake.calls == calls);
+    CHECK(gpuk_kernels_loaded(ctx) == 0);
+    /* n = 0: checked, nothing queued */
+    launches = fake.launches;
+    CHECK_OK(gpuk_sort_keys_u32(ctx, S, gpuk_at(w, 0), gpuk_at(k, 0), 0, 0, 0, 0));
+    CHECK(fake.launches == launches);
+    /* one tile: one block, every pass inside it, no scratch */
+    allocs = fake_live_count(FK_ALLOC);
+    CHECK_OK(gpuk_sort_keys_u32(ctx, S, gpuk_at(w, 0), gpuk_at(k, 0), tile4, 1, 0, 0));
+    CHECK(fake.launches == launches + 1 && fake.last_grid[0] == 1 && fake.last_block[0] == GPUK__BLOCK);
+    CHECK(sort_arg32(6) == GPUK__SORT_SINGLE && sort_arg32(7) == 0 && sort_arg32(8) == 32 &&
+          sort_arg32(9) == GPUK__SORT_DESCENDING && sort_arg64(5) == 0);
+    CHECK_OK(gpuk_sort_index_f64(ctx, S, gpuk_at(w, 0), gpuk_at(v, 0), gpuk_at(w, 0), tile8, 0, 3, 0));
+    CHECK(fake.last_grid[0] == 1 && sort_arg32(7) == 3 && sort_arg32(8) == 64 &&
+          sort_arg32(9) == GPUK__SORT_INDEX);
+    CHECK(fake_live_count(FK_ALLOC) == allocs);
+    /* a tile and one: the histogram, then 4 passes of 2 tiles, the last into out */
+    launches = fake.launches;
+    CHECK_OK(gpuk_sort_pairs_u32(ctx, S, gpuk_at(w, 0), gpuk_at(v, 0), gpuk_at(k, 0), gpuk_at(v, 0), tile4 + 1, 0, 0, 0));
+    CHECK(fake.launches == launches + 5 && fake.last_grid[0] == 2 && sort_arg32(6) == 3);
+    CHECK(sort_arg64(0) == gpuk_buffer_devptr(ctx, w) && sort_arg64(2) == gpuk_buffer_devptr(ctx, v));
+    CHECK(sort_arg64(5) != 0 && sort_arg32(9) == 0);
+    CHECK(fake_live_count(FK_ALLOC) == allocs + 1);
+    /* bits [4, 21): 3 passes; index: SORT_INDEX only on the first pass */
+    launches = fake.launches;
+    CHECK_OK(gpuk_sort_index_u64(ctx, S, gpuk_at(w, 0), gpuk_at(v, 0), gpuk_at(k, 0), 10000, 1, 4, 21));
+    CHECK(fake.launches == launches + 4 && fake.last_grid[0] == (10000 + tile8 - 1) / tile8);
+    CHECK(sort_arg32(6) == 2 && sort_arg32(7) == 4 && sort_arg32(8) == 21 &&
+          sort_arg32(9) == GPUK__SORT_DESCENDING && sort_arg64(0) == gpuk_buffer_devptr(ctx, w));
+    /* in place with 3 passes: the input goes to the second buffer first, out is still last */
+    CHECK_OK(gpuk_sort_keys_i32(ctx, S, gpuk_at(k, 0), gpuk_at(k, 0), 10000, 0, 0, 24));
+    CHECK(sort_arg64(0) == gpuk_buffer_devptr(ctx, k) && sort_arg64(1) != gpuk_buffer_devptr(ctx, k));
+    /* a capture that needs more scratch: refused, nothing allocated; reserved ahead: fine */
+    CHECK_OK(gpuk_sort_keys_u64(ctx, S, gpuk_at(w, 0), gpuk_at(k, 0), 100, 0, 0, 0)); /* loaded */
+    allocs = fake_live_count(FK_ALLOC);
+    fake.cfg.capturing_stream = gpuk_stream_native(ctx, S);
+    launches = fake.launches;
+    CHECK_RESULT(gpuk_sort_keys_u64(ctx, S, gpuk_at(w, 0), gpuk_at(k, 0), 20000, 0, 0, 0), GPUK_ERR_CAPTURING);
+    CHECK_ERROR_MENTIONS("gpuk_kernels_reserve_sort");
+    CHECK(fake.launches == launches && fake_live_count(FK_ALLOC) == allocs);
+    CHECK_RESULT(gpuk_kernels_reserve_sort(ctx, S, 20000), GPUK_ERR_CAPTURING);
+    fake.cfg.capturing_stream = NULL;
+    CHECK_OK(gpuk_kernels_reserve_sort(ctx, S, 20000));
+    CHECK_OK(gpuk_kernels_load(ctx, "sort_pairs_f64"));
+    fake.cfg.capturing_stream = gpuk_stream_native(ctx, S);
+    CHECK_OK(gpuk_sort_pairs_f64(ctx, S, gpuk_at(w, 0), gpuk_at(v, 0), gpuk_at(k, 0), gpuk_at(v, 0), 20000, 0, 0, 0));
+    CHECK(fake.launches == launches + 9);
+    fake.cfg.capturing_stream = NULL;
+    fake_gpuk_down(ctx);
+    return TEST_PASS;
+}
+
 int main(void) {
     RUN(test_every_wrapper_rejects_a_zero_handle_before_the_driver);
     RUN(test_bad_arguments_get_clear_errors_before_the_driver);
@@ -1337,6 +1432,7 @@ int main(void) {
     RUN(test_kernels_load_by_name);
     RUN(test_histogram_float_bad_arguments);
     RUN(test_histogram_float_launch);
+    RUN(test_sort_plan_and_refusals);
     RUN(test_per_thread_stream_refused_for_scratch);
     RUN(test_loaded_builtin_not_delayed_by_jit_or_drain);
     return test_summary();

@@ -44,7 +44,7 @@ ARCH_SPECIFIC_MIN_VERSION = {90: (8, 0)}
 VERSIONS = sorted(PTX_CUDA)
 
 C_TYPES = {"f32": ("float", 4), "f64": ("double", 8), "tf32": ("float", 4), "i32": ("int32_t", 4),
-           "u32": ("uint32_t", 4), "u8": ("uint8_t", 1), "f16": ("uint16_t", 2),
+           "u32": ("uint32_t", 4), "u64": ("uint64_t", 8), "i64": ("int64_t", 8), "u8": ("uint8_t", 1), "f16": ("uint16_t", 2),
            "bf16": ("uint16_t", 2)}
 
 

@@ -149,6 +149,20 @@ FAMILIES = [
     ("SCAN", "Scan", "prefix sums in a single pass over the input", ["SCAN"]),
     ("HISTOGRAM", "Count", "histograms with 64-bit counts; they overwrite the counts, never add",
      ["HISTOGRAM", "HISTOGRAM_FLOAT"]),
+    ("SORT", "Sort",
+     "stable radix sorts of keys, alone, with 32-bit values (any 4-byte type, moved as bits) or "
+     "with each key's input index. Keys sort by value: integers as numbers; floats as numbers "
+     "with -0.0 before +0.0, NaNs with the sign bit set before -inf and other NaNs after +inf "
+     "(the order of their bits made unsigned: a positive float's sign bit flipped, a negative "
+     "one's every bit). Descending reverses that order and still keeps equal keys in input "
+     "order. Only bits [begin_bit, end_bit) of that unsigned form count (end_bit 0: up to the "
+     "top; an empty range is refused). The result always lands in the outputs, which may be "
+     "their inputs (in place). A sort of more than one tile (4096 4-byte or 3072 8-byte keys) "
+     "takes a second key (and value) buffer and status words from the stream's scratch, "
+     "allocated on first use; reserve it with gpuk_kernels_reserve_sort before a graph capture "
+     "(a capture that would grow it returns GPUK_ERR_CAPTURING). gpuk_sort_index takes n up to "
+     "2^32",
+     ["SORT_KEYS", "SORT_PAIRS"]),
     ("STENCIL", "Stencil", "2-D neighbourhoods on gpuk_array2d views", ["STENCIL3X3", "HEAT"]),
     ("GEMM", "Matrix", "GEMM on row-major gpuk_array2d views, BLAS rules", ["GEMM"]),
     # No PTX of its own: gpuk_elementwise_* and gpuk_reduction_* (src/gpuk_custom.h), which
