@@ -1147,12 +1147,18 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, void* values, u32 
    flags[i] != 0; COUNT_IF only counts; PARTITION_IF writes the kept first, then the rest in
    reverse order from the end (the rejected of a tile go after every kept one, whose number is
    known only at the end: from the end backwards needs no such number); UNIQUE keeps the
-   first of each run of equal (==) elements. */
+   first of each run of equal (==) elements; RLE keeps those too and writes each run's length
+   at its last element (its tail): length = tail + 1 - head, the head found among the tile's
+   heads (their positions staged in shared memory) or, for the run that enters the tile from
+   before, as the last head before the tile, which the look-back carries beside the count:
+   each tile publishes the position + 1 of its last head (0: none), and the inclusive form
+   (the greatest so far), in a second per-tile area. */
 #define SELECT_IF 0
 #define SELECT_FLAGGED 1
 #define SELECT_COUNT 2
 #define SELECT_PARTITION 3
 #define SELECT_UNIQUE 4
+#define SELECT_RLE 5
 
 /* op of the comparisons: a mask of the outcomes kept (1 less, 2 equal, 4 greater, 8 unordered:
    a NaN on one side), or SELECT_OP_FINITE. The host maps GPUK_CMP_* onto these. */
@@ -1169,13 +1175,19 @@ template <typename T> GPUK_DEV bool select_test(T x, u32 op, T value) {
     return (outcome & op) != 0;
 }
 
+/* lengths: RLE's; its last heads live at values + 2 * ntiles, so the host reserves twice the
+   tiles. */
 template <typename T, int MODE, typename STATUS>
 GPUK_DEV void select_tiles(T* out, u64* count, const T* in, const unsigned char* flags, u64 n,
                            u32 op, T value, void* scratch, void* values, u32 ahead,
-                           u64 capacity) {
+                           u64 capacity, u64* lengths) {
+    enum { RUNS = MODE == SELECT_UNIQUE || MODE == SELECT_RLE };
     enum { ITEMS = scan_items<T>::n, TILE = GPUK_BLOCK * scan_items<T>::n, V = 16 / sizeof(T) };
     enum { ROUNDS = ITEMS / V, COUNTS = ROUNDS * GPUK_WARPS };
-    __shared__ T stage[MODE == SELECT_COUNT ? 1 : TILE];
+    __shared__ T stage[MODE == SELECT_COUNT || MODE == SELECT_RLE ? 1 : TILE];
+    __shared__ unsigned short head_at[MODE == SELECT_RLE ? TILE : 1]; /* RLE: local head places */
+    __shared__ u64 warp_heads[GPUK_WARPS];
+    __shared__ u64 tile_last_head; /* RLE: position + 1 of the last head before this tile */
     __shared__ u32 counts[COUNTS]; /* kept per (round, warp), then their exclusive prefixes */
     __shared__ u64 warp_sums[GPUK_WARPS];
     __shared__ u64 tile_prefix;
@@ -1230,32 +1242,54 @@ GPUK_DEV void select_tiles(T* out, u64* count, const T* in, const unsigned char*
         const u64 later = (index + ahead) * TILE;
         prefetch_l2((const char*)(in + later), (n - later < TILE ? n - later : TILE) * sizeof(T));
     }
-    /* keep: bit k * V + c for element (k, c) of this thread (ITEMS <= 32) */
-    u32 keep = 0;
+    /* keep: bit k * V + c for element (k, c) of this thread (ITEMS <= 32); tails (RLE): the
+       last elements of runs; last_head: position + 1 of this thread's last head */
+    u32 keep = 0, tails = 0;
+    u64 last_head = 0;
+    volatile u64* heads = (volatile u64*)values + 2 * ntiles;
 #pragma unroll
     for (int k = 0; k < ROUNDS; k++) {
-        T prev = T(0); /* the element before (k, 0), for UNIQUE */
-        if (MODE == SELECT_UNIQUE) {
+        T prev = T(0), next = T(0); /* the elements before (k, 0) and after (k, V - 1) */
+        if (RUNS) {
             prev = __shfl_up_sync(0xffffffffu, w[k].v[V - 1], 1);
             const u64 j = base + (u64)(k * GPUK_BLOCK + t) * V;
             if (lane == 0 && j > 0 && j - base < valid) prev = in[j - 1];
+        }
+        if (MODE == SELECT_RLE) {
+            next = __shfl_down_sync(0xffffffffu, w[k].v[0], 1);
+            const u64 j = base + (u64)(k * GPUK_BLOCK + t) * V + V;
+            if (lane == 31 && j < n) next = in[j];
         }
 #pragma unroll
         for (int c = 0; c < V; c++) {
             const u32 j = (k * GPUK_BLOCK + t) * V + c;
             bool kept;
             if (MODE == SELECT_FLAGGED) kept = j < valid && flags[base + j] != 0;
-            else if (MODE == SELECT_UNIQUE)
+            else if (RUNS)
                 kept = j < valid &&
                        (base + j == 0 || !(w[k].v[c] == (c ? w[k].v[c - 1] : prev)));
             else kept = j < valid && select_test(w[k].v[c], op, value);
             keep |= (u32)kept << (k * V + c);
+            if (MODE == SELECT_RLE) {
+                const bool tail = j < valid && (base + j + 1 == n ||
+                                                !(w[k].v[c] == (c < V - 1 ? w[k].v[c + 1] : next)));
+                tails |= (u32)tail << (k * V + c);
+                if (kept) last_head = base + j + 1;
+            }
         }
         u32 total = 0;
 #pragma unroll
         for (int c = 0; c < V; c++)
             total += __popc(__ballot_sync(0xffffffffu, (keep >> (k * V + c)) & 1u));
         if (lane == 0) counts[k * GPUK_WARPS + warp] = total;
+    }
+    if (MODE == SELECT_RLE) { /* the tile's last head, per warp */
+#pragma unroll
+        for (int d = 16; d > 0; d /= 2) {
+            const u64 o = __shfl_xor_sync(0xffffffffu, last_head, d);
+            last_head = o > last_head ? o : last_head;
+        }
+        if (lane == 0) warp_heads[warp] = last_head;
     }
     __syncthreads();
     if (warp == 0) { /* exclusive scan of the COUNTS (<= 64) counts, two a lane */
@@ -1270,6 +1304,13 @@ GPUK_DEV void select_tiles(T* out, u64* count, const T* in, const unsigned char*
     const u32 kept_here = tile_kept;
     const u32 ready = epoch << 2;
     if (t == 0) { /* published before the staging, so later tiles wait less */
+        if (MODE == SELECT_RLE) { /* the last head (before the flag, which orders it) */
+            u64 h = 0;
+#pragma unroll
+            for (int v = 0; v < GPUK_WARPS; v++) h = warp_heads[v] > h ? warp_heads[v] : h;
+            heads[2 * index + (index == 0)] = h;
+            tile_last_head = h; /* this tile's own, until the look-back */
+        }
         if (index == 0) {
             status.publish(0, ready | SCAN_FLAG_INCL, (u64)kept_here);
             tile_prefix = 0;
@@ -1289,7 +1330,9 @@ GPUK_DEV void select_tiles(T* out, u64* count, const T* in, const unsigned char*
 #pragma unroll
             for (int c = 0; c < V; c++) {
                 const u32 j = (k * GPUK_BLOCK + t) * V + c;
-                if ((keep >> (k * V + c)) & 1u) stage[place++] = w[k].v[c];
+                if (MODE == SELECT_RLE) {
+                    if ((keep >> (k * V + c)) & 1u) head_at[place++] = (unsigned short)j;
+                } else if ((keep >> (k * V + c)) & 1u) stage[place++] = w[k].v[c];
                 else if (MODE == SELECT_PARTITION && j < valid)
                     stage[valid - 1 - (j - place)] = w[k].v[c];
             }
@@ -1297,29 +1340,47 @@ GPUK_DEV void select_tiles(T* out, u64* count, const T* in, const unsigned char*
     }
     __syncthreads();
     if (index > 0) { /* look-back, as the scan's */
-        u64 prefix = 0;
+        u64 prefix = 0, head_before = 0;
         for (i64 end = (i64)index - 1;; end -= GPUK_BLOCK) {
             const i64 j = end - (i64)t;
             u32 state = SCAN_FLAG_INCL;
-            u64 val = 0;
+            u64 val = 0, h = 0;
             if (j >= 0) state = status.wait((u64)j, ready, &val);
+            if (MODE == SELECT_RLE && j >= 0) h = heads[2 * j + (state == SCAN_FLAG_INCL)];
             if (state == SCAN_FLAG_INCL) atomicMin(&nearest, t);
             __syncthreads();
             const u32 stop = nearest;
-            if (t > stop) val = 0;
+            if (t > stop) val = h = 0;
 #pragma unroll
             for (int d = 16; d > 0; d /= 2) val += __shfl_xor_sync(0xffffffffu, val, d);
             if (lane == 0) warp_sums[warp] = val;
+            if (MODE == SELECT_RLE) { /* heads grow with the tile: the greatest is the last */
+#pragma unroll
+                for (int d = 16; d > 0; d /= 2) {
+                    const u64 o = __shfl_xor_sync(0xffffffffu, h, d);
+                    h = o > h ? o : h;
+                }
+                if (lane == 0) warp_heads[warp] = h;
+            }
             __syncthreads();
             if (t == 0) {
 #pragma unroll
-                for (int v = 0; v < GPUK_WARPS; v++) prefix += warp_sums[v];
+                for (int v = 0; v < GPUK_WARPS; v++) {
+                    prefix += warp_sums[v];
+                    if (MODE == SELECT_RLE && warp_heads[v] > head_before)
+                        head_before = warp_heads[v];
+                }
                 nearest = GPUK_BLOCK;
             }
             __syncthreads();
             if (stop < GPUK_BLOCK) break;
         }
         if (t == 0) {
+            if (MODE == SELECT_RLE) {
+                const u64 own = tile_last_head;
+                heads[2 * index + 1] = own > head_before ? own : head_before;
+                tile_last_head = head_before;
+            }
             status.publish(index, ready | SCAN_FLAG_INCL, prefix + kept_here);
             tile_prefix = prefix;
         }
@@ -1328,6 +1389,27 @@ GPUK_DEV void select_tiles(T* out, u64* count, const T* in, const unsigned char*
     const u64 before = tile_prefix;
     if (index == ntiles - 1 && t == 0) *count = before + kept_here;
     if (MODE == SELECT_COUNT) return;
+    if (MODE == SELECT_RLE) { /* values at the heads, lengths at the tails, straight out */
+        const u32 lt = (1u << lane) - 1u;
+        const u64 entered = tile_last_head; /* index 0: never read (its first run starts there) */
+#pragma unroll
+        for (int k = 0; k < ROUNDS; k++) {
+            u32 place = counts[k * GPUK_WARPS + warp];
+#pragma unroll
+            for (int c = 0; c < V; c++)
+                place += __popc(__ballot_sync(0xffffffffu, (keep >> (k * V + c)) & 1u) & lt);
+#pragma unroll
+            for (int c = 0; c < V; c++) {
+                const u32 j = (k * GPUK_BLOCK + t) * V + c;
+                if ((keep >> (k * V + c)) & 1u) out[before + place++] = w[k].v[c];
+                if ((tails >> (k * V + c)) & 1u) { /* run before + place - 1 ends at j */
+                    const u64 head = place ? base + head_at[place - 1] : entered - 1;
+                    lengths[before + place - 1] = base + j + 1 - head;
+                }
+            }
+        }
+        return;
+    }
     T* dst = out + before;
     for (u32 i = t; i < kept_here; i += GPUK_BLOCK) __stcs(dst + i, stage[i]);
     if (MODE == SELECT_PARTITION) { /* rejected before this tile: base - before */
@@ -1337,27 +1419,32 @@ GPUK_DEV void select_tiles(T* out, u64* count, const T* in, const unsigned char*
 }
 
 // wrap gpuk_select_if_{t}(gpuk_array out, gpuk_array count, gpuk_array in, size_t n, uint32_t op, {T} value)
-//      = gpuk__select({size}, 0, &out, count, in, NULL, n, op, &value)
+//      = gpuk__select({size}, 0, &out, count, in, NULL, NULL, n, op, &value)
 //      | out = the in[i] for which in[i] op value holds (op a gpuk_cmp), in order; count[0] (uint64) = how many; out may be in
 #define GPUK_SELECT_IF(T, t) GPUK_SELECT_ONE(select_if_##t, T, SELECT_IF, scan_status<u64>)
 // wrap gpuk_select_flagged_{t}(gpuk_array out, gpuk_array count, gpuk_array in, gpuk_array flags, size_t n)
-//      = gpuk__select({size}, 1, &out, count, in, &flags, n, 0, NULL)
+//      = gpuk__select({size}, 1, &out, count, in, &flags, NULL, n, 0, NULL)
 //      | out = the in[i] whose flags[i] (uint8) is not 0, in order; count[0] (uint64) = how many; out may be in
 #define GPUK_SELECT_FLAGGED(T, t) \
     GPUK_SELECT_ONE(select_flagged_##t, T, SELECT_FLAGGED, scan_status<u64>)
 // wrap gpuk_count_if_{t}(gpuk_array count, gpuk_array in, size_t n, uint32_t op, {T} value)
-//      = gpuk__select({size}, 2, NULL, count, in, NULL, n, op, &value)
+//      = gpuk__select({size}, 2, NULL, count, in, NULL, NULL, n, op, &value)
 //      | count[0] (uint64) = the number of in[i] for which in[i] op value holds (op a gpuk_cmp)
 #define GPUK_COUNT_IF(T, t) GPUK_SELECT_ONE(count_if_##t, T, SELECT_COUNT, scan_status<u64>)
 // wrap gpuk_partition_if_{t}(gpuk_array out, gpuk_array count, gpuk_array in, size_t n, uint32_t op, {T} value)
-//      = gpuk__select({size}, 3, &out, count, in, NULL, n, op, &value)
+//      = gpuk__select({size}, 3, &out, count, in, NULL, NULL, n, op, &value)
 //      | out[0, count) = the in[i] for which in[i] op value holds, in order; out[count, n) = the others, in reverse order; count[0] (uint64) = how many kept
 #define GPUK_PARTITION_IF(T, t) \
     GPUK_SELECT_ONE(partition_if_##t, T, SELECT_PARTITION, scan_status<u64>)
 // wrap gpuk_unique_{t}(gpuk_array out, gpuk_array count, gpuk_array in, size_t n)
-//      = gpuk__select({size}, 4, &out, count, in, NULL, n, 0, NULL)
+//      = gpuk__select({size}, 4, &out, count, in, NULL, NULL, n, 0, NULL)
 //      | out = the first element of each run of equal (==) consecutive in[i], in order; count[0] (uint64) = how many
 #define GPUK_UNIQUE(T, t) GPUK_SELECT_ONE(unique_##t, T, SELECT_UNIQUE, scan_status<u64>)
+// wrap gpuk_run_length_encode_{t}(gpuk_array values, gpuk_array lengths, gpuk_array count, gpuk_array in, size_t n)
+//      = gpuk__select({size}, 5, &values, count, in, NULL, &lengths, n, 0, NULL)
+//      | values = the first element of each run of equal (==) consecutive in[i], lengths (uint64) = its length, in order; count[0] (uint64) = the number of runs
+#define GPUK_RUN_LENGTH_ENCODE(T, t) \
+    GPUK_SELECT_ONE(run_length_encode_##t, T, SELECT_RLE, scan_status<u64>)
 /* Variants: the same kernels, named <kernel>__sm70, with the release/acquire tile status. */
 #define GPUK_SELECT_IF_SM70(T, t) \
     GPUK_SELECT_ONE(select_if_##t##__sm70, T, SELECT_IF, scan_status_sm70<u64>)
@@ -1369,12 +1456,14 @@ GPUK_DEV void select_tiles(T* out, u64* count, const T* in, const unsigned char*
     GPUK_SELECT_ONE(partition_if_##t##__sm70, T, SELECT_PARTITION, scan_status_sm70<u64>)
 #define GPUK_UNIQUE_SM70(T, t) \
     GPUK_SELECT_ONE(unique_##t##__sm70, T, SELECT_UNIQUE, scan_status_sm70<u64>)
+#define GPUK_RUN_LENGTH_ENCODE_SM70(T, t) \
+    GPUK_SELECT_ONE(run_length_encode_##t##__sm70, T, SELECT_RLE, scan_status_sm70<u64>)
 #define GPUK_SELECT_ONE(name, T, mode, S)                                                    \
     extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
     gpuk_##name(T* out, u64* count, const T* in, const unsigned char* flags, u64 n, u32 op,  \
-                T value, void* scratch, void* values, u32 ahead, u64 capacity) {            \
+                T value, void* scratch, void* values, u32 ahead, u64 capacity, u64* lengths) { \
         select_tiles<T, mode, S>(out, count, in, flags, n, op, value, scratch, values, ahead,   \
-                                 capacity);                                                  \
+                                 capacity, lengths);                                         \
     }
 
 /* ---- matrix multiply: C = alpha * op(A) * op(B) + beta * C, row-major ----
@@ -3235,6 +3324,10 @@ GPUK_UNIQUE(float, f32)
 GPUK_UNIQUE(double, f64)
 GPUK_UNIQUE(int, i32)
 GPUK_UNIQUE(u32, u32)
+GPUK_RUN_LENGTH_ENCODE(float, f32)
+GPUK_RUN_LENGTH_ENCODE(double, f64)
+GPUK_RUN_LENGTH_ENCODE(int, i32)
+GPUK_RUN_LENGTH_ENCODE(u32, u32)
 GPUK_SELECT_IF_SM70(float, f32)
 GPUK_SELECT_IF_SM70(double, f64)
 GPUK_SELECT_IF_SM70(int, i32)
@@ -3255,6 +3348,10 @@ GPUK_UNIQUE_SM70(float, f32)
 GPUK_UNIQUE_SM70(double, f64)
 GPUK_UNIQUE_SM70(int, i32)
 GPUK_UNIQUE_SM70(u32, u32)
+GPUK_RUN_LENGTH_ENCODE_SM70(float, f32)
+GPUK_RUN_LENGTH_ENCODE_SM70(double, f64)
+GPUK_RUN_LENGTH_ENCODE_SM70(int, i32)
+GPUK_RUN_LENGTH_ENCODE_SM70(u32, u32)
 
 GPUK_STENCIL3X3(float, f32)
 GPUK_STENCIL3X3(int, i32)

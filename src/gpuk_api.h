@@ -1224,8 +1224,8 @@ GPUK_API gpuk_result gpuk_graph_begin_body(gpuk_ctx* ctx, gpuk_stream stream);
    from x's first; 0 for all-NaN input) and histograms uint64 counts; there, out.first and
    counts.first count uint64 elements (8 bytes each). Histograms overwrite: counts is zeroed
    first, then nbins counts are written (to add up several inputs, sum the count arrays).
-   Selects (select_if, select_flagged, count_if, partition_if, unique) write how many they
-   keep to count[0], a uint64 in device memory (0 for n = 0), so a graph replays them with no
+   Selects (select_if, select_flagged, count_if, partition_if, unique, run_length_encode)
+   write how many they keep to count[0], a uint64 in device memory (0 for n = 0), so a graph replays them with no
    host round trip; out holds n elements, those past the count left as they were, except
    partition_if's: its rejected elements fill the rest in reverse input order. */
 typedef struct gpuk_array {

@@ -1079,24 +1079,26 @@ static GPUK__NOINLINE gpuk_result gpuk__scan(const char* fn, int id, gpuk_ctx* c
 #endif /* GPUK__LAUNCHER_SCAN */
 
 #if defined(GPUK__LAUNCHER_SELECT)
-/* Selects: (out, count, in, flags, n, op, value, scratch, values, ahead, capacity), tiled and
-   looked back like the scans, in the scans' scratch. mode: 0 select_if, 1 select_flagged,
-   2 count_if, 3 partition_if, 4 unique (SELECT_* in gpuk_kernels.cuh); out is NULL for
-   count_if, flags non-NULL for select_flagged alone, value NULL where no op is taken. */
+/* Selects: (out, count, in, flags, n, op, value, scratch, values, ahead, capacity, lengths),
+   tiled and looked back like the scans, in the scans' scratch. mode: 0 select_if,
+   1 select_flagged, 2 count_if, 3 partition_if, 4 unique, 5 run_length_encode (SELECT_* in
+   gpuk_kernels.cuh); out is NULL for count_if, flags non-NULL for select_flagged alone,
+   lengths for run_length_encode alone, value NULL where no op is taken. */
 static GPUK__NOINLINE gpuk_result gpuk__select(const char* fn, int id, gpuk_ctx* ctx,
                                                gpuk_stream stream, size_t elem, int mode,
                                                const gpuk_array* out, gpuk_array count,
-                                               gpuk_array in, const gpuk_array* flags, size_t n,
-                                               uint32_t op, const void* value) {
+                                               gpuk_array in, const gpuk_array* flags,
+                                               const gpuk_array* lengths, size_t n, uint32_t op,
+                                               const void* value) {
     /* GPUK_CMP_* to the kernel's mask of outcomes kept: 1 less, 2 equal, 4 greater,
        8 unordered; 16 the finite test */
     static const uint32_t masks[GPUK_CMP_NUM] = { 0, 1, 3, 4, 6, 2, 13, 13, 16 };
-    gpuk_devptr po = 0, pc, pi, pf = 0, scratch = 0, values = 0;
+    gpuk_devptr po = 0, pc, pi, pf = 0, pl = 0, scratch = 0, values = 0;
     unsigned long long n64 = n, capacity = 0;
     union { float f; double d; int32_t i; uint32_t u; } v;
     uint32_t ahead, kernel_op = 0;
     size_t tiles;
-    void* args[11];
+    void* args[12];
     gpuk__kcall k;
     gpuk__cu_result cr;
     gpuk_result r;
@@ -1115,20 +1117,30 @@ static GPUK__NOINLINE gpuk_result gpuk__select(const char* fn, int id, gpuk_ctx*
         kernel_op = masks[op];
         if (op < GPUK_CMP_NONZERO) memcpy(&v, value, elem);
     }
-    if (out && (r = gpuk__array(fn, ctx, "out", *out, elem, n, &po)) != GPUK_OK) return r;
+    if (out && (r = gpuk__array(fn, ctx, lengths ? "values" : "out", *out, elem, n, &po)) !=
+                   GPUK_OK)
+        return r;
     if ((r = gpuk__array(fn, ctx, "count", count, 8, 1, &pc)) != GPUK_OK) return r;
     if ((r = gpuk__array(fn, ctx, "in", in, elem, n, &pi)) != GPUK_OK) return r;
     if (flags && (r = gpuk__array(fn, ctx, "flags", *flags, 1, n, &pf)) != GPUK_OK) return r;
+    if (lengths && (r = gpuk__array(fn, ctx, "lengths", *lengths, 8, n, &pl)) != GPUK_OK)
+        return r;
     /* in place (out the same view as in) only for select_if and select_flagged: a tile writes
        below its own end, into tiles whose blocks have all read their input */
-    if (out && (r = gpuk__overlap(fn, "out and in", po, pi, n * elem, n * elem,
-                                  mode <= 1)) != GPUK_OK)
+    if (out && (r = gpuk__overlap(fn, lengths ? "values and in" : "out and in", po, pi,
+                                  n * elem, n * elem, mode <= 1)) != GPUK_OK)
         return r;
-    if (out && (r = gpuk__overlap(fn, "out and count", po, pc, n * elem, 8, 0)) != GPUK_OK)
+    if (out && (r = gpuk__overlap(fn, lengths ? "values and count" : "out and count", po, pc,
+                                  n * elem, 8, 0)) != GPUK_OK)
         return r;
     if ((r = gpuk__overlap(fn, "in and count", pi, pc, n * elem, 8, 0)) != GPUK_OK) return r;
     if (flags && ((r = gpuk__overlap(fn, "out and flags", po, pf, n * elem, n, 0)) != GPUK_OK ||
                   (r = gpuk__overlap(fn, "flags and count", pf, pc, n, 8, 0)) != GPUK_OK))
+        return r;
+    if (lengths &&
+        ((r = gpuk__overlap(fn, "lengths and values", pl, po, n * 8, n * elem, 0)) != GPUK_OK ||
+         (r = gpuk__overlap(fn, "lengths and in", pl, pi, n * 8, n * elem, 0)) != GPUK_OK ||
+         (r = gpuk__overlap(fn, "lengths and count", pl, pc, n * 8, 8, 0)) != GPUK_OK))
         return r;
     if (n == 0) { /* no tile to write it: the count is 0 */
         if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
@@ -1140,10 +1152,11 @@ static GPUK__NOINLINE gpuk_result gpuk__select(const char* fn, int id, gpuk_ctx*
     ahead = (uint32_t)GPUK__TUNED(GPUK__TUNE_SCAN_AHEAD, gpuk__scan_ahead(&ctx->info, elem));
     args[0] = &po; args[1] = &pc; args[2] = &pi; args[3] = &pf; args[4] = &n64;
     args[5] = &kernel_op; args[6] = &v; args[7] = &scratch; args[8] = &values;
-    args[9] = &ahead; args[10] = &capacity;
+    args[9] = &ahead; args[10] = &capacity; args[11] = &pl;
     k.args = args;
     k.grid_x = (uint32_t)tiles;
-    k.workspace_tiles = tiles;
+    /* run_length_encode: a second per-tile area (the last heads) after the values' */
+    k.workspace_tiles = lengths ? 2 * tiles : tiles;
     k.scratch_arg = &scratch;
     k.values_arg = &values;
     k.capacity_arg = &capacity;

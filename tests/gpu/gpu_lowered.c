@@ -135,6 +135,9 @@ static const float weights[9] = { 0.0625f, 0.125f, 0.0625f, 0.125f, 0.25f, 0.125
 #define RUN_SELECT_FLAGGED(f, t) RUN_ONE(f(c, S, OUT, SEL_COUNT, IN(t), IN(u8), N_ANY))
 #define RUN_COUNT_IF(f, t) RUN_ONE(f(c, S, SEL_COUNT, IN(t), N_ANY, GPUK_CMP_GE, 1))
 #define RUN_UNIQUE(f, t) RUN_ONE(f(c, S, OUT, SEL_COUNT, IN(t), N_ANY))
+/* a third of N_ANY: the run lengths (8 bytes each) after the values, in the same output */
+#define RUN_RUN_LENGTH_ENCODE(f, t) \
+    RUN_ONE(f(c, S, OUT, gpuk_at(s->outs[k], N_ANY / 3 + 8), SEL_COUNT, IN(t), N_ANY / 3))
 #define GEMM_IN_f32 s->in_f32
 #define GEMM_IN_tf32 s->in_f32
 #define GEMM_IN_f64 s->in_f64

@@ -1,12 +1,13 @@
-/* tests/gpu/gpu_select.c - gpuk_select_if_*, _select_flagged_*, _count_if_*, _partition_if_*
-   and _unique_* (f32, f64, i32, u32) on a real GPU against a CPU reference: every op, fresh
+/* tests/gpu/gpu_select.c - gpuk_select_if_*, _select_flagged_*, _count_if_*, _partition_if_*,
+   _unique_* and _run_length_encode_* (f32, f64, i32, u32) on a real GPU against a CPU reference: every op, fresh
    random inputs at sizes 0, 1, odd, each tile size +-1 (8192 4-byte, 4096 8-byte elements) and
    about 10^6 and 3 * 10^6, with 0 %, 100 % and a random share kept, floats with NaN, +-inf and
    -0.0 mixed in, inputs aligned and not (a view at element 1). Outputs and count are poisoned
    before each run and the elements past what the call writes must keep their poison. Also: in
    place, scans and selects taking turns on one stream's scratch, and a CUDA graph of select_if
    replayed on changing input. Skipped where no driver or GPU exists.
-   GPUK_TEST_QUICK=1 (the sanitizer runs) uses 70001 and 150001 for the two large sizes. */
+   GPUK_TEST_QUICK=1 (the sanitizer runs): sizes 0, 1, 4097, 8193 and 70001 only, every op at
+   9000. */
 #define _GNU_SOURCE
 #define GPUK_IMPLEMENTATION
 #include "gpuk.h"
@@ -18,13 +19,14 @@
 static gpuk_ctx* ctx;
 static const gpuk_stream S = { 0 };
 static size_t sizes[] = { 0, 1, 7, 4095, 4096, 4097, 8191, 8192, 8193, 24577, 1000003, 3000017 };
-#define NSIZES (sizeof sizes / sizeof sizes[0])
+static size_t nsizes = sizeof sizes / sizeof sizes[0];
+static size_t op_n = 20011; /* the size test_every_op_type_and_mode runs at */
 #define GUARD 64 /* poisoned elements past each output */
 enum { F32, F64, I32, U32, NTYPES };
-enum { IF, FLAGGED, COUNT, PARTITION, UNIQUE, NMODES };
+enum { IF, FLAGGED, COUNT, PARTITION, UNIQUE, RLE, NMODES };
 static const char* const type_names[NTYPES] = { "f32", "f64", "i32", "u32" };
 static const char* const mode_names[NMODES] = { "select_if", "select_flagged", "count_if",
-                                                "partition_if", "unique" };
+                                                "partition_if", "unique", "run_length_encode" };
 static const size_t elem_of[NTYPES] = { 4, 8, 4, 4 };
 static const uint64_t POISON = 0xFFFFFFFFFFFFFFFFull;
 
@@ -54,13 +56,14 @@ static int passes(uint32_t op, double x, double v) {
 
 /* n values of type: shares of small integers in [0, 100) (so EQ and unique find matches);
    floats get fractions and, one in 32, NaN, +-inf or -0.0; i32 negatives and its extremes,
-   u32 its top value. runs: a value repeats its predecessor with probability 3/4. */
-static void make_values(int type, double* v, size_t n, int runs) {
+   u32 its top value. runs (> 1): a value ends its run with probability 1 / runs (runs of
+   20000 cross whole tiles). */
+static void make_values(int type, double* v, size_t n, uint64_t runs) {
     size_t i;
     for (i = 0; i < n; i++) {
         const uint64_t r = rng();
         double x = (double)(r % 100);
-        if (runs && i > 0 && (r >> 32) % 4 != 0) { v[i] = v[i - 1]; continue; }
+        if (runs > 1 && i > 0 && (r >> 32) % runs != 0) { v[i] = v[i - 1]; continue; }
         if (type == F32 || type == F64) {
             if ((r >> 40) % 2) x = uniform(0.0, 100.0);
             if ((r >> 48) % 32 == 0) {
@@ -107,14 +110,16 @@ static void shape_share(uint32_t op, int share, double* v, size_t n, double* val
 
 /* The call of mode on type, with the value in the type. */
 static gpuk_result launch(int type, int mode, gpuk_stream s, gpuk_array out, gpuk_array count,
-                          gpuk_array in, gpuk_array flags, size_t n, uint32_t op, double v) {
+                          gpuk_array in, gpuk_array flags, gpuk_array lengths, size_t n,
+                          uint32_t op, double v) {
 #define SELECT_CALLS(t, T)                                                                   \
     switch (mode) {                                                                          \
     case IF: return gpuk_select_if_##t(ctx, s, out, count, in, n, op, (T)v);                 \
     case FLAGGED: return gpuk_select_flagged_##t(ctx, s, out, count, in, flags, n);          \
     case COUNT: return gpuk_count_if_##t(ctx, s, count, in, n, op, (T)v);                    \
     case PARTITION: return gpuk_partition_if_##t(ctx, s, out, count, in, n, op, (T)v);       \
-    default: return gpuk_unique_##t(ctx, s, out, count, in, n);                              \
+    case UNIQUE: return gpuk_unique_##t(ctx, s, out, count, in, n);                          \
+    default: return gpuk_run_length_encode_##t(ctx, s, out, lengths, count, in, n);          \
     }
     switch (type) {
     case F32: SELECT_CALLS(f32, float)
@@ -125,20 +130,22 @@ static gpuk_result launch(int type, int mode, gpuk_stream s, gpuk_array out, gpu
 #undef SELECT_CALLS
 }
 
-/* Reference: out's expected bytes (elements of in's bytes, so NaN payloads carry) and the
-   count. */
+/* Reference: out's expected bytes (elements of in's bytes, so NaN payloads carry), the run
+   lengths (RLE) and the count. */
 static size_t reference(int type, int mode, const double* v, const unsigned char* raw,
                         const unsigned char* flags, size_t n, uint32_t op, double value,
-                        unsigned char* want) {
+                        unsigned char* want, uint64_t* want_lengths) {
     const size_t e = elem_of[type];
     size_t i, kept = 0, rest = 0;
     for (i = 0; i < n; i++) {
         int keep;
         if (mode == FLAGGED) keep = flags[i] != 0;
-        else if (mode == UNIQUE) keep = i == 0 || !(v[i] == v[i - 1]);
+        else if (mode == UNIQUE || mode == RLE) keep = i == 0 || !(v[i] == v[i - 1]);
         else keep = passes(op, v[i], value);
         if (keep && mode != COUNT) memcpy(want + e * kept, raw + e * i, e);
         else if (!keep && mode == PARTITION) memcpy(want + e * (n - 1 - rest++), raw + e * i, e);
+        if (mode == RLE && keep) want_lengths[kept] = 0;
+        if (mode == RLE) want_lengths[kept + (size_t)keep - 1]++;
         kept += (size_t)keep;
     }
     return kept;
@@ -148,19 +155,25 @@ static size_t reference(int type, int mode, const double* v, const unsigned char
    share: 0 none kept, 1 all, 2 random (through the value, or the flags). Returns 1 when it
    matched (failures are reported with what ran). */
 static int run_case(int type, int mode, size_t n, size_t first, uint32_t op, int share) {
+    const uint64_t runs = mode == UNIQUE || mode == RLE ? (n > 100000 ? 20000 : 4) : 0;
     const size_t e = elem_of[type], cap = n + GUARD;
     double* v = (double*)malloc((n + 1) * sizeof(double));
     unsigned char* raw = (unsigned char*)malloc((n + first + 1) * e);
     unsigned char* flags = (unsigned char*)malloc(n + 1);
     unsigned char* want = (unsigned char*)malloc(cap * e);
     unsigned char* got = (unsigned char*)malloc(cap * e);
-    gpuk_buffer bin = { 0 }, bout = { 0 }, bcount = { 0 }, bflags = { 0 };
+    uint64_t* want_len = (uint64_t*)malloc(cap * 8);
+    uint64_t* got_len = (uint64_t*)malloc(cap * 8);
+    gpuk_buffer bin = { 0 }, bout = { 0 }, bcount = { 0 }, bflags = { 0 }, blen = { 0 };
     uint64_t count = POISON;
     size_t i, kept, check_n;
     double value = 50.0;
     int ok = 0;
-    if (!v || !raw || !flags || !want || !got) goto done;
-    make_values(type, v, n, mode == UNIQUE);
+    if (!v || !raw || !flags || !want || !got || !want_len || !got_len) {
+        CHECK(0);
+        goto done;
+    }
+    make_values(type, v, n, runs);
     if (share != 2) shape_share(op, share, v, n, &value);
     for (i = 0; i < n; i++) {
         const uint64_t r = rng();
@@ -170,7 +183,8 @@ static int run_case(int type, int mode, size_t n, size_t first, uint32_t op, int
     if (type == F32) value = (double)(float)value;
     for (i = 0; i < n; i++) store(type, raw + first * e, i, v[i]);
     memset(want, 0xAB, cap * e);
-    kept = reference(type, mode, v, raw + first * e, flags, n, op, value, want);
+    memset(want_len, 0xAB, cap * 8);
+    kept = reference(type, mode, v, raw + first * e, flags, n, op, value, want, want_len);
     if (gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = (n + first + 1) * e, .label = "in" },
                            &bin) != GPUK_OK ||
         gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = cap * e, .label = "out" },
@@ -178,22 +192,28 @@ static int run_case(int type, int mode, size_t n, size_t first, uint32_t op, int
         gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = 8, .label = "count" },
                            &bcount) != GPUK_OK ||
         gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = n + 1, .label = "flags" },
-                           &bflags) != GPUK_OK) {
+                           &bflags) != GPUK_OK ||
+        gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = cap * 8, .label = "lengths" },
+                           &blen) != GPUK_OK) {
         CHECK(0);
         goto done;
     }
     memset(got, 0xAB, cap * e);
+    memset(got_len, 0xAB, cap * 8);
+    CHECK_OK(gpuk_buffer_write(ctx, blen, 0, got_len, cap * 8));
     CHECK_OK(gpuk_buffer_write(ctx, bin, 0, raw, (n + first) * e));
     CHECK_OK(gpuk_buffer_write(ctx, bout, 0, got, cap * e));
     CHECK_OK(gpuk_buffer_write(ctx, bcount, 0, &count, 8));
     CHECK_OK(gpuk_buffer_write(ctx, bflags, 0, flags, n + 1));
     CHECK_OK(launch(type, mode, S, gpuk_at(bout, 0), gpuk_at(bcount, 0), gpuk_at(bin, first),
-                    gpuk_at(bflags, 0), n, op, value));
+                    gpuk_at(bflags, 0), gpuk_at(blen, 0), n, op, value));
     CHECK_OK(gpuk_buffer_read(ctx, bout, 0, got, cap * e));
     CHECK_OK(gpuk_buffer_read(ctx, bcount, 0, &count, 8));
+    CHECK_OK(gpuk_buffer_read(ctx, blen, 0, got_len, cap * 8));
     /* everything the call may write and the guard after it: partition writes all n */
     check_n = cap;
-    ok = count == kept && memcmp(got, want, check_n * e) == 0;
+    ok = count == kept && memcmp(got, want, check_n * e) == 0 &&
+         memcmp(got_len, want_len, cap * 8) == 0;
     if (!ok) {
         size_t bad = 0;
         while (bad < check_n && memcmp(got + bad * e, want + bad * e, e) == 0) bad++;
@@ -207,6 +227,9 @@ done:
     gpuk_buffer_destroy(ctx, bout);
     gpuk_buffer_destroy(ctx, bcount);
     gpuk_buffer_destroy(ctx, bflags);
+    gpuk_buffer_destroy(ctx, blen);
+    free(want_len);
+    free(got_len);
     free(v);
     free(raw);
     free(flags);
@@ -224,10 +247,10 @@ static int test_every_op_type_and_mode(void) {
             for (op = GPUK_CMP_LT; op < GPUK_CMP_NUM; op++) {
                 const int floats = type == F32 || type == F64;
                 if (op == GPUK_CMP_FINITE && !floats) continue;
-                if ((mode == FLAGGED || mode == UNIQUE) && op != GPUK_CMP_LT) continue;
+                if ((mode == FLAGGED || mode >= UNIQUE) && op != GPUK_CMP_LT) continue;
                 for (share = 0; share < 3; share++) {
-                    if (mode == UNIQUE && share != 2) continue;
-                    if (!run_case(type, mode, 20011, share == 1, op, share)) return TEST_PASS;
+                    if (mode >= UNIQUE && share != 2) continue;
+                    if (!run_case(type, mode, op_n, share == 1, op, share)) return TEST_PASS;
                 }
             }
     return TEST_PASS;
@@ -240,7 +263,7 @@ static int test_sizes_and_tile_edges(void) {
     size_t s;
     for (type = 0; type < NTYPES; type++)
         for (mode = 0; mode < NMODES; mode++)
-            for (s = 0; s < NSIZES; s++) {
+            for (s = 0; s < nsizes; s++) {
                 const uint32_t op = (uint32_t)(GPUK_CMP_LT + (s + (size_t)mode) % 6);
                 if (!run_case(type, mode, sizes[s], s % 2, op, 2)) return TEST_PASS;
             }
@@ -249,7 +272,7 @@ static int test_sizes_and_tile_edges(void) {
 
 /* select_if and select_flagged with out the same view as in. */
 static int test_in_place(void) {
-    const size_t n = sizes[NSIZES - 2];
+    const size_t n = sizes[nsizes - 1];
     float* x = (float*)malloc(n * sizeof(float));
     float* want = (float*)malloc(n * sizeof(float));
     unsigned char* flags = (unsigned char*)malloc(n);
@@ -341,7 +364,7 @@ done:
    input each time: the count lands in device memory, no host round trip, and each replay's
    fresh epoch keeps the previous replay's tile flags from passing for its own. */
 static int test_graph_replay(void) {
-    const size_t n = sizes[NSIZES - 2];
+    const size_t n = sizes[nsizes - 1] / 2;
     float* x = (float*)malloc(n * 4);
     float* got = (float*)malloc((n + GUARD) * 4);
     gpuk_buffer b = { 0 }, o = { 0 }, c = { 0 };
@@ -401,8 +424,10 @@ int main(void) {
     int code;
     rng_seed_from_clock();
     if (getenv("GPUK_TEST_QUICK")) {
-        sizes[NSIZES - 2] = 70001;
-        sizes[NSIZES - 1] = 150001;
+        static const size_t quick[] = { 0, 1, 4097, 8193, 70001 };
+        memcpy(sizes, quick, sizeof quick);
+        nsizes = sizeof quick / sizeof quick[0];
+        op_n = 9000;
     }
     if (!gpu_setup("gpu_select", 5, &ctx, &code)) return code;
     RUN(test_every_op_type_and_mode);

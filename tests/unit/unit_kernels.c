@@ -78,6 +78,7 @@ static const float box[9] = { 1, 1, 1, 1, 1, 1, 1, 1, 1 };
 #define ROW_SELECT_FLAGGED(f) ROW(f(ctx, S, Z, Z, Z, Z, 4))
 #define ROW_COUNT_IF(f) ROW(f(ctx, S, Z, Z, 4, GPUK_CMP_LT, 0))
 #define ROW_UNIQUE(f) ROW(f(ctx, S, Z, Z, Z, 4))
+#define ROW_RUN_LENGTH_ENCODE(f) ROW(f(ctx, S, Z, Z, Z, Z, 4))
 
 static int test_every_wrapper_rejects_a_zero_handle_before_the_driver(void) {
     long calls;
@@ -1153,6 +1154,16 @@ static int test_select_launch(void) {
                                 GPUK_CMP_NE, 0.0f));
     CHECK_OK(gpuk_select_flagged_f64(ctx, S, gpuk_at(in, 0), gpuk_at(cnt, 0), gpuk_at(in, 0),
                                      gpuk_at(flags, 0), 100));
+    /* run_length_encode: lengths as the twelfth argument, scratch for twice the tiles (its
+       last heads follow the counts) */
+    CHECK_OK(gpuk_run_length_encode_f32(ctx, S, gpuk_at(out, 0), gpuk_at(flags, 8), gpuk_at(cnt, 0),
+                                        gpuk_at(in, 0), 100000));
+    CHECK(*(gpuk_devptr*)fake.last_args[11] == gpuk_buffer_devptr(ctx, flags) + 64);
+    memcpy(&capacity, fake.last_args[10], 8);
+    CHECK(fake.last_grid[0] == 13 && capacity >= 26);
+    CHECK_OK(gpuk_select_if_f32(ctx, S, gpuk_at(out, 0), gpuk_at(cnt, 0), gpuk_at(in, 0), 10,
+                                GPUK_CMP_LT, 0.5f));
+    CHECK(*(gpuk_devptr*)fake.last_args[11] == 0);
     /* n = 0: no launch, count 0 */
     CHECK_OK(gpuk_buffer_write(ctx, cnt, 0, &count, 8));
     launches = fake.launches;
@@ -1165,7 +1176,7 @@ static int test_select_launch(void) {
 }
 
 /* Selects refuse before the driver: an op outside gpuk_cmp, FINITE on integers, out, count,
-   in or flags out of bounds, and arrays that overlap (in place only for select_if and
+   in, flags or lengths out of bounds, and arrays that overlap (in place only for select_if and
    select_flagged, as the same first element). */
 static int test_select_bad_arguments(void) {
     gpuk_buffer in, out, cnt;
@@ -1210,6 +1221,17 @@ static int test_select_bad_arguments(void) {
     CHECK_RESULT(gpuk_select_flagged_i32(ctx, S, OUT, C, IN, gpuk_at(out, 0), 8),
                  GPUK_ERR_INVALID_ARG);
     CHECK_ERROR_MENTIONS("out and flags overlap");
+    CHECK_RESULT(gpuk_run_length_encode_f32(ctx, S, OUT, gpuk_at(out, 2), C, IN, 8),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("lengths and values overlap");
+    CHECK_RESULT(gpuk_run_length_encode_u32(ctx, S, OUT, gpuk_at(in, 3), C, IN, 8),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("lengths and in overlap");
+    CHECK_RESULT(gpuk_run_length_encode_f64(ctx, S, OUT, gpuk_at(in, 60), C, IN, 8),
+                 GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_ERROR_MENTIONS("lengths");
+    CHECK_RESULT(gpuk_run_length_encode_i32(ctx, S, IN, OUT, C, IN, 8), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("values and in overlap");
     CHECK(fake.calls == calls);
     fake_gpuk_down(ctx);
     return TEST_PASS;

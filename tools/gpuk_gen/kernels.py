@@ -149,7 +149,8 @@ FAMILIES = [
     ("SCAN", "Scan", "prefix sums in a single pass over the input", ["SCAN"]),
     ("SELECT", "Select", "keep the elements that pass a test, in order, with their count in "
      "device memory; one pass over the input",
-     ["SELECT_IF", "SELECT_FLAGGED", "COUNT_IF", "PARTITION_IF", "UNIQUE"]),
+     ["SELECT_IF", "SELECT_FLAGGED", "COUNT_IF", "PARTITION_IF", "UNIQUE",
+      "RUN_LENGTH_ENCODE"]),
     ("HISTOGRAM", "Count", "histograms with 64-bit counts; they overwrite the counts, never add",
      ["HISTOGRAM", "HISTOGRAM_FLOAT"]),
     ("STENCIL", "Stencil", "2-D neighbourhoods on gpuk_array2d views", ["STENCIL3X3", "HEAT"]),
