@@ -1137,6 +1137,341 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, void* values, u32 
         scan<T, true, scan_status_sm70<T> >(out, in, n, scratch, values, ahead, capacity);             \
     }
 
+/* ---- select (stream compaction): keep the elements that pass a test, in order ----
+   One pass over tiles of the scan's size, with the scan's look-back: it shares the scans'
+   scratch (ticket, epoch, sweep cursor, status words, per-tile values) and their protocol,
+   so selects and scans may follow each other on one stream in any order. Each block draws
+   its tile by ticket, loads it into registers (16-byte loads where aligned; thread t holds
+   packs k * GPUK_BLOCK + t, so a tile position's order is pack round, then thread, then place
+   in the pack), tests each element, and counts what it keeps per warp and round with ballots.
+   A scan of those 64 counts gives every kept element its place in the tile; the block stages
+   the kept elements there, compacted in shared memory, while it finds the tile's prefix (kept
+   elements of earlier tiles) by look-back. Then it writes the staged run out with consecutive
+   threads at consecutive addresses. Counts are 64-bit, so a tile status carries its count in
+   the per-tile value area (the scans' 8-byte path); the block of the last tile writes the
+   total to count. Modes: SELECT_IF keeps x op value; SELECT_FLAGGED keeps x[i] where
+   flags[i] != 0; COUNT_IF only counts; PARTITION_IF writes the kept first, then the rest in
+   reverse order from the end (the rejected of a tile go after every kept one, whose number is
+   known only at the end: from the end backwards needs no such number); UNIQUE keeps the
+   first of each run of equal (==) elements; RLE keeps those too and writes each run's length
+   at its last element (its tail): length = tail + 1 - head, the head found among the tile's
+   heads (their positions staged in shared memory) or, for the run that enters the tile from
+   before, as the last head before the tile, which the look-back carries beside the count:
+   each tile publishes the position + 1 of its last head (0: none), and the inclusive form
+   (the greatest so far), in a second per-tile area. */
+#define SELECT_IF 0
+#define SELECT_FLAGGED 1
+#define SELECT_COUNT 2
+#define SELECT_PARTITION 3
+#define SELECT_UNIQUE 4
+#define SELECT_RLE 5
+
+/* op of the comparisons: a mask of the outcomes kept (1 less, 2 equal, 4 greater, 8 unordered:
+   a NaN on one side), or SELECT_OP_FINITE. The host maps GPUK_CMP_* onto these. */
+#define SELECT_OP_FINITE 16u
+
+GPUK_DEV bool k_finite(float x) { return isfinite(x); }
+GPUK_DEV bool k_finite(double x) { return isfinite(x); }
+GPUK_DEV bool k_finite(int) { return true; }
+GPUK_DEV bool k_finite(u32) { return true; }
+
+template <typename T> GPUK_DEV bool select_test(T x, u32 op, T value) {
+    if (op == SELECT_OP_FINITE) return k_finite(x);
+    const u32 outcome = x < value ? 1u : x == value ? 2u : x > value ? 4u : 8u;
+    return (outcome & op) != 0;
+}
+
+/* lengths: RLE's; its last heads live at values + 2 * ntiles, so the host reserves twice the
+   tiles. */
+template <typename T, int MODE, typename STATUS>
+GPUK_DEV void select_tiles(T* out, u64* count, const T* in, const unsigned char* flags, u64 n,
+                           u32 op, T value, void* scratch, void* values, u32 ahead,
+                           u64 capacity, u64* lengths) {
+    enum { RUNS = MODE == SELECT_UNIQUE || MODE == SELECT_RLE };
+    enum { ITEMS = scan_items<T>::n, TILE = GPUK_BLOCK * scan_items<T>::n, V = 16 / sizeof(T) };
+    enum { ROUNDS = ITEMS / V, COUNTS = ROUNDS * GPUK_WARPS };
+    __shared__ T stage[MODE == SELECT_COUNT || MODE == SELECT_RLE ? 1 : TILE];
+    __shared__ unsigned short head_at[MODE == SELECT_RLE ? TILE : 1]; /* RLE: local head places */
+    __shared__ u64 warp_heads[GPUK_WARPS];
+    __shared__ u64 tile_last_head; /* RLE: position + 1 of the last head before this tile */
+    __shared__ u32 counts[COUNTS]; /* kept per (round, warp), then their exclusive prefixes */
+    __shared__ u64 warp_sums[GPUK_WARPS];
+    __shared__ u64 tile_prefix;
+    __shared__ u32 tile_kept;
+    __shared__ u64 tile_index;
+    __shared__ u32 tile_epoch;
+    __shared__ u64 sweep_from;
+    __shared__ u32 nearest;
+    const u32 t = threadIdx.x, lane = t & 31, warp = t / 32;
+    const u64 ntiles = (n + TILE - 1) / TILE;
+    u64* ticket = (u64*)scratch;
+    u64* cursor = ticket + 1;
+    volatile u64* words = (volatile u64*)(ticket + 2);
+    STATUS status(ticket + 2, values);
+
+    if (t == 0) { /* the scan's ticket, epoch and sweep (see scan) */
+        const u64 w = atomicAdd((unsigned long long*)ticket, 1ull);
+        tile_index = (u32)w;
+        tile_epoch = (u32)(w >> 32);
+        sweep_from = ~0ull;
+        if ((u32)w == ntiles - 1) {
+            *ticket = (u64)((tile_epoch + 1u) & SCAN_EPOCH_MASK) << 32;
+            const u64 c = *cursor;
+            sweep_from = c < capacity ? c : 0;
+            *cursor = sweep_from + GPUK_BLOCK;
+        }
+    }
+    __syncthreads();
+    if (sweep_from != ~0ull && sweep_from + t >= ntiles && sweep_from + t < capacity)
+        words[sweep_from + t] = 0;
+    const u32 epoch = tile_epoch;
+    const u64 index = tile_index;
+    const u64 base = index * TILE;
+    const u32 valid = (u32)(n - base < TILE ? n - base : TILE);
+    const T* src = in + base;
+
+    /* element (k * GPUK_BLOCK + t) * V + c of the tile is w[k].v[c] */
+    pack16<T> w[ROUNDS];
+    if (valid == TILE && aligned16(src)) {
+#pragma unroll
+        for (int k = 0; k < ROUNDS; k++) w[k] = ((const pack16<T>*)src)[k * GPUK_BLOCK + t];
+    } else {
+#pragma unroll
+        for (int k = 0; k < ROUNDS; k++)
+#pragma unroll
+            for (int c = 0; c < V; c++) {
+                const u32 j = (k * GPUK_BLOCK + t) * V + c;
+                w[k].v[c] = j < valid ? src[j] : T(0);
+            }
+    }
+    if (ahead && index + ahead < ntiles) {
+        const u64 later = (index + ahead) * TILE;
+        prefetch_l2((const char*)(in + later), (n - later < TILE ? n - later : TILE) * sizeof(T));
+    }
+    /* keep: bit k * V + c for element (k, c) of this thread (ITEMS <= 32); tails (RLE): the
+       last elements of runs; last_head: position + 1 of this thread's last head */
+    u32 keep = 0, tails = 0;
+    u64 last_head = 0;
+    volatile u64* heads = (volatile u64*)values + 2 * ntiles;
+#pragma unroll
+    for (int k = 0; k < ROUNDS; k++) {
+        T prev = T(0), next = T(0); /* the elements before (k, 0) and after (k, V - 1) */
+        if (RUNS) {
+            prev = __shfl_up_sync(0xffffffffu, w[k].v[V - 1], 1);
+            const u64 j = base + (u64)(k * GPUK_BLOCK + t) * V;
+            if (lane == 0 && j > 0 && j - base < valid) prev = in[j - 1];
+        }
+        if (MODE == SELECT_RLE) {
+            next = __shfl_down_sync(0xffffffffu, w[k].v[0], 1);
+            const u64 j = base + (u64)(k * GPUK_BLOCK + t) * V + V;
+            if (lane == 31 && j < n) next = in[j];
+        }
+#pragma unroll
+        for (int c = 0; c < V; c++) {
+            const u32 j = (k * GPUK_BLOCK + t) * V + c;
+            bool kept;
+            if (MODE == SELECT_FLAGGED) kept = j < valid && flags[base + j] != 0;
+            else if (RUNS)
+                kept = j < valid &&
+                       (base + j == 0 || !(w[k].v[c] == (c ? w[k].v[c - 1] : prev)));
+            else kept = j < valid && select_test(w[k].v[c], op, value);
+            keep |= (u32)kept << (k * V + c);
+            if (MODE == SELECT_RLE) {
+                const bool tail = j < valid && (base + j + 1 == n ||
+                                                !(w[k].v[c] == (c < V - 1 ? w[k].v[c + 1] : next)));
+                tails |= (u32)tail << (k * V + c);
+                if (kept) last_head = base + j + 1;
+            }
+        }
+        u32 total = 0;
+#pragma unroll
+        for (int c = 0; c < V; c++)
+            total += __popc(__ballot_sync(0xffffffffu, (keep >> (k * V + c)) & 1u));
+        if (lane == 0) counts[k * GPUK_WARPS + warp] = total;
+    }
+    if (MODE == SELECT_RLE) { /* the tile's last head, per warp */
+#pragma unroll
+        for (int d = 16; d > 0; d /= 2) {
+            const u64 o = __shfl_xor_sync(0xffffffffu, last_head, d);
+            last_head = o > last_head ? o : last_head;
+        }
+        if (lane == 0) warp_heads[warp] = last_head;
+    }
+    __syncthreads();
+    if (warp == 0) { /* exclusive scan of the COUNTS (<= 64) counts, two a lane */
+        const u32 a = 2 * lane < COUNTS ? counts[2 * lane] : 0;
+        const u32 b = 2 * lane + 1 < COUNTS ? counts[2 * lane + 1] : 0;
+        const u32 incl = warp_inclusive_sum(a + b);
+        if (2 * lane < COUNTS) counts[2 * lane] = incl - a - b;
+        if (2 * lane + 1 < COUNTS) counts[2 * lane + 1] = incl - b;
+        if (lane == 31) tile_kept = incl;
+    }
+    __syncthreads();
+    const u32 kept_here = tile_kept;
+    const u32 ready = epoch << 2;
+    if (t == 0) { /* published before the staging, so later tiles wait less */
+        if (MODE == SELECT_RLE) { /* the last head (before the flag, which orders it) */
+            u64 h = 0;
+#pragma unroll
+            for (int v = 0; v < GPUK_WARPS; v++) h = warp_heads[v] > h ? warp_heads[v] : h;
+            heads[2 * index + (index == 0)] = h;
+            tile_last_head = h; /* this tile's own, until the look-back */
+        }
+        if (index == 0) {
+            status.publish(0, ready | SCAN_FLAG_INCL, (u64)kept_here);
+            tile_prefix = 0;
+        } else {
+            status.publish(index, ready | SCAN_FLAG_AGG, (u64)kept_here);
+        }
+        nearest = GPUK_BLOCK;
+    }
+    if (MODE != SELECT_COUNT) { /* stage: kept at their place, PARTITION's rest from the end */
+        const u32 lt = (1u << lane) - 1u;
+#pragma unroll
+        for (int k = 0; k < ROUNDS; k++) {
+            u32 place = counts[k * GPUK_WARPS + warp];
+#pragma unroll
+            for (int c = 0; c < V; c++)
+                place += __popc(__ballot_sync(0xffffffffu, (keep >> (k * V + c)) & 1u) & lt);
+#pragma unroll
+            for (int c = 0; c < V; c++) {
+                const u32 j = (k * GPUK_BLOCK + t) * V + c;
+                if (MODE == SELECT_RLE) {
+                    if ((keep >> (k * V + c)) & 1u) head_at[place++] = (unsigned short)j;
+                } else if ((keep >> (k * V + c)) & 1u) stage[place++] = w[k].v[c];
+                else if (MODE == SELECT_PARTITION && j < valid)
+                    stage[valid - 1 - (j - place)] = w[k].v[c];
+            }
+        }
+    }
+    __syncthreads();
+    if (index > 0) { /* look-back, as the scan's */
+        u64 prefix = 0, head_before = 0;
+        for (i64 end = (i64)index - 1;; end -= GPUK_BLOCK) {
+            const i64 j = end - (i64)t;
+            u32 state = SCAN_FLAG_INCL;
+            u64 val = 0, h = 0;
+            if (j >= 0) state = status.wait((u64)j, ready, &val);
+            if (MODE == SELECT_RLE && j >= 0) h = heads[2 * j + (state == SCAN_FLAG_INCL)];
+            if (state == SCAN_FLAG_INCL) atomicMin(&nearest, t);
+            __syncthreads();
+            const u32 stop = nearest;
+            if (t > stop) val = h = 0;
+#pragma unroll
+            for (int d = 16; d > 0; d /= 2) val += __shfl_xor_sync(0xffffffffu, val, d);
+            if (lane == 0) warp_sums[warp] = val;
+            if (MODE == SELECT_RLE) { /* heads grow with the tile: the greatest is the last */
+#pragma unroll
+                for (int d = 16; d > 0; d /= 2) {
+                    const u64 o = __shfl_xor_sync(0xffffffffu, h, d);
+                    h = o > h ? o : h;
+                }
+                if (lane == 0) warp_heads[warp] = h;
+            }
+            __syncthreads();
+            if (t == 0) {
+#pragma unroll
+                for (int v = 0; v < GPUK_WARPS; v++) {
+                    prefix += warp_sums[v];
+                    if (MODE == SELECT_RLE && warp_heads[v] > head_before)
+                        head_before = warp_heads[v];
+                }
+                nearest = GPUK_BLOCK;
+            }
+            __syncthreads();
+            if (stop < GPUK_BLOCK) break;
+        }
+        if (t == 0) {
+            if (MODE == SELECT_RLE) {
+                const u64 own = tile_last_head;
+                heads[2 * index + 1] = own > head_before ? own : head_before;
+                tile_last_head = head_before;
+            }
+            status.publish(index, ready | SCAN_FLAG_INCL, prefix + kept_here);
+            tile_prefix = prefix;
+        }
+        __syncthreads();
+    }
+    const u64 before = tile_prefix;
+    if (index == ntiles - 1 && t == 0) *count = before + kept_here;
+    if (MODE == SELECT_COUNT) return;
+    if (MODE == SELECT_RLE) { /* values at the heads, lengths at the tails, straight out */
+        const u32 lt = (1u << lane) - 1u;
+        const u64 entered = tile_last_head; /* index 0: never read (its first run starts there) */
+#pragma unroll
+        for (int k = 0; k < ROUNDS; k++) {
+            u32 place = counts[k * GPUK_WARPS + warp];
+#pragma unroll
+            for (int c = 0; c < V; c++)
+                place += __popc(__ballot_sync(0xffffffffu, (keep >> (k * V + c)) & 1u) & lt);
+#pragma unroll
+            for (int c = 0; c < V; c++) {
+                const u32 j = (k * GPUK_BLOCK + t) * V + c;
+                if ((keep >> (k * V + c)) & 1u) out[before + place++] = w[k].v[c];
+                if ((tails >> (k * V + c)) & 1u) { /* run before + place - 1 ends at j */
+                    const u64 head = place ? base + head_at[place - 1] : entered - 1;
+                    lengths[before + place - 1] = base + j + 1 - head;
+                }
+            }
+        }
+        return;
+    }
+    T* dst = out + before;
+    for (u32 i = t; i < kept_here; i += GPUK_BLOCK) __stcs(dst + i, stage[i]);
+    if (MODE == SELECT_PARTITION) { /* rejected before this tile: base - before */
+        T* rest = out + (n - (base - before) - valid);
+        for (u32 i = kept_here + t; i < valid; i += GPUK_BLOCK) __stcs(rest + i, stage[i]);
+    }
+}
+
+// wrap gpuk_select_if_{t}(gpuk_array out, gpuk_array count, gpuk_array in, size_t n, uint32_t op, {T} value)
+//      = gpuk__select({size}, 0, &out, count, in, NULL, NULL, n, op, &value)
+//      | out = the in[i] for which in[i] op value holds (op a gpuk_cmp), in order; count[0] (uint64) = how many; out may be in
+#define GPUK_SELECT_IF(T, t) GPUK_SELECT_ONE(select_if_##t, T, SELECT_IF, scan_status<u64>)
+// wrap gpuk_select_flagged_{t}(gpuk_array out, gpuk_array count, gpuk_array in, gpuk_array flags, size_t n)
+//      = gpuk__select({size}, 1, &out, count, in, &flags, NULL, n, 0, NULL)
+//      | out = the in[i] whose flags[i] (uint8) is not 0, in order; count[0] (uint64) = how many; out may be in
+#define GPUK_SELECT_FLAGGED(T, t) \
+    GPUK_SELECT_ONE(select_flagged_##t, T, SELECT_FLAGGED, scan_status<u64>)
+// wrap gpuk_count_if_{t}(gpuk_array count, gpuk_array in, size_t n, uint32_t op, {T} value)
+//      = gpuk__select({size}, 2, NULL, count, in, NULL, NULL, n, op, &value)
+//      | count[0] (uint64) = the number of in[i] for which in[i] op value holds (op a gpuk_cmp)
+#define GPUK_COUNT_IF(T, t) GPUK_SELECT_ONE(count_if_##t, T, SELECT_COUNT, scan_status<u64>)
+// wrap gpuk_partition_if_{t}(gpuk_array out, gpuk_array count, gpuk_array in, size_t n, uint32_t op, {T} value)
+//      = gpuk__select({size}, 3, &out, count, in, NULL, NULL, n, op, &value)
+//      | out[0, count) = the in[i] for which in[i] op value holds, in order; out[count, n) = the others, in reverse order; count[0] (uint64) = how many kept
+#define GPUK_PARTITION_IF(T, t) \
+    GPUK_SELECT_ONE(partition_if_##t, T, SELECT_PARTITION, scan_status<u64>)
+// wrap gpuk_unique_{t}(gpuk_array out, gpuk_array count, gpuk_array in, size_t n)
+//      = gpuk__select({size}, 4, &out, count, in, NULL, NULL, n, 0, NULL)
+//      | out = the first element of each run of equal (==) consecutive in[i], in order; count[0] (uint64) = how many
+#define GPUK_UNIQUE(T, t) GPUK_SELECT_ONE(unique_##t, T, SELECT_UNIQUE, scan_status<u64>)
+// wrap gpuk_run_length_encode_{t}(gpuk_array values, gpuk_array lengths, gpuk_array count, gpuk_array in, size_t n)
+//      = gpuk__select({size}, 5, &values, count, in, NULL, &lengths, n, 0, NULL)
+//      | values = the first element of each run of equal (==) consecutive in[i], lengths (uint64) = its length, in order; count[0] (uint64) = the number of runs
+#define GPUK_RUN_LENGTH_ENCODE(T, t) \
+    GPUK_SELECT_ONE(run_length_encode_##t, T, SELECT_RLE, scan_status<u64>)
+/* Variants: the same kernels, named <kernel>__sm70, with the release/acquire tile status. */
+#define GPUK_SELECT_IF_SM70(T, t) \
+    GPUK_SELECT_ONE(select_if_##t##__sm70, T, SELECT_IF, scan_status_sm70<u64>)
+#define GPUK_SELECT_FLAGGED_SM70(T, t) \
+    GPUK_SELECT_ONE(select_flagged_##t##__sm70, T, SELECT_FLAGGED, scan_status_sm70<u64>)
+#define GPUK_COUNT_IF_SM70(T, t) \
+    GPUK_SELECT_ONE(count_if_##t##__sm70, T, SELECT_COUNT, scan_status_sm70<u64>)
+#define GPUK_PARTITION_IF_SM70(T, t) \
+    GPUK_SELECT_ONE(partition_if_##t##__sm70, T, SELECT_PARTITION, scan_status_sm70<u64>)
+#define GPUK_UNIQUE_SM70(T, t) \
+    GPUK_SELECT_ONE(unique_##t##__sm70, T, SELECT_UNIQUE, scan_status_sm70<u64>)
+#define GPUK_RUN_LENGTH_ENCODE_SM70(T, t) \
+    GPUK_SELECT_ONE(run_length_encode_##t##__sm70, T, SELECT_RLE, scan_status_sm70<u64>)
+#define GPUK_SELECT_ONE(name, T, mode, S)                                                    \
+    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
+    gpuk_##name(T* out, u64* count, const T* in, const unsigned char* flags, u64 n, u32 op,  \
+                T value, void* scratch, void* values, u32 ahead, u64 capacity, u64* lengths) { \
+        select_tiles<T, mode, S>(out, count, in, flags, n, op, value, scratch, values, ahead,   \
+                                 capacity, lengths);                                         \
+    }
+
 /* ---- matrix multiply: C = alpha * op(A) * op(B) + beta * C, row-major ----
    One main loop (gemm_run) for every type and variant; a "policy" does the math. The block's
    256 threads stage BK-wide k-slices of op(A) (TILE x BK) and op(B) (BK x TILE) in shared
@@ -3342,6 +3677,54 @@ GPUK_SCAN(double, f64)
 GPUK_SCAN(int, i32)
 GPUK_SCAN(u32, u32)
 GPUK_SCAN_SM70(double, f64)
+GPUK_SELECT_IF(float, f32)
+GPUK_SELECT_IF(double, f64)
+GPUK_SELECT_IF(int, i32)
+GPUK_SELECT_IF(u32, u32)
+GPUK_SELECT_FLAGGED(float, f32)
+GPUK_SELECT_FLAGGED(double, f64)
+GPUK_SELECT_FLAGGED(int, i32)
+GPUK_SELECT_FLAGGED(u32, u32)
+GPUK_COUNT_IF(float, f32)
+GPUK_COUNT_IF(double, f64)
+GPUK_COUNT_IF(int, i32)
+GPUK_COUNT_IF(u32, u32)
+GPUK_PARTITION_IF(float, f32)
+GPUK_PARTITION_IF(double, f64)
+GPUK_PARTITION_IF(int, i32)
+GPUK_PARTITION_IF(u32, u32)
+GPUK_UNIQUE(float, f32)
+GPUK_UNIQUE(double, f64)
+GPUK_UNIQUE(int, i32)
+GPUK_UNIQUE(u32, u32)
+GPUK_RUN_LENGTH_ENCODE(float, f32)
+GPUK_RUN_LENGTH_ENCODE(double, f64)
+GPUK_RUN_LENGTH_ENCODE(int, i32)
+GPUK_RUN_LENGTH_ENCODE(u32, u32)
+GPUK_SELECT_IF_SM70(float, f32)
+GPUK_SELECT_IF_SM70(double, f64)
+GPUK_SELECT_IF_SM70(int, i32)
+GPUK_SELECT_IF_SM70(u32, u32)
+GPUK_SELECT_FLAGGED_SM70(float, f32)
+GPUK_SELECT_FLAGGED_SM70(double, f64)
+GPUK_SELECT_FLAGGED_SM70(int, i32)
+GPUK_SELECT_FLAGGED_SM70(u32, u32)
+GPUK_COUNT_IF_SM70(float, f32)
+GPUK_COUNT_IF_SM70(double, f64)
+GPUK_COUNT_IF_SM70(int, i32)
+GPUK_COUNT_IF_SM70(u32, u32)
+GPUK_PARTITION_IF_SM70(float, f32)
+GPUK_PARTITION_IF_SM70(double, f64)
+GPUK_PARTITION_IF_SM70(int, i32)
+GPUK_PARTITION_IF_SM70(u32, u32)
+GPUK_UNIQUE_SM70(float, f32)
+GPUK_UNIQUE_SM70(double, f64)
+GPUK_UNIQUE_SM70(int, i32)
+GPUK_UNIQUE_SM70(u32, u32)
+GPUK_RUN_LENGTH_ENCODE_SM70(float, f32)
+GPUK_RUN_LENGTH_ENCODE_SM70(double, f64)
+GPUK_RUN_LENGTH_ENCODE_SM70(int, i32)
+GPUK_RUN_LENGTH_ENCODE_SM70(u32, u32)
 
 GPUK_STENCIL3X3(float, f32)
 GPUK_STENCIL3X3(int, i32)

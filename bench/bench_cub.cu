@@ -1,5 +1,5 @@
-// bench/bench_cub.cu - the reference points for bench/bench_kernels: CUB's histogram, sum, scan
-// and radix sort on the same sizes and GPU, with its own device copy for the ratio. Built by
+// bench/bench_cub.cu - the reference points for bench/bench_kernels: CUB's histogram, sum, scan,
+// select and radix sort on the same sizes and GPU, with its own device copy for the ratio. Built by
 // tests/gpu-check with nvcc (never by users, never committed as a binary). Results also go to
 // build/bench-csv/cub.csv (bench_csv.h).
 //   nvcc -O3 -std=c++17 -arch=native bench_cub.cu -o bench_cub
@@ -121,6 +121,10 @@ static int sort_lines() {
     CK(cudaFree(k)); CK(cudaFree(ko)); CK(cudaFree(tmp));
     return 0;
 }
+/* DeviceSelect::If's test, the select_if_f32 line's: x < 0.5 */
+struct below_half {
+    __device__ bool operator()(float v) const { return v < 0.5f; }
+};
 
 int main() {
     const size_t n = (size_t)1 << 28;
@@ -129,20 +133,23 @@ int main() {
     unsigned char* bytes;
     float* unit;
     int* counts;
+    int* num_selected;
     CK(cudaMalloc(&x, n * 4)); CK(cudaMalloc(&y, n * 4)); CK(cudaMalloc(&out, 64));
     CK(cudaMalloc(&bytes, n)); CK(cudaMalloc(&counts, 257 * 4)); CK(cudaMalloc(&unit, n * 4));
+    CK(cudaMalloc(&num_selected, sizeof(int)));
     xi = (int*)x; yi = (int*)y;
     CK(cudaMemset(x, 0, n * 4));
     fill_bytes<<<1024, 256>>>((unsigned*)bytes, n / 4);
     fill_unit_floats<<<1024, 256>>>(unit, n);
     CK(cudaDeviceSynchronize());
-    size_t t1 = 0, t2 = 0, t3 = 0, t4 = 0;
+    size_t t1 = 0, t2 = 0, t3 = 0, t4 = 0, t5 = 0;
     cub::DeviceReduce::Sum(nullptr, t1, x, out, (int)n);
     cub::DeviceScan::InclusiveSum(nullptr, t2, xi, yi, (int)n);
     cub::DeviceHistogram::HistogramEven(nullptr, t3, bytes, counts, 257, 0, 256, (int)n);
     cub::DeviceHistogram::HistogramEven(nullptr, t4, unit, counts, 257, 0.0f, 1.0f, (int)n);
+    cub::DeviceSelect::If(nullptr, t5, unit, y, num_selected, (int)n, below_half());
     void* tmp;
-    size_t tb = std::max(std::max(t1, t4), std::max(t2, t3));
+    size_t tb = std::max(std::max(std::max(t1, t4), std::max(t2, t3)), t5);
     CK(cudaMalloc(&tmp, tb));
     float copy = median_ms([&] { cudaMemcpyAsync(y, x, n * 4, cudaMemcpyDeviceToDevice); });
     double copy_gbs = 8.0 * n / copy / 1e6;
@@ -153,6 +160,13 @@ int main() {
         size_t s = tb;
         cub::DeviceHistogram::HistogramEven(tmp, s, unit, counts, 257, 0.0f, 1.0f, (int)n);
     });
+    float select = median_ms([&] {
+        size_t s = tb;
+        cub::DeviceSelect::If(tmp, s, unit, y, num_selected, (int)n, below_half());
+    });
+    int kept = 0;
+    CK(cudaMemcpy(&kept, num_selected, sizeof kept, cudaMemcpyDeviceToHost));
+    const double select_gbs = (4.0 * n + 4.0 * kept) / select / 1e6; /* read n, write kept */
     CK(cudaGetLastError());
     std::printf("== CUB %d.%d.%d reference\n", CUB_MAJOR_VERSION, CUB_MINOR_VERSION, CUB_SUBMINOR_VERSION);
     std::printf("cub device copy                    n=2^28 %8.1f GB/s read+write\n", copy_gbs);
@@ -161,6 +175,9 @@ int main() {
     std::printf("cub DeviceHistogram::HistogramEven u8 256 bins n=2^28 %9.3f ms %8.1f GB/s read\n", hist, 1.0 * n / hist / 1e6);
     std::printf("cub DeviceHistogram::HistogramEven f32 256 bins n=2^28 %9.3f ms %8.1f GB/s read "
                 "(gpuk's goal: %.3f ms)\n", hist_f32, 4.0 * n / hist_f32 / 1e6, hist_f32 / 1.3);
+    std::printf("cub DeviceSelect::If f32 50 %% n=2^28 %9.3f ms %8.1f GB/s ratio %.3f (read+write, "
+                "%.1f %% kept; gpuk's goal: %.3f ms)\n", select, select_gbs, select_gbs / copy_gbs,
+                100.0 * kept / n, select / 0.9);
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
     bench_csv_open("cub", prop.name);
@@ -173,6 +190,8 @@ int main() {
                   BENCH_CSV_NONE, BENCH_CSV_NONE);
     bench_csv_row("cub DeviceHistogram::HistogramEven f32 256 bins", "2^28", hist_f32,
                   4.0 * n / hist_f32 / 1e6, "GB/s read", BENCH_CSV_NONE, BENCH_CSV_NONE);
+    bench_csv_row("cub DeviceSelect::If f32 50 %", "2^28", select, select_gbs, "GB/s read+write",
+                  select_gbs / copy_gbs, BENCH_CSV_NONE);
     CK(cudaFree(x)); CK(cudaFree(y)); CK(cudaFree(bytes)); CK(cudaFree(unit)); CK(cudaFree(tmp));
     if (sort_lines()) return 1;
     bench_csv_close();

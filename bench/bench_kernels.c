@@ -127,6 +127,9 @@ static void sort_line(const char* name, size_t n, work_fn w, const char* goal) {
     bench_csv_row(name, size, ms, (double)n / ms / 1e6, "Gkeys/s", BENCH_CSV_NONE, BENCH_CSV_NONE);
 }
 
+static void w_select_f32(void) {
+    TRY(gpuk_select_if_f32(ctx, S, at0(y), at0(z), at0(x), n_cur, GPUK_CMP_LT, 0.5f));
+}
 static void w_c2s2(void) { TRY(gpuk_cos2_plus_sin2_f32(ctx, S, at0(y), at0(x), n_cur)); }
 static void w_rand(void) { TRY(gpuk_random_uniform_f32(ctx, S, at0(y), n_cur, 42, 0)); }
 /* stencils: a 4096^2 and an 8192^2 i32 image smoothed (box, GPUK_BOUNDARY_SKIP), an 8192^2 f32 heat
@@ -318,6 +321,20 @@ int main(int argc, char** argv) {
                4.0 * (double)N28 / ms / 1e6, 4.0 * (double)N28 / ms / 1e6 / copy_gbs);
         bench_csv_row("histogram_f32 256 bins", "2^28", ms, 4.0 * (double)N28 / ms / 1e6,
                       "GB/s read", BENCH_CSV_NONE, BENCH_CSV_NONE);
+    }
+    {   /* x uniform in [0, 1) (still the histogram's), x < 0.5 kept: about half, as bench_cub's
+           DeviceSelect::If f32 line; bytes: 4n read, 4 a kept element written. The goal is
+           against that line (another binary), so it is printed, not checked here */
+        double ms, gbs;
+        uint64_t kept = 0;
+        ms = time_ms(w_select_f32);
+        TRY(gpuk_buffer_read(ctx, z, 0, &kept, sizeof kept));
+        gbs = (4.0 * (double)N28 + 4.0 * (double)kept) / ms / 1e6;
+        printf("%-34s n=2^28 %9.3f ms %8.1f GB/s  ratio %.3f (read+write, %.1f %% kept; goal: "
+               ">= 0.9x bench_cub's DeviceSelect::If f32 50 %%, its ms / 0.9)\n",
+               "select_if_f32 50 % kept", ms, gbs, gbs / copy_gbs, 100.0 * (double)kept / N28);
+        bench_csv_row("select_if_f32 50 % kept", "2^28", ms, gbs, "GB/s read+write", gbs / copy_gbs,
+                      BENCH_CSV_NONE);
     }
     {   /* radix sorts against bench_cub's DeviceRadixSort lines on the same keys */
         TRY(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = N28 * 4 }, &sort_vals));

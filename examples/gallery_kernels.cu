@@ -113,6 +113,15 @@ extern "C" __global__ void in_circle(const float* x, const float* y, unsigned* h
     hit[i] = add(mul(a, a), mul(b, b)) < 1.0 ? 1u : 0u;
 }
 
+// inside[i] = 1 where the point (x[i], y[i]) lies in the box [0, 1) x [0, 1), else 0: the
+// flags gpuk_select_flagged_f32 keeps particles by in the compaction example.
+extern "C" __global__ void in_box(const float* x, const float* y, unsigned char* inside,
+                                  unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    inside[i] = x[i] >= 0.0f && x[i] < 1.0f && y[i] >= 0.0f && y[i] < 1.0f;
+}
+
 // q[i] = floor(x[i] * scale) as an int: float samples into integer bins for gpuk_histogram_i32.
 extern "C" __global__ void quantize_f32(const float* x, int* q, float scale, unsigned n) {
     unsigned i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -1,6 +1,6 @@
 /* gallery_kernels.h - generated, do not edit: the kernels of gallery_kernels.cu
-   (sha256 f4f08ec7ca137fe5) as one PTX module (.version 4.2, .target sm_52, driver >= CUDA 7.0,
-   15674 bytes) with a typed C wrapper per kernel, made in the header's folder by
+   (sha256 e5e5f64134dd2ef8) as one PTX module (.version 4.2, .target sm_52, driver >= CUDA 7.0,
+   16839 bytes) with a typed C wrapper per kernel, made in the header's folder by
    nvcc 13.0.88, tools/gen_ptx.py v1: gpuk_embed.py gallery_kernels.cu -o gallery_kernels.h --name gallery_kernels
 
    Needs gpuk.h (GPUK_IMPLEMENTATION in one file of the program, as always); all static
@@ -541,6 +541,53 @@ static const char* const gallery_kernels_ptx[] = {
     "$L__BB6_2:\n"
     " ret;\n"
     "}\n"
+    ".visible .entry in_box(\n"
+    " .param .u64 in_box_param_0,\n"
+    " .param .u64 in_box_param_1,\n"
+    " .param .u64 in_box_param_2,\n"
+    " .param .u32 in_box_param_3\n"
+    ")\n"
+    "{\n"
+    " .reg .pred %p<7>;\n"
+    " .reg .b16 %rs<6>;\n"
+    " .reg .f32 %f<3>;\n"
+    " .reg .b32 %r<6>;\n"
+    " .reg .b64 %rd<13>;\n"
+    " ld.param.u64 %rd2, [in_box_param_0];\n"
+    " ld.param.u64 %rd3, [in_box_param_1];\n"
+    " ld.param.u64 %rd4, [in_box_param_2];\n"
+    " ld.param.u32 %r2, [in_box_param_3];\n"
+    " mov.u32 %r3, %ntid.x;\n"
+    " mov.u32 %r4, %ctaid.x;\n"
+    " mov.u32 %r5, %tid.x;\n"
+    " mad.lo.s32 %r1, %r4, %r3, %r5;\n"
+    " setp.ge.u32 %p1, %r1, %r2;\n"
+    " @%p1 bra $L__BB7_5;\n"
+    " cvta.to.global.u64 %rd5, %rd2;\n"
+    " cvt.u64.u32 %rd1, %r1;\n"
+    " mul.wide.u32 %rd6, %r1, 4;\n"
+    " add.s64 %rd7, %rd5, %rd6;\n"
+    " ld.global.f32 %f2, [%rd7];\n"
+    " setp.ltu.f32 %p2, %f2, 0f00000000;\n"
+    " setp.geu.f32 %p3, %f2, 0f3F800000;\n"
+    " mov.u16 %rs5, 0;\n"
+    " or.pred %p4, %p2, %p3;\n"
+    " @%p4 bra $L__BB7_4;\n"
+    " cvta.to.global.u64 %rd8, %rd3;\n"
+    " shl.b64 %rd9, %rd1, 2;\n"
+    " add.s64 %rd10, %rd8, %rd9;\n"
+    " ld.global.f32 %f1, [%rd10];\n"
+    " setp.ltu.f32 %p5, %f1, 0f00000000;\n"
+    " @%p5 bra $L__BB7_4;\n"
+    " setp.lt.f32 %p6, %f1, 0f3F800000;\n"
+    " selp.u16 %rs5, 1, 0, %p6;\n"
+    "$L__BB7_4:\n"
+    " cvta.to.global.u64 %rd11, %rd4;\n"
+    " add.s64 %rd12, %rd11, %rd1;\n"
+    " st.global.u8 [%rd12], %rs5;\n"
+    "$L__BB7_5:\n"
+    " ret;\n"
+    "}\n"
     ".visible .entry quantize_f32(\n"
     " .param .u64 quantize_f32_param_0,\n"
     " .param .u64 quantize_f32_param_1,\n"
@@ -561,7 +608,7 @@ static const char* const gallery_kernels_ptx[] = {
     " mov.u32 %r5, %tid.x;\n"
     " mad.lo.s32 %r1, %r3, %r4, %r5;\n"
     " setp.ge.u32 %p1, %r1, %r2;\n"
-    " @%p1 bra $L__BB7_2;\n"
+    " @%p1 bra $L__BB8_2;\n"
     " cvta.to.global.u64 %rd3, %rd1;\n"
     " mul.wide.u32 %rd4, %r1, 4;\n"
     " add.s64 %rd5, %rd3, %rd4;\n"
@@ -572,11 +619,11 @@ static const char* const gallery_kernels_ptx[] = {
     " cvta.to.global.u64 %rd6, %rd2;\n"
     " add.s64 %rd7, %rd6, %rd4;\n"
     " st.global.u32 [%rd7], %r6;\n"
-    "$L__BB7_2:\n"
+    "$L__BB8_2:\n"
     " ret;\n"
     "}\n"
     ".visible .entry busy_f32(\n"
-    " .param .u64 busy_f32_param_0,\n"
+    " .param .u64 busy_f32_param_0,\n",
     " .param .u64 busy_f32_param_1,\n"
     " .param .u32 busy_f32_param_2,\n"
     " .param .u32 busy_f32_param_3\n"
@@ -595,20 +642,20 @@ static const char* const gallery_kernels_ptx[] = {
     " mov.u32 %r12, %tid.x;\n"
     " mad.lo.s32 %r1, %r11, %r10, %r12;\n"
     " setp.ge.u32 %p1, %r1, %r9;\n"
-    " @%p1 bra $L__BB8_8;\n"
+    " @%p1 bra $L__BB9_8;\n"
     " cvta.to.global.u64 %rd4, %rd2;\n"
     " cvt.u64.u32 %rd1, %r1;\n"
     " mul.wide.u32 %rd5, %r1, 4;\n"
     " add.s64 %rd6, %rd4, %rd5;\n"
     " ld.global.f32 %f21, [%rd6];\n"
     " setp.lt.s32 %p2, %r8, 1;\n"
-    " @%p2 bra $L__BB8_7;\n"
+    " @%p2 bra $L__BB9_7;\n"
     " add.s32 %r13, %r8, -1;\n"
     " and.b32 %r15, %r8, 3;\n"
     " setp.lt.u32 %p3, %r13, 3;\n"
-    " @%p3 bra $L__BB8_5;\n"
+    " @%p3 bra $L__BB9_5;\n"
     " sub.s32 %r14, %r8, %r15;\n"
-    "$L__BB8_4:\n"
+    "$L__BB9_4:\n"
     " mov.f32 %f10, 0f3A83126F;\n"
     " mov.f32 %f11, 0f3F7FBE77;\n"
     " fma.rn.f32 %f12, %f21, %f11, %f10;\n"
@@ -617,24 +664,24 @@ static const char* const gallery_kernels_ptx[] = {
     " fma.rn.f32 %f21, %f14, %f11, %f10;\n"
     " add.s32 %r14, %r14, -4;\n"
     " setp.ne.s32 %p4, %r14, 0;\n"
-    " @%p4 bra $L__BB8_4;\n"
-    "$L__BB8_5:\n"
+    " @%p4 bra $L__BB9_4;\n"
+    "$L__BB9_5:\n"
     " setp.eq.s32 %p5, %r15, 0;\n"
-    " @%p5 bra $L__BB8_7;\n"
-    "$L__BB8_6:\n"
-    " .pragma \"nounroll\";\n",
+    " @%p5 bra $L__BB9_7;\n"
+    "$L__BB9_6:\n"
+    " .pragma \"nounroll\";\n"
     " mov.f32 %f15, 0f3A83126F;\n"
     " mov.f32 %f16, 0f3F7FBE77;\n"
     " fma.rn.f32 %f21, %f21, %f16, %f15;\n"
     " add.s32 %r15, %r15, -1;\n"
     " setp.ne.s32 %p6, %r15, 0;\n"
-    " @%p6 bra $L__BB8_6;\n"
-    "$L__BB8_7:\n"
+    " @%p6 bra $L__BB9_6;\n"
+    "$L__BB9_7:\n"
     " cvta.to.global.u64 %rd7, %rd3;\n"
     " shl.b64 %rd8, %rd1, 2;\n"
     " add.s64 %rd9, %rd7, %rd8;\n"
     " st.global.f32 [%rd9], %f21;\n"
-    "$L__BB8_8:\n"
+    "$L__BB9_8:\n"
     " ret;\n"
     "}\n",
     0
@@ -650,6 +697,7 @@ typedef struct gallery_kernels_kernels {
     gpuk_kernel smooth3x3_f32;
     gpuk_kernel heat_step_f32;
     gpuk_kernel in_circle;
+    gpuk_kernel in_box;
     gpuk_kernel quantize_f32;
     gpuk_kernel busy_f32;
 } gallery_kernels_kernels;
@@ -688,6 +736,7 @@ static inline gpuk_result gallery_kernels_load(gpuk_ctx* ctx, gallery_kernels_ke
     if ((r = gpuk_kernel_get(ctx, out->module, "smooth3x3_f32", &out->smooth3x3_f32)) != GPUK_OK) goto fail;
     if ((r = gpuk_kernel_get(ctx, out->module, "heat_step_f32", &out->heat_step_f32)) != GPUK_OK) goto fail;
     if ((r = gpuk_kernel_get(ctx, out->module, "in_circle", &out->in_circle)) != GPUK_OK) goto fail;
+    if ((r = gpuk_kernel_get(ctx, out->module, "in_box", &out->in_box)) != GPUK_OK) goto fail;
     if ((r = gpuk_kernel_get(ctx, out->module, "quantize_f32", &out->quantize_f32)) != GPUK_OK) goto fail;
     if ((r = gpuk_kernel_get(ctx, out->module, "busy_f32", &out->busy_f32)) != GPUK_OK) goto fail;
     return GPUK_OK;
@@ -1013,6 +1062,50 @@ static inline gpuk_result gallery_kernels_in_circle(gpuk_ctx* ctx,
                                       &gpuk__p2, &gpuk__elems)) != GPUK_OK)
         return gpuk__r;
     gpuk__kernel.id = kernels ? kernels->in_circle.id : 0u;
+    if (!launch) return gpuk_launch(ctx, gpuk__kernel, NULL); /* gpuk names the NULL */
+    /* an empty grid (gpuk_grid_1d(0, block)): the views are checked, nothing runs */
+    if (!launch->grid.x) return GPUK_OK;
+    gpuk__desc = gpuk_launch_desc_defaults(NULL);
+    gpuk__desc.grid = launch->grid;
+    gpuk__desc.block = launch->block;
+    gpuk__desc.shared_bytes = launch->shared_bytes;
+    gpuk__desc.stream = launch->stream;
+    gpuk__args[0] = &gpuk__p0;
+    gpuk__sizes[0] = sizeof gpuk__p0;
+    gpuk__args[1] = &gpuk__p1;
+    gpuk__sizes[1] = sizeof gpuk__p1;
+    gpuk__args[2] = &gpuk__p2;
+    gpuk__sizes[2] = sizeof gpuk__p2;
+    gpuk__args[3] = &n;
+    gpuk__sizes[3] = sizeof n;
+    gpuk__desc.args = gpuk__args;
+    gpuk__desc.arg_sizes = gpuk__sizes;
+    gpuk__desc.num_args = 4;
+    return gpuk_launch(ctx, gpuk__kernel, &gpuk__desc);
+}
+
+/* __global__ void in_box(const float* x, const float* y, unsigned char* inside, unsigned n) */
+static inline gpuk_result gallery_kernels_in_box(gpuk_ctx* ctx,
+                                                 const gallery_kernels_kernels* kernels,
+                                                 const gpuk_grid* launch, gpuk_array x,
+                                                 gpuk_array y, gpuk_array inside, unsigned int n) {
+    gpuk_launch_desc gpuk__desc;
+    gpuk_kernel gpuk__kernel;
+    void* gpuk__args[4];
+    size_t gpuk__sizes[4];
+    gpuk_devptr gpuk__p0 = 0, gpuk__p1 = 0, gpuk__p2 = 0;
+    size_t gpuk__elems = 0;
+    gpuk_result gpuk__r;
+    if ((gpuk__r = gpuk_array_resolve(ctx, x, sizeof(float), "gallery_kernels_in_box: x",
+                                      &gpuk__p0, &gpuk__elems)) != GPUK_OK)
+        return gpuk__r;
+    if ((gpuk__r = gpuk_array_resolve(ctx, y, sizeof(float), "gallery_kernels_in_box: y",
+                                      &gpuk__p1, &gpuk__elems)) != GPUK_OK)
+        return gpuk__r;
+    if ((gpuk__r = gpuk_array_resolve(ctx, inside, sizeof(unsigned char), "gallery_kernels_in_box: inside",
+                                      &gpuk__p2, &gpuk__elems)) != GPUK_OK)
+        return gpuk__r;
+    gpuk__kernel.id = kernels ? kernels->in_box.id : 0u;
     if (!launch) return gpuk_launch(ctx, gpuk__kernel, NULL); /* gpuk names the NULL */
     /* an empty grid (gpuk_grid_1d(0, block)): the views are checked, nothing runs */
     if (!launch->grid.x) return GPUK_OK;

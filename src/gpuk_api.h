@@ -299,8 +299,8 @@ KERNELS
    built-in. The driver invalidates the capture at the first of these (that call fails, the
    end returns 901); a built-in that would load or allocate returns GPUK_ERR_CAPTURING
    instead and leaves the capture intact: load the kernels (gpuk_kernels_load) and reserve
-   the stream's scratch for the longest scan (gpuk_kernels_reserve) and the largest sort
-   (gpuk_kernels_reserve_sort) before capturing.
+   the stream's scratch for the longest scan or select (gpuk_kernels_reserve) and the largest
+   sort (gpuk_kernels_reserve_sort) before capturing.
    Capture in thread-local (the default) or relaxed mode when other threads use gpuk
    meanwhile (in global mode the driver refuses their module loads and allocations), and on
    a stream created non_blocking when stream-less calls may run meanwhile: they use the
@@ -1215,18 +1215,22 @@ GPUK_API gpuk_result gpuk_graph_begin_body(gpuk_ctx* ctx, gpuk_stream stream);
    one element to out[0]; they are deterministic: the same input on the same device gives the
    same bits every run. Float scans are not: which earlier tiles' totals a tile adds up
    depends on timing, so the last bits of a float prefix sum may differ from run to run
-   (integer scans are exact). Scans and reductions use a small scratch area per stream,
+   (integer scans are exact). Scans, selects and reductions use a small scratch area per stream,
    allocated on first use (it grows for long scans; a sync of that stream precedes a regrowth;
    gpuk_kernels_reserve allocates it ahead); sorts longer than one tile take a second key and
    value buffer the same way (gpuk_kernels_reserve_sort). Streams wrapping CU_STREAM_PER_THREAD
-   are refused by reductions, scans and such sorts (one handle, a different CUDA stream on each
-   thread). Integer
+   are refused by reductions, scans, selects and such sorts (one handle, a different CUDA
+   stream on each thread). Integer
    arithmetic wraps modulo 2^32; float min/max skip NaN like fmin/fmax; argmin/argmax skip NaN
    and give 0 for an input that is all NaN.
    64-bit outputs: argmin/argmax write a uint64 index (of the first extreme element, counted
    from x's first; 0 for all-NaN input) and histograms uint64 counts; there, out.first and
    counts.first count uint64 elements (8 bytes each). Histograms overwrite: counts is zeroed
-   first, then nbins counts are written (to add up several inputs, sum the count arrays). */
+   first, then nbins counts are written (to add up several inputs, sum the count arrays).
+   Selects (select_if, select_flagged, count_if, partition_if, unique, run_length_encode)
+   write how many they keep to count[0], a uint64 in device memory (0 for n = 0), so a graph replays them with no
+   host round trip; out holds n elements, those past the count left as they were, except
+   partition_if's: its rejected elements fill the rest in reverse input order. */
 typedef struct gpuk_array {
     gpuk_buffer buffer;
     size_t first;        /* element index in buffer where the array starts */
@@ -1278,6 +1282,24 @@ typedef enum gpuk_op {
     GPUK_OP_FORCE_U32 = 0x7FFFFFFF
 } gpuk_op;
 
+/* op of gpuk_select_if_*, gpuk_count_if_* and gpuk_partition_if_* (uint32_t parameters): the
+   test x op value each element x passes to be kept, as C compares (a NaN is unequal to
+   everything, itself included: only GPUK_CMP_NE holds for it). NONZERO keeps x != 0 (NaN
+   too, as C's `if (x)`), value unused; FINITE (f32 and f64 only) keeps what is neither an
+   infinity nor a NaN, value unused. Any other value is refused with GPUK_ERR_INVALID_ARG. */
+typedef enum gpuk_cmp {
+    GPUK_CMP_LT = 1,             /* x < value */
+    GPUK_CMP_LE = 2,             /* x <= value */
+    GPUK_CMP_GT = 3,             /* x > value */
+    GPUK_CMP_GE = 4,             /* x >= value */
+    GPUK_CMP_EQ = 5,             /* x == value */
+    GPUK_CMP_NE = 6,             /* x != value */
+    GPUK_CMP_NONZERO = 7,        /* x != 0 */
+    GPUK_CMP_FINITE = 8,         /* x is finite (floats) */
+    GPUK_CMP_NUM,
+    GPUK_CMP_FORCE_U32 = 0x7FFFFFFF
+} gpuk_cmp;
+
 static inline gpuk_array gpuk_at(gpuk_buffer buffer, size_t first) {
     gpuk_array a;
     a.buffer = buffer;
@@ -1301,8 +1323,9 @@ GPUK_API int gpuk_kernels_loaded(gpuk_ctx* ctx);
    ending in '*' is a prefix ("scan_*"), and "*" loads every kernel (seconds with a cold JIT
    cache). Unknown names fail with GPUK_ERR_INVALID_ARG. */
 GPUK_API gpuk_result gpuk_kernels_load(gpuk_ctx* ctx, const char* names);
-/* Allocates stream's scratch now, with room for scans of up to max_scan_n elements of any
-   type (and for every reduction), so no later built-in call on stream allocates. */
+/* Allocates stream's scratch now, with room for scans and selects of up to max_scan_n
+   elements of any type (and for every reduction), so no later built-in call on stream
+   allocates. */
 GPUK_API gpuk_result gpuk_kernels_reserve(gpuk_ctx* ctx, gpuk_stream stream, size_t max_scan_n);
 /* Allocates stream's sort scratch now, with room for sorts of up to max_sort_n keys of any
    type, with values (a second key and value buffer of max_sort_n each and the pass status

@@ -1090,9 +1090,9 @@ static GPUK__NOINLINE gpuk_result gpuk__reduce_axis(const char* fn, int id, gpuk
 }
 #endif /* GPUK__LAUNCHER_REDUCE_AXIS */
 
-#if defined(GPUK__LAUNCHER_SCAN)
-/* Scans: (out, in, n, scratch, values, ahead, capacity); a block per tile of 8192 (4-byte) or 4096
-   elements (scan_items in gpuk_kernels.cuh). */
+#if defined(GPUK__LAUNCHER_SCAN) || defined(GPUK__LAUNCHER_SELECT)
+/* Scans and selects: a block per tile of 8192 (4-byte) or 4096 elements (scan_items in
+   gpuk_kernels.cuh). */
 static size_t gpuk__scan_tile(size_t elem) {
     return (size_t)GPUK__BLOCK * (elem == 4 ? GPUK__SCAN_ITEMS_4 : GPUK__SCAN_ITEMS_8);
 }
@@ -1108,10 +1108,23 @@ static uint32_t gpuk__scan_ahead(const gpuk_device_info* info, size_t elem) {
     return (uint32_t)(per_sm < l2_tiles ? per_sm : l2_tiles);
 }
 
+/* The tiles of n elements, or GPUK_ERR_LIMIT where the grid cannot hold them. */
+static gpuk_result gpuk__scan_tiles(const char* fn, const gpuk_ctx* ctx, size_t n, size_t elem,
+                                    size_t* tiles) {
+    const size_t tile = gpuk__scan_tile(elem);
+    *tiles = n / tile + (n % tile != 0);
+    if (*tiles > (size_t)ctx->info.max_grid[0] || *tiles > 0xFFFFFFFFu)
+        return gpuk__fail(fn, GPUK_ERR_LIMIT, "n = %zu needs %zu tiles of %zu; the grid takes %d",
+                          n, *tiles, tile, ctx->info.max_grid[0]);
+    return GPUK_OK;
+}
+#endif
+
+#if defined(GPUK__LAUNCHER_SCAN)
+/* Scans: (out, in, n, scratch, values, ahead, capacity). */
 static GPUK__NOINLINE gpuk_result gpuk__scan(const char* fn, int id, gpuk_ctx* ctx,
                                              gpuk_stream stream, size_t elem, gpuk_array out,
                                              gpuk_array in, size_t n) {
-    const size_t tile = gpuk__scan_tile(elem);
     gpuk_devptr po, pi, scratch = 0, values = 0;
     unsigned long long n64 = n, capacity = 0;
     uint32_t ahead;
@@ -1124,10 +1137,7 @@ static GPUK__NOINLINE gpuk_result gpuk__scan(const char* fn, int id, gpuk_ctx* c
     if ((r = gpuk__array(fn, ctx, "in", in, elem, n, &pi)) != GPUK_OK) return r;
     if ((r = gpuk__overlap(fn, "out and in", po, pi, n * elem, n * elem, 1)) != GPUK_OK) return r;
     if (n == 0) return GPUK_OK;
-    tiles = n / tile + (n % tile != 0);
-    if (tiles > (size_t)ctx->info.max_grid[0] || tiles > 0xFFFFFFFFu)
-        return gpuk__fail(fn, GPUK_ERR_LIMIT, "n = %zu needs %zu tiles of %zu; the grid takes %d",
-                          n, tiles, tile, ctx->info.max_grid[0]);
+    if ((r = gpuk__scan_tiles(fn, ctx, n, elem, &tiles)) != GPUK_OK) return r;
     ahead = (uint32_t)GPUK__TUNED(GPUK__TUNE_SCAN_AHEAD, gpuk__scan_ahead(&ctx->info, elem));
     args[0] = &po; args[1] = &pi; args[2] = &n64; args[3] = &scratch; args[4] = &values;
     args[5] = &ahead;
@@ -1141,6 +1151,92 @@ static GPUK__NOINLINE gpuk_result gpuk__scan(const char* fn, int id, gpuk_ctx* c
     return gpuk__builtin_go(&k);
 }
 #endif /* GPUK__LAUNCHER_SCAN */
+
+#if defined(GPUK__LAUNCHER_SELECT)
+/* Selects: (out, count, in, flags, n, op, value, scratch, values, ahead, capacity, lengths),
+   tiled and looked back like the scans, in the scans' scratch. mode: 0 select_if,
+   1 select_flagged, 2 count_if, 3 partition_if, 4 unique, 5 run_length_encode (SELECT_* in
+   gpuk_kernels.cuh); out is NULL for count_if, flags non-NULL for select_flagged alone,
+   lengths for run_length_encode alone, value NULL where no op is taken. */
+static GPUK__NOINLINE gpuk_result gpuk__select(const char* fn, int id, gpuk_ctx* ctx,
+                                               gpuk_stream stream, size_t elem, int mode,
+                                               const gpuk_array* out, gpuk_array count,
+                                               gpuk_array in, const gpuk_array* flags,
+                                               const gpuk_array* lengths, size_t n, uint32_t op,
+                                               const void* value) {
+    /* GPUK_CMP_* to the kernel's mask of outcomes kept: 1 less, 2 equal, 4 greater,
+       8 unordered; 16 the finite test */
+    static const uint32_t masks[GPUK_CMP_NUM] = { 0, 1, 3, 4, 6, 2, 13, 13, 16 };
+    gpuk_devptr po = 0, pc, pi, pf = 0, pl = 0, scratch = 0, values = 0;
+    unsigned long long n64 = n, capacity = 0;
+    union { float f; double d; int32_t i; uint32_t u; } v;
+    uint32_t ahead, kernel_op = 0;
+    size_t tiles;
+    void* args[12];
+    gpuk__kcall k;
+    gpuk__cu_result cr;
+    gpuk_result r;
+    memset(&v, 0, sizeof v);
+    if ((r = gpuk__kcall_init(&k, fn, id, ctx, stream)) != GPUK_OK) return r;
+    if (value) { /* the op, and its value in the kernel's type (0 where unused) */
+        const int is_float = id == GPUK__K_SELECT_IF_F32 || id == GPUK__K_SELECT_IF_F64 ||
+                             id == GPUK__K_COUNT_IF_F32 || id == GPUK__K_COUNT_IF_F64 ||
+                             id == GPUK__K_PARTITION_IF_F32 || id == GPUK__K_PARTITION_IF_F64;
+        if (op == 0 || op >= GPUK_CMP_NUM)
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "op is %u; it must be a gpuk_cmp, "
+                              "GPUK_CMP_LT (1) to GPUK_CMP_FINITE (8)", op);
+        if (op == GPUK_CMP_FINITE && !is_float)
+            return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "op GPUK_CMP_FINITE applies to f32 and "
+                              "f64 only: every integer is finite");
+        kernel_op = masks[op];
+        if (op < GPUK_CMP_NONZERO) memcpy(&v, value, elem);
+    }
+    if (out && (r = gpuk__array(fn, ctx, lengths ? "values" : "out", *out, elem, n, &po)) !=
+                   GPUK_OK)
+        return r;
+    if ((r = gpuk__array(fn, ctx, "count", count, 8, 1, &pc)) != GPUK_OK) return r;
+    if ((r = gpuk__array(fn, ctx, "in", in, elem, n, &pi)) != GPUK_OK) return r;
+    if (flags && (r = gpuk__array(fn, ctx, "flags", *flags, 1, n, &pf)) != GPUK_OK) return r;
+    if (lengths && (r = gpuk__array(fn, ctx, "lengths", *lengths, 8, n, &pl)) != GPUK_OK)
+        return r;
+    /* in place (out the same view as in) only for select_if and select_flagged: a tile writes
+       below its own end, into tiles whose blocks have all read their input */
+    if (out && (r = gpuk__overlap(fn, lengths ? "values and in" : "out and in", po, pi,
+                                  n * elem, n * elem, mode <= 1)) != GPUK_OK)
+        return r;
+    if (out && (r = gpuk__overlap(fn, lengths ? "values and count" : "out and count", po, pc,
+                                  n * elem, 8, 0)) != GPUK_OK)
+        return r;
+    if ((r = gpuk__overlap(fn, "in and count", pi, pc, n * elem, 8, 0)) != GPUK_OK) return r;
+    if (flags && ((r = gpuk__overlap(fn, "out and flags", po, pf, n * elem, n, 0)) != GPUK_OK ||
+                  (r = gpuk__overlap(fn, "flags and count", pf, pc, n, 8, 0)) != GPUK_OK))
+        return r;
+    if (lengths &&
+        ((r = gpuk__overlap(fn, "lengths and values", pl, po, n * 8, n * elem, 0)) != GPUK_OK ||
+         (r = gpuk__overlap(fn, "lengths and in", pl, pi, n * 8, n * elem, 0)) != GPUK_OK ||
+         (r = gpuk__overlap(fn, "lengths and count", pl, pc, n * 8, 8, 0)) != GPUK_OK))
+        return r;
+    if (n == 0) { /* no tile to write it: the count is 0 */
+        if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
+        if ((cr = GPUK__DRV.cuMemsetD32Async(pc, 0, 2, k.cs)) != 0)
+            return gpuk__fail_cu(fn, "cuMemsetD32Async", cr, "writing count 0");
+        return GPUK_OK;
+    }
+    if ((r = gpuk__scan_tiles(fn, ctx, n, elem, &tiles)) != GPUK_OK) return r;
+    ahead = (uint32_t)GPUK__TUNED(GPUK__TUNE_SCAN_AHEAD, gpuk__scan_ahead(&ctx->info, elem));
+    args[0] = &po; args[1] = &pc; args[2] = &pi; args[3] = &pf; args[4] = &n64;
+    args[5] = &kernel_op; args[6] = &v; args[7] = &scratch; args[8] = &values;
+    args[9] = &ahead; args[10] = &capacity; args[11] = &pl;
+    k.args = args;
+    k.grid_x = (uint32_t)tiles;
+    /* run_length_encode: a second per-tile area (the last heads) after the values' */
+    k.workspace_tiles = lengths ? 2 * tiles : tiles;
+    k.scratch_arg = &scratch;
+    k.values_arg = &values;
+    k.capacity_arg = &capacity;
+    return gpuk__builtin_go(&k);
+}
+#endif /* GPUK__LAUNCHER_SELECT */
 
 #if defined(GPUK__LAUNCHER_TRANSPOSE)
 /* Transpose: (out, in, rows, cols), 32x8 threads a 64x64 tile. */

@@ -139,6 +139,16 @@ static const float weights[9] = { 0.0625f, 0.125f, 0.0625f, 0.125f, 0.25f, 0.125
 #define RUN_STENCIL3X3(f, t) RUN_ONE(f(c, S, gpuk_at2d(s->outs[k], off, 37, 29, 0), gpuk_at2d(s->in_##t, off, 37, 29, 31), \
                                        weights, GPUK_BOUNDARY_SKIP))
 #define RUN_HEAT(f, t) RUN_ONE(f(c, S, gpuk_at2d(s->outs[k], off, 37, 29, 0), gpuk_at2d(s->in_##t, off, 37, 29, 31), 0.2))
+/* selects: the count past the output's N_ANY elements of up to 8 bytes */
+#define SEL_COUNT gpuk_at(s->outs[k], N_ANY + 8)
+#define RUN_SELECT_IF(f, t) RUN_ONE(f(c, S, OUT, SEL_COUNT, IN(t), N_ANY, GPUK_CMP_LT, 1))
+#define RUN_PARTITION_IF RUN_SELECT_IF
+#define RUN_SELECT_FLAGGED(f, t) RUN_ONE(f(c, S, OUT, SEL_COUNT, IN(t), IN(u8), N_ANY))
+#define RUN_COUNT_IF(f, t) RUN_ONE(f(c, S, SEL_COUNT, IN(t), N_ANY, GPUK_CMP_GE, 1))
+#define RUN_UNIQUE(f, t) RUN_ONE(f(c, S, OUT, SEL_COUNT, IN(t), N_ANY))
+/* a third of N_ANY: the run lengths (8 bytes each) after the values, in the same output */
+#define RUN_RUN_LENGTH_ENCODE(f, t) \
+    RUN_ONE(f(c, S, OUT, gpuk_at(s->outs[k], N_ANY / 3 + 8), SEL_COUNT, IN(t), N_ANY / 3))
 #define GEMM_IN_f32 s->in_f32
 #define GEMM_IN_tf32 s->in_f32
 #define GEMM_IN_f64 s->in_f64

@@ -34,7 +34,8 @@ ipc_producer_consumer:
 heat_until_converged: heat_converged.png=256x256
 row_softmax:
 device_printf:
-link_device_functions:'
+link_device_functions:
+compact_particles: compact_particles.png=512x512'
 # prints WIDTHxHEIGHT of a valid PNG, or why it is not one (exit 1)
 png_size() { python3 - "$1" <<'PY'
 import struct, sys, zlib

@@ -75,6 +75,12 @@ static int rows;
 static const float box[9] = { 1, 1, 1, 1, 1, 1, 1, 1, 1 };
 #define ROW_STENCIL3X3(f) ROW(f(ctx, S, Z2, Z2, box, GPUK_BOUNDARY_SKIP))
 #define ROW_HEAT(f) ROW(f(ctx, S, Z2, Z2, 0.25f))
+#define ROW_SELECT_IF(f) ROW(f(ctx, S, Z, Z, Z, 4, GPUK_CMP_LT, 0))
+#define ROW_PARTITION_IF ROW_SELECT_IF
+#define ROW_SELECT_FLAGGED(f) ROW(f(ctx, S, Z, Z, Z, Z, 4))
+#define ROW_COUNT_IF(f) ROW(f(ctx, S, Z, Z, 4, GPUK_CMP_LT, 0))
+#define ROW_UNIQUE(f) ROW(f(ctx, S, Z, Z, Z, 4))
+#define ROW_RUN_LENGTH_ENCODE(f) ROW(f(ctx, S, Z, Z, Z, Z, 4))
 
 static int test_every_wrapper_rejects_a_zero_handle_before_the_driver(void) {
     long calls;
@@ -1089,6 +1095,150 @@ static int test_histogram_float_launch(void) {
     return TEST_PASS;
 }
 
+/* Selects: a block a scan tile (8192 4-byte or 4096 8-byte elements), the op turned into the
+   kernel's mask of outcomes kept (1 less, 2 equal, 4 greater, 8 unordered, 16 finite) as
+   its sixth argument and the value as its seventh, the scans' prefetch distance and scratch;
+   n = 0 launches nothing and writes count 0 (a memset, so it is captured like a launch). */
+static int test_select_launch(void) {
+    static const struct { uint32_t op, mask; } ops[] = {
+        { GPUK_CMP_LT, 1 }, { GPUK_CMP_LE, 3 }, { GPUK_CMP_GT, 4 }, { GPUK_CMP_GE, 6 },
+        { GPUK_CMP_EQ, 2 }, { GPUK_CMP_NE, 13 }, { GPUK_CMP_NONZERO, 13 }, { GPUK_CMP_FINITE, 16 }
+    };
+    static const size_t sizes[] = { 1, 8191, 8192, 8193, 1000000 };
+    fake_config cfg;
+    gpuk_buffer in, out, cnt, flags;
+    uint64_t count = 7, capacity, n64;
+    uint32_t mask, ahead;
+    float v32;
+    double v64;
+    int32_t vi;
+    size_t i;
+    long launches;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.l2_bytes = 50 << 20;
+    ctx = fake_gpuk_up(&cfg);
+    in = buffer(1000000 * 8);
+    out = buffer(1000000 * 8);
+    cnt = buffer(8);
+    flags = buffer(1000000);
+    for (i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+        CHECK_OK(gpuk_select_if_f32(ctx, S, gpuk_at(out, 0), gpuk_at(cnt, 0), gpuk_at(in, 0), 10,
+                                    ops[i].op, 0.5f));
+        memcpy(&mask, fake.last_args[5], 4);
+        memcpy(&v32, fake.last_args[6], 4);
+        CHECK(mask == ops[i].mask && v32 == (ops[i].op >= GPUK_CMP_NONZERO ? 0.0f : 0.5f));
+    }
+    for (i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        const size_t n = sizes[i];
+        CHECK_OK(gpuk_select_if_i32(ctx, S, gpuk_at(out, 0), gpuk_at(cnt, 0), gpuk_at(in, 0), n,
+                                    GPUK_CMP_GE, -3));
+        CHECK(fake.last_grid[0] == (n + 8191) / 8192 && fake.last_block[0] == GPUK__BLOCK);
+        memcpy(&vi, fake.last_args[6], 4);
+        memcpy(&n64, fake.last_args[4], 8);
+        memcpy(&ahead, fake.last_args[9], 4);
+        memcpy(&capacity, fake.last_args[10], 8);
+        CHECK(vi == -3 && n64 == n && ahead == 330 && capacity >= fake.last_grid[0]);
+        CHECK_OK(gpuk_partition_if_f64(ctx, S, gpuk_at(out, 0), gpuk_at(cnt, 0), gpuk_at(in, 0),
+                                       n, GPUK_CMP_LT, 2.5));
+        CHECK(fake.last_grid[0] == (n + 4095) / 4096);
+        memcpy(&v64, fake.last_args[6], 8);
+        memcpy(&ahead, fake.last_args[9], 4);
+        CHECK(v64 == 2.5 && ahead == 264);
+    }
+    /* flags as the fourth argument; count_if passes no out */
+    CHECK_OK(gpuk_select_flagged_u32(ctx, S, gpuk_at(out, 0), gpuk_at(cnt, 0), gpuk_at(in, 0),
+                                     gpuk_at(flags, 3), 100));
+    CHECK(*(gpuk_devptr*)fake.last_args[3] == gpuk_buffer_devptr(ctx, flags) + 3);
+    CHECK_OK(gpuk_count_if_f64(ctx, S, gpuk_at(cnt, 0), gpuk_at(in, 0), 100, GPUK_CMP_FINITE, 0));
+    CHECK(*(gpuk_devptr*)fake.last_args[0] == 0);
+    /* in place: select_if and select_flagged only */
+    CHECK_OK(gpuk_select_if_f32(ctx, S, gpuk_at(in, 5), gpuk_at(cnt, 0), gpuk_at(in, 5), 100,
+                                GPUK_CMP_NE, 0.0f));
+    CHECK_OK(gpuk_select_flagged_f64(ctx, S, gpuk_at(in, 0), gpuk_at(cnt, 0), gpuk_at(in, 0),
+                                     gpuk_at(flags, 0), 100));
+    /* run_length_encode: lengths as the twelfth argument, scratch for twice the tiles (its
+       last heads follow the counts) */
+    CHECK_OK(gpuk_run_length_encode_f32(ctx, S, gpuk_at(out, 0), gpuk_at(flags, 8), gpuk_at(cnt, 0),
+                                        gpuk_at(in, 0), 100000));
+    CHECK(*(gpuk_devptr*)fake.last_args[11] == gpuk_buffer_devptr(ctx, flags) + 64);
+    memcpy(&capacity, fake.last_args[10], 8);
+    CHECK(fake.last_grid[0] == 13 && capacity >= 26);
+    CHECK_OK(gpuk_select_if_f32(ctx, S, gpuk_at(out, 0), gpuk_at(cnt, 0), gpuk_at(in, 0), 10,
+                                GPUK_CMP_LT, 0.5f));
+    CHECK(*(gpuk_devptr*)fake.last_args[11] == 0);
+    /* n = 0: no launch, count 0 */
+    CHECK_OK(gpuk_buffer_write(ctx, cnt, 0, &count, 8));
+    launches = fake.launches;
+    CHECK_OK(gpuk_unique_i32(ctx, S, gpuk_at(out, 0), gpuk_at(cnt, 0), gpuk_at(in, 0), 0));
+    CHECK(fake.launches == launches);
+    CHECK_OK(gpuk_buffer_read(ctx, cnt, 0, &count, 8));
+    CHECK(count == 0);
+    fake_gpuk_down(ctx);
+    return TEST_PASS;
+}
+
+/* Selects refuse before the driver: an op outside gpuk_cmp, FINITE on integers, out, count,
+   in, flags or lengths out of bounds, and arrays that overlap (in place only for select_if and
+   select_flagged, as the same first element). */
+static int test_select_bad_arguments(void) {
+    gpuk_buffer in, out, cnt;
+    gpuk_array IN, OUT, C;
+    long calls;
+    ctx = fake_gpuk_up(NULL);
+    in = buffer(64 * 8);
+    out = buffer(64 * 8);
+    cnt = buffer(8);
+    IN = gpuk_at(in, 0);
+    OUT = gpuk_at(out, 0);
+    C = gpuk_at(cnt, 0);
+    calls = fake.calls;
+    CHECK_RESULT(gpuk_select_if_f32(ctx, S, OUT, C, IN, 8, 0, 1.0f), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("op is 0");
+    CHECK_RESULT(gpuk_count_if_u32(ctx, S, C, IN, 8, GPUK_CMP_NUM, 1), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("gpuk_cmp");
+    CHECK_RESULT(gpuk_partition_if_i32(ctx, S, OUT, C, IN, 8, GPUK_CMP_FINITE, 1),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("f32 and f64 only");
+    CHECK_RESULT(gpuk_select_if_f64(ctx, S, OUT, C, IN, 65, GPUK_CMP_LT, 1.0),
+                 GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_ERROR_MENTIONS("out: elements 0 to 0 + 65");
+    CHECK_RESULT(gpuk_unique_f64(ctx, S, OUT, gpuk_at(cnt, 1), IN, 8), GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_ERROR_MENTIONS("count");
+    CHECK_RESULT(gpuk_select_flagged_f64(ctx, S, OUT, C, IN, gpuk_at(cnt, 0), 9),
+                 GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_ERROR_MENTIONS("flags");
+    CHECK_RESULT(gpuk_select_if_f32(ctx, S, gpuk_at(in, 1), C, IN, 8, GPUK_CMP_LT, 1.0f),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("out and in overlap without being the same array");
+    CHECK_RESULT(gpuk_partition_if_f32(ctx, S, IN, C, IN, 8, GPUK_CMP_LT, 1.0f),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("out and in overlap");
+    CHECK_RESULT(gpuk_unique_u32(ctx, S, IN, C, IN, 8), GPUK_ERR_INVALID_ARG);
+    CHECK_RESULT(gpuk_select_if_f32(ctx, S, OUT, gpuk_at(out, 3), IN, 8, GPUK_CMP_LT, 1.0f),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("out and count overlap");
+    CHECK_RESULT(gpuk_count_if_f64(ctx, S, gpuk_at(in, 3), IN, 8, GPUK_CMP_LT, 1.0),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("in and count overlap");
+    CHECK_RESULT(gpuk_select_flagged_i32(ctx, S, OUT, C, IN, gpuk_at(out, 0), 8),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("out and flags overlap");
+    CHECK_RESULT(gpuk_run_length_encode_f32(ctx, S, OUT, gpuk_at(out, 2), C, IN, 8),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("lengths and values overlap");
+    CHECK_RESULT(gpuk_run_length_encode_u32(ctx, S, OUT, gpuk_at(in, 3), C, IN, 8),
+                 GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("lengths and in overlap");
+    CHECK_RESULT(gpuk_run_length_encode_f64(ctx, S, OUT, gpuk_at(in, 60), C, IN, 8),
+                 GPUK_ERR_OUT_OF_BOUNDS);
+    CHECK_ERROR_MENTIONS("lengths");
+    CHECK_RESULT(gpuk_run_length_encode_i32(ctx, S, IN, OUT, C, IN, 8), GPUK_ERR_INVALID_ARG);
+    CHECK_ERROR_MENTIONS("values and in overlap");
+    CHECK(fake.calls == calls);
+    fake_gpuk_down(ctx);
+    return TEST_PASS;
+}
+
 /* Reductions along an axis, as the launches show them (the fake GPU: 132 SMs, so 1056 blocks
    of 256 threads in all): lanes a row, rows in pieces, columns 16 bytes a thread or one, tall
    columns in chunks, the workspace only for pieces and chunks (and none in a capture that
@@ -1433,6 +1583,8 @@ int main(void) {
     RUN(test_histogram_float_bad_arguments);
     RUN(test_histogram_float_launch);
     RUN(test_sort_plan_and_refusals);
+    RUN(test_select_launch);
+    RUN(test_select_bad_arguments);
     RUN(test_per_thread_stream_refused_for_scratch);
     RUN(test_loaded_builtin_not_delayed_by_jit_or_drain);
     return test_summary();

@@ -147,6 +147,10 @@ FAMILIES = [
      ["SUM", "MIN", "MAX", "ARGMIN", "ARGMAX", "DOT", "NORM2", "SUM_AXIS", "MIN_AXIS",
       "MAX_AXIS", "ARGMIN_AXIS", "ARGMAX_AXIS", "SUM_HALF", "MIN_HALF", "MAX_HALF", "DOT_HALF"]),
     ("SCAN", "Scan", "prefix sums in a single pass over the input", ["SCAN"]),
+    ("SELECT", "Select", "keep the elements that pass a test, in order, with their count in "
+     "device memory; one pass over the input",
+     ["SELECT_IF", "SELECT_FLAGGED", "COUNT_IF", "PARTITION_IF", "UNIQUE",
+      "RUN_LENGTH_ENCODE"]),
     ("HISTOGRAM", "Count", "histograms with 64-bit counts; they overwrite the counts, never add",
      ["HISTOGRAM", "HISTOGRAM_FLOAT"]),
     ("SORT", "Sort",
