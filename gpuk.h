@@ -11893,7 +11893,8 @@ static GPUK__NOINLINE gpuk_result gpuk__stencil(const char* fn, int id, gpuk_ctx
     if (rows == 0 || cols == 0 || (mode == 2 && steps == 0)) return GPUK_OK;
     k.block_x = 32;
     k.block_y = GPUK__BLOCK / 32;
-    k.grid_x = gpuk__grid((size_t)cols, mode == 0 ? 32 * GPUK__STENCIL3_COLS : 32 * (16 / elem),
+    k.grid_x = gpuk__grid((size_t)cols,
+                          mode == 0 ? (size_t)32 * GPUK__STENCIL3_COLS : 32 * (16 / elem),
                           (size_t)ctx->info.max_grid[0]);
     k.grid_y = gpuk__grid((size_t)rows, mode == 0 ? GPUK__STENCIL3_ROWS : GPUK__STENCIL_ROWS,
                           65535); /* taller views loop in the kernel */
