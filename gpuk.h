@@ -7132,6 +7132,17 @@ static gpuk_result gpuk__ptx_check(const char* fn, const gpuk_ctx* ctx, const un
     return GPUK_OK;
 }
 
+/* The four JIT options that ask the driver (cuModuleLoadDataEx, cuLinkCreate) for its info
+   and error logs, into info and error, both emptied first. */
+static void gpuk__jit_log_options(unsigned int opts[4], void* vals[4], char* info,
+                                  size_t info_bytes, char* error, size_t error_bytes) {
+    info[0] = error[0] = 0;
+    opts[0] = GPUK__CU_JIT_INFO_LOG_BUFFER; vals[0] = info;
+    opts[1] = GPUK__CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES; vals[1] = (void*)(uintptr_t)info_bytes;
+    opts[2] = GPUK__CU_JIT_ERROR_LOG_BUFFER; vals[2] = error;
+    opts[3] = GPUK__CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES; vals[3] = (void*)(uintptr_t)error_bytes;
+}
+
 /* Loads an image as a module: PTX is first checked against the driver (.version) and the
    device (.target), and copied when it does not end in a NUL; the JIT logs are always asked
    for, and the error log's first line goes into the error text. */
@@ -7163,12 +7174,7 @@ static gpuk_result gpuk__jit_load(const char* fn, gpuk_ctx* ctx, const unsigned 
         gpuk__free(text_copy);
         return r;
     }
-    info_log[0] = error_log[0] = 0;
-    opts[0] = GPUK__CU_JIT_INFO_LOG_BUFFER; vals[0] = info_log;
-    opts[1] = GPUK__CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES; vals[1] = (void*)(uintptr_t)sizeof info_log;
-    opts[2] = GPUK__CU_JIT_ERROR_LOG_BUFFER; vals[2] = error_log;
-    opts[3] = GPUK__CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES;
-    vals[3] = (void*)(uintptr_t)sizeof error_log;
+    gpuk__jit_log_options(opts, vals, info_log, sizeof info_log, error_log, sizeof error_log);
     cr = GPUK__DRV.cuModuleLoadDataEx(out, image, 4, opts, vals);
     gpuk__free(text_copy);
     info_log[sizeof info_log - 1] = error_log[sizeof error_log - 1] = 0;
@@ -8671,12 +8677,7 @@ GPUK__IMPL gpuk_result gpuk_module_link(gpuk_ctx* ctx, const gpuk_link_desc* des
         gpuk__free(block);
         return r;
     }
-    info_log[0] = error_log[0] = 0;
-    opts[0] = GPUK__CU_JIT_INFO_LOG_BUFFER; vals[0] = info_log;
-    opts[1] = GPUK__CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES; vals[1] = (void*)(uintptr_t)sizeof info_log;
-    opts[2] = GPUK__CU_JIT_ERROR_LOG_BUFFER; vals[2] = error_log;
-    opts[3] = GPUK__CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES;
-    vals[3] = (void*)(uintptr_t)sizeof error_log;
+    gpuk__jit_log_options(opts, vals, info_log, sizeof info_log, error_log, sizeof error_log);
     /* opts and vals stay alive until cuLinkDestroy, as the driver asks of output options */
     if ((cr = GPUK__DRV.cuLinkCreate(4, opts, vals, &st)) != 0) {
         st = NULL;

@@ -503,12 +503,7 @@ GPUK__IMPL gpuk_result gpuk_module_link(gpuk_ctx* ctx, const gpuk_link_desc* des
         gpuk__free(block);
         return r;
     }
-    info_log[0] = error_log[0] = 0;
-    opts[0] = GPUK__CU_JIT_INFO_LOG_BUFFER; vals[0] = info_log;
-    opts[1] = GPUK__CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES; vals[1] = (void*)(uintptr_t)sizeof info_log;
-    opts[2] = GPUK__CU_JIT_ERROR_LOG_BUFFER; vals[2] = error_log;
-    opts[3] = GPUK__CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES;
-    vals[3] = (void*)(uintptr_t)sizeof error_log;
+    gpuk__jit_log_options(opts, vals, info_log, sizeof info_log, error_log, sizeof error_log);
     /* opts and vals stay alive until cuLinkDestroy, as the driver asks of output options */
     if ((cr = GPUK__DRV.cuLinkCreate(4, opts, vals, &st)) != 0) {
         st = NULL;
