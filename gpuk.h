@@ -6830,6 +6830,18 @@ static gpuk_result gpuk__ipc_read(const char* fn, const gpuk_ipc_handle* handle,
     return GPUK_OK;
 }
 
+/* A handle's layout of kind, all else zero; sealed with this process's identity into out */
+static void gpuk__ipc_begin(gpuk__ipc_layout* h, uint16_t kind) {
+    memset(h, 0, sizeof *h);
+    h->magic = GPUK__IPC_MAGIC;
+    h->version = GPUK__IPC_VERSION;
+    h->kind = kind;
+}
+static void gpuk__ipc_seal(gpuk__ipc_layout* h, gpuk_ipc_handle* out) {
+    gpuk__ipc_self(&h->pid, &h->nonce);
+    memcpy(out->bytes, h, sizeof *h);
+}
+
 GPUK__IMPL gpuk_result gpuk_buffer_export(gpuk_ctx* ctx, gpuk_buffer buffer,
                                           gpuk_ipc_handle* out_handle) {
     const char* const fn = __func__;
@@ -6857,10 +6869,7 @@ GPUK__IMPL gpuk_result gpuk_buffer_export(gpuk_ctx* ctx, gpuk_buffer buffer,
         return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "%s is host-visible or managed memory, which "
                           "cuIpcGetMemHandle cannot share: make it with gpuk_buffer_create",
                           name);
-    memset(&h, 0, sizeof h);
-    h.magic = GPUK__IPC_MAGIC;
-    h.version = GPUK__IPC_VERSION;
-    h.kind = GPUK__IPC_BUFFER;
+    gpuk__ipc_begin(&h, GPUK__IPC_BUFFER);
     h.bytes = (uint64_t)s->bytes;
     gpuk__copy_text(h.label, sizeof h.label, s->label);
     if (s->bytes) {
@@ -6873,8 +6882,7 @@ GPUK__IMPL gpuk_result gpuk_buffer_export(gpuk_ctx* ctx, gpuk_buffer buffer,
                                      "allocation");
         memcpy(h.driver, dh.reserved, sizeof h.driver);
     }
-    gpuk__ipc_self(&h.pid, &h.nonce);
-    memcpy(out_handle->bytes, &h, sizeof h);
+    gpuk__ipc_seal(&h, out_handle);
     return GPUK_OK;
 }
 
@@ -6944,13 +6952,9 @@ GPUK__IMPL gpuk_result gpuk_event_export(gpuk_ctx* ctx, gpuk_event event,
     memset(&dh, 0, sizeof dh);
     if ((cr = GPUK__DRV.cuIpcGetEventHandle(&dh, e->cu)) != 0)
         return gpuk__ipc_fail_cu(fn, "cuIpcGetEventHandle", cr, "an interprocess event");
-    memset(&h, 0, sizeof h);
-    h.magic = GPUK__IPC_MAGIC;
-    h.version = GPUK__IPC_VERSION;
-    h.kind = GPUK__IPC_EVENT;
+    gpuk__ipc_begin(&h, GPUK__IPC_EVENT);
     memcpy(h.driver, dh.reserved, sizeof h.driver);
-    gpuk__ipc_self(&h.pid, &h.nonce);
-    memcpy(out_handle->bytes, &h, sizeof h);
+    gpuk__ipc_seal(&h, out_handle);
     return GPUK_OK;
 }
 
