@@ -30,7 +30,9 @@
 #define HIST_F32_PER_SM 8
 #define HIST_F64_PER_SM 6
 #define SORT_ITEMS_4 16
+#define SORT_ITEMS_4K 24
 #define SORT_ITEMS_8 12
+#define SORT_BLOCKS_SM 4
 #define SORT_HIST 0xFFFFFFFFu
 #define SORT_SINGLE 0xFFFFFFFEu
 #define SORT_DESCENDING 1
@@ -3248,10 +3250,16 @@ GPUK_DEV void random_blocks(T* out, u64 n, u64 offset, u64 seed, bool normal) {
 #define SORT_VALUE_MASK ((1ull << 59) - 1)
 #define SORT_INCL (1ull << 59)
 
-/* items a thread: 16 for 4-byte keys and 12 for 8-byte ones, so the tile's keys, values and
-   the warps' digit counts stay under 48 KiB of static shared memory (5 blocks an SM) */
-template <typename K> struct sort_items {
-    enum { n = sizeof(K) == 4 ? SORT_ITEMS_4 : SORT_ITEMS_8 };
+/* items a thread: 24 for 4-byte keys alone (SORT_ITEMS_4K), 16 with values (SORT_ITEMS_4),
+   12 for 8-byte keys, so the tile's keys, values, the warps' digit counts and (keys alone)
+   match masks stay under 48 KiB of static shared memory (4 blocks an SM). Keys with values
+   find a digit's lanes by ballots: the masks fit beside the values only with fewer items a
+   thread, and 14 items with masks measured slower than 16 with ballots. */
+template <typename K, bool PAIRS> struct sort_items {
+    enum { n = sizeof(K) == 4 ? (PAIRS ? SORT_ITEMS_4 : SORT_ITEMS_4K) : SORT_ITEMS_8 };
+};
+template <typename K, bool PAIRS> struct sort_or {
+    enum { on = !PAIRS };
 };
 template <typename K> struct sort_uint { typedef u32 t; };
 template <> struct sort_uint<u64> { typedef u64 t; };
@@ -3308,54 +3316,37 @@ GPUK_DEV u64 sort_block_exclusive(u64 v, u64* warp_sums, u64* total) {
 }
 
 /* Shared memory of a sort block: the tile's keys and values in their new order, each warp's
-   count of each digit, each digit's output offset. */
+   count of each digit (then its running place), each digit's output offset. */
 template <typename K, bool PAIRS> struct sort_smem {
-    enum { TILE = GPUK_BLOCK * sort_items<K>::n };
+    enum { TILE = GPUK_BLOCK * sort_items<K, PAIRS>::n };
     typename sort_uint<K>::t keys[TILE];
     u32 vals[PAIRS ? TILE : 1];
     u32 warp_counts[GPUK_WARPS][SORT_RADIX];
-    u32 early[SORT_RADIX];  /* the tile's count of each digit, before the ranking */
+    u32 match[sort_or<K, PAIRS>::on ? GPUK_WARPS : 1][SORT_RADIX]; /* a warp's lanes of a digit */
     u64 offset[SORT_RADIX]; /* output index of the tile's element 0 of each digit, mod 2^64 */
     u64 warp_sums[GPUK_WARPS];
     u64 tile;
 };
 
-/* Ranks the tile in registers by digit: after it, pos[k] is item k's place in the tile sorted
-   stably by digit and *count the tile's keys of digit threadIdx.x. Items are warp-striped:
-   item k of lane l of warp w is tile element (w * ITEMS + k) * 32 + l, so the warps' segments
-   and, inside one, the items in k order follow the input order; the invalid items (element >=
-   valid) come last and take no place. */
+/* Counts the tile's digits warp by warp (a warp's own row of counters: its atomics never
+   contend with another warp's). After it, s.warp_counts[w][d] is digit d's count in the warps
+   before w, and thread d holds the tile's count of d (returned). Items are warp-striped: item
+   k of lane l of warp w is tile element (w * ITEMS + k) * 32 + l, so the warps' segments and,
+   inside one, the items in k order follow the input order; items past valid are not counted. */
 template <typename K, bool PAIRS, int ITEMS, typename U>
-GPUK_DEV void sort_rank(sort_smem<K, PAIRS>& s, const U (&raw)[ITEMS], U flip, u32 shift,
-                        u32 width, u32 valid, u32 (&pos)[ITEMS], u32* count, u32* tile_start) {
+GPUK_DEV u32 sort_count(sort_smem<K, PAIRS>& s, const U (&raw)[ITEMS], U flip, u32 shift,
+                        u32 width, u32 valid) {
     const u32 t = threadIdx.x, lane = t & 31, warp = t / 32;
-    u32* mine = s.warp_counts[warp];
     for (u32 i = t; i < GPUK_WARPS * SORT_RADIX; i += GPUK_BLOCK) (&s.warp_counts[0][0])[i] = 0;
+    if (sort_or<K, PAIRS>::on)
+        for (u32 i = t; i < GPUK_WARPS * SORT_RADIX; i += GPUK_BLOCK) (&s.match[0][0])[i] = 0;
     __syncthreads();
-    const u32 below = lanes_below();
 #pragma unroll
-    for (int k = 0; k < ITEMS; k++) {
-        const bool ok = (warp * ITEMS + k) * 32 + lane < valid;
-        const u32 d = sort_digit(sort_ordered<K>(raw[k]) ^ flip, shift, width);
-        /* the lanes holding the same digit: one ballot a bit */
-        u32 peers = __ballot_sync(0xffffffffu, ok);
-#pragma unroll
-        for (int b = 0; b < 8; b++) {
-            const u32 set = __ballot_sync(0xffffffffu, (d >> b) & 1u);
-            peers &= ((d >> b) & 1u) ? set : ~set;
-        }
-        const int leader = 31 - __clz(peers | 1u); /* any lane where peers is 0 (!ok) */
-        u32 before = 0;
-        if (ok && (u32)leader == lane) {
-            before = mine[d];
-            mine[d] = before + __popc(peers);
-        }
-        before = __shfl_sync(0xffffffffu, before, leader);
-        pos[k] = before + __popc(peers & below);
-        __syncwarp(); /* the leader's count before the next item's read */
-    }
+    for (int k = 0; k < ITEMS; k++)
+        if ((warp * ITEMS + k) * 32 + lane < valid)
+            atomicAdd(&s.warp_counts[warp][sort_digit(sort_ordered<K>(raw[k]) ^ flip, shift,
+                                                       width)], 1u);
     __syncthreads();
-    /* thread d: each warp's exclusive start within digit d, and the tile's count of d */
     u32 run = 0;
 #pragma unroll
     for (int w = 0; w < GPUK_WARPS; w++) {
@@ -3363,26 +3354,90 @@ GPUK_DEV void sort_rank(sort_smem<K, PAIRS>& s, const U (&raw)[ITEMS], U flip, u
         s.warp_counts[w][t] = run;
         run += c;
     }
-    u64 all;
-    const u32 start = (u32)sort_block_exclusive(run, s.warp_sums, &all);
-    *count = run;
-    *tile_start = start;
-    /* the starts of digit d's run in the tile, then each item's place */
-    s.offset[t] = start;
+    return run;
+}
+
+/* Ranks the tile by digit, stably, and places each key (and value) at its rank in s.keys
+   (s.vals). start: thread d's start of digit d's run in the tile. A warp ranks one item of
+   each lane at a time: the lanes holding the same digit, their leader advances the warp's
+   counter of that digit by their number, each takes its place among them. The lanes of a
+   digit come from a shared-memory mask each sets its bit in (sort_or), else one ballot a bit
+   of the digit: the masks take a fifth of the ballots' instructions and measured faster
+   (docs/performance.md); sm_70's match.any measured slower than either. */
+template <typename K, bool PAIRS, int ITEMS, typename U, int NV>
+GPUK_DEV void sort_place(sort_smem<K, PAIRS>& s, const U (&raw)[ITEMS], const u32 (&val)[NV],
+                         U flip, u32 shift, u32 width, u32 valid, u32 start) {
+    const u32 t = threadIdx.x, lane = t & 31, warp = t / 32;
+#pragma unroll
+    for (int w = 0; w < GPUK_WARPS; w++) s.warp_counts[w][t] += start;
     __syncthreads();
+    u32* mine = s.warp_counts[warp];
+    const u32 below = lanes_below();
+    const bool full = valid == (u32)s.TILE;
 #pragma unroll
     for (int k = 0; k < ITEMS; k++) {
+        const bool ok = full || (warp * ITEMS + k) * 32 + lane < valid;
         const u32 d = sort_digit(sort_ordered<K>(raw[k]) ^ flip, shift, width);
-        pos[k] += (u32)s.offset[d] + s.warp_counts[warp][d];
+        u32 peers;
+        if (sort_or<K, PAIRS>::on) {
+            if (ok) atomicOr(&s.match[warp][d], 1u << lane);
+            __syncwarp();
+            peers = ok ? s.match[warp][d] : 0u;
+            __syncwarp();
+        } else {
+            peers = full ? 0xffffffffu : __ballot_sync(0xffffffffu, ok);
+#pragma unroll
+            for (int b = 0; b < 8; b++) {
+                const u32 set = __ballot_sync(0xffffffffu, (d >> b) & 1u);
+                peers &= ((d >> b) & 1u) ? set : ~set;
+            }
+        }
+        const int leader = 31 - __clz(peers | 1u); /* any lane where peers is 0 (!ok) */
+        u32 before = 0;
+        if (ok && (u32)leader == lane) {
+            before = mine[d];
+            mine[d] = before + __popc(peers);
+            if (sort_or<K, PAIRS>::on) s.match[warp][d] = 0; /* zero for the next item */
+        }
+        before = __shfl_sync(0xffffffffu, before, leader);
+        if (ok) {
+            const u32 at = before + __popc(peers & below);
+            s.keys[at] = raw[k];
+            if (PAIRS) s.vals[at] = val[k];
+        }
+        __syncwarp(); /* the leader's count before the next item's read */
     }
-    __syncthreads(); /* offset is the caller's again */
+}
+
+/* Thread d's exclusive sums over the digits below d, of two counts at once: the tile's (below
+   2^16: a tile is smaller) in the low 16 bits, the whole input's (below 2^44: the grid's tiles
+   bound n) above them, so one block scan serves both; the tile's start returned, the input's
+   to *digit_start. */
+template <typename K, bool PAIRS>
+GPUK_DEV u32 sort_starts(sort_smem<K, PAIRS>& s, u32 count, u64 input_count, u64* digit_start) {
+    static_assert(sort_smem<K, PAIRS>::TILE < 65536, "a tile's counts fit in 16 bits");
+    u64 all;
+    const u64 both = sort_block_exclusive(input_count << 16 | count, s.warp_sums, &all);
+    *digit_start = both >> 16;
+    return (u32)(both & 0xffffu);
+}
+
+/* Counts key bits b (as stored) in every pass's digit counts */
+template <typename K, typename U>
+GPUK_DEV void sort_hist_add(u32* counts, U b, U flip, u32 passes, u32 begin_bit, u32 end_bit) {
+    const U o = sort_ordered<K>(b) ^ flip;
+    for (u32 p = 0; p < passes; p++) {
+        const u32 shift = begin_bit + 8 * p;
+        const u32 width = end_bit - shift < 8 ? end_bit - shift : 8;
+        atomicAdd(counts + p * SORT_RADIX + sort_digit(o, shift, width), 1u);
+    }
 }
 
 template <typename K, bool PAIRS>
 GPUK_DEV void sort_run(K* out, const K* in, u32* vout, const u32* vin, u64 n, u64* scratch,
                        u32 pass, u32 begin_bit, u32 end_bit, u32 mode) {
     typedef typename sort_uint<K>::t U;
-    enum { ITEMS = sort_items<K>::n, TILE = GPUK_BLOCK * sort_items<K>::n };
+    enum { ITEMS = sort_items<K, PAIRS>::n, TILE = GPUK_BLOCK * ITEMS };
     __shared__ sort_smem<K, PAIRS> s;
     const u32 t = threadIdx.x, lane = t & 31, warp = t / 32;
     const U flip = (mode & SORT_DESCENDING) ? ~(U)0 : (U)0;
@@ -3392,30 +3447,33 @@ GPUK_DEV void sort_run(K* out, const K* in, u32* vout, const u32* vin, u64 n, u6
         u32* counts = &s.warp_counts[0][0]; /* 8 passes x 256 = GPUK_WARPS x SORT_RADIX */
         for (u32 i = t; i < GPUK_WARPS * SORT_RADIX; i += GPUK_BLOCK) counts[i] = 0;
         __syncthreads();
-        const u64 stride = (u64)gridDim.x * GPUK_BLOCK;
-        u64 i = (u64)blockIdx.x * GPUK_BLOCK + t;
-        for (; i + 3 * stride < n; i += 4 * stride) { /* 4 loads in flight before any count */
-            U o[4];
+        /* 16-byte packs from the first aligned key on, four in flight a thread; the keys
+           before it and after the last whole pack one a thread */
+        enum { V = 16 / sizeof(U) };
+        const U* src = (const U*)in;
+        const u64 head_bytes = (16u - ((u64)in & 15u)) & 15u;
+        const u64 head = head_bytes / sizeof(U) < n ? head_bytes / sizeof(U) : n;
+        const u64 packs = (n - head) / V, stride = (u64)gridDim.x * GPUK_BLOCK;
+        const pack16<U>* p = (const pack16<U>*)(src + head);
+        const u64 g = (u64)blockIdx.x * GPUK_BLOCK + t;
+        u64 q = g;
+        for (; q + 3 * stride < packs; q += 4 * stride) {
+            pack16<U> x[4];
 #pragma unroll
-            for (int c = 0; c < 4; c++) o[c] = sort_raw(in[i + c * stride]);
+            for (int c = 0; c < 4; c++) x[c] = p[q + c * stride];
 #pragma unroll
-            for (int c = 0; c < 4; c++) {
-                o[c] = sort_ordered<K>(o[c]) ^ flip;
-                for (u32 p = 0; p < passes; p++) {
-                    const u32 shift = begin_bit + 8 * p;
-                    const u32 width = end_bit - shift < 8 ? end_bit - shift : 8;
-                    atomicAdd(counts + p * SORT_RADIX + sort_digit(o[c], shift, width), 1u);
-                }
-            }
+            for (int c = 0; c < 4; c++)
+#pragma unroll
+                for (int v = 0; v < V; v++)
+                    sort_hist_add<K>(counts, x[c].v[v], flip, passes, begin_bit, end_bit);
         }
-        for (; i < n; i += stride) {
-            const U o = sort_ordered<K>(sort_raw(in[i])) ^ flip;
-            for (u32 p = 0; p < passes; p++) {
-                const u32 shift = begin_bit + 8 * p;
-                const u32 width = end_bit - shift < 8 ? end_bit - shift : 8;
-                atomicAdd(counts + p * SORT_RADIX + sort_digit(o, shift, width), 1u);
-            }
-        }
+        for (; q < packs; q += stride)
+#pragma unroll
+            for (int v = 0; v < V; v++)
+                sort_hist_add<K>(counts, p[q].v[v], flip, passes, begin_bit, end_bit);
+        if (g < head) sort_hist_add<K>(counts, src[g], flip, passes, begin_bit, end_bit);
+        if (head + packs * V + g < n)
+            sort_hist_add<K>(counts, src[head + packs * V + g], flip, passes, begin_bit, end_bit);
         __syncthreads();
         for (u32 i = t; i < passes * SORT_RADIX; i += GPUK_BLOCK)
             if (counts[i])
@@ -3434,7 +3492,6 @@ GPUK_DEV void sort_run(K* out, const K* in, u32* vout, const u32* vin, u64 n, u6
     const u32 valid = (u32)(n - base < TILE ? n - base : TILE);
     U raw[ITEMS]; /* the keys' bits; their digits are worked out again where needed */
     u32 val[PAIRS ? ITEMS : 1];
-    u32 pos[ITEMS];
 #pragma unroll
     for (int k = 0; k < ITEMS; k++) { /* every load issued before any use */
         const u32 e = (warp * ITEMS + k) * 32 + lane;
@@ -3447,34 +3504,18 @@ GPUK_DEV void sort_run(K* out, const K* in, u32* vout, const u32* vin, u64 n, u6
 
     const u64 tag = (u64)(pass + 1) << 60;
     volatile u64* status = (volatile u64*)(scratch + SORT_HEAD_WORDS);
-    if (!single) { /* early counts: the tile's digit counts published before the ranking, so
-                      later tiles' look-back finds them sooner */
-        const u32 shift = begin_bit + 8 * pass;
-        const u32 width = end_bit - shift < 8 ? end_bit - shift : 8;
-        s.early[t] = 0;
-        __syncthreads();
-#pragma unroll
-        for (int k = 0; k < ITEMS; k++)
-            if ((warp * ITEMS + k) * 32 + lane < valid)
-                atomicAdd(&s.early[sort_digit(sort_ordered<K>(raw[k]) ^ flip, shift, width)], 1u);
-        __syncthreads();
-        status[index * SORT_RADIX + t] = tag | (index == 0 ? SORT_INCL : 0) | s.early[t];
-    }
-
     for (u32 p = single ? 0 : pass; p < (single ? passes : pass + 1); p++) {
         const u32 shift = begin_bit + 8 * p;
         const u32 width = end_bit - shift < 8 ? end_bit - shift : 8;
-        u32 count, tile_start;
-        sort_rank<K, PAIRS, ITEMS, U>(s, raw, flip, shift, width, valid, pos, &count, &tile_start);
-        /* the keys (and values) into their places in the tile */
-#pragma unroll
-        for (int k = 0; k < ITEMS; k++) {
-            const u32 e = (warp * ITEMS + k) * 32 + lane;
-            if (e < valid) {
-                s.keys[pos[k]] = raw[k];
-                if (PAIRS) s.vals[pos[k]] = val[k];
-            }
-        }
+        const u32 count = sort_count<K, PAIRS, ITEMS, U>(s, raw, flip, shift, width, valid);
+        /* the tile's counts published before the ranking, so that later tiles' look-back
+           finds them sooner */
+        if (!single) status[index * SORT_RADIX + t] = tag | (index == 0 ? SORT_INCL : 0) | count;
+        u64 digit_start;
+        const u32 tile_start =
+            sort_starts(s, count, single ? 0 : scratch[p * SORT_RADIX + t], &digit_start);
+        sort_place<K, PAIRS, ITEMS, U, PAIRS ? ITEMS : 1>(s, raw, val, flip, shift, width, valid,
+                                                          tile_start);
         if (single) {
             __syncthreads();
 #pragma unroll
@@ -3486,7 +3527,8 @@ GPUK_DEV void sort_run(K* out, const K* in, u32* vout, const u32* vin, u64 n, u6
             __syncthreads();
             continue;
         }
-        /* thread d: digit d's count in earlier tiles, by look-back */
+        /* thread d: digit d's count in earlier tiles, by look-back (a tile at a time: reading
+           several tiles' words at once measured slower, the extra reads crowd L2) */
         u64 before = 0;
         if (index != 0) {
             for (u64 j = index - 1;; j--) {
@@ -3497,18 +3539,20 @@ GPUK_DEV void sort_run(K* out, const K* in, u32* vout, const u32* vin, u64 n, u6
             }
             status[index * SORT_RADIX + t] = tag | SORT_INCL | (before + count);
         }
-        /* where digit d starts in the output: the histogram's counts below d */
-        u64 all;
-        const u64 digit_start =
-            sort_block_exclusive(scratch[p * SORT_RADIX + t], s.warp_sums, &all);
+        /* where digit d starts in the output: the histogram's counts below d, then the earlier
+           tiles' */
         s.offset[t] = digit_start + before - tile_start;
         __syncthreads();
-        for (u32 e = t; e < valid; e += GPUK_BLOCK) {
-            const U r = s.keys[e];
-            const u32 d = sort_digit(sort_ordered<K>(r) ^ flip, shift, width);
-            const u64 at = s.offset[d] + e;
-            out[at] = sort_key<K>(r);
-            if (PAIRS) vout[at] = s.vals[e];
+#pragma unroll
+        for (int k = 0; k < ITEMS; k++) {
+            const u32 e = k * GPUK_BLOCK + t;
+            if (e < valid) {
+                const U r = s.keys[e];
+                const u32 d = sort_digit(sort_ordered<K>(r) ^ flip, shift, width);
+                const u64 at = s.offset[d] + e;
+                out[at] = sort_key<K>(r);
+                if (PAIRS) vout[at] = s.vals[e];
+            }
         }
         return;
     }
@@ -3533,7 +3577,7 @@ GPUK_DEV void sort_run(K* out, const K* in, u32* vout, const u32* vin, u64 n, u6
 //      | out = in sorted stably ({T} keys), by bits [begin_bit, end_bit) of their ordered
 //      form (end_bit 0: all); out may be in
 #define GPUK_SORT_KEYS(T, t)                                                                 \
-    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK, 3)                              \
+    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK, SORT_BLOCKS_SM)                 \
     gpuk_sort_keys_##t(T* out, const T* in, u32* vout, const u32* vin, u64 n, u64* scratch,  \
                        u32 pass, u32 begin_bit, u32 end_bit, u32 mode) {                     \
         sort_run<T, false>(out, in, vout, vin, n, scratch, pass, begin_bit, end_bit, mode);  \
@@ -3550,7 +3594,7 @@ GPUK_DEV void sort_run(K* out, const K* in, u32* vout, const u32* vin, u64 n, u6
 //      descending, begin_bit, end_bit, 1)
 //      | keys_out = keys_in sorted stably, index_out (uint32) = each one's index in keys_in
 #define GPUK_SORT_PAIRS(T, t)                                                                \
-    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK, 3)                              \
+    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK, SORT_BLOCKS_SM)                 \
     gpuk_sort_pairs_##t(T* out, const T* in, u32* vout, const u32* vin, u64 n, u64* scratch, \
                         u32 pass, u32 begin_bit, u32 end_bit, u32 mode) {                    \
         sort_run<T, true>(out, in, vout, vin, n, scratch, pass, begin_bit, end_bit, mode);   \

@@ -10,6 +10,7 @@
    GPU (A100) runs, on this one (gpuk_ctx_desc.kernels_max_sm = 80), the 3x3 there on its 32 x 8
    kernel, whose goal is lower: it has no TMA tiles to keep the image's rows in flight.
    bench_kernels --cold-start   time from a ready ctx to the first built-in kernel's result
+   bench_kernels [--max-sm N] [--only PREFIX]   PREFIX: only the rows whose names start with it
    cc -std=c99 -O2 -I.. bench_kernels.c -o bench_kernels -ldl -lpthread -lm */
 #define _POSIX_C_SOURCE 199309L
 #define GPUK_IMPLEMENTATION
@@ -40,6 +41,9 @@ static double time_ms(work_fn work) { return bench_time_ms(ctx, &timer, work); }
 static gpuk_buffer x, y, z, h8;
 static size_t n_cur;
 static double copy_gbs;
+
+static const char* only; /* --only: a prefix of the rows to run */
+static int wanted(const char* name) { return !only || strncmp(name, only, strlen(only)) == 0; }
 
 static gpuk_array at0(gpuk_buffer b) { return gpuk_at(b, 0); }
 static void w_copy(void) { TRY(gpuk_buffer_copy_async(ctx, S, y, 0, x, 0, n_cur * 4)); }
@@ -117,6 +121,7 @@ static void sort_keys_fill(size_t n, size_t key_bytes) {
 /* one sort line: ms and keys a second; the goal is against bench_cub's line of the same name
    (another binary), so it is printed, not checked here */
 static void sort_line(const char* name, size_t n, work_fn w, const char* goal) {
+    if (!wanted(name)) return;
     char size[16];
     double ms;
     n_cur = n;
@@ -151,6 +156,7 @@ static void w_heat4(void) {
 }
 
 static void line(const char* name, size_t n, work_fn w, double bytes_per_elem, const char* counted, double goal) {
+    if (!wanted(name)) return;
     double ms, gbs;
     char size[16], unit[32];
     n_cur = n;
@@ -168,6 +174,7 @@ static void line(const char* name, size_t n, work_fn w, double bytes_per_elem, c
 }
 
 static void axis_line(const char* what, size_t rows, size_t cols, work_fn w) {
+    if (!wanted(what)) return;
     char name[64];
     ax_rows = rows, ax_cols = cols;
     snprintf(name, sizeof name, "%s %zux%zu", what, rows, cols);
@@ -206,7 +213,11 @@ int main(int argc, char** argv) {
     size_t free_b = 0;
     gpuk_ctx_desc cd = { 0 };
     if (argc > 1 && strcmp(argv[1], "--cold-start") == 0) return cold_start();
-    if (argc > 2 && strcmp(argv[1], "--max-sm") == 0) cd.kernels_max_sm = (uint32_t)atoi(argv[2]);
+    for (int a = 1; a + 1 < argc; a += 2) {
+        if (strcmp(argv[a], "--max-sm") == 0) cd.kernels_max_sm = (uint32_t)atoi(argv[a + 1]);
+        else if (strcmp(argv[a], "--only") == 0) only = argv[a + 1];
+        else { fprintf(stderr, "bench_kernels: unknown argument %s\n", argv[a]); return 2; }
+    }
     TRY(gpuk_ctx_create(&cd, &ctx));
     TRY(gpuk_timer_create(ctx, &timer));
     TRY(gpuk_ctx_mem_info(ctx, &free_b, NULL));
@@ -257,7 +268,7 @@ int main(int argc, char** argv) {
     axis_line("max_cols_f32", 8192, 8192, w_max_cols);
     line("scan_inclusive_i32", N28, w_scan_i32, 8, "read+write", 0.92);
     line("scan_inclusive_f32", N28, w_scan_f32, 8, "read+write", 0.92);
-    {   /* f64: the variant gpuk picks here, then the baseline PTX by hand */
+    if (wanted("scan_inclusive_f64")) {   /* f64: the variant gpuk picks here, then the baseline PTX by hand */
         char name[64];
         snprintf(name, sizeof name, "scan_inclusive_f64 (%s)", gpuk__builtin_pick(ctx, GPUK__K_SCAN_INCLUSIVE_F64)->name + 5);
         line(name, N28 / 2, w_scan_f64, 16, "read+write", 0.88);
@@ -268,7 +279,8 @@ int main(int argc, char** argv) {
     }
     line("transpose_f32 16384^2", SIDE * SIDE, w_transpose, 8, "read+write", 0.92);
     line("random_uniform_f32", N28, w_rand, 4, "write", 0.92);
-    if (cd.kernels_max_sm) {
+    if (!wanted("stencil3x3_i32")) {
+    } else if (cd.kernels_max_sm) {
         line("stencil3x3_i32 smoothing 4096^2 (32x8)", IMG * IMG, w_smooth, 8, "read+write", 0.85);
     } else {   /* the variant gpuk picks here, then the tree kernel every GPU runs (kernels_max_sm 80 in a
            second ctx on this device, with its own image and timer: on sm_90 the TMA tiles drop out) */
@@ -291,7 +303,7 @@ int main(int argc, char** argv) {
         TRY(gpuk_ctx_destroy(ctx));
         ctx = picked_ctx, timer = picked_timer, x = px, y = py;
     }
-    {   /* at 4096^2 (64 MiB each way) even a copy falls short of the 2^28 copy: the same image
+    if (wanted("stencil3x3_i32")) {   /* at 4096^2 (64 MiB each way) even a copy falls short of the 2^28 copy: the same image
            size copied, and the smoothing against that copy */
         double smooth_ms, copy_ms;
         n_cur = IMG * IMG;
@@ -305,16 +317,17 @@ int main(int argc, char** argv) {
     line("heat_step_f32 8192^2", FIELD * FIELD, w_heat, 8, "read+write", 0.88);
     line("heat_steps_f32 8192^2 x4 (per step)", 4 * FIELD * FIELD, w_heat4, 8, "read+write a step", 0.88);
     n_cur = N28;
-    {
+    if (wanted("histogram_u8")) {
         double ms = time_ms(w_hist);
         printf("%-34s n=2^28 %9.3f ms %8.1f GB/s read (compare: bench_cub's histogram line)\n", "histogram_u8 256 bins", ms,
                (double)N28 / ms / 1e6);
         bench_csv_row("histogram_u8 256 bins", "2^28", ms, (double)N28 / ms / 1e6, "GB/s read", BENCH_CSV_NONE, BENCH_CSV_NONE);
     }
-    {   /* f32 uniform in [0, 1) into 256 bins of [0, 1), as bench_cub's HistogramEven f32 line;
-           the goal is against that line (another binary), so it is printed, not checked here */
+    TRY(gpuk_random_uniform_f32(ctx, S, at0(x), N28, 7, 0)); /* the next two rows' input */
+    if (wanted("histogram_f32")) {   /* f32 uniform in [0, 1) into 256 bins of [0, 1), as
+           bench_cub's HistogramEven f32 line; the goal is against that line (another binary),
+           so it is printed, not checked here */
         double ms;
-        TRY(gpuk_random_uniform_f32(ctx, S, at0(x), N28, 7, 0));
         ms = time_ms(w_hist_f32);
         printf("%-34s n=2^28 %9.3f ms %8.1f GB/s read  ratio %.3f (read; goal: >= 1.3x bench_cub's "
                "HistogramEven f32 256 bins, its ms / 1.3)\n", "histogram_f32 256 bins", ms,
@@ -322,7 +335,7 @@ int main(int argc, char** argv) {
         bench_csv_row("histogram_f32 256 bins", "2^28", ms, 4.0 * (double)N28 / ms / 1e6,
                       "GB/s read", BENCH_CSV_NONE, BENCH_CSV_NONE);
     }
-    {   /* x uniform in [0, 1) (still the histogram's), x < 0.5 kept: about half, as bench_cub's
+    if (wanted("select_if")) {   /* x uniform in [0, 1) (still the histogram's), x < 0.5 kept: about half, as bench_cub's
            DeviceSelect::If f32 line; bytes: 4n read, 4 a kept element written. The goal is
            against that line (another binary), so it is printed, not checked here */
         double ms, gbs;
@@ -336,7 +349,7 @@ int main(int argc, char** argv) {
         bench_csv_row("select_if_f32 50 % kept", "2^28", ms, gbs, "GB/s read+write", gbs / copy_gbs,
                       BENCH_CSV_NONE);
     }
-    {   /* radix sorts against bench_cub's DeviceRadixSort lines on the same keys */
+    if (wanted("sort_")) {   /* radix sorts against bench_cub's DeviceRadixSort lines on the same keys */
         TRY(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = N28 * 4 }, &sort_vals));
         TRY(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = N28 * 4 }, &sort_vals_out));
         sort_keys_fill(N28, 4);
@@ -351,12 +364,12 @@ int main(int argc, char** argv) {
     /* cos^2 + sin^2 on x = 0, 1, ..., 1e7 - 1: past |x| = 105615 sinf/cosf take the slow path */
     TRY(gpuk_iota_f32(ctx, S, at0(x), 10000000, 0.0f, 1.0f));
     n_cur = 10000000;
-    {
+    if (wanted("cos2_plus_sin2_f32")) {
         double ms = time_ms(w_c2s2);
         printf("%-34s n=1e7  %9.3f ms (goal <= 0.20 ms)\n", "cos2_plus_sin2_f32 x=0..1e7", ms);
         bench_csv_row("cos2_plus_sin2_f32 x=0..1e7", "1e7", ms, ms, "ms", BENCH_CSV_NONE, 0.20);
     }
-    {   /* SELU on 1e6: host wall time per call, launch included, 1000 calls back to back */
+    if (wanted("selu_f32 x1000")) {   /* SELU on 1e6: host wall time per call, launch included, 1000 calls back to back */
         double t0, per[BENCH_REPEATS];
         int rep, i;
         n_cur = 1000000;

@@ -698,18 +698,19 @@ GPUK__IMPL gpuk_result gpuk_kernels_reserve(gpuk_ctx* ctx, gpuk_stream stream, s
 }
 
 #if defined(GPUK__LAUNCHER_SORT)
-/* The sorts' scratch for n keys of key bytes (GPUK__SORT_ITEMS_*: tiles of 4096 4-byte or
-   3072 8-byte keys): [bins: 8 passes x 256 u64][8 u32 tickets][256 status words (u64) a
-   tile] then the second key buffer and, for pairs, the second value buffer, each at a multiple
-   of 256 bytes; 0 where the size passes SIZE_MAX. */
-static size_t gpuk__sort_tile(size_t key) {
-    return (size_t)GPUK__BLOCK * (key == 4 ? GPUK__SORT_ITEMS_4 : GPUK__SORT_ITEMS_8);
+/* The sorts' scratch for n keys of key bytes (tiles of GPUK__BLOCK times GPUK__SORT_ITEMS_4K
+   4-byte keys alone, _4 with values, _8 8-byte keys): [bins: 8 passes x 256 u64][8 u32
+   tickets][256 status words (u64) a tile] then the second key buffer and, for pairs, the second
+   value buffer, each at a multiple of 256 bytes; 0 where the size passes SIZE_MAX. */
+static size_t gpuk__sort_tile(size_t key, int pairs) {
+    return (size_t)GPUK__BLOCK * (key == 8 ? GPUK__SORT_ITEMS_8
+                                           : pairs ? GPUK__SORT_ITEMS_4 : GPUK__SORT_ITEMS_4K);
 }
 #define GPUK__SORT_HEAD_BYTES ((size_t)(8 * 256 + 8) * 8)
 #define GPUK__SORT_UP(x) (((x) + 255) & ~(size_t)255)
 static size_t gpuk__sort_bytes(size_t n, size_t key, int pairs, size_t* keys_at,
                                size_t* vals_at) {
-    const size_t tiles = n / gpuk__sort_tile(key) + 1;
+    const size_t tiles = n / gpuk__sort_tile(key, pairs) + 1;
     if (n > ((size_t)-1 - 4096) / 16 - tiles * 2048 / 16) return 0; /* 13 bytes a key + status */
     *keys_at = GPUK__SORT_UP(GPUK__SORT_HEAD_BYTES + tiles * 256 * 8);
     *vals_at = GPUK__SORT_UP(*keys_at + n * key);
@@ -1812,8 +1813,8 @@ static GPUK__NOINLINE gpuk_result gpuk__sort(const char* fn, int id, gpuk_ctx* c
                                              const gpuk_array* values_in, size_t n,
                                              int descending, uint32_t begin_bit,
                                              uint32_t end_bit, int index) {
-    const size_t tile = gpuk__sort_tile(key), bits = key * 8;
     const int pairs = values_out != NULL;
+    const size_t tile = gpuk__sort_tile(key, pairs), bits = key * 8;
     gpuk_devptr ko, ki, vo = 0, vi = 0, scratch = 0, src_k, src_v, dst_k, dst_v, alt_k = 0;
     gpuk_devptr alt_v = 0;
     unsigned long long n64 = n;

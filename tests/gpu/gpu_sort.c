@@ -4,7 +4,7 @@
    (key, input index), and for full-width sorts also checked against C's own comparison of the
    keys (numbers in order; -0.0 before +0.0, NaNs at the ends by sign). Every key type, keys
    alone, with random 32-bit values and with their input index; ascending and descending; bit
-   ranges; in place; sizes 0, 1, odd, one tile (3072 and 4096 keys) +-1, several tiles and
+   ranges; in place; sizes 0, 1, odd, one tile (of each tile size) +-1, several tiles and
    about 10^6; random bits, many duplicates, all equal, sorted, reversed, float specials.
    Outputs poisoned before each run, with a guard on each side. A sort captured into a graph
    and replayed on new keys. Skipped where no driver or GPU exists.
@@ -247,10 +247,14 @@ static int run_one(int type, int kind, int what, size_t n, int desc, unsigned be
     return ok;
 }
 
-/* sizes: 0, 1, odd, a tile (4096 4-byte or 3072 8-byte keys) +-1, several tiles */
+/* sizes: 0, 1, odd, a tile +-1 (each tile size: 4-byte keys alone k4, with values p4, 8-byte
+   keys k8), several tiles */
 static int test_small_and_tile_edge_sizes(void) {
-    static const size_t sizes[] = { 0, 1, 2, 31, 255, 1000, 3071, 3072, 3073, 4095, 4096,
-                                    4097, 8191, 8193, 12289, 40961 };
+    const size_t k4 = (size_t)GPUK__BLOCK * GPUK__SORT_ITEMS_4K;
+    const size_t p4 = (size_t)GPUK__BLOCK * GPUK__SORT_ITEMS_4;
+    const size_t k8 = (size_t)GPUK__BLOCK * GPUK__SORT_ITEMS_8;
+    const size_t sizes[] = { 0, 1, 2, 31, 255, 1000, k8 - 1, k8, k8 + 1, p4 - 1, p4, p4 + 1,
+                             k4 - 1, k4, k4 + 1, 8191, 8193, 12289, 2 * k4 + 1, 40961 };
     int type, failed = 0;
     size_t s;
     for (type = 0; type < NTYPES; type++)

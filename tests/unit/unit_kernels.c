@@ -1478,6 +1478,7 @@ static unsigned long long sort_arg64(int i) {
 }
 static int test_sort_plan_and_refusals(void) {
     const size_t tile4 = GPUK__BLOCK * GPUK__SORT_ITEMS_4, tile8 = GPUK__BLOCK * GPUK__SORT_ITEMS_8;
+    const size_t tile4k = GPUK__BLOCK * GPUK__SORT_ITEMS_4K; /* 4-byte keys alone */
     gpuk_buffer k, v, w;
     long calls, launches;
     int allocs;
@@ -1514,7 +1515,7 @@ static int test_sort_plan_and_refusals(void) {
     CHECK(fake.launches == launches);
     /* one tile: one block, every pass inside it, no scratch */
     allocs = fake_live_count(FK_ALLOC);
-    CHECK_OK(gpuk_sort_keys_u32(ctx, S, gpuk_at(w, 0), gpuk_at(k, 0), tile4, 1, 0, 0));
+    CHECK_OK(gpuk_sort_keys_u32(ctx, S, gpuk_at(w, 0), gpuk_at(k, 0), tile4k, 1, 0, 0));
     CHECK(fake.launches == launches + 1 && fake.last_grid[0] == 1 && fake.last_block[0] == GPUK__BLOCK);
     CHECK(sort_arg32(6) == GPUK__SORT_SINGLE && sort_arg32(7) == 0 && sort_arg32(8) == 32 &&
           sort_arg32(9) == GPUK__SORT_DESCENDING && sort_arg64(5) == 0);
@@ -1529,6 +1530,9 @@ static int test_sort_plan_and_refusals(void) {
     CHECK(sort_arg64(0) == gpuk_buffer_devptr(ctx, w) && sort_arg64(2) == gpuk_buffer_devptr(ctx, v));
     CHECK(sort_arg64(5) != 0 && sort_arg32(9) == 0);
     CHECK(fake_live_count(FK_ALLOC) == allocs + 1);
+    launches = fake.launches; /* keys alone: their own tile size */
+    CHECK_OK(gpuk_sort_keys_u32(ctx, S, gpuk_at(w, 0), gpuk_at(k, 0), tile4k + 1, 0, 0, 0));
+    CHECK(fake.launches == launches + 5 && fake.last_grid[0] == 2);
     /* bits [4, 21): 3 passes; index: SORT_INDEX only on the first pass */
     launches = fake.launches;
     CHECK_OK(gpuk_sort_index_u64(ctx, S, gpuk_at(w, 0), gpuk_at(v, 0), gpuk_at(k, 0), 10000, 1, 4, 21));
