@@ -4,9 +4,9 @@
    row or column gives index 0), on fresh random inputs of every launch shape the host picks:
    short and long rows (rows in pieces), wide and tall views (columns in chunks), unaligned
    and strided views, one element, and empty views; tall views of short rows (64, 63, 6, 4
-   and 1 columns, aligned or not) for several turns of the short rows' loop. Outputs are poisoned first, and the
-   element after the last result must keep its poison. The same input twice gives the same
-   bits. GPUK_TEST_QUICK=1 (the sanitizer runs): the tall short-row views cut to 3001 rows.
+   and 1 columns, aligned or not) for several turns of the short rows' loop. Outputs are
+   poisoned first, and the element after the last result must keep its poison. The same input
+   twice gives the same bits. GPUK_TEST_QUICK=1 (the sanitizer runs): the tall short-row views cut to 3001 rows.
    cc -std=c99 -I../.. gpu_reduce_axis.c -ldl -lpthread -lm */
 #define _GNU_SOURCE
 #define GPUK_IMPLEMENTATION
@@ -34,7 +34,7 @@ static shape shapes[] = {
     { 1 << 16, 17, 19, 1 },/* tall, narrow columns, unaligned */
     { 1000, 3000, 3001, 0 },
     /* tall and thin, short rows (SHORT_FIRST on): rows enough for several turns of every
-       group's loop and a part turn (16 lanes a row: 67584 rows a turn of 4 a lane on 132 SMs) */
+       group's loop and a part turn (16 lanes a row: 16896 groups on 132 SMs) */
     { 150001, 64, 0, 0 },  /* 16-byte aligned rows, whole packs */
     { 150001, 63, 0, 0 },  /* rows from every alignment: heads and tails */
     { 150001, 64, 67, 1 }, /* strided, unaligned */
