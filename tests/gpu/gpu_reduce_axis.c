@@ -6,7 +6,8 @@
    and strided views, one element, and empty views; tall views of short rows (64, 63, 6, 4
    and 1 columns, aligned or not) for several turns of the short rows' loop. Outputs are
    poisoned first, and the element after the last result must keep its poison. The same input
-   twice gives the same bits. GPUK_TEST_QUICK=1 (the sanitizer runs): the tall short-row views cut to 3001 rows.
+   twice gives the same bits. GPUK_TEST_QUICK=1 (the sanitizer runs): the tall short-row views
+   cut to 3001 rows.
    cc -std=c99 -I../.. gpu_reduce_axis.c -ldl -lpthread -lm */
 #define _GNU_SOURCE
 #define GPUK_IMPLEMENTATION
