@@ -606,6 +606,18 @@ GPUK_DEV typename F::acc group_fold(F f, typename F::acc a, u32 g, unsigned mask
     return a;
 }
 
+/* group_fold where the whole warp folds at once (the short rows' loop): shuffles that name
+   every lane spare the compiler's checks of which lanes take part (a mask of a group's lanes
+   cost a match and a vote each step), and unrolled they spare the loop; xor by less than g
+   stays within the group, so the joins and their order are group_fold's */
+template <typename F>
+GPUK_DEV typename F::acc group_fold_warp(F f, typename F::acc a, u32 g) {
+#pragma unroll
+    for (u32 m = 16; m > 0; m /= 2)
+        if (m < g) a = f.join(a, shfl_xor(a, (int)m, 0xffffffffu));
+    return a;
+}
+
 /* Short rows (a 16-byte pack a lane at most, so cols <= 32 * V < 2^32): a lane's part of a
    row is its head element (before the row's first 16-byte boundary), its pack and its tail
    element, each where it has one. A group loads the parts of SHORT_ROWS rows before it folds
@@ -650,15 +662,14 @@ GPUK_DEV typename F::acc short_row_fold(F f, const short_part<T>& p, u32 cols, u
    gi is its first group's row) */
 template <int R, typename T, typename F>
 GPUK_DEV void reduce_short_rows(F f, typename F::out* out, const T* in, u64 rows, u32 cols,
-                                u64 ld, u32 g, u32 lane, u32 gi, unsigned mask, u64 first,
-                                u64 step) {
+                                u64 ld, u32 g, u32 lane, u32 gi, u64 first, u64 step) {
     for (u64 s0 = first; s0 - gi < rows; s0 += R * step) {
         short_part<T> p[R];
 #pragma unroll
         for (u32 u = 0; u < R; u++) short_row_load(p[u], in, s0 + u * step, rows, cols, ld, lane);
 #pragma unroll
         for (u32 u = 0; u < R; u++) {
-            const typename F::acc acc = group_fold(f, short_row_fold(f, p[u], cols, lane), g, mask);
+            const typename F::acc acc = group_fold_warp(f, short_row_fold(f, p[u], cols, lane), g);
             if (p[u].ok && lane == 0) out[s0 + u * step] = f.done(acc);
         }
     }
@@ -680,7 +691,7 @@ GPUK_DEV void reduce_rows(F f, typename F::out* out, const T* in, u64 rows, u64 
     u32* tickets = (u32*)ws;
     A* partials = (A*)(tickets + GEMM_SPLIT_TILES);
     if (cols <= (u64)g * V) {
-        reduce_short_rows<SHORT_ROWS, T>(f, out, in, rows, (u32)cols, ld, g, lane, gi, mask,
+        reduce_short_rows<SHORT_ROWS, T>(f, out, in, rows, (u32)cols, ld, g, lane, gi,
                                          warp * per_warp + gi, warps * per_warp);
         return;
     }
