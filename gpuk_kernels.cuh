@@ -571,7 +571,7 @@ GPUK_DEV void reduce(F f, typename F::out* result, const T* a, const T* b, u64 n
    Rows: a group of G lanes (a power of two up to a warp, about the row's 16-byte packs) folds
    a segment: the whole row, or with chunks > 1 one of the row's pieces of span columns (long
    rows, few of them: the pieces keep every multiprocessor busy); short rows (a 16-byte pack a
-   lane at most) two at a time. Each row is read 16 bytes at
+   lane at most) SHORT_ROWS at a time. Each row is read 16 bytes at
    a time from its first aligned element on. With chunks > 1 a segment's partial goes to the
    workspace and the group that brings the row's ticket to chunks folds the partials in chunk
    order and resets the ticket.
@@ -608,6 +608,75 @@ GPUK_DEV typename F::acc group_fold(F f, typename F::acc a, u32 g, unsigned mask
     return a;
 }
 
+/* group_fold where the whole warp folds at once (the short rows' loop): shuffles that name
+   every lane spare the compiler's checks of which lanes take part (a mask of a group's lanes
+   cost a match and a vote each step), and unrolled they spare the loop; xor by less than g
+   stays within the group, so the joins and their order are group_fold's */
+template <typename F>
+GPUK_DEV typename F::acc group_fold_warp(F f, typename F::acc a, u32 g) {
+#pragma unroll
+    for (u32 m = 16; m > 0; m /= 2)
+        if (m < g) a = f.join(a, shfl_xor(a, (int)m, 0xffffffffu));
+    return a;
+}
+
+/* Short rows (a 16-byte pack a lane at most, so cols <= 32 * V < 2^32): a lane's part of a
+   row is its head element (before the row's first 16-byte boundary), its pack and its tail
+   element, each where it has one. A group loads the parts of SHORT_ROWS rows before it folds
+   any (the folds wait on the loads: one row at a time left a warp a single load in flight
+   through each fold and shuffle), then folds each row in column order, as the long rows'
+   loop does, so the bits are those of one row at a time. */
+enum { SHORT_ROWS = 2 };
+template <typename T> struct short_part {
+    pack16<T> x;
+    T h, t;
+    u32 head; /* the row's head elements; the pack starts there */
+    bool ok;  /* the row exists */
+};
+template <typename T>
+GPUK_DEV void short_row_load(short_part<T>& p, const T* in, u64 r, u64 rows, u32 cols, u64 ld,
+                             u32 lane) {
+    const u32 V = 16 / sizeof(T);
+    p.ok = r < rows;
+    p.head = 0;
+    if (!p.ok) return;
+    const T* row = in + r * ld;
+    const u32 head = (u32)((16u - ((u64)row & 15u)) % 16u / sizeof(T));
+    p.head = head < cols ? head : cols;
+    const u32 packs = (cols - p.head) / V, tail = p.head + packs * V;
+    if (lane < p.head) p.h = row[lane];
+    if (lane < packs) p.x = ((const pack16<T>*)(row + p.head))[lane];
+    if (tail + lane < cols) p.t = row[tail + lane];
+}
+template <typename T, typename F>
+GPUK_DEV typename F::acc short_row_fold(F f, const short_part<T>& p, u32 cols, u32 lane) {
+    const u32 V = 16 / sizeof(T), packs = (cols - p.head) / V, tail = p.head + packs * V;
+    typename F::acc acc = f.init();
+    if (!p.ok) return acc;
+    if (lane < p.head) acc = fold_step(f, acc, p.h, lane);
+    if (lane < packs)
+#pragma unroll
+        for (u32 k = 0; k < V; k++) acc = fold_step(f, acc, p.x.v[k], p.head + lane * V + k);
+    if (tail + lane < cols) acc = fold_step(f, acc, p.t, tail + lane);
+    return acc;
+}
+/* The group's rows: first, first + step, ... (the loop the same for the whole warp: first -
+   gi is its first group's row) */
+template <int R, typename T, typename F>
+GPUK_DEV void reduce_short_rows(F f, typename F::out* out, const T* in, u64 rows, u32 cols,
+                                u64 ld, u32 g, u32 lane, u32 gi, u64 first, u64 step) {
+    for (u64 s0 = first; s0 - gi < rows; s0 += R * step) {
+        short_part<T> p[R];
+#pragma unroll
+        for (u32 u = 0; u < R; u++) short_row_load(p[u], in, s0 + u * step, rows, cols, ld, lane);
+#pragma unroll
+        for (u32 u = 0; u < R; u++) {
+            const typename F::acc acc = group_fold_warp(f, short_row_fold(f, p[u], cols, lane), g);
+            if (p[u].ok && lane == 0) out[s0 + u * step] = f.done(acc);
+        }
+    }
+}
+
 template <typename T, typename F>
 GPUK_DEV void reduce_rows(F f, typename F::out* out, const T* in, u64 rows, u64 cols, u64 ld,
                           u32 g, u32 chunks, u64 span, void* ws) {
@@ -623,40 +692,9 @@ GPUK_DEV void reduce_rows(F f, typename F::out* out, const T* in, u64 rows, u64 
     const u64 segs = rows * chunks;
     u32* tickets = (u32*)ws;
     A* partials = (A*)(tickets + GEMM_SPLIT_TILES);
-    if (cols <= (u64)g * V) { /* short rows: a lane's part of a row is at most one load of
-                                 each kind, so a lane loads two rows' parts before folding
-                                 either (four spilled registers at 8 blocks a
-                                 multiprocessor) */
-        const u64 step = warps * per_warp;
-        for (u64 s0 = warp * per_warp + gi; s0 - gi < rows; s0 += 2 * step) {
-            A acc[2];
-#pragma unroll
-            for (u32 u = 0; u < 2; u++) {
-                const u64 r = s0 + u * step;
-                acc[u] = f.init();
-                if (r < rows) {
-                    const T* row = in + r * ld;
-                    u64 head = (16u - ((u64)row & 15u)) % 16u / sizeof(T);
-                    if (head > cols) head = cols;
-                    const u64 packs = (cols - head) / V, tail = head + packs * V;
-                    if (lane < head) acc[u] = fold_step(f, acc[u], row[lane], lane);
-                    if (lane < packs) {
-                        const pack16<T> x = ((const pack16<T>*)(row + head))[lane];
-#pragma unroll
-                        for (u32 k = 0; k < V; k++)
-                            acc[u] = fold_step(f, acc[u], x.v[k], head + lane * V + k);
-                    }
-                    if (tail + lane < cols)
-                        acc[u] = fold_step(f, acc[u], row[tail + lane], tail + lane);
-                }
-            }
-#pragma unroll
-            for (u32 u = 0; u < 2; u++) {
-                const u64 r = s0 + u * step;
-                acc[u] = group_fold(f, acc[u], g, mask);
-                if (r < rows && lane == 0) out[r] = f.done(acc[u]);
-            }
-        }
+    if (cols <= (u64)g * V) {
+        reduce_short_rows<SHORT_ROWS, T>(f, out, in, rows, (u32)cols, ld, g, lane, gi,
+                                         warp * per_warp + gi, warps * per_warp);
         return;
     }
     /* the warp's groups take segments side by side; the loop is the same for the whole warp */

@@ -3,9 +3,11 @@
    rounding, min/max/argmin/argmax exactly (ties to the first index, NaN never wins, an all-NaN
    row or column gives index 0), on fresh random inputs of every launch shape the host picks:
    short and long rows (rows in pieces), wide and tall views (columns in chunks), unaligned
-   and strided views, one element, and empty views. Outputs are poisoned first, and the
-   element after the last result must keep its poison. The same input twice gives the same
-   bits.
+   and strided views, one element, and empty views; tall views of short rows (64, 63, 6, 4
+   and 1 columns, aligned or not) for several turns of the short rows' loop. Outputs are
+   poisoned first, and the element after the last result must keep its poison. The same input
+   twice gives the same bits. GPUK_TEST_QUICK=1 (the sanitizer runs): the tall short-row views
+   cut to 3001 rows.
    cc -std=c99 -I../.. gpu_reduce_axis.c -ldl -lpthread -lm */
 #define _GNU_SOURCE
 #define GPUK_IMPLEMENTATION
@@ -22,7 +24,7 @@ static const gpuk_stream S = { 0 };
 
 /* A view: rows x cols from element first, row_stride (0: cols). */
 typedef struct shape { size_t rows, cols, stride, first; } shape;
-static const shape shapes[] = {
+static shape shapes[] = {
     { 1, 1, 0, 0 },        /* one element */
     { 1, 1000, 0, 0 },     /* one row */
     { 1000, 1, 0, 0 },     /* one column */
@@ -32,7 +34,17 @@ static const shape shapes[] = {
     { 1 << 17, 40, 0, 0 }, /* tall and thin: columns in chunks */
     { 1 << 16, 17, 19, 1 },/* tall, narrow columns, unaligned */
     { 1000, 3000, 3001, 0 },
+    /* tall and thin, short rows (SHORT_FIRST on): rows enough for several turns of every
+       group's loop and a part turn (16 lanes a row: 16896 groups on 132 SMs) */
+    { 150001, 64, 0, 0 },  /* 16-byte aligned rows, whole packs */
+    { 150001, 63, 0, 0 },  /* rows from every alignment: heads and tails */
+    { 150001, 64, 67, 1 }, /* strided, unaligned */
+    { 150001, 64, 68, 4 }, /* strided, aligned */
+    { 300001, 4, 0, 0 },   /* a pack a row (f32) */
+    { 300001, 1, 0, 0 },   /* an element a row */
+    { 300001, 6, 0, 2 },   /* a pack and a bit, unaligned */
 };
+enum { SHORT_FIRST = 9 };
 enum { SHAPES = sizeof shapes / sizeof shapes[0] };
 static size_t stride_of(const shape* s) { return s->stride ? s->stride : s->cols; }
 static size_t elems_of(const shape* s) {
@@ -191,9 +203,9 @@ static int test_every_shape_matches_the_cpu(void) { return check_all(0, 0); }
 static int test_ties_give_the_first_index(void) { return check_all(1, 0); }
 static int test_nan_never_wins(void) { return check_all(0, 1); }
 
-/* The same input twice: the same bits (shapes with pieces and chunks included). */
+/* The same input twice: the same bits (shapes with pieces and chunks, and short rows). */
 static int test_the_bits_repeat(void) {
-    static const size_t which[] = { 5, 6, 8 };
+    static const size_t which[] = { 5, 6, 8, SHORT_FIRST, SHORT_FIRST + 1 };
     size_t w;
     for (w = 0; w < sizeof which / sizeof which[0]; w++) {
         const shape* sh = &shapes[which[w]];
@@ -243,6 +255,10 @@ static int test_empty_views(void) {
 int main(void) {
     int rc;
     rng_seed_from_clock();
+    if (getenv("GPUK_TEST_QUICK")) {
+        size_t i;
+        for (i = SHORT_FIRST; i < SHAPES; i++) shapes[i].rows = 3001;
+    }
     if (!gpu_setup("gpu_reduce_axis", NTESTS, &ctx, &rc)) return rc;
     RUN(test_every_shape_matches_the_cpu);
     RUN(test_ties_give_the_first_index);
