@@ -97,8 +97,8 @@ def draw(groups, png):
     sizes = [max(len(rows), 1) for _, rows in charted]
     top = max([1.1] + [r["ratio"] for _, rows in charted for r in rows] +
               [r["goal"] for _, rows in charted for r in rows if r["goal"] is not None])
-    fig, axes = plt.subplots(len(charted), 1, sharex=True, squeeze=False,
-                             figsize=(10, 1.2 + 0.3 * sum(sizes) + 0.55 * len(charted)),
+    height = 1.2 + 0.3 * sum(sizes) + 0.55 * len(charted)
+    fig, axes = plt.subplots(len(charted), 1, sharex=True, squeeze=False, figsize=(10, height),
                              gridspec_kw={"height_ratios": sizes})
     for ax, (heading, rows) in zip(axes[:, 0], charted):
         ax.set_title(heading, loc="left", fontsize=9)
@@ -123,7 +123,7 @@ def draw(groups, png):
     axes[-1, 0].set_xlabel("ratio to the limit (1 = the limit; black tick = goal; "
                            "green: goal met, orange: below goal, grey: no goal)", fontsize=8)
     fig.suptitle(title_of(groups), fontsize=11)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.35 / height))  # room above the panels for the title
     fig.savefig(png, dpi=120)
     plt.close(fig)
 

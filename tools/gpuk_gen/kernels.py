@@ -161,8 +161,9 @@ FAMILIES = [
      "one's every bit). Descending reverses that order and still keeps equal keys in input "
      "order. Only bits [begin_bit, end_bit) of that unsigned form count (end_bit 0: up to the "
      "top; an empty range is refused). The result always lands in the outputs, which may be "
-     "their inputs (in place). A sort of more than one tile (4096 4-byte or 3072 8-byte keys) "
-     "takes a second key (and value) buffer and status words from the stream's scratch, "
+     "their inputs (in place). A sort of more than one tile (6144 4-byte keys alone, 4096 "
+     "with values, 3072 8-byte keys) takes a second key (and value) buffer and status words "
+     "from the stream's scratch, "
      "allocated on first use; reserve it with gpuk_kernels_reserve_sort before a graph capture "
      "(a capture that would grow it returns GPUK_ERR_CAPTURING). gpuk_sort_index takes n up to "
      "2^32",
