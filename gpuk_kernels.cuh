@@ -3606,9 +3606,10 @@ GPUK_DEV void sort_run(K* out, const K* in, u32* vout, const u32* vin, u64 n, u6
 }
 
 /* Launched by the host once a phase: pass = SORT_HIST (a grid over the input), SORT_SINGLE
-   (one block, n <= one tile), or a pass 0 ..; mode: SORT_DESCENDING, SORT_INDEX. At most 80
-   registers, so 3 blocks (24 warps) an SM hide the look-back's waits: left free, the kernel
-   took 127 and 2 blocks; pairs spill 48 bytes at 80. */
+   (one block, n <= one tile), or a pass 0 ..; mode: SORT_DESCENDING, SORT_INDEX. At most 64
+   registers, so SORT_BLOCKS_SM (4) blocks an SM fit: 3 at 80 registers measured slower, 5 at
+   48 spill with values; left free, the kernel took 127 registers and 2 blocks. 4-byte keys
+   alone spill a few words at 64 and still measured faster at 24 items than at 16. */
 // wrap gpuk_sort_keys_{t}(gpuk_array out, gpuk_array in, size_t n, int descending,
 //      uint32_t begin_bit, uint32_t end_bit)
 //      = gpuk__sort({size}, out, in, NULL, NULL, n, descending, begin_bit, end_bit, 0)
