@@ -268,7 +268,8 @@ int main(int argc, char** argv) {
     axis_line("max_cols_f32", 8192, 8192, w_max_cols);
     line("scan_inclusive_i32", N28, w_scan_i32, 8, "read+write", 0.92);
     line("scan_inclusive_f32", N28, w_scan_f32, 8, "read+write", 0.92);
-    if (wanted("scan_inclusive_f64")) {   /* f64: the variant gpuk picks here, then the baseline PTX by hand */
+    if (wanted("scan_inclusive_f64")) { /* f64: the variant gpuk picks here, then the baseline
+                                           PTX by hand */
         char name[64];
         snprintf(name, sizeof name, "scan_inclusive_f64 (%s)", gpuk__builtin_pick(ctx, GPUK__K_SCAN_INCLUSIVE_F64)->name + 5);
         line(name, N28 / 2, w_scan_f64, 16, "read+write", 0.88);
@@ -279,11 +280,11 @@ int main(int argc, char** argv) {
     }
     line("transpose_f32 16384^2", SIDE * SIDE, w_transpose, 8, "read+write", 0.92);
     line("random_uniform_f32", N28, w_rand, 4, "write", 0.92);
-    if (!wanted("stencil3x3_i32")) {
-    } else if (cd.kernels_max_sm) {
+    if (wanted("stencil3x3_i32") && cd.kernels_max_sm) {
         line("stencil3x3_i32 smoothing 4096^2 (32x8)", IMG * IMG, w_smooth, 8, "read+write", 0.85);
-    } else {   /* the variant gpuk picks here, then the tree kernel every GPU runs (kernels_max_sm 80 in a
-           second ctx on this device, with its own image and timer: on sm_90 the TMA tiles drop out) */
+    } else if (wanted("stencil3x3_i32")) { /* the variant gpuk picks here, then the tree kernel
+           every GPU runs (kernels_max_sm 80 in a second ctx on this device, with its own image
+           and timer: on sm_90 the TMA tiles drop out) */
         gpuk_ctx* picked_ctx = ctx;
         gpuk_timer picked_timer = timer;
         gpuk_buffer px = x, py = y;
@@ -303,8 +304,8 @@ int main(int argc, char** argv) {
         TRY(gpuk_ctx_destroy(ctx));
         ctx = picked_ctx, timer = picked_timer, x = px, y = py;
     }
-    if (wanted("stencil3x3_i32")) {   /* at 4096^2 (64 MiB each way) even a copy falls short of the 2^28 copy: the same image
-           size copied, and the smoothing against that copy */
+    if (wanted("stencil3x3_i32")) { /* at 4096^2 (64 MiB each way) even a copy falls short of
+           the 2^28 copy: the same image size copied, and the smoothing against that copy */
         double smooth_ms, copy_ms;
         n_cur = IMG * IMG;
         copy_ms = time_ms(w_copy);
@@ -324,7 +325,7 @@ int main(int argc, char** argv) {
         bench_csv_row("histogram_u8 256 bins", "2^28", ms, (double)N28 / ms / 1e6, "GB/s read", BENCH_CSV_NONE, BENCH_CSV_NONE);
     }
     TRY(gpuk_random_uniform_f32(ctx, S, at0(x), N28, 7, 0)); /* the next two rows' input */
-    if (wanted("histogram_f32")) {   /* f32 uniform in [0, 1) into 256 bins of [0, 1), as
+    if (wanted("histogram_f32")) { /* f32 uniform in [0, 1) into 256 bins of [0, 1), as
            bench_cub's HistogramEven f32 line; the goal is against that line (another binary),
            so it is printed, not checked here */
         double ms;
@@ -335,9 +336,10 @@ int main(int argc, char** argv) {
         bench_csv_row("histogram_f32 256 bins", "2^28", ms, 4.0 * (double)N28 / ms / 1e6,
                       "GB/s read", BENCH_CSV_NONE, BENCH_CSV_NONE);
     }
-    if (wanted("select_if")) {   /* x uniform in [0, 1) (still the histogram's), x < 0.5 kept: about half, as bench_cub's
-           DeviceSelect::If f32 line; bytes: 4n read, 4 a kept element written. The goal is
-           against that line (another binary), so it is printed, not checked here */
+    if (wanted("select_if")) { /* x uniform in [0, 1) (still the histogram's), x < 0.5 kept:
+           about half, as bench_cub's DeviceSelect::If f32 line; bytes: 4n read, 4 a kept
+           element written. The goal is against that line (another binary), so it is printed,
+           not checked here */
         double ms, gbs;
         uint64_t kept = 0;
         ms = time_ms(w_select_f32);
@@ -349,7 +351,8 @@ int main(int argc, char** argv) {
         bench_csv_row("select_if_f32 50 % kept", "2^28", ms, gbs, "GB/s read+write", gbs / copy_gbs,
                       BENCH_CSV_NONE);
     }
-    if (wanted("sort_")) {   /* radix sorts against bench_cub's DeviceRadixSort lines on the same keys */
+    if (wanted("sort_")) { /* radix sorts against bench_cub's DeviceRadixSort lines on the same
+                              keys */
         TRY(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = N28 * 4 }, &sort_vals));
         TRY(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = N28 * 4 }, &sort_vals_out));
         sort_keys_fill(N28, 4);
@@ -369,7 +372,8 @@ int main(int argc, char** argv) {
         printf("%-34s n=1e7  %9.3f ms (goal <= 0.20 ms)\n", "cos2_plus_sin2_f32 x=0..1e7", ms);
         bench_csv_row("cos2_plus_sin2_f32 x=0..1e7", "1e7", ms, ms, "ms", BENCH_CSV_NONE, 0.20);
     }
-    if (wanted("selu_f32 x1000")) {   /* SELU on 1e6: host wall time per call, launch included, 1000 calls back to back */
+    if (wanted("selu_f32 x1000")) { /* SELU on 1e6: host wall time per call, launch included,
+                                       1000 calls back to back */
         double t0, per[BENCH_REPEATS];
         int rep, i;
         n_cur = 1000000;
