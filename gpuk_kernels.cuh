@@ -70,6 +70,7 @@ typedef unsigned int u32;
 
 /* ---- 16-byte packs: the unit of a vectorized load or store ---- */
 template <typename T> struct __align__(16) pack16 { T v[16 / sizeof(T)]; };
+template <typename T, int N> struct __align__(N * sizeof(T)) packn { T v[N]; };
 
 GPUK_DEV bool aligned16(const void* p) { return ((u64)p & 15u) == 0; }
 
@@ -221,8 +222,11 @@ GPUK_DEV void map(F f, T* out, const T* a, const T* b, u64 n) {
     }
 
 /* ---- conversions between f32 and the 16-bit floats ----
-   out[i] = in[i] widened or narrowed. Groups of 8 elements a thread (16 bytes of halves, 32 of
-   floats) where out and in reach a 16-byte boundary at the same element, else one at a time.
+   out[i] = in[i] widened or narrowed, where out and in reach a 16-byte boundary at the same
+   element, else one at a time. Narrowing takes groups of 8 elements a thread (32 bytes of
+   floats in, 16 of halves out); widening one 16-byte pack of out a thread from 8 bytes of in,
+   two of them in flight, so that each store of a warp writes 512 contiguous bytes (two
+   16-byte stores a thread side by side would leave every sector half written by each).
    out and in never overlap (the launcher refuses it): their elements differ in size. */
 template <typename O, typename I> GPUK_DEV O convert_one(I x) { return narrow<O>(x); }
 /* f16 NaNs by the rule above: the f16 bits sign-extended from bit 15 and shifted into place
@@ -247,6 +251,29 @@ template <typename O, typename I> GPUK_DEV void convert(O* out, const I* in, u64
         if ((((u64)(out + h) | (u64)(in + h)) & 15u) == 0) { head = h; break; }
     if (head > n) head = n;
     for (u64 i = tid; i < head; i += stride) out[i] = convert_one<O>(in[i]);
+    if (sizeof(O) > sizeof(I)) {
+        enum { E = 16 / sizeof(O), U = 2 };
+        const u64 nout = (n - head) / E;
+        const packn<I, E>* ci = (const packn<I, E>*)(in + head);
+        pack16<O>* po = (pack16<O>*)(out + head);
+        for (u64 q = tid; q < nout; q += U * stride) {
+            packn<I, E> x[U];
+#pragma unroll
+            for (int u = 0; u < U; u++)
+                if (q + u * stride < nout) x[u] = ci[q + u * stride];
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                if (q + u * stride < nout) {
+                    pack16<O> r;
+#pragma unroll
+                    for (int e = 0; e < E; e++) r.v[e] = convert_one<O>(x[u].v[e]);
+                    po[q + u * stride] = r;
+                }
+            }
+        }
+        for (u64 i = head + nout * E + tid; i < n; i += stride) out[i] = convert_one<O>(in[i]);
+        return;
+    }
     const u64 groups = (n - head) / 8;
     const pack16<I>* pi = (const pack16<I>*)(in + head);
     pack16<O>* po = (pack16<O>*)(out + head);
@@ -489,12 +516,25 @@ GPUK_DEV void reduce(F f, typename F::out* result, const T* a, const T* b, u64 n
     const u64 npacks = (n - head) / V;
     const pack16<T>* pa = (const pack16<T>*)(a + head);
     const pack16<T>* pb = (const pack16<T>*)(b + head);
-    for (u64 p = tid; p < npacks; p += stride) {
-        pack16<T> x = pa[p], y;
-        if (NIN > 1) y = pb[p];
+    /* two packs a turn, both loads issued first: more bytes in flight a thread */
+    for (u64 p = tid; p < npacks; p += 2 * stride) {
+        pack16<T> x[2], y[2];
 #pragma unroll
-        for (int k = 0; k < (int)V; k++)
-            acc = f.join(acc, f.take(x.v[k], NIN > 1 ? y.v[k] : T(), head + p * V + k));
+        for (int u = 0; u < 2; u++) {
+            if (p + u * stride < npacks) {
+                x[u] = pa[p + u * stride];
+                if (NIN > 1) y[u] = pb[p + u * stride];
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < 2; u++) {
+            if (p + u * stride < npacks) {
+                const u64 at = head + (p + u * stride) * V;
+#pragma unroll
+                for (int k = 0; k < (int)V; k++)
+                    acc = f.join(acc, f.take(x[u].v[k], NIN > 1 ? y[u].v[k] : T(), at + k));
+            }
+        }
     }
     for (u64 i = head + npacks * V + tid; i < n; i += stride) acc = f.join(acc, f.take(a[i], NIN > 1 ? b[i] : T(), i));
     acc = block_fold(f, acc, smem);

@@ -10,7 +10,7 @@
    GPU (A100) runs, on this one (gpuk_ctx_desc.kernels_max_sm = 80), the 3x3 there on its 32 x 8
    kernel, whose goal is lower: it has no TMA tiles to keep the image's rows in flight.
    bench_kernels --cold-start   time from a ready ctx to the first built-in kernel's result
-   bench_kernels [--max-sm N] [--only PREFIX]   PREFIX: only the rows whose names start with it
+   bench_kernels [--max-sm N] [--only P,Q..]   only the rows whose names start with P, Q, ..
    cc -std=c99 -O2 -I.. bench_kernels.c -o bench_kernels -ldl -lpthread -lm */
 #define _POSIX_C_SOURCE 199309L
 #define GPUK_IMPLEMENTATION
@@ -42,8 +42,17 @@ static gpuk_buffer x, y, z, h8;
 static size_t n_cur;
 static double copy_gbs;
 
-static const char* only; /* --only: a prefix of the rows to run */
-static int wanted(const char* name) { return !only || strncmp(name, only, strlen(only)) == 0; }
+static const char* only; /* --only: the prefixes of the rows to run, comma-separated */
+static int wanted(const char* name) {
+    const char* p = only;
+    if (!only) return 1;
+    for (;;) {
+        const size_t len = strcspn(p, ",");
+        if (len && strncmp(name, p, len) == 0) return 1;
+        if (!p[len]) return 0;
+        p += len + 1;
+    }
+}
 
 static gpuk_array at0(gpuk_buffer b) { return gpuk_at(b, 0); }
 static void w_copy(void) { TRY(gpuk_buffer_copy_async(ctx, S, y, 0, x, 0, n_cur * 4)); }
