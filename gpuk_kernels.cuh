@@ -2935,7 +2935,10 @@ GPUK_DEV void heat_step(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 ld
    A block moves 64x64 tiles through shared memory (one pad column so the column reads do not
    conflict), reading rows of in and writing rows of out, so both sides are coalesced; each
    thread moves 16 elements a tile, all loads issued before the stores. Tiles beyond the grid's
-   y range are taken in a loop, so any height works. */
+   y range are taken in a loop, so any height works. Registers held to 6 blocks a
+   multiprocessor (40): left free, the kernel took 64 and 4 blocks, which left a block's
+   stores with too few other blocks' loads beside them (bench "transpose_f32 16384^2", on
+   the faster memory most); 8 blocks spill. */
 
 template <typename T>
 GPUK_DEV void transpose(T* out, const T* in, u64 rows, u64 cols) {
@@ -2967,7 +2970,7 @@ GPUK_DEV void transpose(T* out, const T* in, u64 rows, u64 cols) {
 //      = gpuk__transpose({size}, out, in, rows, cols)
 //      | out (cols x rows) = transpose of in (rows x cols), row-major; out != in
 #define GPUK_TRANSPOSE(T, t)                                                                 \
-    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
+    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK, 6)                              \
     gpuk_transpose_##t(T* out, const T* in, u64 rows, u64 cols) {                            \
         transpose<T>(out, in, rows, cols);                                                   \
     }
