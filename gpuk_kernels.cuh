@@ -32,6 +32,7 @@
 #define SORT_ITEMS_4 16
 #define SORT_ITEMS_4K 24
 #define SORT_ITEMS_8 12
+#define SORT_ITEMS_8K 14
 #define SORT_BLOCKS_SM 4
 #define SORT_HIST 0xFFFFFFFFu
 #define SORT_SINGLE 0xFFFFFFFEu
@@ -3331,13 +3332,16 @@ GPUK_DEV void random_blocks(T* out, u64 n, u64 offset, u64 seed, bool normal) {
 #define SORT_VALUE_MASK ((1ull << 59) - 1)
 #define SORT_INCL (1ull << 59)
 
-/* items a thread: 24 for 4-byte keys alone (SORT_ITEMS_4K), 16 with values (SORT_ITEMS_4),
-   12 for 8-byte keys, so the tile's keys, values, the warps' digit counts and (keys alone)
-   match masks stay under 48 KiB of static shared memory (4 blocks an SM). Keys with values
-   find a digit's lanes by ballots: the masks fit beside the values only with fewer items a
-   thread, and 14 items with masks measured slower than 16 with ballots. */
+/* items a thread: 24 for 4-byte keys alone (SORT_ITEMS_4K), 16 with values (SORT_ITEMS_4), 14
+   for 8-byte keys alone (SORT_ITEMS_8K; 12 measured slower) and 12 with values (SORT_ITEMS_8),
+   so that the tile's keys, values, the warps' digit counts and (keys alone) match masks stay
+   under 48 KiB of static shared memory (4 blocks an SM). Keys with values find a
+   digit's lanes by ballots: the masks fit beside the values only with fewer items a thread,
+   and 14 items with masks measured slower than 16 with ballots, as did masks with the values
+   kept out of registers until the keys were placed. */
 template <typename K, bool PAIRS> struct sort_items {
-    enum { n = sizeof(K) == 4 ? (PAIRS ? SORT_ITEMS_4 : SORT_ITEMS_4K) : SORT_ITEMS_8 };
+    enum { n = sizeof(K) == 4 ? (PAIRS ? SORT_ITEMS_4 : SORT_ITEMS_4K)
+                              : (PAIRS ? SORT_ITEMS_8 : SORT_ITEMS_8K) };
 };
 template <typename K, bool PAIRS> struct sort_or {
     enum { on = !PAIRS };

@@ -699,11 +699,12 @@ GPUK__IMPL gpuk_result gpuk_kernels_reserve(gpuk_ctx* ctx, gpuk_stream stream, s
 
 #if defined(GPUK__LAUNCHER_SORT)
 /* The sorts' scratch for n keys of key bytes (tiles of GPUK__BLOCK times GPUK__SORT_ITEMS_4K
-   4-byte keys alone, _4 with values, _8 8-byte keys): [bins: 8 passes x 256 u64][8 u32
-   tickets][256 status words (u64) a tile] then the second key buffer and, for pairs, the second
-   value buffer, each at a multiple of 256 bytes; 0 where the size passes SIZE_MAX. */
+   4-byte keys alone, _4 with values, _8K 8-byte keys alone, _8 with values): [bins: 8 passes
+   x 256 u64][8 u32 tickets][256 status words (u64) a tile] then the second key buffer and, for
+   pairs, the second value buffer, each at a multiple of 256 bytes; 0 where the size passes
+   SIZE_MAX. */
 static size_t gpuk__sort_tile(size_t key, int pairs) {
-    return (size_t)GPUK__BLOCK * (key == 8 ? GPUK__SORT_ITEMS_8
+    return (size_t)GPUK__BLOCK * (key == 8 ? (pairs ? GPUK__SORT_ITEMS_8 : GPUK__SORT_ITEMS_8K)
                                            : pairs ? GPUK__SORT_ITEMS_4 : GPUK__SORT_ITEMS_4K);
 }
 #define GPUK__SORT_HEAD_BYTES ((size_t)(8 * 256 + 8) * 8)

@@ -248,13 +248,15 @@ static int run_one(int type, int kind, int what, size_t n, int desc, unsigned be
 }
 
 /* sizes: 0, 1, odd, a tile +-1 (each tile size: 4-byte keys alone k4, with values p4, 8-byte
-   keys k8), several tiles */
+   keys alone k8, with values p8), several tiles */
 static int test_small_and_tile_edge_sizes(void) {
     const size_t k4 = (size_t)GPUK__BLOCK * GPUK__SORT_ITEMS_4K;
     const size_t p4 = (size_t)GPUK__BLOCK * GPUK__SORT_ITEMS_4;
-    const size_t k8 = (size_t)GPUK__BLOCK * GPUK__SORT_ITEMS_8;
-    const size_t sizes[] = { 0, 1, 2, 31, 255, 1000, k8 - 1, k8, k8 + 1, p4 - 1, p4, p4 + 1,
-                             k4 - 1, k4, k4 + 1, 8191, 8193, 12289, 2 * k4 + 1, 40961 };
+    const size_t k8 = (size_t)GPUK__BLOCK * GPUK__SORT_ITEMS_8K;
+    const size_t p8 = (size_t)GPUK__BLOCK * GPUK__SORT_ITEMS_8;
+    const size_t sizes[] = { 0, 1, 2, 31, 255, 1000, k8 - 1, k8, k8 + 1, p8 - 1, p8, p8 + 1,
+                             p4 - 1, p4, p4 + 1, k4 - 1, k4, k4 + 1, 8191, 8193, 12289,
+                             2 * k4 + 1, 40961 };
     int type, failed = 0;
     size_t s;
     for (type = 0; type < NTYPES; type++)

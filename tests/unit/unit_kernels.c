@@ -1479,6 +1479,7 @@ static unsigned long long sort_arg64(int i) {
 static int test_sort_plan_and_refusals(void) {
     const size_t tile4 = GPUK__BLOCK * GPUK__SORT_ITEMS_4, tile8 = GPUK__BLOCK * GPUK__SORT_ITEMS_8;
     const size_t tile4k = GPUK__BLOCK * GPUK__SORT_ITEMS_4K; /* 4-byte keys alone */
+    const size_t tile8k = GPUK__BLOCK * GPUK__SORT_ITEMS_8K; /* 8-byte keys alone */
     gpuk_buffer k, v, w;
     long calls, launches;
     int allocs;
@@ -1533,6 +1534,11 @@ static int test_sort_plan_and_refusals(void) {
     launches = fake.launches; /* keys alone: their own tile size */
     CHECK_OK(gpuk_sort_keys_u32(ctx, S, gpuk_at(w, 0), gpuk_at(k, 0), tile4k + 1, 0, 0, 0));
     CHECK(fake.launches == launches + 5 && fake.last_grid[0] == 2);
+    launches = fake.launches;
+    CHECK_OK(gpuk_sort_keys_u64(ctx, S, gpuk_at(w, 0), gpuk_at(k, 0), tile8k + 1, 0, 0, 0));
+    CHECK(fake.launches == launches + 9 && fake.last_grid[0] == 2);
+    CHECK_OK(gpuk_sort_keys_u64(ctx, S, gpuk_at(w, 0), gpuk_at(k, 0), tile8k, 0, 0, 0));
+    CHECK(fake.launches == launches + 10 && fake.last_grid[0] == 1);
     /* bits [4, 21): 3 passes; index: SORT_INDEX only on the first pass */
     launches = fake.launches;
     CHECK_OK(gpuk_sort_index_u64(ctx, S, gpuk_at(w, 0), gpuk_at(v, 0), gpuk_at(k, 0), 10000, 1, 4, 21));
