@@ -747,14 +747,21 @@ GPUK__IMPL gpuk_result gpuk_kernels_reserve_sort(gpuk_ctx* ctx, gpuk_stream stre
     gpuk__cu_stream cs;
     gpuk__scratch* s;
     gpuk_result r;
-    size_t bytes, keys_at, vals_at;
+    size_t bytes = 0, keys_at, vals_at;
+    int kind;
     GPUK__ALIVE(fn);
     GPUK__CTX_CHECK(fn, ctx);
     if ((r = gpuk__stream_resolve(fn, ctx, stream, &cs)) != GPUK_OK) return r;
-    /* 8-byte keys with values: the most any sort of max_sort_n keys takes */
-    if (!(bytes = gpuk__sort_bytes(max_sort_n, 8, 1, &keys_at, &vals_at)))
-        return gpuk__fail(fn, GPUK_ERR_LIMIT, "scratch for sorts of %zu keys would pass SIZE_MAX",
-                          max_sort_n);
+    /* the most any sort of max_sort_n keys takes: 4- or 8-byte keys, alone or with values (the
+       tile sizes differ, and with them the status words) */
+    for (kind = 0; kind < 4; kind++) {
+        const size_t b = gpuk__sort_bytes(max_sort_n, kind < 2 ? 4 : 8, kind % 2, &keys_at,
+                                          &vals_at);
+        if (!b)
+            return gpuk__fail(fn, GPUK_ERR_LIMIT, "scratch for sorts of %zu keys would pass "
+                              "SIZE_MAX", max_sort_n);
+        if (b > bytes) bytes = b;
+    }
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
     if (!(s = gpuk__scratch_lock(fn, ctx, stream, cs, &r))) return r;
     r = gpuk__sort_reserve(fn, s, cs, bytes);
