@@ -1656,11 +1656,16 @@ GPUK_DEV void cp_async16(const void* dst, const void* src) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"((u32)__cvta_generic_to_shared(dst)), "l"(src)
                  : "memory");
 }
-/* 16 bytes, or 16 zeros where !in (src is then not read: any valid address will do) */
-GPUK_DEV void cp_async16_in(const void* dst, const void* src, bool in) {
+/* The first bytes (0 to 16) of src, the rest of the 16 zeros (src is not read where bytes is 0:
+   any valid address will do) */
+GPUK_DEV void cp_async16_n(const void* dst, const void* src, u32 bytes) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"((u32)__cvta_generic_to_shared(dst)),
-                 "l"(src), "r"(in ? 16u : 0u)
+                 "l"(src), "r"(bytes)
                  : "memory");
+}
+/* 16 bytes, or 16 zeros where !in */
+GPUK_DEV void cp_async16_in(const void* dst, const void* src, bool in) {
+    cp_async16_n(dst, src, in ? 16u : 0u);
 }
 template <typename T> GPUK_DEV void cp_async_elem(const T* dst, const T* src, bool in) {
     asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;" ::"r"((u32)__cvta_generic_to_shared(dst)),
@@ -2685,6 +2690,71 @@ template <typename T> GPUK_DEV void stencil3x3_box(T* st, u64 c0, u64 r0, const 
     tma_load_2d(smem_u32(st), map, (int)c0 - 4, (int)r0 - 1, bar);
 }
 
+/* The same box by the block's threads (the sm_80 variant), by cp.async. wide: 16-byte copies, a
+   box row of STENCIL3_TMA_LS / 4, from base, the map's column 0 (in less off columns), width its
+   columns (cols + off), ld its row stride, all under the tensor map's rules. A thread's copies
+   are the same places of every box, so their offsets are worked out once a block; a box wholly
+   inside takes them as they are. Elsewhere, what the map would fill with 0 (rows outside the
+   image, columns left of base or past width) cp.async fills itself: its source size is the
+   bytes inside (0 to 16), and a copy with none reads nothing (base stands in). Not wide (rows
+   not 16-byte aligned apart; off is then 0): an element a copy, the same zeros. */
+template <typename T> struct stencil3x3_copier {
+    enum { LS = STENCIL3_TMA_LS, CH = LS / 4, N = CH * (STENCIL3_TMA_ROWS + 2),
+           K = (N + STENCIL3_TMA_THREADS - 1) / STENCIL3_TMA_THREADS };
+    static_assert(sizeof(T) == 4 && LS % 4 == 0, "whole 16-byte copies of a box row");
+    const T* base;
+    u64 rows, width, ld;
+    bool wide;
+    u64 from[K]; /* this thread's 16-byte copies: box row * ld + column, in elements */
+    u32 to[K];   /* and their places in a stage */
+    GPUK_DEV stencil3x3_copier(const T* base_, u64 rows_, u64 width_, u64 ld_, bool wide_)
+        : base(base_), rows(rows_), width(width_), ld(ld_), wide(wide_) {
+#pragma unroll
+        for (int k = 0; k < K; k++) {
+            const u32 q = threadIdx.x + k * STENCIL3_TMA_THREADS, b = q / CH, c = q % CH;
+            from[k] = (u64)b * ld + 4 * c;
+            to[k] = b * LS + 4 * c;
+        }
+    }
+    /* the box of the tile at (c0, r0) into st */
+    GPUK_DEV void operator()(T* st, u64 c0, u64 r0) const {
+        const bool inner =
+            r0 >= 1 && r0 + STENCIL3_TMA_ROWS < rows && c0 >= 4 && c0 + LS - 4 <= width;
+        if (!wide) { /* a warp a box row, a lane every 32nd element of it */
+            const u32 lane = threadIdx.x % 32;
+            for (u32 b = threadIdx.x / 32; b < STENCIL3_TMA_ROWS + 2;
+                 b += STENCIL3_TMA_THREADS / 32) {
+                const i64 r = (i64)r0 - 1 + b;
+                const bool row_in = r >= 0 && (u64)r < rows;
+                const T* p = base + (row_in ? (u64)r * ld : 0) + c0 - 4;
+#pragma unroll
+                for (u32 x = lane; x < LS; x += 32) {
+                    const i64 m = (i64)c0 - 4 + x;
+                    const bool inside = inner || (row_in && m >= 0 && (u64)m < width);
+                    cp_async_elem(st + b * LS + x, inside ? p + x : base, inside);
+                }
+            }
+        } else if (inner) {
+            const T* p = base + (r0 - 1) * ld + (c0 - 4);
+#pragma unroll
+            for (int k = 0; k < K; k++)
+                if (k + 1 < K || threadIdx.x + k * STENCIL3_TMA_THREADS < N)
+                    cp_async16(st + to[k], p + from[k]);
+        } else {
+#pragma unroll
+            for (int k = 0; k < K; k++) {
+                const u32 q = threadIdx.x + k * STENCIL3_TMA_THREADS, b = q / CH, c = q % CH;
+                const i64 r = (i64)r0 - 1 + b, m = (i64)c0 - 4 + 4 * (i64)c;
+                const bool inside = r >= 0 && (u64)r < rows && m >= 0 && (u64)m < width;
+                const u32 bytes =
+                    !inside ? 0u : (u64)m + 4 <= width ? 16u : (u32)(width - (u64)m) * 4u;
+                if (q < N)
+                    cp_async16_n(st + to[k], inside ? base + (u64)r * ld + (u64)m : base, bytes);
+            }
+        }
+    }
+};
+
 /* Outputs (i0 .. i0 + RT - 1, j) of a tile, RT = the tile's rows a thread, from its box in a
    stage, b the box row of row i0 - 1 and x + 4 + off the box column of j: a window of 3 rows slides
    down the column, all reads from shared memory. Where a neighbour leaves the image the box
@@ -2754,38 +2824,51 @@ GPUK_DEV void stencil3x3_rows(T* out, const T* st, u32 x, u32 b, u64 i0, u64 j, 
     }
 }
 
-template <typename T>
-GPUK_DEV void stencil3x3_tile(T* out, u64 rows, u64 cols, u64 ldo, const stencil_weights& w, const stencil_weights_d& wd,
-                              u32 boundary, const tensor_map& map, u32 off) {
+/* The tiles' walk. TMA (sm_90): thread 0 copies each box by the tensor map, counted on its
+   stage's mbarrier. Else (sm_80): every thread copies its part of the box (stencil3x3_copier,
+   from in less off columns) as one cp.async group a stage, so a stage is ready once a thread's
+   group S - 1 back is done and a barrier has passed. */
+template <typename T, bool TMA>
+GPUK_DEV void stencil3x3_tile(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 ldi,
+                              const stencil_weights& w, const stencil_weights_d& wd, u32 boundary,
+                              const tensor_map& map, u32 off, bool wide = true) {
     typedef typename stencil_acc<T>::type A;
     enum { TC = STENCIL3_TMA_COLS, TR = STENCIL3_TMA_ROWS, LS = STENCIL3_TMA_LS, H = STENCIL3_TMA_THREADS / TC, RT = TR / H,
            S = STENCIL3_TMA_STAGES, SE = STENCIL3_TMA_STAGE / sizeof(T) /* a stage in elements */ };
     static_assert(STENCIL3_TMA_THREADS % TC == 0 && TR % H == 0, "whole columns of whole row groups");
     extern __shared__ __align__(128) unsigned char stencil_smem[];
     __shared__ __align__(8) u64 bar[S];
-    /* the TMA writes boxes to 128-byte aligned shared memory */
+    /* the TMA writes boxes to 128-byte aligned shared memory (cp.async needs 16) */
     T* const s = (T*)(stencil_smem + ((128u - (smem_u32(stencil_smem) & 127u)) & 127u));
     /* The tiles: ntr rows of ntc, row by row; a block takes tile blockIdx.x and then every
        gridDim.x-th, its tile row and column moving by (step_r, step_c) a turn (no 64-bit
        division in the loop: one there nearly halves the speed). */
     const u64 ntc = (cols + TC - 1) / TC, ntr = (rows + TR - 1) / TR, step_r = gridDim.x / ntc, step_c = gridDim.x % ntc;
     u64 tr = blockIdx.x / ntc, tc = blockIdx.x % ntc; /* this turn's tile */
-    u64 fr = tr, fc = tc; /* the tile S turns ahead, the next copy: thread 0's (it issues them) */
+    u64 fr = tr, fc = tc; /* the tile S turns ahead, the next copy (TMA: thread 0's: it issues) */
+    const stencil3x3_copier<T> copier(in - off, rows, cols + off, ldi, wide); /* TMA: unused */
+    const auto copy = [&](T* st, u32 q) { /* the box of tile (fr, fc) into stage q at st */
+        if (TMA) stencil3x3_box<T>(st, fc * TC, fr * TR, map, smem_u32(&bar[q]));
+        else copier(st, fc * TC, fr * TR);
+    };
     const auto advance = [&](u64& r, u64& c) {
         c += step_c;
         r += step_r;
         if (c >= ntc) { c -= ntc; r++; }
     };
-    if (threadIdx.x == 0) { /* first of all: the copies' latency is most of a tile's time */
+    /* first of all: the copies' latency is most of a tile's time */
+    if (TMA && threadIdx.x == 0) {
 #pragma unroll
         for (u32 q = 0; q < S; q++) mbar_init(smem_u32(&bar[q]), 1);
         mbar_init_fence();
+    }
+    if (!TMA || threadIdx.x == 0)
 #pragma unroll
         for (u32 q = 0; q < S; q++) {
-            if (fr < ntr) stencil3x3_box<T>(s + q * SE, fc * TC, fr * TR, map, smem_u32(&bar[q]));
+            if (fr < ntr) copy(s + q * SE, q);
+            if (!TMA) cp_async_commit(); /* a group a stage, empty or not, to count by */
             advance(fr, fc);
         }
-    }
     const stencil_tile_weights<T> wa(w, wd);
     __shared__ A skipf[16]; /* SKIP's scales by the cell's flags (stencil_flags), once a block */
     __shared__ u32 skipm;   /* and which to apply */
@@ -2806,7 +2889,12 @@ GPUK_DEV void stencil3x3_tile(T* out, u64 rows, u64 cols, u64 ldo, const stencil
         const u32 q = it % S;
         T* const st = s + q * SE;
         const u64 j = tc * TC + x, i0 = tr * TR + h * RT;
-        mbar_wait(smem_u32(&bar[q]), (it / S) & 1);
+        if (TMA) {
+            mbar_wait(smem_u32(&bar[q]), (it / S) & 1);
+        } else {
+            cp_async_wait<S - 1>();
+            __syncthreads(); /* every thread's part of the box */
+        }
         /* the path by warp: ROWS where the row group meets the first or last row (whole warps),
            COLS where one of the warp's columns is the first or last; else the window alone */
         const bool inner_rows = i0 > 0 && i0 + RT < rows, side = __any_sync(0xffffffffu, j == 0 || j + 1 == cols);
@@ -2817,7 +2905,8 @@ GPUK_DEV void stencil3x3_tile(T* out, u64 rows, u64 cols, u64 ldo, const stencil
         else if (i0 < rows && j < cols)
             stencil3x3_rows<T, true, true>(out, st, x, h * RT, i0, j, rows, cols, ldo, off, wa, skipf, &skipm, boundary);
         __syncthreads(); /* every thread is done with stage q: refill it */
-        if (threadIdx.x == 0 && fr < ntr) stencil3x3_box<T>(st, fc * TC, fr * TR, map, smem_u32(&bar[q]));
+        if ((!TMA || threadIdx.x == 0) && fr < ntr) copy(st, q);
+        if (!TMA) cp_async_commit();
         advance(fr, fc);
     }
 }
@@ -2917,8 +3006,22 @@ GPUK_DEV void heat_step(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 ld
     gpuk_stencil3x3_##t##__sm90(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 ldi, stencil_weights w, \
                                 u32 boundary, const __grid_constant__ tensor_map map,        \
                                 const __grid_constant__ stencil_weights_d wd, u32 use_map) { \
-        if (use_map) stencil3x3_tile<T>(out, rows, cols, ldo, w, wd, boundary, map, use_map - 1); \
+        if (use_map)                                                                         \
+            stencil3x3_tile<T, true>(out, in, rows, cols, ldo, ldi, w, wd, boundary, map, use_map - 1); \
         else stencil3x3<T>(out, in, rows, cols, ldo, ldi, w, boundary);                     \
+    }
+/* Variant: the same tiles on sm_80 and newer by cp.async (what the A100 runs), always: the
+   sm_90 one's parameters, its map unused (the host leaves it zero), use_map 1 + off where in's
+   rows are 16-byte aligned apart (the tensor map's rules: 16-byte copies), else 0 (a copy an
+   element). With no 32 x 8 path to serve, its launch bounds are the tiles' own: up to 128
+   registers, which its copies need (held to 80, it spilled and ran slower). */
+#define GPUK_STENCIL3X3_SM80(T, t)                                                           \
+    extern "C" __global__ void __launch_bounds__(STENCIL3_TMA_THREADS, STENCIL3_TMA_PER_SM)  \
+    gpuk_stencil3x3_##t##__sm80(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 ldi, stencil_weights w, \
+                                u32 boundary, const __grid_constant__ tensor_map map,        \
+                                const __grid_constant__ stencil_weights_d wd, u32 use_map) { \
+        stencil3x3_tile<T, false>(out, in, rows, cols, ldo, ldi, w, wd, boundary, map,       \
+                                  use_map ? use_map - 1 : 0, use_map != 0);                  \
     }
 // wrap gpuk_heat_step_{t}(gpuk_array2d out, gpuk_array2d in, {T} alpha)
 //      = gpuk__stencil({size}, 1, out, in, NULL, &alpha, 0, 1)
@@ -3860,6 +3963,8 @@ GPUK_STENCIL3X3(float, f32)
 GPUK_STENCIL3X3(int, i32)
 GPUK_STENCIL3X3_SM90(float, f32)
 GPUK_STENCIL3X3_SM90(int, i32)
+GPUK_STENCIL3X3_SM80(float, f32)
+GPUK_STENCIL3X3_SM80(int, i32)
 GPUK_HEAT(float, f32)
 GPUK_HEAT(double, f64)
 

@@ -1551,10 +1551,12 @@ static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* c
    off columns further right (the boxes themselves must start on 16 bytes) and the column left
    of the image as 0 itself (it is data here, not the map's fill). Elsewhere (or with no
    cuTensorMapEncodeTiled, a driver before CUDA 12.0) *use stays 0 and the variant runs the
-   32 x 8 kernel instead. */
-static gpuk_result gpuk__stencil_tmap(const char* fn, int id, unsigned char* map, gpuk_devptr in,
-                                      unsigned long long rows, unsigned long long cols, size_t ld,
-                                      uint32_t* use) {
+   32 x 8 kernel instead. The sm_80 variant (tma 0) copies the same boxes by cp.async: *use as
+   above for 16-byte copies (no map made), and where it stays 0 the variant copies an element at
+   a time instead. */
+static gpuk_result gpuk__stencil_tmap(const char* fn, int id, int tma, unsigned char* map,
+                                      gpuk_devptr in, unsigned long long rows,
+                                      unsigned long long cols, size_t ld, uint32_t* use) {
     const gpuk_devptr base = in - (in & 15u); /* the 16-byte boundary at or below in */
     const unsigned off = (unsigned)(in - base) / 4u;
     const uint64_t dims[2] = { cols + off, rows }, strides[1] = { (uint64_t)ld * 4u };
@@ -1563,9 +1565,14 @@ static gpuk_result gpuk__stencil_tmap(const char* fn, int id, unsigned char* map
     gpuk__cu_result cr;
     memset(map, 0, 128);
     *use = 0;
-    if (!GPUK__DRV.cuTensorMapEncodeTiled || (in & 3u) || (ld & 3u) || ld >= ((size_t)1 << 38) ||
-        rows >= ((unsigned long long)1 << 31) || cols + off >= ((unsigned long long)1 << 31))
+    if ((tma && !GPUK__DRV.cuTensorMapEncodeTiled) || (in & 3u) || (ld & 3u) ||
+        ld >= ((size_t)1 << 38) || rows >= ((unsigned long long)1 << 31) ||
+        cols + off >= ((unsigned long long)1 << 31))
         return GPUK_OK;
+    if (!tma) {
+        *use = 1 + off;
+        return GPUK_OK;
+    }
     cr = GPUK__DRV.cuTensorMapEncodeTiled((struct CUtensorMap_st*)(void*)map,
                                           id == GPUK__K_STENCIL3X3_F32
                                               ? GPUK__CU_TENSOR_MAP_DATA_TYPE_FLOAT32
@@ -1582,10 +1589,11 @@ static gpuk_result gpuk__stencil_tmap(const char* fn, int id, unsigned char* map
 
 /* Stencils: (out, in, rows, cols, ldo, ldi, weights | alpha, boundary | steps), 32 x 8 threads a
    block of 32 * GPUK__STENCIL3_COLS x GPUK__STENCIL3_ROWS (3x3) or 32 * (16 / elem) x
-   GPUK__STENCIL_ROWS (heat); the 3x3's sm_90 variant adds (map, weights as doubles, use_map) and takes
-   tiles of GPUK__STENCIL3_TMA_COLS x _ROWS walked by blocks of GPUK__STENCIL3_TMA_THREADS
-   threads, GPUK__STENCIL3_TMA_PER_SM a multiprocessor, where it has a map of in (see
-   gpuk__stencil_tmap), else the 32 x 8 kernel's shape, which the variant then runs. mode 0:
+   GPUK__STENCIL_ROWS (heat); the 3x3's sm_90 and sm_80 variants add (map, weights as doubles,
+   use_map) and take tiles of GPUK__STENCIL3_TMA_COLS x _ROWS walked by blocks of
+   GPUK__STENCIL3_TMA_THREADS threads, GPUK__STENCIL3_TMA_PER_SM a multiprocessor, where in's
+   rows allow them (see gpuk__stencil_tmap), else the 32 x 8 kernel's shape, which the variant
+   then runs. mode 0:
    3x3 (weights, boundary); 1: one heat step (in -> out); 2: steps heat steps of out (the
    field) using in as scratch, a step a launch (field and scratch taking turns), then for odd
    steps a copy back (the kernel's steps = 0), so the field ends where it started. Several
@@ -1608,7 +1616,7 @@ static GPUK__NOINLINE gpuk_result gpuk__stencil(const char* fn, int id, gpuk_ctx
     void* args[11];
     gpuk__kcall k;
     gpuk_result r;
-    int i;
+    int i, target;
     if ((r = gpuk__kcall_init(&k, fn, id, ctx, stream)) != GPUK_OK) return r;
     if ((r = gpuk__array2d(fn, ctx, mode == 2 ? "field" : "out", out, elem, &p[0],
                            &ld[0])) != GPUK_OK)
@@ -1652,14 +1660,17 @@ static GPUK__NOINLINE gpuk_result gpuk__stencil(const char* fn, int id, gpuk_ctx
     args[6] = mode == 0 ? (void*)&w : (void*)(uintptr_t)alpha;
     args[7] = mode == 0 ? (void*)&boundary : (void*)&chunk;
     k.args = args;
-    if (mode == 0 && gpuk__builtin_pick(ctx, id)->target >= 90) { /* the TMA tiles */
+    if (mode == 0 && (target = gpuk__builtin_pick(ctx, id)->target) >= 80) { /* the tiles */
         for (i = 0; i < 9; i++) wd.w[i] = (double)w.w[i];
-        if ((r = gpuk__stencil_tmap(fn, id, map, p[1], rows, cols, ld[1], &use_map)) != GPUK_OK)
+        if ((r = gpuk__stencil_tmap(fn, id, target >= 90, map, p[1], rows, cols, ld[1],
+                                    &use_map)) != GPUK_OK)
             return r;
         args[8] = map; args[9] = &wd; args[10] = &use_map;
-        if (use_map) { /* blocks that walk the tiles (the kernel's comment says why this many);
-                          without a map the variant runs the 32 x 8 kernel in its launch shape */
-            /* (a map means rows and cols below 2^31: each count fits gpuk__grid's 32 bits) */
+        if (use_map || target < 90) { /* blocks that walk the tiles (the kernel's comment says
+                          why this many); without a map the sm_90 variant runs the 32 x 8 kernel
+                          in its launch shape */
+            /* (each count fits gpuk__grid's 32 bits: 2^36 rows or columns of 4 bytes would
+               not fit in a GPU's memory) */
             const size_t tc = gpuk__grid((size_t)cols, GPUK__STENCIL3_TMA_COLS, (size_t)-1),
                          tiles = tc * gpuk__grid((size_t)rows, GPUK__STENCIL3_TMA_ROWS, (size_t)-1);
             const size_t per_sm = GPUK__TUNED(GPUK__TUNE_STENCIL_PER_SM, GPUK__STENCIL3_TMA_PER_SM);

@@ -709,9 +709,11 @@ static int test_stencil_arguments_and_launch_plan(void) {
    64 x 16, 5312 bytes of dynamic shared memory (a box of 72 x 18 four-byte elements, aligned),
    the weights again as doubles, and a tensor map of in (its address, cols, rows, row stride in
    bytes, the box, INT32 or FLOAT32) with use_map 1 where in is 16-byte aligned with a row
-   stride of a multiple of 4 elements; else a zero map and use_map 0 (the kernel's threads load
-   the boxes), also with no cuTensorMapEncodeTiled. A map the driver refuses fails the call,
-   naming it. A ctx held to sm_80 launches the 32 x 8 baseline. */
+   stride of a multiple of 4 elements; else a zero map and use_map 0 (the variant runs the
+   32 x 8 kernel), also with no cuTensorMapEncodeTiled. A map the driver refuses fails the call,
+   naming it. A ctx held to sm_80 launches the sm_80 variant's tiles, with no map and use_map
+   by the same rules (there 0 means copies an element at a time); one held below, the 32 x 8
+   baseline. */
 static const unsigned long long* stencil_map_launched(void) { return (const unsigned long long*)(const void*)fake.last_args[8]; }
 static uint32_t stencil_use_map_launched(void) {
     uint32_t u;
@@ -795,10 +797,31 @@ static int test_stencil3x3_tma_tiles_plan(void) {
         CHECK_ERROR_MENTIONS("cuTensorMapEncodeTiled");
         fake_gpuk_down(ctx);
     }
+    /* held to sm_80: the same tiles by cp.async, use_map by the map's rules but no map made */
     ctx = fake_gpuk_up_desc(NULL, &(gpuk_ctx_desc){ .kernels_max_sm = 80 });
+    f = buffer(rows * ld * 4 + 64);
+    g = buffer(rows * ld * 4 + 64);
+    maps = fake.tensor_maps;
+    CHECK_OK(gpuk_stencil3x3_i32(ctx, S, gpuk_at2d(g, 0, rows, cols, 0), gpuk_at2d(f, 0, rows, cols, 0), gauss,
+                                 GPUK_BOUNDARY_SKIP));
+    CHECK(fake.last_block[0] == 128 && fake.last_block[1] == 1 && fake.last_grid[0] == 4 * 132 - 1 &&
+          fake.last_smem == 2 * 5248 + 128 && fake.tensor_maps == maps && stencil_use_map_launched() == 1 &&
+          stencil_map_launched()[0] == 0);
+    memcpy(wd, fake.last_args[9], sizeof wd);
+    for (q = 0; q < 9; q++) CHECK(wd[q] == (double)gauss[q]);
+    CHECK_OK(gpuk_stencil3x3_f32(ctx, S, gpuk_at2d(g, 0, rows, cols, 0), gpuk_at2d(f, 3, rows, cols, ld), gauss,
+                                 GPUK_BOUNDARY_CLAMP));
+    CHECK(stencil_use_map_launched() == 4 && fake.last_block[0] == 128 && fake.tensor_maps == maps);
+    CHECK_OK(gpuk_stencil3x3_f32(ctx, S, gpuk_at2d(g, 0, rows, cols, 0), gpuk_at2d(f, 1, rows, cols, ld - 1), gauss,
+                                 GPUK_BOUNDARY_CLAMP));
+    /* rows not 16-byte aligned apart: still the tiles, copied an element at a time */
+    CHECK(stencil_use_map_launched() == 0 && fake.last_block[0] == 128 && fake.last_block[1] == 1 &&
+          fake.last_smem == 2 * 5248 + 128 && fake.tensor_maps == maps);
+    fake_gpuk_down(ctx);
+    /* below sm_80: the 32 x 8 baseline */
+    ctx = fake_gpuk_up_desc(NULL, &(gpuk_ctx_desc){ .kernels_max_sm = 75 });
     f = buffer(rows * ld * 4);
     g = buffer(rows * ld * 4);
-    maps = fake.tensor_maps;
     CHECK_OK(gpuk_stencil3x3_i32(ctx, S, gpuk_at2d(g, 0, rows, cols, 0), gpuk_at2d(f, 0, rows, cols, 0), gauss,
                                  GPUK_BOUNDARY_SKIP));
     CHECK(fake.last_block[0] == 32 && fake.last_block[1] == 8 && fake.last_smem == 0 && fake.tensor_maps == maps);
