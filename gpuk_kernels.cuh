@@ -2647,10 +2647,10 @@ GPUK_DEV void stencil3x3(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 l
    A tile's input box, columns c0 - 4 .. c0 + COLS + 3 and rows r0 - 1 .. r0 + ROWS, comes
    into shared memory whole by one TMA copy, by a tensor map of in that the host made
    (a row stride of a multiple of 16 bytes; out-of-range elements read as 0). Where it could
-   not make one, the variant runs the 32 x 8 kernel above instead (the host launches that
-   kernel's shape: faster than these tiles loading their own boxes). The entry's launch bounds
-   (256 threads, 3 blocks an SM) keep its registers at 80 for both paths: without the 3 the
-   tile path takes 104 and the 32 x 8 path slows by a sixth. A block keeps STENCIL3_TMA_STAGES
+   not make one, the host launches the baseline's 32 x 8 kernel above instead (faster than
+   these tiles loading their own boxes element by element). The entry's launch bounds (256
+   threads, 3 blocks an SM) hold it to 80 registers: at 104 or 108 the tiles ran no faster. A
+   block keeps STENCIL3_TMA_STAGES
    boxes in a ring, each with its mbarrier: it works on one while the copy of the next is in
    flight, and refills a stage once every thread is done with it. Each thread slides a 3-row
    window down STENCIL3_TMA_ROWS / 2 rows of one column, all reads from shared memory. The TMA
@@ -2690,25 +2690,23 @@ template <typename T> GPUK_DEV void stencil3x3_box(T* st, u64 c0, u64 r0, const 
     tma_load_2d(smem_u32(st), map, (int)c0 - 4, (int)r0 - 1, bar);
 }
 
-/* The same box by the block's threads (the sm_80 variant), by cp.async. wide: 16-byte copies, a
-   box row of STENCIL3_TMA_LS / 4, from base, the map's column 0 (in less off columns), width its
+/* The same box by the block's threads (the sm_80 variant): 16-byte cp.async copies, a box row
+   of STENCIL3_TMA_LS / 4, from base, the map's column 0 (in less off columns), width its
    columns (cols + off), ld its row stride, all under the tensor map's rules. A thread's copies
    are the same places of every box, so their offsets are worked out once a block; a box wholly
    inside takes them as they are. Elsewhere, what the map would fill with 0 (rows outside the
    image, columns left of base or past width) cp.async fills itself: its source size is the
-   bytes inside (0 to 16), and a copy with none reads nothing (base stands in). Not wide (rows
-   not 16-byte aligned apart; off is then 0): an element a copy, the same zeros. */
+   bytes inside (0 to 16), and a copy with none reads nothing (base stands in). */
 template <typename T> struct stencil3x3_copier {
     enum { LS = STENCIL3_TMA_LS, CH = LS / 4, N = CH * (STENCIL3_TMA_ROWS + 2),
            K = (N + STENCIL3_TMA_THREADS - 1) / STENCIL3_TMA_THREADS };
     static_assert(sizeof(T) == 4 && LS % 4 == 0, "whole 16-byte copies of a box row");
     const T* base;
     u64 rows, width, ld;
-    bool wide;
-    u64 from[K]; /* this thread's 16-byte copies: box row * ld + column, in elements */
+    u64 from[K]; /* this thread's copies: box row * ld + column, in elements */
     u32 to[K];   /* and their places in a stage */
-    GPUK_DEV stencil3x3_copier(const T* base_, u64 rows_, u64 width_, u64 ld_, bool wide_)
-        : base(base_), rows(rows_), width(width_), ld(ld_), wide(wide_) {
+    GPUK_DEV stencil3x3_copier(const T* base_, u64 rows_, u64 width_, u64 ld_)
+        : base(base_), rows(rows_), width(width_), ld(ld_) {
 #pragma unroll
         for (int k = 0; k < K; k++) {
             const u32 q = threadIdx.x + k * STENCIL3_TMA_THREADS, b = q / CH, c = q % CH;
@@ -2718,39 +2716,23 @@ template <typename T> struct stencil3x3_copier {
     }
     /* the box of the tile at (c0, r0) into st */
     GPUK_DEV void operator()(T* st, u64 c0, u64 r0) const {
-        const bool inner =
-            r0 >= 1 && r0 + STENCIL3_TMA_ROWS < rows && c0 >= 4 && c0 + LS - 4 <= width;
-        if (!wide) { /* a warp a box row, a lane every 32nd element of it */
-            const u32 lane = threadIdx.x % 32;
-            for (u32 b = threadIdx.x / 32; b < STENCIL3_TMA_ROWS + 2;
-                 b += STENCIL3_TMA_THREADS / 32) {
-                const i64 r = (i64)r0 - 1 + b;
-                const bool row_in = r >= 0 && (u64)r < rows;
-                const T* p = base + (row_in ? (u64)r * ld : 0) + c0 - 4;
-#pragma unroll
-                for (u32 x = lane; x < LS; x += 32) {
-                    const i64 m = (i64)c0 - 4 + x;
-                    const bool inside = inner || (row_in && m >= 0 && (u64)m < width);
-                    cp_async_elem(st + b * LS + x, inside ? p + x : base, inside);
-                }
-            }
-        } else if (inner) {
+        if (r0 >= 1 && r0 + STENCIL3_TMA_ROWS < rows && c0 >= 4 && c0 + LS - 4 <= width) {
             const T* p = base + (r0 - 1) * ld + (c0 - 4);
 #pragma unroll
             for (int k = 0; k < K; k++)
                 if (k + 1 < K || threadIdx.x + k * STENCIL3_TMA_THREADS < N)
                     cp_async16(st + to[k], p + from[k]);
-        } else {
+            return;
+        }
 #pragma unroll
-            for (int k = 0; k < K; k++) {
-                const u32 q = threadIdx.x + k * STENCIL3_TMA_THREADS, b = q / CH, c = q % CH;
-                const i64 r = (i64)r0 - 1 + b, m = (i64)c0 - 4 + 4 * (i64)c;
-                const bool inside = r >= 0 && (u64)r < rows && m >= 0 && (u64)m < width;
-                const u32 bytes =
-                    !inside ? 0u : (u64)m + 4 <= width ? 16u : (u32)(width - (u64)m) * 4u;
-                if (q < N)
-                    cp_async16_n(st + to[k], inside ? base + (u64)r * ld + (u64)m : base, bytes);
-            }
+        for (int k = 0; k < K; k++) {
+            const u32 q = threadIdx.x + k * STENCIL3_TMA_THREADS, b = q / CH, c = q % CH;
+            const i64 r = (i64)r0 - 1 + b, m = (i64)c0 - 4 + 4 * (i64)c;
+            const bool inside = r >= 0 && (u64)r < rows && m >= 0 && (u64)m < width;
+            const u32 bytes =
+                !inside ? 0u : (u64)m + 4 <= width ? 16u : (u32)(width - (u64)m) * 4u;
+            if (q < N)
+                cp_async16_n(st + to[k], inside ? base + (u64)r * ld + (u64)m : base, bytes);
         }
     }
 };
@@ -2831,7 +2813,7 @@ GPUK_DEV void stencil3x3_rows(T* out, const T* st, u32 x, u32 b, u64 i0, u64 j, 
 template <typename T, bool TMA>
 GPUK_DEV void stencil3x3_tile(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 ldi,
                               const stencil_weights& w, const stencil_weights_d& wd, u32 boundary,
-                              const tensor_map& map, u32 off, bool wide = true) {
+                              const tensor_map& map, u32 off) {
     typedef typename stencil_acc<T>::type A;
     enum { TC = STENCIL3_TMA_COLS, TR = STENCIL3_TMA_ROWS, LS = STENCIL3_TMA_LS, H = STENCIL3_TMA_THREADS / TC, RT = TR / H,
            S = STENCIL3_TMA_STAGES, SE = STENCIL3_TMA_STAGE / sizeof(T) /* a stage in elements */ };
@@ -2846,7 +2828,7 @@ GPUK_DEV void stencil3x3_tile(T* out, const T* in, u64 rows, u64 cols, u64 ldo, 
     const u64 ntc = (cols + TC - 1) / TC, ntr = (rows + TR - 1) / TR, step_r = gridDim.x / ntc, step_c = gridDim.x % ntc;
     u64 tr = blockIdx.x / ntc, tc = blockIdx.x % ntc; /* this turn's tile */
     u64 fr = tr, fc = tc; /* the tile S turns ahead, the next copy (TMA: thread 0's: it issues) */
-    const stencil3x3_copier<T> copier(in - off, rows, cols + off, ldi, wide); /* TMA: unused */
+    const stencil3x3_copier<T> copier(in - off, rows, cols + off, ldi); /* TMA: unused */
     const auto copy = [&](T* st, u32 q) { /* the box of tile (fr, fc) into stage q at st */
         if (TMA) stencil3x3_box<T>(st, fc * TC, fr * TR, map, smem_u32(&bar[q]));
         else copier(st, fc * TC, fr * TR);
@@ -2999,29 +2981,25 @@ GPUK_DEV void heat_step(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 ld
    STENCIL3_TMA_THREADS, a 1-D grid of at most STENCIL3_TMA_PER_SM blocks a multiprocessor and
    at most one a tile, STENCIL3_TMA_SMEM bytes of dynamic shared memory, and a tensor map of in
    with use_map = 1 + the columns it starts left of in (gpuk__stencil_tmap); where it could not
-   make a map, use_map = 0 and the 32 x 8 kernel's launch shape, which this variant then
-   runs). */
+   make a map, the host launches the baseline instead). */
 #define GPUK_STENCIL3X3_SM90(T, t)                                                           \
     extern "C" __global__ void __launch_bounds__(GPUK_BLOCK, 3)                              \
     gpuk_stencil3x3_##t##__sm90(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 ldi, stencil_weights w, \
                                 u32 boundary, const __grid_constant__ tensor_map map,        \
                                 const __grid_constant__ stencil_weights_d wd, u32 use_map) { \
-        if (use_map)                                                                         \
-            stencil3x3_tile<T, true>(out, in, rows, cols, ldo, ldi, w, wd, boundary, map, use_map - 1); \
-        else stencil3x3<T>(out, in, rows, cols, ldo, ldi, w, boundary);                     \
+        stencil3x3_tile<T, true>(out, in, rows, cols, ldo, ldi, w, wd, boundary, map, use_map - 1); \
     }
-/* Variant: the same tiles on sm_80 and newer by cp.async (what the A100 runs), always: the
-   sm_90 one's parameters, its map unused (the host leaves it zero), use_map 1 + off where in's
-   rows are 16-byte aligned apart (the tensor map's rules: 16-byte copies), else 0 (a copy an
-   element). With no 32 x 8 path to serve, its launch bounds are the tiles' own: up to 128
-   registers, which its copies need (held to 80, it spilled and ran slower). */
+/* Variant: the same tiles on sm_80 and newer by cp.async (what the A100 runs): the sm_90
+   one's parameters, its map unused (the host leaves it zero), use_map 1 + off by the tensor
+   map's rules; where they fail, the host launches the baseline's 32 x 8 kernel instead. Its
+   launch bounds are the tiles' own: up to 128 registers, which its copies need (held to 80,
+   it spilled and ran slower). */
 #define GPUK_STENCIL3X3_SM80(T, t)                                                           \
     extern "C" __global__ void __launch_bounds__(STENCIL3_TMA_THREADS, STENCIL3_TMA_PER_SM)  \
     gpuk_stencil3x3_##t##__sm80(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 ldi, stencil_weights w, \
                                 u32 boundary, const __grid_constant__ tensor_map map,        \
                                 const __grid_constant__ stencil_weights_d wd, u32 use_map) { \
-        stencil3x3_tile<T, false>(out, in, rows, cols, ldo, ldi, w, wd, boundary, map,       \
-                                  use_map ? use_map - 1 : 0, use_map != 0);                  \
+        stencil3x3_tile<T, false>(out, in, rows, cols, ldo, ldi, w, wd, boundary, map, use_map - 1); \
     }
 // wrap gpuk_heat_step_{t}(gpuk_array2d out, gpuk_array2d in, {T} alpha)
 //      = gpuk__stencil({size}, 1, out, in, NULL, &alpha, 0, 1)

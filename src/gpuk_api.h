@@ -1321,7 +1321,9 @@ GPUK_API int gpuk_kernels_loaded(gpuk_ctx* ctx);
 /* Loads built-in kernels now instead of on first use. names: kernel names separated by
    spaces or commas, with or without the "gpuk_" ("scan_inclusive_i32, sum_f32"); a name
    ending in '*' is a prefix ("scan_*"), and "*" loads every kernel (seconds with a cold JIT
-   cache). Unknown names fail with GPUK_ERR_INVALID_ARG. */
+   cache). A kernel whose variant leaves some views to the baseline (the 3x3's, for rows not
+   16-byte aligned apart) loads that baseline too. Unknown names fail with
+   GPUK_ERR_INVALID_ARG. */
 GPUK_API gpuk_result gpuk_kernels_load(gpuk_ctx* ctx, const char* names);
 /* Allocates stream's scratch now, with room for scans and selects of up to max_scan_n
    elements of any type (and for every reduction), so no later built-in call on stream

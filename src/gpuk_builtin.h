@@ -221,6 +221,10 @@ typedef struct gpuk__scratch {
 typedef struct gpuk__builtin_state {
     gpuk__cu_function function[GPUK__KERNEL_COUNT]; /* atomic: published once loaded */
     gpuk__cu_module module[GPUK__KERNEL_COUNT];
+    /* the baseline PTX of a kernel whose picked variant can decline a call (see
+       gpuk__builtin_twin), loaded beside it the same way; NULL where none is needed */
+    gpuk__cu_function base_function[GPUK__KERNEL_COUNT];
+    gpuk__cu_module base_module[GPUK__KERNEL_COUNT];
     uint32_t big_shared[GPUK__KERNEL_COUNT];        /* atomic: dynamic shared bytes above 48 KB
                                                        the function was allowed (0: none) */
     uint32_t scratch_count;                         /* stream slots + 1 */
@@ -251,6 +255,7 @@ struct gpuk__kcall {
     unsigned long long* capacity_arg; /* scans: set to the tiles the status area holds */
     void** args;
     gpuk__cu_function func;    /* a custom kernel's function (id unused), or NULL */
+    int baseline;              /* launch id's baseline PTX, not its variant (gpuk__builtin_twin) */
     const char* func_name;     /* its name, for errors */
     /* called just before the launch (under the stream's scratch lock where the call takes a
        workspace), with the workspace or 0 where none could be had: GEMM's TMA path */
@@ -299,12 +304,29 @@ static gpuk_result gpuk__not_capturing(const char* fn, gpuk__cu_stream cs, const
                       "this call needs %s first, which a capture cannot hold", what);
 }
 
-/* The function of built-in kernel id on ctx, its module JIT-loaded on first use. No lock is
-   held over the JIT, so launches of loaded kernels never wait for it; two threads that load
-   the same kernel at once both JIT it, and the second unloads its copy. */
-static gpuk_result gpuk__builtin_function(const char* fn, gpuk_ctx* ctx, int id, gpuk__cu_stream cs,
-                                          gpuk__cu_function* out) {
+/* Kernels whose variants decline some calls, which the baseline then serves: the 3x3's tiles
+   need rows 16-byte aligned apart (and, on sm_90, a tensor map). A decline launches the
+   baseline PTX itself (its own module beside the variant's) rather than a copy of its code
+   inside the variant, whose registers are set for the tiles. */
+static int gpuk__builtin_twin(int id) {
+#if defined(GPUK__LAUNCHER_STENCIL)
+    return id == GPUK__K_STENCIL3X3_F32 || id == GPUK__K_STENCIL3X3_I32;
+#else
+    (void)id;
+    return 0;
+#endif
+}
+
+/* The function of built-in kernel id on ctx, its module JIT-loaded on first use; baseline: the
+   baseline PTX's (the same function where no variant was picked). No lock is held over the
+   JIT, so launches of loaded kernels never wait for it; two threads that load the same kernel
+   at once both JIT it, and the second unloads its copy. */
+static gpuk_result gpuk__builtin_function_of(const char* fn, gpuk_ctx* ctx, int id,
+                                             gpuk__cu_stream cs, int baseline,
+                                             gpuk__cu_function* out) {
     gpuk__builtin_state* st = gpuk__builtin_of(ctx);
+    gpuk__cu_function* const slot = baseline ? &st->base_function[id] : &st->function[id];
+    gpuk__cu_module* const mslot = baseline ? &st->base_module[id] : &st->module[id];
     const gpuk__builtin_ptx* b;
     gpuk__cu_module mod = NULL;
     gpuk__cu_function f = NULL;
@@ -312,9 +334,14 @@ static gpuk_result gpuk__builtin_function(const char* fn, gpuk_ctx* ctx, int id,
     gpuk_result r;
     unsigned int relaxed;
     char *text, *block;
-    if ((*out = (gpuk__cu_function)GPUK__ATOMIC_LOAD_PTR(&st->function[id])) != NULL)
-        return GPUK_OK;
+    /* first, and alone on a launch's way: a loaded function */
+    if ((*out = (gpuk__cu_function)GPUK__ATOMIC_LOAD_PTR(slot)) != NULL) return GPUK_OK;
     b = gpuk__builtin_pick(ctx, id);
+    if (baseline) {
+        if (b == gpuk__builtin_ptx_of(id)) /* no variant picked: the baseline is the function */
+            return gpuk__builtin_function_of(fn, ctx, id, cs, 0, out);
+        b = gpuk__builtin_ptx_of(id);
+    }
     if (cs &&
         (r = gpuk__not_capturing(fn, cs, "loading the kernel (gpuk_kernels_load)")) != GPUK_OK)
         return r;
@@ -340,15 +367,20 @@ static gpuk_result gpuk__builtin_function(const char* fn, gpuk_ctx* ctx, int id,
         if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken)) GPUK__DRV.cuModuleUnload(mod);
         return r;
     }
-    if (GPUK__ATOMIC_CAS_PTR(&st->function[id], NULL, f)) {
-        st->module[id] = mod; /* read only by ctx destroy, which no use may race */
+    if (GPUK__ATOMIC_CAS_PTR(slot, NULL, f)) {
+        *mslot = mod; /* read only by ctx destroy, which no use may race */
         *out = f;
         return GPUK_OK;
     }
     /* another thread loaded it meanwhile: use that one */
     if (!GPUK__ATOMIC_LOAD(&gpuk__g.broken)) GPUK__DRV.cuModuleUnload(mod);
-    *out = (gpuk__cu_function)GPUK__ATOMIC_LOAD_PTR(&st->function[id]);
+    *out = (gpuk__cu_function)GPUK__ATOMIC_LOAD_PTR(slot);
     return GPUK_OK;
+}
+
+static gpuk_result gpuk__builtin_function(const char* fn, gpuk_ctx* ctx, int id, gpuk__cu_stream cs,
+                                          gpuk__cu_function* out) {
+    return gpuk__builtin_function_of(fn, ctx, id, cs, 0, out);
 }
 
 /* Scratch layout: [reduction ticket + partials: GPUK__SCRATCH_SCAN][scan ticket and epoch: 8,
@@ -519,7 +551,9 @@ GPUK__SHARED gpuk_result gpuk__builtin_go(gpuk__kcall* k) {
         return r;
     if ((r = gpuk__enter(k->fn, k->ctx)) != GPUK_OK) return r;
     if (k->func) f = k->func;
-    else if ((r = gpuk__builtin_function(k->fn, k->ctx, k->id, k->cs, &f)) != GPUK_OK) return r;
+    else if ((r = gpuk__builtin_function_of(k->fn, k->ctx, k->id, k->cs, k->baseline, &f)) !=
+             GPUK_OK)
+        return r;
     if (k->ws_bytes) { /* split-K: the workspace, or no split where there can be none */
         int got = 0;
         if (k->cs != GPUK__CU_STREAM_PER_THREAD) {
@@ -611,11 +645,13 @@ static void gpuk__builtin_ctx_release(const char* fn, gpuk_ctx* ctx, void** stat
     uint32_t i;
     (void)ctx;
     if (!st) return;
-    for (i = 0; i < GPUK__KERNEL_COUNT; i++) {
+    for (i = 0; i < 2 * GPUK__KERNEL_COUNT; i++) { /* the modules, then the baselines' */
+        gpuk__cu_module* m = i < GPUK__KERNEL_COUNT ? &st->module[i]
+                                                    : &st->base_module[i - GPUK__KERNEL_COUNT];
         gpuk_result one = GPUK_OK;
-        if (!st->module[i]) continue;
-        GPUK__KEEP_FIRST(one, "cuModuleUnload", GPUK__DRV.cuModuleUnload(st->module[i]));
-        if (one == GPUK_OK || GPUK__ATOMIC_LOAD(&gpuk__g.broken)) st->module[i] = NULL;
+        if (!*m) continue;
+        GPUK__KEEP_FIRST(one, "cuModuleUnload", GPUK__DRV.cuModuleUnload(*m));
+        if (one == GPUK_OK || GPUK__ATOMIC_LOAD(&gpuk__g.broken)) *m = NULL;
         else if (r == GPUK_OK) r = one;
     }
     for (i = 0; i < st->scratch_count; i++) gpuk__scratch_free(fn, &st->scratch[i], &r);
@@ -668,6 +704,10 @@ GPUK__IMPL gpuk_result gpuk_kernels_load(gpuk_ctx* ctx, const char* names) {
             }
             found = 1;
             if ((r = gpuk__builtin_function(fn, ctx, i, NULL, &f)) != GPUK_OK) return r;
+            /* and the baseline that serves what the variant declines, for a capture's sake */
+            if (gpuk__builtin_twin(i) &&
+                (r = gpuk__builtin_function_of(fn, ctx, i, NULL, 1, &f)) != GPUK_OK)
+                return r;
         }
         if (!found) {
             char name[64];
@@ -1550,10 +1590,9 @@ static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* c
    starts at that boundary, off columns wider, and *use = 1 + off: the kernel reads its boxes
    off columns further right (the boxes themselves must start on 16 bytes) and the column left
    of the image as 0 itself (it is data here, not the map's fill). Elsewhere (or with no
-   cuTensorMapEncodeTiled, a driver before CUDA 12.0) *use stays 0 and the variant runs the
-   32 x 8 kernel instead. The sm_80 variant (tma 0) copies the same boxes by cp.async: *use as
-   above for 16-byte copies (no map made), and where it stays 0 the variant copies an element at
-   a time instead. */
+   cuTensorMapEncodeTiled, a driver before CUDA 12.0) *use stays 0 and the call runs the
+   baseline's 32 x 8 kernel instead (gpuk__builtin_twin). The sm_80 variant (tma 0) copies the
+   same boxes by cp.async under the same rules: *use as above, no map made. */
 static gpuk_result gpuk__stencil_tmap(const char* fn, int id, int tma, unsigned char* map,
                                       gpuk_devptr in, unsigned long long rows,
                                       unsigned long long cols, size_t ld, uint32_t* use) {
@@ -1592,8 +1631,8 @@ static gpuk_result gpuk__stencil_tmap(const char* fn, int id, int tma, unsigned 
    GPUK__STENCIL_ROWS (heat); the 3x3's sm_90 and sm_80 variants add (map, weights as doubles,
    use_map) and take tiles of GPUK__STENCIL3_TMA_COLS x _ROWS walked by blocks of
    GPUK__STENCIL3_TMA_THREADS threads, GPUK__STENCIL3_TMA_PER_SM a multiprocessor, where in's
-   rows allow them (see gpuk__stencil_tmap), else the 32 x 8 kernel's shape, which the variant
-   then runs. mode 0:
+   rows allow them (see gpuk__stencil_tmap); else the call launches the baseline's 32 x 8
+   kernel. mode 0:
    3x3 (weights, boundary); 1: one heat step (in -> out); 2: steps heat steps of out (the
    field) using in as scratch, a step a launch (field and scratch taking turns), then for odd
    steps a copy back (the kernel's steps = 0), so the field ends where it started. Several
@@ -1666,11 +1705,10 @@ static GPUK__NOINLINE gpuk_result gpuk__stencil(const char* fn, int id, gpuk_ctx
                                     &use_map)) != GPUK_OK)
             return r;
         args[8] = map; args[9] = &wd; args[10] = &use_map;
-        if (use_map || target < 90) { /* blocks that walk the tiles (the kernel's comment says
-                          why this many); without a map the sm_90 variant runs the 32 x 8 kernel
-                          in its launch shape */
-            /* (each count fits gpuk__grid's 32 bits: 2^36 rows or columns of 4 bytes would
-               not fit in a GPU's memory) */
+        k.baseline = !use_map; /* the 32 x 8 kernel, in the launch shape above */
+        if (use_map) { /* blocks that walk the tiles (the kernel's comment says why this many) */
+            /* (a map's rules mean rows and cols below 2^31: each count fits gpuk__grid's 32
+               bits) */
             const size_t tc = gpuk__grid((size_t)cols, GPUK__STENCIL3_TMA_COLS, (size_t)-1),
                          tiles = tc * gpuk__grid((size_t)rows, GPUK__STENCIL3_TMA_ROWS, (size_t)-1);
             const size_t per_sm = GPUK__TUNED(GPUK__TUNE_STENCIL_PER_SM, GPUK__STENCIL3_TMA_PER_SM);

@@ -196,8 +196,8 @@ static int test_stencil3x3_matches_the_cpu(void) {
    stages (their barriers' phases, or cp.async groups, turning over), and the edge tiles (whose
    edge warps take the rules' paths, from the box) come to every block: by the tensor map or
    16-byte cp.async copies (16-byte aligned rows; also from an odd first element, the box then
-   starting left of in), and where neither can (odd stride) by the 32 x 8 kernel that the sm_90
-   variant then runs, or the sm_80 variant's copies of an element each. The
+   starting left of in), and where neither can (odd stride) by the baseline's 32 x 8 kernel,
+   which the call then launches instead. The
    last row and column fall inside a tile and a thread's rows. GPUK_TEST_QUICK (the sanitizer
    runs): 1601 x 1000, 101 x 16 tiles, about three a block on 132 multiprocessors; else
    4099 x 2051, 257 x 33, about 16. */
