@@ -2650,9 +2650,9 @@ GPUK_DEV void stencil3x3(T* out, const T* in, u64 rows, u64 cols, u64 ldo, u64 l
    not make one, the host launches the baseline's 32 x 8 kernel above instead (faster than
    these tiles loading their own boxes element by element). The entry's launch bounds (256
    threads, 3 blocks an SM) hold it to 80 registers: at 104 or 108 the tiles ran no faster. A
-   block keeps STENCIL3_TMA_STAGES
-   boxes in a ring, each with its mbarrier: it works on one while the copy of the next is in
-   flight, and refills a stage once every thread is done with it. Each thread slides a 3-row
+   block keeps STENCIL3_TMA_STAGES boxes in a ring, each with its mbarrier: it works on one
+   while the copy of the next is in flight, and refills a stage once every thread is done
+   with it. Each thread slides a 3-row
    window down STENCIL3_TMA_ROWS / 2 rows of one column, all reads from shared memory. The TMA
    keeps a whole box in flight without registers, which the 32 x 8 kernel's loads cannot.
    4 blocks an SM, 2 stages: one box a block instead (16 resident) left the last wave's
