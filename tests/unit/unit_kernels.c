@@ -635,6 +635,46 @@ static int test_capture_needs_kernels_and_scratch_prepared(void) {
     return TEST_PASS;
 }
 
+/* The 3x3 in a capture: a view its variant's tiles decline (rows not 16-byte aligned apart)
+   needs the baseline's module, which a first use inside the capture cannot load (refused,
+   nothing launched) while the variant's is loaded; gpuk_kernels_load loads both, and then both
+   kinds of view are captured with no load. */
+static int test_capture_stencil_baseline_loaded_with_its_variant(void) {
+    static const float box[9] = { 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+    const size_t rows = 100, cols = 200;
+    gpuk_buffer f, g;
+    gpuk_stream s;
+    int modules;
+    long launches;
+    ctx = fake_gpuk_up(NULL);
+    f = buffer(rows * (cols + 1) * 4);
+    g = buffer(rows * (cols + 1) * 4);
+    CHECK_OK(gpuk_stream_create(ctx, NULL, &s));
+    CHECK_OK(gpuk_stencil3x3_f32(ctx, s, gpuk_at2d(g, 0, rows, cols, 0), gpuk_at2d(f, 0, rows, cols, 0), box,
+                                 GPUK_BOUNDARY_ZERO)); /* the variant, loaded outside */
+    fake.cfg.capturing_stream = gpuk_stream_native(ctx, s);
+    launches = fake.launches;
+    CHECK_RESULT(gpuk_stencil3x3_f32(ctx, s, gpuk_at2d(g, 0, rows, cols, cols + 1),
+                                     gpuk_at2d(f, 0, rows, cols, cols + 1), box, GPUK_BOUNDARY_ZERO),
+                 GPUK_ERR_CAPTURING);
+    CHECK_ERROR_MENTIONS("gpuk_kernels_load");
+    CHECK(fake.launches == launches);
+    fake.cfg.capturing_stream = NULL;
+    CHECK_OK(gpuk_kernels_load(ctx, "stencil3x3_f32"));
+    fake.cfg.capturing_stream = gpuk_stream_native(ctx, s);
+    modules = fake_live_count(FK_MODULE);
+    CHECK_OK(gpuk_stencil3x3_f32(ctx, s, gpuk_at2d(g, 0, rows, cols, cols + 1), gpuk_at2d(f, 0, rows, cols, cols + 1),
+                                 box, GPUK_BOUNDARY_ZERO));
+    CHECK(fake.last_block[0] == 32 && fake.last_block[1] == 8);
+    CHECK_OK(gpuk_stencil3x3_f32(ctx, s, gpuk_at2d(g, 0, rows, cols, 0), gpuk_at2d(f, 0, rows, cols, 0), box,
+                                 GPUK_BOUNDARY_ZERO));
+    CHECK(fake.last_block[0] == 128 && fake.launches == launches + 2 && fake_live_count(FK_MODULE) == modules);
+    fake.cfg.capturing_stream = NULL;
+    CHECK_OK(gpuk_stream_destroy(ctx, s));
+    fake_gpuk_down(ctx);
+    return TEST_PASS;
+}
+
 /* Growing the scratch during a capture (a scan longer than reserved takes the same path as
    this larger reserve) is refused with the capture error; outside the capture it works. */
 static int test_capture_refuses_scratch_growth(void) {
@@ -1608,6 +1648,7 @@ int main(void) {
     RUN(test_gemm_tma_path_choice);
     RUN(test_stencil_arguments_and_launch_plan);
     RUN(test_stencil3x3_tma_tiles_plan);
+    RUN(test_capture_stencil_baseline_loaded_with_its_variant);
     RUN(test_kernels_load_lazily_one_module_each);
     RUN(test_scratch_lives_with_its_stream);
     RUN(test_scratch_kept_when_its_free_fails);
