@@ -289,21 +289,17 @@ int main(int argc, char** argv) {
     }
     line("transpose_f32 16384^2", SIDE * SIDE, w_transpose, 8, "read+write", 0.92);
     line("random_uniform_f32", N28, w_rand, 4, "write", 0.92);
-    if (wanted("stencil3x3_i32") && cd.kernels_max_sm) { /* the variant kernels_max_sm leaves */
+    if (wanted("stencil3x3_i32")) { /* the variant gpuk picks here (within kernels_max_sm) */
         char name[64];
         snprintf(name, sizeof name, "stencil3x3_i32 smoothing 4096^2 (%s)",
                  gpuk__builtin_pick(ctx, GPUK__K_STENCIL3X3_I32)->name + 5);
-        line(name, IMG * IMG, w_smooth, 8, "read+write", 0.85);
-    } else if (wanted("stencil3x3_i32")) { /* the variant gpuk picks here, then the tree kernel
-           every GPU runs (kernels_max_sm 80 in a second ctx on this device, with its own image
-           and timer: on sm_90 the TMA tiles drop out) */
+        line(name, IMG * IMG, w_smooth, 8, "read+write", cd.kernels_max_sm ? 0.85 : 0.88);
+    }
+    if (wanted("stencil3x3_i32") && !cd.kernels_max_sm) { /* then the sm_80 path
+           (kernels_max_sm 80 in a second ctx on this device, with its own image and timer) */
         gpuk_ctx* picked_ctx = ctx;
         gpuk_timer picked_timer = timer;
         gpuk_buffer px = x, py = y;
-        char name[64];
-        snprintf(name, sizeof name, "stencil3x3_i32 smoothing 4096^2 (%s)",
-                 gpuk__builtin_pick(ctx, GPUK__K_STENCIL3X3_I32)->name + 5);
-        line(name, IMG * IMG, w_smooth, 8, "read+write", 0.88);
         TRY(gpuk_ctx_create(&(gpuk_ctx_desc){ .kernels_max_sm = 80 }, &ctx));
         TRY(gpuk_timer_create(ctx, &timer));
         TRY(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = IMG * IMG * 4 }, &x));
