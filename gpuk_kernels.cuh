@@ -39,6 +39,7 @@
 #define SORT_DESCENDING 1
 #define SORT_INDEX 2
 #define SCAN_EPOCH_MASK 0x3FFFFFFFu
+#define SCAN_STATUS_BYTES 32
 #define GEMM_TILE_4 128
 #define GEMM_TILE_8 64
 #define GEMM_TILE_MMA 128
@@ -925,8 +926,8 @@ GPUK_DEV void reduce_cols(F f, typename F::out* out, const T* in, u64 rows, u64 
    it does not push the prefetched input out of L2: about a tenth of copy bandwidth (bench
    "scan_inclusive_f32"). A whole wave of resident blocks ahead is too far: tiles leave L2 unused.
    scratch: a 64-bit ticket word (low half: tiles drawn in this launch; high half: the launch's
-   epoch), a 64-bit sweep cursor, then a 64-bit status word for each of `capacity` tiles;
-   values: 8-byte types' per-tile values, in an area of their own. A status flag holds the
+   epoch), a 64-bit sweep cursor, then 16 bytes of status for each of `capacity` tiles;
+   values: the selects' per-tile counts, in an area of their own. A status flag holds the
    launch's epoch above its two state bits, so stale flags from earlier launches never look
    ready and nothing needs clearing between launches. The epoch lives in device memory and
    the kernel advances it itself: the block that draws the last ticket resets the count and
@@ -934,9 +935,8 @@ GPUK_DEV void reduce_cols(F f, typename F::out* out, const T* in, u64 rows, u64 
    (and with it the epoch). So a launch replayed from a CUDA graph, whose arguments never
    change, still gets a fresh epoch each time. Epochs repeat after 2^30 - 1 launches; a flag
    that old must never survive, so each launch also clears the status words of 256 tiles past
-   its own end at a cursor that walks the whole area: every word is rewritten or cleared at
-   least once in capacity / 256 launches, far fewer than 2^30. The host keeps the status words
-   where nothing but status words is ever written, so no leftover data passes for a flag. */
+   its own end at a cursor that walks the whole area: every flag is rewritten or cleared at
+   least once in capacity / 256 launches, far fewer than 2^30. */
 #define SCAN_FLAG_AGG 1u
 #define SCAN_FLAG_INCL 2u
 
@@ -969,56 +969,85 @@ GPUK_DEV void from_bits(u32 b, float* v) { *v = __uint_as_float(b); }
 GPUK_DEV void from_bits(u32 b, int* v) { *v = (int)b; }
 GPUK_DEV void from_bits(u32 b, u32* v) { *v = b; }
 
-/* Tile status: one 64-bit word a tile, its flag in the high half. 4-byte values ride in the
-   low half, so flag and value arrive together in one store and one load. */
+/* Tile status: 16 bytes a tile, a 64-bit flag word (flag in its high half) and beside it an
+   8-byte value. 4-byte values ride in the flag word's low half, so flag and value arrive
+   together in one 8-byte store and load. 8-byte values take the second word, and the pair goes
+   out in one 16-byte store and comes back in one 16-byte load, which the GPU performs as a
+   single access (CUB's tile status relies on the same): a tile's look-back costs one round trip
+   to L2 and no fence, as the 4-byte one does (bench "scan_inclusive_f64"). Only tile status is
+   ever written to this area, so leftover data never passes for a flag. */
+#define SCAN_STRIDE (SCAN_STATUS_BYTES / 8) /* u64 words a tile's status takes */
 template <typename T, bool WIDE = (sizeof(T) > 4)> struct scan_status {
     volatile u64* words;
     GPUK_DEV scan_status(void* flag_words, void*) : words((volatile u64*)flag_words) {}
-    GPUK_DEV void publish(u64 j, u32 flag, T v) { words[j] = ((u64)flag << 32) | to_bits(v); }
+    GPUK_DEV void publish(u64 j, u32 flag, T v) { words[SCAN_STRIDE * j] = ((u64)flag << 32) | to_bits(v); }
     GPUK_DEV u32 wait(u64 j, u32 ready, T* v) {
         u64 w;
         u32 f;
-        do { w = words[j]; f = (u32)(w >> 32); } while ((f & ~3u) != ready || (f & 3u) == 0);
+        do { w = words[SCAN_STRIDE * j]; f = (u32)(w >> 32); } while ((f & ~3u) != ready || (f & 3u) == 0);
         from_bits((u32)w, v);
         return f & 3u;
     }
 };
-/* 8-byte values live in their own array (aggregate, inclusive prefix a tile), written before
-   the flag and read after it, with fences between. */
 template <typename T> struct scan_status<T, true> {
+    u64* words;
+    GPUK_DEV scan_status(void* flag_words, void*) : words((u64*)flag_words) {}
+    GPUK_DEV void publish(u64 j, u32 flag, T v) {
+        u64 b;
+        memcpy(&b, &v, 8);
+        asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(words + SCAN_STRIDE * j),
+                     "l"((u64)flag << 32), "l"(b) : "memory");
+    }
+    GPUK_DEV u32 wait(u64 j, u32 ready, T* v) {
+        u64 w, b;
+        u32 f;
+        do {
+            asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];" : "=l"(w), "=l"(b)
+                         : "l"(words + SCAN_STRIDE * j) : "memory");
+            f = (u32)(w >> 32);
+        } while ((f & ~3u) != ready || (f & 3u) == 0);
+        memcpy(v, &b, 8);
+        return f & 3u;
+    }
+};
+
+/* Run-length encoding's status: a flag word as above, and the tile's count and its last head
+   in the per-tile value area, written before the flag and read after it, with fences between
+   (the head does not fit the 16-byte pair, so it needs the ordering). */
+template <typename T> struct tile_status_fenced {
     volatile u64* words;
     volatile T* values;
-    GPUK_DEV scan_status(void* flag_words, void* vals) : words((volatile u64*)flag_words), values((volatile T*)vals) {}
+    GPUK_DEV tile_status_fenced(void* flag_words, void* vals) : words((volatile u64*)flag_words), values((volatile T*)vals) {}
     GPUK_DEV void publish(u64 j, u32 flag, T v) {
         values[2 * j + ((flag & 3u) == SCAN_FLAG_INCL)] = v;
         __threadfence();
-        words[j] = (u64)flag << 32;
+        words[SCAN_STRIDE * j] = (u64)flag << 32;
     }
     GPUK_DEV u32 wait(u64 j, u32 ready, T* v) {
         u32 f;
-        do { f = (u32)(words[j] >> 32); } while ((f & ~3u) != ready || (f & 3u) == 0);
+        do { f = (u32)(words[SCAN_STRIDE * j] >> 32); } while ((f & ~3u) != ready || (f & 3u) == 0);
         __threadfence();
         *v = values[2 * j + ((f & 3u) == SCAN_FLAG_INCL)];
         return f & 3u;
     }
 };
 
-/* sm_70 and later (PTX 6.0 memory model): the flag store releases the value stored before it
-   and the flag load acquires it, in place of a full fence on each side. The variant that
+/* sm_70 and later (PTX 6.0 memory model): the flag store releases the values stored before it
+   and the flag load acquires them, in place of a full fence on each side. The variant that
    uses it is chosen at run time on those GPUs; the baseline above runs everywhere. */
-template <typename T> struct scan_status_sm70 {
+template <typename T> struct tile_status_sm70 {
     u64* words;
     volatile T* values;
-    GPUK_DEV scan_status_sm70(void* flag_words, void* vals) : words((u64*)flag_words), values((volatile T*)vals) {}
+    GPUK_DEV tile_status_sm70(void* flag_words, void* vals) : words((u64*)flag_words), values((volatile T*)vals) {}
     GPUK_DEV void publish(u64 j, u32 flag, T v) {
         values[2 * j + ((flag & 3u) == SCAN_FLAG_INCL)] = v;
-        asm volatile("st.release.gpu.u64 [%0], %1;" ::"l"(words + j), "l"((u64)flag << 32) : "memory");
+        asm volatile("st.release.gpu.u64 [%0], %1;" ::"l"(words + SCAN_STRIDE * j), "l"((u64)flag << 32) : "memory");
     }
     GPUK_DEV u32 wait(u64 j, u32 ready, T* v) {
         u64 w;
         u32 f;
         do {
-            asm volatile("ld.acquire.gpu.u64 %0, [%1];" : "=l"(w) : "l"(words + j) : "memory");
+            asm volatile("ld.acquire.gpu.u64 %0, [%1];" : "=l"(w) : "l"(words + SCAN_STRIDE * j) : "memory");
             f = (u32)(w >> 32);
         } while ((f & ~3u) != ready || (f & 3u) == 0);
         *v = values[2 * j + ((f & 3u) == SCAN_FLAG_INCL)];
@@ -1074,7 +1103,7 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, void* values, u32 
     }
     __syncthreads();
     if (sweep_from != ~0ull && sweep_from + t >= ntiles && sweep_from + t < capacity)
-        words[sweep_from + t] = 0; /* past this launch's tiles: no block of it reads them */
+        words[SCAN_STRIDE * (sweep_from + t)] = 0; /* past this launch's tiles: no block reads them */
     const u32 epoch = tile_epoch;
     const u64 index = tile_index;
     const u64 base = index * TILE;
@@ -1207,17 +1236,6 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, void* values, u32 
         scan<T, true>(out, in, n, scratch, values, ahead, capacity);                                   \
     }
 
-/* Variants: the same kernels, named <kernel>__sm70, with the release/acquire tile status. */
-#define GPUK_SCAN_SM70(T, t)                                                                 \
-    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
-    gpuk_scan_inclusive_##t##__sm70(T* out, const T* in, u64 n, void* scratch, void* values, u32 ahead, u64 capacity) { \
-        scan<T, false, scan_status_sm70<T> >(out, in, n, scratch, values, ahead, capacity);            \
-    }                                                                                        \
-    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
-    gpuk_scan_exclusive_##t##__sm70(T* out, const T* in, u64 n, void* scratch, void* values, u32 ahead, u64 capacity) { \
-        scan<T, true, scan_status_sm70<T> >(out, in, n, scratch, values, ahead, capacity);             \
-    }
-
 /* ---- select (stream compaction): keep the elements that pass a test, in order ----
    One pass over tiles of the scan's size, with the scan's look-back: it shares the scans'
    scratch (ticket, epoch, sweep cursor, status words, per-tile values) and their protocol,
@@ -1228,9 +1246,8 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, void* values, u32 
    A scan of those 64 counts gives every kept element its place in the tile; the block stages
    the kept elements there, compacted in shared memory, while it finds the tile's prefix (kept
    elements of earlier tiles) by look-back. Then it writes the staged run out with consecutive
-   threads at consecutive addresses. Counts are 64-bit, so a tile status carries its count in
-   the per-tile value area (the scans' 8-byte path); the block of the last tile writes the
-   total to count. Modes: SELECT_IF keeps x op value; SELECT_FLAGGED keeps x[i] where
+   threads at consecutive addresses. Counts are 64-bit, so a tile status is the scans' 8-byte
+   pair; the block of the last tile writes the total to count. Modes: SELECT_IF keeps x op value; SELECT_FLAGGED keeps x[i] where
    flags[i] != 0; COUNT_IF only counts; PARTITION_IF writes the kept first, then the rest in
    reverse order from the end (the rejected of a tile go after every kept one, whose number is
    known only at the end: from the end backwards needs no such number); UNIQUE keeps the
@@ -1304,7 +1321,7 @@ GPUK_DEV void select_tiles(T* out, u64* count, const T* in, const unsigned char*
     }
     __syncthreads();
     if (sweep_from != ~0ull && sweep_from + t >= ntiles && sweep_from + t < capacity)
-        words[sweep_from + t] = 0;
+        words[SCAN_STRIDE * (sweep_from + t)] = 0;
     const u32 epoch = tile_epoch;
     const u64 index = tile_index;
     const u64 base = index * TILE;
@@ -1531,20 +1548,10 @@ GPUK_DEV void select_tiles(T* out, u64* count, const T* in, const unsigned char*
 //      = gpuk__select({size}, 5, &values, count, in, NULL, &lengths, n, 0, NULL)
 //      | values = the first element of each run of equal (==) consecutive in[i], lengths (uint64) = its length, in order; count[0] (uint64) = the number of runs
 #define GPUK_RUN_LENGTH_ENCODE(T, t) \
-    GPUK_SELECT_ONE(run_length_encode_##t, T, SELECT_RLE, scan_status<u64>)
+    GPUK_SELECT_ONE(run_length_encode_##t, T, SELECT_RLE, tile_status_fenced<u64>)
 /* Variants: the same kernels, named <kernel>__sm70, with the release/acquire tile status. */
-#define GPUK_SELECT_IF_SM70(T, t) \
-    GPUK_SELECT_ONE(select_if_##t##__sm70, T, SELECT_IF, scan_status_sm70<u64>)
-#define GPUK_SELECT_FLAGGED_SM70(T, t) \
-    GPUK_SELECT_ONE(select_flagged_##t##__sm70, T, SELECT_FLAGGED, scan_status_sm70<u64>)
-#define GPUK_COUNT_IF_SM70(T, t) \
-    GPUK_SELECT_ONE(count_if_##t##__sm70, T, SELECT_COUNT, scan_status_sm70<u64>)
-#define GPUK_PARTITION_IF_SM70(T, t) \
-    GPUK_SELECT_ONE(partition_if_##t##__sm70, T, SELECT_PARTITION, scan_status_sm70<u64>)
-#define GPUK_UNIQUE_SM70(T, t) \
-    GPUK_SELECT_ONE(unique_##t##__sm70, T, SELECT_UNIQUE, scan_status_sm70<u64>)
 #define GPUK_RUN_LENGTH_ENCODE_SM70(T, t) \
-    GPUK_SELECT_ONE(run_length_encode_##t##__sm70, T, SELECT_RLE, scan_status_sm70<u64>)
+    GPUK_SELECT_ONE(run_length_encode_##t##__sm70, T, SELECT_RLE, tile_status_sm70<u64>)
 #define GPUK_SELECT_ONE(name, T, mode, S)                                                    \
     extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
     gpuk_##name(T* out, u64* count, const T* in, const unsigned char* flags, u64 n, u32 op,  \
@@ -3887,7 +3894,6 @@ GPUK_SCAN(float, f32)
 GPUK_SCAN(double, f64)
 GPUK_SCAN(int, i32)
 GPUK_SCAN(u32, u32)
-GPUK_SCAN_SM70(double, f64)
 GPUK_SELECT_IF(float, f32)
 GPUK_SELECT_IF(double, f64)
 GPUK_SELECT_IF(int, i32)
@@ -3912,26 +3918,6 @@ GPUK_RUN_LENGTH_ENCODE(float, f32)
 GPUK_RUN_LENGTH_ENCODE(double, f64)
 GPUK_RUN_LENGTH_ENCODE(int, i32)
 GPUK_RUN_LENGTH_ENCODE(u32, u32)
-GPUK_SELECT_IF_SM70(float, f32)
-GPUK_SELECT_IF_SM70(double, f64)
-GPUK_SELECT_IF_SM70(int, i32)
-GPUK_SELECT_IF_SM70(u32, u32)
-GPUK_SELECT_FLAGGED_SM70(float, f32)
-GPUK_SELECT_FLAGGED_SM70(double, f64)
-GPUK_SELECT_FLAGGED_SM70(int, i32)
-GPUK_SELECT_FLAGGED_SM70(u32, u32)
-GPUK_COUNT_IF_SM70(float, f32)
-GPUK_COUNT_IF_SM70(double, f64)
-GPUK_COUNT_IF_SM70(int, i32)
-GPUK_COUNT_IF_SM70(u32, u32)
-GPUK_PARTITION_IF_SM70(float, f32)
-GPUK_PARTITION_IF_SM70(double, f64)
-GPUK_PARTITION_IF_SM70(int, i32)
-GPUK_PARTITION_IF_SM70(u32, u32)
-GPUK_UNIQUE_SM70(float, f32)
-GPUK_UNIQUE_SM70(double, f64)
-GPUK_UNIQUE_SM70(int, i32)
-GPUK_UNIQUE_SM70(u32, u32)
 GPUK_RUN_LENGTH_ENCODE_SM70(float, f32)
 GPUK_RUN_LENGTH_ENCODE_SM70(double, f64)
 GPUK_RUN_LENGTH_ENCODE_SM70(int, i32)

@@ -15,7 +15,6 @@
 #define _POSIX_C_SOURCE 199309L
 #define GPUK_IMPLEMENTATION
 #include "gpuk.h"
-#include "scan_baseline.h"
 #include "bench_clock.h"
 #include "bench_csv.h"
 #include <stdio.h>
@@ -80,11 +79,7 @@ static void w_argmax_rows(void) { TRY(gpuk_argmax_rows_f32(ctx, S, at0(z), gpuk_
 static void w_max_cols(void) { TRY(gpuk_max_cols_f32(ctx, S, at0(z), gpuk_at2d(x, 0, ax_rows, ax_cols, 0))); }
 static void w_scan_i32(void) { TRY(gpuk_scan_inclusive_i32(ctx, S, at0(y), at0(x), n_cur)); }
 static void w_scan_f32(void) { TRY(gpuk_scan_inclusive_f32(ctx, S, at0(y), at0(x), n_cur)); }
-static scan_baseline f64_base;
 static void w_scan_f64(void) { TRY(gpuk_scan_inclusive_f64(ctx, S, at0(y), at0(x), n_cur)); }
-static void w_scan_f64_base(void) {
-    TRY(scan_baseline_run(ctx, &f64_base, S, gpuk_buffer_devptr(ctx, y), gpuk_buffer_devptr(ctx, x), n_cur));
-}
 static void w_transpose(void) { TRY(gpuk_transpose_f32(ctx, S, at0(y), at0(x), SIDE, SIDE)); }
 static void w_hist(void) { TRY(gpuk_histogram_u8(ctx, S, at0(z), 256, 0, 256, at0(h8), n_cur)); }
 static void w_hist_f32(void) {
@@ -277,16 +272,7 @@ int main(int argc, char** argv) {
     axis_line("max_cols_f32", 8192, 8192, w_max_cols);
     line("scan_inclusive_i32", N28, w_scan_i32, 8, "read+write", 0.92);
     line("scan_inclusive_f32", N28, w_scan_f32, 8, "read+write", 0.92);
-    if (wanted("scan_inclusive_f64")) { /* f64: the variant gpuk picks here, then the baseline
-                                           PTX by hand */
-        char name[64];
-        snprintf(name, sizeof name, "scan_inclusive_f64 (%s)", gpuk__builtin_pick(ctx, GPUK__K_SCAN_INCLUSIVE_F64)->name + 5);
-        line(name, N28 / 2, w_scan_f64, 16, "read+write", 0.88);
-        TRY(scan_baseline_open(ctx, GPUK__K_SCAN_INCLUSIVE_F64, 8, N28 / 2, &f64_base));
-        /* no goal: a GPU older than sm_70 runs it, never one of these */
-        line("scan_inclusive_f64 (baseline PTX)", N28 / 2, w_scan_f64_base, 16, "read+write", BENCH_CSV_NONE);
-        scan_baseline_close(ctx, &f64_base);
-    }
+    line("scan_inclusive_f64", N28 / 2, w_scan_f64, 16, "read+write", 0.88);
     line("transpose_f32 16384^2", SIDE * SIDE, w_transpose, 8, "read+write", 0.92);
     line("random_uniform_f32", N28, w_rand, 4, "write", 0.92);
     if (wanted("stencil3x3_i32")) { /* the variant gpuk picks here (within kernels_max_sm) */

@@ -210,7 +210,7 @@ typedef struct gpuk__scratch {
     gpuk__mutex lock;
     gpuk_devptr ptr;
     size_t bytes;
-    size_t scan_tiles; /* tiles the scan status words have room for; their values follow */
+    size_t scan_tiles; /* tiles the scan status area has room for; the values follow */
     gpuk_devptr ws;    /* GEMM's split-K workspace, a separate area (zeroed when allocated) */
     size_t ws_bytes;
     gpuk_devptr sort;  /* the sorts' area: status words, second key and value buffers */
@@ -384,11 +384,12 @@ static gpuk_result gpuk__builtin_function(const char* fn, gpuk_ctx* ctx, int id,
 }
 
 /* Scratch layout: [reduction ticket + partials: GPUK__SCRATCH_SCAN][scan ticket and epoch: 8,
-   sweep cursor: 8][a status word for each of scan_tiles tiles][16 bytes of values a tile].
-   Status words only ever hold status words, so leftovers can never look like a flag of a
-   later scan. */
+   sweep cursor: 8][GPUK__SCAN_STATUS_BYTES of status for each of scan_tiles tiles][16 bytes
+   of the selects' values a tile]. The status area only ever holds tile status, so leftovers can never look
+   like a flag of a later scan. */
+#define GPUK__SCAN_TILE_BYTES (GPUK__SCAN_STATUS_BYTES + 16u)
 static size_t gpuk__scratch_bytes(size_t scan_tiles) {
-    return GPUK__SCRATCH_SCAN + 16 + scan_tiles * (8 + 16);
+    return GPUK__SCRATCH_SCAN + 16 + scan_tiles * GPUK__SCAN_TILE_BYTES;
 }
 
 /* CU_STREAM_PER_THREAD is a different CUDA stream on every thread, so one scratch area for
@@ -517,14 +518,14 @@ static gpuk_result gpuk__scratch_reserve(const char* fn, gpuk__scratch* s, gpuk_
     gpuk_result r = GPUK_OK;
     if (s->ptr && s->scan_tiles >= tiles) return GPUK_OK;
     /* room for twice the tiles (the growth step) must not overflow size_t (32-bit hosts) */
-    if (tiles > ((size_t)-1 - GPUK__SCRATCH_SCAN - 16) / 48)
+    if (tiles > ((size_t)-1 - GPUK__SCRATCH_SCAN - 16) / ((size_t)2 * GPUK__SCAN_TILE_BYTES))
         return gpuk__fail(fn, GPUK_ERR_LIMIT,
                           "scratch for %zu scan tiles would pass SIZE_MAX", tiles);
     if ((r = gpuk__not_capturing(fn, cs, "device scratch (gpuk_kernels_reserve)")) != GPUK_OK)
         return r;
     want_tiles = tiles > 2 * s->scan_tiles ? tiles : 2 * s->scan_tiles;
-    if (want_tiles < (GPUK__SCRATCH_MIN - GPUK__SCRATCH_SCAN) / 24)
-        want_tiles = (GPUK__SCRATCH_MIN - GPUK__SCRATCH_SCAN) / 24;
+    if (want_tiles < (GPUK__SCRATCH_MIN - GPUK__SCRATCH_SCAN) / GPUK__SCAN_TILE_BYTES)
+        want_tiles = (GPUK__SCRATCH_MIN - GPUK__SCRATCH_SCAN) / GPUK__SCAN_TILE_BYTES;
     want = gpuk__scratch_bytes(want_tiles);
     if (s->ptr) {
         if ((cr = GPUK__DRV.cuStreamSynchronize(cs)) != 0)
@@ -569,7 +570,8 @@ GPUK__SHARED gpuk_result gpuk__builtin_go(gpuk__kcall* k) {
         *k->scratch_arg = s->ptr;
         if (k->values_arg) {
             *k->scratch_arg = s->ptr + GPUK__SCRATCH_SCAN;
-            *k->values_arg = s->ptr + GPUK__SCRATCH_SCAN + 16 + 8 * s->scan_tiles;
+            *k->values_arg =
+                s->ptr + GPUK__SCRATCH_SCAN + 16 + GPUK__SCAN_STATUS_BYTES * s->scan_tiles;
             *k->capacity_arg = s->scan_tiles;
         }
     }

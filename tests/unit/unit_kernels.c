@@ -422,8 +422,8 @@ static int test_oldest_supported_driver_runs_every_kernel(void) {
     return TEST_PASS;
 }
 
-/* A variant is loaded where the device has its .target (f64 scans: sm_70), the baseline
-   elsewhere; either way the call is the same. */
+/* A variant is loaded where the device has its .target (run-length encoding: sm_70), the
+   baseline elsewhere; either way the call is the same. */
 static int test_variant_chosen_by_compute_capability(void) {
     int cc;
     for (cc = 6; cc <= 9; cc += 3) {
@@ -434,9 +434,10 @@ static int test_variant_chosen_by_compute_capability(void) {
         cfg.cc_major = cc;
         ctx = fake_gpuk_up(&cfg);
         f = buffer(1024);
-        CHECK_OK(gpuk_scan_inclusive_f64(ctx, S, gpuk_at(f, 0), gpuk_at(f, 0), 64));
-        m = (const fake_module*)gpuk__builtin_of(ctx)->module[GPUK__K_SCAN_INCLUSIVE_F64];
-        CHECK(m && (strstr(m->text, "gpuk_scan_inclusive_f64__sm70") != NULL) == (cc >= 7));
+        CHECK_OK(gpuk_run_length_encode_f64(ctx, S, gpuk_at(f, 0), gpuk_at(f, 32), gpuk_at(f, 64),
+                                            gpuk_at(f, 80), 16));
+        m = (const fake_module*)gpuk__builtin_of(ctx)->module[GPUK__K_RUN_LENGTH_ENCODE_F64];
+        CHECK(m && (strstr(m->text, "gpuk_run_length_encode_f64__sm70") != NULL) == (cc >= 7));
         CHECK(m && strstr(m->text, cc >= 7 ? ".target sm_70" : ".target sm_52") != NULL);
         fake_gpuk_down(ctx);
     }
@@ -581,7 +582,7 @@ static int test_scan_prefetch_distance(void) {
     memcpy(&got, fake.last_args[5], 4);
     CHECK(got == 330);
     memcpy(&capacity, fake.last_args[6], 8);
-    CHECK(capacity == (GPUK__SCRATCH_MIN - GPUK__SCRATCH_SCAN) / 24);
+    CHECK(capacity == (GPUK__SCRATCH_MIN - GPUK__SCRATCH_SCAN) / GPUK__SCAN_TILE_BYTES);
     CHECK_OK(gpuk_scan_exclusive_f64(ctx, S, gpuk_at(f, 0), gpuk_at(f, 0), 1000));
     memcpy(&got, fake.last_args[5], 4);
     CHECK(got == 264);
