@@ -1081,7 +1081,6 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, void* values, u32 
     __shared__ u64 tile_index;
     __shared__ u32 tile_epoch;
     __shared__ u64 sweep_from; /* ~0: this block does not sweep */
-    __shared__ u32 nearest; /* lowest thread whose tile has a full prefix, this look-back round */
     const u32 t = threadIdx.x, lane = t & 31, warp = t / 32;
     const u64 ntiles = (n + TILE - 1) / TILE;
     u64* ticket = (u64*)scratch;
@@ -1151,42 +1150,26 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, void* values, u32 
     T lane_before = __shfl_up_sync(0xffffffffu, incl, 1);
     T thread_prefix = lane == 0 ? warp_prefix : k_add(warp_prefix, lane_before);
 
-    /* Look back with the whole block: thread L watches tile end - L, so one round trip to L2
-       covers 256 tiles; the nearest tile with a full prefix ends the walk. */
+    /* Look back with one warp: lane L watches tile end - L, so one round trip to L2 covers 32
+       tiles; the nearest tile with a full prefix ends the walk. (The whole block, 256 tiles a
+       round, read eight times the status for the same answer: bench "scan_inclusive_f32".) */
     const u32 ready = epoch << 2;
-    if (index == 0) {
-        if (t == 0) {
-            status.publish(0, ready | SCAN_FLAG_INCL, block_total);
-            tile_prefix = T(0);
-        }
-    } else {
+    if (warp == 0) {
         T prefix = T(0);
-        if (t == 0) {
-            status.publish(index, ready | SCAN_FLAG_AGG, block_total);
-            nearest = GPUK_BLOCK;
-        }
-        __syncthreads();
-        for (i64 end = (i64)index - 1;; end -= GPUK_BLOCK) {
-            i64 j = end - (i64)t;
-            u32 state = SCAN_FLAG_INCL; /* tiles before 0 do not exist: count as done, add 0 */
-            T val = T(0);
-            if (j >= 0) state = status.wait((u64)j, ready, &val);
-            if (state == SCAN_FLAG_INCL) atomicMin(&nearest, t);
-            __syncthreads();
-            const u32 stop = nearest;
-            if (t > stop) val = T(0);
-            val = warp_total(val);
-            if (lane == 0) warp_sums[warp] = val;
-            __syncthreads();
-            if (t == 0) {
-#pragma unroll
-                for (int w = 0; w < GPUK_WARPS; w++) prefix = k_add(prefix, warp_sums[w]);
-                nearest = GPUK_BLOCK;
+        if (index > 0) {
+            if (lane == 0) status.publish(index, ready | SCAN_FLAG_AGG, block_total);
+            for (i64 end = (i64)index - 1;; end -= 32) {
+                const i64 j = end - (i64)lane;
+                u32 state = SCAN_FLAG_INCL; /* tiles before 0 do not exist: done, add 0 */
+                T val = T(0);
+                if (j >= 0) state = status.wait((u64)j, ready, &val);
+                const u32 done = __ballot_sync(0xffffffffu, state == SCAN_FLAG_INCL);
+                if (done && lane > (u32)(__ffs(done) - 1)) val = T(0);
+                prefix = k_add(prefix, warp_total(val));
+                if (done) break;
             }
-            __syncthreads();
-            if (stop < GPUK_BLOCK) break;
         }
-        if (t == 0) {
+        if (lane == 0) {
             status.publish(index, ready | SCAN_FLAG_INCL, k_add(prefix, block_total));
             tile_prefix = prefix;
         }
@@ -1293,13 +1276,11 @@ GPUK_DEV void select_tiles(T* out, u64* count, const T* in, const unsigned char*
     __shared__ u64 warp_heads[GPUK_WARPS];
     __shared__ u64 tile_last_head; /* RLE: position + 1 of the last head before this tile */
     __shared__ u32 counts[COUNTS]; /* kept per (round, warp), then their exclusive prefixes */
-    __shared__ u64 warp_sums[GPUK_WARPS];
     __shared__ u64 tile_prefix;
     __shared__ u32 tile_kept;
     __shared__ u64 tile_index;
     __shared__ u32 tile_epoch;
     __shared__ u64 sweep_from;
-    __shared__ u32 nearest;
     const u32 t = threadIdx.x, lane = t & 31, warp = t / 32;
     const u64 ntiles = (n + TILE - 1) / TILE;
     u64* ticket = (u64*)scratch;
@@ -1421,7 +1402,6 @@ GPUK_DEV void select_tiles(T* out, u64* count, const T* in, const unsigned char*
         } else {
             status.publish(index, ready | SCAN_FLAG_AGG, (u64)kept_here);
         }
-        nearest = GPUK_BLOCK;
     }
     if (MODE != SELECT_COUNT) { /* stage: kept at their place, PARTITION's rest from the end */
         const u32 lt = (1u << lane) - 1u;
@@ -1443,50 +1423,39 @@ GPUK_DEV void select_tiles(T* out, u64* count, const T* in, const unsigned char*
         }
     }
     __syncthreads();
-    if (index > 0) { /* look-back, as the scan's */
-        u64 prefix = 0, head_before = 0;
-        for (i64 end = (i64)index - 1;; end -= GPUK_BLOCK) {
-            const i64 j = end - (i64)t;
-            u32 state = SCAN_FLAG_INCL;
-            u64 val = 0, h = 0;
-            if (j >= 0) state = status.wait((u64)j, ready, &val);
-            if (MODE == SELECT_RLE && j >= 0) h = heads[2 * j + (state == SCAN_FLAG_INCL)];
-            if (state == SCAN_FLAG_INCL) atomicMin(&nearest, t);
-            __syncthreads();
-            const u32 stop = nearest;
-            if (t > stop) val = h = 0;
+    if (index > 0) { /* look-back by one warp, as the scan's */
+        if (warp == 0) {
+            u64 prefix = 0, head_before = 0;
+            for (i64 end = (i64)index - 1;; end -= 32) {
+                const i64 j = end - (i64)lane;
+                u32 state = SCAN_FLAG_INCL;
+                u64 val = 0, h = 0;
+                if (j >= 0) state = status.wait((u64)j, ready, &val);
+                if (MODE == SELECT_RLE && j >= 0) h = heads[2 * j + (state == SCAN_FLAG_INCL)];
+                const u32 done = __ballot_sync(0xffffffffu, state == SCAN_FLAG_INCL);
+                if (done && lane > (u32)(__ffs(done) - 1)) val = h = 0;
 #pragma unroll
-            for (int d = 16; d > 0; d /= 2) val += __shfl_xor_sync(0xffffffffu, val, d);
-            if (lane == 0) warp_sums[warp] = val;
-            if (MODE == SELECT_RLE) { /* heads grow with the tile: the greatest is the last */
+                for (int d = 16; d > 0; d /= 2) val += __shfl_xor_sync(0xffffffffu, val, d);
+                prefix += val;
+                if (MODE == SELECT_RLE) { /* heads grow with the tile: the greatest is the last */
 #pragma unroll
-                for (int d = 16; d > 0; d /= 2) {
-                    const u64 o = __shfl_xor_sync(0xffffffffu, h, d);
-                    h = o > h ? o : h;
+                    for (int d = 16; d > 0; d /= 2) {
+                        const u64 o = __shfl_xor_sync(0xffffffffu, h, d);
+                        h = o > h ? o : h;
+                    }
+                    head_before = h > head_before ? h : head_before;
                 }
-                if (lane == 0) warp_heads[warp] = h;
+                if (done) break;
             }
-            __syncthreads();
-            if (t == 0) {
-#pragma unroll
-                for (int v = 0; v < GPUK_WARPS; v++) {
-                    prefix += warp_sums[v];
-                    if (MODE == SELECT_RLE && warp_heads[v] > head_before)
-                        head_before = warp_heads[v];
+            if (lane == 0) {
+                if (MODE == SELECT_RLE) {
+                    const u64 own = tile_last_head;
+                    heads[2 * index + 1] = own > head_before ? own : head_before;
+                    tile_last_head = head_before;
                 }
-                nearest = GPUK_BLOCK;
+                status.publish(index, ready | SCAN_FLAG_INCL, prefix + kept_here);
+                tile_prefix = prefix;
             }
-            __syncthreads();
-            if (stop < GPUK_BLOCK) break;
-        }
-        if (t == 0) {
-            if (MODE == SELECT_RLE) {
-                const u64 own = tile_last_head;
-                heads[2 * index + 1] = own > head_before ? own : head_before;
-                tile_last_head = head_before;
-            }
-            status.publish(index, ready | SCAN_FLAG_INCL, prefix + kept_here);
-            tile_prefix = prefix;
         }
         __syncthreads();
     }
