@@ -12964,8 +12964,9 @@ GPUK__IMPL int gpuk_kernels_loaded(gpuk_ctx* ctx) {
     const gpuk__builtin_state* st;
     int i, count = 0;
     if (!ctx || !(st = gpuk__builtin_of(ctx))) return 0;
-    for (i = 0; i < GPUK__KERNEL_COUNT; i++)
-        count += GPUK__ATOMIC_LOAD_PTR(&st->function[i]) != NULL;
+    for (i = 0; i < GPUK__KERNEL_COUNT; i++) /* a kernel counts once, its baseline twin or not */
+        count += GPUK__ATOMIC_LOAD_PTR(&st->function[i]) != NULL ||
+                 GPUK__ATOMIC_LOAD_PTR(&st->base_function[i]) != NULL;
     return count;
 }
 
