@@ -1338,7 +1338,7 @@ GPUK_API gpuk_result gpuk_kernels_reserve_sort(gpuk_ctx* ctx, gpuk_stream stream
 #endif
 
 /* GPUK_GENERATED_BEGIN(kernels) */
-/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 ecefc9e5e40ec14c, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
+/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 da5b1ac176a7543e, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
 #if !defined(GPUK_NO_KERNELS)
 /* Families of built-in kernels. Define GPUK_NO_<FAMILY> before including gpuk.h to leave
    that family out (its calls undeclared, its PTX and launcher gone), or one or more
@@ -9865,7 +9865,7 @@ static int gpuk__inflate(const unsigned char* in, size_t in_len, unsigned char* 
 /* ---- >>builtin ---- */
 #if !defined(GPUK_NO_KERNELS)
 /* GPUK_GENERATED_BEGIN(kernel_ids) */
-/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 ecefc9e5e40ec14c, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
+/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 da5b1ac176a7543e, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
 enum {
     GPUK__K_FILL_F32,
     GPUK__K_FILL_F64,
@@ -10656,8 +10656,8 @@ static gpuk_result gpuk__builtin_function(const char* fn, gpuk_ctx* ctx, int id,
 
 /* Scratch layout: [reduction ticket + partials: GPUK__SCRATCH_SCAN][scan ticket and epoch: 8,
    sweep cursor: 8][GPUK__SCAN_STATUS_BYTES of status for each of scan_tiles tiles][16 bytes
-   of the selects' values a tile]. The status area only ever holds tile status, so leftovers can never look
-   like a flag of a later scan. */
+   of run-length encoding's values a tile]. The status area only ever holds tile status, so
+   leftovers can never look like a flag of a later scan. */
 #define GPUK__SCAN_TILE_BYTES (GPUK__SCAN_STATUS_BYTES + 16u)
 static size_t gpuk__scratch_bytes(size_t scan_tiles) {
     return GPUK__SCRATCH_SCAN + 16 + scan_tiles * GPUK__SCAN_TILE_BYTES;
@@ -13770,7 +13770,7 @@ GPUK__IMPL gpuk_result gpuk_random_normal_f64(gpuk_ctx* ctx, gpuk_stream stream,
 
 /* The PTX of every built-in kernel, and its table. */
 /* GPUK_GENERATED_BEGIN(ptx) */
-/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 ecefc9e5e40ec14c, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
+/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 da5b1ac176a7543e, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
 #if defined(GPUK__FAMILY_GENERATE)
 #define GPUK__IF_GENERATE(ptx) ptx
 #else

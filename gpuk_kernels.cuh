@@ -926,10 +926,10 @@ GPUK_DEV void reduce_cols(F f, typename F::out* out, const T* in, u64 rows, u64 
    it does not push the prefetched input out of L2: about a tenth of copy bandwidth (bench
    "scan_inclusive_f32"). A whole wave of resident blocks ahead is too far: tiles leave L2 unused.
    scratch: a 64-bit ticket word (low half: tiles drawn in this launch; high half: the launch's
-   epoch), a 64-bit sweep cursor, then 16 bytes of status for each of `capacity` tiles;
-   values: the selects' per-tile counts, in an area of their own. A status flag holds the
-   launch's epoch above its two state bits, so stale flags from earlier launches never look
-   ready and nothing needs clearing between launches. The epoch lives in device memory and
+   epoch), a 64-bit sweep cursor, then SCAN_STATUS_BYTES of status for each of `capacity`
+   tiles; values: run-length encoding's per-tile counts and heads, in an area of their own. A
+   status flag holds the launch's epoch above its two state bits, so stale flags from earlier
+   launches never look ready and nothing needs clearing between launches. The epoch lives in device memory and
    the kernel advances it itself: the block that draws the last ticket resets the count and
    steps the epoch in one store, after every other block of the launch has drawn its ticket
    (and with it the epoch). So a launch replayed from a CUDA graph, whose arguments never
@@ -969,22 +969,29 @@ GPUK_DEV void from_bits(u32 b, float* v) { *v = __uint_as_float(b); }
 GPUK_DEV void from_bits(u32 b, int* v) { *v = (int)b; }
 GPUK_DEV void from_bits(u32 b, u32* v) { *v = b; }
 
-/* Tile status: 16 bytes a tile, a 64-bit flag word (flag in its high half) and beside it an
-   8-byte value. 4-byte values ride in the flag word's low half, so flag and value arrive
-   together in one 8-byte store and load. 8-byte values take the second word, and the pair goes
-   out in one 16-byte store and comes back in one 16-byte load, which the GPU performs as a
-   single access (CUB's tile status relies on the same): a tile's look-back costs one round trip
-   to L2 and no fence, as the 4-byte one does (bench "scan_inclusive_f64"). Only tile status is
-   ever written to this area, so leftover data never passes for a flag. */
+/* Tile status: a 64-bit flag word (flag in its high half) and beside it an 8-byte value.
+   4-byte values ride in the flag word's low half, so flag and value arrive together in one
+   8-byte store and load. 8-byte values take the second word, and the pair goes out in one
+   16-byte store and comes back in one 16-byte load, which the GPU performs as a single access
+   (CUB's tile status relies on the same): a tile's look-back costs one round trip to L2 and no
+   fence, as the 4-byte one does (bench "scan_inclusive_f64"). Each tile's status has a 32-byte
+   sector to itself, so blocks that publish and poll neighbouring tiles do not meet in one
+   (bench "scan_inclusive_f32"). Only tile status is ever written to this area, so leftover
+   data never passes for a flag. */
 #define SCAN_STRIDE (SCAN_STATUS_BYTES / 8) /* u64 words a tile's status takes */
 template <typename T, bool WIDE = (sizeof(T) > 4)> struct scan_status {
     volatile u64* words;
     GPUK_DEV scan_status(void* flag_words, void*) : words((volatile u64*)flag_words) {}
-    GPUK_DEV void publish(u64 j, u32 flag, T v) { words[SCAN_STRIDE * j] = ((u64)flag << 32) | to_bits(v); }
+    GPUK_DEV void publish(u64 j, u32 flag, T v) {
+        words[SCAN_STRIDE * j] = ((u64)flag << 32) | to_bits(v);
+    }
     GPUK_DEV u32 wait(u64 j, u32 ready, T* v) {
         u64 w;
         u32 f;
-        do { w = words[SCAN_STRIDE * j]; f = (u32)(w >> 32); } while ((f & ~3u) != ready || (f & 3u) == 0);
+        do {
+            w = words[SCAN_STRIDE * j];
+            f = (u32)(w >> 32);
+        } while ((f & ~3u) != ready || (f & 3u) == 0);
         from_bits((u32)w, v);
         return f & 3u;
     }
@@ -1017,7 +1024,8 @@ template <typename T> struct scan_status<T, true> {
 template <typename T> struct tile_status_fenced {
     volatile u64* words;
     volatile T* values;
-    GPUK_DEV tile_status_fenced(void* flag_words, void* vals) : words((volatile u64*)flag_words), values((volatile T*)vals) {}
+    GPUK_DEV tile_status_fenced(void* flag_words, void* vals)
+        : words((volatile u64*)flag_words), values((volatile T*)vals) {}
     GPUK_DEV void publish(u64 j, u32 flag, T v) {
         values[2 * j + ((flag & 3u) == SCAN_FLAG_INCL)] = v;
         __threadfence();
@@ -1025,7 +1033,8 @@ template <typename T> struct tile_status_fenced {
     }
     GPUK_DEV u32 wait(u64 j, u32 ready, T* v) {
         u32 f;
-        do { f = (u32)(words[SCAN_STRIDE * j] >> 32); } while ((f & ~3u) != ready || (f & 3u) == 0);
+        do f = (u32)(words[SCAN_STRIDE * j] >> 32);
+        while ((f & ~3u) != ready || (f & 3u) == 0);
         __threadfence();
         *v = values[2 * j + ((f & 3u) == SCAN_FLAG_INCL)];
         return f & 3u;
@@ -1038,16 +1047,19 @@ template <typename T> struct tile_status_fenced {
 template <typename T> struct tile_status_sm70 {
     u64* words;
     volatile T* values;
-    GPUK_DEV tile_status_sm70(void* flag_words, void* vals) : words((u64*)flag_words), values((volatile T*)vals) {}
+    GPUK_DEV tile_status_sm70(void* flag_words, void* vals)
+        : words((u64*)flag_words), values((volatile T*)vals) {}
     GPUK_DEV void publish(u64 j, u32 flag, T v) {
         values[2 * j + ((flag & 3u) == SCAN_FLAG_INCL)] = v;
-        asm volatile("st.release.gpu.u64 [%0], %1;" ::"l"(words + SCAN_STRIDE * j), "l"((u64)flag << 32) : "memory");
+        asm volatile("st.release.gpu.u64 [%0], %1;" ::"l"(words + SCAN_STRIDE * j),
+                     "l"((u64)flag << 32) : "memory");
     }
     GPUK_DEV u32 wait(u64 j, u32 ready, T* v) {
         u64 w;
         u32 f;
         do {
-            asm volatile("ld.acquire.gpu.u64 %0, [%1];" : "=l"(w) : "l"(words + SCAN_STRIDE * j) : "memory");
+            asm volatile("ld.acquire.gpu.u64 %0, [%1];" : "=l"(w) : "l"(words + SCAN_STRIDE * j)
+                         : "memory");
             f = (u32)(w >> 32);
         } while ((f & ~3u) != ready || (f & 3u) == 0);
         *v = values[2 * j + ((f & 3u) == SCAN_FLAG_INCL)];
@@ -1102,7 +1114,7 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, void* values, u32 
     }
     __syncthreads();
     if (sweep_from != ~0ull && sweep_from + t >= ntiles && sweep_from + t < capacity)
-        words[SCAN_STRIDE * (sweep_from + t)] = 0; /* past this launch's tiles: no block reads them */
+        words[SCAN_STRIDE * (sweep_from + t)] = 0; /* past this launch's tiles: none reads them */
     const u32 epoch = tile_epoch;
     const u64 index = tile_index;
     const u64 base = index * TILE;
@@ -1230,10 +1242,11 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, void* values, u32 
    the kept elements there, compacted in shared memory, while it finds the tile's prefix (kept
    elements of earlier tiles) by look-back. Then it writes the staged run out with consecutive
    threads at consecutive addresses. Counts are 64-bit, so a tile status is the scans' 8-byte
-   pair; the block of the last tile writes the total to count. Modes: SELECT_IF keeps x op value; SELECT_FLAGGED keeps x[i] where
-   flags[i] != 0; COUNT_IF only counts; PARTITION_IF writes the kept first, then the rest in
-   reverse order from the end (the rejected of a tile go after every kept one, whose number is
-   known only at the end: from the end backwards needs no such number); UNIQUE keeps the
+   pair; the block of the last tile writes the total to count. Modes: SELECT_IF keeps x op
+   value; SELECT_FLAGGED keeps x[i] where flags[i] != 0; COUNT_IF only counts; PARTITION_IF
+   writes the kept first, then the rest in reverse order from the end (the rejected of a tile
+   go after every kept one, whose number is known only at the end: from the end backwards needs
+   no such number); UNIQUE keeps the
    first of each run of equal (==) elements; RLE keeps those too and writes each run's length
    at its last element (its tail): length = tail + 1 - head, the head found among the tile's
    heads (their positions staged in shared memory) or, for the run that enters the tile from

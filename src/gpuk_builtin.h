@@ -385,8 +385,8 @@ static gpuk_result gpuk__builtin_function(const char* fn, gpuk_ctx* ctx, int id,
 
 /* Scratch layout: [reduction ticket + partials: GPUK__SCRATCH_SCAN][scan ticket and epoch: 8,
    sweep cursor: 8][GPUK__SCAN_STATUS_BYTES of status for each of scan_tiles tiles][16 bytes
-   of the selects' values a tile]. The status area only ever holds tile status, so leftovers can never look
-   like a flag of a later scan. */
+   of run-length encoding's values a tile]. The status area only ever holds tile status, so
+   leftovers can never look like a flag of a later scan. */
 #define GPUK__SCAN_TILE_BYTES (GPUK__SCAN_STATUS_BYTES + 16u)
 static size_t gpuk__scratch_bytes(size_t scan_tiles) {
     return GPUK__SCRATCH_SCAN + 16 + scan_tiles * GPUK__SCAN_TILE_BYTES;
