@@ -1067,9 +1067,12 @@ template <typename T> struct tile_status_sm70 {
     }
 };
 
-/* Shared-memory index with one pad word per 32, so threads reading ITEMS consecutive
-   elements each do not all hit one bank. */
-GPUK_DEV u32 padded(u32 i) { return i + i / 32; }
+/* Shared-memory index with a pad element per 128 bytes (32 4-byte, 16 8-byte elements), so
+   threads reading ITEMS consecutive elements each, and threads writing 16-byte packs side by
+   side, do not meet in a bank: an 8-byte element takes two banks, and a pad per 32 of them
+   left every pair of threads in one (bench "scan_inclusive_f64"). */
+template <typename T> struct scan_pad { enum { every = 128 / sizeof(T) }; };
+template <typename T> GPUK_DEV u32 padded(u32 i) { return i + i / scan_pad<T>::every; }
 
 /* A 16-byte store marked evict-first (st.global.cs). */
 template <typename T> GPUK_DEV void store_streaming(pack16<T>* p, const pack16<T>& v) {
@@ -1087,7 +1090,7 @@ GPUK_DEV void prefetch_l2(const char* p, u64 bytes) {
 template <typename T, bool EXCLUSIVE, typename STATUS = scan_status<T> >
 GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, void* values, u32 ahead, u64 capacity) {
     enum { ITEMS = scan_items<T>::n, TILE = GPUK_BLOCK * scan_items<T>::n };
-    __shared__ T tile[TILE + TILE / 32];
+    __shared__ T tile[TILE + TILE / scan_pad<T>::every];
     __shared__ T warp_sums[GPUK_WARPS];
     __shared__ T tile_prefix;
     __shared__ u64 tile_index;
@@ -1129,15 +1132,16 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, void* values, u32 
 #pragma unroll
         for (int k = 0; k < ITEMS / V; k++)
 #pragma unroll
-            for (int c = 0; c < V; c++) tile[padded((k * GPUK_BLOCK + t) * V + c)] = w[k].v[c];
+            for (int c = 0; c < V; c++) tile[padded<T>((k * GPUK_BLOCK + t) * V + c)] = w[k].v[c];
     } else if (valid == TILE) { /* full tile: no bounds tests, every load issued before any use */
 #pragma unroll
-        for (int k = 0; k < ITEMS; k++) tile[padded(k * GPUK_BLOCK + t)] = src[k * GPUK_BLOCK + t];
+        for (int k = 0; k < ITEMS; k++)
+            tile[padded<T>(k * GPUK_BLOCK + t)] = src[k * GPUK_BLOCK + t];
     } else {
 #pragma unroll
         for (int k = 0; k < ITEMS; k++) {
             u32 j = k * GPUK_BLOCK + t;
-            tile[padded(j)] = j < valid ? src[j] : T(0);
+            tile[padded<T>(j)] = j < valid ? src[j] : T(0);
         }
     }
     __syncthreads();
@@ -1148,7 +1152,7 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, void* values, u32 
     T run = T(0); /* this thread's total; its items are summed again at the end (from shared
                      memory, not registers: fewer registers, more blocks an SM) */
 #pragma unroll
-    for (int k = 0; k < ITEMS; k++) run = k_add(run, tile[padded(t * ITEMS + k)]);
+    for (int k = 0; k < ITEMS; k++) run = k_add(run, tile[padded<T>(t * ITEMS + k)]);
     /* exclusive prefix of this thread's total within the block */
     T incl = warp_inclusive_sum(run);
     if (lane == 31) warp_sums[warp] = incl;
@@ -1190,7 +1194,7 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, void* values, u32 
     T offset = k_add(tile_prefix, thread_prefix);
 #pragma unroll
     for (int k = 0; k < ITEMS; k++) {
-        const u32 p = padded(t * ITEMS + k);
+        const u32 p = padded<T>(t * ITEMS + k);
         const T inclusive = k_add(offset, tile[p]);
         tile[p] = EXCLUSIVE ? offset : inclusive;
         offset = inclusive;
@@ -1202,17 +1206,18 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, void* values, u32 
         for (int k = 0; k < ITEMS / V; k++) {
             pack16<T> w;
 #pragma unroll
-            for (int c = 0; c < V; c++) w.v[c] = tile[padded((k * GPUK_BLOCK + t) * V + c)];
+            for (int c = 0; c < V; c++) w.v[c] = tile[padded<T>((k * GPUK_BLOCK + t) * V + c)];
             store_streaming((pack16<T>*)dst + k * GPUK_BLOCK + t, w);
         }
     } else if (valid == TILE) {
 #pragma unroll
-        for (int k = 0; k < ITEMS; k++) dst[k * GPUK_BLOCK + t] = tile[padded(k * GPUK_BLOCK + t)];
+        for (int k = 0; k < ITEMS; k++)
+            dst[k * GPUK_BLOCK + t] = tile[padded<T>(k * GPUK_BLOCK + t)];
     } else {
 #pragma unroll
         for (int k = 0; k < ITEMS; k++) {
             u32 j = k * GPUK_BLOCK + t;
-            if (j < valid) dst[j] = tile[padded(j)];
+            if (j < valid) dst[j] = tile[padded<T>(j)];
         }
     }
 }
