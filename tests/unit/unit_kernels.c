@@ -583,6 +583,9 @@ static int test_scan_prefetch_distance(void) {
     CHECK(got == 330);
     memcpy(&capacity, fake.last_args[6], 8);
     CHECK(capacity == (GPUK__SCRATCH_MIN - GPUK__SCRATCH_SCAN) / GPUK__SCAN_TILE_BYTES);
+    /* the values area starts past every tile's status (ticket and cursor first) */
+    CHECK(*(gpuk_devptr*)fake.last_args[4] - *(gpuk_devptr*)fake.last_args[3] ==
+          16 + GPUK__SCAN_STATUS_BYTES * capacity);
     CHECK_OK(gpuk_scan_exclusive_f64(ctx, S, gpuk_at(f, 0), gpuk_at(f, 0), 1000));
     memcpy(&got, fake.last_args[5], 4);
     CHECK(got == 264);
