@@ -64,6 +64,42 @@ __global__ void fill_sort_keys(unsigned* k32, unsigned long long* k64, unsigned*
     }
 }
 
+/* the run-length encoding line's input: runs of whole groups of 4 elements, each group 0 or 1 by
+   splitmix64 of its index (runs of 8 elements on average), as bench_kernels makes it */
+__global__ void fill_runs(int* p, size_t n) {
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += stride)
+        p[i] = (int)(splitmix64(i / 4) & 1u);
+}
+
+/* CUB's DeviceRunLengthEncode::Encode on bench_kernels' run_length_encode line; its lengths are
+   4-byte ints where gpuk's are 8 bytes, so the line compares times, not bytes */
+static int rle_line() {
+    const size_t n = (size_t)1 << 28;
+    int *in, *values, *lengths, *runs;
+    void* tmp = nullptr;
+    size_t tb = 0;
+    CK(cudaMalloc(&in, n * 4)); CK(cudaMalloc(&values, n)); CK(cudaMalloc(&lengths, n));
+    CK(cudaMalloc(&runs, sizeof(int)));
+    fill_runs<<<1024, 256>>>(in, n);
+    cub::DeviceRunLengthEncode::Encode(nullptr, tb, in, values, lengths, runs, (int)n);
+    CK(cudaMalloc(&tmp, tb));
+    const float ms = median_ms([&] {
+        size_t s = tb;
+        cub::DeviceRunLengthEncode::Encode(tmp, s, in, values, lengths, runs, (int)n);
+    });
+    int count = 0;
+    CK(cudaMemcpy(&count, runs, sizeof count, cudaMemcpyDeviceToHost));
+    CK(cudaGetLastError());
+    std::printf("cub DeviceRunLengthEncode::Encode i32 n=2^28 %9.3f ms, %d runs (gpuk's goal: %.3f "
+                "ms)\n", ms, count, ms / 0.9);
+    bench_csv_row("cub DeviceRunLengthEncode::Encode i32", "2^28", ms, 4.0 * n / ms / 1e6,
+                  "GB/s read", BENCH_CSV_NONE, BENCH_CSV_NONE);
+    CK(cudaFree(in)); CK(cudaFree(values)); CK(cudaFree(lengths)); CK(cudaFree(runs));
+    CK(cudaFree(tmp));
+    return 0;
+}
+
 /* CUB's radix sorts on bench_kernels' sort lines; each line prints the time gpuk's line must
    meet */
 static int sort_lines() {
@@ -194,7 +230,7 @@ int main() {
     bench_csv_row("cub DeviceSelect::If f32 50 %", "2^28", select, select_gbs, "GB/s read+write",
                   select_gbs / copy_gbs, BENCH_CSV_NONE);
     CK(cudaFree(x)); CK(cudaFree(y)); CK(cudaFree(bytes)); CK(cudaFree(unit)); CK(cudaFree(tmp));
-    if (sort_lines()) return 1;
+    if (rle_line() || sort_lines()) return 1;
     bench_csv_close();
     return 0;
 }

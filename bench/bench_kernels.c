@@ -139,6 +139,13 @@ static void sort_line(const char* name, size_t n, work_fn w, const char* goal) {
 static void w_select_f32(void) {
     TRY(gpuk_select_if_f32(ctx, S, at0(y), at0(z), at0(x), n_cur, GPUK_CMP_LT, 0.5f));
 }
+/* run-length encoding: x = runs of whole groups of 4 i32, each group 0 or 1 by splitmix64 of
+   its index (as bench_cub's line makes them); values to y, lengths to rle_lengths, the count
+   to z */
+static gpuk_buffer rle_lengths;
+static void w_rle(void) {
+    TRY(gpuk_run_length_encode_i32(ctx, S, at0(y), at0(rle_lengths), at0(z), at0(x), n_cur));
+}
 static void w_c2s2(void) { TRY(gpuk_cos2_plus_sin2_f32(ctx, S, at0(y), at0(x), n_cur)); }
 static void w_rand(void) { TRY(gpuk_random_uniform_f32(ctx, S, at0(y), n_cur, 42, 0)); }
 /* stencils: a 4096^2 and an 8192^2 i32 image smoothed (box, GPUK_BOUNDARY_SKIP), an 8192^2 f32 heat
@@ -344,6 +351,29 @@ int main(int argc, char** argv) {
                "select_if_f32 50 % kept", ms, gbs, gbs / copy_gbs, 100.0 * (double)kept / N28);
         bench_csv_row("select_if_f32 50 % kept", "2^28", ms, gbs, "GB/s read+write", gbs / copy_gbs,
                       BENCH_CSV_NONE);
+    }
+    if (wanted("run_length")) { /* runs of 8 on average, an eighth of n of them (the call asks
+           room for n, the most there can be); bytes: 4n read, 4 + 8 a run written. The goal is
+           against bench_cub's line (another binary), so it is printed, not checked here */
+        double ms, gbs;
+        uint64_t runs = 0;
+        int32_t* host = (int32_t*)malloc(N28 * 4);
+        size_t i;
+        if (!host) { fprintf(stderr, "bench_kernels: out of host memory\n"); exit(1); }
+        for (i = 0; i < N28; i++) host[i] = (int32_t)(splitmix64(i / 4) & 1u);
+        TRY(gpuk_buffer_write(ctx, x, 0, host, N28 * 4));
+        free(host);
+        TRY(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = N28 * 8 }, &rle_lengths));
+        n_cur = N28;
+        ms = time_ms(w_rle);
+        TRY(gpuk_buffer_read(ctx, z, 0, &runs, sizeof runs));
+        gbs = (4.0 * (double)N28 + 12.0 * (double)runs) / ms / 1e6;
+        printf("%-34s n=2^28 %9.3f ms %8.1f GB/s  ratio %.3f (read+write, %llu runs; goal: "
+               ">= 0.9x bench_cub's DeviceRunLengthEncode::Encode i32, its ms / 0.9)\n",
+               "run_length_encode_i32", ms, gbs, gbs / copy_gbs, (unsigned long long)runs);
+        bench_csv_row("run_length_encode_i32", "2^28", ms, gbs, "GB/s read+write", gbs / copy_gbs,
+                      BENCH_CSV_NONE);
+        TRY(gpuk_buffer_destroy(ctx, rle_lengths));
     }
     if (wanted("sort_")) { /* radix sorts against bench_cub's DeviceRadixSort lines on the same
                               keys */
