@@ -109,6 +109,7 @@ GPUK_DEV float k_add(float a, float b) { return a + b; }
 GPUK_DEV double k_add(double a, double b) { return a + b; }
 GPUK_DEV int k_add(int a, int b) { return (int)((u32)a + (u32)b); }
 GPUK_DEV u32 k_add(u32 a, u32 b) { return a + b; }
+GPUK_DEV u64 k_add(u64 a, u64 b) { return a + b; }
 GPUK_DEV float k_sub(float a, float b) { return a - b; }
 GPUK_DEV double k_sub(double a, double b) { return a - b; }
 GPUK_DEV int k_sub(int a, int b) { return (int)((u32)a - (u32)b); }
@@ -917,8 +918,9 @@ GPUK_DEV void reduce_cols(F f, typename F::out* out, const T* in, u64 rows, u64 
    block never waits on one that has not started: no reliance on the order blocks are
    scheduled in; also faster than tile = blockIdx.x, bench "scan_inclusive_f32"), loads its
    tile into shared memory with coalesced reads, scans it, publishes its tile total, and finds
-   its prefix by reading the totals of the tiles before it, 256 at a time, until one has
-   published a full inclusive prefix. Then it writes the tile out.
+   its prefix by reading the totals of the tiles before it, 32 at a time by one warp
+   (look_back_warp), until one has published a full inclusive prefix. Then it writes the tile
+   out.
    in may equal out.
    Prefetch: a block that has its tile in shared memory asks L2 for tile index + ahead (the
    host picks ahead: a few tiles a multiprocessor, capped at a quarter of L2), so the block
@@ -927,9 +929,8 @@ GPUK_DEV void reduce_cols(F f, typename F::out* out, const T* in, u64 rows, u64 
    "scan_inclusive_f32"). A whole wave of resident blocks ahead is too far: tiles leave L2 unused.
    scratch: a 64-bit ticket word (low half: tiles drawn in this launch; high half: the launch's
    epoch), a 64-bit sweep cursor, then SCAN_STATUS_BYTES of status for each of `capacity`
-   tiles; values: run-length encoding's per-tile counts and heads, in an area of their own. A
-   status flag holds the launch's epoch above its two state bits, so stale flags from earlier
-   launches never look ready and nothing needs clearing between launches. The epoch lives in device memory and
+   tiles. A status flag holds the launch's epoch above its two state bits, so stale flags from
+   earlier launches never look ready and nothing needs clearing between launches. The epoch lives in device memory and
    the kernel advances it itself: the block that draws the last ticket resets the count and
    steps the epoch in one store, after every other block of the launch has drawn its ticket
    (and with it the epoch). So a launch replayed from a CUDA graph, whose arguments never
@@ -958,7 +959,7 @@ GPUK_DEV T warp_inclusive_sum(T v) {
 template <typename T>
 GPUK_DEV T warp_total(T v) {
 #pragma unroll
-    for (int d = 16; d > 0; d /= 2) v = k_add(v, __shfl_xor_sync(0xffffffffu, v, d));
+    for (int d = 16; d > 0; d /= 2) v = k_add(v, shfl_xor(v, d, 0xffffffffu));
     return v;
 }
 
@@ -981,7 +982,7 @@ GPUK_DEV void from_bits(u32 b, u32* v) { *v = b; }
 #define SCAN_STRIDE (SCAN_STATUS_BYTES / 8) /* u64 words a tile's status takes */
 template <typename T, bool WIDE = (sizeof(T) > 4)> struct scan_status {
     volatile u64* words;
-    GPUK_DEV scan_status(void* flag_words, void*) : words((volatile u64*)flag_words) {}
+    GPUK_DEV explicit scan_status(void* flag_words) : words((volatile u64*)flag_words) {}
     GPUK_DEV void publish(u64 j, u32 flag, T v) {
         words[SCAN_STRIDE * j] = ((u64)flag << 32) | to_bits(v);
     }
@@ -998,7 +999,7 @@ template <typename T, bool WIDE = (sizeof(T) > 4)> struct scan_status {
 };
 template <typename T> struct scan_status<T, true> {
     u64* words;
-    GPUK_DEV scan_status(void* flag_words, void*) : words((u64*)flag_words) {}
+    GPUK_DEV explicit scan_status(void* flag_words) : words((u64*)flag_words) {}
     GPUK_DEV void publish(u64 j, u32 flag, T v) {
         u64 b;
         memcpy(&b, &v, 8);
@@ -1018,51 +1019,40 @@ template <typename T> struct scan_status<T, true> {
     }
 };
 
-/* Run-length encoding's status: a flag word as above, and the tile's count and its last head
-   in the per-tile value area, written before the flag and read after it, with fences between
-   (the head does not fit the 16-byte pair, so it needs the ordering). */
-template <typename T> struct tile_status_fenced {
-    volatile u64* words;
-    volatile T* values;
-    GPUK_DEV tile_status_fenced(void* flag_words, void* vals)
-        : words((volatile u64*)flag_words), values((volatile T*)vals) {}
-    GPUK_DEV void publish(u64 j, u32 flag, T v) {
-        values[2 * j + ((flag & 3u) == SCAN_FLAG_INCL)] = v;
-        __threadfence();
-        words[SCAN_STRIDE * j] = (u64)flag << 32;
-    }
-    GPUK_DEV u32 wait(u64 j, u32 ready, T* v) {
-        u32 f;
-        do f = (u32)(words[SCAN_STRIDE * j] >> 32);
-        while ((f & ~3u) != ready || (f & 3u) == 0);
-        __threadfence();
-        *v = values[2 * j + ((f & 3u) == SCAN_FLAG_INCL)];
-        return f & 3u;
-    }
+/* Run-length encoding's tile value: its run heads (the count) and the position + 1 of its last
+   head (0: none). Summed, counts add and the later head wins: heads grow with the tile, so the
+   greatest is the last. Both fit 48 bits (the host keeps n below 2^48), so flag, count and
+   head share the 16-byte pair: the flag word's low half the count's low 32 bits, the second
+   word the count's high 16 bits above the head. */
+struct count_head {
+    u64 count, head;
+    GPUK_DEV count_head() {}
+    GPUK_DEV explicit count_head(int) : count(0), head(0) {}
+    GPUK_DEV count_head(u64 c, u64 h) : count(c), head(h) {}
 };
-
-/* sm_70 and later (PTX 6.0 memory model): the flag store releases the values stored before it
-   and the flag load acquires them, in place of a full fence on each side. The variant that
-   uses it is chosen at run time on those GPUs; the baseline above runs everywhere. */
-template <typename T> struct tile_status_sm70 {
+GPUK_DEV count_head k_add(count_head a, count_head b) {
+    return count_head(a.count + b.count, a.head > b.head ? a.head : b.head);
+}
+GPUK_DEV count_head shfl_xor(count_head a, int m, unsigned mask) {
+    return count_head(__shfl_xor_sync(mask, a.count, m), __shfl_xor_sync(mask, a.head, m));
+}
+template <> struct scan_status<count_head, true> {
     u64* words;
-    volatile T* values;
-    GPUK_DEV tile_status_sm70(void* flag_words, void* vals)
-        : words((u64*)flag_words), values((volatile T*)vals) {}
-    GPUK_DEV void publish(u64 j, u32 flag, T v) {
-        values[2 * j + ((flag & 3u) == SCAN_FLAG_INCL)] = v;
-        asm volatile("st.release.gpu.u64 [%0], %1;" ::"l"(words + SCAN_STRIDE * j),
-                     "l"((u64)flag << 32) : "memory");
+    GPUK_DEV explicit scan_status(void* flag_words) : words((u64*)flag_words) {}
+    GPUK_DEV void publish(u64 j, u32 flag, count_head v) {
+        asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(words + SCAN_STRIDE * j),
+                     "l"(((u64)flag << 32) | (u32)v.count), "l"((v.count >> 32) << 48 | v.head)
+                     : "memory");
     }
-    GPUK_DEV u32 wait(u64 j, u32 ready, T* v) {
-        u64 w;
+    GPUK_DEV u32 wait(u64 j, u32 ready, count_head* v) {
+        u64 w, b;
         u32 f;
         do {
-            asm volatile("ld.acquire.gpu.u64 %0, [%1];" : "=l"(w) : "l"(words + SCAN_STRIDE * j)
-                         : "memory");
+            asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];" : "=l"(w), "=l"(b)
+                         : "l"(words + SCAN_STRIDE * j) : "memory");
             f = (u32)(w >> 32);
         } while ((f & ~3u) != ready || (f & 3u) == 0);
-        *v = values[2 * j + ((f & 3u) == SCAN_FLAG_INCL)];
+        *v = count_head((u32)w | (b >> 48) << 32, b & ((1ull << 48) - 1));
         return f & 3u;
     }
 };
@@ -1087,8 +1077,27 @@ GPUK_DEV void prefetch_l2(const char* p, u64 bytes) {
         asm volatile("prefetch.global.L2 [%0];" ::"l"(p + off));
 }
 
+/* The look-back by one warp: lane L watches tile end - L, so one round trip to L2 covers 32
+   tiles, and the nearest tile with a full prefix ends the walk. Returns, in every lane, the sum
+   of the values from that tile on: the prefix of the tiles before index. (The whole block, 256
+   tiles a round, read eight times the status for the same answer: bench "scan_inclusive_f32".) */
+template <typename T, typename STATUS>
+GPUK_DEV T look_back_warp(STATUS& status, u64 index, u32 ready, u32 lane) {
+    T prefix = T(0);
+    for (i64 end = (i64)index - 1;; end -= 32) {
+        const i64 j = end - (i64)lane;
+        u32 state = SCAN_FLAG_INCL; /* tiles before 0 do not exist: done, add 0 */
+        T val = T(0);
+        if (j >= 0) state = status.wait((u64)j, ready, &val);
+        const u32 done = __ballot_sync(0xffffffffu, state == SCAN_FLAG_INCL);
+        if (done && lane > (u32)(__ffs(done) - 1)) val = T(0);
+        prefix = k_add(prefix, warp_total(val));
+        if (done) return prefix;
+    }
+}
+
 template <typename T, bool EXCLUSIVE, typename STATUS = scan_status<T> >
-GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, void* values, u32 ahead, u64 capacity) {
+GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, u32 ahead, u64 capacity) {
     enum { ITEMS = scan_items<T>::n, TILE = GPUK_BLOCK * scan_items<T>::n };
     __shared__ T tile[TILE + TILE / scan_pad<T>::every];
     __shared__ T warp_sums[GPUK_WARPS];
@@ -1101,7 +1110,7 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, void* values, u32 
     u64* ticket = (u64*)scratch;
     u64* cursor = ticket + 1;
     volatile u64* words = (volatile u64*)(ticket + 2);
-    STATUS status(ticket + 2, values);
+    STATUS status(ticket + 2);
 
     if (t == 0) {
         const u64 w = atomicAdd((unsigned long long*)ticket, 1ull);
@@ -1166,24 +1175,12 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, void* values, u32 
     T lane_before = __shfl_up_sync(0xffffffffu, incl, 1);
     T thread_prefix = lane == 0 ? warp_prefix : k_add(warp_prefix, lane_before);
 
-    /* Look back with one warp: lane L watches tile end - L, so one round trip to L2 covers 32
-       tiles; the nearest tile with a full prefix ends the walk. (The whole block, 256 tiles a
-       round, read eight times the status for the same answer: bench "scan_inclusive_f32".) */
     const u32 ready = epoch << 2;
     if (warp == 0) {
         T prefix = T(0);
         if (index > 0) {
             if (lane == 0) status.publish(index, ready | SCAN_FLAG_AGG, block_total);
-            for (i64 end = (i64)index - 1;; end -= 32) {
-                const i64 j = end - (i64)lane;
-                u32 state = SCAN_FLAG_INCL; /* tiles before 0 do not exist: done, add 0 */
-                T val = T(0);
-                if (j >= 0) state = status.wait((u64)j, ready, &val);
-                const u32 done = __ballot_sync(0xffffffffu, state == SCAN_FLAG_INCL);
-                if (done && lane > (u32)(__ffs(done) - 1)) val = T(0);
-                prefix = k_add(prefix, warp_total(val));
-                if (done) break;
-            }
+            prefix = look_back_warp<T>(status, index, ready, lane);
         }
         if (lane == 0) {
             status.publish(index, ready | SCAN_FLAG_INCL, k_add(prefix, block_total));
@@ -1228,17 +1225,17 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, void* values, u32 
 //      = gpuk__scan({size}, out, in, n) | out[i] = in[0] + ... + in[i-1], out[0] = 0 (out may be in)
 #define GPUK_SCAN(T, t)                                                                      \
     extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
-    gpuk_scan_inclusive_##t(T* out, const T* in, u64 n, void* scratch, void* values, u32 ahead, u64 capacity) { \
-        scan<T, false>(out, in, n, scratch, values, ahead, capacity);                                  \
+    gpuk_scan_inclusive_##t(T* out, const T* in, u64 n, void* scratch, u32 ahead, u64 capacity) { \
+        scan<T, false>(out, in, n, scratch, ahead, capacity);                                  \
     }                                                                                        \
     extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
-    gpuk_scan_exclusive_##t(T* out, const T* in, u64 n, void* scratch, void* values, u32 ahead, u64 capacity) { \
-        scan<T, true>(out, in, n, scratch, values, ahead, capacity);                                   \
+    gpuk_scan_exclusive_##t(T* out, const T* in, u64 n, void* scratch, u32 ahead, u64 capacity) { \
+        scan<T, true>(out, in, n, scratch, ahead, capacity);                                   \
     }
 
 /* ---- select (stream compaction): keep the elements that pass a test, in order ----
    One pass over tiles of the scan's size, with the scan's look-back: it shares the scans'
-   scratch (ticket, epoch, sweep cursor, status words, per-tile values) and their protocol,
+   scratch (ticket, epoch, sweep cursor, tile status) and their protocol,
    so selects and scans may follow each other on one stream in any order. Each block draws
    its tile by ticket, loads it into registers (16-byte loads where aligned; thread t holds
    packs k * GPUK_BLOCK + t, so a tile position's order is pack round, then thread, then place
@@ -1246,7 +1243,7 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, void* values, u32 
    A scan of those 64 counts gives every kept element its place in the tile; the block stages
    the kept elements there, compacted in shared memory, while it finds the tile's prefix (kept
    elements of earlier tiles) by look-back. Then it writes the staged run out with consecutive
-   threads at consecutive addresses. Counts are 64-bit, so a tile status is the scans' 8-byte
+   threads at consecutive addresses. Counts are 64-bit, so a tile status is the scans' 16-byte
    pair; the block of the last tile writes the total to count. Modes: SELECT_IF keeps x op
    value; SELECT_FLAGGED keeps x[i] where flags[i] != 0; COUNT_IF only counts; PARTITION_IF
    writes the kept first, then the rest in reverse order from the end (the rejected of a tile
@@ -1256,8 +1253,8 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, void* values, u32 
    at its last element (its tail): length = tail + 1 - head, the head found among the tile's
    heads (their positions staged in shared memory) or, for the run that enters the tile from
    before, as the last head before the tile, which the look-back carries beside the count:
-   each tile publishes the position + 1 of its last head (0: none), and the inclusive form
-   (the greatest so far), in a second per-tile area. */
+   each tile publishes the position + 1 of its last head (0: none) in the same 16-byte pair as
+   its count (count_head), and the inclusive form the greatest so far. */
 #define SELECT_IF 0
 #define SELECT_FLAGGED 1
 #define SELECT_COUNT 2
@@ -1280,11 +1277,22 @@ template <typename T> GPUK_DEV bool select_test(T x, u32 op, T value) {
     return (outcome & op) != 0;
 }
 
-/* lengths: RLE's; its last heads live at values + 2 * ntiles, so the host reserves twice the
-   tiles. */
+/* A tile's value in the status: its count, and for RLE its last head too */
+template <int MODE> struct select_value { typedef u64 type; };
+template <> struct select_value<SELECT_RLE> { typedef count_head type; };
+GPUK_DEV u64 select_count(u64 v) { return v; }
+GPUK_DEV u64 select_count(count_head v) { return v.count; }
+GPUK_DEV u64 select_head(u64) { return 0; }
+GPUK_DEV u64 select_head(count_head v) { return v.head; }
+template <typename SV> GPUK_DEV SV select_own(u32 kept, u64) { return (SV)kept; }
+template <> GPUK_DEV count_head select_own<count_head>(u32 kept, u64 head) {
+    return count_head(kept, head);
+}
+
+/* lengths: RLE's */
 template <typename T, int MODE, typename STATUS>
 GPUK_DEV void select_tiles(T* out, u64* count, const T* in, const unsigned char* flags, u64 n,
-                           u32 op, T value, void* scratch, void* values, u32 ahead,
+                           u32 op, T value, void* scratch, u32 ahead,
                            u64 capacity, u64* lengths) {
     enum { RUNS = MODE == SELECT_UNIQUE || MODE == SELECT_RLE };
     enum { ITEMS = scan_items<T>::n, TILE = GPUK_BLOCK * scan_items<T>::n, V = 16 / sizeof(T) };
@@ -1304,7 +1312,7 @@ GPUK_DEV void select_tiles(T* out, u64* count, const T* in, const unsigned char*
     u64* ticket = (u64*)scratch;
     u64* cursor = ticket + 1;
     volatile u64* words = (volatile u64*)(ticket + 2);
-    STATUS status(ticket + 2, values);
+    STATUS status(ticket + 2);
 
     if (t == 0) { /* the scan's ticket, epoch and sweep (see scan) */
         const u64 w = atomicAdd((unsigned long long*)ticket, 1ull);
@@ -1349,7 +1357,6 @@ GPUK_DEV void select_tiles(T* out, u64* count, const T* in, const unsigned char*
        last elements of runs; last_head: position + 1 of this thread's last head */
     u32 keep = 0, tails = 0;
     u64 last_head = 0;
-    volatile u64* heads = (volatile u64*)values + 2 * ntiles;
 #pragma unroll
     for (int k = 0; k < ROUNDS; k++) {
         T prev = T(0), next = T(0); /* the elements before (k, 0) and after (k, V - 1) */
@@ -1406,20 +1413,17 @@ GPUK_DEV void select_tiles(T* out, u64* count, const T* in, const unsigned char*
     __syncthreads();
     const u32 kept_here = tile_kept;
     const u32 ready = epoch << 2;
+    typedef typename select_value<MODE>::type SV;
+    SV own = SV(0);
     if (t == 0) { /* published before the staging, so later tiles wait less */
-        if (MODE == SELECT_RLE) { /* the last head (before the flag, which orders it) */
-            u64 h = 0;
+        u64 h = 0; /* RLE: the tile's last head */
+        if (MODE == SELECT_RLE)
 #pragma unroll
             for (int v = 0; v < GPUK_WARPS; v++) h = warp_heads[v] > h ? warp_heads[v] : h;
-            heads[2 * index + (index == 0)] = h;
-            tile_last_head = h; /* this tile's own, until the look-back */
-        }
-        if (index == 0) {
-            status.publish(0, ready | SCAN_FLAG_INCL, (u64)kept_here);
-            tile_prefix = 0;
-        } else {
-            status.publish(index, ready | SCAN_FLAG_AGG, (u64)kept_here);
-        }
+        own = select_own<SV>(kept_here, h);
+        status.publish(index, ready | (index == 0 ? SCAN_FLAG_INCL : SCAN_FLAG_AGG), own);
+        tile_prefix = 0;
+        tile_last_head = 0; /* index 0: never read */
     }
     if (MODE != SELECT_COUNT) { /* stage: kept at their place, PARTITION's rest from the end */
         const u32 lt = (1u << lane) - 1u;
@@ -1441,38 +1445,13 @@ GPUK_DEV void select_tiles(T* out, u64* count, const T* in, const unsigned char*
         }
     }
     __syncthreads();
-    if (index > 0) { /* look-back by one warp, as the scan's */
+    if (index > 0) {
         if (warp == 0) {
-            u64 prefix = 0, head_before = 0;
-            for (i64 end = (i64)index - 1;; end -= 32) {
-                const i64 j = end - (i64)lane;
-                u32 state = SCAN_FLAG_INCL;
-                u64 val = 0, h = 0;
-                if (j >= 0) state = status.wait((u64)j, ready, &val);
-                if (MODE == SELECT_RLE && j >= 0) h = heads[2 * j + (state == SCAN_FLAG_INCL)];
-                const u32 done = __ballot_sync(0xffffffffu, state == SCAN_FLAG_INCL);
-                if (done && lane > (u32)(__ffs(done) - 1)) val = h = 0;
-#pragma unroll
-                for (int d = 16; d > 0; d /= 2) val += __shfl_xor_sync(0xffffffffu, val, d);
-                prefix += val;
-                if (MODE == SELECT_RLE) { /* heads grow with the tile: the greatest is the last */
-#pragma unroll
-                    for (int d = 16; d > 0; d /= 2) {
-                        const u64 o = __shfl_xor_sync(0xffffffffu, h, d);
-                        h = o > h ? o : h;
-                    }
-                    head_before = h > head_before ? h : head_before;
-                }
-                if (done) break;
-            }
+            const SV prefix = look_back_warp<SV>(status, index, ready, lane);
             if (lane == 0) {
-                if (MODE == SELECT_RLE) {
-                    const u64 own = tile_last_head;
-                    heads[2 * index + 1] = own > head_before ? own : head_before;
-                    tile_last_head = head_before;
-                }
-                status.publish(index, ready | SCAN_FLAG_INCL, prefix + kept_here);
-                tile_prefix = prefix;
+                status.publish(index, ready | SCAN_FLAG_INCL, k_add(prefix, own));
+                tile_prefix = select_count(prefix);
+                if (MODE == SELECT_RLE) tile_last_head = select_head(prefix);
             }
         }
         __syncthreads();
@@ -1512,38 +1491,41 @@ GPUK_DEV void select_tiles(T* out, u64* count, const T* in, const unsigned char*
 // wrap gpuk_select_if_{t}(gpuk_array out, gpuk_array count, gpuk_array in, size_t n, uint32_t op, {T} value)
 //      = gpuk__select({size}, 0, &out, count, in, NULL, NULL, n, op, &value)
 //      | out = the in[i] for which in[i] op value holds (op a gpuk_cmp), in order; count[0] (uint64) = how many; out may be in
-#define GPUK_SELECT_IF(T, t) GPUK_SELECT_ONE(select_if_##t, T, SELECT_IF, scan_status<u64>)
+#define GPUK_SELECT_IF(T, t) \
+    GPUK_SELECT_ONE(select_if_##t, T, SELECT_IF, scan_status<u64>, (GPUK_BLOCK))
 // wrap gpuk_select_flagged_{t}(gpuk_array out, gpuk_array count, gpuk_array in, gpuk_array flags, size_t n)
 //      = gpuk__select({size}, 1, &out, count, in, &flags, NULL, n, 0, NULL)
 //      | out = the in[i] whose flags[i] (uint8) is not 0, in order; count[0] (uint64) = how many; out may be in
 #define GPUK_SELECT_FLAGGED(T, t) \
-    GPUK_SELECT_ONE(select_flagged_##t, T, SELECT_FLAGGED, scan_status<u64>)
+    GPUK_SELECT_ONE(select_flagged_##t, T, SELECT_FLAGGED, scan_status<u64>, (GPUK_BLOCK))
 // wrap gpuk_count_if_{t}(gpuk_array count, gpuk_array in, size_t n, uint32_t op, {T} value)
 //      = gpuk__select({size}, 2, NULL, count, in, NULL, NULL, n, op, &value)
 //      | count[0] (uint64) = the number of in[i] for which in[i] op value holds (op a gpuk_cmp)
-#define GPUK_COUNT_IF(T, t) GPUK_SELECT_ONE(count_if_##t, T, SELECT_COUNT, scan_status<u64>)
+#define GPUK_COUNT_IF(T, t) \
+    GPUK_SELECT_ONE(count_if_##t, T, SELECT_COUNT, scan_status<u64>, (GPUK_BLOCK))
 // wrap gpuk_partition_if_{t}(gpuk_array out, gpuk_array count, gpuk_array in, size_t n, uint32_t op, {T} value)
 //      = gpuk__select({size}, 3, &out, count, in, NULL, NULL, n, op, &value)
 //      | out[0, count) = the in[i] for which in[i] op value holds, in order; out[count, n) = the others, in reverse order; count[0] (uint64) = how many kept
 #define GPUK_PARTITION_IF(T, t) \
-    GPUK_SELECT_ONE(partition_if_##t, T, SELECT_PARTITION, scan_status<u64>)
+    GPUK_SELECT_ONE(partition_if_##t, T, SELECT_PARTITION, scan_status<u64>, (GPUK_BLOCK))
 // wrap gpuk_unique_{t}(gpuk_array out, gpuk_array count, gpuk_array in, size_t n)
 //      = gpuk__select({size}, 4, &out, count, in, NULL, NULL, n, 0, NULL)
 //      | out = the first element of each run of equal (==) consecutive in[i], in order; count[0] (uint64) = how many
-#define GPUK_UNIQUE(T, t) GPUK_SELECT_ONE(unique_##t, T, SELECT_UNIQUE, scan_status<u64>)
+#define GPUK_UNIQUE(T, t) \
+    GPUK_SELECT_ONE(unique_##t, T, SELECT_UNIQUE, scan_status<u64>, (GPUK_BLOCK))
 // wrap gpuk_run_length_encode_{t}(gpuk_array values, gpuk_array lengths, gpuk_array count, gpuk_array in, size_t n)
 //      = gpuk__select({size}, 5, &values, count, in, NULL, &lengths, n, 0, NULL)
 //      | values = the first element of each run of equal (==) consecutive in[i], lengths (uint64) = its length, in order; count[0] (uint64) = the number of runs
 #define GPUK_RUN_LENGTH_ENCODE(T, t) \
-    GPUK_SELECT_ONE(run_length_encode_##t, T, SELECT_RLE, tile_status_fenced<u64>)
-/* Variants: the same kernels, named <kernel>__sm70, with the release/acquire tile status. */
-#define GPUK_RUN_LENGTH_ENCODE_SM70(T, t) \
-    GPUK_SELECT_ONE(run_length_encode_##t##__sm70, T, SELECT_RLE, tile_status_sm70<u64>)
-#define GPUK_SELECT_ONE(name, T, mode, S)                                                    \
-    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
+    GPUK_SELECT_ONE(run_length_encode_##t, T, SELECT_RLE, scan_status<count_head>, \
+                    (GPUK_BLOCK, 3))
+/* BOUNDS: the launch bounds. Run-length encoding is held to 3 blocks a multiprocessor (80
+   registers): left free, the i32 kernel took 113 and 2 (bench "run_length_encode_i32"). */
+#define GPUK_SELECT_ONE(name, T, mode, S, BOUNDS)                                            \
+    extern "C" __global__ void __launch_bounds__ BOUNDS                                      \
     gpuk_##name(T* out, u64* count, const T* in, const unsigned char* flags, u64 n, u32 op,  \
-                T value, void* scratch, void* values, u32 ahead, u64 capacity, u64* lengths) { \
-        select_tiles<T, mode, S>(out, count, in, flags, n, op, value, scratch, values, ahead,   \
+                T value, void* scratch, u32 ahead, u64 capacity, u64* lengths) {             \
+        select_tiles<T, mode, S>(out, count, in, flags, n, op, value, scratch, ahead,           \
                                  capacity, lengths);                                         \
     }
 
@@ -3905,10 +3887,6 @@ GPUK_RUN_LENGTH_ENCODE(float, f32)
 GPUK_RUN_LENGTH_ENCODE(double, f64)
 GPUK_RUN_LENGTH_ENCODE(int, i32)
 GPUK_RUN_LENGTH_ENCODE(u32, u32)
-GPUK_RUN_LENGTH_ENCODE_SM70(float, f32)
-GPUK_RUN_LENGTH_ENCODE_SM70(double, f64)
-GPUK_RUN_LENGTH_ENCODE_SM70(int, i32)
-GPUK_RUN_LENGTH_ENCODE_SM70(u32, u32)
 
 GPUK_STENCIL3X3(float, f32)
 GPUK_STENCIL3X3(int, i32)

@@ -210,7 +210,7 @@ typedef struct gpuk__scratch {
     gpuk__mutex lock;
     gpuk_devptr ptr;
     size_t bytes;
-    size_t scan_tiles; /* tiles the scan status area has room for; the values follow */
+    size_t scan_tiles; /* tiles the scan status area has room for */
     gpuk_devptr ws;    /* GEMM's split-K workspace, a separate area (zeroed when allocated) */
     size_t ws_bytes;
     gpuk_devptr sort;  /* the sorts' area: status words, second key and value buffers */
@@ -251,8 +251,8 @@ struct gpuk__kcall {
                                   it) */
     uint32_t* splits_arg;
     gpuk_devptr* scratch_arg;  /* kernels with scratch: set to its address (scans: their part) */
-    gpuk_devptr* values_arg;   /* scans: set to the per-tile value area */
-    unsigned long long* capacity_arg; /* scans: set to the tiles the status area holds */
+    unsigned long long* capacity_arg; /* scans: set to the tiles the status area holds (and
+                                         scratch_arg to the scans' part) */
     void** args;
     gpuk__cu_function func;    /* a custom kernel's function (id unused), or NULL */
     int baseline;              /* launch id's baseline PTX, not its variant (gpuk__builtin_twin) */
@@ -384,12 +384,10 @@ static gpuk_result gpuk__builtin_function(const char* fn, gpuk_ctx* ctx, int id,
 }
 
 /* Scratch layout: [reduction ticket + partials: GPUK__SCRATCH_SCAN][scan ticket and epoch: 8,
-   sweep cursor: 8][GPUK__SCAN_STATUS_BYTES of status for each of scan_tiles tiles][16 bytes
-   of run-length encoding's values a tile]. The status area only ever holds tile status, so
-   leftovers can never look like a flag of a later scan. */
-#define GPUK__SCAN_TILE_BYTES (GPUK__SCAN_STATUS_BYTES + 16u)
+   sweep cursor: 8][GPUK__SCAN_STATUS_BYTES of status for each of scan_tiles tiles]. The status
+   area only ever holds tile status, so leftovers can never look like a flag of a later scan. */
 static size_t gpuk__scratch_bytes(size_t scan_tiles) {
-    return GPUK__SCRATCH_SCAN + 16 + scan_tiles * GPUK__SCAN_TILE_BYTES;
+    return GPUK__SCRATCH_SCAN + 16 + scan_tiles * GPUK__SCAN_STATUS_BYTES;
 }
 
 /* CU_STREAM_PER_THREAD is a different CUDA stream on every thread, so one scratch area for
@@ -518,14 +516,14 @@ static gpuk_result gpuk__scratch_reserve(const char* fn, gpuk__scratch* s, gpuk_
     gpuk_result r = GPUK_OK;
     if (s->ptr && s->scan_tiles >= tiles) return GPUK_OK;
     /* room for twice the tiles (the growth step) must not overflow size_t (32-bit hosts) */
-    if (tiles > ((size_t)-1 - GPUK__SCRATCH_SCAN - 16) / ((size_t)2 * GPUK__SCAN_TILE_BYTES))
+    if (tiles > ((size_t)-1 - GPUK__SCRATCH_SCAN - 16) / ((size_t)2 * GPUK__SCAN_STATUS_BYTES))
         return gpuk__fail(fn, GPUK_ERR_LIMIT,
                           "scratch for %zu scan tiles would pass SIZE_MAX", tiles);
     if ((r = gpuk__not_capturing(fn, cs, "device scratch (gpuk_kernels_reserve)")) != GPUK_OK)
         return r;
     want_tiles = tiles > 2 * s->scan_tiles ? tiles : 2 * s->scan_tiles;
-    if (want_tiles < (GPUK__SCRATCH_MIN - GPUK__SCRATCH_SCAN) / GPUK__SCAN_TILE_BYTES)
-        want_tiles = (GPUK__SCRATCH_MIN - GPUK__SCRATCH_SCAN) / GPUK__SCAN_TILE_BYTES;
+    if (want_tiles < (GPUK__SCRATCH_MIN - GPUK__SCRATCH_SCAN) / GPUK__SCAN_STATUS_BYTES)
+        want_tiles = (GPUK__SCRATCH_MIN - GPUK__SCRATCH_SCAN) / GPUK__SCAN_STATUS_BYTES;
     want = gpuk__scratch_bytes(want_tiles);
     if (s->ptr) {
         if ((cr = GPUK__DRV.cuStreamSynchronize(cs)) != 0)
@@ -568,10 +566,8 @@ GPUK__SHARED gpuk_result gpuk__builtin_go(gpuk__kcall* k) {
         if (!(s = gpuk__scratch_lock(k->fn, k->ctx, k->stream, k->cs, &r))) return r;
         if ((r = gpuk__scratch_reserve(k->fn, s, k->cs, k->workspace_tiles)) != GPUK_OK) goto done;
         *k->scratch_arg = s->ptr;
-        if (k->values_arg) {
+        if (k->capacity_arg) {
             *k->scratch_arg = s->ptr + GPUK__SCRATCH_SCAN;
-            *k->values_arg =
-                s->ptr + GPUK__SCRATCH_SCAN + 16 + GPUK__SCAN_STATUS_BYTES * s->scan_tiles;
             *k->capacity_arg = s->scan_tiles;
         }
     }
@@ -1172,15 +1168,15 @@ static gpuk_result gpuk__scan_tiles(const char* fn, const gpuk_ctx* ctx, size_t 
 #endif
 
 #if defined(GPUK__LAUNCHER_SCAN)
-/* Scans: (out, in, n, scratch, values, ahead, capacity). */
+/* Scans: (out, in, n, scratch, ahead, capacity). */
 static GPUK__NOINLINE gpuk_result gpuk__scan(const char* fn, int id, gpuk_ctx* ctx,
                                              gpuk_stream stream, size_t elem, gpuk_array out,
                                              gpuk_array in, size_t n) {
-    gpuk_devptr po, pi, scratch = 0, values = 0;
+    gpuk_devptr po, pi, scratch = 0;
     unsigned long long n64 = n, capacity = 0;
     uint32_t ahead;
     size_t tiles;
-    void* args[7];
+    void* args[6];
     gpuk__kcall k;
     gpuk_result r;
     if ((r = gpuk__kcall_init(&k, fn, id, ctx, stream)) != GPUK_OK) return r;
@@ -1190,21 +1186,19 @@ static GPUK__NOINLINE gpuk_result gpuk__scan(const char* fn, int id, gpuk_ctx* c
     if (n == 0) return GPUK_OK;
     if ((r = gpuk__scan_tiles(fn, ctx, n, elem, &tiles)) != GPUK_OK) return r;
     ahead = (uint32_t)GPUK__TUNED(GPUK__TUNE_SCAN_AHEAD, gpuk__scan_ahead(&ctx->info, elem));
-    args[0] = &po; args[1] = &pi; args[2] = &n64; args[3] = &scratch; args[4] = &values;
-    args[5] = &ahead;
-    args[6] = &capacity;
+    args[0] = &po; args[1] = &pi; args[2] = &n64; args[3] = &scratch; args[4] = &ahead;
+    args[5] = &capacity;
     k.args = args;
     k.grid_x = (uint32_t)tiles;
     k.workspace_tiles = tiles;
     k.scratch_arg = &scratch;
-    k.values_arg = &values;
     k.capacity_arg = &capacity;
     return gpuk__builtin_go(&k);
 }
 #endif /* GPUK__LAUNCHER_SCAN */
 
 #if defined(GPUK__LAUNCHER_SELECT)
-/* Selects: (out, count, in, flags, n, op, value, scratch, values, ahead, capacity, lengths),
+/* Selects: (out, count, in, flags, n, op, value, scratch, ahead, capacity, lengths),
    tiled and looked back like the scans, in the scans' scratch. mode: 0 select_if,
    1 select_flagged, 2 count_if, 3 partition_if, 4 unique, 5 run_length_encode (SELECT_* in
    gpuk_kernels.cuh); out is NULL for count_if, flags non-NULL for select_flagged alone,
@@ -1218,17 +1212,20 @@ static GPUK__NOINLINE gpuk_result gpuk__select(const char* fn, int id, gpuk_ctx*
     /* GPUK_CMP_* to the kernel's mask of outcomes kept: 1 less, 2 equal, 4 greater,
        8 unordered; 16 the finite test */
     static const uint32_t masks[GPUK_CMP_NUM] = { 0, 1, 3, 4, 6, 2, 13, 13, 16 };
-    gpuk_devptr po = 0, pc, pi, pf = 0, pl = 0, scratch = 0, values = 0;
+    gpuk_devptr po = 0, pc, pi, pf = 0, pl = 0, scratch = 0;
     unsigned long long n64 = n, capacity = 0;
     union { float f; double d; int32_t i; uint32_t u; } v;
     uint32_t ahead, kernel_op = 0;
     size_t tiles;
-    void* args[12];
+    void* args[11];
     gpuk__kcall k;
     gpuk__cu_result cr;
     gpuk_result r;
     memset(&v, 0, sizeof v);
     if ((r = gpuk__kcall_init(&k, fn, id, ctx, stream)) != GPUK_OK) return r;
+    if (lengths && (uint64_t)n >> 48) /* a tile status holds 48-bit counts and heads */
+        return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "n is %zu; run-length encoding takes fewer "
+                          "than 2^48 elements", n);
     if (value) { /* the op, and its value in the kernel's type (0 where unused) */
         const int is_float = id == GPUK__K_SELECT_IF_F32 || id == GPUK__K_SELECT_IF_F64 ||
                              id == GPUK__K_COUNT_IF_F32 || id == GPUK__K_COUNT_IF_F64 ||
@@ -1276,14 +1273,12 @@ static GPUK__NOINLINE gpuk_result gpuk__select(const char* fn, int id, gpuk_ctx*
     if ((r = gpuk__scan_tiles(fn, ctx, n, elem, &tiles)) != GPUK_OK) return r;
     ahead = (uint32_t)GPUK__TUNED(GPUK__TUNE_SCAN_AHEAD, gpuk__scan_ahead(&ctx->info, elem));
     args[0] = &po; args[1] = &pc; args[2] = &pi; args[3] = &pf; args[4] = &n64;
-    args[5] = &kernel_op; args[6] = &v; args[7] = &scratch; args[8] = &values;
-    args[9] = &ahead; args[10] = &capacity; args[11] = &pl;
+    args[5] = &kernel_op; args[6] = &v; args[7] = &scratch; args[8] = &ahead;
+    args[9] = &capacity; args[10] = &pl;
     k.args = args;
     k.grid_x = (uint32_t)tiles;
-    /* run_length_encode: a second per-tile area (the last heads) after the values' */
-    k.workspace_tiles = lengths ? 2 * tiles : tiles;
+    k.workspace_tiles = tiles;
     k.scratch_arg = &scratch;
-    k.values_arg = &values;
     k.capacity_arg = &capacity;
     return gpuk__builtin_go(&k);
 }

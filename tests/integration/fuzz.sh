@@ -16,7 +16,7 @@ if ! clang -std=c99 -g -O1 -Wall -Werror -Wno-unused-function -fsanitize=fuzzer,
 fi
 mkdir -p "$tmp/corpus"
 i=0
-for f in ptx/gpuk_add_f32.ptx ptx/gpuk_run_length_encode_f32__sm70.ptx; do
+for f in ptx/gpuk_add_f32.ptx ptx/gpuk_gemm_f64__sm80.ptx; do
   [ -f "$f" ] || continue
   { printf '\0'; head -c 300 "$f"; } >"$tmp/corpus/ptx$i"; i=$((i + 1))
 done
