@@ -103,9 +103,10 @@ MEMORY
    driver's code (the destination then holds part of the data), with nothing left in flight.
    The *_async copies never stage (staging needs the calling thread to copy; an async copy
    of pageable memory is synchronous in the driver anyway): use pinned memory for those.
-   Threads of gpuk's own: staging_threads - 1 per ctx (default min(8, online CPUs / 2) - 1),
-   started by its first staged copy, with the staging memory, and joined by gpuk_ctx_destroy;
-   none with staging_threads = 1, no_staging or staging off (see THREADS).
+   Threads of gpuk's own: staging_threads - 1 per ctx (default min(8, CPUs / 2) - 1, the CPUs
+   of the GPU's NUMA node where known: THREADS), started by its first staged copy, with the
+   staging memory, and joined by gpuk_ctx_destroy; none with staging_threads = 1, no_staging
+   or staging off (see THREADS).
    gpuk_stream_join/fork create one event per ctx at their first call, freed with the ctx.
    Size 0: a buffer or pinned block of 0 bytes is a valid handle with no memory behind it
    (devptr 0 / NULL); copies and memsets of 0 bytes validate their handles and do nothing.
@@ -203,16 +204,21 @@ THREADS
    gpuk_ctx_create runs on another thread returns GPUK_ERR_BUSY (the create goes on).
    Threads gpuk creates: only for pinned staging (MEMORY), and only where a ctx stages: its
    first staged copy starts gpuk_ctx_desc.staging_threads - 1 copy threads (default
-   min(8, online CPUs / 2), at least 1, so none on a machine of 2 or 3 CPUs), which the
-   ctx's staged copies share, one copy at a time; gpuk_ctx_destroy joins them (after a sticky
-   fault too). They copy host memory and nothing else: no driver call, no current context,
-   no gpuk lock but their own, no allocation of gpuk's (their stacks are the system's).
-   staging_threads = 1 (or no_staging, or no pageable copy of staging_min_bytes or more) creates
-   none. A thread that cannot start is done without: staged copies use the threads that started (the
-   calling thread alone at worst), and the logger hears once at GPUK_LOG_WARN; no call fails
-   for it. A fork() child has none of them: its calls fail with GPUK_ERR_FORKED, and its
-   gpuk_ctx_destroy frees the ctx without waiting for them. Windows: CreateThread and
-   condition variables (Windows 7 and newer).
+   min(8, CPUs / 2), at least 1, so none with 2 or 3 CPUs), which the ctx's staged copies
+   share, one copy at a time; gpuk_ctx_destroy joins them (after a sticky fault too). The CPUs
+   counted are those of the GPU's NUMA node that the process may use (its affinity mask),
+   where Linux's sysfs tells the node (gpuk_device_info.numa_node), else the online CPUs; with
+   the node known each copy thread also binds itself to those CPUs as it starts (the node's
+   set, sched_setaffinity), so that its copies and the DMA meet in that node's memory. The
+   calling thread is never moved. gpuk_ctx_desc.no_staging_numa = true: online CPUs, threads
+   left where the system puts them. The copy threads copy host memory and nothing else: no
+   driver call, no current context, no gpuk lock but their own, no allocation of gpuk's (their
+   stacks are the system's). staging_threads = 1 (or no_staging, or no pageable copy of
+   staging_min_bytes or more) creates none. A thread that cannot start is done without:
+   staged copies use the threads that started (the calling thread alone at worst), and the
+   logger hears once at GPUK_LOG_WARN; no call fails for it. A fork() child has none of them:
+   its calls fail with GPUK_ERR_FORKED, and its gpuk_ctx_destroy frees the ctx without
+   waiting for them. Windows: CreateThread and condition variables (Windows 7 and newer).
    Ordering across threads and streams: a stream-less call waits for work queued earlier (on
    any thread) on the ctx's default stream and its blocking streams; see MEMORY.
    Several ctxs (one per device): any thread may use any of them, one thread all or one thread
@@ -480,6 +486,8 @@ typedef struct gpuk_desc {
 typedef struct gpuk_device_info {
     char name[256];
     char pci_bus_id[32];           // "0000:3b:00.0"
+    int numa_node;                 // the host's NUMA node nearest the GPU (Linux sysfs); -1:
+                                   //   unknown (other systems, firmware that does not tell)
     int ordinal;
     int cc_major, cc_minor;        // compute capability
     int sm_count;
@@ -521,10 +529,16 @@ typedef struct gpuk_ctx_desc {
     size_t staging_min_bytes; // 0 -> 1 MiB (measured crossover); N -> copies of N bytes and
                               //   more staged; 1 -> every size; SIZE_MAX -> none
     uint32_t max_graphs;     // 0 -> 64
-    uint32_t staging_threads; // 0 -> min(8, online CPUs / 2), at least 1: threads copying each
-                              //   staged piece's host side, the calling one and up to N - 1
-                              //   of gpuk's own (started with the staging memory, joined at
-                              //   ctx destroy); 1 -> the calling thread only; at most 64
+    uint32_t staging_threads; // 0 -> min(8, CPUs / 2), at least 1, counting the CPUs of the
+                              //   GPU's NUMA node the process may use (Linux, node known),
+                              //   else the online CPUs: threads copying each staged piece's
+                              //   host side, the calling one and up to N - 1 of gpuk's own
+                              //   (started with the staging memory, joined at ctx destroy);
+                              //   1 -> the calling thread only; at most 64
+    bool no_staging_numa;     // false -> where the GPU's NUMA node is known (Linux), gpuk's
+                              //   copy threads run on its CPUs and staging_threads 0 counts
+                              //   them; true -> online CPUs counted, threads left where the
+                              //   system puts them (programs that place their own threads)
     uint32_t _end_canary;
 } gpuk_ctx_desc;
 
@@ -799,7 +813,9 @@ GPUK_API void gpuk_log_stderr(void* user_data, gpuk_log_level level, int code, c
 
 // --- desc defaults ---
 /* A desc with every zero member replaced by the default that create would use (NULL desc =
-   all zero). What gpuk itself resolves; descs of streams and events have no defaults. */
+   all zero). What gpuk itself resolves; descs of streams and events have no defaults.
+   gpuk_ctx_desc.staging_threads 0 counts the CPUs of the GPU's NUMA node (THREADS) once the
+   driver is loaded (gpuk_init; the node comes from the GPU's bus id), online CPUs before. */
 GPUK_API gpuk_desc gpuk_desc_defaults(const gpuk_desc* desc);
 GPUK_API gpuk_ctx_desc gpuk_ctx_desc_defaults(const gpuk_ctx_desc* desc);
 GPUK_API gpuk_buffer_desc gpuk_buffer_desc_defaults(const gpuk_buffer_desc* desc);
@@ -1990,6 +2006,81 @@ static void gpuk__register_fork_handlers(void) {
     "libnvrtc.so.11.1", "libnvrtc.so.11.0", "libnvrtc.so.10.2"
 /* nvJitLink (CUDA 12.0 on) is named by its major version; newest first */
 #define GPUK__NVJITLINK_NAMES "libnvJitLink.so.13", "libnvJitLink.so.12"
+#endif
+
+/* CPU sets, for placing the staging's copy threads on the GPU's NUMA node (>>device): a fixed
+   mask of GPUK__CPU_SET_BITS CPUs, so that nothing allocates. Linux only; elsewhere nothing is
+   read and no thread is moved. */
+#define GPUK__CPU_SET_BITS 1024u
+#define GPUK__CPU_WORD_BITS (8u * (unsigned)sizeof(unsigned long))
+typedef struct gpuk__cpu_set {
+    unsigned long bits[GPUK__CPU_SET_BITS / GPUK__CPU_WORD_BITS];
+} gpuk__cpu_set;
+#if defined(__linux__)
+#include <fcntl.h>
+/* sched_getaffinity and sched_setaffinity are looked up at run time: <sched.h> declares them
+   only under _GNU_SOURCE, which the including program may not define, and a prototype of
+   ours would clash with glibc's where it does. The type is theirs with pid_t as the int it
+   is and cpu_set_t as the words it holds. */
+typedef int (*gpuk__affinity_fn)(int pid, size_t bytes, unsigned long* mask);
+static gpuk__affinity_fn gpuk__sched_getaffinity, gpuk__sched_setaffinity;
+static pthread_once_t gpuk__affinity_once = PTHREAD_ONCE_INIT;
+static void gpuk__affinity_resolve(void) {
+    /* the program's own handle: its symbols, then the libraries it started with (libc) */
+    void* self = dlopen(NULL, RTLD_LAZY);
+    void *get, *set;
+    if (!self) return;
+    get = dlsym(self, "sched_getaffinity");
+    set = dlsym(self, "sched_setaffinity");
+    if (get && set) { /* ISO C has no cast from object to function pointer */
+        memcpy(&gpuk__sched_getaffinity, &get, sizeof get);
+        memcpy(&gpuk__sched_setaffinity, &set, sizeof set);
+    }
+    dlclose(self); /* libc stays loaded: the functions outlive the handle */
+}
+/* The CPUs the calling thread may run on into *out: 1, or 0 (and *out empty) where that
+   cannot be told (no such calls, or more CPUs than the mask holds). */
+static int gpuk__affinity_get(gpuk__cpu_set* out) {
+    memset(out, 0, sizeof *out);
+    pthread_once(&gpuk__affinity_once, gpuk__affinity_resolve);
+    if (gpuk__sched_getaffinity && gpuk__sched_getaffinity(0, sizeof out->bits, out->bits) == 0)
+        return 1;
+    memset(out, 0, sizeof *out);
+    return 0;
+}
+/* Binds the calling thread (pid 0: this thread alone, not the process) to the CPUs of set. A
+   refusal leaves it where it was: placement is a matter of speed only. */
+static void gpuk__affinity_set(gpuk__cpu_set* set) {
+    pthread_once(&gpuk__affinity_once, gpuk__affinity_resolve);
+    if (gpuk__sched_setaffinity) (void)gpuk__sched_setaffinity(0, sizeof set->bits, set->bits);
+}
+/* A small file (sysfs) into buf, NUL-terminated: its length, or -1 where it cannot be read
+   or does not fit in cap - 1 bytes (a part of it could read as a different value). */
+static long gpuk__file_read_small(const char* path, char* buf, size_t cap) {
+#if defined(O_CLOEXEC)
+    int fd = open(path, O_RDONLY | O_CLOEXEC); /* not inherited by a program another thread runs */
+#else
+    int fd = open(path, O_RDONLY);
+#endif
+    size_t n = 0;
+    ssize_t got = 0;
+    if (fd < 0) return -1;
+    while (n + 1 < cap && (got = read(fd, buf + n, cap - 1 - n)) > 0) n += (size_t)got;
+    close(fd);
+    if (got < 0 || n + 1 >= cap) return -1;
+    buf[n] = 0;
+    return (long)n;
+}
+#else
+static int gpuk__affinity_get(gpuk__cpu_set* out) {
+    memset(out, 0, sizeof *out);
+    return 0;
+}
+static void gpuk__affinity_set(gpuk__cpu_set* set) { (void)set; }
+static long gpuk__file_read_small(const char* path, char* buf, size_t cap) {
+    (void)path, (void)buf, (void)cap;
+    return -1;
+}
 #endif
 
 #if defined(GPUK_NO_THREAD_LOCAL)
@@ -3773,6 +3864,122 @@ GPUK__IMPL gpuk_result gpuk_device_attribute(int device, int cu_attribute, int* 
     return GPUK_OK;
 }
 
+/* ---- the GPU's NUMA node ---- */
+/* Linux tells a PCI device's node and a node's CPUs in sysfs; anything missing or odd there
+   reads as "unknown", which leaves the staging as on any other system (>>staging). */
+#if !defined(GPUK__SYSFS_ROOT)
+#define GPUK__SYSFS_ROOT "/sys" /* tests point it at a tree of their own */
+#endif
+
+/* One CPU number at *p (advanced past it): 1, or 0 where there is none or it is beyond the
+   mask. */
+static int gpuk__cpu_number(const char** p, unsigned* out) {
+    unsigned v = 0;
+    const char* s = *p;
+    if (*s < '0' || *s > '9') return 0;
+    for (; *s >= '0' && *s <= '9'; s++)
+        if ((v = v * 10u + (unsigned)(*s - '0')) >= GPUK__CPU_SET_BITS) return 0;
+    *p = s;
+    *out = v;
+    return 1;
+}
+
+/* A node's cpulist, the kernel's list form ("0-15,32-47", a newline at the end, "" for a node
+   without CPUs), into *out: the number of CPUs in it, or -1 (and *out empty) for anything
+   else: another character, a range backwards, a CPU the mask cannot hold. */
+static int gpuk__cpulist_parse(const char* s, gpuk__cpu_set* out) {
+    int count = 0, items = 0;
+    memset(out, 0, sizeof *out);
+    while (*s && *s != '\n') {
+        unsigned lo, hi, c;
+        if (items++ && *s++ != ',') goto bad; /* each item after the first follows a comma */
+        if (!gpuk__cpu_number(&s, &lo)) goto bad;
+        hi = lo;
+        if (*s == '-') {
+            s++;
+            if (!gpuk__cpu_number(&s, &hi) || hi < lo) goto bad;
+        }
+        for (c = lo; c <= hi; c++) {
+            unsigned long bit = 1ul << (c % GPUK__CPU_WORD_BITS);
+            count += !(out->bits[c / GPUK__CPU_WORD_BITS] & bit);
+            out->bits[c / GPUK__CPU_WORD_BITS] |= bit;
+        }
+    }
+    if (*s == '\n') s++;
+    if (!*s) return count;
+bad:
+    memset(out, 0, sizeof *out);
+    return -1;
+}
+
+/* The NUMA node of the PCI device bus_id ("0000:3B:00.0", either case), from its numa_node
+   file in sysfs (named in lower case); -1 where unknown: not Linux, no such file, -1 there
+   (firmware that does not tell, or a machine of one node) or anything but a node number. */
+static int gpuk__pci_numa_node(const char* bus_id) {
+    char id[32], path[512], text[32];
+    const char* p = text;
+    size_t i;
+    int node = 0;
+    for (i = 0; bus_id[i]; i++) {
+        char c = bus_id[i];
+        if (i + 1 >= sizeof id ||
+            !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') ||
+              c == ':' || c == '.'))
+            return -1;
+        id[i] = c;
+        if (c >= 'A' && c <= 'F') id[i] = "abcdef"[c - 'A'];
+    }
+    id[i] = 0;
+    if (!i || id[0] == '.' || /* nothing that could name a folder above the devices' */
+        gpuk__fmt(path, sizeof path, 0, "%s/bus/pci/devices/%s/numa_node", GPUK__SYSFS_ROOT,
+                  id) + 1 >= sizeof path ||
+        gpuk__file_read_small(path, text, sizeof text) < 0 || *p < '0' || *p > '9')
+        return -1;
+    for (; *p >= '0' && *p <= '9'; p++)
+        if ((node = node * 10 + (*p - '0')) > 65535) return -1; /* no such node */
+    if (*p == '\n') p++;
+    return *p ? -1 : node;
+}
+
+/* The CPUs of NUMA node `node` that the calling thread may run on (the node's cpulist and the
+   thread's affinity mask) into *out, and their number; 0 (and *out empty) where unknown: node
+   -1, no or an odd cpulist, no affinity calls, or none of the node's CPUs allowed. */
+static unsigned gpuk__numa_cpus(int node, gpuk__cpu_set* out) {
+    char path[512], text[4096]; /* every list of up to GPUK__CPU_SET_BITS CPUs fits */
+    gpuk__cpu_set allowed;
+    unsigned i, count = 0;
+    memset(out, 0, sizeof *out);
+    if (node < 0 ||
+        gpuk__fmt(path, sizeof path, 0, "%s/devices/system/node/node%d/cpulist",
+                  GPUK__SYSFS_ROOT, node) + 1 >= sizeof path ||
+        gpuk__file_read_small(path, text, sizeof text) < 0 ||
+        gpuk__cpulist_parse(text, out) <= 0 || !gpuk__affinity_get(&allowed)) {
+        memset(out, 0, sizeof *out);
+        return 0;
+    }
+    for (i = 0; i < sizeof out->bits / sizeof out->bits[0]; i++) {
+        unsigned long w = out->bits[i] &= allowed.bits[i];
+        for (; w; w &= w - 1u) count++;
+    }
+    return count;
+}
+
+/* The NUMA node of device's GPU for gpuk_ctx_desc_defaults, which cannot fail: -1 before
+   gpuk_init has loaded the driver, after a fault, for a device that does not exist, or where
+   a driver call fails; neither the logger nor gpuk_last_error hears of it. */
+static int gpuk__device_numa_node_quiet(int device) {
+    char bus_id[32];
+    gpuk__cu_device dev;
+    int count = 0;
+    if (!GPUK__ATOMIC_LOAD(&gpuk__g.initialized) || GPUK__ATOMIC_LOAD(&gpuk__g.broken) ||
+        GPUK__DRV.cuDeviceGetCount(&count) != 0 || device < 0 || device >= count ||
+        GPUK__DRV.cuDeviceGet(&dev, device) != 0)
+        return -1;
+    memset(bus_id, 0, sizeof bus_id);
+    if (GPUK__DRV.cuDeviceGetPCIBusId(bus_id, (int)sizeof bus_id - 1, dev) != 0) return -1;
+    return gpuk__pci_numa_node(bus_id);
+}
+
 /* gpuk_device_query's body; fn names the public call errors are reported under. */
 static gpuk_result gpuk__device_query(const char* fn, int device, gpuk_device_info* out_info) {
     /* CU_DEVICE_ATTRIBUTE_* numbers, paired with where they land. */
@@ -3837,6 +4044,7 @@ static gpuk_result gpuk__device_query(const char* fn, int device, gpuk_device_in
                         GPUK__DRV.cuDeviceGetPCIBusId(out_info->pci_bus_id,
                                                       (int)sizeof out_info->pci_bus_id - 1, dev)))
         out_info->pci_bus_id[0] = 0;
+    out_info->numa_node = out_info->pci_bus_id[0] ? gpuk__pci_numa_node(out_info->pci_bus_id) : -1;
     if (GPUK__ATOMIC_LOAD(&gpuk__g.broken)) {
         memset(out_info, 0, sizeof *out_info);
         return gpuk__fail_broken(fn);
@@ -4003,14 +4211,20 @@ enum { GPUK__STAGING_UNSET, GPUK__STAGING_READY, GPUK__STAGING_OFF };
    over the driver's own pageable copy (bench "pageable copies"); with one copying thread
    (staging_threads 1) it loses at every size, the host's memcpy being the limit. */
 #define GPUK__STAGING_MIN_BYTES ((size_t)1 << 20)
-/* staging_threads 0: min(GPUK__STAGING_THREADS_DEFAULT_MOST, online CPUs / 2), at least 1 (half
-   the CPUs: the program's own threads keep the other half; 8 copying threads already saturate
-   the memory bandwidth of most hosts) */
+/* staging_threads 0: min(GPUK__STAGING_THREADS_DEFAULT_MOST, CPUs / 2), at least 1, counting
+   the CPUs of the GPU's NUMA node the process may use where the node is known, else the online
+   CPUs (half the CPUs: the program's own threads keep the other half; 8 copying threads
+   already saturate the memory bandwidth of most hosts) */
 #define GPUK__STAGING_THREADS_DEFAULT_MOST 8u
 #define GPUK__STAGING_THREADS_MOST 64u           /* the most staging_threads taken */
 /* The least slice one thread copies: waking a thread costs some microseconds, about what 64 KiB
    of memcpy takes, so smaller work stays with fewer threads. */
 #define GPUK__STAGING_SLICE_LEAST ((size_t)64 << 10)
+/* Tests define it (an expression) to stand for the online CPU count, so that the default
+   thread count's two rules differ on a machine of few CPUs too. */
+#if !defined(GPUK__ONLINE_CPUS)
+#define GPUK__ONLINE_CPUS() gpuk__cpu_count()
+#endif
 /* Tests define it (an expression, nonzero: refuse this start) to fail thread starts. */
 #if !defined(GPUK__THREAD_START_REFUSED)
 #define GPUK__THREAD_START_REFUSED() 0
@@ -4040,6 +4254,8 @@ typedef struct gpuk__crew {
     unsigned worker_slices;  /* atomic: slices the workers copied since the start (tests read it) */
     unsigned asleep;         /* atomic: threads now sleeping in a wait of the crew (tests
                                 read it) */
+    int pin;                 /* each worker binds itself to cpus as it starts */
+    gpuk__cpu_set cpus;      /* the CPUs of the GPU's NUMA node the process may use */
     gpuk__thread th[GPUK__STAGING_THREADS_MOST - 1];
 } gpuk__crew;
 typedef struct gpuk__staging {
@@ -4646,6 +4862,16 @@ static void gpuk__ctx_mutexes_fini(gpuk_ctx* ctx) {
     gpuk__mutex_fini(&ctx->join_lock);
 }
 
+/* staging_threads 0; node_cpus: the CPUs of the GPU's NUMA node the process may use, 0 where
+   unknown (or no_staging_numa) */
+static uint32_t gpuk__staging_threads_default(unsigned node_cpus) {
+    unsigned half = (node_cpus ? node_cpus : GPUK__ONLINE_CPUS()) / 2u;
+    return half < 1u ? 1u : half > GPUK__STAGING_THREADS_DEFAULT_MOST ?
+                            GPUK__STAGING_THREADS_DEFAULT_MOST : half;
+}
+
+/* Every default but staging_threads 0, which needs the GPU's NUMA node: resolved by the
+   callers, with gpuk__staging_threads_default. */
 static gpuk_ctx_desc gpuk__ctx_desc_defaults(const gpuk_ctx_desc* desc) {
     gpuk_ctx_desc d;
     if (desc) d = *desc;
@@ -4659,16 +4885,17 @@ static gpuk_ctx_desc gpuk__ctx_desc_defaults(const gpuk_ctx_desc* desc) {
     if (!d.staging_bytes) d.staging_bytes = GPUK__STAGING_BYTES;
     if (!d.staging_min_bytes) d.staging_min_bytes = GPUK__STAGING_MIN_BYTES;
     if (!d.max_graphs) d.max_graphs = 64;
-    if (!d.staging_threads) {
-        unsigned half = gpuk__cpu_count() / 2u;
-        d.staging_threads = half < 1u ? 1u : half > GPUK__STAGING_THREADS_DEFAULT_MOST ?
-                                             GPUK__STAGING_THREADS_DEFAULT_MOST : half;
-    }
     return d;
 }
 
 GPUK__IMPL gpuk_ctx_desc gpuk_ctx_desc_defaults(const gpuk_ctx_desc* desc) {
-    return gpuk__ctx_desc_defaults(desc);
+    gpuk_ctx_desc d = gpuk__ctx_desc_defaults(desc);
+    gpuk__cpu_set cpus;
+    if (!d.staging_threads)
+        d.staging_threads = gpuk__staging_threads_default(
+            d.no_staging_numa ? 0u
+                              : gpuk__numa_cpus(gpuk__device_numa_node_quiet(d.device), &cpus));
+    return d;
 }
 
 GPUK__IMPL gpuk_result gpuk_ctx_create(const gpuk_ctx_desc* desc, gpuk_ctx** out_ctx) {
@@ -4678,6 +4905,7 @@ GPUK__IMPL gpuk_result gpuk_ctx_create(const gpuk_ctx_desc* desc, gpuk_ctx** out
     gpuk__cu_context prev = NULL;
     gpuk_result r;
     int i;
+    unsigned node_cpus = 0;
     gpuk__cu_result cr;
     if (!out_ctx) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_ctx is NULL");
     *out_ctx = NULL;
@@ -4741,7 +4969,13 @@ GPUK__IMPL gpuk_result gpuk_ctx_create(const gpuk_ctx_desc* desc, gpuk_ctx** out
     /* page-sized halves */
     ctx->staging.half = (d.staging_bytes / 2u) & ~(size_t)4095;
     ctx->staging.min_bytes = d.no_staging ? 0 : d.staging_min_bytes;
-    ctx->staging.threads = d.staging_threads;
+    /* The copy threads run on the GPU's NUMA node, whose memory the DMA engine is nearest to
+       (>>staging). */
+    if (!d.no_staging_numa)
+        node_cpus = gpuk__numa_cpus(ctx->info.numa_node, &ctx->staging.crew.cpus);
+    ctx->staging.crew.pin = node_cpus > 0;
+    ctx->staging.threads =
+        d.staging_threads ? d.staging_threads : gpuk__staging_threads_default(node_cpus);
     for (i = 0; i < GPUK__LAYER_COUNT; i++) {
         const gpuk__layer* layer = gpuk__layer_of(i);
         if (layer && layer->ctx_init && (r = layer->ctx_init(fn, ctx, &ctx->layer[i])) != GPUK_OK) {
@@ -5051,6 +5285,7 @@ static unsigned gpuk__crew_wait(gpuk__crew* cr, const unsigned* word, unsigned v
 GPUK__THREAD_MAIN(gpuk__crew_main) {
     gpuk__crew* cr = (gpuk__crew*)gpuk__thread_arg;
     unsigned seen = 0, index;
+    if (cr->pin) gpuk__affinity_set(&cr->cpus); /* the GPU's node (see gpuk__crew_start) */
     gpuk__mutex_lock(&cr->lock);
     index = ++cr->started;
     gpuk__mutex_unlock(&cr->lock);
@@ -5075,7 +5310,11 @@ GPUK__THREAD_MAIN(gpuk__crew_main) {
 
 /* Starts up to threads - 1 workers (with the staging memory, by its first copy). Threads that
    cannot start are done without: the copies use fewer (the calling thread alone at worst),
-   and the logger hears once at GPUK_LOG_WARN. Never fails. */
+   and the logger hears once at GPUK_LOG_WARN. Never fails. With pin, each worker binds itself
+   to the CPUs of the GPU's NUMA node as it starts (the set, so the scheduler still balances
+   them within it): the DMA engine moves the pinned halves through that node, and a copying
+   thread on another node would cross the link between the sockets for every byte it copies
+   there. The calling thread is left where its program put it. */
 static void gpuk__crew_start(const char* fn, gpuk__crew* cr, unsigned threads) {
     char msg[256];
     if (threads <= 1u) return;

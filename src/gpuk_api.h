@@ -103,9 +103,10 @@ MEMORY
    driver's code (the destination then holds part of the data), with nothing left in flight.
    The *_async copies never stage (staging needs the calling thread to copy; an async copy
    of pageable memory is synchronous in the driver anyway): use pinned memory for those.
-   Threads of gpuk's own: staging_threads - 1 per ctx (default min(8, online CPUs / 2) - 1),
-   started by its first staged copy, with the staging memory, and joined by gpuk_ctx_destroy;
-   none with staging_threads = 1, no_staging or staging off (see THREADS).
+   Threads of gpuk's own: staging_threads - 1 per ctx (default min(8, CPUs / 2) - 1, the CPUs
+   of the GPU's NUMA node where known: THREADS), started by its first staged copy, with the
+   staging memory, and joined by gpuk_ctx_destroy; none with staging_threads = 1, no_staging
+   or staging off (see THREADS).
    gpuk_stream_join/fork create one event per ctx at their first call, freed with the ctx.
    Size 0: a buffer or pinned block of 0 bytes is a valid handle with no memory behind it
    (devptr 0 / NULL); copies and memsets of 0 bytes validate their handles and do nothing.
@@ -203,16 +204,21 @@ THREADS
    gpuk_ctx_create runs on another thread returns GPUK_ERR_BUSY (the create goes on).
    Threads gpuk creates: only for pinned staging (MEMORY), and only where a ctx stages: its
    first staged copy starts gpuk_ctx_desc.staging_threads - 1 copy threads (default
-   min(8, online CPUs / 2), at least 1, so none on a machine of 2 or 3 CPUs), which the
-   ctx's staged copies share, one copy at a time; gpuk_ctx_destroy joins them (after a sticky
-   fault too). They copy host memory and nothing else: no driver call, no current context,
-   no gpuk lock but their own, no allocation of gpuk's (their stacks are the system's).
-   staging_threads = 1 (or no_staging, or no pageable copy of staging_min_bytes or more) creates
-   none. A thread that cannot start is done without: staged copies use the threads that started (the
-   calling thread alone at worst), and the logger hears once at GPUK_LOG_WARN; no call fails
-   for it. A fork() child has none of them: its calls fail with GPUK_ERR_FORKED, and its
-   gpuk_ctx_destroy frees the ctx without waiting for them. Windows: CreateThread and
-   condition variables (Windows 7 and newer).
+   min(8, CPUs / 2), at least 1, so none with 2 or 3 CPUs), which the ctx's staged copies
+   share, one copy at a time; gpuk_ctx_destroy joins them (after a sticky fault too). The CPUs
+   counted are those of the GPU's NUMA node that the process may use (its affinity mask),
+   where Linux's sysfs tells the node (gpuk_device_info.numa_node), else the online CPUs; with
+   the node known each copy thread also binds itself to those CPUs as it starts (the node's
+   set, sched_setaffinity), so that its copies and the DMA meet in that node's memory. The
+   calling thread is never moved. gpuk_ctx_desc.no_staging_numa = true: online CPUs, threads
+   left where the system puts them. The copy threads copy host memory and nothing else: no
+   driver call, no current context, no gpuk lock but their own, no allocation of gpuk's (their
+   stacks are the system's). staging_threads = 1 (or no_staging, or no pageable copy of
+   staging_min_bytes or more) creates none. A thread that cannot start is done without:
+   staged copies use the threads that started (the calling thread alone at worst), and the
+   logger hears once at GPUK_LOG_WARN; no call fails for it. A fork() child has none of them:
+   its calls fail with GPUK_ERR_FORKED, and its gpuk_ctx_destroy frees the ctx without
+   waiting for them. Windows: CreateThread and condition variables (Windows 7 and newer).
    Ordering across threads and streams: a stream-less call waits for work queued earlier (on
    any thread) on the ctx's default stream and its blocking streams; see MEMORY.
    Several ctxs (one per device): any thread may use any of them, one thread all or one thread
@@ -480,6 +486,8 @@ typedef struct gpuk_desc {
 typedef struct gpuk_device_info {
     char name[256];
     char pci_bus_id[32];           // "0000:3b:00.0"
+    int numa_node;                 // the host's NUMA node nearest the GPU (Linux sysfs); -1:
+                                   //   unknown (other systems, firmware that does not tell)
     int ordinal;
     int cc_major, cc_minor;        // compute capability
     int sm_count;
@@ -521,10 +529,16 @@ typedef struct gpuk_ctx_desc {
     size_t staging_min_bytes; // 0 -> 1 MiB (measured crossover); N -> copies of N bytes and
                               //   more staged; 1 -> every size; SIZE_MAX -> none
     uint32_t max_graphs;     // 0 -> 64
-    uint32_t staging_threads; // 0 -> min(8, online CPUs / 2), at least 1: threads copying each
-                              //   staged piece's host side, the calling one and up to N - 1
-                              //   of gpuk's own (started with the staging memory, joined at
-                              //   ctx destroy); 1 -> the calling thread only; at most 64
+    uint32_t staging_threads; // 0 -> min(8, CPUs / 2), at least 1, counting the CPUs of the
+                              //   GPU's NUMA node the process may use (Linux, node known),
+                              //   else the online CPUs: threads copying each staged piece's
+                              //   host side, the calling one and up to N - 1 of gpuk's own
+                              //   (started with the staging memory, joined at ctx destroy);
+                              //   1 -> the calling thread only; at most 64
+    bool no_staging_numa;     // false -> where the GPU's NUMA node is known (Linux), gpuk's
+                              //   copy threads run on its CPUs and staging_threads 0 counts
+                              //   them; true -> online CPUs counted, threads left where the
+                              //   system puts them (programs that place their own threads)
     uint32_t _end_canary;
 } gpuk_ctx_desc;
 
@@ -799,7 +813,9 @@ GPUK_API void gpuk_log_stderr(void* user_data, gpuk_log_level level, int code, c
 
 // --- desc defaults ---
 /* A desc with every zero member replaced by the default that create would use (NULL desc =
-   all zero). What gpuk itself resolves; descs of streams and events have no defaults. */
+   all zero). What gpuk itself resolves; descs of streams and events have no defaults.
+   gpuk_ctx_desc.staging_threads 0 counts the CPUs of the GPU's NUMA node (THREADS) once the
+   driver is loaded (gpuk_init; the node comes from the GPU's bus id), online CPUs before. */
 GPUK_API gpuk_desc gpuk_desc_defaults(const gpuk_desc* desc);
 GPUK_API gpuk_ctx_desc gpuk_ctx_desc_defaults(const gpuk_ctx_desc* desc);
 GPUK_API gpuk_buffer_desc gpuk_buffer_desc_defaults(const gpuk_buffer_desc* desc);

@@ -192,6 +192,16 @@ static void gpuk__ctx_mutexes_fini(gpuk_ctx* ctx) {
     gpuk__mutex_fini(&ctx->join_lock);
 }
 
+/* staging_threads 0; node_cpus: the CPUs of the GPU's NUMA node the process may use, 0 where
+   unknown (or no_staging_numa) */
+static uint32_t gpuk__staging_threads_default(unsigned node_cpus) {
+    unsigned half = (node_cpus ? node_cpus : GPUK__ONLINE_CPUS()) / 2u;
+    return half < 1u ? 1u : half > GPUK__STAGING_THREADS_DEFAULT_MOST ?
+                            GPUK__STAGING_THREADS_DEFAULT_MOST : half;
+}
+
+/* Every default but staging_threads 0, which needs the GPU's NUMA node: resolved by the
+   callers, with gpuk__staging_threads_default. */
 static gpuk_ctx_desc gpuk__ctx_desc_defaults(const gpuk_ctx_desc* desc) {
     gpuk_ctx_desc d;
     if (desc) d = *desc;
@@ -205,16 +215,17 @@ static gpuk_ctx_desc gpuk__ctx_desc_defaults(const gpuk_ctx_desc* desc) {
     if (!d.staging_bytes) d.staging_bytes = GPUK__STAGING_BYTES;
     if (!d.staging_min_bytes) d.staging_min_bytes = GPUK__STAGING_MIN_BYTES;
     if (!d.max_graphs) d.max_graphs = 64;
-    if (!d.staging_threads) {
-        unsigned half = gpuk__cpu_count() / 2u;
-        d.staging_threads = half < 1u ? 1u : half > GPUK__STAGING_THREADS_DEFAULT_MOST ?
-                                             GPUK__STAGING_THREADS_DEFAULT_MOST : half;
-    }
     return d;
 }
 
 GPUK__IMPL gpuk_ctx_desc gpuk_ctx_desc_defaults(const gpuk_ctx_desc* desc) {
-    return gpuk__ctx_desc_defaults(desc);
+    gpuk_ctx_desc d = gpuk__ctx_desc_defaults(desc);
+    gpuk__cpu_set cpus;
+    if (!d.staging_threads)
+        d.staging_threads = gpuk__staging_threads_default(
+            d.no_staging_numa ? 0u
+                              : gpuk__numa_cpus(gpuk__device_numa_node_quiet(d.device), &cpus));
+    return d;
 }
 
 GPUK__IMPL gpuk_result gpuk_ctx_create(const gpuk_ctx_desc* desc, gpuk_ctx** out_ctx) {
@@ -224,6 +235,7 @@ GPUK__IMPL gpuk_result gpuk_ctx_create(const gpuk_ctx_desc* desc, gpuk_ctx** out
     gpuk__cu_context prev = NULL;
     gpuk_result r;
     int i;
+    unsigned node_cpus = 0;
     gpuk__cu_result cr;
     if (!out_ctx) return gpuk__fail(fn, GPUK_ERR_INVALID_ARG, "out_ctx is NULL");
     *out_ctx = NULL;
@@ -287,7 +299,13 @@ GPUK__IMPL gpuk_result gpuk_ctx_create(const gpuk_ctx_desc* desc, gpuk_ctx** out
     /* page-sized halves */
     ctx->staging.half = (d.staging_bytes / 2u) & ~(size_t)4095;
     ctx->staging.min_bytes = d.no_staging ? 0 : d.staging_min_bytes;
-    ctx->staging.threads = d.staging_threads;
+    /* The copy threads run on the GPU's NUMA node, whose memory the DMA engine is nearest to
+       (>>staging). */
+    if (!d.no_staging_numa)
+        node_cpus = gpuk__numa_cpus(ctx->info.numa_node, &ctx->staging.crew.cpus);
+    ctx->staging.crew.pin = node_cpus > 0;
+    ctx->staging.threads =
+        d.staging_threads ? d.staging_threads : gpuk__staging_threads_default(node_cpus);
     for (i = 0; i < GPUK__LAYER_COUNT; i++) {
         const gpuk__layer* layer = gpuk__layer_of(i);
         if (layer && layer->ctx_init && (r = layer->ctx_init(fn, ctx, &ctx->layer[i])) != GPUK_OK) {

@@ -153,14 +153,20 @@ enum { GPUK__STAGING_UNSET, GPUK__STAGING_READY, GPUK__STAGING_OFF };
    over the driver's own pageable copy (bench "pageable copies"); with one copying thread
    (staging_threads 1) it loses at every size, the host's memcpy being the limit. */
 #define GPUK__STAGING_MIN_BYTES ((size_t)1 << 20)
-/* staging_threads 0: min(GPUK__STAGING_THREADS_DEFAULT_MOST, online CPUs / 2), at least 1 (half
-   the CPUs: the program's own threads keep the other half; 8 copying threads already saturate
-   the memory bandwidth of most hosts) */
+/* staging_threads 0: min(GPUK__STAGING_THREADS_DEFAULT_MOST, CPUs / 2), at least 1, counting
+   the CPUs of the GPU's NUMA node the process may use where the node is known, else the online
+   CPUs (half the CPUs: the program's own threads keep the other half; 8 copying threads
+   already saturate the memory bandwidth of most hosts) */
 #define GPUK__STAGING_THREADS_DEFAULT_MOST 8u
 #define GPUK__STAGING_THREADS_MOST 64u           /* the most staging_threads taken */
 /* The least slice one thread copies: waking a thread costs some microseconds, about what 64 KiB
    of memcpy takes, so smaller work stays with fewer threads. */
 #define GPUK__STAGING_SLICE_LEAST ((size_t)64 << 10)
+/* Tests define it (an expression) to stand for the online CPU count, so that the default
+   thread count's two rules differ on a machine of few CPUs too. */
+#if !defined(GPUK__ONLINE_CPUS)
+#define GPUK__ONLINE_CPUS() gpuk__cpu_count()
+#endif
 /* Tests define it (an expression, nonzero: refuse this start) to fail thread starts. */
 #if !defined(GPUK__THREAD_START_REFUSED)
 #define GPUK__THREAD_START_REFUSED() 0
@@ -190,6 +196,8 @@ typedef struct gpuk__crew {
     unsigned worker_slices;  /* atomic: slices the workers copied since the start (tests read it) */
     unsigned asleep;         /* atomic: threads now sleeping in a wait of the crew (tests
                                 read it) */
+    int pin;                 /* each worker binds itself to cpus as it starts */
+    gpuk__cpu_set cpus;      /* the CPUs of the GPU's NUMA node the process may use */
     gpuk__thread th[GPUK__STAGING_THREADS_MOST - 1];
 } gpuk__crew;
 typedef struct gpuk__staging {

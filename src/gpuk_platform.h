@@ -205,6 +205,81 @@ static void gpuk__register_fork_handlers(void) {
 #define GPUK__NVJITLINK_NAMES "libnvJitLink.so.13", "libnvJitLink.so.12"
 #endif
 
+/* CPU sets, for placing the staging's copy threads on the GPU's NUMA node (>>device): a fixed
+   mask of GPUK__CPU_SET_BITS CPUs, so that nothing allocates. Linux only; elsewhere nothing is
+   read and no thread is moved. */
+#define GPUK__CPU_SET_BITS 1024u
+#define GPUK__CPU_WORD_BITS (8u * (unsigned)sizeof(unsigned long))
+typedef struct gpuk__cpu_set {
+    unsigned long bits[GPUK__CPU_SET_BITS / GPUK__CPU_WORD_BITS];
+} gpuk__cpu_set;
+#if defined(__linux__)
+#include <fcntl.h>
+/* sched_getaffinity and sched_setaffinity are looked up at run time: <sched.h> declares them
+   only under _GNU_SOURCE, which the including program may not define, and a prototype of
+   ours would clash with glibc's where it does. The type is theirs with pid_t as the int it
+   is and cpu_set_t as the words it holds. */
+typedef int (*gpuk__affinity_fn)(int pid, size_t bytes, unsigned long* mask);
+static gpuk__affinity_fn gpuk__sched_getaffinity, gpuk__sched_setaffinity;
+static pthread_once_t gpuk__affinity_once = PTHREAD_ONCE_INIT;
+static void gpuk__affinity_resolve(void) {
+    /* the program's own handle: its symbols, then the libraries it started with (libc) */
+    void* self = dlopen(NULL, RTLD_LAZY);
+    void *get, *set;
+    if (!self) return;
+    get = dlsym(self, "sched_getaffinity");
+    set = dlsym(self, "sched_setaffinity");
+    if (get && set) { /* ISO C has no cast from object to function pointer */
+        memcpy(&gpuk__sched_getaffinity, &get, sizeof get);
+        memcpy(&gpuk__sched_setaffinity, &set, sizeof set);
+    }
+    dlclose(self); /* libc stays loaded: the functions outlive the handle */
+}
+/* The CPUs the calling thread may run on into *out: 1, or 0 (and *out empty) where that
+   cannot be told (no such calls, or more CPUs than the mask holds). */
+static int gpuk__affinity_get(gpuk__cpu_set* out) {
+    memset(out, 0, sizeof *out);
+    pthread_once(&gpuk__affinity_once, gpuk__affinity_resolve);
+    if (gpuk__sched_getaffinity && gpuk__sched_getaffinity(0, sizeof out->bits, out->bits) == 0)
+        return 1;
+    memset(out, 0, sizeof *out);
+    return 0;
+}
+/* Binds the calling thread (pid 0: this thread alone, not the process) to the CPUs of set. A
+   refusal leaves it where it was: placement is a matter of speed only. */
+static void gpuk__affinity_set(gpuk__cpu_set* set) {
+    pthread_once(&gpuk__affinity_once, gpuk__affinity_resolve);
+    if (gpuk__sched_setaffinity) (void)gpuk__sched_setaffinity(0, sizeof set->bits, set->bits);
+}
+/* A small file (sysfs) into buf, NUL-terminated: its length, or -1 where it cannot be read
+   or does not fit in cap - 1 bytes (a part of it could read as a different value). */
+static long gpuk__file_read_small(const char* path, char* buf, size_t cap) {
+#if defined(O_CLOEXEC)
+    int fd = open(path, O_RDONLY | O_CLOEXEC); /* not inherited by a program another thread runs */
+#else
+    int fd = open(path, O_RDONLY);
+#endif
+    size_t n = 0;
+    ssize_t got = 0;
+    if (fd < 0) return -1;
+    while (n + 1 < cap && (got = read(fd, buf + n, cap - 1 - n)) > 0) n += (size_t)got;
+    close(fd);
+    if (got < 0 || n + 1 >= cap) return -1;
+    buf[n] = 0;
+    return (long)n;
+}
+#else
+static int gpuk__affinity_get(gpuk__cpu_set* out) {
+    memset(out, 0, sizeof *out);
+    return 0;
+}
+static void gpuk__affinity_set(gpuk__cpu_set* set) { (void)set; }
+static long gpuk__file_read_small(const char* path, char* buf, size_t cap) {
+    (void)path, (void)buf, (void)cap;
+    return -1;
+}
+#endif
+
 #if defined(GPUK_NO_THREAD_LOCAL)
 #define GPUK__TLS
 #elif defined(__cplusplus) && __cplusplus >= 201103L

@@ -98,6 +98,7 @@ static unsigned gpuk__crew_wait(gpuk__crew* cr, const unsigned* word, unsigned v
 GPUK__THREAD_MAIN(gpuk__crew_main) {
     gpuk__crew* cr = (gpuk__crew*)gpuk__thread_arg;
     unsigned seen = 0, index;
+    if (cr->pin) gpuk__affinity_set(&cr->cpus); /* the GPU's node (see gpuk__crew_start) */
     gpuk__mutex_lock(&cr->lock);
     index = ++cr->started;
     gpuk__mutex_unlock(&cr->lock);
@@ -122,7 +123,11 @@ GPUK__THREAD_MAIN(gpuk__crew_main) {
 
 /* Starts up to threads - 1 workers (with the staging memory, by its first copy). Threads that
    cannot start are done without: the copies use fewer (the calling thread alone at worst),
-   and the logger hears once at GPUK_LOG_WARN. Never fails. */
+   and the logger hears once at GPUK_LOG_WARN. Never fails. With pin, each worker binds itself
+   to the CPUs of the GPU's NUMA node as it starts (the set, so the scheduler still balances
+   them within it): the DMA engine moves the pinned halves through that node, and a copying
+   thread on another node would cross the link between the sockets for every byte it copies
+   there. The calling thread is left where its program put it. */
 static void gpuk__crew_start(const char* fn, gpuk__crew* cr, unsigned threads) {
     char msg[256];
     if (threads <= 1u) return;

@@ -33,6 +33,8 @@ int main(void) {
         }
         printf("device %d: %s\n", d, i.name);
         printf("  PCI bus id            %s\n", i.pci_bus_id);
+        if (i.numa_node >= 0) printf("  NUMA node             %d\n", i.numa_node);
+        else printf("  NUMA node             unknown\n");
         printf("  compute capability    %d.%d\n", i.cc_major, i.cc_minor);
         printf("  multiprocessors       %d\n", i.sm_count);
         printf("  SM clock              %d MHz\n", i.clock_khz / 1000);

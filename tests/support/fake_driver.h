@@ -95,6 +95,8 @@ typedef struct fake_config {
     int no_managed;           /* CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY is 0 (cuMemAllocManaged: 801) */
     int no_concurrent_managed; /* CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS is 0 (Windows,
                                  some Jetson): cuMemPrefetchAsync to a device is refused */
+    const char* pci_bus_id;   /* cuDeviceGetPCIBusId's answer for every device (the driver's
+                                 is upper case); NULL -> "0000:0N:00.0", N = ordinal + 1 */
 } fake_config;
 
 /* A deferred copy (defer_copies), in the order queued. */
@@ -672,7 +674,8 @@ static fres f_cuDeviceGetAttribute(int* v, unsigned attr, int dev) {
 }
 static fres f_cuDeviceGetPCIBusId(char* id, int len, int dev) {
     FAKE_ENTER("cuDeviceGetPCIBusId");
-    snprintf(id, (size_t)len, "0000:%02x:00.0", dev + 1);
+    if (fake.cfg.pci_bus_id) snprintf(id, (size_t)len, "%s", fake.cfg.pci_bus_id);
+    else snprintf(id, (size_t)len, "0000:%02x:00.0", dev + 1);
     return 0;
 }
 static fres f_cuDevicePrimaryCtxRetain(void** ctx, int dev) {

@@ -9,20 +9,33 @@
    1, 2, 3 and 8 of them at sizes around slices and pieces (each worker's share counted), copies
    back to back and after the workers have gone to sleep, their threads gone after the ctx
    destroy, thread starts refused (fewer threads, one warning), a fork child that never waits
-   for its parent's threads. No GPU needed.
+   for its parent's threads. The GPU's NUMA node: node cpulists odd and plain, the node and its
+   CPUs read from a sysfs tree of the test's own, the default thread count from the node's
+   CPUs, and each copy thread bound to them (the calling thread left alone). No GPU needed.
    cc -std=c99 -I../.. unit_transfers.c -ldl -lpthread */
 #define _GNU_SOURCE
 /* thread starts refused from the refuse_from-th on (-1: none), through gpuk's test hook */
 static int refuse_from = -1, start_tries;
 static int refuse_start(void) { return refuse_from >= 0 && start_tries++ >= refuse_from; }
 #define GPUK__THREAD_START_REFUSED() refuse_start()
+/* gpuk reads sysfs under this folder: a tree the NUMA tests fill; for the other tests a folder
+   that does not exist, so that the GPU's node is unknown there, as on most test machines */
+#define NO_SYSFS "/nonexistent-sysfs"
+static char sysfs_root[256] = NO_SYSFS;
+#define GPUK__SYSFS_ROOT sysfs_root
+/* nonzero: the online CPU count gpuk sees (the NUMA tests make it differ from the node's) */
+static unsigned online_cpus;
+#define GPUK__ONLINE_CPUS() (online_cpus ? online_cpus : gpuk__cpu_count())
 #define GPUK_IMPLEMENTATION
 #include "gpuk.h"
 #include "../support/check.h"
 #include "../support/fake_driver.h"
+#include <dirent.h>
+#include <ftw.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -50,6 +63,7 @@ static void capture(void* user, gpuk_log_level level, int code, const char* msg)
 /* gpuk_ctx_desc.staging_threads of the ctxs up() creates: the calling thread alone unless a
    test says otherwise (the piece counts of the first tests are for one thread) */
 static uint32_t up_threads = 1;
+static bool up_no_numa; /* and their no_staging_numa */
 
 /* gpuk on a fresh fake driver with deferred copies (and cfg's failures), the capturing logger,
    and a ctx with the given staging settings. */
@@ -71,6 +85,7 @@ static gpuk_ctx* up(fake_config cfg, size_t staging_bytes, size_t min_bytes, boo
     cd.staging_min_bytes = min_bytes;
     cd.no_staging = off;
     cd.staging_threads = up_threads;
+    cd.no_staging_numa = up_no_numa;
     CHECK_OK(gpuk_ctx_create(&cd, &c));
     return c;
 }
@@ -624,6 +639,332 @@ static int test_fork_child(void) {
     return 0;
 }
 
+/* ---- the GPU's NUMA node ---- */
+
+#define WORD_BITS GPUK__CPU_WORD_BITS
+static int set_has(const gpuk__cpu_set* s, unsigned c) {
+    return (int)((s->bits[c / WORD_BITS] >> (c % WORD_BITS)) & 1u);
+}
+static void set_add(gpuk__cpu_set* s, unsigned c) {
+    s->bits[c / WORD_BITS] |= 1ul << (c % WORD_BITS);
+}
+static void set_del(gpuk__cpu_set* s, unsigned c) {
+    s->bits[c / WORD_BITS] &= ~(1ul << (c % WORD_BITS));
+}
+static int set_same(const gpuk__cpu_set* a, const gpuk__cpu_set* b) {
+    return memcmp(a, b, sizeof *a) == 0;
+}
+static unsigned set_count(const gpuk__cpu_set* s) {
+    unsigned c, n = 0;
+    for (c = 0; c < GPUK__CPU_SET_BITS; c++) n += (unsigned)set_has(s, c);
+    return n;
+}
+static int set_lowest(const gpuk__cpu_set* s) {
+    unsigned c;
+    for (c = 0; c < GPUK__CPU_SET_BITS; c++)
+        if (set_has(s, c)) return (int)c;
+    return -1;
+}
+/* s as a cpulist, one CPU an item ("0,1,5"), then extra */
+static void set_list(const gpuk__cpu_set* s, const char* extra, char* out, size_t cap) {
+    unsigned c;
+    size_t n = 0;
+    out[0] = 0;
+    for (c = 0; c < GPUK__CPU_SET_BITS; c++)
+        if (set_has(s, c)) n += (size_t)snprintf(out + n, cap - n, "%s%u", n ? "," : "", c);
+    snprintf(out + n, cap - n, "%s\n", extra);
+}
+
+/* Thread tid's CPUs, as /proc shows them (Cpus_allowed_list): 1, or 0 where it cannot be read. */
+static int thread_cpus(long tid, gpuk__cpu_set* out) {
+    char path[64], line[8192];
+    FILE* f;
+    int ok = 0;
+    memset(out, 0, sizeof *out);
+    snprintf(path, sizeof path, "/proc/self/task/%ld/status", tid);
+    if (!(f = fopen(path, "r"))) return 0;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "Cpus_allowed_list:", 18) == 0) {
+            const char* p = line + 18;
+            while (*p == ' ' || *p == '\t') p++;
+            ok = gpuk__cpulist_parse(p, out) > 0;
+            break;
+        }
+    fclose(f);
+    return ok;
+}
+/* The calling (main) thread's CPUs: those gpuk must leave as they are. */
+static int own_cpus(gpuk__cpu_set* out) { return thread_cpus((long)getpid(), out); }
+
+/* This process's thread ids, at most cap; their number. */
+static int thread_ids(long* ids, int cap) {
+    DIR* d = opendir("/proc/self/task");
+    struct dirent* e;
+    int n = 0;
+    if (!d) return 0;
+    while ((e = readdir(d)) != NULL && n < cap)
+        if (e->d_name[0] != '.') ids[n++] = atol(e->d_name);
+    closedir(d);
+    return n;
+}
+
+/* A sysfs tree of the test's own under /tmp, which sysfs_root names from now on. */
+static void sysfs_make(void) {
+    char dir[] = "/tmp/gpuk_sysfs_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(sysfs_root, sizeof sysfs_root, "%s", dir);
+}
+/* Writes text to the tree's file rel, making its folders; NULL text removes the file. */
+static void sysfs_put(const char* rel, const char* text) {
+    char path[512], *slash;
+    FILE* f;
+    snprintf(path, sizeof path, "%s/%s", sysfs_root, rel);
+    if (!text) {
+        unlink(path);
+        return;
+    }
+    for (slash = strchr(path + strlen(sysfs_root) + 1, '/'); slash;
+         slash = strchr(slash + 1, '/')) {
+        *slash = 0;
+        mkdir(path, 0700);
+        *slash = '/';
+    }
+    f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+static int sysfs_remove_one(const char* path, const struct stat* st, int flag, struct FTW* ftw) {
+    (void)st; (void)flag; (void)ftw;
+    return remove(path);
+}
+/* Removes the tree; sysfs_root names nothing again. */
+static void sysfs_drop(void) {
+    CHECK(nftw(sysfs_root, sysfs_remove_one, 8, FTW_DEPTH | FTW_PHYS) == 0);
+    snprintf(sysfs_root, sizeof sysfs_root, "%s", NO_SYSFS);
+}
+
+#define BUS_DIR "bus/pci/devices/0000:3b:00.0/"
+/* what the fake driver reports: upper case, as the real one does; sysfs names it in lower */
+static const fake_config numa_gpu = { .pci_bus_id = "0000:3B:00.0" };
+
+/* A tree where the GPU is on node 1, whose CPUs are every one this process may use but the
+   lowest (all of them where there is one), and CPUs it may not use, which must not count; the
+   process's CPUs into *allowed, the node's that count into *node. */
+static void numa_tree(gpuk__cpu_set* allowed, gpuk__cpu_set* node) {
+    char list[8192];
+    CHECK(own_cpus(allowed));
+    *node = *allowed;
+    if (set_count(node) > 1) set_del(node, (unsigned)set_lowest(node));
+    set_list(node, set_has(allowed, 1000) ? "" : ",1000-1023", list, sizeof list);
+    sysfs_make();
+    sysfs_put(BUS_DIR "numa_node", "1\n");
+    sysfs_put("devices/system/node/node1/cpulist", list);
+}
+
+/* Node cpulists, plain and odd: a count and the CPUs, or -1 and an empty set. */
+static int test_numa_cpulist(void) {
+    static const struct { const char* text; int count; } rows[] = {
+        { "0-15,32-47\n", 32 }, { "0-15,32-47", 32 }, { "", 0 }, { "\n", 0 }, { "7", 1 },
+        { "5-5\n", 1 }, { "3,3,2-4", 3 }, { "1023", 1 }, { "0-1023\n", 1024 },
+        /* beyond the mask, overflowing, backwards, malformed */
+        { "1024", -1 }, { "0-1024", -1 }, { "4294967297", -1 }, { "99999999999999999999", -1 },
+        { "5-3", -1 }, { "0-3,7-6\n", -1 }, { "garbage", -1 }, { "0x3", -1 }, { "1,,2", -1 },
+        { ",1", -1 }, { "1,", -1 }, { "1-", -1 }, { "-1", -1 }, { "1-2-3", -1 }, { " 1", -1 },
+        { "1 ", -1 }, { "1:2", -1 }, { "1\n2", -1 }, { "0-3\n\n", -1 }, { "1\t", -1 },
+    };
+    size_t i;
+    gpuk__cpu_set s;
+    for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        int n;
+        memset(&s, 0xA5, sizeof s);
+        n = gpuk__cpulist_parse(rows[i].text, &s);
+        if (n != rows[i].count)
+            fprintf(stderr, "  cpulist \"%s\": %d, wanted %d\n", rows[i].text, n, rows[i].count);
+        CHECK(n == rows[i].count);
+        CHECK(set_count(&s) == (unsigned)(n > 0 ? n : 0));
+    }
+    CHECK(gpuk__cpulist_parse("0-15,32-47\n", &s) == 32);
+    CHECK(set_has(&s, 0) && set_has(&s, 15) && !set_has(&s, 16) && !set_has(&s, 31) &&
+          set_has(&s, 32) && set_has(&s, 47) && !set_has(&s, 48));
+    CHECK(gpuk__cpulist_parse("3,3,2-4", &s) == 3 && set_has(&s, 2) && set_has(&s, 4));
+    CHECK(gpuk__cpulist_parse("1023", &s) == 1 && set_has(&s, 1023));
+    return 0;
+}
+
+/* The node from the GPU's numa_node file (its bus id lower-cased), and the node's CPUs this
+   process may use from the node's cpulist: present, -1, missing, odd. */
+static int test_numa_node_lookup(void) {
+    static const struct { const char* text; int node; } rows[] = {
+        { "1\n", 1 }, { "0\n", 0 }, { "3", 3 }, { "-1\n", -1 }, { "", -1 }, { "\n", -1 },
+        { "garbage\n", -1 }, { "1x\n", -1 }, { " 1\n", -1 }, { "99999999999\n", -1 },
+        { "1\n2\n", -1 }, { NULL, -1 } /* no file */
+    };
+    gpuk_device_info info;
+    size_t i;
+    gpuk_ctx* c;
+    sysfs_make();
+    c = up(numa_gpu, 1 << 20, 1, false);
+    for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        sysfs_put(BUS_DIR "numa_node", rows[i].text);
+        CHECK_OK(gpuk_device_query(0, &info));
+        CHECK(strcmp(info.pci_bus_id, "0000:3B:00.0") == 0);
+#if defined(__linux__)
+        if (info.numa_node != rows[i].node)
+            fprintf(stderr, "  numa_node \"%s\": %d\n", rows[i].text, info.numa_node);
+        CHECK(info.numa_node == rows[i].node);
+#else
+        CHECK(info.numa_node == -1); /* sysfs is Linux's */
+#endif
+    }
+    CHECK(gpuk_ctx_device_info(c)->numa_node == -1); /* read at the create, before any file */
+    CHECK(gpuk__pci_numa_node("") == -1 && gpuk__pci_numa_node("../../../../etc") == -1 &&
+          gpuk__pci_numa_node("..") == -1 && gpuk__pci_numa_node(".") == -1 &&
+          gpuk__pci_numa_node("0000:3b:00.0/../../x") == -1);
+    CHECK(gpuk__pci_numa_node("0000:3b:00.00000000000000000000000000000000000000000") == -1);
+#if defined(__linux__)
+    {
+        gpuk__cpu_set allowed, got;
+        char list[8192];
+        int low;
+        sysfs_put(BUS_DIR "numa_node", "2\n");
+        CHECK(gpuk__pci_numa_node("0000:3b:00.0") == 2 && gpuk__pci_numa_node("0000:3B:00.0") == 2);
+        /* the node's CPUs: those of its cpulist this process may use */
+        CHECK(own_cpus(&allowed));
+        low = set_lowest(&allowed);
+        CHECK(low >= 0);
+        memset(&got, 0, sizeof got);
+        set_add(&got, (unsigned)low);
+        set_list(&got, set_has(&allowed, 1023) ? "" : ",1020-1023", list, sizeof list);
+        sysfs_put("devices/system/node/node2/cpulist", list);
+        CHECK(gpuk__numa_cpus(2, &got) == 1 && set_count(&got) == 1 &&
+              set_has(&got, (unsigned)low));
+        set_list(&allowed, "", list, sizeof list);
+        sysfs_put("devices/system/node/node2/cpulist", list);
+        CHECK(gpuk__numa_cpus(2, &got) == set_count(&allowed) && set_same(&got, &allowed));
+        CHECK(gpuk__numa_cpus(3, &got) == 0 && set_count(&got) == 0); /* no cpulist */
+        CHECK(gpuk__numa_cpus(-1, &got) == 0 && set_count(&got) == 0);
+        {   /* odd cpulists, and a node without CPUs: unknown, an empty set */
+            static const char* const odd[] = { "", "\n", "garbage\n", "3-1\n", "0-4096\n",
+                                               "0,,1\n" };
+            for (i = 0; i < sizeof odd / sizeof odd[0]; i++) {
+                sysfs_put("devices/system/node/node2/cpulist", odd[i]);
+                CHECK(gpuk__numa_cpus(2, &got) == 0 && set_count(&got) == 0);
+            }
+        }
+        if (!set_has(&allowed, 1023)) { /* none of the node's CPUs allowed */
+            sysfs_put("devices/system/node/node2/cpulist", "1023\n");
+            CHECK(gpuk__numa_cpus(2, &got) == 0 && set_count(&got) == 0);
+        }
+    }
+#endif
+    CHECK_OK(gpuk_ctx_destroy(c));
+    fake_gpuk_check_released();
+    sysfs_drop();
+    return 0;
+}
+
+/* staging_threads 0: min(8, the node's CPUs this process may use / 2), at least 1, where the
+   node is known; the online CPUs where it is not or no_staging_numa says so; an explicit count
+   kept. */
+static int test_numa_default_threads(void) {
+    static const unsigned rows[][2] = { { 1, 1 }, { 2, 1 }, { 3, 1 }, { 6, 3 },
+                                        { 16, 8 }, { 17, 8 }, { 64, 8 } };
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    uint32_t online = cpus / 2 > 8 ? 8u : cpus / 2 < 1 ? 1u : (uint32_t)(cpus / 2);
+    size_t i;
+    for (i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        CHECK(gpuk__staging_threads_default(rows[i][0]) == rows[i][1]);
+    CHECK(gpuk__staging_threads_default(0) == online);
+#if !defined(__linux__)
+    return TEST_SKIP;
+#else
+    gpuk__cpu_set allowed, node, got;
+    unsigned n, want;
+    gpuk_ctx* c;
+    numa_tree(&allowed, &node);
+    n = set_count(&node);
+    want = n / 2 > 8 ? 8u : n / 2 < 1 ? 1u : n / 2;
+    /* online CPUs whose rule gives another count than the node's */
+    online_cpus = want == 8 ? 2u : 64u;
+    online = want == 8 ? 1u : 8u;
+    up_threads = 0;
+    c = up(numa_gpu, 1 << 20, 1, false);
+    CHECK(c->info.numa_node == 1);
+    CHECK(c->staging.threads == want && c->staging.crew.pin == 1);
+    CHECK(set_same(&c->staging.crew.cpus, &node));
+    CHECK(own_cpus(&got) && set_same(&got, &allowed)); /* the calling thread untouched */
+    CHECK(gpuk_ctx_desc_defaults(NULL).staging_threads == want);
+    CHECK(gpuk_ctx_desc_defaults(&(gpuk_ctx_desc){ .staging_threads = 5 }).staging_threads == 5);
+    CHECK(gpuk_ctx_desc_defaults(&(gpuk_ctx_desc){ .no_staging_numa = true }).staging_threads ==
+          online);
+    CHECK(gpuk_ctx_desc_defaults(&(gpuk_ctx_desc){ .device = 7 }).staging_threads == online);
+    CHECK_OK(gpuk_ctx_destroy(c));
+    up_no_numa = true; /* the opt-out: the online CPUs, no binding */
+    c = up(numa_gpu, 1 << 20, 1, false);
+    CHECK(c->info.numa_node == 1 && c->staging.threads == online && c->staging.crew.pin == 0);
+    CHECK_OK(gpuk_ctx_destroy(c));
+    up_no_numa = false;
+    sysfs_put("devices/system/node/node1/cpulist", NULL); /* a node without a cpulist: unknown */
+    c = up(numa_gpu, 1 << 20, 1, false);
+    CHECK(c->info.numa_node == 1 && c->staging.threads == online && c->staging.crew.pin == 0);
+    CHECK(gpuk_ctx_desc_defaults(NULL).staging_threads == online);
+    CHECK_OK(gpuk_ctx_destroy(c));
+    up_threads = 1;
+    online_cpus = 0;
+    fake_gpuk_check_released();
+    sysfs_drop();
+    return 0;
+#endif
+}
+
+/* Each copy thread runs on the node's CPUs that this process may use, from its start; the
+   calling thread keeps its own; with no_staging_numa the copy threads keep the caller's. Needs
+   two CPUs or more to tell a node's set from the process's. */
+static int test_numa_copy_threads_bound(void) {
+#if !defined(__linux__)
+    return TEST_SKIP;
+#else
+    gpuk__cpu_set allowed, node, got;
+    long before[256], after[256];
+    int nb, na, i, k, round, fresh;
+    int settled = fake_threads_settled();
+    CHECK(own_cpus(&allowed));
+    if (set_count(&allowed) < 2) return TEST_SKIP;
+    numa_tree(&allowed, &node);
+    for (round = 0; round < 2; round++) {
+        gpuk_ctx* c;
+        gpuk_buffer b;
+        up_threads = 3;
+        up_no_numa = round == 1;
+        c = up(numa_gpu, 1 << 20, 1, false);
+        CHECK_OK(gpuk_buffer_create(c, &(gpuk_buffer_desc){ .bytes = BUF }, &b));
+        CHECK(fake_threads_back_to(settled));
+        nb = thread_ids(before, 256);
+        round_trip(c, b, BUF, 0, 0, 4); /* starts the two workers; each copies a slice */
+        CHECK(c->staging.crew.workers == 2);
+        na = thread_ids(after, 256);
+        for (i = 0, fresh = 0; i < na; i++) {
+            for (k = 0; k < nb && before[k] != after[i]; k++) {}
+            if (k < nb) continue;
+            fresh++;
+            CHECK(thread_cpus(after[i], &got) && set_same(&got, round == 0 ? &node : &allowed));
+        }
+        CHECK(fresh == 2);
+        CHECK(own_cpus(&got) && set_same(&got, &allowed)); /* the calling thread untouched */
+        CHECK_OK(gpuk_ctx_destroy(c));
+        CHECK(fake_threads_back_to(settled));
+        fake_gpuk_check_released();
+    }
+    up_threads = 1;
+    up_no_numa = false;
+    sysfs_drop();
+    return 0;
+#endif
+}
+
 int main(void) {
     RUN(test_sizes_around_pieces);
     RUN(test_what_stages);
@@ -635,5 +976,9 @@ int main(void) {
     RUN(test_threads_sleep_and_wake);
     RUN(test_thread_start_refused);
     RUN(test_fork_child);
+    RUN(test_numa_cpulist);
+    RUN(test_numa_node_lookup);
+    RUN(test_numa_default_threads);
+    RUN(test_numa_copy_threads_bound);
     return test_summary();
 }
