@@ -1249,12 +1249,15 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, u32 ahead, u64 cap
    writes the kept first, then the rest in reverse order from the end (the rejected of a tile
    go after every kept one, whose number is known only at the end: from the end backwards needs
    no such number); UNIQUE keeps the
-   first of each run of equal (==) elements; RLE keeps those too and writes each run's length
-   at its last element (its tail): length = tail + 1 - head, the head found among the tile's
-   heads (their positions staged in shared memory) or, for the run that enters the tile from
-   before, as the last head before the tile, which the look-back carries beside the count:
-   each tile publishes the position + 1 of its last head (0: none) in the same 16-byte pair as
-   its count (count_head), and the inclusive form the greatest so far. */
+   first of each run of equal (==) elements; RLE keeps those too, and a run's length is the
+   next head's position less its own: the tile's heads' positions are staged in shared memory,
+   so each length goes out with consecutive threads at consecutive addresses. The tile's last
+   run ends in it only where the element after the tile starts a run; else the tile its end
+   falls in writes it, as the run that tile entered with, whose head is the last head before
+   that tile. The look-back carries that head beside the count: each tile publishes the
+   position + 1 of its last head (0: none) in the same 16-byte pair as its count (count_head),
+   and the inclusive form the greatest so far. (Finding each run's last element instead, and
+   writing its length there, took a quarter longer: bench "run_length_encode_i32".) */
 #define SELECT_IF 0
 #define SELECT_FLAGGED 1
 #define SELECT_COUNT 2
@@ -1353,22 +1356,17 @@ GPUK_DEV void select_tiles(T* out, u64* count, const T* in, const unsigned char*
         const u64 later = (index + ahead) * TILE;
         prefetch_l2((const char*)(in + later), (n - later < TILE ? n - later : TILE) * sizeof(T));
     }
-    /* keep: bit k * V + c for element (k, c) of this thread (ITEMS <= 32); tails (RLE): the
-       last elements of runs; last_head: position + 1 of this thread's last head */
-    u32 keep = 0, tails = 0;
+    /* keep: bit k * V + c for element (k, c) of this thread (ITEMS <= 32); last_head (RLE):
+       position + 1 of this thread's last head */
+    u32 keep = 0;
     u64 last_head = 0;
 #pragma unroll
     for (int k = 0; k < ROUNDS; k++) {
-        T prev = T(0), next = T(0); /* the elements before (k, 0) and after (k, V - 1) */
+        T prev = T(0); /* the element before (k, 0) */
         if (RUNS) {
             prev = __shfl_up_sync(0xffffffffu, w[k].v[V - 1], 1);
             const u64 j = base + (u64)(k * GPUK_BLOCK + t) * V;
             if (lane == 0 && j > 0 && j - base < valid) prev = in[j - 1];
-        }
-        if (MODE == SELECT_RLE) {
-            next = __shfl_down_sync(0xffffffffu, w[k].v[0], 1);
-            const u64 j = base + (u64)(k * GPUK_BLOCK + t) * V + V;
-            if (lane == 31 && j < n) next = in[j];
         }
 #pragma unroll
         for (int c = 0; c < V; c++) {
@@ -1380,12 +1378,7 @@ GPUK_DEV void select_tiles(T* out, u64* count, const T* in, const unsigned char*
                        (base + j == 0 || !(w[k].v[c] == (c ? w[k].v[c - 1] : prev)));
             else kept = j < valid && select_test(w[k].v[c], op, value);
             keep |= (u32)kept << (k * V + c);
-            if (MODE == SELECT_RLE) {
-                const bool tail = j < valid && (base + j + 1 == n ||
-                                                !(w[k].v[c] == (c < V - 1 ? w[k].v[c + 1] : next)));
-                tails |= (u32)tail << (k * V + c);
-                if (kept) last_head = base + j + 1;
-            }
+            if (MODE == SELECT_RLE && kept) last_head = base + j + 1;
         }
         u32 total = 0;
 #pragma unroll
@@ -1459,9 +1452,8 @@ GPUK_DEV void select_tiles(T* out, u64* count, const T* in, const unsigned char*
     const u64 before = tile_prefix;
     if (index == ntiles - 1 && t == 0) *count = before + kept_here;
     if (MODE == SELECT_COUNT) return;
-    if (MODE == SELECT_RLE) { /* values at the heads, lengths at the tails, straight out */
+    if (MODE == SELECT_RLE) { /* values at the heads straight out; lengths from the heads */
         const u32 lt = (1u << lane) - 1u;
-        const u64 entered = tile_last_head; /* index 0: never read (its first run starts there) */
 #pragma unroll
         for (int k = 0; k < ROUNDS; k++) {
             u32 place = counts[k * GPUK_WARPS + warp];
@@ -1469,14 +1461,23 @@ GPUK_DEV void select_tiles(T* out, u64* count, const T* in, const unsigned char*
             for (int c = 0; c < V; c++)
                 place += __popc(__ballot_sync(0xffffffffu, (keep >> (k * V + c)) & 1u) & lt);
 #pragma unroll
-            for (int c = 0; c < V; c++) {
-                const u32 j = (k * GPUK_BLOCK + t) * V + c;
+            for (int c = 0; c < V; c++)
                 if ((keep >> (k * V + c)) & 1u) out[before + place++] = w[k].v[c];
-                if ((tails >> (k * V + c)) & 1u) { /* run before + place - 1 ends at j */
-                    const u64 head = place ? base + head_at[place - 1] : entered - 1;
-                    lengths[before + place - 1] = base + j + 1 - head;
-                }
-            }
+        }
+        /* A run's length is the next head's place less its own, run p of the tile's at
+           before + p. The tile's last run ends here only where the element after the tile
+           starts a run (or there is none); else a later tile writes it, as the run that tile
+           entered with. The run this tile entered with (its first element not a head) ends at
+           the tile's first head, or with the tile's end where that ends a run. */
+        for (u32 p = t; p + 1 < kept_here; p += GPUK_BLOCK)
+            __stcs(lengths + before + p, (u64)(head_at[p + 1] - head_at[p]));
+        if (t == 0) {
+            const u64 after = base + valid;
+            const bool ends = after == n || !(in[after] == in[after - 1]);
+            if (kept_here && ends)
+                lengths[before + kept_here - 1] = valid - head_at[kept_here - 1];
+            if (index > 0 && (kept_here == 0 || head_at[0] != 0) && (kept_here || ends))
+                lengths[before - 1] = base + (kept_here ? head_at[0] : valid) - (tile_last_head - 1);
         }
         return;
     }
@@ -1491,38 +1492,32 @@ GPUK_DEV void select_tiles(T* out, u64* count, const T* in, const unsigned char*
 // wrap gpuk_select_if_{t}(gpuk_array out, gpuk_array count, gpuk_array in, size_t n, uint32_t op, {T} value)
 //      = gpuk__select({size}, 0, &out, count, in, NULL, NULL, n, op, &value)
 //      | out = the in[i] for which in[i] op value holds (op a gpuk_cmp), in order; count[0] (uint64) = how many; out may be in
-#define GPUK_SELECT_IF(T, t) \
-    GPUK_SELECT_ONE(select_if_##t, T, SELECT_IF, scan_status<u64>, (GPUK_BLOCK))
+#define GPUK_SELECT_IF(T, t) GPUK_SELECT_ONE(select_if_##t, T, SELECT_IF, scan_status<u64>)
 // wrap gpuk_select_flagged_{t}(gpuk_array out, gpuk_array count, gpuk_array in, gpuk_array flags, size_t n)
 //      = gpuk__select({size}, 1, &out, count, in, &flags, NULL, n, 0, NULL)
 //      | out = the in[i] whose flags[i] (uint8) is not 0, in order; count[0] (uint64) = how many; out may be in
 #define GPUK_SELECT_FLAGGED(T, t) \
-    GPUK_SELECT_ONE(select_flagged_##t, T, SELECT_FLAGGED, scan_status<u64>, (GPUK_BLOCK))
+    GPUK_SELECT_ONE(select_flagged_##t, T, SELECT_FLAGGED, scan_status<u64>)
 // wrap gpuk_count_if_{t}(gpuk_array count, gpuk_array in, size_t n, uint32_t op, {T} value)
 //      = gpuk__select({size}, 2, NULL, count, in, NULL, NULL, n, op, &value)
 //      | count[0] (uint64) = the number of in[i] for which in[i] op value holds (op a gpuk_cmp)
-#define GPUK_COUNT_IF(T, t) \
-    GPUK_SELECT_ONE(count_if_##t, T, SELECT_COUNT, scan_status<u64>, (GPUK_BLOCK))
+#define GPUK_COUNT_IF(T, t) GPUK_SELECT_ONE(count_if_##t, T, SELECT_COUNT, scan_status<u64>)
 // wrap gpuk_partition_if_{t}(gpuk_array out, gpuk_array count, gpuk_array in, size_t n, uint32_t op, {T} value)
 //      = gpuk__select({size}, 3, &out, count, in, NULL, NULL, n, op, &value)
 //      | out[0, count) = the in[i] for which in[i] op value holds, in order; out[count, n) = the others, in reverse order; count[0] (uint64) = how many kept
 #define GPUK_PARTITION_IF(T, t) \
-    GPUK_SELECT_ONE(partition_if_##t, T, SELECT_PARTITION, scan_status<u64>, (GPUK_BLOCK))
+    GPUK_SELECT_ONE(partition_if_##t, T, SELECT_PARTITION, scan_status<u64>)
 // wrap gpuk_unique_{t}(gpuk_array out, gpuk_array count, gpuk_array in, size_t n)
 //      = gpuk__select({size}, 4, &out, count, in, NULL, NULL, n, 0, NULL)
 //      | out = the first element of each run of equal (==) consecutive in[i], in order; count[0] (uint64) = how many
-#define GPUK_UNIQUE(T, t) \
-    GPUK_SELECT_ONE(unique_##t, T, SELECT_UNIQUE, scan_status<u64>, (GPUK_BLOCK))
+#define GPUK_UNIQUE(T, t) GPUK_SELECT_ONE(unique_##t, T, SELECT_UNIQUE, scan_status<u64>)
 // wrap gpuk_run_length_encode_{t}(gpuk_array values, gpuk_array lengths, gpuk_array count, gpuk_array in, size_t n)
 //      = gpuk__select({size}, 5, &values, count, in, NULL, &lengths, n, 0, NULL)
 //      | values = the first element of each run of equal (==) consecutive in[i], lengths (uint64) = its length, in order; count[0] (uint64) = the number of runs
 #define GPUK_RUN_LENGTH_ENCODE(T, t) \
-    GPUK_SELECT_ONE(run_length_encode_##t, T, SELECT_RLE, scan_status<count_head>, \
-                    (GPUK_BLOCK, 3))
-/* BOUNDS: the launch bounds. Run-length encoding is held to 3 blocks a multiprocessor (80
-   registers): left free, the i32 kernel took 113 and 2 (bench "run_length_encode_i32"). */
-#define GPUK_SELECT_ONE(name, T, mode, S, BOUNDS)                                            \
-    extern "C" __global__ void __launch_bounds__ BOUNDS                                      \
+    GPUK_SELECT_ONE(run_length_encode_##t, T, SELECT_RLE, scan_status<count_head>)
+#define GPUK_SELECT_ONE(name, T, mode, S)                                                    \
+    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK)                                 \
     gpuk_##name(T* out, u64* count, const T* in, const unsigned char* flags, u64 n, u32 op,  \
                 T value, void* scratch, u32 ahead, u64 capacity, u64* lengths) {             \
         select_tiles<T, mode, S>(out, count, in, flags, n, op, value, scratch, ahead,           \
