@@ -1354,7 +1354,7 @@ GPUK_API gpuk_result gpuk_kernels_reserve_sort(gpuk_ctx* ctx, gpuk_stream stream
 #endif
 
 /* GPUK_GENERATED_BEGIN(kernels) */
-/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 5030114ac48883a3, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
+/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 7db0c36dafe7b18a, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
 #if !defined(GPUK_NO_KERNELS)
 /* Families of built-in kernels. Define GPUK_NO_<FAMILY> before including gpuk.h to leave
    that family out (its calls undeclared, its PTX and launcher gone), or one or more
@@ -1611,10 +1611,10 @@ GPUK_API gpuk_result gpuk_unique_f32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_arr
 GPUK_API gpuk_result gpuk_unique_f64(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, gpuk_array count, gpuk_array in, size_t n); /* out = the first element of each run of equal (==) consecutive in[i], in order; count[0] (uint64) = how many */
 GPUK_API gpuk_result gpuk_unique_i32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, gpuk_array count, gpuk_array in, size_t n); /* out = the first element of each run of equal (==) consecutive in[i], in order; count[0] (uint64) = how many */
 GPUK_API gpuk_result gpuk_unique_u32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array out, gpuk_array count, gpuk_array in, size_t n); /* out = the first element of each run of equal (==) consecutive in[i], in order; count[0] (uint64) = how many */
-GPUK_API gpuk_result gpuk_run_length_encode_f32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array values, gpuk_array lengths, gpuk_array count, gpuk_array in, size_t n); /* values = the first element of each run of equal (==) consecutive in[i], lengths (uint64) = its length, in order; count[0] (uint64) = the number of runs */
-GPUK_API gpuk_result gpuk_run_length_encode_f64(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array values, gpuk_array lengths, gpuk_array count, gpuk_array in, size_t n); /* values = the first element of each run of equal (==) consecutive in[i], lengths (uint64) = its length, in order; count[0] (uint64) = the number of runs */
-GPUK_API gpuk_result gpuk_run_length_encode_i32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array values, gpuk_array lengths, gpuk_array count, gpuk_array in, size_t n); /* values = the first element of each run of equal (==) consecutive in[i], lengths (uint64) = its length, in order; count[0] (uint64) = the number of runs */
-GPUK_API gpuk_result gpuk_run_length_encode_u32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array values, gpuk_array lengths, gpuk_array count, gpuk_array in, size_t n); /* values = the first element of each run of equal (==) consecutive in[i], lengths (uint64) = its length, in order; count[0] (uint64) = the number of runs */
+GPUK_API gpuk_result gpuk_run_length_encode_f32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array values, gpuk_array lengths, gpuk_array count, gpuk_array in, size_t n); /* values = the first element of each run of equal (==) consecutive in[i], lengths (uint64) = its length, in order; count[0] (uint64) = the number of runs; n below 2^48 */
+GPUK_API gpuk_result gpuk_run_length_encode_f64(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array values, gpuk_array lengths, gpuk_array count, gpuk_array in, size_t n); /* values = the first element of each run of equal (==) consecutive in[i], lengths (uint64) = its length, in order; count[0] (uint64) = the number of runs; n below 2^48 */
+GPUK_API gpuk_result gpuk_run_length_encode_i32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array values, gpuk_array lengths, gpuk_array count, gpuk_array in, size_t n); /* values = the first element of each run of equal (==) consecutive in[i], lengths (uint64) = its length, in order; count[0] (uint64) = the number of runs; n below 2^48 */
+GPUK_API gpuk_result gpuk_run_length_encode_u32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array values, gpuk_array lengths, gpuk_array count, gpuk_array in, size_t n); /* values = the first element of each run of equal (==) consecutive in[i], lengths (uint64) = its length, in order; count[0] (uint64) = the number of runs; n below 2^48 */
 #endif
 #if defined(GPUK__FAMILY_STENCIL)
 GPUK_API gpuk_result gpuk_stencil3x3_f32(gpuk_ctx* ctx, gpuk_stream stream, gpuk_array2d out, gpuk_array2d in, const float* weights, uint32_t boundary); /* out = the 3x3 weighted sum of in's neighbours (weights[9], row-major, [4] the centre) with boundary GPUK_BOUNDARY_SKIP (leave out-of-range neighbours out, scale by the weight sum over the ones present), _CLAMP or _ZERO; out must not overlap in */
@@ -10104,7 +10104,7 @@ static int gpuk__inflate(const unsigned char* in, size_t in_len, unsigned char* 
 /* ---- >>builtin ---- */
 #if !defined(GPUK_NO_KERNELS)
 /* GPUK_GENERATED_BEGIN(kernel_ids) */
-/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 5030114ac48883a3, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
+/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 7db0c36dafe7b18a, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
 enum {
     GPUK__K_FILL_F32,
     GPUK__K_FILL_F64,
@@ -14004,7 +14004,7 @@ GPUK__IMPL gpuk_result gpuk_random_normal_f64(gpuk_ctx* ctx, gpuk_stream stream,
 
 /* The PTX of every built-in kernel, and its table. */
 /* GPUK_GENERATED_BEGIN(ptx) */
-/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 5030114ac48883a3, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
+/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 7db0c36dafe7b18a, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
 #if defined(GPUK__FAMILY_GENERATE)
 #define GPUK__IF_GENERATE(ptx) ptx
 #else

@@ -1513,7 +1513,7 @@ GPUK_DEV void select_tiles(T* out, u64* count, const T* in, const unsigned char*
 #define GPUK_UNIQUE(T, t) GPUK_SELECT_ONE(unique_##t, T, SELECT_UNIQUE, scan_status<u64>)
 // wrap gpuk_run_length_encode_{t}(gpuk_array values, gpuk_array lengths, gpuk_array count, gpuk_array in, size_t n)
 //      = gpuk__select({size}, 5, &values, count, in, NULL, &lengths, n, 0, NULL)
-//      | values = the first element of each run of equal (==) consecutive in[i], lengths (uint64) = its length, in order; count[0] (uint64) = the number of runs
+//      | values = the first element of each run of equal (==) consecutive in[i], lengths (uint64) = its length, in order; count[0] (uint64) = the number of runs; n below 2^48
 #define GPUK_RUN_LENGTH_ENCODE(T, t) \
     GPUK_SELECT_ONE(run_length_encode_##t, T, SELECT_RLE, scan_status<count_head>)
 #define GPUK_SELECT_ONE(name, T, mode, S)                                                    \
