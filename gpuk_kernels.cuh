@@ -1175,20 +1175,13 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, u32 ahead, u64 cap
     T lane_before = __shfl_up_sync(0xffffffffu, incl, 1);
     T thread_prefix = lane == 0 ? warp_prefix : k_add(warp_prefix, lane_before);
 
+    /* The tile is scanned within itself while warp 0 looks back, and the tile's prefix is added
+       as it goes out: the look-back's wait overlaps the scan, and a barrier goes (bench
+       "scan_inclusive_f64"). A float element's sum is then (tile prefix) + (the tile's own sum
+       up to it), rounded as a sum's is; float scans promise no more (see the guide). */
     const u32 ready = epoch << 2;
-    if (warp == 0) {
-        T prefix = T(0);
-        if (index > 0) {
-            if (lane == 0) status.publish(index, ready | SCAN_FLAG_AGG, block_total);
-            prefix = look_back_warp<T>(status, index, ready, lane);
-        }
-        if (lane == 0) {
-            status.publish(index, ready | SCAN_FLAG_INCL, k_add(prefix, block_total));
-            tile_prefix = prefix;
-        }
-    }
-    __syncthreads();
-    T offset = k_add(tile_prefix, thread_prefix);
+    if (t == 0 && index > 0) status.publish(index, ready | SCAN_FLAG_AGG, block_total);
+    T offset = thread_prefix;
 #pragma unroll
     for (int k = 0; k < ITEMS; k++) {
         const u32 p = padded<T>(t * ITEMS + k);
@@ -1196,25 +1189,34 @@ GPUK_DEV void scan(T* out, const T* in, u64 n, void* scratch, u32 ahead, u64 cap
         tile[p] = EXCLUSIVE ? offset : inclusive;
         offset = inclusive;
     }
+    if (warp == 0) {
+        const T prefix = index > 0 ? look_back_warp<T>(status, index, ready, lane) : T(0);
+        if (lane == 0) {
+            status.publish(index, ready | SCAN_FLAG_INCL, k_add(prefix, block_total));
+            tile_prefix = prefix;
+        }
+    }
     __syncthreads();
+    const T add = tile_prefix;
     T* dst = out + base;
     if (valid == TILE && aligned16(dst)) {
 #pragma unroll
         for (int k = 0; k < ITEMS / V; k++) {
             pack16<T> w;
 #pragma unroll
-            for (int c = 0; c < V; c++) w.v[c] = tile[padded<T>((k * GPUK_BLOCK + t) * V + c)];
+            for (int c = 0; c < V; c++)
+                w.v[c] = k_add(add, tile[padded<T>((k * GPUK_BLOCK + t) * V + c)]);
             store_streaming((pack16<T>*)dst + k * GPUK_BLOCK + t, w);
         }
     } else if (valid == TILE) {
 #pragma unroll
         for (int k = 0; k < ITEMS; k++)
-            dst[k * GPUK_BLOCK + t] = tile[padded<T>(k * GPUK_BLOCK + t)];
+            dst[k * GPUK_BLOCK + t] = k_add(add, tile[padded<T>(k * GPUK_BLOCK + t)]);
     } else {
 #pragma unroll
         for (int k = 0; k < ITEMS; k++) {
             u32 j = k * GPUK_BLOCK + t;
-            if (j < valid) dst[j] = tile[padded<T>(j)];
+            if (j < valid) dst[j] = k_add(add, tile[padded<T>(j)]);
         }
     }
 }
