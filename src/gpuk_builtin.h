@@ -1579,18 +1579,19 @@ static GPUK__NOINLINE gpuk_result gpuk__gemm(const char* fn, int id, gpuk_ctx* c
 #endif /* GPUK__LAUNCHER_GEMM */
 
 #if defined(GPUK__LAUNCHER_STENCIL)
-/* The 3x3's sm_90 variant (gpuk_kernels.cuh, stencil3x3_tile) loads each tile's box by TMA from
-   a tensor map of in: 4-byte elements, boxes of (COLS + 8) x (ROWS + 2), out-of-range elements
-   read as 0. The map's rules: its base 16-byte aligned, its row stride a multiple of 16 bytes
-   (below 2^40); the kernel's box coordinates are int, so rows and cols below 2^31. Where in
-   itself is off 1 to 3 elements past a 16-byte boundary (a view from an odd column), the map
-   starts at that boundary, off columns wider, and *use = 1 + off: the kernel reads its boxes
-   off columns further right (the boxes themselves must start on 16 bytes) and the column left
-   of the image as 0 itself (it is data here, not the map's fill). Elsewhere (or with no
-   cuTensorMapEncodeTiled, a driver before CUDA 12.0) *use stays 0 and the call runs the
-   baseline's 32 x 8 kernel instead (gpuk__builtin_twin). The sm_80 variant (tma 0) copies the
-   same boxes by cp.async under the same rules: *use as above, no map made. */
-static gpuk_result gpuk__stencil_tmap(const char* fn, int id, int tma, unsigned char* map,
+/* Whether the 3x3's tiles can take the view in (*use = 1 + off) or the call runs the baseline
+   (*use = 0), and for TMA the tensor map. The 3x3's sm_90 variant (gpuk_kernels.cuh,
+   stencil3x3_tile) loads each tile's box by TMA from a tensor map of in: 4-byte elements, boxes of
+   (COLS + 8) x (ROWS + 2), out-of-range elements read as 0. The map's rules: its base 16-byte
+   aligned, its row stride a multiple of 16 bytes (below 2^40); the kernel's box coordinates are
+   int, so rows and cols below 2^31. Where in itself is off 1 to 3 elements past a 16-byte boundary
+   (a view from an odd column), the map starts at that boundary, off columns wider, and *use = 1 +
+   off: the kernel reads its boxes off columns further right (the boxes themselves must start on 16
+   bytes) and the column left of the image as 0 itself (it is data here, not the map's fill).
+   Elsewhere (or with no cuTensorMapEncodeTiled, a driver before CUDA 12.0) *use stays 0 and the
+   call runs the baseline's 32 x 8 kernel instead (gpuk__builtin_twin). The sm_80 variant (tma 0)
+   copies the same boxes by cp.async under the same rules: *use as above, no map made. */
+static gpuk_result gpuk__stencil_tiles(const char* fn, int id, int tma, unsigned char* map,
                                       gpuk_devptr in, unsigned long long rows,
                                       unsigned long long cols, size_t ld, uint32_t* use) {
     const gpuk_devptr base = in - (in & 15u); /* the 16-byte boundary at or below in */
@@ -1628,7 +1629,7 @@ static gpuk_result gpuk__stencil_tmap(const char* fn, int id, int tma, unsigned 
    GPUK__STENCIL_ROWS (heat); the 3x3's sm_90 and sm_80 variants add (map, weights as doubles,
    use_map) and take tiles of GPUK__STENCIL3_TMA_COLS x _ROWS walked by blocks of
    GPUK__STENCIL3_TMA_THREADS threads, GPUK__STENCIL3_TMA_PER_SM a multiprocessor, where in's
-   rows allow them (see gpuk__stencil_tmap); else the call launches the baseline's 32 x 8
+   rows allow them (see gpuk__stencil_tiles); else the call launches the baseline's 32 x 8
    kernel. mode 0:
    3x3 (weights, boundary); 1: one heat step (in -> out); 2: steps heat steps of out (the
    field) using in as scratch, a step a launch (field and scratch taking turns), then for odd
@@ -1698,7 +1699,7 @@ static GPUK__NOINLINE gpuk_result gpuk__stencil(const char* fn, int id, gpuk_ctx
     k.args = args;
     if (mode == 0 && (target = gpuk__builtin_pick(ctx, id)->target) >= 80) { /* the tiles */
         for (i = 0; i < 9; i++) wd.w[i] = (double)w.w[i];
-        if ((r = gpuk__stencil_tmap(fn, id, target >= 90, map, p[1], rows, cols, ld[1],
+        if ((r = gpuk__stencil_tiles(fn, id, target >= 90, map, p[1], rows, cols, ld[1],
                                     &use_map)) != GPUK_OK)
             return r;
         args[8] = map; args[9] = &wd; args[10] = &use_map;
