@@ -930,10 +930,10 @@ GPUK_DEV void reduce_cols(F f, typename F::out* out, const T* in, u64 rows, u64 
    scratch: a 64-bit ticket word (low half: tiles drawn in this launch; high half: the launch's
    epoch), a 64-bit sweep cursor, then SCAN_STATUS_BYTES of status for each of `capacity`
    tiles. A status flag holds the launch's epoch above its two state bits, so stale flags from
-   earlier launches never look ready and nothing needs clearing between launches. The epoch lives in device memory and
-   the kernel advances it itself: the block that draws the last ticket resets the count and
-   steps the epoch in one store, after every other block of the launch has drawn its ticket
-   (and with it the epoch). So a launch replayed from a CUDA graph, whose arguments never
+   earlier launches never look ready and nothing needs clearing between launches. The epoch
+   lives in device memory and the kernel advances it itself: the block that draws the last
+   ticket resets the count and steps the epoch in one store, after every other block of the
+   launch has drawn its ticket (and with it the epoch). So a launch replayed from a CUDA graph, whose arguments never
    change, still gets a fresh epoch each time. Epochs repeat after 2^30 - 1 launches; a flag
    that old must never survive, so each launch also clears the status words of 256 tiles past
    its own end at a cursor that walks the whole area: every flag is rewritten or cleared at
@@ -1479,7 +1479,8 @@ GPUK_DEV void select_tiles(T* out, u64* count, const T* in, const unsigned char*
             if (kept_here && ends)
                 lengths[before + kept_here - 1] = valid - head_at[kept_here - 1];
             if (index > 0 && (kept_here == 0 || head_at[0] != 0) && (kept_here || ends))
-                lengths[before - 1] = base + (kept_here ? head_at[0] : valid) - (tile_last_head - 1);
+                lengths[before - 1] =
+                    base + (kept_here ? head_at[0] : valid) - (tile_last_head - 1);
         }
         return;
     }
