@@ -50,7 +50,9 @@ int main(int argc, char** argv) {
         good = round_trip(ctx, &ms);
         /* double data rate: two transfers per memory clock */
         peak_gbs = 2.0 * i.mem_clock_khz * 1e3 * (i.mem_bus_bits / 8) / 1e9;
-        printf("device %d: %s (PCI %s)\n", d, i.name, i.pci_bus_id);
+        printf("device %d: %s (PCI %s, ", d, i.name, i.pci_bus_id);
+        if (i.numa_node >= 0) printf("the host's NUMA node %d)\n", i.numa_node);
+        else printf("NUMA node unknown)\n");
         printf("  compute capability %d.%d, %d SMs at %d MHz, warp %d, %d threads per block, %d per SM\n",
                i.cc_major, i.cc_minor, i.sm_count, i.clock_khz / 1000, i.warp_size,
                i.max_threads_per_block, i.max_threads_per_sm);
