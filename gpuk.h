@@ -1354,7 +1354,7 @@ GPUK_API gpuk_result gpuk_kernels_reserve_sort(gpuk_ctx* ctx, gpuk_stream stream
 #endif
 
 /* GPUK_GENERATED_BEGIN(kernels) */
-/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 f7f587ac1c8bf170, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
+/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 e94c3037762cebf2, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
 #if !defined(GPUK_NO_KERNELS)
 /* Families of built-in kernels. Define GPUK_NO_<FAMILY> before including gpuk.h to leave
    that family out (its calls undeclared, its PTX and launcher gone), or one or more
@@ -10104,7 +10104,7 @@ static int gpuk__inflate(const unsigned char* in, size_t in_len, unsigned char* 
 /* ---- >>builtin ---- */
 #if !defined(GPUK_NO_KERNELS)
 /* GPUK_GENERATED_BEGIN(kernel_ids) */
-/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 f7f587ac1c8bf170, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
+/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 e94c3037762cebf2, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
 enum {
     GPUK__K_FILL_F32,
     GPUK__K_FILL_F64,
@@ -14005,7 +14005,7 @@ GPUK__IMPL gpuk_result gpuk_random_normal_f64(gpuk_ctx* ctx, gpuk_stream stream,
 
 /* The PTX of every built-in kernel, and its table. */
 /* GPUK_GENERATED_BEGIN(ptx) */
-/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 f7f587ac1c8bf170, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
+/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 e94c3037762cebf2, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
 #if defined(GPUK__FAMILY_GENERATE)
 #define GPUK__IF_GENERATE(ptx) ptx
 #else
@@ -20310,56 +20310,56 @@ static const char* const gpuk__ptx_run_length_encode_f32[] = {
 "Kfi&KZfphDi3S$ig~T%w9.BZP|o:0S#{f!*TqQ9K7[-u5#xb6{k=R0*sVEyzvMnd2w-cmJ_Gnq&ppfNqvR..E0dkl3ke+yIY4"
 "B]-Exx1{SP#1kNi#Ib)@=yE6p5AABMsU^pgI{f&quYVRdKJU|qPJKYPlQaat4YWe{%y[RV6lP|m~R*lvmhJ^STdj0=5mFulcV"
 "TDFgo6T4jL.B]}mzymbEHb|6sW46QOfZG+#efdDrsr4hFb~.X(K*ND3gJ$MwGIYfi(d)25z5g/LZg-U@#wHeg&W:}*TVRAN@|"
-"L_GEj0sZFLzbvE5lL8vSOV3",
-"6&qIkZTV()^mdhK4[%Fqjyyhazif#7SeZtg!d8vMS+qQ#Bv6dGaFaePO^M@1D}-ZrGBlecs/-Wb*(%Gt%U$H+{U6-*]U~7i^G"
-"&cQ-X7JQ{cS4gB0mPApUYlqP*Z[:bZ).MH/NwrtOr(/72}TVF%#NXUjY[-UP1nUF6xmVMp{!@W|K-~+MD.hjJXYb(/em7y%fZ"
-"@1Z}]{h__~{rd9F07jnq8l2v@78LIRnggZ|LF-.W_R(uDU..U=cxjI./q^!hCA_){Mwgr$Gkf:ZvXO{:eS#bmzujcJUDVsIR|"
-"-]6NI.#*C#*pA6xf5s=j2MQ.w)Yrkj!nC#38syixq^6hXqXDu@Y+ufi*=HvfzMUa#I[U=3BHVQ[NT#xFz2ZP#]:y.b:%9uS:I"
-"aW7#{)w+L*}N&Ee^jFs([uhtvbxBv%NP2Q{4b#pNlIHskA*!IgV^.961o7@Ah].()7f4UlX_r{IY)dkI.B]NfXZdxn{$2KfbP"
-"0yDZbC.-6-4%GRk*~5e0yaX6VP||vgj6Q}9OX5]]4Zxbm10&2.tef*VOU(~F*7C-Z/bPrQwT]9M+PRBt&#/[+Y:)or)swEKKq"
-"wFsfO4Fiw4@#MghkqVPNrAlwE52y^a[t5_XE+!3=5)hb/o4z[$)%DgYaGCNQmm-hmCxVs]K02r&P56ptUXixGPM51~H9)H/1%"
-"TKX=-jyqYfP3[kAC@fYR8z(AdV+gdvbu26!}9TtEJ5S-E6gN(Y7e*l%n:tG08qR0p0xqg[]D/9l3*=!c+j_K%s+8I82.tBZra"
-"iN-H={m$C$ol$*XqXEF#DRg%@=X*.z+)EU8~5jP)K.)}e2fdkNKFE.&czNg*tG!0e7)uSBeDCi(1NHP#]*k}:3C[sUaDzdVM3"
-"jitYIm{NUd(o&T6pdIAa#&uq7p[roB:+3:0Ya$9[qf)yn7N@7@PDP6iIsgXKoU/Q1G)$(qY=Y.B.Uw2S)I.qUFFv33$]1!Tsz"
-"IomK_:QVx4%kmE(h)_I9L]Uj^b@ApCZeF1)GS_G^{dUve9xj}y(5w35g}IYr$&*!^Zd|Q_S$+*B/qU@Pks:BC=8@SUZ1vuVRX"
-"iYaCDCLZ=]-1O&7BEH]yGp4X)l@q5V5^&cg+e_U#PGNi$OgW+xk1qjAQp$8dY-65[6sl*_]nR9KT@*2D3o)i(HygM#sUZmCDF"
-"61=V6ElItMg&^&RK37+~Ya35w{3zcnG{5lONl:aRgH=X${XLY3gT(c*_mFc0#g/]gN*=O^AJ^&VEB)CHx9NIrjjqkkW7S5K~6"
-"=jztU_oeiaQ3Y^k0AQsEFhl$F)*kr!uK5npzWcNrZdelnw/*Gj.Yc7)1vU_pf:RZo!NZieEtQ$T=kNe9kpvqP[PLyqwsUeXG}"
-"HOGMRY)@$Eo}%3.Qo]+Gg&S-[1}BS]VIUFsO9%%JWAL%Ed|7mUBIM9X{nnlQ_Keki|tc!&yL1Z])j)6qX=G}_B_#i4jgbeEDr"
-")-U//#E)@hiUyh+AE_xAKzeZ^=FHdrZ-Qkk1GqigI2%dWdsAl%qD.b(w98}20&t+:K&7pNd/QS7{#h8bB*!#I/bWpmqlOkJ[9"
-"O9^0#O![iuR.DjJ)|J3L|Bvy}Aio0cA&YbSOXaEEQY2%nVZ_Z%(38GHpMOsa8NgV8Bz7N|0PaVOu|5]]UJ&j~5#moq~ZDXuag"
-"z@t3RjZ7||2-)_QFDsx=I2ufEQzvhj58EHaKHp}_Pr2uuq!)~yls+/KK.B%KV7gC7Yb9s^7VFHo-dR([{Bku*%!6+FckPQnuz"
-"sTQAlBPTD2uOUmQrgayZweAaC*8~_6]Azs|+VYsRKbD{o298_U3-_NX:0@Gu)RaL:ALwIRvDvTVkTGwdJmX[(J9-K(^c_H[}a"
-"#}Z:OEnNl0Y140kUy[kLml&.sD_j+BEq)yJ}uq7sXeD9qQAi3TEZEBmcGY@uY*/1@k[rw:0mI8lk=oG||sSPEy(d735iCZxeE"
-"YyqHN-X(_9L@5r8k*nsg*y7ejS]=Ye5V#cp)t[N:h5VhQGIM*so9[6*FGSfk:d=y3Kf$9n*g$&Z{Kq(/h(1K[nIXcUj7^~U37"
-"3dL5yXWNiUMA1WxUWnu]a(0xS7=cA(FY.:_jw)(u8CKl]T%@#D2RbOyHjoKMn%]x(]l|AC0O_P%w8QmVsLFa|{PZU:I+t6d_b"
-"&DR4I28klhP:EL@HX]e:ehB^=maIk/VY_+y=6gm/dQ3C2((=-s$8xH2A6&Q(4e3i6+QEI3XbXbD&+z$R82zJ+^FYLvggv=wM2"
-"1x*v_cpkv2Pq#hoKHXFhp6VAu]KmA8Axr&+Ix~][./xo&7k*D-D5pJTY8m!mu46mtNwH-6/2CFe3rs6{JGyZSk=G_K=~slA!5"
-"17/H8k$l9Cz+gPogmDiMA[I]f.9rBrYpR62i(PV}US^U-@J:Wnc44YXt$Ej%hsKOV(bDRh4k3ZHP-qz=*Zd44BAbjt/y7$$/2"
-"Huyxw%PjCLZIxIEj.lE1._+MMOlLt2yp|@5G=6{{za|HvPW{=G!FG2F!+$j-/ret_M!aT#!BpL3i%ZhTu$_|F69j-iAc-joTf"
-"2wv%5n[s*V+zS*%IczXcO/{+@vBds~VV0se~d-z:^fV#q3uQm@V}$e3o~Sgtm#8T/%Wx-[M]EwXcN8Z=]OdunwHN0Q[mawhIA"
-"UQ/tfeKcRtxMcn@uf#f[P+Zq3uXDJ#(24v6S-FhNK2k-*OI9hAStAbuY1@eZuET4)|^K|V+uoE/)bcf/%MChDD:U])_wc$$!d"
-"(CiXeI2uUZLx9b)Mv.TGeYUC6)AL%5=Tu5t:2N]7h_F#9#MNhDsKw13P|R*rhCOXpprrIH7=y61ppQ]j3[lS)k{hck6)7N^D~"
-"fiO~pik=yVKvI*GjMp%}[^P~95eAUB[~RMCb2__k6A6IZ9Ez.v1L[:$G$:iUGt1sv}DB)4lt^|(Ei.c$eR@{AtLH62fN-WN(~"
-".18w&J}{WgiGRK2ilbj=dGLKb_kM}Ha2U=#xs3ZK7BB!a8%wp_LR3f*vM2euKmXC21{gNg]&GVPJ~s7uLoA5)A1SE}%oxVXb|"
-"d]+u/g.|sP#kDKG).L937M$EhsHe%.O&/S_K6#=(w4HU#Z%+26yMf-IHB1GOY|.y.x0}h)xY57MtTa!D2kLA1SDP8%w}GvA^A"
-"{0hG|W!{]_^#]+ED/3.U|U|[^nX_:FFKmwK[)AgaN6F)Q1g#@+.f~n@VYz|_eVnl(4])0^wll2dBCxn)Qb@ZE1=a:Aq@i#I^l"
-"g6LeoWO!/bk:F[]x7}WEk@iMX7yhJnI8h6Nj$_W5r4kRJn4ka_*$ef8=~WCELR[1P)FR(WsvoaIs6Cn)OC@=ppj|AMEGqmqId"
-"!aA$f5Hri:uRe.wHe8=~WCELR[1fem-mexxBR5NB1h[C11y-Mv42aj%(E)o]}Y(_)iE=KR*wp~B~/0F4WIT0KitVmyLDTf/oN"
-"Ff!6rG]&~Jh9{Ui:eID:ky./b:NYCng(uU_-)$.pl]V@I/3bNlu6Vi^PcQ+xoln9!MN2Csha05TLhG:~M17X~GQ8S5FWKr@Ju"
-"era_{}Q[uMLL-/3]oMgzbviOnCh}#L}8LPh(b$!a14CSkU&igzZ82I%_^oj.XT^pQikJySt#%eCM!]N*Aflv%G~9P0tMeSkW2"
-"H^-zyN+UA6~K2&/9Ey=T62EhO(Lih%HNDCm%:6oEw/1__*US[#6jU:gx$X3.@0I7YuWPx40zwKr:rj.!5c-A^06z8nG8F|D|S"
-"RmVKE(b~sff+bJD8@[{:HW2|/R52_iQgGQYq_)P1A6$.r+_E@)=!6![pX$5Bh4C3Y.cQT@h#!!1A1#arbG]=)xiy5ShTSt5Q~"
-"M-//fd{Hw(k&uRp#*5KtcBhV7hcqK)jbw^[:ZFF+4p)y:QsUE2YW)QMwwKNw1/=Mf]:{:)8]vIGAc.0tD|mVQS)PE)SolZr:P"
-"veSrc[w9BWaZODxs0|vxb}.Hc9P$$KQGj)6COeZqfn^!{QJ{~iHCRwiwb7/6UfuW2{GJ+p_5e!plf8+_1qB4*t(Bt7is62onp"
-"smT+l&1MyNKxa7r--jFdkN)",
-"@|0V5(Zat#2NaGzG*=MR*z:)~TpAAwH3swK#Fb{6]qqq$:j#et2[M=fh.tIjZDj7QEAgEU8qx[GkoqInXbG3TUqJRApQ#c.c9"
-"yWYPo(~1.5=^!XM@(g8XJDAiNj[%59mW|Hi[w%QcDzN|4g%3.S+:%dHIh1I-{%]ki(C|85[eOu+TTyY*hLCYNkTS!SOx/ig4e"
-"Qe5lzpvbss^]0~UjYZhX6Vryj.1E|y1r}gHoy2xvojZjtCJm7ODgeoYz5X.QQHSgMZ%Vvk03{{(kLnW-nfaGq4rmH!gVUakD4"
-"3q75BL(sssEr)5d}NrKB=]IUuaUW5xKdtQ8_q7:s^hk~H@Z~L278UyIM%IZ^4QO$_e.zv&q{%kI$HmhNRcM}AwzkaV}uWQcP("
-"N+P5M+SU-m].4[W1Ut)m(-R{FZ%h@7%eUAzHGxv1gyY-waS7q+aEbH(cEwDXVw%T2mfsi$eC!E2Cyy]eMeuCfPms6jy[ykgXZ"
-"{Nkhj&%Tgace%w6(TOsil!c4ATxc6v&W8F_QuBy/s6azgw4hK18Iy4+4}Ma0K{yazshZL+@hL7KeRQB{659pYU+h9].Bfwhiy"
-"[heJkVsTHc}r*+{#$*[Exl#/_3{Nd/ft*g%{AOJ:lmTur9p5",
+"L_GEj0sZq]@u6XR6{c+I)u4",
+"vrVH-&3MDl@ujJV!Ew%RP6pQ!21=14J{Wy}KR@(SWR$cT_=%hTcM5iU8qIYd*GSyS0GClu:UR9rd_nDIhOw3hG6@L0Q$k)lIO"
+"P(d_Wb9.$P6L^8DrB3C-/MDy3J{5qh+QXaG4K.oRY#6zC_*@UyBd/oA7dv/=mdfs)T(_*PP|u-H1Q)01%E!:jXX3Lpk$L#@54"
+"n{Op5p%Pv|~3YK$~ytha@Ac)~%M=EMolXq0z3c4DsD+6O2nyYHoj1P[K{WJH%NBhH@5$TeDP~Zcw2LiD3z@:ExY*iS4U{+$RQ"
+"#=*gleR(a^^w]DA}Fa{9|k4kUBIPI-ci|hU)khewxs.}|:NX&O*XT(RW*[mU)y}!%bphbLAt#J4+g/vO6#6dHpOkPFyR3nF!("
+"a6sF.]JQV*P1bX7rF8_%an/U+LE5Lm1rLhZU5h.ADTQ0F05+z$R4r%vvo*{{@6%+t93G-6(T_Ql_Y$I68Fn_.8baqk4ZiUw@1"
+"u#8~It~%rJ!taNX6C}^lr:A)%bD@@*x2peQN3bOspYz)014Tn=++$qzKzm5$x:0eNr*M8#B=X}*bTrsDyii1=r93{}/fbcJyw"
+"I)h7=kO+y$}JnIIo@}gFIQ(#*/z~39V)RR|/Zu:Q:pX1DFKiF29q%&+0xhs_xEm+~js|{l9yTIJT8rQ+[+D5c5d*gJK5r=^G3"
+"okSlU3B|!w|FVV[#QQEt2.}xH-qhA5T3N71Y$I+A1p._)*h.X0VRxy~%q9/RvGWU6&ZtMV@SSSe*6zZRCy}_KU{ls:H*}O2(_"
+"OX6wZ^z2hLuDeF3R*u)fTP%%6={az=pR$:b9s1}ON_DO[^))@sons$7#U*+Swyfd!@Gb/2QB!YT]8YaFv.Wh.G)Ro+H(Xg@S|"
+"HasJ@c3KcNJ%7&KQaQFdRnue)Djdrc:{NGaO}ox&DL*nM#|bdnW_%FRHD/A]=(U]96[oioWbNaObsaXM2QqxPKeokV0{3Hw-L"
+"e]4h^peOyfhLe%)wE4yU5^P+QM9DFn#b(%sxh$M$JI~)^D+!&-hZVXXb_6a+lNrdEynxX1n3_Cpu|CjFh*VHTI$mQ2Li3M.]y"
+"2o)d&%LlD}p&YhX}K&6&9V2WvzF-i*bUl_P70+dQdVLU%xWpqJzMZ3L~qvS4r:MzMgDk.iE[B69sZ}+bSm[eP=Xog+@81R2to"
+"Tdm4GzO2n.5g0%pi*{SFIw[ym8P@rn4z3em{IJ2I:N5dRnJQ5#COx6RTpw9uqdW]$CiDfkp*lCACmu$gA!uC.yw~eid&S3{6V"
+"p[EU!GWJ$26w2i)uGhnS:RgPp9~gHQmo]8(C:mr{q[_%$O.[45JstS0Q^mxIguhy&T:Y0^Jiz.CM.{l2=n/~zQIY7fG)VU*@^"
+"Nf/iM=eZ+45K)$ttg*lY[qk}ykj/]&Qzx!@R_/dt7[_:*s#)6^!zc%hq2@Ic2d*6tNYniY|6nc{YhIn&5toVFfb+u}H=G.4-l"
+"@lM/(.JSI^G*LiyZmoJ[wp9WNmo~sDGW}sXC=dJLty2=WRA-jy00A+rSE]M9qe/f@+EzRpJUzk8&KV7Ve&)=86p!TuDvIBrg0"
+"fV5fVXvV+)n$v:l$pp$&T4{3y!@wleI*vO4V#G^9@.BOSoRoe76dZMUuFM71_R&8U2+dxdirhumDPDaKJ%Hg%Z|%dcU$gXBc5"
+"Vv(8HR+YJMMJ}k@CoMyl.Z%wi*[~&r*j.dm}I~9Kz@/dg5SIY^d$maGRNK!.#T6}#(rWWQA@uYYusQj~K#]U=ELwc9R=H~!Jl"
+"71wXo:c8/XH^K_VhV}3nN5X)C!|=81nclUx$iLvr-[:1O~Xs_wGMFNS*ZPFhGqWY1oOb]^)|WO].pSY.p[Qta0^G+)fYo05tr"
+"#71.P~EQCTVK(Me/{@IWLV7L[Zp[(P:IzDwnva*#~-d[p.Ms*mJDT^+zxGiz9c/4H&^9l@j{DFPWMt6VdPy6PddslM0kbBXXW"
+"g%DH:Fx11*cagRq+9^jREqSo@!X/b+rR29&leHi9eHHdB5VV#P4[ctJzOK6im-(]Zir/&[u7&:X&AgSt_WC4w7_#APSA[IuuZ"
+"|9oyEz6WyBabN_wBPge_arcL~lfI[#jLSew])ipti.Y92vi$vk&s{X&:{!Z1Lg%o.!YWDqe2%kU[tLR1rLD@b+VFj$3fiUs4a"
+"iDUF-S*kAt9+N#|5b69M1ssOd=.F=1~Wj127EZOU^Feg(z**nKn-[M1+.A.i)-NDPG!:~wj*9JI)*AM5KPYKoshFQBxsrewn)"
+"H5v$TgGHQCf0dbcKJ}Ts-QP7IrxBSGNVPHsQYfO=70xOwd#y/]pdqR_%Eim=_oCyK~.+5wXf+V#DR5%+bg(*[OI%U+9{@Lc3p"
+"3mdYrS9K_N_pjIC(sxrNtN.z)M)&Bp1m5f[_PK&Q6jo[812pD7S{l#W-sOUu=oXEBcMp)~98&Lp_J)8#PYs$gPXedNz_$.!gb"
+"K%VdHi!rdw@7B$TUz:WuwgxUk7@[37H)c#&*BKJI5u~:KFNHcol0VKP8*TcQ&]l=SRVl*CHcpe=&]oCXX1]jh0dr1F!rWt]uU"
+"z{vLi$5P8*[Elsu41vgEkcJt(XRE4ZhQsm@U[Leafeb/2=F/cQcSE6q#8y%nS(@!~VvX.V[OB^-mH|.nLOTR*Kg_L~s&:o:dF"
+"{/.i$n&T3jCsaq[F^U3q$DZSM$E9Ei7prG65QbqR!buod3byO!ku6yO-whI~D7&96PI1TgfnQ-n%M1Pg2+iJF:VKj/Mo~ZpI4"
+"pd[5RK&/m+iWC(ViY+.Ut}oLE#o_P!2N4ybyTMAz^8Rfb9])G3ZrKD4!Cf|%bL|UC7yE4TV]fNSxmVpH7EOWt)2n&cK(V]:Qa"
+"]7aYwdeUl0WOAM_QgihApl4O^4uz.yU0|!hs^[8b|@FMD2M7NYZ30UEU={og.|koO2{HLGEU03q:otwV+^3tG1dfcN=XYwW5:"
+"gZDuys_r95[=oD9^p+l9jpk*ZbLr-#CHs40K(!oAd/405W+!TrixucD0Lltd]7&F|zCmT7P3Na12[j4r[=jpW:$xbBh!2xyOe"
+"&e+6Op5~6~yE+SiLjQkz:vN5X8LcZPAZF4$b%5us~5Ew+~j4R5RR}S):sRa|A~r4G10gnyjSB3od/WRLr(R5F9%UofpP6kULc"
+"aax4z]s5G0h8h1jedaeFc@IBP_|#[+utOi8CseBp4HzPF=1B-0{s{|5@1:wOic2Y+S%_n^CCQ{=^/oY-3WKyBB+yGWC-lW$Y3"
+"kfj:g!uY!5eZ+Y[3.dp/|Ce/iChnae$HL/a[l-oLGfutK[/F3*.yXZa$.YYeHln9A$f7:i&C)Pn5H^l6Jzt+k]JM:s^:O^onR"
+"%tptw&PEI/tA)y9!GUWvLhMTuNLA$f7:i&JMAY%#X0jNZ8F4DGVlz2VMu46#r%/fAYzri=Q/Ce}N~.zqIdo|s_2TOHo)%}AQy"
+"-=mS4XQWfB4x(fqO!kU06qt#S7h72F:ZDF(722wb4MkxF=.j/#HzyaQ[D%h|v)}{Q+1GfL3R]AiN+1q9eC8Wciz=&8=t8:6/3"
+"ebu6|77gh[aReUr14]I=9l!#]V^%/Rz5nqhr:.!p@31CsB_sy){As*-RrkMN2Dp(+[/$lN@/oGL0Wt!}juNuf+~1$])!shG3o"
+"RXw[i1HW#E~vb^6b0]h3ILlW9BO@b(AO)G#~5y$EBjg-AkvbaY)rk1@~eS^fGXn+:(r4{zZ0pIeLMV:i[g9uMgjf)oI2eVx/B"
+"a.lx]~*){BwUw%jz^&*WU!C@1A-[=FPBD9TMm@|II*Ea1{yU98By%AmQQ[+uCCK~2+T(jVFP6!E]UPhrhEB6pwf3i]s/CXiGL"
+"1VTtE~~)a/Z/FL[fiw^@3Bk/e959+ww%Xh2Qe.fO(8@xC%0]s/E*Na_s{1sK{s[=oCZbBoMvW_*ojMgvRjS$NUQdE5-{o5c3%"
+"l1RHPama]@ilwHZWukj=Y0.3]EFS9Zf^wah7E_b~4R[s7Q[Gz(TIj9nz-4=vCKyQJLn:oPN|Vbo&q6=)4c/Ti2+cC(P)~%[Tr"
+"W)KKT:eFX2I]4#[Sa3P{1~$",
+"H(DYEB1NosA49WcBJ#y:Z4W[N&s2owvi2mJGr=Mt(sM1_erK7xkh7IS)W)tuB-hH:hKJGoY-FIZ9v_LDnrtv5TD}SjRw]j#F2"
+":LouK!a&:ccOG{xT5qiS!KXm0R%a{*llmyUx]lR4d6e_ibxK0/oqn=mZ&+QxtsK_]9+[Xu&aE_5n4XXbV.|bCOWVNb[[zv=Sn"
+"On|ryG$=^4n(^U8]m}R4gKZ:H{xvb}InX)km1.rl8NK==O5)#O&yK{!!tVgMITXk=YLK5lvn/TkWRTIe]v~z!k#D43(8nR)i2"
+"1AUcug=2hakkP@F@LS1GkULvSRy+8wl(IWmk^XleU]YlV%Z&eDzRIJS-7bUH6Sxi&!lWy{qAv|i85]Mnf0AO-YilSHofJ#Yb}"
+"h$7NWQy8$!.)=30huj9Sw9+6@(TP[:W.TlI5VjCPIIF%-mAj#VDgBRCAlS{!sMrF1~41Ge4A.Ipmz..0DHCY=F5cJ=G.H.7j="
+"J/H/9xsL@EW[YnYj:OJ-d[4:D)6G!I.YgSy9KjsJw&&I.!^ZSduV/pRvkwdh)ku_klQ5_SfrP1hDFohP+mW)nK*|=9hGpH2$y"
+"GCJrnjzW_HrXEeX1ER{Y=mdmkJerN=_~|qLSEAdZQX*Jw36/=lZb&{cB",
     0
 };
 /* gpuk_run_length_encode_f64: .version 6.0, .target sm_52, driver >= CUDA 9.0, 50447 bytes */
@@ -20470,37 +20470,37 @@ static const char* const gpuk__ptx_run_length_encode_f64[] = {
 "U*1p[.$1XL8Sc1)e07C%K9!|MS~[1mU*$E$2-R}VyB6fa&c:]]ZLvL=WnSvNrV]#4[w-75UqCNXQ7=3MGl#XDKD(%t%=$Mj6#"
 "+mZYXnH{HPVVuq@GsB(x*OVNlXr)p&(AwA}UZ.3gr!JHNAu[G#@K[kT-O5ehrv+pd/Fq}i/0mJmE_S4L62=^SyLT6h[P$[$E("
 "6|_flgR!laHn*_FiZtu=Zbl#(GuSux%n^T)-cL{m*02d*rD1gbhZ#DdXAsQbZa6S}*c3^$AkcJ-Q$qSM62/pdVftt25:kBZlb"
-"d$rwFA@Y3R[x$^5rxt({5a|UFAQsw@L=w0Pj_q|.:L@p+kk.o5.WJEE6a!e!6$1_gO#5xVO3C++7S)Wm-+J0c/bP]j7h_SWnq"
-"x|L47GZ$F03lEi:{]FGsxYZ|pKv:pQ%6o4gH6=^L4CSI1[UOq0=!RJ+6CY):rNVpNs+hruTo&i5w|S{qKSBT|+Z2*KvyoWf}e"
-"~EyeyTFgbdqe|:/r]v^dV#w_wSb:]Bu3=P3%[pnf3Yh|yi)RPMJYXI=[Q@N+6uc#pb2:QK-M!e:DO.HC54J:$c}z@&#dZ=ukZ"
-"m6^lcS{e5c*P:NOUX5*nX=WO/N_P(%2ugx^drg+@MAyE[ssMoxinUaLeR/{dhQL{vKRh@ZE^a^Kt346F/@px5y0%pHT9=#Hg)"
-"S%6CRlMfayv}=/H0w)Gbw&*4-r2r]v=vMn&(KCm[bpNt6Q3w5vdgyX$5*G389gQuc)[KL~y5F-Hia_YTl9Hb{%oc:WE)sKCM~"
-"U&8pHOa@gy%mjN&M{fP/Aim1|%+K_&^lr&2eMoGuI0w^VL/]{zE_YCfJEdGFAg{o56$sex#V~1h=idi4Y0XwW:-v#IpH4EaH1"
-"dO/!/cY.*3PuE6yZ.u#:h/tO_[8-[p-T8AA-qqCkwHo%fW7cL22)I!Wi&5L%j%YCZ/=$6E6ITzwIvq|B@r|3-Pl$$.Be]2077"
-"p6(z=HK_Hh!@.Cack=#D4nTOEuqZRQbo7V]2#&:8nk+D/iaBWoJXj|6E8AqJHA12P@N.ne+sb9G}V!*r&z.PZFHE|bR7QuQ}H"
-"ypkRgx$HmY[5*P}MntQ9qtIBcyWE:H_P0gh=W9feS2kAz/]Ncc3N@C-jwISH2ChPJo@3:NXC(S6C/yyh-=0yXLDQRdkT@kp[g"
-"@u#cReRgzJaL_HeBcOB6s9Jk:.TUu#CbeVaja(_mRJ}Skbo)tx4ubCR0&G^=i}n-UFK~%eE*|CsH]I[2@#LS#0u6l6/&5Gir&"
-"J4-fo8QuTVR_R=!R81/wK=B7DDq]BU}=$q~Vi:AcAITjVJ+9YGF_ff5Am]A#sFJ[F5irq!6+}Mdw4pt0Li2g-I%9Rz_Ahhm])"
-"HQWkAMxf{)x2LJEdJ]BC8B78yP%yJI7y3Xh%VhHZ[0dyR|n$GWF/n-d%u~Emw@gMCcEqe4xrfBH~|9bbm])32gs]L^}Afv{kU"
-"QCk9ljlUsd[8[#w7l*vA:vl%*{hNIAAJ&.@Bb8F{bGgoh+L91{^6K.Cu7#pX8_GV)K9PB7CV(3$/06J6$d(]Zf]Tn/Dw/mn.7"
-"GTi&yJmzf}.gB5if=g3)(6OjSLkL5ZXus1eW3vrz)aWb1[SuK1%eUXc%4JBmn!=[3c}(r^N-i/-cC|gk|1~V*=#xJ=Ct7-8(["
-"cx-VDOkwY~X-XyxD-%20j0=fw7{4#SM7zT-Gm+0~y9QDJ7raf9BLSKKeipuRDbt)WAN/LawN+lh5Gl%JGHH63VUY+Nm#jG|8W"
-"Bp&ERZ1twYYXstG-UAurOciGQ_YVT[j$&sko$e.#xBFojn5b6Cn@duViy.{B5rc*LK[X_zp[Qm]rh%qkDRs94ChHFuV2t8kC)"
-"Wdiem!KWYO})X0o}L|}7{i4*79.6EDgxd%+tiOjFk52YTmBmg7u=1@KP4kNHy)%lU=!z6JADu.KM![%[QuhxH4ZFTbL~](J.$"
-"quG_@rv%*(Uz@@0c}uF6cqYe*jm^V08V:-%cPLW}]v$5!WJKOJnqZi#bwKKzd/rEV*YOU{]@Ji[~}iKR86KY^GlGE*8j+Vgj0"
-"4d=[5y*]6-r0(1G1p)cYXPdA$DzHrDC0!~ASYYZQ-hFY=r/gv+==Ngw731]_R][YZA%sBskNe#4yB$L)ap~ZdEZVx3/^lALV}"
-"4#W]zpqbA12MKs0%#x5H1x%",
-"XZjUDnG.GdoV1d|o_j(DPOpRW1&rO_5Gcj2=9YQTe/MrA(im(oK^g/e1$!tbgXX:j2*r@m1Eh0HXBEA$Q%SaKG%BYg3O}Hz#K"
-"o-o*&O(rKHWV_.KH{q+fRZ&^=[c/2ILG=zrpDzS5}qD.W2k+-@!9.c4bZMQSg@N4^y4lE8ktgj#o#0v--Q0{L}J#Bl2KJ[Vj="
-"B.~j=!#B[d){gVm_Kom{htX7$lKDglEQ}h[=9ftO98/NN%f_EadL%uSo6no.X*WHS0A^|jWUlxT85O6tT@ewN$U.hWl[#/S|R"
-"K/}.JD}iD%}MxVh+)g8Job@63O=(qptp$~N$hEp-LShe5Y/}k+usTQQv+gcjJg@*_Qc!RaLYJok{Kn=8qN{aw|pADs0#Xm9Xi"
-"cF(t%s[w2Y]Ky1q2(pp9{ALo+=MS3V-2!89CO:}YNF9&SU%8OlX.+.M/x9shzq^yBS8y-I%7Q(Eg*9o=4^23bR$qRleF8Cj4X"
-"N|N7#8&c/esdRiLkS_tiSbR~5sBy_rb+pAH.1CkMbeCCnCF~8D%RH=!Qot-WjK{+AYT=wtqwR)f{yBX52F.y~VY)o[ev:iEaN"
-"h2@f&0^W{rhqor66HVG={v0rx~$l[q!atW1{I7.}/-G.D9:AhGiIMEuZ!m=j:jq^1/oe1|t/YUJtv+-chx8hgj[t9oPst8U2b"
-"NRk5L%g(XgH=5EQO^}C3^o7(q+Ad/utZ=a0-{63oHmNZtAXHCKr93mZ+[6=U6aB56pSWQB139@-jrw$zd^1+Nt3WDA=a#+A7_"
-"NV!O]GQ_FolaYEzwyHiYpSLv.!8_yfL4v6-%#_wxosfzZycYCzqG3)n7wpd8|3U]RVm.pF5LzP&DTpuG%zg9e9hQF2vi~f1G5"
-"9*3fc6I$pyhsyjo3YL{=su5FpfAa:AqxVh]LceKT0b%(~*k]uVubTtZXKOoO0d]0g9tmH/EUoCkr4J:AM8@=~We=MDNJ5f.WV"
-"Mht-_n+giN*a#q$3iCB(3/=z+.px|6IeTql4o~nwOI+@Tf$yPOh{=l0Vd26}8-_:&QUbh2oS(MdR777DzbB97-{",
+"d$rwFA@Y3R[x$^5rxt({5a|UHy2_!W8CbL08HK+DTu.Ql)3b!vHkWK[.:408l-|v7TO&IQY3piasVm+-E7fkrdGbeT8aW_+)!"
+"+So@m1)cFV-@H|Q-A/Qe&.%xrH]_k88r46KEC=wZeo8zPf08IlJ+%{bGfwB#!52nQiLOr$01Wc.8czOVjNeAPoP]r^wh(Az#7"
+"YcqB1|=88xt[ye{7sQ&L=s6XNGqP5mC|J-a|~rNukG{l!9#)Oy+Vc9nXi7fIBYMRMlr$Fl2WSL_v5Rk+(D.QjiW.mxW$fd&Q@"
+"OtoyYn_.vLZ]4K3b4Y}Dl~+~I%IT+3R)n2^Kwl5MfAkGS17S][(5cA&Q)dU)zdvMD9cII7J~J50l:rw1a_=!^#41OX0BQauTD"
+"a3F{5Wx-0d)E}rc3lEyJp5r6pSzxpirsNS:cefOIl~H5i#p0v*(V}fC$o^2A)vpn9nA(:GCdJ)g4xvkci*Cc{rkd9+3m#b1.!"
+"XgtZBTBOIt(%$2a(9&@z[+n9WjEYm+1gc])SS]~!449iW[HnNr4euCHhGfqFiE%}wn./#mt!*r^L)(|gpsAm^N=_YK7#SD=(H"
+"26B1!p8$]B(NZst)R}a#o)s]sHg2e+#!QU//g[wUMrR:/Tt@40)nt%NRYvtgW/frbRhQiA@HYwPnd](kyhkhh&(frAX]SF6#z"
+"!.5dY:jc_&uNKGqvca!AGzB[41_W}vKQ6FPLizFH.edEjnJ#RE@q1luoAL&((S0W^!7{#17|zAEeRHz52N)@SM2X-+936gN8}"
+"@YQ]_%G4cIaHA6:W{hpopG-Ket)RTGQuRPZi%Fa@.&-)cH!6#P2Q|Eiyps@3/jYEVww]oQSQ.ehBXBf{MlSAjl.!~*Uk--:L+"
+"F:EPkMHLA7=PzY86a-l9~D.QL9}@_K{h7]nCsplt_H!0^2z1M=K0=94YstDV*+kpwCNk=r|Ux69O&WTm%%TH$+z)A!{$z[R|m"
+"!z~wF&B_[L#W~!QRY4eaf%^8nP*|K2/2_k*TYVSs9@qS6NW~|:2%MckXxFHx}:^zG}+9P_UuGX=jA]-7pinP#TDNipI3pX1=r"
+"D8//uxDyfcBsnIyg/**^DmMjp{.E5HMt.s*@ZAFG%fPi^mrW-k=UXbX!Fkbor]=Q)^R%Mb{8:fesS(Rp6j)Ek9liKq&.y.F_$"
+"w4XLn2xF~E14a=^=q-.k0YTC_XC5vdRhSOLj)K5:i$snr@WiPQtt@n7h-i&N.(fAA!&Bc7}F*=z=D4#Td+i&L*=IDNX^CuGP-"
+"uihY^B/}tXnAnmN)laM7y|oWXH##_m$3i/)(g5YEF#X^g2+45y)ODT==0kj]FKRNjY5w]]N0EVttzDGdnfYNr@%5SM0(AE/D#"
+"~FyKVh$5Rug}:3sE5{)pPBqr7/Vi3bCxj5Uo[C^}A~~A-]bIuUz4[UwU0NSD[c2O~tmxu}[nUrK[=0d+8Wzw{s=scJt:b%1UZ"
+"5b$mCqZvcgMHuo+G[t)Dtg:Qh]*!RL2se-w:uwnx[U82cF8]t5y-w0Y:p1@ZEis=]9hn@=*AFiHFt5Q:l.o4~{T{n#:!eTS7S"
+"wIWtK)3_~bEq(put]tboCiH0/TY0SEm~vqkZkD%d%)_NNI&_0@2M)FpPI--@H:jxKNlv$f6dnsN*ZL__=1v6SI!d$:D|dyV~E"
+"^w]v.4ZUfRKiBVKvZVmI2-lQh|~4P[di(s5RmeYd1SoSjFppWswZ%F!Cmpq|yyI(NYWs*+~WgzE6#s:fX9@%.v@5Mfrpl~_=]"
+"B{L0yq*:FXQpqQsl:6gJh![4sO9l=VQQs^Jb-(R]WMgEUj_TDN&S6wm&N/6+5=.{McW[A9{Pno%5Cr]6Nn@h1D4V9PhO5sM0T"
+"ATg:7jlEeF6~6jNbJTm_D58",
+"h_R|J$7e+:Cww3*aOaWG5I3.b{Lg!Ccy{rQQ[^Nx@4GpQgKeQV-&[VG+ocdsL(1(nW)B9^EMP/rwP!zE%2#36dU~$uW!fmT]x"
+"p2BauOr9P^v)truBuDK:Vg}s.C}qDLfR*++02gLjFaeb%+W$em-y9{2{eG{bG.hH]e}Xe8l/%gNk|tijta5ov)kKu~9Nj1_OT"
+"xJ|uTQ:W3m{Gkf/jIav2i&Z%b0!&EFxg4yh)nDI}zwwX]UxTyV4X(O4F#GOQ=Ax6HkL7$M7Y!9IxUryOa={Qw7EM^=[kd(&GN"
+"JsQ|8/*q+Yp8UwJrJkOs~[-b1fse(s$L2h3xsZhuKhH7_fQ~idVO%(xzEhqT|TTC2JEwOB@|ypb&kOkSX{B6es([Z4_!d0mVw"
+"ztRK&Xg_*vKl9c]X4_KnOy%5&S}(c-_qkWiLYXqfo@3U@zbAg0a_CMv}f=DuN&Ql/=uz9o&T^$I]}6A*nx{)8p&HE1vIAKiIC"
+"STnsa$p5$LkdmS*jMZIkza|K~EFYRV9VAv1mCMbD)-=yk@}mrrsR+[W{#_@L/XQonvUWKr/7#pZe#KUuZicPqncxM$PJU7ka2"
+"S^vLG}H(6qVz&X4NB&dXu:#%FZX{7sc#__0^E6yL_cFs[X!n#J8AvhNllmFYw947kg4G&)|^b31Ut|%+btFRGkFT#_^rn65an"
+"MOx:{@9TeGr|=!d.0LvC5q_VX=U2upMqE!6-kzVnvy4}usfcwYqVIDN7f}ME$T}^hWQsQQnboWm:&fC#~E/Q=~2I=1e@T3=*H"
+"aVmUky9Yx8*Wj9]gQo/eN3R5QVMQX]Tl@krX:GBht.&4SW6m8lmG!yAqXI5tx5#.SQUen@WA1xge}&)liG-}WJj4x2$h.EkAk"
+"7*BI~m0ZLgt8+^Np|iCo=!Ppa[$F{yt{PmoI{UV)f$f4s_Nc)J|5m5mOmC0r*wf^HW0tXM&y)^#9Y5WLU8cmV/~B8t$*{R~aT"
+"/9}92kvQ]+fRtPl6Cy4xgW*yShXWHi*3h5Hf34iT@F3u[bvaC1Dm-^eE[$gC=AICSwqr/-0lX:=th_q*v2@PE|57sD",
     0
 };
 /* gpuk_run_length_encode_i32: .version 6.0, .target sm_52, driver >= CUDA 9.0, 81631 bytes */
@@ -20670,56 +20670,56 @@ static const char* const gpuk__ptx_run_length_encode_i32[] = {
 "7GnTn&g)l%+DEUbn4e9m:w@Dst=Ign]+==5:H*p{zOf^v+}[i5EEwC%zPgqOZ:v[q&v+c.l&nkShuM@VjW0kUO%eHW|hK@UN)"
 "&G$Nm^W&gb6Ozi%IA4EJc$A8dUHg[*Xf{G$1Z#{JdomC#etvViL/[YSzJr^Os@eClMXeeM@ElD3R{nfi@e^%_~/qHqH{~SLD4"
 "8Yu:=}_g-XAcya4Dh-%o^3dU/[Can-f*5vDwY:)2+A${jCS.8mmdaQ)iKt&{mUwiqTq0wmH1sP$.{6XV5S!CU_RBmm~LasGr["
-"_6-~pN~j4Uv+I#qcGtC|SbF%m.r!CaZrj@+#!NONdX@LIj-uok_9w8WTE-7Z-#eI=Yp1@n%$87K:~1N(Hxje^P)l8S!dLGI+E"
-"wSMi3Ps:)f-8EO-Ux0WC|)-Q7]MdTjW2c|meBMajw6[sy010]J1dKdFvAC{aMaCbZPOa(|{))kQPorx[fsC:vYo&XaJ-1t.uh"
-"zTq_22mSO#=/l%xPq=([ux*",
-"6N:KpQrkO]2f%6x[$4!7t_)MS0Z6zKK*H7Oj:QDn/TMk*s1vIvUbG3sO5P!/[9Uj&hIc][6OIe-j4wK7bB.*o-.&c4jbgO8fU"
-"/k|%#5TUi_lmMM}cbG8ChX%qO&O(l=PmY_:^ug$0}avu1[v-5dhxbTfjvgrb@D!@e:MdbD9pP&t0cWO7(~S!_!-50}jDe%8q/"
-"z4=w}R_wG_4EB3pem)2.Xo(GVJQ^!:QtR#TSSes:}g}y{QbpjCh9nO{&-wTneU22*V%x4[Jo+Zwb$FUW[@V()&-:vW+cSq{WU"
-"h{lmj6z_Gru{p(q)BlIO%6/]4$&ngh5_@Gqj|7y11{6Zj4_o#l(|QJXA12me5KOqEKMpDj=cy1T).:94$7#Zf8o7:0t}=MHxM"
-"PaeTPCFB&ZhjVyQJ0bJq(7xoI|.G#nDkhS}|u!k)1s$2d.!sUiWq0n]e:b[=TWYKeH$Sb6/uDiIj169c~uwF38E&g^hKZB|p@"
-":6v{n@=*~u+xB)c#g}iYT^NJ~Z*bvDbideL(bg@&1BaeAohqv{+iKi0UW}.zEn[2@v$/Dynx#dxodn:-CfC*U:S8Ky:Ej@zDG"
-"c0z[l8#_o{d]A/ht@VMyT561x_~!fc:0}y:{2])ban/9BQxomR)7V$%n+AP&b~syZQ[FfPixsFUb/a#aDMv!Hv(u:nmFR8m4N"
-"r9QaexcVlX:QCciwQ0OAiulReR62VYdy=I*ug^)qgqTlG-U%=a~mtFG(^(-S/%m5$1^6no^FEh#%L3p2uVgA#WxDUs{]vSKz@"
-"4MTXMaBop|&A4yzKUC&lRO)}%&rA$XZ%)ER/&pK*5Z4zfHLuWi&3ZHkVlFgNqBqWG1VzN]#3drmb}Lc[T]Y.7!YL*Etm)SI$m"
-"Wws|ETy@:MlVtXfkCE/KUarLkw5ffA[C^QR*0I&8D6Yts]f+_pq8Uf#e}+_FL1hT3zyn)nW]5A5+fq}ALz+WVS_H8p*sD.92s"
-"j0ijWoYtB93*02fP#efBUHQiB3d::Mnb4z6)y[uRuBQgPaG*2VP+h$N70uz666Kb3:A[Lk:0E[^emaEp&j7HOLI8R%vxf6wfj"
-"!=:r6GJFeYa%7O0ZjmTK&B6Q6e&3%WsSyA8=u2*9J[/RUH1EfL|!a5-hi&Li(KrLH|m.$n2}ud/4Df$:+HDgIMkTD{Xuj)+Tb"
-"v=4oU1ZQF=xLKCxA[q8LXS2KsFD_6$9Il(k^(O0G~C2_Zi4{Y!rJw}T)mZVV-))*aL59OwKV@D]X2yp!iM_7|4aj-783UiA-M"
-"l3B:_sn_bl@jNN$qlg#c7[Kf1YRO]gc(UG5j[LN._LGYxn[n6a&jvgIzXe@M.fx&j5VQ/raU{P&LJw^EcCeJB|-ZWU~V.BZiG"
-"Xt52~*yYsSnzLI7lZxz{pN]va-p&B^jRJM%/YBOV%=O5VpG+zPXU5%DCAC_FTd=gtMZasI1Johan95%P9g_L3:waQmyD1lI|d"
-"b{A#:*=$ZC-l39[jCpSnTxd:ub+XD$Zs&xWb}UA@1Pn8@h&x8CJ^^W#YD/#D&n/V3giqkTWEz^!/|k1i+%-$+A-8Y=V4&&_He"
-"yBrQ7X7$4mO[=2CG7M(YER^V4+Z0#rL5hQE~s}QD{lzkRQ@RbVqsJczcOpA3+~-Y_E.lroTx0Rm0@_21]0p6*}@5Sj@NonRWQ"
-"N&n9e}+oh:^63fMi9Az_eAd=piNRICq3Gh+Ye~UCKSLD5gNZW|05EBGFHzZe}TzUQ(I*QS@/(EK=:LoH#DqV*u:j4!PI!&-MJ"
-"4k0[D1H7&mV!}j3(GG%70w(NkU3e2k=cksG*LHJ-ApU7F*a(/X[UIb&BVd_+L*EtfC4w&sZP(d5@V/fskEb=S/N)ynEHKy:{H"
-"gSulb$F%MC7%x2j7WQe}PLN4z6:_]nGPD}@$@=N]w7WOY&ITYmkTtb^aU+3dJlobFO_sO^d:Bg=Rnuij/YFFua_u~m--&}Yh1"
-"/OsbDeOgqbF:JU)]aAdG:i=]w[po.np1RGtVx%vIe64!FyAAGL/Wv@6*g4Q6r5_0tD2:5=!]huI=tI(|b1.V*Nd3@U8rH$7rr"
-"nPos=s_=AC[&wywn{2K%r~fXT}0/orfTk+r:c[(n[}@g-s].6LuFi3/xjTDCfIQBG#g)j*nnvfRyE+1g3w%*AIsBS9s{aanLa"
-"lovQriCvzMpuYcrBUUI9%Dl7!+5V566mlA.1F[8A!N%4AwY&AyWqZ1g14rDuc0PpUvAyacJ6e})[GJs%bf$x9N)_1ybN::2O5"
-"kdA:n#vSpI*k9C9CZ&.7=/T6ueHxba{rVco/{8152wk2Dd5E.mx@*B.!3PZhCG|7@W@F4M=Bl8rI8a0ZgjuscD&]qLV*ZZxWp"
-"D7FqJXL9N.i370:_T+CAJNwh~_A:a:#GgxSDD]h%_f]^%v2H/=+d%GBwzfxBT.KmaL%%]:*-+6&{u5&n0J-AO{28xH7|6&{2K"
-"o:B]=bDN-Hi~XAPQNF2S$qJ0bfN|$P$8KJok$rgm!Cr4FHO{R0Sst6WhUI9]thQ0@{A^ySoy9BTDHA)M=1@Vk^ON4h+s07G//"
-"&0zC2aBNV:K(4jk)z}TjcnR/l!=mH9Xi4&2^LXpPJ|ohNJmn1kgj/nA{E#LuX]ep/_avpps-7@~dvbLYGh~dL.iyNQkkB1kOG"
-"s{CIcU$r3YZM2gI_Vm0T@tvEu.e=R[V%@/SvGF^aj@@B!eQo=ZRqG8}3_-qgDePLC@G!X0!HcCi*_e9%tNCDIJch833*3(y|9"
-"2lr.@mZKW24E|.JyRgluiBqfOGpaZ_*V6h+O@12t6G!=!t+$1jK)Vm^x~(23#c(xV5QhAdy#1k1HWWe_8bIo1D@!}wQ|=vj{S"
-"9VJ1xU*Q-]cEYQ[l+ei#T^CCbh2FO28FX$:dh+lXOm1B*OW894r4SYDwI$f~u%16oUn%sjDvd-ysXk9nUSOnmjg!QQn!4=g$N"
-"pkw#Q^N-e}lPC4Kgr2sS8h/vf^[j(.8*ONaNwq8yjHbA[H9tmPd[A]vhyGxN0Cr!AcM.c&W/BMK%36Wu&Gh4@r7B&@{gI25[-"
-"zqIug*mB8%iSu/)zcHydn%Ffm/)DOZ0^Vhh!9c2e&EkfEG@VD7nmHrOleI0$wsf2z/iz)#gQ.u{xAl#4TDWL2yVG)oLtMh){r"
-"ZYUA20T0f)nbz)_)f53-4^OXm~dhxglWSy]{G[W3%nIG|Mghb6w2*9z*{M-hkM*27e=jOnYi6.a2b.Y&i#aQ@ff7%x])vjDsZ"
-"vCqw1^jG9$z!17Ei-Y]Y^F.bK]Fwum:8g]Yl9K_{i+u0c#Mlx-(dKXh1Zqn4IVdk$.vw*tpn[Py])UPy{twSoMG59$]oI2wq]"
-"!jfz5H0e-}aB%xL=QJFCi-{^6x+!yZxdwCyxYxK~NBI=a/Wf7lfyV_Ksk(3Vv][.YwC$5Noc1Q^.&2Q]WF.PD+tSnGPqyu%Q^"
-"JI4!@x@.(-fk%Ztz)Bhw@dC_3:moTKHK]sORqh=I8te=]cN0POgeO_qjx5_4znWMJ9^0ip#ou26mmT%B]U3x.PWZq(vJBnWLT"
-"J%0fBL%as_*R1e[=9heI.jcYrQbh-6l-|Q0N#jwdr7w!~F4vXw6.(VcX+//QyU}Mdm4%*%!SV_:pg|Z0)VLLtxVD$Ay~(24CT"
-"m!IMXlK^7%$Rz=HwTwq+hpi5rMzA5EI/4]&ju^I]wX~p)d@k*AasMGLyQ0G8*23N4^qdX&ybpGP/t(}voGi2MpcjDZguMh-{q"
-"@0NLT*U6ZLiF36-R$26KU3ckg:i)~wUeA#My}-@2HsA2sY]URLJcep1}~~DW@qtYBQ*o!=WcT^6N|/2FS%&HhTvK*n^)}:]V$"
-"BRn%QCsre$]2b8-Snfq{3ka]s_vB$S22u7H$AB&0!+%DsM7]M4ow{W|Fw{+q3b23kP3hMs3AYiB0c)B#Fh:UHxAY.c67YPi8b"
-"I%6k^b*u7MgZNrl67JWg!6W*|bev[SX:_S2z!OpJPaMH1O2D&X!CAJ9#TcoXobI=Ga0)Vm$NZMqyz%ti.Y@FwdKx%J1Eu4EVf"
-"TiDFcYgn1TmHrFSZz:L@ueB",
-"@CA)f[uhsGIM}H89gB7C(^Yq&)Q^okf~qp@B48UHmFTh_aFs~n:W*S5YF-vWFS+-@.:rdy2i.I!2t&9{BFL.|z|%506-wyn$T"
-"D.R_VkRUEO}tn&^#~e.l1OkUw&K_)E+X+G$&mGJfTbS1#%3R2:Zy%&Euf*p+IiUTpG6)x:QZmqnb:hou3U)(-mKcHTu{lR5XY"
-"*]lz&X+/K@4C]7RHs4kTr8qh.TH=34G]TcX8F2jodCPkKSHASx~e$1[~v[Iw!3Myq{t8D0IpwDX1HN}.UZfP5DR.q(MWhq1NR"
-"xk)p4(:z|WZi**G.-0O&u^TGSiKUah&T/OBQ!_k:^:y@SPycbMQFrs0}55wha$hcr1]by)udf:.pQsJojAGe/}n2t2I3{7hQc"
-"m~mfZj|zt|2[0.Fe6vt]).g7!$udZRV=BHHs|mhNjX{|x",
+"_6-~pN~j4Uv+I#uA-SvYE564U|*l$hok643lso0%YK%yf+Y5iva(m[rIaG_4|!H=Is#]:IL=BuHO*a]|EZezK_%F_pYhz0iB9"
+"s/_AK&x~PFj#Ug@s:lgJ|(V1B1-RcMH@&Tzb5_T4fTVo8=dY9FTPqfq711jKF00ha.=Zn~gJ]B/qwbVvb=C.}0@ttKp1-:@6k"
+"pC51lU:/-pv@z#0-B)#Wu#=",
+"l8ONOr2]LJ@2*YQ^hJ7nOI-g_$}|}rpbUYswkr45Symf=6&BqPs5H5dqpbPn0o1e:w7B}aUoE}d{c.1VUI01gw2JPg^Xu~cdH"
+"|!y!=Ln{5Nk9~Od5GkwT0m4dS14|dl(c&iV:3WVRJ{Mo5j02D]Dt0#RG7v^fdCzeuR$i2^Afk8b94OBlz_elzn&:6F}R)QODY"
+"XRDdHKYaPO5#o*l%&7i@22_UdO+!L$rUq!z+eM:CBu|8ng@1mK8RO4xpLR2KhShzBb.XR=O&Ds1VL@7JVi@$GjLIYq^@G*)-*"
+"n)gA2I{TvqQD}#7no0OI2m7@cVXgQp{W9PZ_wKWBLzd7pqX~C2BcfqZ){GwaffW|6lwSj{sV#K#H01htvq1aWz-N@[}%.AOY#"
+"o|Zdo{)QwY!.:%yKr-WJgFo.K[|/R})B0MGT($an$9(2T+oNDNp|jwF%xv8_E=-.s.RkeoKjR$De/G5@rBNQ5pVY0kv]MN2j+"
+"/)p:|/3]WX$inyA$tQJ*puGISka^$[UZR=Q(L_J^G6kLkt).Twbie9o/cjIzu8nQjFWR@HN5!zUd])ibf%ewh9OK=EBb:UC6m"
+"W9GqCCnEKHJBH3jw[$9kzKbYLMy[7i:d90c(sfw5@/EO:Io!$6eX5r)TZL!|R.J5tGQAHg[01+P^th*q&*l[L/-UhP)8IQr2E"
+"|uPWRzPD[)@]gYe94mOY|D-I/3=VW2==/_hwv89%aHx~71)U{nXPTwb1g&oi[DEwZbg#n^ELcD:|xCLS|xb[Y]q}At6fs0w44"
+"*xWO1utrUC~ZU|d}529:hg)E*huQSJh9sra@nM*G*_l!{J7#:FQ55c^THX|fHGO2Y}tHcdBOWHHzcfcRs$5Q+1EZjf)pd}7)z"
+"Q93KXWwwo*w&5yjQ840Rspv|Bk00!zUPH^9M/]ZklcWkIQW1.fWjaAf)z$_Qp|5X^Q%Zs#Y*QePlZaz+R($kCq#Z)wgbwxUBG"
+"iei}$-a!G%LVZI|/JR3%Z8JEhJ%(L{&Sv_e_BUZx[Iiy{-Lzvq4Q_(Qc!D0KIvt4^+Z@3$6z%5(HTK(ODO8D{muNp+j1k9X5B"
+"t^EV2693-R27mL~+^vOtIUj#MCgNblzng6alB)QJS=EfL2H~A%E9T!Q9f+T}8bdf2kA+e68(4xx@WL8t$xv2Rqscmad.=oLgw"
+"6J.8K5aQmz6J^#FrCE{*~U/uW]mW3OPhv$=atcFU@E/54y.uBv$/:Y$/S/+er.L*/cJ(W8p-&=ADol{=ZpNv+jkvYg2h4M5CE"
+"PC|%fitUa*A-P#jT|7%UDiIv(dS6t*&B#2(dQbSo|sER[G#XjK*B8W#!&L5+zD793%bMXKiIGn6&opJ]BJxF48J*&pr0Uk-$J"
+"U6T+2x!4p.YZn!_Q*8VKW}l+m&MDCqck/Jzh=hHb}ps-/z-badxc.f}KFzH6yDYo@M*S$//8nsppe1N~|]fmq{U:Gr|N!U1C."
+"dEIyVyu&uAG$TOh2~f*d9yC(EK6a^exQv(5F!EUST=*NSdmeXQ#+m+KsYeM[QAGe+&V%]ya@(bd$~boo$YK(gzSLd:d-C$0)C"
+"^FB:/s3)!CXnKO-p#{tZnKnd-C24*y6uGC@AJo#E{]{iM+[cNkt{2]Ta3ZM3cKno@Fb6*Wpm31qxV%I8|B^i-zH]9Y@7T_E@P"
+"YLQZpnp8-b{iT&J}(X5mSP@VJzfS1hcPH~b]nX)tA7wZTmh8o=._t%2l5I3CtDs9#P3z4.5*3W051z4K*kr5y$5n#dq3u*yLC"
+"e{mmgb3JIX:jF%Mw+xDo|.nYDbH]@Er+er$3]Z6slOdkw.|e-ehSF8Jo)2*nFLz~p58*E01lSPaHU[e0xe8+5X^PN^+M[K8IA"
+"!)F!oStB7)78Zh)=L&65=Hdj_:(AY0Lrl{/M89OdEmYaLc&D6X{49fat:jpir0j=Y+//Owl&ZQulIBToUVx$hx&HcxCsOsOo:"
+"+3wbZk{.LBwt*x$-RD{w5IzsWE[DPrIPj|P:Hn@hrAdtKof|#bV9H._k/p/C#I_@zg-8N1&{o$-D&_qiMrE*eh_+X7!|9Un(z"
+"EuS.^6S3L-JV7hKoj:KlACgc4Y7#kRgj-pmxHqVklW8x3wm}jLurrPN&33hGpsoX@w/^O!Hkxs]NKkC1a0Aci#DL5=&M4JgqJ"
+"6kra={cJ8+YEH&+JKn-hGjINJedHkLiV_TY6zY^o|dLPAAhCpUIxh0q7]rJ4K3^WG0QaY^1naEdn&MirAmxM/V^K+CBf789de"
+"vi5*Y7iEX4[TwS*C[U#o_m+aEa(b:MxE0Hfi+D7aMcuDkWO5yZESDPzaEFc&:a~rFxr+PZ).Bs&Osh4tkU|qW9OAaUp#Df^TM"
+"4pztHuL(L9/Dqpx(6j^h6VU$4JH4CYnw#*%~a/+-pb+CMC9.7PfTB^67TualA|Nu}|:EWRbrkGyU)_ntf2siwUH$oD+aim(3@"
+"gI_R8N|43#6]Xvi#5wW*8m4N4tU4Gm5=Q+UB[E3B%9d0o1v%!09T-yG*XYr}8a/c4t0y~+k0sg0hQ4@N:ATG-5]-LqqTFr}(P"
+"PYO^luQ[PEv_S@lm:oEyU(#.Cm[:/q+^VGN!nPq+C1T)=K+LBA1A&[Qt[$X=EIYnIZz4rFr&jJkqv:UQsc|_*#fFgKo)RBx-_"
+"tuZtl89p4/cZtJ+/TXKl==Wl!tj+~OGC7S(3%Jop!Eh=lU*Ddv$w=FwE:RzW_lEFI9$Rv8*0zlhZCmo9{gbF%8Z0@aMcJx(f%"
+"V_9}IPgXHH6xj}GF]s3EeI%^nnG}g:@.Gtme(+C43@p.*@sEA8bq5:7J*fELwWu@PrZPKf&/n0=2fIP:tVgU@eJboUA5!2B|+"
+"3@D*IHb|)&0mk4zPkj]YK~_GHO:y.rTqaiaNspY/@A@RHYJ{_|0S82f!38kRF8@N|WMG9qD.]w.IUEF7!$qBgKl%9ag|WzlqX"
+"t/wix3tJgkMo(4E!Ppp%!_u]b3tOHuy([X3lL$CQ9K!kj0SA8ncjM=1+q.-U5zhHJWOIWEX=P/@AL_P)K^2R=#t^t=xPpq[{-"
+"7S1DTUHMwinl((gln$eDfdluv8TdoX2S=-O!vIJ^oK1oN2@AfEEx#%nO(.1c&G[N7L4XWSy]{Gk7S2-t=]LS6-!xb/KyQ&Zm]"
+"hnLtq-AG(COT0aWYoZ/7O4}G3{b[BY3Z(KQ^)E(BC[VweK$1HRAE.&!auVX+1XtY-R@t&5^/g)EAMy34|1s5-[qdX)wb3drxx"
+")I=5Ci1v~@nj/lt$1NvntN|DLQ*.~V%9jyn1pp+xC7]2SlzT=t/E=V%yR#G[.Wl34HR)c9-JRkebu!kh1_4~ikx5!9xhh@XgE"
+"V%vn*c5eAu%GIB!bzAk0kqu/^-k(7oBLRF{DX^dy@O8$eqQopW~NT!]8.Q/t~vyu%_V3fBcB@~4QMI_4~i$Q)4%8~k~dh1W${"
+"EXjl9Za8#wth:-{ja:|6H@1IM4604A/7m2b1{BU.!sfYvW8X/_{Wn8dA&qcWosGI5+.)7X1y-qaXd_uT+6uLtyXOPPKxefOU#"
+"jk2ony3.3)GjAjPYJohN*TIof:WmsMGJd$Ay~(U=N+9-6mn5gpz2JUwlb$-}i-sa$&D=aBN[H8pEEas{J]LW95Yb6MKtQFy^v"
+"=%lrH2NQkj72N)x@D[t%os9$@Pklix1(F8b}Eg}Q7ipm/OKRCW306u*L$Az=iFri=z{/43QQB)X|5YohR*-kN^Z$)~gC[oGcu"
+"!IeE@u*fkVQId]vwqSjLkok-x--bsU|FC1cDDN:GT}k:0gZO~U(z+WFYcdcZ4Qz_V}x{~@9/^zlc11FxT^[!)tYZf_F}u**}I"
+"XuZ}=zy(]65CLY!{EvbzB1JVQO/S$]hHAt}MDTPQpiBfwOl-)O&6vv%TDr8fB8Gr:rK)6=ZFmtrKIYPL%m5C+1Dj6:@mlgg^@"
+"5O{y$M$FzRzIh08gz#uf#+1)dS6Af+cECc:j+Iu:x(R_6kVkgR#x-Y{0q|pZh%95tslDR~6#]lbh^eFz!Lr53bBPy@=8^SaV4"
+"d8fz6t9DD3gJoxYl=+Qv4NL",
+"EdtHb%i1Gu:c2Hy+XNFWT)51I[Z_L.tc*b7T|Do$TWin&HP^WN3t-LWl%euQw90x7zsE}IK}.v)LGMo]VzVffpR5h.iA7PK75"
+"GNxAD]a:pt}SKL}MVY$}cL/L62S*Y.XXe#c|*yH08|&:/k5zHQvYBJQeVcmju89D^ZjdY6/|AA4zPrjN-FUO^rvF2FAT5-S*A"
+"a0T:IWkI_BRaIRX(+$-eg#t%O/0B1@}+2edsuV#iR^~ob|0r@I~e5IVqN3j)#RvG*d3f{d-r!2#00pZUAu@{_Z-q:PP^kLDa1"
+"DJSTV6+Dk]^/8d!S%!]Pf~/y:OI:8$jaJbVagQ/3Qfd67H:p@]K%)t9VE#6*4.4M!&7#K_muC&&$NN8jfBTX0{RVxH5.@m)Y%"
+"p{VLXwcpl{5k3DlReQ!c@|y%Nf(dD+97VQ@9eW8jtR{0w",
     0
 };
 /* gpuk_run_length_encode_u32: .version 6.0, .target sm_52, driver >= CUDA 9.0, 81631 bytes, as a script of 18354 on gpuk_run_length_encode_i32 */
@@ -29214,8 +29214,8 @@ static const gpuk__builtin_ptx gpuk__builtin_table[GPUK__KERNEL_COUNT] = {
     { "gpuk_unique_f64", GPUK__IF_SELECT(gpuk__ptx_unique_f64), 33787, 7027, 60, 52, 0, -1, 0 },
     { "gpuk_unique_i32", GPUK__IF_SELECT(gpuk__ptx_unique_i32), 53169, 10826, 60, 52, 0, -1, 0 },
     { "gpuk_unique_u32", GPUK__IF_SELECT(gpuk__ptx_unique_u32), 53169, 1743, 60, 52, 0, GPUK__K_UNIQUE_I32, 13472 },
-    { "gpuk_run_length_encode_f32", GPUK__IF_SELECT(gpuk__ptx_run_length_encode_f32), 81628, 16504, 60, 52, 0, -1, 0 },
-    { "gpuk_run_length_encode_f64", GPUK__IF_SELECT(gpuk__ptx_run_length_encode_f64), 50447, 10445, 60, 52, 0, -1, 0 },
+    { "gpuk_run_length_encode_f32", GPUK__IF_SELECT(gpuk__ptx_run_length_encode_f32), 81628, 16510, 60, 52, 0, -1, 0 },
+    { "gpuk_run_length_encode_f64", GPUK__IF_SELECT(gpuk__ptx_run_length_encode_f64), 50447, 10448, 60, 52, 0, -1, 0 },
     { "gpuk_run_length_encode_i32", GPUK__IF_SELECT(gpuk__ptx_run_length_encode_i32), 81631, 16346, 60, 52, 0, -1, 0 },
     { "gpuk_run_length_encode_u32", GPUK__IF_SELECT(gpuk__ptx_run_length_encode_u32), 81631, 2312, 60, 52, 0, GPUK__K_RUN_LENGTH_ENCODE_I32, 18354 },
     { "gpuk_stencil3x3_f32", GPUK__IF_STENCIL(gpuk__ptx_stencil3x3_f32), 18895, 3815, 42, 52, 0, -1, 0 },

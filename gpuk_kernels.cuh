@@ -997,14 +997,21 @@ template <typename T, bool WIDE = (sizeof(T) > 4)> struct scan_status {
         return f & 3u;
     }
 };
+/* A value wider than 4 bytes as the pair's low flag-word half and second word, and back: an
+   8-byte value takes the second word whole (count_head, below, has its own pair). */
+template <typename T> GPUK_DEV void to_pair(T v, u64* low, u64* second) {
+    *low = 0;
+    memcpy(second, &v, 8);
+}
+template <typename T> GPUK_DEV void from_pair(u64, u64 second, T* v) { memcpy(v, &second, 8); }
 template <typename T> struct scan_status<T, true> {
     u64* words;
     GPUK_DEV explicit scan_status(void* flag_words) : words((u64*)flag_words) {}
     GPUK_DEV void publish(u64 j, u32 flag, T v) {
-        u64 b;
-        memcpy(&b, &v, 8);
+        u64 low, b;
+        to_pair(v, &low, &b);
         asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(words + SCAN_STRIDE * j),
-                     "l"((u64)flag << 32), "l"(b) : "memory");
+                     "l"(((u64)flag << 32) | low), "l"(b) : "memory");
     }
     GPUK_DEV u32 wait(u64 j, u32 ready, T* v) {
         u64 w, b;
@@ -1014,7 +1021,7 @@ template <typename T> struct scan_status<T, true> {
                          : "l"(words + SCAN_STRIDE * j) : "memory");
             f = (u32)(w >> 32);
         } while ((f & ~3u) != ready || (f & 3u) == 0);
-        memcpy(v, &b, 8);
+        from_pair((u64)(u32)w, b, v);
         return f & 3u;
     }
 };
@@ -1036,26 +1043,13 @@ GPUK_DEV count_head k_add(count_head a, count_head b) {
 GPUK_DEV count_head shfl_xor(count_head a, int m, unsigned mask) {
     return count_head(__shfl_xor_sync(mask, a.count, m), __shfl_xor_sync(mask, a.head, m));
 }
-template <> struct scan_status<count_head, true> {
-    u64* words;
-    GPUK_DEV explicit scan_status(void* flag_words) : words((u64*)flag_words) {}
-    GPUK_DEV void publish(u64 j, u32 flag, count_head v) {
-        asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(words + SCAN_STRIDE * j),
-                     "l"(((u64)flag << 32) | (u32)v.count), "l"((v.count >> 32) << 48 | v.head)
-                     : "memory");
-    }
-    GPUK_DEV u32 wait(u64 j, u32 ready, count_head* v) {
-        u64 w, b;
-        u32 f;
-        do {
-            asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];" : "=l"(w), "=l"(b)
-                         : "l"(words + SCAN_STRIDE * j) : "memory");
-            f = (u32)(w >> 32);
-        } while ((f & ~3u) != ready || (f & 3u) == 0);
-        *v = count_head((u32)w | (b >> 48) << 32, b & ((1ull << 48) - 1));
-        return f & 3u;
-    }
-};
+GPUK_DEV void to_pair(count_head v, u64* low, u64* second) {
+    *low = (u32)v.count;
+    *second = (v.count >> 32) << 48 | v.head;
+}
+GPUK_DEV void from_pair(u64 low, u64 second, count_head* v) {
+    *v = count_head(low | (second >> 48) << 32, second & ((1ull << 48) - 1));
+}
 
 /* Shared-memory index with a pad element per 128 bytes (32 4-byte, 16 8-byte elements), so
    threads reading ITEMS consecutive elements each, and threads writing 16-byte packs side by
