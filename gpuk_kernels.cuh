@@ -50,6 +50,8 @@
 #define GEMM_F64_TILE_N 64
 #define GEMM_TMA_THREADS 384
 #define GEMM_TMA_BN 256
+#define AXIS_PACKED_ROWS 2
+#define AXIS_PACKED_BLOCKS 8
 #define STENCIL_ROWS 64
 #define STENCIL3_ROWS 32
 #define STENCIL3_COLS 2
@@ -720,6 +722,40 @@ GPUK_DEV void reduce_short_rows(F f, typename F::out* out, const T* in, u64 rows
     }
 }
 
+/* Short rows that are whole 16-byte packs, every row 16-byte aligned: a lane's part of a row
+   is one pack, with no head or tail, so a group keeps more rows' loads in flight in the
+   registers the general loop spends on its parts; the folds and their order are the general
+   loop's, so are the bits. A kernel of its own (gpuk__<op>_rows_packed_<t>, which the host
+   launches for such views): inside the rows kernel its loop took registers the long rows'
+   loops needed. */
+template <typename T, typename F>
+GPUK_DEV void reduce_packed_rows(F f, typename F::out* out, const T* in, u64 rows, u64 cols,
+                                 u64 ld, u32 g) {
+    enum { R = AXIS_PACKED_ROWS };
+    const u32 V = 16 / sizeof(T), packs = (u32)cols / V, lane = threadIdx.x % g;
+    const u32 gi = (threadIdx.x % 32) / g, per_warp = 32 / g;
+    const u64 warp = ((u64)blockIdx.x * GPUK_BLOCK + threadIdx.x) / 32;
+    const u64 step = (u64)gridDim.x * (GPUK_BLOCK / 32) * per_warp;
+    /* the loop the same for the whole warp: s0 - gi is its first group's row */
+    for (u64 s0 = warp * per_warp + gi; s0 - gi < rows; s0 += R * step) {
+        pack16<T> x[R];
+#pragma unroll
+        for (u32 u = 0; u < R; u++)
+            if (s0 + u * step < rows && lane < packs)
+                x[u] = ((const pack16<T>*)(in + (s0 + u * step) * ld))[lane];
+#pragma unroll
+        for (u32 u = 0; u < R; u++) {
+            const u64 r = s0 + u * step;
+            typename F::acc acc = f.init();
+            if (r < rows && lane < packs)
+#pragma unroll
+                for (u32 k = 0; k < V; k++) acc = fold_step(f, acc, x[u].v[k], lane * V + k);
+            acc = group_fold_warp(f, acc, g);
+            if (r < rows && lane == 0) out[r] = f.done(acc);
+        }
+    }
+}
+
 template <typename T, typename F>
 GPUK_DEV void reduce_rows(F f, typename F::out* out, const T* in, u64 rows, u64 cols, u64 ld,
                           u32 g, u32 chunks, u64 span, void* ws) {
@@ -872,10 +908,10 @@ GPUK_DEV void reduce_cols(F f, typename F::out* out, const T* in, u64 rows, u64 
     if (t == 0) tickets[blockIdx.x] = 0;
 }
 
-/* An axis reduction's two kernels, one a row and one a column; both take
+/* An axis reduction's kernels: one a row, one a column, and the rows of whole packs; all take
    (out, in, rows, cols, ld, shape, chunks, span, ws). 8 blocks a multiprocessor, as the host
    launches: at 36 registers a thread only 7 fitted, and the eighth ran as a second wave, a
-   clear loss (bench "sum_rows_f32 8192x8192"). */
+   clear loss (bench "sum_rows_f32 8192x8192"); the rows of packs AXIS_PACKED_BLOCKS. */
 #define GPUK_AXIS_KERNELS(op, T, t, F)                                                       \
     extern "C" __global__ void __launch_bounds__(GPUK_BLOCK, 8)                              \
     gpuk_##op##_rows_##t(F::out* out, const T* in, u64 rows, u64 cols, u64 ld, u32 shape,    \
@@ -886,31 +922,41 @@ GPUK_DEV void reduce_cols(F f, typename F::out* out, const T* in, u64 rows, u64 
     gpuk_##op##_cols_##t(F::out* out, const T* in, u64 rows, u64 cols, u64 ld, u32 shape,    \
                          u32 chunks, u64 span, void* ws) {                                   \
         reduce_cols<T>(F(), out, in, rows, cols, ld, shape, chunks, span, ws);               \
+    }                                                                                        \
+    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK, AXIS_PACKED_BLOCKS)             \
+    gpuk__##op##_rows_packed_##t(F::out* out, const T* in, u64 rows, u64 cols, u64 ld,       \
+                                 u32 shape, u32 chunks, u64 span, void* ws) {                \
+        reduce_packed_rows<T>(F(), out, in, rows, cols, ld, shape);                          \
     }
 // wrap gpuk_sum_rows_{t}(gpuk_array out, gpuk_array2d in)
 //      = gpuk__reduce_axis({size}, 0, 0, out, in) | out[r] = in[r][0] + ... + in[r][cols-1], for every row r (rows results)
 // wrap gpuk_sum_cols_{t}(gpuk_array out, gpuk_array2d in)
 //      = gpuk__reduce_axis({size}, 0, 1, out, in) | out[c] = in[0][c] + ... + in[rows-1][c], for every column c (cols results)
+// entry gpuk__sum_rows_packed_{t} for gpuk_sum_rows_{t} | rows of whole 16-byte packs
 #define GPUK_SUM_AXIS(T, t) GPUK_AXIS_KERNELS(sum, T, t, fold_sum<T>)
 // wrap gpuk_min_rows_{t}(gpuk_array out, gpuk_array2d in)
 //      = gpuk__reduce_axis({size}, 1, 0, out, in) | out[r] = smallest in[r][c] (cols >= 1)
 // wrap gpuk_min_cols_{t}(gpuk_array out, gpuk_array2d in)
 //      = gpuk__reduce_axis({size}, 1, 1, out, in) | out[c] = smallest in[r][c] (rows >= 1)
+// entry gpuk__min_rows_packed_{t} for gpuk_min_rows_{t} | rows of whole 16-byte packs
 #define GPUK_MIN_AXIS(T, t) GPUK_AXIS_KERNELS(min, T, t, fold_min<T>)
 // wrap gpuk_max_rows_{t}(gpuk_array out, gpuk_array2d in)
 //      = gpuk__reduce_axis({size}, 1, 0, out, in) | out[r] = largest in[r][c] (cols >= 1)
 // wrap gpuk_max_cols_{t}(gpuk_array out, gpuk_array2d in)
 //      = gpuk__reduce_axis({size}, 1, 1, out, in) | out[c] = largest in[r][c] (rows >= 1)
+// entry gpuk__max_rows_packed_{t} for gpuk_max_rows_{t} | rows of whole 16-byte packs
 #define GPUK_MAX_AXIS(T, t) GPUK_AXIS_KERNELS(max, T, t, fold_max<T>)
 // wrap gpuk_argmin_rows_{t}(gpuk_array out, gpuk_array2d in)
 //      = gpuk__reduce_axis({size}, 2, 0, out, in) | out[r] (uint64) = the column of row r's first smallest element (cols >= 1)
 // wrap gpuk_argmin_cols_{t}(gpuk_array out, gpuk_array2d in)
 //      = gpuk__reduce_axis({size}, 2, 1, out, in) | out[c] (uint64) = the row of column c's first smallest element (rows >= 1)
+// entry gpuk__argmin_rows_packed_{t} for gpuk_argmin_rows_{t} | rows of whole 16-byte packs
 #define GPUK_ARGMIN_AXIS(T, t) GPUK_AXIS_KERNELS(argmin, T, t, GPUK_ARG_FOLD(T, true))
 // wrap gpuk_argmax_rows_{t}(gpuk_array out, gpuk_array2d in)
 //      = gpuk__reduce_axis({size}, 2, 0, out, in) | out[r] (uint64) = the column of row r's first largest element (cols >= 1)
 // wrap gpuk_argmax_cols_{t}(gpuk_array out, gpuk_array2d in)
 //      = gpuk__reduce_axis({size}, 2, 1, out, in) | out[c] (uint64) = the row of column c's first largest element (rows >= 1)
+// entry gpuk__argmax_rows_packed_{t} for gpuk_argmax_rows_{t} | rows of whole 16-byte packs
 #define GPUK_ARGMAX_AXIS(T, t) GPUK_AXIS_KERNELS(argmax, T, t, GPUK_ARG_FOLD(T, false))
 
 /* ---- scan (prefix sum), single pass with decoupled look-back ----

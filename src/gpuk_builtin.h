@@ -23,11 +23,12 @@ typedef struct gpuk__builtin_variant {
     int kernel;                  /* GPUK__K_*, or -1 at the end of the list */
     gpuk__builtin_ptx ptx;
 } gpuk__builtin_variant;
-/* Hook: these three are defined in src/gpuk_builtin_ptx.h, after the generated PTX tables they
-   return (which follow the custom kernels in gpuk.h). */
+/* Hook: these four are defined in src/gpuk_builtin_ptx.h, after the generated PTX tables they
+   read (which follow the custom kernels in gpuk.h). */
 static const gpuk__builtin_ptx* gpuk__builtin_ptx_of(int id);
 static const gpuk__builtin_variant* gpuk__builtin_variants(void);
 static const gpuk__builtin_ptx* gpuk__builtin_dictionary_of(void);
+static int gpuk__builtin_companion_of(int id, int after);
 
 /* p's packed text into its deflated bytes at scratch, those inflated into out[start,
    start + what p stores) (out[0, start) holding the dictionary p was deflated against): its
@@ -688,7 +689,7 @@ GPUK__IMPL gpuk_result gpuk_kernels_load(gpuk_ctx* ctx, const char* names) {
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
     for (;;) {
         size_t len;
-        int i, found = 0, left_out = 0;
+        int i, c, found = 0, left_out = 0;
         while (*p == ' ' || *p == ',' || *p == '\t' || *p == '\n') p++;
         if (!*p) return GPUK_OK;
         for (len = 0; p[len] && p[len] != ' ' && p[len] != ',' && p[len] != '\t' &&
@@ -706,6 +707,10 @@ GPUK__IMPL gpuk_result gpuk_kernels_load(gpuk_ctx* ctx, const char* names) {
             if (gpuk__builtin_twin(i) &&
                 (r = gpuk__builtin_function_of(fn, ctx, i, NULL, 1, &f)) != GPUK_OK)
                 return r;
+            /* and every kernel its launcher may run instead, for the same reason */
+            for (c = gpuk__builtin_companion_of(i, -1); c >= 0;
+                 c = gpuk__builtin_companion_of(i, c))
+                if ((r = gpuk__builtin_function(fn, ctx, c, NULL, &f)) != GPUK_OK) return r;
         }
         if (!found) {
             char name[64];
@@ -1060,6 +1065,7 @@ static GPUK__NOINLINE gpuk_result gpuk__reduce_axis(const char* fn, int id, gpuk
     size_t ld, span;
     unsigned long long rows = in.rows, cols = in.cols, ld64, span64;
     uint32_t shape, chunks = 1;
+    int packed;
     void* args[9];
     gpuk__kcall k;
     gpuk_result r;
@@ -1095,6 +1101,14 @@ static GPUK__NOINLINE gpuk_result gpuk__reduce_axis(const char* fn, int id, gpuk
             }
         }
         k.grid_x = gpuk__grid(results * chunks * g, GPUK__BLOCK, cap);
+        /* short rows of whole 16-byte packs, each row 16-byte aligned: the kernel made for
+           them, which keeps more rows in flight (its comment in gpuk_kernels.cuh) */
+        if (along <= g * vec && along % vec == 0 && pi % 16 == 0 && (ld * elem) % 16 == 0 &&
+            (packed = gpuk__builtin_companion_of(id, -1)) >= 0) {
+            k.id = packed;
+            k.grid_x = gpuk__grid(results * g, GPUK__BLOCK,
+                                  gpuk__sm_blocks(ctx, GPUK__AXIS_PACKED_BLOCKS));
+        }
     } else {
         /* 16 bytes a thread where every row starts 16-byte aligned and none ends mid-pack */
         const int wide = pi % 16 == 0 && (ld * elem) % 16 == 0 && in.cols % vec == 0;

@@ -23,6 +23,17 @@ static const gpuk__builtin_variant* gpuk__builtin_variants(void) {
 static const gpuk__builtin_ptx* gpuk__builtin_dictionary_of(void) {
     return &gpuk__builtin_dictionary;
 }
+/* The next kernel after kernel `after` (-1: the first) that kernel id's launcher may run
+   instead of id's own, or -1: a short walk of a short list, on the calls that may need one. */
+static int gpuk__builtin_companion_of(int id, int after) {
+    int i, seen = after < 0;
+    for (i = 0; gpuk__builtin_companion[i][0] >= 0; i++) {
+        if (gpuk__builtin_companion[i][0] != id) continue;
+        if (seen) return gpuk__builtin_companion[i][1];
+        seen = gpuk__builtin_companion[i][1] == after;
+    }
+    return -1;
+}
 
 /* gpuk_device.cuh's functions as a linkable library (gpuk_device_lib.cu), packed as a
    built-in's PTX is, for gpuk_module_link's desc.gpuk_device. */

@@ -80,7 +80,12 @@ static void use_nvcc_headers(gpuk_ctx* c) {
 
 #define OUT gpuk_at(s->outs[k], off)
 #define IN(t) gpuk_at(s->in_##t, off)
-#define RUN_ONE(call) do { CHECK_OK(call); k++; } while (0)
+/* an id with no wrapper of its own, launched by its owner's (gpuk__builtin_companion) */
+static int is_companion(int id) {
+    return strncmp(gpuk__builtin_ptx_of(id)->name, "gpuk__", 6) == 0;
+}
+#define RUN_ONE(call) \
+    do { CHECK_OK(call); k++; while (k < GPUK__KERNEL_COUNT && is_companion(k)) k++; } while (0)
 /* one call shape a family, expanded over gpuk.h's list of every kernel (GPUK__KERNEL_LIST) */
 #define RUN_FAMILY(fam, name, t) RUN_##fam(gpuk_##name##_##t, t);
 #define RUN_FILL(f, t) RUN_ONE(f(c, S, OUT, N_ANY, 7))
@@ -112,7 +117,16 @@ static void use_nvcc_headers(gpuk_ctx* c) {
 #define in_f16 in_u32
 #define in_bf16 in_u32
 #define RUN_SCAN RUN_UNARY
-#define RUN_SUM_AXIS(f, t) RUN_ONE(f(c, S, OUT, gpuk_at2d(s->in_##t, off, 37, 29, 31)))
+/* a rows kernel's wrapper runs again on rows of whole 16-byte packs (4 elements in, 16-byte
+   aligned both ways), which its companion takes: into the companion's output */
+#define RUN_SUM_AXIS(f, t)                                                                 \
+    do {                                                                                   \
+        const int p_ = gpuk__builtin_companion_of(k, -1);                                  \
+        if (p_ >= 0)                                                                       \
+            CHECK_OK(f(c, S, gpuk_at(s->outs[p_], off),                                    \
+                       gpuk_at2d(s->in_##t, 4 * off, 37, 32, 36)));                        \
+        RUN_ONE(f(c, S, OUT, gpuk_at2d(s->in_##t, off, 37, 29, 31)));                      \
+    } while (0)
 #define RUN_MIN_AXIS RUN_SUM_AXIS
 #define RUN_MAX_AXIS RUN_SUM_AXIS
 #define RUN_ARGMIN_AXIS RUN_SUM_AXIS

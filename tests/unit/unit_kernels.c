@@ -84,10 +84,16 @@ static const float box[9] = { 1, 1, 1, 1, 1, 1, 1, 1, 1 };
 
 static int test_every_wrapper_rejects_a_zero_handle_before_the_driver(void) {
     long calls;
+    int i;
     ctx = fake_gpuk_up(NULL);
     calls = fake.calls;
     GPUK__KERNEL_LIST(ROW_FAMILY)
-    CHECK(rows == GPUK__KERNEL_COUNT);
+    /* every kernel has a wrapper, but those a wrapper's launcher runs besides its own */
+    for (i = 0; gpuk__builtin_companion[i][0] >= 0; i++) {
+        CHECK(gpuk__builtin_companion_of(gpuk__builtin_companion[i][0], -1) >= 0);
+        CHECK(strncmp(gpuk__builtin_ptx_of(gpuk__builtin_companion[i][1])->name, "gpuk__", 6) == 0);
+    }
+    CHECK(rows + i == GPUK__KERNEL_COUNT);
     CHECK(fake.calls == calls);
     CHECK(gpuk_kernels_loaded(ctx) == 0);
     fake_gpuk_down(ctx);
@@ -670,6 +676,41 @@ static int test_capture_stencil_baseline_loaded_with_its_variant(void) {
     CHECK_OK(gpuk_stencil3x3_f32(ctx, s, gpuk_at2d(g, 0, rows, cols, 0), gpuk_at2d(f, 0, rows, cols, 0), box,
                                  GPUK_BOUNDARY_ZERO));
     CHECK(fake.last_block[0] == 128 && fake.launches == launches + 2 && fake_live_count(FK_MODULE) == modules);
+    fake.cfg.capturing_stream = NULL;
+    CHECK_OK(gpuk_stream_destroy(ctx, s));
+    fake_gpuk_down(ctx);
+    return TEST_PASS;
+}
+
+/* The rows kernel's companion for rows of whole packs: a first use inside a capture is refused
+   like any load, and gpuk_kernels_load of the rows kernel loads it too, so that either kind of
+   rows then runs in the capture without a load. */
+static int test_capture_axis_rows_companion_loaded_with_its_kernel(void) {
+    gpuk_buffer f, o;
+    gpuk_stream s;
+    int modules;
+    long launches;
+    ctx = fake_gpuk_up(NULL);
+    f = buffer(1000 * 64 * 4);
+    o = buffer(1000 * 4);
+    CHECK_OK(gpuk_stream_create(ctx, NULL, &s));
+    CHECK_OK(gpuk_sum_rows_f32(ctx, s, gpuk_at(o, 0), gpuk_at2d(f, 1, 999, 63, 64)));
+    CHECK(strcmp(ctx->last_launch, "gpuk_sum_rows_f32") == 0); /* loaded outside */
+    fake.cfg.capturing_stream = gpuk_stream_native(ctx, s);
+    launches = fake.launches;
+    CHECK_RESULT(gpuk_sum_rows_f32(ctx, s, gpuk_at(o, 0), gpuk_at2d(f, 0, 1000, 64, 0)),
+                 GPUK_ERR_CAPTURING);
+    CHECK_ERROR_MENTIONS("gpuk_kernels_load");
+    CHECK(fake.launches == launches);
+    fake.cfg.capturing_stream = NULL;
+    CHECK_OK(gpuk_kernels_load(ctx, "sum_rows_f32"));
+    fake.cfg.capturing_stream = gpuk_stream_native(ctx, s);
+    modules = fake_live_count(FK_MODULE);
+    CHECK_OK(gpuk_sum_rows_f32(ctx, s, gpuk_at(o, 0), gpuk_at2d(f, 0, 1000, 64, 0)));
+    CHECK(strcmp(ctx->last_launch, "gpuk__sum_rows_packed_f32") == 0);
+    CHECK_OK(gpuk_sum_rows_f32(ctx, s, gpuk_at(o, 0), gpuk_at2d(f, 1, 999, 63, 64)));
+    CHECK(strcmp(ctx->last_launch, "gpuk_sum_rows_f32") == 0);
+    CHECK(fake.launches == launches + 2 && fake_live_count(FK_MODULE) == modules);
     fake.cfg.capturing_stream = NULL;
     CHECK_OK(gpuk_stream_destroy(ctx, s));
     fake_gpuk_down(ctx);
@@ -1343,9 +1384,25 @@ static int test_axis_reduction_plan(void) {
     CHECK_OK(gpuk_sum_rows_f32(ctx, S, gpuk_at(o, 0), gpuk_at2d(f, 0, 32, 1 << 22, 0)));
     CHECK(axis_arg32(5) == 32 && axis_arg32(6) == 264 && axis_arg64(7) == 15888 && axis_arg64(8) != 0);
     CHECK(fake.last_grid[0] == 1056);
-    /* 2^21 x 64 rows: 16 lanes a row (64 floats = 16 packs) */
+    /* 2^21 x 64 rows: 16 lanes a row (64 floats = 16 packs), rows of whole aligned packs: the
+       kernel made for them */
     CHECK_OK(gpuk_sum_rows_f32(ctx, S, gpuk_at(o, 0), gpuk_at2d(f, 0, 1 << 21, 64, 0)));
-    CHECK(axis_arg32(5) == 16 && axis_arg32(6) == 1 && fake.last_grid[0] == 1056);
+    CHECK(axis_arg32(5) == 16 && axis_arg32(6) == 1);
+    CHECK(fake.last_grid[0] == 132 * GPUK__AXIS_PACKED_BLOCKS);
+    CHECK(strcmp(ctx->last_launch, "gpuk__sum_rows_packed_f32") == 0);
+    CHECK_OK(gpuk_argmax_rows_f64(ctx, S, gpuk_at(o, 0), gpuk_at2d(f, 2, 1000, 6, 8)));
+    CHECK(strcmp(ctx->last_launch, "gpuk__argmax_rows_packed_f64") == 0);
+    /* short rows but not whole aligned packs (an odd count, a row start, a row stride): the
+       rows kernel, whose short rows take a head and a tail */
+    CHECK_OK(gpuk_sum_rows_f32(ctx, S, gpuk_at(o, 0), gpuk_at2d(f, 0, 1 << 21, 63, 0)));
+    CHECK(strcmp(ctx->last_launch, "gpuk_sum_rows_f32") == 0 && fake.last_grid[0] == 1056);
+    CHECK_OK(gpuk_sum_rows_f32(ctx, S, gpuk_at(o, 0), gpuk_at2d(f, 1, 1000, 64, 0)));
+    CHECK(strcmp(ctx->last_launch, "gpuk_sum_rows_f32") == 0);
+    CHECK_OK(gpuk_min_rows_f32(ctx, S, gpuk_at(o, 0), gpuk_at2d(f, 0, 1000, 64, 66)));
+    CHECK(strcmp(ctx->last_launch, "gpuk_min_rows_f32") == 0);
+    /* long rows stay with the rows kernel */
+    CHECK_OK(gpuk_max_rows_f32(ctx, S, gpuk_at(o, 0), gpuk_at2d(f, 0, 1000, 132, 0)));
+    CHECK(strcmp(ctx->last_launch, "gpuk_max_rows_f32") == 0);
     /* 8192 x 8192 columns: 64 threads across, 16 bytes each: 32 strips; 33 chunks of 249 rows */
     CHECK_OK(gpuk_sum_cols_f32(ctx, S, gpuk_at(o, 0), gpuk_at2d(f, 0, 8192, 8192, 0)));
     CHECK(axis_arg32(5) == (64u | 1u << 16) && axis_arg32(6) == 33 && axis_arg64(7) == 249);
@@ -1658,6 +1715,7 @@ int main(void) {
     RUN(test_stencil_arguments_and_launch_plan);
     RUN(test_stencil3x3_tma_tiles_plan);
     RUN(test_capture_stencil_baseline_loaded_with_its_variant);
+    RUN(test_capture_axis_rows_companion_loaded_with_its_kernel);
     RUN(test_kernels_load_lazily_one_module_each);
     RUN(test_scratch_lives_with_its_stream);
     RUN(test_scratch_kept_when_its_free_fails);

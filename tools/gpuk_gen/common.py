@@ -58,6 +58,12 @@ VARIANT_SUFFIX = re.compile(r"__sm(\d+)(a?)$")
 FAMILY_SUFFIX = re.compile(r"^(.*)_SM(\d+)(A?)$")
 
 
+def kernel_id(name):
+    """The C enumerator of a kernel's id: GPUK__K_ADD_F32 for gpuk_add_f32, GPUK__K_SUM_ROWS_PACKED_F32
+    for the internal gpuk__sum_rows_packed_f32 (an entry without a wrapper of its own)."""
+    return "GPUK__K_" + re.sub(r"^gpuk__?", "", name).upper()
+
+
 def variant_target(name):
     """The target a variant's name asks for ((90, True) for <kernel>__sm90a), None for a baseline
     kernel (or any other name)."""

@@ -83,6 +83,8 @@ def collect(source_text):
         for name, base in variants_for(fam, inst, wraps):
             variants.setdefault(base, []).append(name)
         for kern, text, params, _body, _entry in wrappers_for(fam, inst, wraps):
+            if params is None:
+                continue  # an entry without a wrapper: not part of the API
             t = inst["t"]
             stem = kern[:-len(t) - 1] if kern.endswith("_" + t) else kern
             if (fam, stem) not in groups:

@@ -5,7 +5,7 @@ import hashlib
 import re
 import zlib
 
-from .common import GENERATOR_VERSION, PIECE_CHARS, PTX_CUDA, fail, sm_name
+from .common import GENERATOR_VERSION, PIECE_CHARS, PTX_CUDA, fail, kernel_id, sm_name
 from .kernels import FAMILIES, doc, family_of
 from .lowering import header_info
 
@@ -184,7 +184,7 @@ def ptx_blob(name, mod, zdict, family, based=None):
     entry = "{ \"%s\", GPUK__IF_%s(gpuk__ptx_%s), %d, %d, %d, %d, %d, %s, %d }" % (
         name, family, name[5:], len(mod), len(packed), version[0] * 10 + version[1], target[0],
         target[1],
-        "GPUK__K_" + based[0][5:].upper() if based else "-1", len(stored) if based else 0)
+        kernel_id(based[0]) if based else "-1", len(stored) if based else 0)
     return out, entry
 
 
@@ -210,7 +210,9 @@ def family_switches(kernels, fam_of):
         out += ["#if !defined(GPUK_NO_%s) && (!defined(GPUK__ONLY_SOME) || defined(GPUK_ONLY_%s))" % (n, n),
                 "#define GPUK__FAMILY_%s 1" % n, "#endif"]
     users = {}
-    for kern, _text, _params, body, entry in kernels:
+    for kern, _text, params, body, entry in kernels:
+        if params is None:
+            continue  # an entry without a wrapper: its owner's launcher runs it
         launcher = re.match(r"return (gpuk__\w+)\(", body).group(1)
         users.setdefault(launcher, [])
         if fam_of[entry] not in users[launcher]:
@@ -255,19 +257,22 @@ def sections(kernels, variants, modules, source_hash, nvcc_ver, constants, famil
     ptx.append("static const gpuk__builtin_ptx gpuk__builtin_dictionary = "
                "{ \"the dictionary\", gpuk__ptx_dictionary_, %d, %d, 0, 0, 0, -1, 0 };"
                % (len(zdict), len(packed)))
-    decls, defs, blobs, table = [], [], [], []
+    decls, defs, blobs, table, companions = [], [], [], [], []
     module_fam = dict(variant_fam)
     module_fam.update((kern, fam_of[entry]) for kern, _t, _p, _b, entry in kernels if entry == kern)
     order = [(k[0], True) for k in kernels if k[4] == k[0]] + [(name, False) for name, _b in variants]
     based = bases(order, modules, module_fam)
     for kern, text, params, body, entry in kernels:
         fam = fam_of[entry]
-        proto = "gpuk_result %s(gpuk_ctx* ctx, gpuk_stream stream, %s)" % (kern, params)
-        decls.append((fam, "GPUK_API " + proto + "; " + doc(text)))
-        defs.append((fam, "GPUK__IMPL " + proto + " {\n    " + body + "\n}"))
+        if params is None:  # no wrapper: launched by wrapper body's call besides its own kernel
+            companions.append("    { %s, %s }," % (kernel_id(body), kernel_id(kern)))
+        else:
+            proto = "gpuk_result %s(gpuk_ctx* ctx, gpuk_stream stream, %s)" % (kern, params)
+            decls.append((fam, "GPUK_API " + proto + "; " + doc(text)))
+            defs.append((fam, "GPUK__IMPL " + proto + " {\n    " + body + "\n}"))
         if entry != kern:
             continue  # launches another wrapper's kernel
-        ids.append("    GPUK__K_%s," % kern[5:].upper())
+        ids.append("    %s," % kernel_id(kern))
         blob, row = ptx_blob(kern, modules[kern], zdict, fam, based.get(kern))
         blobs.append((fam, "\n".join(blob)))
         table.append("    " + row + ",")
@@ -275,7 +280,7 @@ def sections(kernels, variants, modules, source_hash, nvcc_ver, constants, famil
     for name, base in variants:
         blob, row = ptx_blob(name, modules[name], zdict, variant_fam[name], based.get(name))
         blobs.append((variant_fam[name], "\n".join(blob)))
-        vtable.append("    { GPUK__K_%s, %s }," % (base[5:].upper(), row))
+        vtable.append("    { %s, %s }," % (kernel_id(base), row))
     decl.append(guarded(decls, "\n"))
     decl.append("#endif")
     ptx.append(guarded(blobs, "\n"))
@@ -284,8 +289,9 @@ def sections(kernels, variants, modules, source_hash, nvcc_ver, constants, famil
     ids.extend("#define %s %s" % c for c in constants)
     ids.append("/* every kernel as X(family, name, type), in id order: tests expand it, one macro a family */")
     ids.append("#define GPUK__KERNEL_LIST(X) \\")
-    ids.extend("    X(%s, %s, %s)%s" % (fam, kern[5:-len(t) - 1], t, " \\" if i + 1 < len(families) else "")
-               for i, (fam, kern, t) in enumerate(families))
+    listed = [f for f in families if not f[1].startswith("gpuk__")]  # entries have no wrapper
+    ids.extend("    X(%s, %s, %s)%s" % (fam, kern[5:-len(t) - 1], t, " \\" if i + 1 < len(listed) else "")
+               for i, (fam, kern, t) in enumerate(listed))
     ptx.append("static const gpuk__builtin_ptx gpuk__builtin_table[GPUK__KERNEL_COUNT] = {")
     ptx.extend(table)
     ptx.append("};")
@@ -293,6 +299,11 @@ def sections(kernels, variants, modules, source_hash, nvcc_ver, constants, famil
     ptx.append("static const gpuk__builtin_variant gpuk__builtin_variant_table[] = {")
     ptx.extend(vtable)
     ptx.append("    { -1, { 0, 0, 0, 0, 0, 0, 0, -1, 0 } }\n};")
+    ptx.append("/* kernels a wrapper's launcher may run besides its own: { its own, the other }; the list "
+               "ends at -1 */")
+    ptx.append("static const int gpuk__builtin_companion[][2] = {")
+    ptx.extend(companions)
+    ptx.append("    { -1, -1 }\n};")
     return {"kernels": "\n".join(decl), "kernel_ids": "\n".join(ids),
             "wrappers": guarded(defs, "\n\n"),
             "ptx": "\n".join(ptx)}

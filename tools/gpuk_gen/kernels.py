@@ -2,7 +2,7 @@
 and shared constants read from gpuk_kernels.cuh, turned into wrappers and variants."""
 import re
 
-from .common import C_TYPES, FAMILY_SUFFIX, SOURCE, fail
+from .common import C_TYPES, FAMILY_SUFFIX, SOURCE, fail, kernel_id
 
 
 # ---------------------------------------------------------------------------------------------
@@ -32,15 +32,16 @@ def kernel_list(source_text):
 
 
 def family_wraps(source_text):
-    """{family: [declaration text]} from the '// wrap' lines (with their '//      '
-    continuation lines) right before each '#define GPUK_<FAMILY>(...)'."""
+    """{family: [declaration text]} from the '// wrap' and '// entry' lines (with their '//      '
+    continuation lines) right before each '#define GPUK_<FAMILY>(...)'; an entry's text keeps
+    its 'entry ' prefix (see wrappers_for)."""
     wraps, pending, cur = {}, [], None
     for line in source_text.split("\n"):
         s = line.strip()
-        if s.startswith("// wrap "):
+        if s.startswith("// wrap ") or s.startswith("// entry "):
             if cur:
                 pending.append(cur)
-            cur = s[len("// wrap "):]
+            cur = s[len("// wrap "):] if s.startswith("// wrap ") else s[3:]
             continue
         if cur is not None and line.startswith("//      "):
             cur += " " + s[2:].strip()
@@ -94,7 +95,11 @@ def expand(text, values):
 
 
 def wrappers_for(fam, args, wraps):
-    """[(kernel, doc, params, body)] for one instantiation line. params excludes ctx, stream."""
+    """[(kernel, doc, params, body, entry)] for one instantiation line. params excludes ctx,
+    stream; entry is the kernel the wrapper launches (its own, or another's: launcher@gpuk_x).
+    An '// entry gpuk__NAME for gpuk_WRAPPER | doc' line declares a kernel with no wrapper of
+    its own, which WRAPPER's launcher may launch besides its own kernel (gpuk_kernels_load loads
+    the two together): its row has params None and body WRAPPER's name."""
     if FAMILY_SUFFIX.match(fam):
         return []  # a variant family: see variants_for
     if fam not in wraps:
@@ -103,17 +108,26 @@ def wrappers_for(fam, args, wraps):
     values = dict(args, T=T, size=str(size))
     res = []
     for decl in wraps[fam]:
+        if decl.startswith("entry "):
+            m = re.match(r"^entry (gpuk__[\w{}]+) for (gpuk_[\w{}]+) \| (.*)$", decl)
+            if not m:
+                fail("cannot read entry declaration: " + decl)
+            kern, owner, text = (expand(g, values) for g in m.groups())
+            res.append((kern, text, None, owner, kern))
+            continue
         m = re.match(r"^(gpuk_[\w{}]+)\((.*?)\) = (\w+)(?:@(gpuk_[\w{}]+))?\((.*)\) \| (.*)$", decl)
         if not m:
             fail("cannot read wrap declaration: " + decl)
         kern, params, launcher, entry, rest, text = (expand(g or "", values) for g in m.groups())
         # launcher@gpuk_x: this wrapper launches the kernel of wrapper gpuk_x (no entry of its own)
         entry = entry or kern
-        body = "return %s(\"%s\", GPUK__K_%s, ctx, stream, %s);" % (launcher, kern, entry[5:].upper(), rest)
+        body = "return %s(\"%s\", %s, ctx, stream, %s);" % (launcher, kern, kernel_id(entry), rest)
         res.append((kern, text, params, body, entry))
-    kerns = [r[0] for r in res]
-    if any(r[4] not in kerns for r in res):
+    kerns = [r[0] for r in res if r[2] is not None]
+    if any(r[4] not in kerns for r in res if r[2] is not None):
         fail("GPUK_%s: a wrapper launches a kernel its family does not make" % fam)
+    if any(r[3] not in kerns for r in res if r[2] is None):
+        fail("GPUK_%s: an entry names a wrapper its family does not make" % fam)
     return res
 
 
