@@ -43,6 +43,11 @@ gpuk_kernels.cuh):
      gpuk_module_link (device_library in this file says when --from-ptx compiles it).
 Output is deterministic: no dates, no absolute paths, LF only, fixed order.
 
+Companions: an '// entry gpuk__NAME for gpuk_WRAPPER | text' line among a family's '// wrap'
+lines declares one more kernel of each instantiation with no wrapper of its own, which
+WRAPPER's launcher runs instead of its own kernel for some calls (gpuk__builtin_companion in
+gpuk.h lists the pairs; gpuk_kernels_load loads them together).
+
 Variants: a GPUK_<FAMILY>_SMNN line makes <kernel>__smNN of each of the family's kernels, a
 faster form whose lowering starts at sm_NN (no wrapper of its own: the run time picks it,
 src/gpuk_builtin.h gpuk__variant_pick). GPUK_<FAMILY>_SMNNA makes <kernel>__smNNa, an
