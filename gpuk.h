@@ -29514,7 +29514,7 @@ static const gpuk__builtin_variant gpuk__builtin_variant_table[] = {
     { GPUK__K_GEMM_TF32, { "gpuk_gemm_tf32__sm90a", GPUK__IF_GEMM(gpuk__ptx_gemm_tf32__sm90a), 211237, 38340, 80, 90, 1, -1, 0 } },
     { -1, { 0, 0, 0, 0, 0, 0, 0, -1, 0 } }
 };
-/* kernels a wrapper's launcher may run besides its own: { its own, the other }; the list ends at -1 */
+/* kernels a wrapper's launcher may run instead of its own for some calls: { its own, the other }; the list ends at -1 */
 static const int gpuk__builtin_companion[][2] = {
     { GPUK__K_SUM_ROWS_F32, GPUK__K_SUM_ROWS_PACKED_F32 },
     { GPUK__K_SUM_ROWS_F64, GPUK__K_SUM_ROWS_PACKED_F64 },

@@ -79,7 +79,7 @@ from gpuk_gen import docs  # noqa: E402  (the generator's steps, one module each
 from gpuk_gen.amalgamate import join_sources, replace_sections  # noqa: E402
 from gpuk_gen.common import (DEVICE_HEADER, DEVICE_LIBRARY, GENERATOR_VERSION,  # noqa: E402
                              HEADER, NEW_PTXAS_ARCHS, OLD_PTXAS_ARCHS, PTX_DIR, ROOT, SOURCE,
-                             fail, first_difference, sm_name, variant_target)
+                             fail, first_difference, kernel_id, sm_name, variant_target)
 from gpuk_gen.emit import (device_header_section, device_library_section,  # noqa: E402
                            sections, without_packed)
 from gpuk_gen.kernels import (family_wraps, kernel_list, shared_constants,  # noqa: E402
@@ -170,8 +170,8 @@ def main():
         variants.extend(variants_for(fam, inst, wraps))
     constants = shared_constants(source.decode())
     names = [k[0] for k in kernels if k[4] == k[0]] + [v[0] for v in variants]
-    if len(set(names)) != len(names):
-        fail("duplicate kernel names")
+    if len(set(names)) != len(names) or len(set(map(kernel_id, names))) != len(names):
+        fail("duplicate kernel names (or ids: gpuk_x and gpuk__x share GPUK__K_X)")
     if any(v[1] not in names for v in variants):
         fail("a variant stands in for a kernel that does not exist")
 

@@ -264,7 +264,7 @@ def sections(kernels, variants, modules, source_hash, nvcc_ver, constants, famil
     based = bases(order, modules, module_fam)
     for kern, text, params, body, entry in kernels:
         fam = fam_of[entry]
-        if params is None:  # no wrapper: launched by wrapper body's call besides its own kernel
+        if params is None:  # no wrapper: a companion of the wrapper body names
             companions.append("    { %s, %s }," % (kernel_id(body), kernel_id(kern)))
         else:
             proto = "gpuk_result %s(gpuk_ctx* ctx, gpuk_stream stream, %s)" % (kern, params)
@@ -299,8 +299,8 @@ def sections(kernels, variants, modules, source_hash, nvcc_ver, constants, famil
     ptx.append("static const gpuk__builtin_variant gpuk__builtin_variant_table[] = {")
     ptx.extend(vtable)
     ptx.append("    { -1, { 0, 0, 0, 0, 0, 0, 0, -1, 0 } }\n};")
-    ptx.append("/* kernels a wrapper's launcher may run besides its own: { its own, the other }; the list "
-               "ends at -1 */")
+    ptx.append("/* kernels a wrapper's launcher may run instead of its own for some calls: { its own, "
+               "the other }; the list ends at -1 */")
     ptx.append("static const int gpuk__builtin_companion[][2] = {")
     ptx.extend(companions)
     ptx.append("    { -1, -1 }\n};")

@@ -98,8 +98,9 @@ def wrappers_for(fam, args, wraps):
     """[(kernel, doc, params, body, entry)] for one instantiation line. params excludes ctx,
     stream; entry is the kernel the wrapper launches (its own, or another's: launcher@gpuk_x).
     An '// entry gpuk__NAME for gpuk_WRAPPER | doc' line declares a kernel with no wrapper of
-    its own, which WRAPPER's launcher may launch besides its own kernel (gpuk_kernels_load loads
-    the two together): its row has params None and body WRAPPER's name."""
+    its own, which WRAPPER's launcher may launch instead of its own kernel for some calls
+    (gpuk_kernels_load loads the two together): its row has params None and body WRAPPER's
+    name."""
     if FAMILY_SUFFIX.match(fam):
         return []  # a variant family: see variants_for
     if fam not in wraps:
