@@ -109,7 +109,10 @@ static uint32_t read_u32(gpuk_buffer b) {
 /* Buffers created just before a conditional capture: under compute-sanitizer's memcheck and
    initcheck the graph's first launch then faulted (700, no access reported; the same seen
    with other libraries' while-captures), and a synchronisation between the allocation and
-   the capture avoids it. Without the tools the tests pass either way. */
+   the capture avoids it when the tool runs alone. With other processes on the GPU at the
+   same time (the four tools side by side, or four copies of this test without them) the
+   first launch still faults at times, no access reported: tests/gpu-check runs this
+   program's tools one at a time. */
 static void settle_before_capture(void) { CHECK_OK(gpuk_ctx_sync(ctx)); }
 
 /* WHILE: count_step runs N times (random N), at each of two launches; from initial 0 the
