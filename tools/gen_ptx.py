@@ -259,8 +259,9 @@ def main():
         with open(HEADER, "w", newline="\n") as f:
             f.write(new_header)
 
-    summary = "%d kernels + %d variants, %d bytes of PTX; .version floors %s" % (
-        len(kernels), len(variants), sum(len(m) for m in modules.values()),
+    summary = "%d wrappers, %d kernels + %d variants, %d bytes of PTX; .version floors %s" % (
+        sum(1 for k in kernels if k[2] is not None), len(names) - len(variants), len(variants),
+        sum(len(m) for m in modules.values()),
         ", ".join("%d.%d x%d" % (v[0], v[1], c) for v, c in sorted(
             {v: sum(1 for n in names if floors[n][0] == v) for v in set(f[0] for f in floors.values())}.items())))
     if args.from_ptx:
