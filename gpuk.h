@@ -1354,7 +1354,7 @@ GPUK_API gpuk_result gpuk_kernels_reserve_sort(gpuk_ctx* ctx, gpuk_stream stream
 #endif
 
 /* GPUK_GENERATED_BEGIN(kernels) */
-/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 45b2d1d08c45c290, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
+/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 6095b17de9510005, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
 #if !defined(GPUK_NO_KERNELS)
 /* Families of built-in kernels. Define GPUK_NO_<FAMILY> before including gpuk.h to leave
    that family out (its calls undeclared, its PTX and launcher gone), or one or more
@@ -10104,7 +10104,7 @@ static int gpuk__inflate(const unsigned char* in, size_t in_len, unsigned char* 
 /* ---- >>builtin ---- */
 #if !defined(GPUK_NO_KERNELS)
 /* GPUK_GENERATED_BEGIN(kernel_ids) */
-/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 45b2d1d08c45c290, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
+/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 6095b17de9510005, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
 enum {
     GPUK__K_FILL_F32,
     GPUK__K_FILL_F64,
@@ -10329,7 +10329,6 @@ enum {
 #define GPUK__GEMM_F64_TILE_N 64u
 #define GPUK__GEMM_TMA_THREADS 384u
 #define GPUK__GEMM_TMA_BN 256u
-#define GPUK__AXIS_PACKED_ROWS 2u
 #define GPUK__AXIS_PACKED_BLOCKS 8u
 #define GPUK__STENCIL_ROWS 64u
 #define GPUK__STENCIL3_ROWS 32u
@@ -14031,7 +14030,7 @@ GPUK__IMPL gpuk_result gpuk_random_normal_f64(gpuk_ctx* ctx, gpuk_stream stream,
 
 /* The PTX of every built-in kernel, and its table. */
 /* GPUK_GENERATED_BEGIN(ptx) */
-/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 45b2d1d08c45c290, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
+/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 6095b17de9510005, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
 #if defined(GPUK__FAMILY_GENERATE)
 #define GPUK__IF_GENERATE(ptx) ptx
 #else

@@ -50,7 +50,6 @@
 #define GEMM_F64_TILE_N 64
 #define GEMM_TMA_THREADS 384
 #define GEMM_TMA_BN 256
-#define AXIS_PACKED_ROWS 2
 #define AXIS_PACKED_BLOCKS 8
 #define STENCIL_ROWS 64
 #define STENCIL3_ROWS 32
@@ -728,10 +727,11 @@ GPUK_DEV void reduce_short_rows(F f, typename F::out* out, const T* in, u64 rows
    loop's, so are the bits. A kernel of its own (gpuk__<op>_rows_packed_<t>, which the host
    launches for such views): inside the rows kernel its loop took registers the long rows'
    loops needed. */
+enum { PACKED_ROWS = 2 }; /* rows a group keeps in flight: 4 or 8, at fewer blocks, no faster */
 template <typename T, typename F>
 GPUK_DEV void reduce_packed_rows(F f, typename F::out* out, const T* in, u64 rows, u64 cols,
                                  u64 ld, u32 g) {
-    enum { R = AXIS_PACKED_ROWS };
+    enum { R = PACKED_ROWS };
     const u32 V = 16 / sizeof(T), packs = (u32)cols / V, lane = threadIdx.x % g;
     const u32 gi = (threadIdx.x % 32) / g, per_warp = 32 / g;
     const u64 warp = ((u64)blockIdx.x * GPUK_BLOCK + threadIdx.x) / 32;
