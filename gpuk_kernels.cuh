@@ -30,10 +30,12 @@
 #define HIST_F32_PER_SM 8
 #define HIST_F64_PER_SM 6
 #define SORT_ITEMS_4 16
+#define SORT_ITEMS_4M 20
 #define SORT_ITEMS_4K 24
 #define SORT_ITEMS_8 12
 #define SORT_ITEMS_8K 14
 #define SORT_BLOCKS_SM 4
+#define SORT_PAIRS_SMEM 59464
 #define SORT_HIST 0xFFFFFFFFu
 #define SORT_SINGLE 0xFFFFFFFEu
 #define SORT_DESCENDING 1
@@ -3430,16 +3432,25 @@ GPUK_DEV void random_blocks(T* out, u64 n, u64 offset, u64 seed, bool normal) {
 /* items a thread: 24 for 4-byte keys alone (SORT_ITEMS_4K), 16 with values (SORT_ITEMS_4), 14
    for 8-byte keys alone (SORT_ITEMS_8K; 12 measured slower) and 12 with values (SORT_ITEMS_8),
    so that the tile's keys, values, the warps' digit counts and (keys alone) match masks stay
-   under 48 KiB of static shared memory (4 blocks an SM). Keys with values find a
-   digit's lanes by ballots: the masks fit beside the values only with fewer items a thread,
-   and 14 items with masks measured slower than 16 with ballots, as did masks with the values
-   kept out of registers until the keys were placed. */
-template <typename K, bool PAIRS> struct sort_items {
-    enum { n = sizeof(K) == 4 ? (PAIRS ? SORT_ITEMS_4 : SORT_ITEMS_4K)
+   under 48 KiB of static shared memory (4 blocks an SM), which every GPU gives a block. Keys
+   with values find a digit's lanes by ballots there: the masks fit beside the values only
+   with fewer items a thread, and 14 items with masks measured slower than 16 with ballots.
+   The sm_90 variant of 4-byte pairs takes the masks, 20 items (SORT_ITEMS_4M) and a tile of
+   about 58 KiB in dynamic shared memory at 3 blocks an SM (SORT_PAIRS_BLOCKS_SM), which
+   measured faster than the ballots on the H100 and the H200; older GPUs give a block less
+   shared memory than that tile (48 to 96 KiB) or an SM too little to hold 3. */
+enum { SORT_PAIRS_BLOCKS_SM = 3 };
+template <typename K, int PAIRS> struct sort_items {
+    enum { n = sizeof(K) == 4 ? (PAIRS == 2 ? SORT_ITEMS_4M : PAIRS ? SORT_ITEMS_4 : SORT_ITEMS_4K)
                               : (PAIRS ? SORT_ITEMS_8 : SORT_ITEMS_8K) };
 };
-template <typename K, bool PAIRS> struct sort_or {
-    enum { on = !PAIRS };
+/* PAIRS: 0 keys alone, 1 with values (ballots), 2 with values and masks, the tile in dynamic
+   shared memory above the 48 KiB a launch gets unasked (the sm_90 variant, 4-byte keys) */
+template <typename K, int PAIRS> struct sort_or {
+    enum { on = PAIRS != 1 };
+};
+template <typename K, int PAIRS> struct sort_dynamic {
+    enum { on = PAIRS == 2 };
 };
 template <typename K> struct sort_uint { typedef u32 t; };
 template <> struct sort_uint<u64> { typedef u64 t; };
@@ -3497,7 +3508,7 @@ GPUK_DEV u64 sort_block_exclusive(u64 v, u64* warp_sums, u64* total) {
 
 /* Shared memory of a sort block: the tile's keys and values in their new order, each warp's
    count of each digit (then its running place), each digit's output offset. */
-template <typename K, bool PAIRS> struct sort_smem {
+template <typename K, int PAIRS> struct sort_smem {
     enum { TILE = GPUK_BLOCK * sort_items<K, PAIRS>::n };
     typename sort_uint<K>::t keys[TILE];
     u32 vals[PAIRS ? TILE : 1];
@@ -3513,7 +3524,7 @@ template <typename K, bool PAIRS> struct sort_smem {
    before w, and thread d holds the tile's count of d (returned). Items are warp-striped: item
    k of lane l of warp w is tile element (w * ITEMS + k) * 32 + l, so the warps' segments and,
    inside one, the items in k order follow the input order; items past valid are not counted. */
-template <typename K, bool PAIRS, int ITEMS, typename U>
+template <typename K, int PAIRS, int ITEMS, typename U>
 GPUK_DEV u32 sort_count(sort_smem<K, PAIRS>& s, const U (&raw)[ITEMS], U flip, u32 shift,
                         u32 width, u32 valid) {
     const u32 t = threadIdx.x, lane = t & 31, warp = t / 32;
@@ -3544,7 +3555,7 @@ GPUK_DEV u32 sort_count(sort_smem<K, PAIRS>& s, const U (&raw)[ITEMS], U flip, u
    digit come from a shared-memory mask each sets its bit in (sort_or), else one ballot a bit
    of the digit: the masks take a fifth of the ballots' instructions and measured faster
    (docs/performance.md); sm_70's match.any measured slower than either. */
-template <typename K, bool PAIRS, int ITEMS, typename U, int NV>
+template <typename K, int PAIRS, int ITEMS, typename U, int NV>
 GPUK_DEV void sort_place(sort_smem<K, PAIRS>& s, const U (&raw)[ITEMS], const u32 (&val)[NV],
                          U flip, u32 shift, u32 width, u32 valid, u32 start) {
     const u32 t = threadIdx.x, lane = t & 31, warp = t / 32;
@@ -3593,7 +3604,7 @@ GPUK_DEV void sort_place(sort_smem<K, PAIRS>& s, const U (&raw)[ITEMS], const u3
    2^16: a tile is smaller) in the low 16 bits, the whole input's (below 2^44: the grid's tiles
    bound n) above them, so one block scan serves both; the tile's start returned, the input's
    to *digit_start. */
-template <typename K, bool PAIRS>
+template <typename K, int PAIRS>
 GPUK_DEV u32 sort_starts(sort_smem<K, PAIRS>& s, u32 count, u64 input_count, u64* digit_start) {
     static_assert(sort_smem<K, PAIRS>::TILE < 65536, "a tile's counts fit in 16 bits");
     u64 all;
@@ -3613,12 +3624,23 @@ GPUK_DEV void sort_hist_add(u32* counts, U b, U flip, u32 passes, u32 begin_bit,
     }
 }
 
-template <typename K, bool PAIRS>
+template <bool B> struct sort_bool {};
+template <typename K, int PAIRS> GPUK_DEV sort_smem<K, PAIRS>& sort_shared(sort_bool<false>) {
+    __shared__ sort_smem<K, PAIRS> s;
+    return s;
+}
+template <typename K, int PAIRS> GPUK_DEV sort_smem<K, PAIRS>& sort_shared(sort_bool<true>) {
+    static_assert(sizeof(sort_smem<K, PAIRS>) == SORT_PAIRS_SMEM, "the host asks SORT_PAIRS_SMEM");
+    extern __shared__ uint4 sort_dynamic_smem[];
+    return *reinterpret_cast<sort_smem<K, PAIRS>*>(sort_dynamic_smem);
+}
+
+template <typename K, int PAIRS>
 GPUK_DEV void sort_run(K* out, const K* in, u32* vout, const u32* vin, u64 n, u64* scratch,
                        u32 pass, u32 begin_bit, u32 end_bit, u32 mode) {
     typedef typename sort_uint<K>::t U;
     enum { ITEMS = sort_items<K, PAIRS>::n, TILE = GPUK_BLOCK * ITEMS };
-    __shared__ sort_smem<K, PAIRS> s;
+    sort_smem<K, PAIRS>& s = sort_shared<K, PAIRS>(sort_bool<sort_dynamic<K, PAIRS>::on>());
     const u32 t = threadIdx.x, lane = t & 31, warp = t / 32;
     const U flip = (mode & SORT_DESCENDING) ? ~(U)0 : (U)0;
     const u32 passes = (end_bit - begin_bit + 7) / 8;
@@ -3761,7 +3783,7 @@ GPUK_DEV void sort_run(K* out, const K* in, u32* vout, const u32* vin, u64 n, u6
     extern "C" __global__ void __launch_bounds__(GPUK_BLOCK, SORT_BLOCKS_SM)                 \
     gpuk_sort_keys_##t(T* out, const T* in, u32* vout, const u32* vin, u64 n, u64* scratch,  \
                        u32 pass, u32 begin_bit, u32 end_bit, u32 mode) {                     \
-        sort_run<T, false>(out, in, vout, vin, n, scratch, pass, begin_bit, end_bit, mode);  \
+        sort_run<T, 0>(out, in, vout, vin, n, scratch, pass, begin_bit, end_bit, mode);  \
     }
 // wrap gpuk_sort_pairs_{t}(gpuk_array keys_out, gpuk_array values_out, gpuk_array keys_in,
 //      gpuk_array values_in, size_t n, int descending, uint32_t begin_bit, uint32_t end_bit)
@@ -3778,7 +3800,17 @@ GPUK_DEV void sort_run(K* out, const K* in, u32* vout, const u32* vin, u64 n, u6
     extern "C" __global__ void __launch_bounds__(GPUK_BLOCK, SORT_BLOCKS_SM)                 \
     gpuk_sort_pairs_##t(T* out, const T* in, u32* vout, const u32* vin, u64 n, u64* scratch, \
                         u32 pass, u32 begin_bit, u32 end_bit, u32 mode) {                    \
-        sort_run<T, true>(out, in, vout, vin, n, scratch, pass, begin_bit, end_bit, mode);   \
+        sort_run<T, 1>(out, in, vout, vin, n, scratch, pass, begin_bit, end_bit, mode);   \
+    }
+/* Variant for 4-byte keys: the masks and SORT_ITEMS_4M items, SORT_PAIRS_SMEM bytes of dynamic
+   shared memory (the host asks for them), SORT_PAIRS_BLOCKS_SM (3) blocks an SM at 80
+   registers. */
+#define GPUK_SORT_PAIRS_SM90(T, t)                                                           \
+    extern "C" __global__ void __launch_bounds__(GPUK_BLOCK, SORT_PAIRS_BLOCKS_SM)           \
+    gpuk_sort_pairs_##t##__sm90(T* out, const T* in, u32* vout, const u32* vin, u64 n,       \
+                                u64* scratch, u32 pass, u32 begin_bit, u32 end_bit, u32 mode) { \
+        static_assert(sizeof(T) == 4, "the masks fit beside 4-byte keys' values only");      \
+        sort_run<T, 2>(out, in, vout, vin, n, scratch, pass, begin_bit, end_bit, mode);      \
     }
 
 /* one line per kernel family and type; tools/gen_ptx.py reads the lines below */
@@ -3963,6 +3995,9 @@ GPUK_SORT_KEYS(i64, i64)
 GPUK_SORT_PAIRS(i64, i64)
 GPUK_SORT_KEYS(double, f64)
 GPUK_SORT_PAIRS(double, f64)
+GPUK_SORT_PAIRS_SM90(u32, u32)
+GPUK_SORT_PAIRS_SM90(int, i32)
+GPUK_SORT_PAIRS_SM90(float, f32)
 
 GPUK_RANDOM(float, f32, 4)
 GPUK_RANDOM(double, f64, 2)

@@ -540,6 +540,22 @@ static gpuk_result gpuk__scratch_reserve(const char* fn, gpuk__scratch* s, gpuk_
     return GPUK_OK;
 }
 
+/* Allows built-in id's function f bytes of dynamic shared memory where they pass the 48 KB a
+   launch gets without asking (the sm_90a TF32 GEMM, the sm_90 pairs sort), once a ctx. */
+static gpuk_result gpuk__builtin_allow_shared(const char* fn, gpuk_ctx* ctx, int id,
+                                              gpuk__cu_function f, uint32_t bytes) {
+    gpuk__cu_result cr;
+    if (bytes <= 48u * 1024u ||
+        (uint32_t)GPUK__ATOMIC_LOAD(&gpuk__builtin_of(ctx)->big_shared[id]) >= bytes)
+        return GPUK_OK;
+    if ((cr = GPUK__DRV.cuFuncSetAttribute(f, GPUK__CU_FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                           (int)bytes)) != 0)
+        return gpuk__fail_cu(fn, "cuFuncSetAttribute", cr,
+                             "allowing the kernel its dynamic shared memory");
+    GPUK__ATOMIC_STORE(&gpuk__builtin_of(ctx)->big_shared[id], bytes);
+    return GPUK_OK;
+}
+
 /* Loads (first use), takes scratch where the kernel needs it, and launches. Only the stream's
    own scratch lock is held, from taking the area to the launch. */
 GPUK__SHARED gpuk_result gpuk__builtin_go(gpuk__kcall* k) {
@@ -573,17 +589,9 @@ GPUK__SHARED gpuk_result gpuk__builtin_go(gpuk__kcall* k) {
         }
     }
     if (k->before && (r = k->before(k, k->ws_arg ? *k->ws_arg : 0)) != GPUK_OK) goto done;
-    if (k->shared > 48u * 1024u && !k->func &&
-        (uint32_t)GPUK__ATOMIC_LOAD(&gpuk__builtin_of(k->ctx)->big_shared[k->id]) < k->shared) {
-        /* more dynamic shared memory than a launch gets without asking (the sm_90a TF32 GEMM) */
-        if ((cr = GPUK__DRV.cuFuncSetAttribute(f, GPUK__CU_FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                               (int)k->shared)) != 0) {
-            r = gpuk__fail_cu(k->fn, "cuFuncSetAttribute", cr,
-                              "allowing the kernel its dynamic shared memory");
-            goto done;
-        }
-        GPUK__ATOMIC_STORE(&gpuk__builtin_of(k->ctx)->big_shared[k->id], k->shared);
-    }
+    if (!k->func &&
+        (r = gpuk__builtin_allow_shared(k->fn, k->ctx, k->id, f, k->shared)) != GPUK_OK)
+        goto done;
     cr = GPUK__DRV.cuLaunchKernel(f, k->grid_x, k->grid_y, k->grid_z, k->block_x, k->block_y, 1,
                                   k->shared, k->cs, k->args, NULL);
     if (cr)
@@ -741,20 +749,35 @@ GPUK__IMPL gpuk_result gpuk_kernels_reserve(gpuk_ctx* ctx, gpuk_stream stream, s
 }
 
 #if defined(GPUK__LAUNCHER_SORT)
+/* Whether 4-byte keys with values run their sm_90 variant on ctx (masks, SORT_ITEMS_4M keys a
+   thread, the tile in dynamic shared memory): the three kernels' variants share one target. */
+static int gpuk__sort_masks(const gpuk_ctx* ctx) {
+    return gpuk__builtin_pick(ctx, GPUK__K_SORT_PAIRS_U32) !=
+           gpuk__builtin_ptx_of(GPUK__K_SORT_PAIRS_U32);
+}
+
 /* The sorts' scratch for n keys of key bytes (tiles of GPUK__BLOCK times GPUK__SORT_ITEMS_4K
-   4-byte keys alone, _4 with values, _8K 8-byte keys alone, _8 with values): [bins: 8 passes
-   x 256 u64][8 u32 tickets][256 status words (u64) a tile] then the second key buffer and, for
-   pairs, the second value buffer, each at a multiple of 256 bytes; 0 where the size passes
-   SIZE_MAX. */
-static size_t gpuk__sort_tile(size_t key, int pairs) {
+   4-byte keys alone, _4 with values (_4M in the sm_90 variant), _8K 8-byte keys alone, _8
+   with values): [bins: 8 passes x 256 u64][8 u32 tickets][256 status words (u64) a tile] then
+   the second key buffer and, for pairs, the second value buffer, each at a multiple of 256
+   bytes; 0 where the size passes SIZE_MAX. */
+static size_t gpuk__sort_tile(const gpuk_ctx* ctx, size_t key, int pairs) {
     return (size_t)GPUK__BLOCK * (key == 8 ? (pairs ? GPUK__SORT_ITEMS_8 : GPUK__SORT_ITEMS_8K)
-                                           : pairs ? GPUK__SORT_ITEMS_4 : GPUK__SORT_ITEMS_4K);
+                                  : !pairs ? GPUK__SORT_ITEMS_4K
+                                  : gpuk__sort_masks(ctx) ? GPUK__SORT_ITEMS_4M
+                                                          : GPUK__SORT_ITEMS_4);
+}
+/* The dynamic shared memory of a sort block: SORT_PAIRS_SMEM where 4-byte pairs take their
+   sm_90 variant (checked against the kernel's layout where it is compiled), else 0 (the
+   others' tiles are static). */
+static uint32_t gpuk__sort_shared(const gpuk_ctx* ctx, size_t key, int pairs) {
+    return key == 4 && pairs && gpuk__sort_masks(ctx) ? (uint32_t)GPUK__SORT_PAIRS_SMEM : 0u;
 }
 #define GPUK__SORT_HEAD_BYTES ((size_t)(8 * 256 + 8) * 8)
 #define GPUK__SORT_UP(x) (((x) + 255) & ~(size_t)255)
-static size_t gpuk__sort_bytes(size_t n, size_t key, int pairs, size_t* keys_at,
-                               size_t* vals_at) {
-    const size_t tiles = n / gpuk__sort_tile(key, pairs) + 1;
+static size_t gpuk__sort_bytes(const gpuk_ctx* ctx, size_t n, size_t key, int pairs,
+                               size_t* keys_at, size_t* vals_at) {
+    const size_t tiles = n / gpuk__sort_tile(ctx, key, pairs) + 1;
     if (n > ((size_t)-1 - 4096) / 16 - tiles * 2048 / 16) return 0; /* 13 bytes a key + status */
     *keys_at = GPUK__SORT_UP(GPUK__SORT_HEAD_BYTES + tiles * 256 * 8);
     *vals_at = GPUK__SORT_UP(*keys_at + n * key);
@@ -798,7 +821,7 @@ GPUK__IMPL gpuk_result gpuk_kernels_reserve_sort(gpuk_ctx* ctx, gpuk_stream stre
     /* the most any sort of max_sort_n keys takes: 4- or 8-byte keys, alone or with values (the
        tile sizes differ, and with them the status words) */
     for (kind = 0; kind < 4; kind++) {
-        const size_t b = gpuk__sort_bytes(max_sort_n, kind < 2 ? 4 : 8, kind % 2, &keys_at,
+        const size_t b = gpuk__sort_bytes(ctx, max_sort_n, kind < 2 ? 4 : 8, kind % 2, &keys_at,
                                           &vals_at);
         if (!b)
             return gpuk__fail(fn, GPUK_ERR_LIMIT, "scratch for sorts of %zu keys would pass "
@@ -1883,7 +1906,8 @@ static GPUK__NOINLINE gpuk_result gpuk__sort(const char* fn, int id, gpuk_ctx* c
                                              int descending, uint32_t begin_bit,
                                              uint32_t end_bit, int index) {
     const int pairs = values_out != NULL;
-    const size_t tile = gpuk__sort_tile(key, pairs), bits = key * 8;
+    const size_t tile = gpuk__sort_tile(ctx, key, pairs), bits = key * 8;
+    const uint32_t shared = gpuk__sort_shared(ctx, key, pairs);
     gpuk_devptr ko, ki, vo = 0, vi = 0, scratch = 0, src_k, src_v, dst_k, dst_v, alt_k = 0;
     gpuk_devptr alt_v = 0;
     unsigned long long n64 = n;
@@ -1931,6 +1955,7 @@ static GPUK__NOINLINE gpuk_result gpuk__sort(const char* fn, int id, gpuk_ctx* c
     if (n == 0) return GPUK_OK;
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
     if ((r = gpuk__builtin_function(fn, ctx, id, k.cs, &f)) != GPUK_OK) return r;
+    if ((r = gpuk__builtin_allow_shared(fn, ctx, id, f, shared)) != GPUK_OK) return r;
     passes = (end_bit - begin_bit + 7) / 8;
     mode = descending ? GPUK__SORT_DESCENDING : 0u;
     first_mode = mode | (index ? GPUK__SORT_INDEX : 0u);
@@ -1940,7 +1965,7 @@ static GPUK__NOINLINE gpuk_result gpuk__sort(const char* fn, int id, gpuk_ctx* c
     if (n <= tile) { /* one block sorts it all in shared memory: no scratch */
         dst_k = ko; src_k = ki; dst_v = vo; src_v = vi;
         pass = GPUK__SORT_SINGLE;
-        cr = GPUK__DRV.cuLaunchKernel(f, 1, 1, 1, GPUK__BLOCK, 1, 1, 0, k.cs, args, NULL);
+        cr = GPUK__DRV.cuLaunchKernel(f, 1, 1, 1, GPUK__BLOCK, 1, 1, shared, k.cs, args, NULL);
         if (cr) return gpuk__fail_cu(fn, "cuLaunchKernel", cr, gpuk__builtin_ptx_of(id)->name);
         gpuk__launch_note(ctx, gpuk__builtin_ptx_of(id)->name);
         return GPUK_OK;
@@ -1949,7 +1974,7 @@ static GPUK__NOINLINE gpuk_result gpuk__sort(const char* fn, int id, gpuk_ctx* c
     if (tiles > (size_t)ctx->info.max_grid[0] || tiles > 0xFFFFFFFFu)
         return gpuk__fail(fn, GPUK_ERR_LIMIT, "n = %zu needs %zu tiles of %zu; the grid takes %d",
                           n, tiles, tile, ctx->info.max_grid[0]);
-    if (!(bytes = gpuk__sort_bytes(n, key, pairs, &keys_at, &vals_at)))
+    if (!(bytes = gpuk__sort_bytes(ctx, n, key, pairs, &keys_at, &vals_at)))
         return gpuk__fail(fn, GPUK_ERR_LIMIT, "scratch for a sort of %zu keys would pass "
                           "SIZE_MAX", n);
     if (!(s = gpuk__scratch_lock(fn, ctx, stream, k.cs, &r))) return r;
@@ -1973,12 +1998,12 @@ static GPUK__NOINLINE gpuk_result gpuk__sort(const char* fn, int id, gpuk_ctx* c
         src_k = alt_k;
         if (vi) src_v = alt_v;
     }
-    /* the histogram: a grid-stride loop, 4 blocks an SM (the kernel's shared memory allows 5) */
+    /* the histogram: a grid-stride loop, 4 blocks an SM (3 fit where the tile is dynamic) */
     pass = GPUK__SORT_HIST;
     dst_k = ko; dst_v = vo;
     grid = gpuk__grid(n, (size_t)GPUK__BLOCK * 16, gpuk__sm_blocks(ctx, 4));
-    if ((cr = GPUK__DRV.cuLaunchKernel(f, grid, 1, 1, GPUK__BLOCK, 1, 1, 0, k.cs, args, NULL)) !=
-        0) {
+    if ((cr = GPUK__DRV.cuLaunchKernel(f, grid, 1, 1, GPUK__BLOCK, 1, 1, shared, k.cs, args,
+                                       NULL)) != 0) {
         r = gpuk__fail_cu(fn, "cuLaunchKernel", cr, gpuk__builtin_ptx_of(id)->name);
         goto done;
     }
@@ -1987,8 +2012,8 @@ static GPUK__NOINLINE gpuk_result gpuk__sort(const char* fn, int id, gpuk_ctx* c
         dst_k = to_out ? ko : alt_k;
         dst_v = to_out ? vo : alt_v;
         if (pass == 1) first_mode = mode; /* the values are in the buffers from pass 1 on */
-        cr = GPUK__DRV.cuLaunchKernel(f, (uint32_t)tiles, 1, 1, GPUK__BLOCK, 1, 1, 0, k.cs, args,
-                                      NULL);
+        cr = GPUK__DRV.cuLaunchKernel(f, (uint32_t)tiles, 1, 1, GPUK__BLOCK, 1, 1, shared, k.cs,
+                                      args, NULL);
         if (cr) {
             r = gpuk__fail_cu(fn, "cuLaunchKernel", cr, gpuk__builtin_ptx_of(id)->name);
             goto done;

@@ -5,7 +5,8 @@
    keys (numbers in order; -0.0 before +0.0, NaNs at the ends by sign). Every key type, keys
    alone, with random 32-bit values and with their input index; ascending and descending; bit
    ranges; in place; sizes 0, 1, odd, one tile (of each tile size) +-1, several tiles and
-   about 10^6; random bits, many duplicates, all equal, sorted, reversed, float specials.
+   about 10^6; random bits, many duplicates, all equal, sorted, reversed, float specials;
+   4-byte pairs on the baseline too where the GPU would take their sm_90 variant.
    Outputs poisoned before each run, with a guard on each side. A sort captured into a graph
    and replayed on new keys. Skipped where no driver or GPU exists.
    GPUK_TEST_QUICK=1 (the sanitizer runs) uses 20011 in place of 1000003, 9001 in place of
@@ -247,15 +248,17 @@ static int run_one(int type, int kind, int what, size_t n, int desc, unsigned be
     return ok;
 }
 
-/* sizes: 0, 1, odd, a tile +-1 (each tile size: 4-byte keys alone k4, with values p4, 8-byte
-   keys alone k8, with values p8), several tiles */
+/* sizes: 0, 1, odd, a tile +-1 (each tile size: 4-byte keys alone k4, with values p4 or, in
+   the sm_90 variant, p4m, 8-byte keys alone k8, with values p8), several tiles */
 static int test_small_and_tile_edge_sizes(void) {
     const size_t k4 = (size_t)GPUK__BLOCK * GPUK__SORT_ITEMS_4K;
     const size_t p4 = (size_t)GPUK__BLOCK * GPUK__SORT_ITEMS_4;
+    const size_t p4m = (size_t)GPUK__BLOCK * GPUK__SORT_ITEMS_4M;
     const size_t k8 = (size_t)GPUK__BLOCK * GPUK__SORT_ITEMS_8K;
     const size_t p8 = (size_t)GPUK__BLOCK * GPUK__SORT_ITEMS_8;
     const size_t sizes[] = { 0, 1, 2, 31, 255, 1000, k8 - 1, k8, k8 + 1, p8 - 1, p8, p8 + 1,
-                             p4 - 1, p4, p4 + 1, k4 - 1, k4, k4 + 1, 8191, 8193, 12289,
+                             p4 - 1, p4, p4 + 1, p4m - 1, p4m, p4m + 1, k4 - 1, k4, k4 + 1,
+                             8191, 8193, 12289,
                              2 * k4 + 1, 40961 };
     int type, failed = 0;
     size_t s;
@@ -268,6 +271,27 @@ static int test_small_and_tile_edge_sizes(void) {
             if (!quick || (s + (size_t)type) % 2 == 0)
                 failed += !run_one(type, (int)(s % NKINDS), what, n, (int)(s & 1), 0, 0, 0);
         }
+    CHECK(failed == 0);
+    return TEST_PASS;
+}
+
+/* 4-byte pairs and index on the baseline (a ctx held to sm_80, what an A100 runs), which a
+   GPU of sm_90 or newer otherwise leaves for its variant: tile edges of both tile sizes,
+   several tiles, both orders, a bit range */
+static int test_pairs_on_the_baseline(void) {
+    const size_t p4 = (size_t)GPUK__BLOCK * GPUK__SORT_ITEMS_4;
+    const size_t p4m = (size_t)GPUK__BLOCK * GPUK__SORT_ITEMS_4M;
+    const size_t sizes[] = { 1, 1000, p4 - 1, p4, p4 + 1, p4m + 1, mid };
+    gpuk_ctx* own = ctx;
+    int type, failed = 0;
+    size_t s;
+    CHECK_OK(gpuk_ctx_create(&(gpuk_ctx_desc){ .kernels_max_sm = 80 }, &ctx));
+    for (type = U32; type <= F32; type++)
+        for (s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+            failed += !run_one(type, (int)((s + (size_t)type) % NKINDS), s % 2 ? PAIRS : INDEX,
+                               sizes[s], (int)(s & 2) / 2, 0, s == 6 ? 24 : 0, 0);
+    CHECK_OK(gpuk_ctx_destroy(ctx));
+    ctx = own;
     CHECK(failed == 0);
     return TEST_PASS;
 }
@@ -375,11 +399,12 @@ int main(void) {
     int code;
     rng_seed_from_clock();
     if (getenv("GPUK_TEST_QUICK")) big = 20011, mid = range_n = 9001, quick = 1;
-    if (!gpu_setup("gpu_sort", 5, &ctx, &code)) return code;
+    if (!gpu_setup("gpu_sort", 6, &ctx, &code)) return code;
     RUN(test_small_and_tile_edge_sizes);
     RUN(test_bit_ranges);
     RUN(test_in_place);
     RUN(test_captured_sort_replays);
+    RUN(test_pairs_on_the_baseline);
     RUN(test_large_inputs_every_kind);
     CHECK_OK(gpuk_ctx_destroy(ctx));
     return test_summary();

@@ -1613,8 +1613,15 @@ static unsigned long long sort_arg64(int i) {
     memcpy(&v, fake.last_args[i], 8);
     return v;
 }
+/* Whether the module loaded for gpuk_sort_pairs_u32 on ctx holds entry. */
+static int sort_module_has(const char* entry) {
+    const fake_module* m = (const fake_module*)gpuk__builtin_of(ctx)->module[GPUK__K_SORT_PAIRS_U32];
+    return m && strstr(m->text, entry) != NULL;
+}
+
 static int test_sort_plan_and_refusals(void) {
-    const size_t tile4 = GPUK__BLOCK * GPUK__SORT_ITEMS_4, tile8 = GPUK__BLOCK * GPUK__SORT_ITEMS_8;
+    const size_t tile8 = GPUK__BLOCK * GPUK__SORT_ITEMS_8;
+    const size_t tile4m = GPUK__BLOCK * GPUK__SORT_ITEMS_4M; /* 4-byte pairs, the sm_90 variant */
     const size_t tile4k = GPUK__BLOCK * GPUK__SORT_ITEMS_4K; /* 4-byte keys alone */
     const size_t tile8k = GPUK__BLOCK * GPUK__SORT_ITEMS_8K; /* 8-byte keys alone */
     gpuk_buffer k, v, w;
@@ -1661,16 +1668,21 @@ static int test_sort_plan_and_refusals(void) {
     CHECK(fake.last_grid[0] == 1 && sort_arg32(7) == 3 && sort_arg32(8) == 64 &&
           sort_arg32(9) == GPUK__SORT_INDEX);
     CHECK(fake_live_count(FK_ALLOC) == allocs);
-    /* a tile and one: the histogram, then 4 passes of 2 tiles, the last into out */
+    /* a tile and one: the histogram, then 4 passes of 2 tiles, the last into out; 4-byte pairs
+       on sm_90 take their variant, whose tile is in dynamic shared memory past 48 KB (the fake
+       launch fails unless cuFuncSetAttribute allowed it first); 8-byte pairs and keys alone
+       keep their tiles in static memory */
     launches = fake.launches;
-    CHECK_OK(gpuk_sort_pairs_u32(ctx, S, gpuk_at(w, 0), gpuk_at(v, 0), gpuk_at(k, 0), gpuk_at(v, 0), tile4 + 1, 0, 0, 0));
+    CHECK_OK(gpuk_sort_pairs_u32(ctx, S, gpuk_at(w, 0), gpuk_at(v, 0), gpuk_at(k, 0), gpuk_at(v, 0), tile4m + 1, 0, 0, 0));
     CHECK(fake.launches == launches + 5 && fake.last_grid[0] == 2 && sort_arg32(6) == 3);
+    CHECK(sort_module_has(".entry gpuk_sort_pairs_u32__sm90("));
+    CHECK(fake.last_smem == (unsigned)GPUK__SORT_PAIRS_SMEM && GPUK__SORT_PAIRS_SMEM > 49152);
     CHECK(sort_arg64(0) == gpuk_buffer_devptr(ctx, w) && sort_arg64(2) == gpuk_buffer_devptr(ctx, v));
     CHECK(sort_arg64(5) != 0 && sort_arg32(9) == 0);
     CHECK(fake_live_count(FK_ALLOC) == allocs + 1);
     launches = fake.launches; /* keys alone: their own tile size */
     CHECK_OK(gpuk_sort_keys_u32(ctx, S, gpuk_at(w, 0), gpuk_at(k, 0), tile4k + 1, 0, 0, 0));
-    CHECK(fake.launches == launches + 5 && fake.last_grid[0] == 2);
+    CHECK(fake.launches == launches + 5 && fake.last_grid[0] == 2 && fake.last_smem == 0);
     launches = fake.launches;
     CHECK_OK(gpuk_sort_keys_u64(ctx, S, gpuk_at(w, 0), gpuk_at(k, 0), tile8k + 1, 0, 0, 0));
     CHECK(fake.launches == launches + 9 && fake.last_grid[0] == 2);
@@ -1679,7 +1691,8 @@ static int test_sort_plan_and_refusals(void) {
     /* bits [4, 21): 3 passes; index: SORT_INDEX only on the first pass */
     launches = fake.launches;
     CHECK_OK(gpuk_sort_index_u64(ctx, S, gpuk_at(w, 0), gpuk_at(v, 0), gpuk_at(k, 0), 10000, 1, 4, 21));
-    CHECK(fake.launches == launches + 4 && fake.last_grid[0] == (10000 + tile8 - 1) / tile8);
+    CHECK(fake.launches == launches + 4 && fake.last_grid[0] == (10000 + tile8 - 1) / tile8 &&
+          fake.last_smem == 0);
     CHECK(sort_arg32(6) == 2 && sort_arg32(7) == 4 && sort_arg32(8) == 21 &&
           sort_arg32(9) == GPUK__SORT_DESCENDING && sort_arg64(0) == gpuk_buffer_devptr(ctx, w));
     /* in place with 3 passes: the input goes to the second buffer first, out is still last */
@@ -1701,6 +1714,29 @@ static int test_sort_plan_and_refusals(void) {
     CHECK_OK(gpuk_sort_pairs_f64(ctx, S, gpuk_at(w, 0), gpuk_at(v, 0), gpuk_at(k, 0), gpuk_at(v, 0), 20000, 0, 0, 0));
     CHECK(fake.launches == launches + 9);
     fake.cfg.capturing_stream = NULL;
+    fake_gpuk_down(ctx);
+    return TEST_PASS;
+}
+
+/* Below sm_90 (an A100: kernels_max_sm 80 here) 4-byte pairs run the baseline: ballots, its
+   smaller tile in static shared memory, no attribute asked. Scratch reserved ahead covers the
+   smaller tile's status words. */
+static int test_sort_pairs_baseline_below_sm90(void) {
+    const size_t tile4 = GPUK__BLOCK * GPUK__SORT_ITEMS_4;
+    gpuk_buffer k, v, w;
+    long launches;
+    ctx = fake_gpuk_up_desc(NULL, &(gpuk_ctx_desc){ .kernels_max_sm = 80 });
+    k = buffer(20000 * 8);
+    v = buffer(20000 * 4);
+    w = buffer(20000 * 8);
+    CHECK(GPUK__SORT_ITEMS_4 < GPUK__SORT_ITEMS_4M);
+    CHECK_OK(gpuk_kernels_reserve_sort(ctx, S, 20000));
+    launches = fake.launches;
+    CHECK_OK(gpuk_sort_pairs_u32(ctx, S, gpuk_at(w, 0), gpuk_at(v, 0), gpuk_at(k, 0), gpuk_at(v, 0), tile4 + 1, 0, 0, 0));
+    CHECK(fake.launches == launches + 5 && fake.last_grid[0] == 2 && fake.last_smem == 0);
+    CHECK(sort_module_has(".entry gpuk_sort_pairs_u32(") && !sort_module_has("__sm90"));
+    CHECK_OK(gpuk_sort_index_f32(ctx, S, gpuk_at(w, 0), gpuk_at(v, 0), gpuk_at(k, 0), 20000, 1, 0, 0));
+    CHECK(fake.last_grid[0] == (20000 + tile4 - 1) / tile4 && fake.last_smem == 0);
     fake_gpuk_down(ctx);
     return TEST_PASS;
 }
@@ -1732,6 +1768,7 @@ int main(void) {
     RUN(test_histogram_float_bad_arguments);
     RUN(test_histogram_float_launch);
     RUN(test_sort_plan_and_refusals);
+    RUN(test_sort_pairs_baseline_below_sm90);
     RUN(test_select_launch);
     RUN(test_select_bad_arguments);
     RUN(test_per_thread_stream_refused_for_scratch);
