@@ -282,10 +282,11 @@ static int test_pairs_on_the_baseline(void) {
     const size_t p4 = (size_t)GPUK__BLOCK * GPUK__SORT_ITEMS_4;
     const size_t p4m = (size_t)GPUK__BLOCK * GPUK__SORT_ITEMS_4M;
     const size_t sizes[] = { 1, 1000, p4 - 1, p4, p4 + 1, p4m + 1, mid };
-    gpuk_ctx* own = ctx;
+    gpuk_ctx *own = ctx, *held = NULL;
     int type, failed = 0;
     size_t s;
-    CHECK_OK(gpuk_ctx_create(&(gpuk_ctx_desc){ .kernels_max_sm = 80 }, &ctx));
+    CHECK_OK(gpuk_ctx_create(&(gpuk_ctx_desc){ .kernels_max_sm = 80 }, &held));
+    ctx = held; /* run_one sorts on ctx */
     for (type = U32; type <= F32; type++)
         for (s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
             failed += !run_one(type, (int)((s + (size_t)type) % NKINDS), s % 2 ? PAIRS : INDEX,
