@@ -3783,7 +3783,7 @@ GPUK_DEV void sort_run(K* out, const K* in, u32* vout, const u32* vin, u64 n, u6
     extern "C" __global__ void __launch_bounds__(GPUK_BLOCK, SORT_BLOCKS_SM)                 \
     gpuk_sort_keys_##t(T* out, const T* in, u32* vout, const u32* vin, u64 n, u64* scratch,  \
                        u32 pass, u32 begin_bit, u32 end_bit, u32 mode) {                     \
-        sort_run<T, 0>(out, in, vout, vin, n, scratch, pass, begin_bit, end_bit, mode);  \
+        sort_run<T, 0>(out, in, vout, vin, n, scratch, pass, begin_bit, end_bit, mode);      \
     }
 // wrap gpuk_sort_pairs_{t}(gpuk_array keys_out, gpuk_array values_out, gpuk_array keys_in,
 //      gpuk_array values_in, size_t n, int descending, uint32_t begin_bit, uint32_t end_bit)
@@ -3800,7 +3800,7 @@ GPUK_DEV void sort_run(K* out, const K* in, u32* vout, const u32* vin, u64 n, u6
     extern "C" __global__ void __launch_bounds__(GPUK_BLOCK, SORT_BLOCKS_SM)                 \
     gpuk_sort_pairs_##t(T* out, const T* in, u32* vout, const u32* vin, u64 n, u64* scratch, \
                         u32 pass, u32 begin_bit, u32 end_bit, u32 mode) {                    \
-        sort_run<T, 1>(out, in, vout, vin, n, scratch, pass, begin_bit, end_bit, mode);   \
+        sort_run<T, 1>(out, in, vout, vin, n, scratch, pass, begin_bit, end_bit, mode);      \
     }
 /* Variant for 4-byte keys: the masks and SORT_ITEMS_4M items, SORT_PAIRS_SMEM bytes of dynamic
    shared memory (the host asks for them), SORT_PAIRS_BLOCKS_SM (3) blocks an SM at 80
