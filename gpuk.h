@@ -11272,11 +11272,11 @@ GPUK__IMPL gpuk_result gpuk_kernels_reserve(gpuk_ctx* ctx, gpuk_stream stream, s
 }
 
 #if defined(GPUK__LAUNCHER_SORT)
-/* Whether 4-byte keys with values run their sm_90 variant on ctx (masks, SORT_ITEMS_4M keys a
-   thread, the tile in dynamic shared memory): the three kernels' variants share one target. */
-static int gpuk__sort_masks(const gpuk_ctx* ctx) {
-    return gpuk__builtin_pick(ctx, GPUK__K_SORT_PAIRS_U32) !=
-           gpuk__builtin_ptx_of(GPUK__K_SORT_PAIRS_U32);
+/* Whether sort kernel id runs its variant on ctx (4-byte pairs on sm_90 and newer: masks,
+   SORT_ITEMS_4M keys a thread, the tile in SORT_PAIRS_SMEM bytes of dynamic shared memory,
+   checked against the kernel's layout where it is compiled); the other sorts have none. */
+static int gpuk__sort_variant(const gpuk_ctx* ctx, int id) {
+    return gpuk__builtin_pick(ctx, id) != gpuk__builtin_ptx_of(id);
 }
 
 /* The sorts' scratch for n keys of key bytes (tiles of GPUK__BLOCK times GPUK__SORT_ITEMS_4K
@@ -11284,23 +11284,16 @@ static int gpuk__sort_masks(const gpuk_ctx* ctx) {
    with values): [bins: 8 passes x 256 u64][8 u32 tickets][256 status words (u64) a tile] then
    the second key buffer and, for pairs, the second value buffer, each at a multiple of 256
    bytes; 0 where the size passes SIZE_MAX. */
-static size_t gpuk__sort_tile(const gpuk_ctx* ctx, size_t key, int pairs) {
-    return (size_t)GPUK__BLOCK * (key == 8 ? (pairs ? GPUK__SORT_ITEMS_8 : GPUK__SORT_ITEMS_8K)
-                                  : !pairs ? GPUK__SORT_ITEMS_4K
-                                  : gpuk__sort_masks(ctx) ? GPUK__SORT_ITEMS_4M
-                                                          : GPUK__SORT_ITEMS_4);
-}
-/* The dynamic shared memory of a sort block: SORT_PAIRS_SMEM where 4-byte pairs take their
-   sm_90 variant (checked against the kernel's layout where it is compiled), else 0 (the
-   others' tiles are static). */
-static uint32_t gpuk__sort_shared(const gpuk_ctx* ctx, size_t key, int pairs) {
-    return key == 4 && pairs && gpuk__sort_masks(ctx) ? (uint32_t)GPUK__SORT_PAIRS_SMEM : 0u;
+static size_t gpuk__sort_tile(size_t key, int pairs, int variant) {
+    return (size_t)GPUK__BLOCK * (variant ? GPUK__SORT_ITEMS_4M
+                                  : key == 8 ? (pairs ? GPUK__SORT_ITEMS_8 : GPUK__SORT_ITEMS_8K)
+                                  : pairs ? GPUK__SORT_ITEMS_4 : GPUK__SORT_ITEMS_4K);
 }
 #define GPUK__SORT_HEAD_BYTES ((size_t)(8 * 256 + 8) * 8)
 #define GPUK__SORT_UP(x) (((x) + 255) & ~(size_t)255)
-static size_t gpuk__sort_bytes(const gpuk_ctx* ctx, size_t n, size_t key, int pairs,
-                               size_t* keys_at, size_t* vals_at) {
-    const size_t tiles = n / gpuk__sort_tile(ctx, key, pairs) + 1;
+static size_t gpuk__sort_bytes(size_t n, size_t key, int pairs, int variant, size_t* keys_at,
+                               size_t* vals_at) {
+    const size_t tiles = n / gpuk__sort_tile(key, pairs, variant) + 1;
     if (n > ((size_t)-1 - 4096) / 16 - tiles * 2048 / 16) return 0; /* 13 bytes a key + status */
     *keys_at = GPUK__SORT_UP(GPUK__SORT_HEAD_BYTES + tiles * 256 * 8);
     *vals_at = GPUK__SORT_UP(*keys_at + n * key);
@@ -11344,8 +11337,10 @@ GPUK__IMPL gpuk_result gpuk_kernels_reserve_sort(gpuk_ctx* ctx, gpuk_stream stre
     /* the most any sort of max_sort_n keys takes: 4- or 8-byte keys, alone or with values (the
        tile sizes differ, and with them the status words) */
     for (kind = 0; kind < 4; kind++) {
-        const size_t b = gpuk__sort_bytes(ctx, max_sort_n, kind < 2 ? 4 : 8, kind % 2, &keys_at,
-                                          &vals_at);
+        static const int ids[4] = { GPUK__K_SORT_KEYS_U32, GPUK__K_SORT_PAIRS_U32,
+                                    GPUK__K_SORT_KEYS_U64, GPUK__K_SORT_PAIRS_U64 };
+        const size_t b = gpuk__sort_bytes(max_sort_n, kind < 2 ? 4 : 8, kind % 2,
+                                          gpuk__sort_variant(ctx, ids[kind]), &keys_at, &vals_at);
         if (!b)
             return gpuk__fail(fn, GPUK_ERR_LIMIT, "scratch for sorts of %zu keys would pass "
                               "SIZE_MAX", max_sort_n);
@@ -12429,8 +12424,9 @@ static GPUK__NOINLINE gpuk_result gpuk__sort(const char* fn, int id, gpuk_ctx* c
                                              int descending, uint32_t begin_bit,
                                              uint32_t end_bit, int index) {
     const int pairs = values_out != NULL;
-    const size_t tile = gpuk__sort_tile(ctx, key, pairs), bits = key * 8;
-    const uint32_t shared = gpuk__sort_shared(ctx, key, pairs);
+    const int variant = gpuk__sort_variant(ctx, id);
+    const size_t tile = gpuk__sort_tile(key, pairs, variant), bits = key * 8;
+    const uint32_t shared = variant ? (uint32_t)GPUK__SORT_PAIRS_SMEM : 0u; /* else static */
     gpuk_devptr ko, ki, vo = 0, vi = 0, scratch = 0, src_k, src_v, dst_k, dst_v, alt_k = 0;
     gpuk_devptr alt_v = 0;
     unsigned long long n64 = n;
@@ -12497,7 +12493,7 @@ static GPUK__NOINLINE gpuk_result gpuk__sort(const char* fn, int id, gpuk_ctx* c
     if (tiles > (size_t)ctx->info.max_grid[0] || tiles > 0xFFFFFFFFu)
         return gpuk__fail(fn, GPUK_ERR_LIMIT, "n = %zu needs %zu tiles of %zu; the grid takes %d",
                           n, tiles, tile, ctx->info.max_grid[0]);
-    if (!(bytes = gpuk__sort_bytes(ctx, n, key, pairs, &keys_at, &vals_at)))
+    if (!(bytes = gpuk__sort_bytes(n, key, pairs, variant, &keys_at, &vals_at)))
         return gpuk__fail(fn, GPUK_ERR_LIMIT, "scratch for a sort of %zu keys would pass "
                           "SIZE_MAX", n);
     if (!(s = gpuk__scratch_lock(fn, ctx, stream, k.cs, &r))) return r;
