@@ -1,4 +1,4 @@
-// examples/gallery_kernels.cu - the gallery's own CUDA C kernels (03_..11_ examples):
+// examples/gallery_kernels.cu - the gallery's own CUDA C kernels (the examples from 03_ on):
 // Mandelbrot and Julia sets in f32 and f64, 3x3 smoothing, a heat-equation step, and small
 // helpers for Monte Carlo pi, histograms and the streams pipeline. tools/gpuk_embed.py turns
 // it into examples/gallery_kernels.h (PTX + a typed C wrapper per kernel):
@@ -126,6 +126,54 @@ extern "C" __global__ void in_box(const float* x, const float* y, unsigned char*
 extern "C" __global__ void quantize_f32(const float* x, int* q, float scale, unsigned n) {
     unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) q[i] = (int)floorf(mul(x[i], scale));
+}
+
+// cell[i] = the cell of the point (x[i], y[i]) in a g x g grid over [0, 1) x [0, 1), row by
+// row (x * g and y * g rounded to nearest, then truncated; points outside clamped to the edge
+// cells): the keys the particle-sorting example sorts by.
+extern "C" __global__ void cell_of(const float* x, const float* y, unsigned* cell, unsigned g,
+                                   unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float fx = mul(x[i], (float)g), fy = mul(y[i], (float)g);
+    unsigned cx = fx <= 0.0f ? 0u : fx >= (float)(g - 1) ? g - 1 : (unsigned)fx;
+    unsigned cy = fy <= 0.0f ? 0u : fy >= (float)(g - 1) ? g - 1 : (unsigned)fy;
+    cell[i] = cy * g + cx;
+}
+
+// out[i] = in[index[i]]: an array put in the order a sort's index gives.
+extern "C" __global__ void gather_f32(const float* in, const unsigned* index, float* out,
+                                      unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = in[index[i]];
+}
+
+// out[i] = sqrt(iters[i] / max_iter): escape counts as brightness in [0, 1] (1 inside the
+// set), both steps correctly rounded, as the CPU's sqrtf and float division are.
+extern "C" __global__ void brightness_f32(const unsigned* iters, float* out, int max_iter,
+                                          unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = __fsqrt_rn(__fdiv_rn((float)iters[i], (float)max_iter));
+}
+
+// out[i] = level[b] for the bin b of in[i] in nbins bins over [lo, hi), as gpuk_histogram_f32
+// bins it (b = trunc((in[i] - lo) * (nbins / (hi - lo))), each step rounded, nbins - 1 where
+// that rounds to nbins); below lo level[nbins], at or above hi level[nbins + 1]. With level
+// the histogram's running sum over n, that is histogram equalization.
+extern "C" __global__ void equalize_f32(const float* in, const float* level, float* out,
+                                        unsigned nbins, float lo, float hi, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float v = in[i];
+    unsigned b;
+    if (v < lo) b = nbins;
+    else if (v >= hi) b = nbins + 1;
+    else {
+        float t = mul(sub(v, lo), __fdiv_rn((float)nbins, sub(hi, lo)));
+        b = (unsigned)t;
+        if (b >= nbins) b = nbins - 1;
+    }
+    out[i] = level[b];
 }
 
 // out[i] = in[i] after reps steps of x = x * 0.999 + 0.001 (fused): arithmetic to keep the

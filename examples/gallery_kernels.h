@@ -1,6 +1,6 @@
 /* gallery_kernels.h - generated, do not edit: the kernels of gallery_kernels.cu
-   (sha256 e5e5f64134dd2ef8) as one PTX module (.version 4.2, .target sm_52, driver >= CUDA 7.0,
-   16839 bytes) with a typed C wrapper per kernel, made in the header's folder by
+   (sha256 cdf1def1a9d771c4) as one PTX module (.version 4.2, .target sm_52, driver >= CUDA 7.0,
+   21830 bytes) with a typed C wrapper per kernel, made in the header's folder by
    nvcc 13.0.88, tools/gen_ptx.py v1: gpuk_embed.py gallery_kernels.cu -o gallery_kernels.h --name gallery_kernels
 
    Needs gpuk.h (GPUK_IMPLEMENTATION in one file of the program, as always); all static
@@ -622,8 +622,200 @@ static const char* const gallery_kernels_ptx[] = {
     "$L__BB8_2:\n"
     " ret;\n"
     "}\n"
+    ".visible .entry cell_of(\n"
+    " .param .u64 cell_of_param_0,\n",
+    " .param .u64 cell_of_param_1,\n"
+    " .param .u64 cell_of_param_2,\n"
+    " .param .u32 cell_of_param_3,\n"
+    " .param .u32 cell_of_param_4\n"
+    ")\n"
+    "{\n"
+    " .reg .pred %p<6>;\n"
+    " .reg .f32 %f<8>;\n"
+    " .reg .b32 %r<18>;\n"
+    " .reg .b64 %rd<13>;\n"
+    " ld.param.u64 %rd2, [cell_of_param_0];\n"
+    " ld.param.u64 %rd3, [cell_of_param_1];\n"
+    " ld.param.u64 %rd4, [cell_of_param_2];\n"
+    " ld.param.u32 %r8, [cell_of_param_3];\n"
+    " ld.param.u32 %r9, [cell_of_param_4];\n"
+    " mov.u32 %r10, %ntid.x;\n"
+    " mov.u32 %r11, %ctaid.x;\n"
+    " mov.u32 %r12, %tid.x;\n"
+    " mad.lo.s32 %r1, %r11, %r10, %r12;\n"
+    " setp.ge.u32 %p1, %r1, %r9;\n"
+    " @%p1 bra $L__BB9_8;\n"
+    " cvta.to.global.u64 %rd5, %rd2;\n"
+    " cvt.u64.u32 %rd1, %r1;\n"
+    " mul.wide.u32 %rd6, %r1, 4;\n"
+    " add.s64 %rd7, %rd5, %rd6;\n"
+    " cvt.rn.f32.u32 %f3, %r8;\n"
+    " ld.global.f32 %f4, [%rd7];\n"
+    " mul.rn.f32 %f1, %f4, %f3;\n"
+    " cvta.to.global.u64 %rd8, %rd3;\n"
+    " add.s64 %rd9, %rd8, %rd6;\n"
+    " ld.global.f32 %f5, [%rd9];\n"
+    " mul.rn.f32 %f2, %f5, %f3;\n"
+    " setp.le.f32 %p2, %f1, 0f00000000;\n"
+    " mov.u32 %r17, 0;\n"
+    " mov.u32 %r16, %r17;\n"
+    " @%p2 bra $L__BB9_4;\n"
+    " add.s32 %r16, %r8, -1;\n"
+    " cvt.rn.f32.u32 %f6, %r16;\n"
+    " setp.ge.f32 %p3, %f1, %f6;\n"
+    " @%p3 bra $L__BB9_4;\n"
+    " cvt.rzi.u32.f32 %r16, %f1;\n"
+    "$L__BB9_4:\n"
+    " setp.le.f32 %p4, %f2, 0f00000000;\n"
+    " @%p4 bra $L__BB9_7;\n"
+    " add.s32 %r17, %r8, -1;\n"
+    " cvt.rn.f32.u32 %f7, %r17;\n"
+    " setp.ge.f32 %p5, %f2, %f7;\n"
+    " @%p5 bra $L__BB9_7;\n"
+    " cvt.rzi.u32.f32 %r17, %f2;\n"
+    "$L__BB9_7:\n"
+    " mad.lo.s32 %r15, %r17, %r8, %r16;\n"
+    " cvta.to.global.u64 %rd10, %rd4;\n"
+    " shl.b64 %rd11, %rd1, 2;\n"
+    " add.s64 %rd12, %rd10, %rd11;\n"
+    " st.global.u32 [%rd12], %r15;\n"
+    "$L__BB9_8:\n"
+    " ret;\n"
+    "}\n"
+    ".visible .entry gather_f32(\n"
+    " .param .u64 gather_f32_param_0,\n"
+    " .param .u64 gather_f32_param_1,\n"
+    " .param .u64 gather_f32_param_2,\n"
+    " .param .u32 gather_f32_param_3\n"
+    ")\n"
+    "{\n"
+    " .reg .pred %p<2>;\n"
+    " .reg .f32 %f<2>;\n"
+    " .reg .b32 %r<7>;\n"
+    " .reg .b64 %rd<12>;\n"
+    " ld.param.u64 %rd1, [gather_f32_param_0];\n"
+    " ld.param.u64 %rd2, [gather_f32_param_1];\n"
+    " ld.param.u64 %rd3, [gather_f32_param_2];\n"
+    " ld.param.u32 %r2, [gather_f32_param_3];\n"
+    " mov.u32 %r3, %ctaid.x;\n"
+    " mov.u32 %r4, %ntid.x;\n"
+    " mov.u32 %r5, %tid.x;\n"
+    " mad.lo.s32 %r1, %r3, %r4, %r5;\n"
+    " setp.ge.u32 %p1, %r1, %r2;\n"
+    " @%p1 bra $L__BB10_2;\n"
+    " cvta.to.global.u64 %rd4, %rd2;\n"
+    " mul.wide.u32 %rd5, %r1, 4;\n"
+    " add.s64 %rd6, %rd4, %rd5;\n"
+    " ld.global.u32 %r6, [%rd6];\n"
+    " cvta.to.global.u64 %rd7, %rd1;\n"
+    " mul.wide.u32 %rd8, %r6, 4;\n"
+    " add.s64 %rd9, %rd7, %rd8;\n"
+    " ld.global.f32 %f1, [%rd9];\n"
+    " cvta.to.global.u64 %rd10, %rd3;\n"
+    " add.s64 %rd11, %rd10, %rd5;\n"
+    " st.global.f32 [%rd11], %f1;\n"
+    "$L__BB10_2:\n"
+    " ret;\n"
+    "}\n"
+    ".visible .entry brightness_f32(\n"
+    " .param .u64 brightness_f32_param_0,\n"
+    " .param .u64 brightness_f32_param_1,\n"
+    " .param .u32 brightness_f32_param_2,\n"
+    " .param .u32 brightness_f32_param_3\n"
+    ")\n"
+    "{\n"
+    " .reg .pred %p<2>;\n"
+    " .reg .f32 %f<5>;\n"
+    " .reg .b32 %r<8>;\n"
+    " .reg .b64 %rd<8>;\n"
+    " ld.param.u64 %rd1, [brightness_f32_param_0];\n"
+    " ld.param.u64 %rd2, [brightness_f32_param_1];\n"
+    " ld.param.u32 %r2, [brightness_f32_param_2];\n"
+    " ld.param.u32 %r3, [brightness_f32_param_3];\n"
+    " mov.u32 %r4, %ctaid.x;\n"
+    " mov.u32 %r5, %ntid.x;\n"
+    " mov.u32 %r6, %tid.x;\n"
+    " mad.lo.s32 %r1, %r4, %r5, %r6;\n"
+    " setp.ge.u32 %p1, %r1, %r3;\n"
+    " @%p1 bra $L__BB11_2;\n"
+    " cvta.to.global.u64 %rd3, %rd1;\n"
+    " mul.wide.u32 %rd4, %r1, 4;\n"
+    " add.s64 %rd5, %rd3, %rd4;\n"
+    " ld.global.u32 %r7, [%rd5];\n"
+    " cvt.rn.f32.u32 %f1, %r7;\n"
+    " cvt.rn.f32.s32 %f2, %r2;\n"
+    " div.rn.f32 %f3, %f1, %f2;\n"
+    " sqrt.rn.f32 %f4, %f3;\n"
+    " cvta.to.global.u64 %rd6, %rd2;\n"
+    " add.s64 %rd7, %rd6, %rd4;\n"
+    " st.global.f32 [%rd7], %f4;\n"
+    "$L__BB11_2:\n"
+    " ret;\n"
+    "}\n"
+    ".visible .entry equalize_f32(\n"
+    " .param .u64 equalize_f32_param_0,\n"
+    " .param .u64 equalize_f32_param_1,\n"
+    " .param .u64 equalize_f32_param_2,\n"
+    " .param .u32 equalize_f32_param_3,\n"
+    " .param .f32 equalize_f32_param_4,\n"
+    " .param .f32 equalize_f32_param_5,\n"
+    " .param .u32 equalize_f32_param_6\n"
+    ")\n"
+    "{\n"
+    " .reg .pred %p<5>;\n"
+    " .reg .f32 %f<10>;\n"
+    " .reg .b32 %r<13>;\n"
+    " .reg .b64 %rd<14>;\n"
+    " ld.param.u64 %rd2, [equalize_f32_param_0];\n"
+    " ld.param.u64 %rd3, [equalize_f32_param_1];\n"
+    " ld.param.u64 %rd4, [equalize_f32_param_2];\n"
+    " ld.param.u32 %r12, [equalize_f32_param_3];\n"
+    " ld.param.f32 %f2, [equalize_f32_param_4];\n",
+    " ld.param.f32 %f3, [equalize_f32_param_5];\n"
+    " ld.param.u32 %r6, [equalize_f32_param_6];\n"
+    " mov.u32 %r7, %ntid.x;\n"
+    " mov.u32 %r8, %ctaid.x;\n"
+    " mov.u32 %r9, %tid.x;\n"
+    " mad.lo.s32 %r1, %r8, %r7, %r9;\n"
+    " setp.ge.u32 %p1, %r1, %r6;\n"
+    " @%p1 bra $L__BB12_6;\n"
+    " cvta.to.global.u64 %rd5, %rd2;\n"
+    " cvt.u64.u32 %rd1, %r1;\n"
+    " mul.wide.u32 %rd6, %r1, 4;\n"
+    " add.s64 %rd7, %rd5, %rd6;\n"
+    " ld.global.f32 %f1, [%rd7];\n"
+    " setp.lt.f32 %p2, %f1, %f2;\n"
+    " @%p2 bra $L__BB12_5;\n"
+    " setp.ltu.f32 %p3, %f1, %f3;\n"
+    " @%p3 bra $L__BB12_4;\n"
+    " bra.uni $L__BB12_3;\n"
+    "$L__BB12_4:\n"
+    " sub.rn.f32 %f4, %f1, %f2;\n"
+    " sub.rn.f32 %f5, %f3, %f2;\n"
+    " cvt.rn.f32.u32 %f6, %r12;\n"
+    " div.rn.f32 %f7, %f6, %f5;\n"
+    " mul.rn.f32 %f8, %f4, %f7;\n"
+    " cvt.rzi.u32.f32 %r10, %f8;\n"
+    " setp.lt.u32 %p4, %r10, %r12;\n"
+    " add.s32 %r11, %r12, -1;\n"
+    " selp.b32 %r12, %r10, %r11, %p4;\n"
+    " bra.uni $L__BB12_5;\n"
+    "$L__BB12_3:\n"
+    " add.s32 %r12, %r12, 1;\n"
+    "$L__BB12_5:\n"
+    " cvta.to.global.u64 %rd8, %rd3;\n"
+    " mul.wide.u32 %rd9, %r12, 4;\n"
+    " add.s64 %rd10, %rd8, %rd9;\n"
+    " ld.global.f32 %f9, [%rd10];\n"
+    " cvta.to.global.u64 %rd11, %rd4;\n"
+    " shl.b64 %rd12, %rd1, 2;\n"
+    " add.s64 %rd13, %rd11, %rd12;\n"
+    " st.global.f32 [%rd13], %f9;\n"
+    "$L__BB12_6:\n"
+    " ret;\n"
+    "}\n"
     ".visible .entry busy_f32(\n"
-    " .param .u64 busy_f32_param_0,\n",
+    " .param .u64 busy_f32_param_0,\n"
     " .param .u64 busy_f32_param_1,\n"
     " .param .u32 busy_f32_param_2,\n"
     " .param .u32 busy_f32_param_3\n"
@@ -642,20 +834,20 @@ static const char* const gallery_kernels_ptx[] = {
     " mov.u32 %r12, %tid.x;\n"
     " mad.lo.s32 %r1, %r11, %r10, %r12;\n"
     " setp.ge.u32 %p1, %r1, %r9;\n"
-    " @%p1 bra $L__BB9_8;\n"
+    " @%p1 bra $L__BB13_8;\n"
     " cvta.to.global.u64 %rd4, %rd2;\n"
     " cvt.u64.u32 %rd1, %r1;\n"
     " mul.wide.u32 %rd5, %r1, 4;\n"
     " add.s64 %rd6, %rd4, %rd5;\n"
     " ld.global.f32 %f21, [%rd6];\n"
     " setp.lt.s32 %p2, %r8, 1;\n"
-    " @%p2 bra $L__BB9_7;\n"
+    " @%p2 bra $L__BB13_7;\n"
     " add.s32 %r13, %r8, -1;\n"
     " and.b32 %r15, %r8, 3;\n"
     " setp.lt.u32 %p3, %r13, 3;\n"
-    " @%p3 bra $L__BB9_5;\n"
+    " @%p3 bra $L__BB13_5;\n"
     " sub.s32 %r14, %r8, %r15;\n"
-    "$L__BB9_4:\n"
+    "$L__BB13_4:\n"
     " mov.f32 %f10, 0f3A83126F;\n"
     " mov.f32 %f11, 0f3F7FBE77;\n"
     " fma.rn.f32 %f12, %f21, %f11, %f10;\n"
@@ -664,24 +856,24 @@ static const char* const gallery_kernels_ptx[] = {
     " fma.rn.f32 %f21, %f14, %f11, %f10;\n"
     " add.s32 %r14, %r14, -4;\n"
     " setp.ne.s32 %p4, %r14, 0;\n"
-    " @%p4 bra $L__BB9_4;\n"
-    "$L__BB9_5:\n"
+    " @%p4 bra $L__BB13_4;\n"
+    "$L__BB13_5:\n"
     " setp.eq.s32 %p5, %r15, 0;\n"
-    " @%p5 bra $L__BB9_7;\n"
-    "$L__BB9_6:\n"
+    " @%p5 bra $L__BB13_7;\n"
+    "$L__BB13_6:\n"
     " .pragma \"nounroll\";\n"
     " mov.f32 %f15, 0f3A83126F;\n"
     " mov.f32 %f16, 0f3F7FBE77;\n"
     " fma.rn.f32 %f21, %f21, %f16, %f15;\n"
     " add.s32 %r15, %r15, -1;\n"
     " setp.ne.s32 %p6, %r15, 0;\n"
-    " @%p6 bra $L__BB9_6;\n"
-    "$L__BB9_7:\n"
+    " @%p6 bra $L__BB13_6;\n"
+    "$L__BB13_7:\n"
     " cvta.to.global.u64 %rd7, %rd3;\n"
     " shl.b64 %rd8, %rd1, 2;\n"
     " add.s64 %rd9, %rd7, %rd8;\n"
     " st.global.f32 [%rd9], %f21;\n"
-    "$L__BB9_8:\n"
+    "$L__BB13_8:\n"
     " ret;\n"
     "}\n",
     0
@@ -699,6 +891,10 @@ typedef struct gallery_kernels_kernels {
     gpuk_kernel in_circle;
     gpuk_kernel in_box;
     gpuk_kernel quantize_f32;
+    gpuk_kernel cell_of;
+    gpuk_kernel gather_f32;
+    gpuk_kernel brightness_f32;
+    gpuk_kernel equalize_f32;
     gpuk_kernel busy_f32;
 } gallery_kernels_kernels;
 
@@ -738,6 +934,10 @@ static inline gpuk_result gallery_kernels_load(gpuk_ctx* ctx, gallery_kernels_ke
     if ((r = gpuk_kernel_get(ctx, out->module, "in_circle", &out->in_circle)) != GPUK_OK) goto fail;
     if ((r = gpuk_kernel_get(ctx, out->module, "in_box", &out->in_box)) != GPUK_OK) goto fail;
     if ((r = gpuk_kernel_get(ctx, out->module, "quantize_f32", &out->quantize_f32)) != GPUK_OK) goto fail;
+    if ((r = gpuk_kernel_get(ctx, out->module, "cell_of", &out->cell_of)) != GPUK_OK) goto fail;
+    if ((r = gpuk_kernel_get(ctx, out->module, "gather_f32", &out->gather_f32)) != GPUK_OK) goto fail;
+    if ((r = gpuk_kernel_get(ctx, out->module, "brightness_f32", &out->brightness_f32)) != GPUK_OK) goto fail;
+    if ((r = gpuk_kernel_get(ctx, out->module, "equalize_f32", &out->equalize_f32)) != GPUK_OK) goto fail;
     if ((r = gpuk_kernel_get(ctx, out->module, "busy_f32", &out->busy_f32)) != GPUK_OK) goto fail;
     return GPUK_OK;
 fail:
@@ -1166,6 +1366,192 @@ static inline gpuk_result gallery_kernels_quantize_f32(gpuk_ctx* ctx,
     gpuk__desc.args = gpuk__args;
     gpuk__desc.arg_sizes = gpuk__sizes;
     gpuk__desc.num_args = 4;
+    return gpuk_launch(ctx, gpuk__kernel, &gpuk__desc);
+}
+
+/* __global__ void cell_of(const float* x, const float* y, unsigned* cell, unsigned g, unsigned n) */
+static inline gpuk_result gallery_kernels_cell_of(gpuk_ctx* ctx,
+                                                  const gallery_kernels_kernels* kernels,
+                                                  const gpuk_grid* launch, gpuk_array x,
+                                                  gpuk_array y, gpuk_array cell, unsigned int g,
+                                                  unsigned int n) {
+    gpuk_launch_desc gpuk__desc;
+    gpuk_kernel gpuk__kernel;
+    void* gpuk__args[5];
+    size_t gpuk__sizes[5];
+    gpuk_devptr gpuk__p0 = 0, gpuk__p1 = 0, gpuk__p2 = 0;
+    size_t gpuk__elems = 0;
+    gpuk_result gpuk__r;
+    if ((gpuk__r = gpuk_array_resolve(ctx, x, sizeof(float), "gallery_kernels_cell_of: x",
+                                      &gpuk__p0, &gpuk__elems)) != GPUK_OK)
+        return gpuk__r;
+    if ((gpuk__r = gpuk_array_resolve(ctx, y, sizeof(float), "gallery_kernels_cell_of: y",
+                                      &gpuk__p1, &gpuk__elems)) != GPUK_OK)
+        return gpuk__r;
+    if ((gpuk__r = gpuk_array_resolve(ctx, cell, sizeof(unsigned int), "gallery_kernels_cell_of: cell",
+                                      &gpuk__p2, &gpuk__elems)) != GPUK_OK)
+        return gpuk__r;
+    gpuk__kernel.id = kernels ? kernels->cell_of.id : 0u;
+    if (!launch) return gpuk_launch(ctx, gpuk__kernel, NULL); /* gpuk names the NULL */
+    /* an empty grid (gpuk_grid_1d(0, block)): the views are checked, nothing runs */
+    if (!launch->grid.x) return GPUK_OK;
+    gpuk__desc = gpuk_launch_desc_defaults(NULL);
+    gpuk__desc.grid = launch->grid;
+    gpuk__desc.block = launch->block;
+    gpuk__desc.shared_bytes = launch->shared_bytes;
+    gpuk__desc.stream = launch->stream;
+    gpuk__args[0] = &gpuk__p0;
+    gpuk__sizes[0] = sizeof gpuk__p0;
+    gpuk__args[1] = &gpuk__p1;
+    gpuk__sizes[1] = sizeof gpuk__p1;
+    gpuk__args[2] = &gpuk__p2;
+    gpuk__sizes[2] = sizeof gpuk__p2;
+    gpuk__args[3] = &g;
+    gpuk__sizes[3] = sizeof g;
+    gpuk__args[4] = &n;
+    gpuk__sizes[4] = sizeof n;
+    gpuk__desc.args = gpuk__args;
+    gpuk__desc.arg_sizes = gpuk__sizes;
+    gpuk__desc.num_args = 5;
+    return gpuk_launch(ctx, gpuk__kernel, &gpuk__desc);
+}
+
+/* __global__ void gather_f32(const float* in, const unsigned* index, float* out, unsigned n) */
+static inline gpuk_result gallery_kernels_gather_f32(gpuk_ctx* ctx,
+                                                     const gallery_kernels_kernels* kernels,
+                                                     const gpuk_grid* launch, gpuk_array in,
+                                                     gpuk_array index, gpuk_array out,
+                                                     unsigned int n) {
+    gpuk_launch_desc gpuk__desc;
+    gpuk_kernel gpuk__kernel;
+    void* gpuk__args[4];
+    size_t gpuk__sizes[4];
+    gpuk_devptr gpuk__p0 = 0, gpuk__p1 = 0, gpuk__p2 = 0;
+    size_t gpuk__elems = 0;
+    gpuk_result gpuk__r;
+    if ((gpuk__r = gpuk_array_resolve(ctx, in, sizeof(float), "gallery_kernels_gather_f32: in",
+                                      &gpuk__p0, &gpuk__elems)) != GPUK_OK)
+        return gpuk__r;
+    if ((gpuk__r = gpuk_array_resolve(ctx, index, sizeof(unsigned int), "gallery_kernels_gather_f32: index",
+                                      &gpuk__p1, &gpuk__elems)) != GPUK_OK)
+        return gpuk__r;
+    if ((gpuk__r = gpuk_array_resolve(ctx, out, sizeof(float), "gallery_kernels_gather_f32: out",
+                                      &gpuk__p2, &gpuk__elems)) != GPUK_OK)
+        return gpuk__r;
+    gpuk__kernel.id = kernels ? kernels->gather_f32.id : 0u;
+    if (!launch) return gpuk_launch(ctx, gpuk__kernel, NULL); /* gpuk names the NULL */
+    /* an empty grid (gpuk_grid_1d(0, block)): the views are checked, nothing runs */
+    if (!launch->grid.x) return GPUK_OK;
+    gpuk__desc = gpuk_launch_desc_defaults(NULL);
+    gpuk__desc.grid = launch->grid;
+    gpuk__desc.block = launch->block;
+    gpuk__desc.shared_bytes = launch->shared_bytes;
+    gpuk__desc.stream = launch->stream;
+    gpuk__args[0] = &gpuk__p0;
+    gpuk__sizes[0] = sizeof gpuk__p0;
+    gpuk__args[1] = &gpuk__p1;
+    gpuk__sizes[1] = sizeof gpuk__p1;
+    gpuk__args[2] = &gpuk__p2;
+    gpuk__sizes[2] = sizeof gpuk__p2;
+    gpuk__args[3] = &n;
+    gpuk__sizes[3] = sizeof n;
+    gpuk__desc.args = gpuk__args;
+    gpuk__desc.arg_sizes = gpuk__sizes;
+    gpuk__desc.num_args = 4;
+    return gpuk_launch(ctx, gpuk__kernel, &gpuk__desc);
+}
+
+/* __global__ void brightness_f32(const unsigned* iters, float* out, int max_iter, unsigned n) */
+static inline gpuk_result gallery_kernels_brightness_f32(gpuk_ctx* ctx,
+                                                         const gallery_kernels_kernels* kernels,
+                                                         const gpuk_grid* launch, gpuk_array iters,
+                                                         gpuk_array out, int max_iter,
+                                                         unsigned int n) {
+    gpuk_launch_desc gpuk__desc;
+    gpuk_kernel gpuk__kernel;
+    void* gpuk__args[4];
+    size_t gpuk__sizes[4];
+    gpuk_devptr gpuk__p0 = 0, gpuk__p1 = 0;
+    size_t gpuk__elems = 0;
+    gpuk_result gpuk__r;
+    if ((gpuk__r = gpuk_array_resolve(ctx, iters, sizeof(unsigned int), "gallery_kernels_brightness_f32: iters",
+                                      &gpuk__p0, &gpuk__elems)) != GPUK_OK)
+        return gpuk__r;
+    if ((gpuk__r = gpuk_array_resolve(ctx, out, sizeof(float), "gallery_kernels_brightness_f32: out",
+                                      &gpuk__p1, &gpuk__elems)) != GPUK_OK)
+        return gpuk__r;
+    gpuk__kernel.id = kernels ? kernels->brightness_f32.id : 0u;
+    if (!launch) return gpuk_launch(ctx, gpuk__kernel, NULL); /* gpuk names the NULL */
+    /* an empty grid (gpuk_grid_1d(0, block)): the views are checked, nothing runs */
+    if (!launch->grid.x) return GPUK_OK;
+    gpuk__desc = gpuk_launch_desc_defaults(NULL);
+    gpuk__desc.grid = launch->grid;
+    gpuk__desc.block = launch->block;
+    gpuk__desc.shared_bytes = launch->shared_bytes;
+    gpuk__desc.stream = launch->stream;
+    gpuk__args[0] = &gpuk__p0;
+    gpuk__sizes[0] = sizeof gpuk__p0;
+    gpuk__args[1] = &gpuk__p1;
+    gpuk__sizes[1] = sizeof gpuk__p1;
+    gpuk__args[2] = &max_iter;
+    gpuk__sizes[2] = sizeof max_iter;
+    gpuk__args[3] = &n;
+    gpuk__sizes[3] = sizeof n;
+    gpuk__desc.args = gpuk__args;
+    gpuk__desc.arg_sizes = gpuk__sizes;
+    gpuk__desc.num_args = 4;
+    return gpuk_launch(ctx, gpuk__kernel, &gpuk__desc);
+}
+
+/* __global__ void equalize_f32(const float* in, const float* level, float* out, unsigned nbins, float lo, float hi, unsigned n) */
+static inline gpuk_result gallery_kernels_equalize_f32(gpuk_ctx* ctx,
+                                                       const gallery_kernels_kernels* kernels,
+                                                       const gpuk_grid* launch, gpuk_array in,
+                                                       gpuk_array level, gpuk_array out,
+                                                       unsigned int nbins, float lo, float hi,
+                                                       unsigned int n) {
+    gpuk_launch_desc gpuk__desc;
+    gpuk_kernel gpuk__kernel;
+    void* gpuk__args[7];
+    size_t gpuk__sizes[7];
+    gpuk_devptr gpuk__p0 = 0, gpuk__p1 = 0, gpuk__p2 = 0;
+    size_t gpuk__elems = 0;
+    gpuk_result gpuk__r;
+    if ((gpuk__r = gpuk_array_resolve(ctx, in, sizeof(float), "gallery_kernels_equalize_f32: in",
+                                      &gpuk__p0, &gpuk__elems)) != GPUK_OK)
+        return gpuk__r;
+    if ((gpuk__r = gpuk_array_resolve(ctx, level, sizeof(float), "gallery_kernels_equalize_f32: level",
+                                      &gpuk__p1, &gpuk__elems)) != GPUK_OK)
+        return gpuk__r;
+    if ((gpuk__r = gpuk_array_resolve(ctx, out, sizeof(float), "gallery_kernels_equalize_f32: out",
+                                      &gpuk__p2, &gpuk__elems)) != GPUK_OK)
+        return gpuk__r;
+    gpuk__kernel.id = kernels ? kernels->equalize_f32.id : 0u;
+    if (!launch) return gpuk_launch(ctx, gpuk__kernel, NULL); /* gpuk names the NULL */
+    /* an empty grid (gpuk_grid_1d(0, block)): the views are checked, nothing runs */
+    if (!launch->grid.x) return GPUK_OK;
+    gpuk__desc = gpuk_launch_desc_defaults(NULL);
+    gpuk__desc.grid = launch->grid;
+    gpuk__desc.block = launch->block;
+    gpuk__desc.shared_bytes = launch->shared_bytes;
+    gpuk__desc.stream = launch->stream;
+    gpuk__args[0] = &gpuk__p0;
+    gpuk__sizes[0] = sizeof gpuk__p0;
+    gpuk__args[1] = &gpuk__p1;
+    gpuk__sizes[1] = sizeof gpuk__p1;
+    gpuk__args[2] = &gpuk__p2;
+    gpuk__sizes[2] = sizeof gpuk__p2;
+    gpuk__args[3] = &nbins;
+    gpuk__sizes[3] = sizeof nbins;
+    gpuk__args[4] = &lo;
+    gpuk__sizes[4] = sizeof lo;
+    gpuk__args[5] = &hi;
+    gpuk__sizes[5] = sizeof hi;
+    gpuk__args[6] = &n;
+    gpuk__sizes[6] = sizeof n;
+    gpuk__desc.args = gpuk__args;
+    gpuk__desc.arg_sizes = gpuk__sizes;
+    gpuk__desc.num_args = 7;
     return gpuk_launch(ctx, gpuk__kernel, &gpuk__desc);
 }
 

@@ -35,7 +35,9 @@ heat_until_converged: heat_converged.png=256x256
 row_softmax:
 device_printf:
 link_device_functions:
-compact_particles: compact_particles.png=512x512'
+compact_particles: compact_particles.png=512x512
+sort_particles: sort_particles.png=512x512
+picture_histogram: picture_before.png=1024x1024 picture_equalized.png=1024x1024 picture_histograms.png=800x400'
 # prints WIDTHxHEIGHT of a valid PNG, or why it is not one (exit 1)
 png_size() { python3 - "$1" <<'PY'
 import struct, sys, zlib
