@@ -1,7 +1,8 @@
 // examples/gallery_kernels.cu - the gallery's own CUDA C kernels (the examples from 03_ on):
 // Mandelbrot and Julia sets in f32 and f64, 3x3 smoothing, a heat-equation step, and small
-// helpers for Monte Carlo pi, histograms and the streams pipeline. tools/gpuk_embed.py turns
-// it into examples/gallery_kernels.h (PTX + a typed C wrapper per kernel):
+// helpers for Monte Carlo pi, histograms, particles and the streams pipeline.
+// tools/gpuk_embed.py turns it into examples/gallery_kernels.h (PTX + a typed C wrapper per
+// kernel):
 //   python3 tools/gpuk_embed.py examples/gallery_kernels.cu -o examples/gallery_kernels.h
 // Arithmetic goes through the explicitly rounded intrinsics (__fmul_rn, __dadd_rn, __fma_rn,
 // ...), which nvcc never fuses or splits: the examples' CPU references (C99 fma() where the

@@ -1,5 +1,5 @@
 /* gallery_kernels.h - generated, do not edit: the kernels of gallery_kernels.cu
-   (sha256 cdf1def1a9d771c4) as one PTX module (.version 4.2, .target sm_52, driver >= CUDA 7.0,
+   (sha256 40a3be1c54548719) as one PTX module (.version 4.2, .target sm_52, driver >= CUDA 7.0,
    21830 bytes) with a typed C wrapper per kernel, made in the header's folder by
    nvcc 13.0.88, tools/gen_ptx.py v1: gpuk_embed.py gallery_kernels.cu -o gallery_kernels.h --name gallery_kernels
 
