@@ -150,7 +150,8 @@ GPUK_DEV void after_pass(K* out, const K* in, u32* vout, const u32* vin, u64 n, 
     __syncthreads(); /* every key read out of the tile */
 #pragma unroll
     for (int k = 0; k < ITEMS; k++)
-        if ((warp * ITEMS + k) * 32 + lane < valid) s.keys[(rank[k / 2] >> (16 * (k & 1))) & 0xffffu] = val[k];
+        if ((warp * ITEMS + k) * 32 + lane < valid)
+            s.keys[(rank[k / 2] >> (16 * (k & 1))) & 0xffffu] = val[k];
     __syncthreads();
 #pragma unroll
     for (int k = 0; k < ITEMS; k++) {
@@ -216,7 +217,8 @@ static void run(const form& f, u32* out, const u32* in, u32* vout, const u32* vi
 }
 
 __global__ void fill(u32* k, u32* v, u64 n, u32 seed, u32 key_mask) {
-    for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x) {
+    const u64 stride = (u64)gridDim.x * blockDim.x;
+    for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
         u32 h = (u32)i * 0x9E3779B9u ^ seed;
         h ^= h >> 16; h *= 0x85EBCA6Bu; h ^= h >> 13; h *= 0xC2B2AE35u; h ^= h >> 16;
         k[i] = h & key_mask;
