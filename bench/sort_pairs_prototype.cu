@@ -185,6 +185,8 @@ static const form forms[] = {
     { "values after, 26 keys, values loaded early", after_kernel<u32, 26, 3, true>, 26, 0 },
     { "values after, 16 keys, 4 blocks an SM", after_kernel<u32, 16, 4, false>, 16, 0 },
     { "values after, 20 keys, 4 blocks an SM", after_kernel<u32, 20, 4, false>, 20, 0 },
+    { "values after, 24 keys, 4 blocks an SM", after_kernel<u32, 24, 4, false>, 24, 0 },
+    { "values after, 26 keys, 4 blocks an SM", after_kernel<u32, 26, 4, false>, 26, 0 },
 };
 enum { FORMS = sizeof forms / sizeof forms[0] };
 
