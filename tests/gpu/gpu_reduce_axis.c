@@ -4,10 +4,11 @@
    row or column gives index 0), on fresh random inputs of every launch shape the host picks:
    short and long rows (rows in pieces), wide and tall views (columns in chunks), unaligned
    and strided views, one element, and empty views; tall views of short rows (64, 63, 6, 4
-   and 1 columns, aligned or not) for several turns of the short rows' loop. Outputs are
-   poisoned first, and the element after the last result must keep its poison. The same input
-   twice gives the same bits. GPUK_TEST_QUICK=1 (the sanitizer runs): the tall short-row views
-   cut to 3001 rows.
+   and 1 columns, aligned or not) for several turns of the short rows' loop; the bench's calls
+   at its shapes (8192 x 8192, 64 x 2^22, 2^22 x 64). Outputs are poisoned first, and the
+   element after the last result must keep its poison. The same input twice gives the same
+   bits. GPUK_TEST_QUICK=1 (the sanitizer runs): the tall short-row views cut to 3001 rows, the
+   bench's shapes to smaller ones that take the same launch paths.
    cc -std=c99 -I../.. gpu_reduce_axis.c -ldl -lpthread -lm */
 #define _GNU_SOURCE
 #define GPUK_IMPLEMENTATION
@@ -110,6 +111,8 @@ static size_t run_one(const double* x, const shape* s, int f64, int axis, int op
     unsigned char* host = malloc((results + 1) * out_elem + 1);
     size_t j, wrong = 0;
     gpuk_result r;
+    CHECK(host != NULL);
+    if (!host) return results + 1;
     memset(host, 0xA5, (results + 1) * out_elem); /* poison */
     CHECK_OK(gpuk_buffer_write(ctx, out, 0, host, (results + 1) * out_elem));
     r = fn_of(f64, axis, op)(ctx, S, gpuk_at(out, 0),
@@ -233,6 +236,53 @@ static int test_the_bits_repeat(void) {
     return TEST_PASS;
 }
 
+/* The bench's calls at its shapes (bench/bench_kernels.c, axis_line): views from element 0 of
+   one buffer, rows packed; mixed signs so that the sums cancel. Rows of 8192 whole (too many
+   for pieces), of 2^22 in pieces, of 64 in the packed kernel; columns of 8192 and 2^22 rows in
+   chunks (2^22: the most chunks), of 64 rows in none. Quick: shapes that keep those paths on
+   132 multiprocessors (64 x 2^18 is the least power of two wide enough for no chunks). */
+static int test_the_bench_shapes(void) {
+    static const struct { size_t rows, cols, quick_rows, quick_cols; int axis, op; } call[] = {
+        { 8192, 8192, 512, 512, 0, SUM },
+        { 64, (size_t)1 << 22, 64, (size_t)1 << 18, 0, SUM },
+        { (size_t)1 << 22, 64, (size_t)1 << 17, 64, 0, SUM },
+        { 8192, 8192, 512, 512, 1, SUM },
+        { 64, (size_t)1 << 22, 64, (size_t)1 << 18, 1, SUM },
+        { (size_t)1 << 22, 64, (size_t)1 << 17, 64, 1, SUM },
+        { 8192, 8192, 512, 512, 0, ARGMAX },
+        { 8192, 8192, 512, 512, 1, MAX },
+    };
+    enum { CALLS = sizeof call / sizeof call[0] };
+    const int quick = getenv("GPUK_TEST_QUICK") != NULL;
+    const size_t n = quick ? (size_t)1 << 24 : (size_t)1 << 28, results_most = (size_t)1 << 22;
+    double* x = malloc(n * sizeof *x);
+    float* up = malloc(n * sizeof *up);
+    size_t c, i, wrong = 0;
+    gpuk_buffer in, out;
+    CHECK(x != NULL && up != NULL);
+    if (!x || !up) {
+        free(x);
+        free(up);
+        return TEST_PASS;
+    }
+    fill(x, n, 0, 0);
+    for (i = 0; i < n; i++) x[i] = up[i] = (float)x[i]; /* the CPU sees what the GPU sees */
+    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .data = { up, n * 4 } }, &in));
+    free(up);
+    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = (results_most + 1) * 8 },
+                                &out));
+    for (c = 0; c < CALLS; c++) {
+        const shape s = { quick ? call[c].quick_rows : call[c].rows,
+                          quick ? call[c].quick_cols : call[c].cols, 0, 0 };
+        wrong += run_one(x, &s, 0, call[c].axis, call[c].op, in, out, NULL);
+    }
+    CHECK_OK(gpuk_buffer_destroy(ctx, in));
+    CHECK_OK(gpuk_buffer_destroy(ctx, out));
+    free(x);
+    CHECK(wrong == 0);
+    return TEST_PASS;
+}
+
 /* Empty views: sums of no elements are 0 (and written); min/max of none refused; no results,
    no launch. */
 static int test_empty_views(void) {
@@ -251,7 +301,7 @@ static int test_empty_views(void) {
     return TEST_PASS;
 }
 
-#define NTESTS 5
+#define NTESTS 6
 int main(void) {
     int rc;
     rng_seed_from_clock();
@@ -264,6 +314,7 @@ int main(void) {
     RUN(test_ties_give_the_first_index);
     RUN(test_nan_never_wins);
     RUN(test_the_bits_repeat);
+    RUN(test_the_bench_shapes);
     RUN(test_empty_views);
     CHECK_OK(gpuk_ctx_destroy(ctx));
     return test_summary();

@@ -1,13 +1,15 @@
 /* tests/gpu/gpu_select.c - gpuk_select_if_*, _select_flagged_*, _count_if_*, _partition_if_*,
-   _unique_* and _run_length_encode_* (f32, f64, i32, u32) on a real GPU against a CPU reference: every op, fresh
-   random inputs at sizes 0, 1, odd, each tile size +-1 (8192 4-byte, 4096 8-byte elements) and
-   about 10^6 and 3 * 10^6, with 0 %, 100 % and a random share kept, floats with NaN, +-inf and
-   -0.0 mixed in, inputs aligned and not (a view at element 1). Outputs and count are poisoned
-   before each run and the elements past what the call writes must keep their poison. Also: in
-   place, scans and selects taking turns on one stream's scratch, and a CUDA graph of select_if
-   replayed on changing input. Skipped where no driver or GPU exists.
-   GPUK_TEST_QUICK=1 (the sanitizer runs): sizes 0, 1, 4097, 8193 and 70001 only, every op at
-   9000; under the sanitizer f32 and f64 alone (a 4-byte and an 8-byte tile). */
+   _unique_* and _run_length_encode_* (f32, f64, i32, u32) on a real GPU against a CPU
+   reference: every op, fresh random inputs at sizes 0, 1, odd, each tile size +-1 (8192 4-byte,
+   4096 8-byte elements) and about 10^6 and 3 * 10^6, with 0 %, 100 % and a random share kept,
+   floats with NaN, +-inf and -0.0 mixed in, inputs aligned and not (a view at element 1).
+   Outputs and count are poisoned before each run and the elements past what the call writes
+   must keep their poison. Also: in place, scans and selects taking turns on one stream's
+   scratch, a CUDA graph of select_if replayed on changing input, and the bench's two calls at
+   its size, 2^28: select_if_f32 < 0.5 on uniform [0, 1) and run_length_encode_i32 on runs of
+   about 8. Skipped where no driver or GPU exists. GPUK_TEST_QUICK=1 (the sanitizer runs):
+   sizes 0, 1, 4097, 8193 and 70001 only, every op at 9000, the bench's calls at 3 * 8192 + 5;
+   under the sanitizer f32 and f64 alone (a 4-byte and an 8-byte tile), but for those calls. */
 #define _GNU_SOURCE
 #define GPUK_IMPLEMENTATION
 #include "gpuk.h"
@@ -22,6 +24,7 @@ static size_t sizes[] = { 0, 1, 7, 4095, 4096, 4097, 8191, 8192, 8193, 24577, 10
 static size_t nsizes = sizeof sizes / sizeof sizes[0];
 static size_t op_n = 20011; /* the size test_every_op_type_and_mode runs at */
 static int ntypes = 4;       /* the types run: all, or f32 and f64 under the sanitizer */
+static size_t bench_n = (size_t)1 << 28; /* bench/bench_kernels.c's N28 */
 #define GUARD 64 /* poisoned elements past each output */
 enum { F32, F64, I32, U32, NTYPES };
 enum { IF, FLAGGED, COUNT, PARTITION, UNIQUE, RLE, NMODES };
@@ -421,6 +424,112 @@ done:
     return TEST_PASS;
 }
 
+/* The bench's select_if_f32 (x < 0.5 of x uniform in [0, 1), about half kept) or
+   run_length_encode_i32 (mode IF or RLE) at its size, on fresh input of its kind, against
+   reference(). The RLE input is segments of 1 to 7 (mean 4), each the last one's value again
+   or a new one with even odds, so runs average 8 as the bench's and end anywhere, not only at
+   its multiples of 4; new values span all of i32. Outputs and guard as run_case checks them.
+   The host arrays hold n + GUARD elements and come from the caller, to be touched once for
+   both calls; v then takes the lengths read back and raw the values. */
+static int bench_case(int mode, size_t n, double* v, unsigned char* raw, unsigned char* want,
+                      uint64_t* want_len) {
+    const int type = mode == IF ? F32 : I32;
+    const size_t cap = n + GUARD;
+    unsigned char* const got = raw;
+    uint64_t* const got_len = (uint64_t*)v;
+    gpuk_buffer bin = { 0 }, bout = { 0 }, bcount = { 0 }, blen = { 0 };
+    uint64_t count = POISON;
+    size_t i, kept;
+    int ok = 0;
+    if (mode == IF) {
+        for (i = 0; i < n; i++) {
+            const float x = (float)uniform(0.0, 1.0);
+            memcpy(raw + 4 * i, &x, 4);
+            v[i] = (double)x;
+        }
+    } else {
+        uint32_t cur = (uint32_t)rng();
+        for (i = 0; i < n;) {
+            const uint64_t r = rng();
+            size_t left = 1 + (size_t)(r % 7);
+            /* a step of 1 to 2^32 - 1 (mod 2^32) never lands on cur: the new value differs */
+            if ((r >> 8) & 1) cur += 1 + (uint32_t)((r >> 32) % 0xFFFFFFFFu);
+            for (; left > 0 && i < n; left--, i++) {
+                const int32_t x = (int32_t)cur;
+                memcpy(raw + 4 * i, &x, 4);
+                v[i] = (double)x;
+            }
+        }
+    }
+    memset(want, 0xAB, cap * 4);
+    memset(want_len, 0xAB, cap * 8);
+    kept = reference(type, mode, v, raw, NULL, n, GPUK_CMP_LT, 0.5, want, want_len);
+    if (gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = n * 4, .label = "in" },
+                           &bin) != GPUK_OK ||
+        gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = cap * 4, .label = "out" },
+                           &bout) != GPUK_OK ||
+        gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = 8, .label = "count" },
+                           &bcount) != GPUK_OK ||
+        (mode == RLE &&
+         gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = cap * 8, .label = "lengths" },
+                            &blen) != GPUK_OK)) {
+        CHECK(0);
+        goto done;
+    }
+    CHECK_OK(gpuk_buffer_write(ctx, bin, 0, raw, n * 4));
+    memset(got, 0xAB, cap * 4);
+    memset(got_len, 0xAB, cap * 8);
+    CHECK_OK(gpuk_buffer_write(ctx, bout, 0, got, cap * 4));
+    CHECK_OK(gpuk_buffer_write(ctx, bcount, 0, &count, 8));
+    if (mode == RLE) {
+        CHECK_OK(gpuk_buffer_write(ctx, blen, 0, got_len, cap * 8));
+        CHECK_OK(gpuk_run_length_encode_i32(ctx, S, gpuk_at(bout, 0), gpuk_at(blen, 0),
+                                            gpuk_at(bcount, 0), gpuk_at(bin, 0), n));
+        CHECK_OK(gpuk_buffer_read(ctx, blen, 0, got_len, cap * 8));
+    } else {
+        CHECK_OK(gpuk_select_if_f32(ctx, S, gpuk_at(bout, 0), gpuk_at(bcount, 0),
+                                    gpuk_at(bin, 0), n, GPUK_CMP_LT, 0.5f));
+    }
+    CHECK_OK(gpuk_buffer_read(ctx, bout, 0, got, cap * 4));
+    CHECK_OK(gpuk_buffer_read(ctx, bcount, 0, &count, 8));
+    /* select_if's want_len and got_len both stay all poison */
+    ok = count == kept && memcmp(got, want, cap * 4) == 0 &&
+         memcmp(got_len, want_len, cap * 8) == 0;
+    if (!ok) {
+        size_t bad = 0, bad_len = 0;
+        while (bad < cap && memcmp(got + bad * 4, want + bad * 4, 4) == 0) bad++;
+        while (bad_len < cap && got_len[bad_len] == want_len[bad_len]) bad_len++;
+        fprintf(stderr, "  %s_%s n %zu: count %llu want %zu, first differing element %zu, "
+                "length %zu of %zu\n", mode_names[mode], type_names[type], n,
+                (unsigned long long)count, kept, bad, bad_len, cap);
+        CHECK(0);
+    }
+done:
+    gpuk_buffer_destroy(ctx, bin);
+    gpuk_buffer_destroy(ctx, bout);
+    gpuk_buffer_destroy(ctx, bcount);
+    gpuk_buffer_destroy(ctx, blen);
+    return ok;
+}
+
+/* bench/bench_kernels.c's select_if and run_length rows, results checked at their size. Host
+   6 GiB, GPU 4 GiB at most (RLE's in, values and lengths). */
+static int test_bench_calls_at_bench_size(void) {
+    const size_t cap = bench_n + GUARD;
+    double* v = (double*)malloc(cap * sizeof(double));
+    unsigned char* raw = (unsigned char*)malloc(cap * 4);
+    unsigned char* want = (unsigned char*)malloc(cap * 4);
+    uint64_t* want_len = (uint64_t*)malloc(cap * 8);
+    CHECK(v && raw && want && want_len);
+    if (v && raw && want && want_len && bench_case(IF, bench_n, v, raw, want, want_len))
+        bench_case(RLE, bench_n, v, raw, want, want_len);
+    free(v);
+    free(raw);
+    free(want);
+    free(want_len);
+    return TEST_PASS;
+}
+
 int main(void) {
     int code;
     rng_seed_from_clock();
@@ -429,14 +538,16 @@ int main(void) {
         memcpy(sizes, quick, sizeof quick);
         nsizes = sizeof quick / sizeof quick[0];
         op_n = 9000;
+        bench_n = 3 * 8192 + 5;
     }
     if (under_sanitizer()) ntypes = 2;
-    if (!gpu_setup("gpu_select", 5, &ctx, &code)) return code;
+    if (!gpu_setup("gpu_select", 6, &ctx, &code)) return code;
     RUN(test_every_op_type_and_mode);
     RUN(test_sizes_and_tile_edges);
     RUN(test_in_place);
     RUN(test_scans_and_selects_take_turns);
     RUN(test_graph_replay);
+    RUN(test_bench_calls_at_bench_size);
     CHECK_OK(gpuk_ctx_destroy(ctx));
     return test_summary();
 }
