@@ -8,9 +8,12 @@
    about 10^6; random bits, many duplicates, all equal, sorted, reversed, float specials;
    4-byte pairs on the baseline too where the GPU would take their sm_90 variant.
    Outputs poisoned before each run, with a guard on each side. A sort captured into a graph
-   and replayed on new keys. Skipped where no driver or GPU exists.
+   and replayed on new keys. The bench's sorts at its sizes (2^28 u32 keys, alone and with
+   values, also on the baseline; 2^16 u32; 2^27 u64), checked in O(n) through the index sort.
+   Skipped where no driver or GPU exists.
    GPUK_TEST_QUICK=1 (the sanitizer runs) uses 20011 in place of 1000003, 9001 in place of
-   50001 and 20011, and one run a size, type and case where the full test makes two. */
+   50001 and 20011, 24581 for the bench's sizes, and one run a size, type and case where the
+   full test makes two. */
 #define _GNU_SOURCE
 #define GPUK_IMPLEMENTATION
 #include "gpuk.h"
@@ -307,6 +310,213 @@ static int test_large_inputs_every_kind(void) {
     return TEST_PASS;
 }
 
+/* ---- the bench's sizes: checked in O(n), without a reference sort ---- */
+static const unsigned char poison_bytes[8] = { 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5 };
+
+/* One ascending full-width sort of n keys of type (and, for pairs, values) on ctx, laid out as
+   in run_one: the input at element 3 of n + 4, the outputs at element 1 of n + 4 poisoned;
+   the whole output buffers are read back into got (and gotv for pairs and index). */
+static void sort_on_gpu(int type, int what, size_t n, const unsigned char* keys,
+                        const uint32_t* vals, unsigned char* got, uint32_t* gotv) {
+    const size_t kb = key_bytes(type);
+    gpuk_buffer kin = { 0 }, kout = { 0 }, vin, vout; /* {0}: none, should a create fail */
+    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = (n + 4) * kb }, &kin));
+    CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = (n + 4) * kb }, &kout));
+    CHECK_OK(gpuk_buffer_write(ctx, kin, 0, keys, (n + 4) * kb));
+    CHECK_OK(gpuk_buffer_memset(ctx, S, kout, 0, 0xA5A5A5A5u, 4, (n + 4) * kb / 4));
+    vin = kin; /* keys alone and index take no values; sort_call still wants arrays */
+    vout = kout;
+    if (what != KEYS) {
+        CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = (n + 4) * 4 }, &vout));
+        CHECK_OK(gpuk_buffer_memset(ctx, S, vout, 0, 0xA5A5A5A5u, 4, n + 4));
+    }
+    if (what == PAIRS) {
+        CHECK_OK(gpuk_buffer_create(ctx, &(gpuk_buffer_desc){ .bytes = (n + 4) * 4 }, &vin));
+        CHECK_OK(gpuk_buffer_write(ctx, vin, 0, vals, (n + 4) * 4));
+    }
+    CHECK_OK(sort_call(type, what, gpuk_at(kout, 1), gpuk_at(vout, 1), gpuk_at(kin, 3),
+                       gpuk_at(vin, 3), n, 0, 0, 0));
+    CHECK_OK(gpuk_buffer_read(ctx, kout, 0, got, (n + 4) * kb));
+    if (what != KEYS) CHECK_OK(gpuk_buffer_read(ctx, vout, 0, gotv, (n + 4) * 4));
+    if (what == PAIRS) CHECK_OK(gpuk_buffer_destroy(ctx, vin));
+    if (what != KEYS) CHECK_OK(gpuk_buffer_destroy(ctx, vout));
+    CHECK_OK(gpuk_buffer_destroy(ctx, kin));
+    CHECK_OK(gpuk_buffer_destroy(ctx, kout));
+}
+
+/* 1 where the n + 4 elements of eb bytes of got equal want's; else the first that differs
+   is shown */
+static int same_elements(const char* what, const unsigned char* got, const unsigned char* want,
+                         size_t eb, size_t n) {
+    size_t i;
+    if (!memcmp(got, want, (n + 4) * eb)) return 1;
+    for (i = 0; !memcmp(got + i * eb, want + i * eb, eb); i++) continue;
+    if (failures_shown++ < 8)
+        printf("  %s: element %zu of the output buffer differs from the index sort's\n", what, i);
+    return 0;
+}
+
+/* element j of the splitmix64 stream rng() would give from start: the bench's keys and values
+   as functions of their position, so that a check computes the one a position wants in place
+   of reading it from gigabytes at random (at 2^28 keys that is slower than the sort itself) */
+static uint64_t stream_at(uint64_t start, size_t j) {
+    uint64_t z = start + ((uint64_t)j + 1) * 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* 1 where each value (gotv[1 + i]) is the input's at its index (element 3 + index of the
+   stream from vs) and the guards hold the poison */
+static int values_follow_index(const char* what, const uint32_t* gotv, uint64_t vs,
+                               const uint32_t* index, size_t n) {
+    size_t i, bad = 0;
+    for (i = 0; i < n + 4; i++) {
+        const int inside = i >= 1 && i < n + 1;
+        const uint32_t want = inside ? (uint32_t)stream_at(vs, 3 + (size_t)index[i])
+                                     : 0xA5A5A5A5u;
+        if (gotv[i] != want && bad++ < 3 && failures_shown++ < 8)
+            printf("  %s: value [%zu] %u, want %u\n", what, i, gotv[i], want);
+    }
+    return bad == 0;
+}
+
+/* 1 where the n indices hold each of 0..n-1 once. A bitmap of all n read at random costs more
+   than the sort at 2^28 (a cache and TLB miss each), so the indices are first bucketed by their
+   top bits into tmp (n elements; sequential reads, at most a few hundred write streams); with
+   every bucket holding exactly its share, each is checked against a bitmap that stays in cache. */
+static int is_permutation(const uint32_t* index, size_t n, uint32_t* tmp) {
+    enum { SHIFT = 20 }; /* 2^20 indices a bucket: 256 of them at 2^28, a 128 KiB bitmap */
+    const size_t buckets = (n >> SHIFT) + 1;
+    size_t* at = (size_t*)calloc(buckets + 1, sizeof *at);
+    unsigned char* seen = (unsigned char*)malloc((size_t)1 << (SHIFT - 3));
+    size_t i, b;
+    int ok = at && seen;
+    CHECK(at && seen);
+    for (i = 0; ok && i < n; i++) {
+        ok = index[i] < n;
+        if (ok) at[(index[i] >> SHIFT) + 1]++;
+    }
+    for (b = 0; ok && b < buckets; b++) {
+        const size_t lo = b << SHIFT, full = (size_t)1 << SHIFT;
+        ok = at[b + 1] == (n - lo < full ? n - lo : full);
+        at[b + 1] += at[b];
+    }
+    if (ok)
+        for (i = 0; i < n; i++) tmp[at[index[i] >> SHIFT]++] = index[i];
+    /* at[b] is now where bucket b ends */
+    for (b = 0; ok && b < buckets; b++) {
+        memset(seen, 0, (size_t)1 << (SHIFT - 3));
+        for (i = b ? at[b - 1] : 0; ok && i < at[b]; i++) {
+            const uint32_t j = tmp[i] & ((1u << SHIFT) - 1);
+            ok = !(seen[j / 8] >> (j % 8) & 1);
+            seen[j / 8] |= (unsigned char)(1u << (j % 8));
+        }
+    }
+    free(at);
+    free(seen);
+    return ok;
+}
+
+/* The bench's sorts of n fresh random keys of type (U32 or U64; ascending, all bits): first
+   the index sort, checked on its own in O(n): the index a permutation of 0..n-1, each key the
+   input's at its index, the keys in order and equal keys by increasing index (which makes it
+   the stable sort); then keys alone and, for u32, pairs with random values must give the same
+   keys and each value the input's at its index.
+   baseline: the pairs once more on a ctx held to sm_80. 1: all agree. */
+static int bench_sorts(int type, size_t n, int baseline) {
+    const size_t kb = key_bytes(type);
+    const int pairs = type == U32;
+    const uint64_t ks = rng(), vs = rng(); /* the starts of the keys' and values' streams */
+    unsigned char* keys = (unsigned char*)malloc((n + 4) * kb);
+    unsigned char* sorted = (unsigned char*)malloc((n + 4) * kb);
+    unsigned char* got = (unsigned char*)malloc((n + 4) * kb);
+    uint32_t* index = (uint32_t*)malloc((n + 4) * 4);
+    uint32_t* vals = pairs ? (uint32_t*)malloc((n + 4) * 4) : NULL;
+    uint32_t* gotv = pairs ? (uint32_t*)malloc((n + 4) * 4) : NULL;
+    size_t i, bad = 0;
+    uint64_t prev = 0;
+    int ok = 1;
+    CHECK(keys && sorted && got && index && (!pairs || (vals && gotv)));
+    if (!keys || !sorted || !got || !index || (pairs && (!vals || !gotv))) {
+        ok = 0;
+        goto done;
+    }
+    for (i = 0; i < n + 4; i++) {
+        const uint64_t k = stream_at(ks, i);
+        const uint32_t k32 = (uint32_t)k;
+        memcpy(keys + i * kb, kb == 4 ? (const void*)&k32 : (const void*)&k, kb);
+        if (pairs) vals[i] = (uint32_t)stream_at(vs, i);
+    }
+    sort_on_gpu(type, INDEX, n, keys, NULL, sorted, index);
+    for (i = 0; i < n + 4; i++) { /* the guards */
+        if (i >= 1 && i < n + 1) continue;
+        if (memcmp(sorted + i * kb, poison_bytes, kb) || index[i] != 0xA5A5A5A5u) {
+            if (failures_shown++ < 8) printf("  element %zu beside the output was written\n", i);
+            bad++;
+        }
+    }
+    if (!is_permutation(index + 1, n, (uint32_t*)got)) { /* got is free until the keys sort */
+        if (failures_shown++ < 8) printf("  the index is not a permutation of 0..n-1\n");
+        bad++;
+    }
+    for (i = 1; i < n + 1; i++) { /* unsigned keys: the ordered bits are the keys' own */
+        const uint32_t j = index[i];
+        const uint64_t k = get_key(type, sorted, i);
+        const uint64_t want = kb == 4 ? (uint32_t)stream_at(ks, 3 + (size_t)j)
+                                      : stream_at(ks, 3 + (size_t)j);
+        if (k != want && bad++ < 3 && failures_shown++ < 8)
+            printf("  [%zu]: key %llx, input %u is %llx\n", i - 1, (unsigned long long)k, j,
+                   (unsigned long long)want);
+        if (i > 1 && (prev > k || (prev == k && index[i - 1] >= j)) && bad++ < 3 &&
+            failures_shown++ < 8)
+            printf("  [%zu]: key %llx index %u after key %llx index %u\n", i - 1,
+                   (unsigned long long)k, j, (unsigned long long)prev, index[i - 1]);
+        prev = k;
+    }
+    if (bad) {
+        printf("  sort_index_%s n %zu: not the stable sort\n", type_name[type], n);
+        ok = 0;
+        goto done; /* the rest is checked against it */
+    }
+    sort_on_gpu(type, KEYS, n, keys, NULL, got, NULL);
+    ok &= same_elements(type == U32 ? "sort_keys_u32" : "sort_keys_u64", got, sorted, kb, n);
+    if (pairs) {
+        sort_on_gpu(type, PAIRS, n, keys, vals, got, gotv);
+        ok &= same_elements("sort_pairs_u32", got, sorted, kb, n);
+        ok &= values_follow_index("sort_pairs_u32", gotv, vs, index, n);
+    }
+    if (pairs && baseline) { /* where the GPU would take the sm_90 variant */
+        gpuk_ctx *own = ctx, *held = NULL;
+        CHECK_OK(gpuk_ctx_create(&(gpuk_ctx_desc){ .kernels_max_sm = 80 }, &held));
+        if (held) {
+            ctx = held; /* sort_on_gpu sorts on ctx */
+            sort_on_gpu(type, PAIRS, n, keys, vals, got, gotv);
+            ok &= same_elements("sort_pairs_u32 on sm_80", got, sorted, kb, n);
+            ok &= values_follow_index("sort_pairs_u32 on sm_80", gotv, vs, index, n);
+            CHECK_OK(gpuk_ctx_destroy(held));
+            ctx = own;
+        }
+    }
+    if (!ok) printf("  the bench's sorts of %s keys, n %zu\n", type_name[type], n);
+done:
+    free(keys); free(sorted); free(got); free(index); free(vals); free(gotv);
+    return ok;
+}
+
+/* the bench's calls at its sizes: 2^28 u32 keys alone and with values (with the baseline's
+   pairs too), 2^16 u32 keys and 2^27 u64 keys, each after the index sort that checks them;
+   GPUK_TEST_QUICK: a few tiles of each */
+static int test_bench_sizes(void) {
+    const size_t few_tiles = 3 * 8192 + 5;
+    int failed = 0;
+    failed += !bench_sorts(U32, quick ? few_tiles : (size_t)1 << 28, 1);
+    if (!quick) failed += !bench_sorts(U32, (size_t)1 << 16, 0);
+    failed += !bench_sorts(U64, quick ? few_tiles : (size_t)1 << 27, 0);
+    CHECK(failed == 0);
+    return TEST_PASS;
+}
+
 /* bit ranges: a digit's worth, one bit, a range ending short of the top, one starting past
    0 (the other bits keep their input order); a range narrower than 8 bits */
 static int test_bit_ranges(void) {
@@ -400,13 +610,14 @@ int main(void) {
     int code;
     rng_seed_from_clock();
     if (getenv("GPUK_TEST_QUICK")) big = 20011, mid = range_n = 9001, quick = 1;
-    if (!gpu_setup("gpu_sort", 6, &ctx, &code)) return code;
+    if (!gpu_setup("gpu_sort", 7, &ctx, &code)) return code;
     RUN(test_small_and_tile_edge_sizes);
     RUN(test_bit_ranges);
     RUN(test_in_place);
     RUN(test_captured_sort_replays);
     RUN(test_pairs_on_the_baseline);
     RUN(test_large_inputs_every_kind);
+    RUN(test_bench_sizes);
     CHECK_OK(gpuk_ctx_destroy(ctx));
     return test_summary();
 }
