@@ -62,8 +62,8 @@ static void w_sum(void) { TRY(gpuk_sum_f32(ctx, S, at0(z), at0(x), n_cur)); }
 static void w_dot(void) { TRY(gpuk_dot_f32(ctx, S, at0(z), at0(x), at0(y), n_cur)); }
 static void w_min(void) { TRY(gpuk_min_f32(ctx, S, at0(z), at0(x), n_cur)); }
 static void w_max(void) { TRY(gpuk_max_f32(ctx, S, at0(z), at0(x), n_cur)); }
-/* 16-bit floats: x's random f32 bits read as f16 pairs, some of them NaN or inf (the
-   kernels take no branch on the class) */
+/* 16-bit floats: x's uniform floats in [0, 1) read as f16 pairs, whose low halves are random
+   bits, some of them NaN or inf (the kernels take no branch on the class) */
 static void w_add_f16(void) { TRY(gpuk_add_f16(ctx, S, at0(z), at0(x), at0(y), n_cur)); }
 static void w_sum_f16(void) { TRY(gpuk_sum_f16(ctx, S, at0(z), at0(x), n_cur)); }
 static void w_to_f16(void) { TRY(gpuk_to_f16_f32(ctx, S, at0(z), at0(x), n_cur)); }

@@ -6,7 +6,8 @@
    result); axpy bit for bit against C's fmaf rounded once; sum/dot against double within f32
    rounding, min/max exactly. Sizes 0, 1, odd and 2^20 + 3, at aligned, equally misaligned and
    differently misaligned views; outputs poisoned first, and the element after the last must
-   keep its poison. The same sum twice gives the same bits.
+   keep its poison. The same sum twice gives the same bits. The bench's calls at its size, 2^28
+   (3 * 8192 + 5 under GPUK_TEST_QUICK): add, the f16 conversions, sum and dot.
    cc -std=c99 -I../.. gpu_half.c -ldl -lpthread -lm */
 #define _GNU_SOURCE
 #define GPUK_IMPLEMENTATION
@@ -110,6 +111,14 @@ static uint16_t random_small(format t, int scale) {
     return round16(uniform(-1, 1) * ldexp(1, scale), t);
 }
 
+/* h widened to f32 bits: exact; a NaN's payload moves up, sign and quiet bit as they were */
+static uint32_t want32(uint16_t h, format t) {
+    const double v = value16(h, t);
+    if (v == v) return f_bits((float)v);
+    return t.p == 8 ? (uint32_t)h << 16
+                    : (uint32_t)(h & 0x8000u) << 16 | 0x7f800000u | (h & 0x3ffu) << 13;
+}
+
 typedef gpuk_result (*to32_fn)(gpuk_ctx*, gpuk_stream, gpuk_array, gpuk_array, size_t);
 
 static int test_widening_is_exact_for_every_pattern(void) {
@@ -131,11 +140,7 @@ static int test_widening_is_exact_for_every_pattern(void) {
             get(bo, out, (n + 1) * 4);
             for (i = 0; i < m; i++) {
                 const uint16_t h = in[oi + i];
-                const double v = value16(h, t);
-                uint32_t want = f_bits((float)v);
-                if (v != v) /* the payload moves up, sign and quiet bit as they were */
-                    want = f ? (uint32_t)h << 16
-                             : (uint32_t)(h & 0x8000u) << 16 | 0x7f800000u | (h & 0x3ffu) << 13;
+                const uint32_t want = want32(h, t);
                 if (out[oo + i] != want && bad++ < 5)
                     fprintf(stderr, "  to_f32_%s(0x%04x) = 0x%08x, want 0x%08x\n", t.name, h,
                             out[oo + i], want);
@@ -407,16 +412,198 @@ static int test_the_sum_bits_repeat(void) {
     return TEST_PASS;
 }
 
+/* n random bits (every class: NaN, inf, subnormal), four halves a rng() call */
+static void fill_bits(uint16_t* x, size_t n) {
+    size_t i;
+    for (i = 0; i < n; i += 4) {
+        const uint64_t r = rng();
+        memcpy(x + i, &r, n - i < 4 ? (n - i) * 2 : 8);
+    }
+}
+/* n random patterns of t with |value| < 2^scale, each as likely: the exponent field uniform
+   below bias + scale, sign and fraction random bits (random_small's round16 is too slow) */
+static void fill_below(uint16_t* x, size_t n, format t, int scale) {
+    const uint64_t fields = (uint64_t)((1 << (t.ebits - 1)) - 1 + scale);
+    const uint64_t keep = 0x8000u | ((1u << (t.p - 1)) - 1);
+    size_t i;
+    for (i = 0; i < n; i++) {
+        const uint64_t r = rng();
+        x[i] = (uint16_t)((r & keep) | ((r >> 32) * fields >> 32) << (t.p - 1));
+    }
+}
+
+/* round16 on 2^28 values: called on each, over 10 s (frexp, ldexp, nearbyint a call). Its
+   result changes only at a tie (a midpoint of t's neighbours: t's p - 1 fraction bits, a one,
+   then zeros), so in a block of the doubles that share sign, exponent and top p fraction
+   bits, which a tie can only start, the first double rounds as it does and every other as the
+   last does. The table holds both for the blocks of t's range (from a quarter of the smallest
+   subnormal to past the overflow); all else goes to round16 itself. */
+typedef struct rounder { format t; unsigned elo, ehi, fb; uint16_t (*r)[2]; } rounder;
+static double bits_d(uint64_t u) { double d; memcpy(&d, &u, 8); return d; }
+static int rounder_make(rounder* m, format t) {
+    const int bias = (1 << (t.ebits - 1)) - 1;
+    unsigned s, e, f;
+    size_t i = 0;
+    m->t = t;
+    m->fb = (unsigned)t.p;
+    m->elo = (unsigned)(1023 + 1 - bias - (t.p - 1) - 2); /* biased exponents of doubles */
+    m->ehi = (unsigned)(1023 + bias + 2);
+    m->r = (uint16_t(*)[2])malloc(((size_t)2 * (m->ehi - m->elo) << m->fb) * 4);
+    if (!m->r) return 0;
+    for (s = 0; s < 2; s++)
+        for (e = m->elo; e < m->ehi; e++)
+            for (f = 0; f < 1u << m->fb; f++, i++) {
+                const uint64_t first = (uint64_t)s << 63 | (uint64_t)e << 52 |
+                                       (uint64_t)f << (52 - m->fb);
+                m->r[i][0] = round16(bits_d(first), t);
+                m->r[i][1] = round16(bits_d(first | (((uint64_t)1 << (52 - m->fb)) - 1)), t);
+            }
+    return 1;
+}
+/* round16(d, m->t), d not a NaN */
+static uint16_t rounded(const rounder* m, double d) {
+    uint64_t u;
+    unsigned e;
+    memcpy(&u, &d, 8);
+    e = (unsigned)(u >> 52 & 0x7ff);
+    if (e < m->elo || e >= m->ehi) return round16(d, m->t);
+    return m->r[((size_t)(u >> 63) * (m->ehi - m->elo) + (e - m->elo)) << m->fb |
+                (size_t)(u >> (52 - m->fb) & ((1u << m->fb) - 1))]
+               [(u & (((uint64_t)1 << (52 - m->fb)) - 1)) != 0];
+}
+
+/* The bench's 16-bit calls at its size (bench/bench_kernels.c: n = 2^28, whole buffers from
+   element 0): add_f16/_bf16 on random bits and both f16 conversions bit for bit, every element,
+   the element after the last kept poisoned; sum_f16/_bf16 and dot_f16 on finite values against
+   the double sum within f32 rounding. Three device buffers (1 GiB, 512 MiB, 1 GiB) serve every
+   call. GPUK_TEST_QUICK (the sanitizer runs) shrinks n to 3 * 8192 + 5. */
+static int test_the_bench_calls_at_the_bench_size(void) {
+    const size_t n = getenv("GPUK_TEST_QUICK") ? 3 * 8192 + 5 : (size_t)1 << 28;
+    void* xs = malloc(n * 4); /* the f32 input of to_f16_f32, else a's halves */
+    uint16_t *x = (uint16_t*)xs, *y = (uint16_t*)malloc(n * 2);
+    void* outs = malloc((n + 1) * 4);
+    double* val = (double*)malloc(65536 * sizeof(double));
+    uint32_t* wide = (uint32_t*)malloc(65536 * 4);
+    rounder r16 = { F16, 0, 0, 0, NULL }, rb16 = { BF16, 0, 0, 0, NULL };
+    gpuk_buffer bx, by, bo;
+    size_t f, i, bad = 0;
+    int ready = xs && y && outs && val && wide;
+    ready = ready && rounder_make(&r16, F16) && rounder_make(&rb16, BF16);
+    CHECK(ready); /* host memory */
+    if (!ready) {
+        free(xs); free(y); free(outs); free(val); free(wide); free(r16.r); free(rb16.r);
+        return TEST_PASS;
+    }
+    bx = make(n * 4), by = make(n * 2), bo = make((n + 1) * 4);
+    for (f = 0; f < 2; f++) { /* add: a NaN where the exact result is one, else round16 of it */
+        const format t = f ? BF16 : F16;
+        const rounder* m = f ? &rb16 : &r16;
+        const bin_fn add = f ? gpuk_add_bf16 : gpuk_add_f16;
+        uint16_t* out = (uint16_t*)outs;
+        for (i = 0; i < 65536; i++) val[i] = value16((uint16_t)i, t);
+        fill_bits(x, n);
+        fill_bits(y, n);
+        put(bx, x, n * 2);
+        put(by, y, n * 2);
+        CHECK_OK(gpuk_buffer_memset(ctx, S, bo, 0, POISON * 0x01010101u, 4, n + 1));
+        CHECK_OK(add(ctx, S, gpuk_at(bo, 0), gpuk_at(bx, 0), gpuk_at(by, 0), n));
+        get(bo, out, (n + 1) * 2);
+        for (i = 0; i < n; i++) {
+            const double r = val[x[i]] + val[y[i]];
+            const int ok = r != r ? is_nan16(out[i], t) : out[i] == rounded(m, r);
+            if (!ok && bad++ < 5)
+                fprintf(stderr, "  add_%s(0x%04x, 0x%04x) element %zu of %zu = 0x%04x\n", t.name,
+                        x[i], y[i], i, n, out[i]);
+        }
+        CHECK(poisoned(out + n, 2));
+    }
+    {   /* to_f16_f32: the narrowing test's edge cases, then uniform floats in [0, 1) on the
+           2^-24 grid, as the bench's, one in 64 random f32 bits (NaN, inf, out of range) */
+        float* in = (float*)xs;
+        uint16_t* out = (uint16_t*)outs;
+        const size_t e = edge_cases(in, F16); /* about 12000: n is larger */
+        for (i = e; i < n; i++) {
+            const uint64_t u = rng();
+            in[i] = u % 64 ? (float)(u >> 40) / 16777216.0f : bits_f((uint32_t)(u >> 8));
+        }
+        put(bx, in, n * 4);
+        CHECK_OK(gpuk_buffer_memset(ctx, S, bo, 0, POISON * 0x01010101u, 4, n + 1));
+        CHECK_OK(gpuk_to_f16_f32(ctx, S, gpuk_at(bo, 0), gpuk_at(bx, 0), n));
+        get(bo, out, (n + 1) * 2);
+        for (i = 0; i < n; i++) {
+            const int nan = in[i] != in[i];
+            const uint16_t want = nan ? want16(in[i], F16) : rounded(&r16, in[i]);
+            if ((out[i] != want || nan != is_nan16(out[i], F16)) && bad++ < 5)
+                fprintf(stderr, "  to_f16_f32(0x%08x) element %zu of %zu = 0x%04x, want 0x%04x\n",
+                        f_bits(in[i]), i, n, out[i], want);
+        }
+        CHECK(poisoned(out + n, 2));
+    }
+    {   /* to_f32_f16 on random bits: the widening's want32, one table entry a pattern */
+        uint32_t* out = (uint32_t*)outs;
+        for (i = 0; i < 65536; i++) wide[i] = want32((uint16_t)i, F16);
+        fill_bits(x, n);
+        put(bx, x, n * 2);
+        CHECK_OK(gpuk_buffer_memset(ctx, S, bo, 0, POISON * 0x01010101u, 4, n + 1));
+        CHECK_OK(gpuk_to_f32_f16(ctx, S, gpuk_at(bo, 0), gpuk_at(bx, 0), n));
+        get(bo, out, (n + 1) * 4);
+        for (i = 0; i < n; i++)
+            if (out[i] != wide[x[i]] && bad++ < 5)
+                fprintf(stderr, "  to_f32_f16(0x%04x) element %zu of %zu = 0x%08x, want 0x%08x\n",
+                        x[i], i, n, out[i], wide[x[i]]);
+        CHECK(poisoned(out + n, 4));
+    }
+    for (f = 0; f < 3; f++) { /* sum_f16, dot_f16 (x |v| < 8, y |v| < 4), sum_bf16 */
+        const format t = f == 2 ? BF16 : F16;
+        float got[2];
+        double want = 0, scale = 0;
+        int ok;
+        if (f != 1) {
+            for (i = 0; i < 65536; i++) val[i] = value16((uint16_t)i, t);
+            fill_below(x, n, t, 3);
+            put(bx, x, n * 2);
+        }
+        if (f == 0) {
+            fill_below(y, n, t, 2);
+            put(by, y, n * 2);
+        }
+        CHECK_OK(gpuk_buffer_memset(ctx, S, bo, 0, POISON * 0x01010101u, 4, 2));
+        if (f == 1)
+            CHECK_OK(gpuk_dot_f16(ctx, S, gpuk_at(bo, 0), gpuk_at(bx, 0), gpuk_at(by, 0), n));
+        else
+            CHECK_OK((f ? gpuk_sum_bf16 : gpuk_sum_f16)(ctx, S, gpuk_at(bo, 0), gpuk_at(bx, 0), n));
+        get(bo, got, 8);
+        for (i = 0; i < n; i++) {
+            const double w = f == 1 ? val[x[i]] * val[y[i]] : val[x[i]];
+            want += w;
+            scale += fabs(w);
+        }
+        ok = fabs(got[0] - want) <= 1e-5 * scale; /* as the reductions test */
+        if (!ok)
+            fprintf(stderr, "  %s_%s n %zu: %.9g, want %.9g\n", f == 1 ? "dot" : "sum", t.name, n,
+                    got[0], want);
+        CHECK(ok);
+        CHECK(poisoned(got + 1, 4));
+    }
+    CHECK(bad == 0);
+    free(xs); free(y); free(outs); free(val); free(wide); free(r16.r); free(rb16.r);
+    CHECK_OK(gpuk_buffer_destroy(ctx, bx));
+    CHECK_OK(gpuk_buffer_destroy(ctx, by));
+    CHECK_OK(gpuk_buffer_destroy(ctx, bo));
+    return TEST_PASS;
+}
+
 int main(void) {
     int rc;
     rng_seed_from_clock();
-    if (!gpu_setup("gpu_half", 6, &ctx, &rc)) return rc;
+    if (!gpu_setup("gpu_half", 7, &ctx, &rc)) return rc;
     RUN(test_widening_is_exact_for_every_pattern);
     RUN(test_narrowing_rounds_to_nearest_even);
     RUN(test_add_sub_mul_round_once);
     RUN(test_axpy_is_one_fma);
     RUN(test_reductions_accumulate_in_f32);
     RUN(test_the_sum_bits_repeat);
+    RUN(test_the_bench_calls_at_the_bench_size);
     CHECK_OK(gpuk_ctx_destroy(ctx));
     return test_summary();
 }

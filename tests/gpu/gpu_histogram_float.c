@@ -5,9 +5,10 @@
    the bin in long double. Fresh random inputs with edge values mixed in (lo, hi, their
    neighbours, bin edges, -0.0, +-inf, NaN) at sizes 0, 1, 31, 1025, 2^20+7, aligned and
    misaligned; bins 1, 7, 256 (per-warp shared counts), 2048 (one shared copy), 3000 (global);
-   hand-worked cases; one value 2^20 times (every thread on one counter). Counts poisoned before
+   hand-worked cases; one value 2^20 times (every thread on one counter); the bench's call, 256
+   bins of [0, 1) over 2^28 uniform floats with edge values mixed in. Counts poisoned before
    every run, with a guard on each side. Skipped where no driver or GPU exists.
-   GPUK_TEST_QUICK=1 (the sanitizer runs) uses 20011 in place of 2^20+7. */
+   GPUK_TEST_QUICK=1 (the sanitizer runs) uses 20011 in place of 2^20+7, 3 * 8192 + 5 for 2^28. */
 #define _GNU_SOURCE
 #define GPUK_IMPLEMENTATION
 #include "gpuk.h"
@@ -62,6 +63,12 @@ static int run_gpu(int f64, const double* values, size_t n, size_t first, uint32
     gpuk_buffer in, counts;
     size_t i;
     int ok = 1;
+    if (!host || !back) { /* the bench's size takes 1 GiB here */
+        printf("  histogram n %zu: out of host memory\n", n);
+        free(host);
+        free(back);
+        return 0;
+    }
     for (i = 0; i < n + first + 1; i++) {
         const double v = i >= first && i < first + n ? values[i - first] : 0.5 * (lo + hi);
         if (f64) memcpy(host + i * 8, &v, 8);
@@ -256,14 +263,45 @@ static int test_one_value_everywhere(void) {
     return TEST_PASS;
 }
 
+/* The bench's call at its size (bench/bench_kernels.c): 256 bins of [0, 1) over n = 2^28
+   floats uniform in [0, 1) on the 2^-24 grid gpuk_random_uniform_f32 draws from, one in 1024
+   from random_value instead (out of range, edges), and the edge values (NaN, +-inf, +-0, lo,
+   hi, just below hi) at random places and last. Counts from element 0, as the bench's. */
+static int test_the_bench_call_at_the_bench_size(void) {
+    const size_t n = getenv("GPUK_TEST_QUICK") ? 3 * 8192 + 5 : (size_t)1 << 28;
+    const float below = nextafterf(1.0f, 0.0f);
+    const double edges[] = { NAN, INFINITY, -INFINITY, -0.0, 0.0, 1.0, below,
+                             nextafterf(below, 0.0f) };
+    enum { NEDGES = sizeof edges / sizeof edges[0] };
+    double* values = (double*)malloc(n * sizeof(double)); /* 2 GiB, and run_gpu's 1 GiB */
+    uint64_t want[256 + 3] = { 0 }, got[256 + 3];
+    size_t i, k;
+    CHECK(values != NULL);
+    if (!values) return TEST_PASS;
+    for (i = 0; i < n; i++) { /* the low 10 bits pick, the top 24 make the uniform */
+        const uint64_t r = rng();
+        values[i] = r % 1024 ? (double)(r >> 40) / 16777216.0 : random_value(0, 0.0, 1.0, 256);
+    }
+    for (k = 0; k < NEDGES; k++) {
+        values[n - 1 - k] = edges[k]; /* the last elements too */
+        for (i = 0; i < 4; i++) values[rng() % n] = edges[k];
+    }
+    for (i = 0; i < n; i++) want[slot_of(0, values[i], 0.0, 1.0, 256)]++;
+    CHECK(run_gpu(0, values, n, 0, 256, 0.0, 1.0, got));
+    CHECK(same_counts(0, got, want, 256, n, "bench size"));
+    free(values);
+    return TEST_PASS;
+}
+
 int main(void) {
     int code;
     rng_seed_from_clock();
     if (getenv("GPUK_TEST_QUICK")) sizes[NSIZES - 1] = 20011;
-    if (!gpu_setup("gpu_histogram_float", 3, &ctx, &code)) return code;
+    if (!gpu_setup("gpu_histogram_float", 4, &ctx, &code)) return code;
     RUN(test_edge_values_worked_by_hand);
     RUN(test_random_values_match_the_rule);
     RUN(test_one_value_everywhere);
+    RUN(test_the_bench_call_at_the_bench_size);
     CHECK_OK(gpuk_ctx_destroy(ctx));
     return test_summary();
 }
