@@ -231,7 +231,7 @@ static double goal_of(const char* lab, const char* name, const char** why) {
     for (const auto& e : g) if (!std::strcmp(e.lab, lab) && !std::strcmp(e.name, name)) return e.goal;
     return BENCH_CSV_NONE;
 }
-// "goal >= G" (with BELOW GOAL under it) or the reason there is none
+// "goal >= G" (and BELOW GOAL where the ratio falls short) or the reason there is none
 static void judge(char* out, size_t size, double ratio, double goal, const char* why) {
     if (goal == goal)
         std::snprintf(out, size, "goal >= %.2f%s", goal, ratio >= goal ? "" : "  BELOW GOAL");
