@@ -1354,7 +1354,7 @@ GPUK_API gpuk_result gpuk_kernels_reserve_sort(gpuk_ctx* ctx, gpuk_stream stream
 #endif
 
 /* GPUK_GENERATED_BEGIN(kernels) */
-/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 f86ef332498c8654, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
+/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 7fc02d3186363af8, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
 #if !defined(GPUK_NO_KERNELS)
 /* Families of built-in kernels. Define GPUK_NO_<FAMILY> before including gpuk.h to leave
    that family out (its calls undeclared, its PTX and launcher gone), or one or more
@@ -10104,7 +10104,7 @@ static int gpuk__inflate(const unsigned char* in, size_t in_len, unsigned char* 
 /* ---- >>builtin ---- */
 #if !defined(GPUK_NO_KERNELS)
 /* GPUK_GENERATED_BEGIN(kernel_ids) */
-/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 f86ef332498c8654, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
+/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 7fc02d3186363af8, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
 enum {
     GPUK__K_FILL_F32,
     GPUK__K_FILL_F64,
@@ -14053,7 +14053,7 @@ GPUK__IMPL gpuk_result gpuk_random_normal_f64(gpuk_ctx* ctx, gpuk_stream stream,
 
 /* The PTX of every built-in kernel, and its table. */
 /* GPUK_GENERATED_BEGIN(ptx) */
-/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 f86ef332498c8654, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
+/* tools/gen_ptx.py v1 from gpuk_kernels.cuh sha256 7fc02d3186363af8, nvcc 13.0.88, zlib 1.2.13 -- do not edit */
 #if defined(GPUK__FAMILY_GENERATE)
 #define GPUK__IF_GENERATE(ptx) ptx
 #else

@@ -3548,16 +3548,17 @@ GPUK_DEV u32 sort_count(sort_smem<K, PAIRS>& s, const U (&raw)[ITEMS], U flip, u
     return run;
 }
 
-/* Ranks the tile by digit, stably, and places each key (and value) at its rank in s.keys
-   (s.vals). start: thread d's start of digit d's run in the tile. A warp ranks one item of
+/* Ranks the tile by digit, stably, places each key at its rank in s.keys and calls put(k,
+   rank) for each placed item k (the values' own step). start: thread d's start of digit d's
+   run in the tile. A warp ranks one item of
    each lane at a time: the lanes holding the same digit, their leader advances the warp's
    counter of that digit by their number, each takes its place among them. The lanes of a
    digit come from a shared-memory mask each sets its bit in (sort_or), else one ballot a bit
    of the digit: the masks take a fifth of the ballots' instructions and measured faster
    (docs/performance.md); sm_70's match.any measured slower than either. */
-template <typename K, int PAIRS, int ITEMS, typename U, int NV>
-GPUK_DEV void sort_place(sort_smem<K, PAIRS>& s, const U (&raw)[ITEMS], const u32 (&val)[NV],
-                         U flip, u32 shift, u32 width, u32 valid, u32 start) {
+template <typename K, int PAIRS, int ITEMS, typename U, typename Put>
+GPUK_DEV void sort_place(sort_smem<K, PAIRS>& s, const U (&raw)[ITEMS], U flip, u32 shift,
+                         u32 width, u32 valid, u32 start, Put put) {
     const u32 t = threadIdx.x, lane = t & 31, warp = t / 32;
 #pragma unroll
     for (int w = 0; w < GPUK_WARPS; w++) s.warp_counts[w][t] += start;
@@ -3594,7 +3595,7 @@ GPUK_DEV void sort_place(sort_smem<K, PAIRS>& s, const U (&raw)[ITEMS], const u3
         if (ok) {
             const u32 at = before + __popc(peers & below);
             s.keys[at] = raw[k];
-            if (PAIRS) s.vals[at] = val[k];
+            put(k, at);
         }
         __syncwarp(); /* the leader's count before the next item's read */
     }
@@ -3622,6 +3623,23 @@ GPUK_DEV void sort_hist_add(u32* counts, U b, U flip, u32 passes, u32 begin_bit,
         const u32 width = end_bit - shift < 8 ? end_bit - shift : 8;
         atomicAdd(counts + p * SORT_RADIX + sort_digit(o, shift, width), 1u);
     }
+}
+
+/* Thread d: digit d's count in the tiles before tile index, by look-back (a tile at a time:
+   reading several tiles' words at once measured slower, the extra reads crowd L2); then the
+   tile's inclusive prefix (count its own) published for the tiles after it. */
+GPUK_DEV u64 sort_look_back(volatile u64* status, u64 index, u32 pass, u32 count) {
+    const u32 t = threadIdx.x;
+    u64 before = 0;
+    if (index == 0) return 0;
+    for (u64 j = index - 1;; j--) {
+        u64 w;
+        do { w = status[j * SORT_RADIX + t]; } while ((w >> 60) != pass + 1);
+        before += w & SORT_VALUE_MASK;
+        if ((w & SORT_INCL) || j == 0) break;
+    }
+    status[index * SORT_RADIX + t] = (u64)(pass + 1) << 60 | SORT_INCL | (before + count);
+    return before;
 }
 
 template <bool B> struct sort_bool {};
@@ -3716,8 +3734,8 @@ GPUK_DEV void sort_run(K* out, const K* in, u32* vout, const u32* vin, u64 n, u6
         u64 digit_start;
         const u32 tile_start =
             sort_starts(s, count, single ? 0 : scratch[p * SORT_RADIX + t], &digit_start);
-        sort_place<K, PAIRS, ITEMS, U, PAIRS ? ITEMS : 1>(s, raw, val, flip, shift, width, valid,
-                                                          tile_start);
+        sort_place<K, PAIRS, ITEMS, U>(s, raw, flip, shift, width, valid, tile_start,
+                                       [&](int k, u32 at) { if (PAIRS) s.vals[at] = val[k]; });
         if (single) {
             __syncthreads();
 #pragma unroll
@@ -3729,18 +3747,7 @@ GPUK_DEV void sort_run(K* out, const K* in, u32* vout, const u32* vin, u64 n, u6
             __syncthreads();
             continue;
         }
-        /* thread d: digit d's count in earlier tiles, by look-back (a tile at a time: reading
-           several tiles' words at once measured slower, the extra reads crowd L2) */
-        u64 before = 0;
-        if (index != 0) {
-            for (u64 j = index - 1;; j--) {
-                u64 w;
-                do { w = status[j * SORT_RADIX + t]; } while ((w >> 60) != pass + 1);
-                before += w & SORT_VALUE_MASK;
-                if ((w & SORT_INCL) || j == 0) break;
-            }
-            status[index * SORT_RADIX + t] = tag | SORT_INCL | (before + count);
-        }
+        const u64 before = sort_look_back(status, index, pass, count);
         /* where digit d starts in the output: the histogram's counts below d, then the earlier
            tiles' */
         s.offset[t] = digit_start + before - tile_start;

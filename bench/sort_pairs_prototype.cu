@@ -21,8 +21,8 @@
     std::printf("%s: %s\n", #x, cudaGetErrorString(e_)); std::exit(1); } } while (0)
 
 /* The shared memory of this form at N keys a thread: the tile (keys, then values), the warps'
-   digit counts and masks, the digits' output offsets. sort_count and sort_starts take it as
-   sort_smem<K, 100 + N>. */
+   digit counts and masks, the digits' output offsets. sort_count, sort_starts and sort_place
+   take it as sort_smem<K, 100 + N>. */
 #define AFTER_SMEM(N)                                                                        \
     template <typename K> struct sort_smem<K, 100 + N> {                                     \
         enum { TILE = GPUK_BLOCK * N };                                                      \
@@ -38,45 +38,6 @@ AFTER_SMEM(20)
 AFTER_SMEM(24)
 AFTER_SMEM(26)
 AFTER_SMEM(28)
-
-/* Ranks the tile's keys by digit, stably (sort_place's masks), places each in s.keys, and
-   keeps each item's place in the tile, two 16-bit places a register. */
-template <typename K, int P, int ITEMS>
-GPUK_DEV void after_place(sort_smem<K, P>& s, const u32 (&raw)[ITEMS], u32 (&rank)[(ITEMS + 1) / 2],
-                          u32 flip, u32 shift, u32 width, u32 valid, u32 start) {
-    const u32 t = threadIdx.x, lane = t & 31, warp = t / 32;
-#pragma unroll
-    for (int w = 0; w < GPUK_WARPS; w++) s.warp_counts[w][t] += start;
-    __syncthreads();
-    u32* mine = s.warp_counts[warp];
-    const u32 below = lanes_below();
-    const bool full = valid == (u32)s.TILE;
-#pragma unroll
-    for (int r = 0; r < (ITEMS + 1) / 2; r++) rank[r] = 0;
-#pragma unroll
-    for (int k = 0; k < ITEMS; k++) {
-        const bool ok = full || (warp * ITEMS + k) * 32 + lane < valid;
-        const u32 d = sort_digit(sort_ordered<K>(raw[k]) ^ flip, shift, width);
-        if (ok) atomicOr(&s.match[warp][d], 1u << lane);
-        __syncwarp();
-        const u32 peers = ok ? s.match[warp][d] : 0u;
-        __syncwarp();
-        const int leader = 31 - __clz(peers | 1u);
-        u32 before = 0;
-        if (ok && (u32)leader == lane) {
-            before = mine[d];
-            mine[d] = before + __popc(peers);
-            s.match[warp][d] = 0;
-        }
-        before = __shfl_sync(0xffffffffu, before, leader);
-        if (ok) {
-            const u32 at = before + __popc(peers & below);
-            s.keys[at] = raw[k];
-            rank[k / 2] |= at << (16 * (k & 1));
-        }
-        __syncwarp();
-    }
-}
 
 /* The tile's values, striped as its keys were loaded (each key's input position in index mode) */
 template <int ITEMS>
@@ -117,18 +78,12 @@ GPUK_DEV void after_pass(K* out, const K* in, u32* vout, const u32* vin, u64 n, 
     status[index * SORT_RADIX + t] = tag | (index == 0 ? SORT_INCL : 0) | count;
     u64 digit_start;
     const u32 tile_start = sort_starts(s, count, scratch[pass * SORT_RADIX + t], &digit_start);
-    u32 rank[R];
-    after_place<K, P, ITEMS>(s, raw, rank, flip, shift, width, valid, tile_start);
-    u64 before = 0;
-    if (index != 0) {
-        for (u64 j = index - 1;; j--) {
-            u64 w;
-            do { w = status[j * SORT_RADIX + t]; } while ((w >> 60) != pass + 1);
-            before += w & SORT_VALUE_MASK;
-            if ((w & SORT_INCL) || j == 0) break;
-        }
-        status[index * SORT_RADIX + t] = tag | SORT_INCL | (before + count);
-    }
+    u32 rank[R]; /* each item's place in the tile, two 16-bit places a register */
+#pragma unroll
+    for (int r = 0; r < R; r++) rank[r] = 0;
+    sort_place<K, P, ITEMS, u32>(s, raw, flip, shift, width, valid, tile_start,
+                                 [&](int k, u32 at) { rank[k / 2] |= at << (16 * (k & 1)); });
+    const u64 before = sort_look_back(status, index, pass, count);
     s.offset[t] = digit_start + before - tile_start;
     __syncthreads();
     u32 val[ITEMS];
