@@ -75,13 +75,15 @@ ERRORS
 
 MEMORY
    Host memory: only in gpuk_init, ctx create/destroy, module load, a built-in kernel's
-   first use on a ctx and gpuk_buffer_download (freed by gpuk_host_free), through
+   first use on a ctx, gpuk_buffer_download (freed by gpuk_host_free) and a few bytes where a
+   stream gives up scratch a graph capture used (CUDA graphs, under KERNELS), through
    gpuk_desc.allocator (default malloc/free); copies, launches and syncs never allocate from
    it. Device memory of gpuk's own: a per-stream scratch area for built-in
    reductions and scans (256 KiB, more for long scans), and a per-stream GEMM workspace (split-K
    parts where tiles are few; on an H100 the TF32 GEMM's transposed copy of a row-major B, n x k
    floats), and a per-stream sort area (a second key and value buffer and status words for
-   sorts longer than one tile), all grown as calls need and freed with their stream or ctx.
+   sorts longer than one tile), all grown as calls need and freed with their stream or ctx;
+   an area a graph capture used is kept until the ctx has no graph or capture left.
    Pinned memory of gpuk's own (from the driver, cuMemHostAlloc): the staging area of a ctx,
    gpuk_ctx_desc.staging_bytes (default 32 MiB, two halves) and two events, allocated by the
    first staged copy and freed with the ctx; gpuk_ctx_desc.no_staging = true: never. Staged
@@ -306,7 +308,11 @@ KERNELS
    end returns 901); a built-in that would load or allocate returns GPUK_ERR_CAPTURING
    instead and leaves the capture intact: load the kernels (gpuk_kernels_load) and reserve
    the stream's scratch for the longest scan or select (gpuk_kernels_reserve) and the largest
-   sort (gpuk_kernels_reserve_sort) before capturing.
+   sort (gpuk_kernels_reserve_sort) before capturing. The graph keeps the scratch it was
+   captured with: a later growth or destroy of that stream keeps the old area until the ctx
+   has no graph and no capture open (then it is freed), or until gpuk_ctx_destroy. A graph
+   made by the driver's own calls on gpuk_stream_native is not counted: keep its stream and
+   scratch size while it lives.
    Capture in thread-local (the default) or relaxed mode when other threads use gpuk
    meanwhile (in global mode the driver refuses their module loads and allocations), and on
    a stream created non_blocking when stream-less calls may run meanwhile: they use the

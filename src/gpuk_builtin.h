@@ -206,7 +206,8 @@ static long long gpuk__tuned[GPUK__TUNE_KNOBS] = { -1, -1, -1, -1 };
    GPUK__SCRATCH_SCAN bytes, scans the rest. Zeroed when allocated; the kernels leave their
    counters as the next launch needs them (the scans their epoch too). Its lock is held from
    taking the area to the launch, so a regrowth by another thread never frees it in between;
-   a regrowth waits for this stream only. */
+   a regrowth waits for this stream only. An area a launch used while its stream was being
+   captured has its address in a graph: it is retired instead of freed (gpuk__area_drop). */
 typedef struct gpuk__scratch {
     gpuk__mutex lock;
     gpuk_devptr ptr;
@@ -216,7 +217,17 @@ typedef struct gpuk__scratch {
     size_t ws_bytes;
     gpuk_devptr sort;  /* the sorts' area: status words, second key and value buffers */
     size_t sort_bytes;
+    unsigned captured; /* GPUK__AREA_* of the areas a capture has used */
 } gpuk__scratch;
+enum { GPUK__AREA_SCAN = 1, GPUK__AREA_WS = 2, GPUK__AREA_SORT = 4 };
+
+/* A scratch area a capture used, given up by its stream (grown, or the stream destroyed)
+   while a graph may still use it: freed once the ctx has no graph and no capture open
+   (gpuk__retired_trim), else with the ctx. */
+typedef struct gpuk__retired {
+    struct gpuk__retired* next;
+    gpuk_devptr ptr;
+} gpuk__retired;
 
 /* The built-in layer's per-ctx state (ctx->layer[GPUK__LAYER_BUILTIN]). */
 typedef struct gpuk__builtin_state {
@@ -230,6 +241,7 @@ typedef struct gpuk__builtin_state {
                                                        the function was allowed (0: none) */
     uint32_t scratch_count;                         /* stream slots + 1 */
     gpuk__scratch* scratch;                         /* [0]: the ctx default stream */
+    gpuk__retired* retired;                         /* under ctx->lock */
 } gpuk__builtin_state;
 
 static gpuk__builtin_state* gpuk__builtin_of(const gpuk_ctx* ctx) {
@@ -262,6 +274,8 @@ struct gpuk__kcall {
        workspace), with the workspace or 0 where none could be had: GEMM's TMA path */
     gpuk_result (*before)(struct gpuk__kcall* k, gpuk_devptr ws);
     void* before_data;
+    unsigned int capture;      /* the stream's capture status, asked once a launch
+                                  (GPUK__CAPTURE_UNASKED until then: gpuk__capture_status) */
 };
 
 /* A module load or an allocation is "unsafe" to the driver while a capture is under way: from
@@ -292,15 +306,28 @@ static gpuk_result gpuk__capture_restore(const char* fn, unsigned int old) {
     return gpuk__fail_cu(fn, "cuThreadExchangeStreamCaptureMode", cr, "back from relaxed");
 }
 
+/* Whether cs is being captured (*status 0: no; 1 active, 2 invalidated), asked of the driver
+   only while *status is GPUK__CAPTURE_UNASKED: a launch asks once, whatever needs to know. */
+#define GPUK__CAPTURE_UNASKED (~0u)
+static gpuk_result gpuk__capture_status(const char* fn, gpuk__cu_stream cs,
+                                        unsigned int* status) {
+    unsigned int got = 0;
+    gpuk__cu_result cr;
+    if (*status != GPUK__CAPTURE_UNASKED) return GPUK_OK;
+    /* a driver before graphs: none */
+    if (GPUK__DRV.cuStreamIsCapturing && (cr = GPUK__DRV.cuStreamIsCapturing(cs, &got)) != 0)
+        return gpuk__fail_cu(fn, "cuStreamIsCapturing", cr, NULL);
+    *status = got;
+    return GPUK_OK;
+}
+
 /* A capture on the stream makes a first-use load or a scratch allocation impossible: the
    driver would refuse it and invalidate the capture. Checked only on those slow paths. */
-static gpuk_result gpuk__not_capturing(const char* fn, gpuk__cu_stream cs, const char* what) {
-    unsigned int status = 0;
-    gpuk__cu_result cr;
-    if (!GPUK__DRV.cuStreamIsCapturing) return GPUK_OK; /* a driver before graphs */
-    if ((cr = GPUK__DRV.cuStreamIsCapturing(cs, &status)) != 0)
-        return gpuk__fail_cu(fn, "cuStreamIsCapturing", cr, NULL);
-    if (status == 0) return GPUK_OK;
+static gpuk_result gpuk__not_capturing(const char* fn, gpuk__cu_stream cs, unsigned int* status,
+                                       const char* what) {
+    gpuk_result r;
+    if ((r = gpuk__capture_status(fn, cs, status)) != GPUK_OK) return r;
+    if (*status == 0) return GPUK_OK;
     return gpuk__fail(fn, GPUK_ERR_CAPTURING, "the stream is being captured into a CUDA graph, and "
                       "this call needs %s first, which a capture cannot hold", what);
 }
@@ -333,7 +360,7 @@ static gpuk_result gpuk__builtin_function_of(const char* fn, gpuk_ctx* ctx, int 
     gpuk__cu_function f = NULL;
     gpuk__cu_result cr;
     gpuk_result r;
-    unsigned int relaxed;
+    unsigned int relaxed, capture = GPUK__CAPTURE_UNASKED;
     char *text, *block;
     /* first, and alone on a launch's way: a loaded function */
     if ((*out = (gpuk__cu_function)GPUK__ATOMIC_LOAD_PTR(slot)) != NULL) return GPUK_OK;
@@ -343,8 +370,8 @@ static gpuk_result gpuk__builtin_function_of(const char* fn, gpuk_ctx* ctx, int 
             return gpuk__builtin_function_of(fn, ctx, id, cs, 0, out);
         b = gpuk__builtin_ptx_of(id);
     }
-    if (cs &&
-        (r = gpuk__not_capturing(fn, cs, "loading the kernel (gpuk_kernels_load)")) != GPUK_OK)
+    if (cs && (r = gpuk__not_capturing(fn, cs, &capture, "loading the kernel "
+                                       "(gpuk_kernels_load)")) != GPUK_OK)
         return r;
     /* unpacked once per kernel and ctx, at its first use */
     if (!(text = gpuk__builtin_text(fn, b, &block, &r))) return r;
@@ -441,11 +468,141 @@ static int gpuk__area_free(const char* fn, gpuk_devptr* ptr, size_t* bytes, gpuk
     return 1;
 }
 
-/* Every area of s: the scan scratch, GEMM's workspace, the sorts' area. */
+/* Every area of s, freed: the scan scratch, GEMM's workspace, the sorts' area (ctx destroy,
+   its graphs' work done and the graphs going with it). */
 static void gpuk__scratch_free(const char* fn, gpuk__scratch* s, gpuk_result* first) {
-    if (gpuk__area_free(fn, &s->ptr, &s->bytes, first)) s->scan_tiles = 0;
-    gpuk__area_free(fn, &s->ws, &s->ws_bytes, first);
-    gpuk__area_free(fn, &s->sort, &s->sort_bytes, first);
+    if (gpuk__area_free(fn, &s->ptr, &s->bytes, first)) {
+        s->scan_tiles = 0;
+        s->captured &= ~(unsigned)GPUK__AREA_SCAN;
+    }
+    if (gpuk__area_free(fn, &s->ws, &s->ws_bytes, first)) s->captured &= ~(unsigned)GPUK__AREA_WS;
+    if (gpuk__area_free(fn, &s->sort, &s->sort_bytes, first))
+        s->captured &= ~(unsigned)GPUK__AREA_SORT;
+}
+
+/* Whether a graph of ctx may hold a retired area (call under ctx->lock): a gpuk_graph alive
+   (its slot is taken before gpuk_graph_end_capture ends the capture, so a graph being made
+   counts), a conditional capture under way, or a capture open on one of ctx's streams (a
+   capture's other streams may be joined back already); 1 where the driver cannot say.
+   Graphs made by the driver's own calls are not seen. */
+static int gpuk__graphs_may_hold(const char* fn, const gpuk_ctx* ctx) {
+    const gpuk__pool* graphs = &ctx->pools[gpuk__kind_graph];
+    const gpuk__pool* streams = &ctx->pools[gpuk__kind_stream];
+    unsigned int status = 0;
+    uint32_t i, id;
+    if (graphs->free_count + 1u < graphs->size) return 1;
+    for (i = 0; i < 4; i++)
+        if (ctx->conds[i].stream) return 1;
+    if (!GPUK__DRV.cuStreamIsCapturing) return 0; /* a driver before graphs */
+    if (ctx->default_stream &&
+        (!gpuk__tolerate(fn, "cuStreamIsCapturing",
+                         GPUK__DRV.cuStreamIsCapturing(ctx->default_stream, &status)) || status))
+        return 1;
+    for (i = 1; i < streams->size; i++) {
+        const gpuk__stream_slot* slot = (const gpuk__stream_slot*)gpuk__pool_slot(streams, i);
+        memcpy(&id, slot, sizeof id);
+        if (id && slot->cu &&
+            (!gpuk__tolerate(fn, "cuStreamIsCapturing",
+                             GPUK__DRV.cuStreamIsCapturing(slot->cu, &status)) || status))
+            return 1;
+    }
+    return 0;
+}
+
+/* Frees st's retired areas (ctx's) once no graph of ctx may hold them: tried when an area is
+   retired and when a graph is destroyed. An area the driver would not free stays on the
+   list, for a later try or the ctx destroy (which reports it). */
+static void gpuk__retired_trim(const char* fn, gpuk_ctx* ctx, gpuk__builtin_state* st) {
+    gpuk__retired *list = NULL, *kept = NULL, *node;
+    unsigned int old = ~0u;
+    gpuk__mutex_lock(&ctx->lock);
+    if (st->retired && !GPUK__ATOMIC_LOAD(&gpuk__g.broken) && !gpuk__graphs_may_hold(fn, ctx)) {
+        list = st->retired;
+        st->retired = NULL;
+    }
+    gpuk__mutex_unlock(&ctx->lock);
+    if (!list) return;
+    /* relaxed for the frees, as gpuk__area_free */
+    if (gpuk__capture_relax(fn, &old) != GPUK_OK) {
+        kept = list;
+        list = NULL;
+    }
+    while (list) {
+        gpuk__cu_result cr = 0;
+        node = list;
+        list = node->next;
+        /* after a sticky fault forgotten, as every driver object is */
+        if (GPUK__ATOMIC_LOAD(&gpuk__g.broken) ||
+            gpuk__tolerate(fn, "cuMemFree", cr = GPUK__DRV.cuMemFree(node->ptr)) ||
+            gpuk__is_sticky((int)cr)) {
+            gpuk__free(node);
+            continue;
+        }
+        gpuk__log(GPUK_LOG_WARN, (int)cr, "cuMemFree failed on a scratch area kept for CUDA "
+                  "graphs; the ctx destroy tries again");
+        node->next = kept;
+        kept = node;
+    }
+    (void)gpuk__capture_restore(fn, old);
+    if (!kept) return;
+    for (node = kept; node->next; node = node->next) {}
+    gpuk__mutex_lock(&ctx->lock);
+    node->next = st->retired;
+    st->retired = kept;
+    gpuk__mutex_unlock(&ctx->lock);
+}
+
+/* Gives up area bit of s (locked; at ptr and bytes) as its stream grows it or is destroyed:
+   freed where no capture used it, else retired to the ctx's list (a graph may still use it)
+   and freed there once no graph can (gpuk__retired_trim). Returns as gpuk__area_free: 1
+   forgotten; 0 kept, recorded and usable, the failure in *first (or the retired area's note
+   could not be allocated). */
+static int gpuk__area_drop(const char* fn, gpuk_ctx* ctx, gpuk__scratch* s, unsigned bit,
+                           gpuk_devptr* ptr, size_t* bytes, gpuk_result* first) {
+    gpuk__builtin_state* st = gpuk__builtin_of(ctx);
+    gpuk__retired* node;
+    if (!(s->captured & bit) || !*ptr || GPUK__ATOMIC_LOAD(&gpuk__g.broken)) {
+        if (!gpuk__area_free(fn, ptr, bytes, first)) return 0;
+        s->captured &= ~bit;
+        return 1;
+    }
+    if (!(node = (gpuk__retired*)gpuk__alloc(sizeof *node))) {
+        gpuk_result r = gpuk__fail(fn, GPUK_ERR_HOST_ALLOC, "cannot allocate the note of a "
+                                   "scratch area a CUDA graph may use; the area stays");
+        if (*first == GPUK_OK) *first = r;
+        return 0;
+    }
+    node->ptr = *ptr;
+    gpuk__mutex_lock(&ctx->lock);
+    node->next = st->retired;
+    st->retired = node;
+    gpuk__mutex_unlock(&ctx->lock);
+    *ptr = 0;
+    *bytes = 0;
+    s->captured &= ~bit;
+    gpuk__retired_trim(fn, ctx, st);
+    return 1;
+}
+
+/* Every area of s, given up (its stream is being destroyed). */
+static void gpuk__scratch_drop(const char* fn, gpuk_ctx* ctx, gpuk__scratch* s,
+                               gpuk_result* first) {
+    if (gpuk__area_drop(fn, ctx, s, GPUK__AREA_SCAN, &s->ptr, &s->bytes, first))
+        s->scan_tiles = 0;
+    gpuk__area_drop(fn, ctx, s, GPUK__AREA_WS, &s->ws, &s->ws_bytes, first);
+    gpuk__area_drop(fn, ctx, s, GPUK__AREA_SORT, &s->sort, &s->sort_bytes, first);
+}
+
+/* A launch takes area bit of s (locked): marked where the stream is being captured, the
+   area's address then being in a graph. Asks at most the launch's one capture query, none
+   once the area is marked. */
+static gpuk_result gpuk__scratch_use(const char* fn, gpuk__scratch* s, unsigned bit,
+                                     gpuk__cu_stream cs, unsigned int* capture) {
+    gpuk_result r;
+    if (s->captured & bit) return GPUK_OK;
+    if ((r = gpuk__capture_status(fn, cs, capture)) != GPUK_OK) return r;
+    if (*capture) s->captured |= bit;
+    return GPUK_OK;
 }
 
 /* bytes of device memory, cleared on stream cs (in order before the kernels that use it).
@@ -478,26 +635,26 @@ static gpuk_result gpuk__alloc_zeroed(const char* fn, gpuk__cu_stream cs, size_t
     return GPUK_OK;
 }
 
-/* Makes s's GEMM workspace (locked) at least bytes, zeroed when new (its tile counters must
-   start at 0; the kernels reset them). *got: 1 ready, 0 none to be had without failing (a
-   capture is under way: the caller then does without). */
-static gpuk_result gpuk__ws_reserve(const char* fn, gpuk__scratch* s, gpuk__cu_stream cs,
-                                    size_t bytes, int* got) {
+/* Makes ctx's stream's GEMM workspace s (locked) at least bytes, zeroed when new (its tile
+   counters must start at 0; the kernels reset them). *got: 1 ready, 0 none to be had without
+   failing (a capture is under way: the caller then does without). *capture: as
+   gpuk__capture_status. */
+static gpuk_result gpuk__ws_reserve(const char* fn, gpuk_ctx* ctx, gpuk__scratch* s,
+                                    gpuk__cu_stream cs, size_t bytes, unsigned int* capture,
+                                    int* got) {
     gpuk__cu_result cr;
     gpuk_devptr p = 0;
     gpuk_result r = GPUK_OK;
-    unsigned int capturing = 0;
     const size_t want = bytes > 2 * s->ws_bytes ? bytes : 2 * s->ws_bytes;
     *got = s->ws && s->ws_bytes >= bytes;
     if (*got) return GPUK_OK;
-    if (GPUK__DRV.cuStreamIsCapturing && (cr = GPUK__DRV.cuStreamIsCapturing(cs, &capturing)) != 0)
-        return gpuk__fail_cu(fn, "cuStreamIsCapturing", cr, NULL);
-    if (capturing) return GPUK_OK;
+    if ((r = gpuk__capture_status(fn, cs, capture)) != GPUK_OK) return r;
+    if (*capture) return GPUK_OK;
     if (s->ws) {
         if ((cr = GPUK__DRV.cuStreamSynchronize(cs)) != 0)
             return gpuk__fail_cu(fn, "cuStreamSynchronize", cr,
                                  "before growing the GEMM workspace");
-        if (!gpuk__area_free(fn, &s->ws, &s->ws_bytes, &r)) return r;
+        if (!gpuk__area_drop(fn, ctx, s, GPUK__AREA_WS, &s->ws, &s->ws_bytes, &r)) return r;
     }
     if ((r = gpuk__alloc_zeroed(fn, cs, want, "the GEMM split-K workspace", &p)) != GPUK_OK)
         return r;
@@ -507,10 +664,12 @@ static gpuk_result gpuk__ws_reserve(const char* fn, gpuk__scratch* s, gpuk__cu_s
     return GPUK_OK;
 }
 
-/* Makes s (locked) hold scans of tiles tiles, zeroed when new. A regrowth waits for the
-   stream first: kernels queued earlier may use the old area. */
-static gpuk_result gpuk__scratch_reserve(const char* fn, gpuk__scratch* s, gpuk__cu_stream cs,
-                                         size_t tiles) {
+/* Makes ctx's stream's scratch s (locked) hold scans of tiles tiles, zeroed when new. A
+   regrowth waits for the stream first: kernels queued earlier may use the old area.
+   *capture: as gpuk__capture_status. */
+static gpuk_result gpuk__scratch_reserve(const char* fn, gpuk_ctx* ctx, gpuk__scratch* s,
+                                         gpuk__cu_stream cs, size_t tiles,
+                                         unsigned int* capture) {
     gpuk__cu_result cr;
     gpuk_devptr p = 0;
     size_t want_tiles, want;
@@ -520,7 +679,8 @@ static gpuk_result gpuk__scratch_reserve(const char* fn, gpuk__scratch* s, gpuk_
     if (tiles > ((size_t)-1 - GPUK__SCRATCH_SCAN - 16) / ((size_t)2 * GPUK__SCAN_STATUS_BYTES))
         return gpuk__fail(fn, GPUK_ERR_LIMIT,
                           "scratch for %zu scan tiles would pass SIZE_MAX", tiles);
-    if ((r = gpuk__not_capturing(fn, cs, "device scratch (gpuk_kernels_reserve)")) != GPUK_OK)
+    if ((r = gpuk__not_capturing(fn, cs, capture, "device scratch (gpuk_kernels_reserve)")) !=
+        GPUK_OK)
         return r;
     want_tiles = tiles > 2 * s->scan_tiles ? tiles : 2 * s->scan_tiles;
     if (want_tiles < (GPUK__SCRATCH_MIN - GPUK__SCRATCH_SCAN) / GPUK__SCAN_STATUS_BYTES)
@@ -529,7 +689,8 @@ static gpuk_result gpuk__scratch_reserve(const char* fn, gpuk__scratch* s, gpuk_
     if (s->ptr) {
         if ((cr = GPUK__DRV.cuStreamSynchronize(cs)) != 0)
             return gpuk__fail_cu(fn, "cuStreamSynchronize", cr, "before growing the scratch");
-        if (!gpuk__area_free(fn, &s->ptr, &s->bytes, &r)) return r; /* GEMM's workspace stays */
+        /* GEMM's workspace stays */
+        if (!gpuk__area_drop(fn, ctx, s, GPUK__AREA_SCAN, &s->ptr, &s->bytes, &r)) return r;
         s->scan_tiles = 0;
     }
     if ((r = gpuk__alloc_zeroed(fn, cs, want, "scratch for reductions and scans", &p)) != GPUK_OK)
@@ -574,14 +735,21 @@ GPUK__SHARED gpuk_result gpuk__builtin_go(gpuk__kcall* k) {
         int got = 0;
         if (k->cs != GPUK__CU_STREAM_PER_THREAD) {
             if (!(s = gpuk__scratch_lock(k->fn, k->ctx, k->stream, k->cs, &r))) return r;
-            if ((r = gpuk__ws_reserve(k->fn, s, k->cs, k->ws_bytes, &got)) != GPUK_OK) goto done;
+            if ((r = gpuk__ws_reserve(k->fn, k->ctx, s, k->cs, k->ws_bytes, &k->capture,
+                                      &got)) != GPUK_OK ||
+                (got && (r = gpuk__scratch_use(k->fn, s, GPUK__AREA_WS, k->cs, &k->capture)) !=
+                            GPUK_OK))
+                goto done;
         }
         *k->ws_arg = got ? s->ws : 0;
         if (!got) *k->splits_arg = 1;
     }
     if (k->scratch_arg) {
         if (!(s = gpuk__scratch_lock(k->fn, k->ctx, k->stream, k->cs, &r))) return r;
-        if ((r = gpuk__scratch_reserve(k->fn, s, k->cs, k->workspace_tiles)) != GPUK_OK) goto done;
+        if ((r = gpuk__scratch_reserve(k->fn, k->ctx, s, k->cs, k->workspace_tiles,
+                                       &k->capture)) != GPUK_OK ||
+            (r = gpuk__scratch_use(k->fn, s, GPUK__AREA_SCAN, k->cs, &k->capture)) != GPUK_OK)
+            goto done;
         *k->scratch_arg = s->ptr;
         if (k->capacity_arg) {
             *k->scratch_arg = s->ptr + GPUK__SCRATCH_SCAN;
@@ -608,6 +776,7 @@ done:
 GPUK__SHARED gpuk_result gpuk__kcall_init(gpuk__kcall* k, const char* fn, int id, gpuk_ctx* ctx,
                                           gpuk_stream stream) {
     memset(k, 0, sizeof *k);
+    k->capture = GPUK__CAPTURE_UNASKED;
     k->fn = fn;
     k->ctx = ctx;
     k->id = id;
@@ -641,8 +810,11 @@ static gpuk_result gpuk__builtin_ctx_init(const char* fn, gpuk_ctx* ctx, void** 
 static void gpuk__builtin_stream_release(const char* fn, gpuk_ctx* ctx, void* state, uint32_t slot,
                                          gpuk_result* first) {
     gpuk__builtin_state* st = (gpuk__builtin_state*)state;
-    (void)ctx;
-    if (st && slot < st->scratch_count) gpuk__scratch_free(fn, &st->scratch[slot], first);
+    if (st && slot < st->scratch_count) gpuk__scratch_drop(fn, ctx, &st->scratch[slot], first);
+}
+
+static void gpuk__builtin_graph_destroyed(const char* fn, gpuk_ctx* ctx, void* state) {
+    if (state) gpuk__retired_trim(fn, ctx, (gpuk__builtin_state*)state);
 }
 
 static void gpuk__builtin_ctx_release(const char* fn, gpuk_ctx* ctx, void** state,
@@ -662,6 +834,13 @@ static void gpuk__builtin_ctx_release(const char* fn, gpuk_ctx* ctx, void** stat
         else if (r == GPUK_OK) r = one;
     }
     for (i = 0; i < st->scratch_count; i++) gpuk__scratch_free(fn, &st->scratch[i], &r);
+    while (st->retired) { /* the device is idle, and the graphs go with the ctx */
+        gpuk__retired* node = st->retired;
+        size_t bytes = 0;
+        if (!gpuk__area_free(fn, &node->ptr, &bytes, &r)) break;
+        st->retired = node->next;
+        gpuk__free(node);
+    }
     if (*first == GPUK_OK) *first = r;
     if (r != GPUK_OK && !GPUK__ATOMIC_LOAD(&gpuk__g.broken)) return; /* kept for the retry */
     for (i = 0; i < st->scratch_count; i++) gpuk__mutex_fini(&st->scratch[i].lock);
@@ -671,7 +850,8 @@ static void gpuk__builtin_ctx_release(const char* fn, gpuk_ctx* ctx, void** stat
 }
 
 static const gpuk__layer gpuk__builtin_layer = {
-    gpuk__builtin_ctx_init, gpuk__builtin_stream_release, gpuk__builtin_ctx_release
+    gpuk__builtin_ctx_init, gpuk__builtin_stream_release, gpuk__builtin_ctx_release,
+    gpuk__builtin_graph_destroyed
 };
 
 static const gpuk__layer* gpuk__layer_of(int which) {
@@ -736,14 +916,16 @@ GPUK__IMPL gpuk_result gpuk_kernels_reserve(gpuk_ctx* ctx, gpuk_stream stream, s
     gpuk__cu_stream cs;
     gpuk__scratch* s;
     gpuk_result r;
+    unsigned int capture = GPUK__CAPTURE_UNASKED;
     GPUK__ALIVE(fn);
     GPUK__CTX_CHECK(fn, ctx);
     if ((r = gpuk__stream_resolve(fn, ctx, stream, &cs)) != GPUK_OK) return r;
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
     if (!(s = gpuk__scratch_lock(fn, ctx, stream, cs, &r))) return r;
     /* tiles of the smallest tile size, so a scan of any type fits */
-    r = gpuk__scratch_reserve(fn, s, cs, max_scan_n / GPUK__SCAN_TILE_MIN +
-                                             (max_scan_n % GPUK__SCAN_TILE_MIN != 0));
+    r = gpuk__scratch_reserve(fn, ctx, s, cs, max_scan_n / GPUK__SCAN_TILE_MIN +
+                                                  (max_scan_n % GPUK__SCAN_TILE_MIN != 0),
+                              &capture);
     gpuk__scratch_unlock(s);
     return r;
 }
@@ -777,20 +959,21 @@ static size_t gpuk__sort_bytes(size_t n, size_t key, int pairs, int variant, siz
     return *vals_at + (pairs ? GPUK__SORT_UP(n * 4) : 0);
 }
 
-/* Makes s's sort area (locked) at least bytes. Nothing in it needs clearing when new: each
-   sort clears its head and status words. */
-static gpuk_result gpuk__sort_reserve(const char* fn, gpuk__scratch* s, gpuk__cu_stream cs,
-                                      size_t bytes) {
+/* Makes ctx's stream's sort area s (locked) at least bytes. Nothing in it needs clearing when
+   new: each sort clears its head and status words. *capture: as gpuk__capture_status. */
+static gpuk_result gpuk__sort_reserve(const char* fn, gpuk_ctx* ctx, gpuk__scratch* s,
+                                      gpuk__cu_stream cs, size_t bytes, unsigned int* capture) {
     gpuk__cu_result cr;
     gpuk_devptr p = 0;
     gpuk_result r = GPUK_OK;
     if (s->sort && s->sort_bytes >= bytes) return GPUK_OK;
-    if ((r = gpuk__not_capturing(fn, cs, "sort scratch (gpuk_kernels_reserve_sort)")) != GPUK_OK)
+    if ((r = gpuk__not_capturing(fn, cs, capture, "sort scratch (gpuk_kernels_reserve_sort)")) !=
+        GPUK_OK)
         return r;
     if (s->sort) {
         if ((cr = GPUK__DRV.cuStreamSynchronize(cs)) != 0)
             return gpuk__fail_cu(fn, "cuStreamSynchronize", cr, "before growing the sort scratch");
-        if (!gpuk__area_free(fn, &s->sort, &s->sort_bytes, &r)) return r;
+        if (!gpuk__area_drop(fn, ctx, s, GPUK__AREA_SORT, &s->sort, &s->sort_bytes, &r)) return r;
     }
     if ((r = gpuk__alloc_zeroed(fn, cs, bytes, "sort scratch", &p)) != GPUK_OK) return r;
     s->sort = p;
@@ -807,6 +990,7 @@ GPUK__IMPL gpuk_result gpuk_kernels_reserve_sort(gpuk_ctx* ctx, gpuk_stream stre
     gpuk__scratch* s;
     gpuk_result r;
     size_t bytes = 0, keys_at, vals_at;
+    unsigned int capture = GPUK__CAPTURE_UNASKED;
     int kind;
     GPUK__ALIVE(fn);
     GPUK__CTX_CHECK(fn, ctx);
@@ -825,7 +1009,7 @@ GPUK__IMPL gpuk_result gpuk_kernels_reserve_sort(gpuk_ctx* ctx, gpuk_stream stre
     }
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
     if (!(s = gpuk__scratch_lock(fn, ctx, stream, cs, &r))) return r;
-    r = gpuk__sort_reserve(fn, s, cs, bytes);
+    r = gpuk__sort_reserve(fn, ctx, s, cs, bytes, &capture);
     gpuk__scratch_unlock(s);
     return r;
 #else
@@ -1424,11 +1608,8 @@ static gpuk_result gpuk__gemm_tma_prepare(gpuk__kcall* k, gpuk_devptr ws) {
         !GPUK__ATOMIC_LOAD_PTR(&gpuk__builtin_of(k->ctx)->function[GPUK__K_TRANSPOSE_F32])) {
         /* the transpose kernel would load first, which a capture cannot hold: the cp.async
            path then, as without a workspace */
-        unsigned int capturing = 0;
-        if (GPUK__DRV.cuStreamIsCapturing &&
-            (cr = GPUK__DRV.cuStreamIsCapturing(k->cs, &capturing)) != 0)
-            return gpuk__fail_cu(k->fn, "cuStreamIsCapturing", cr, NULL);
-        if (capturing) t->mode = 0;
+        if ((r = gpuk__capture_status(k->fn, k->cs, &k->capture)) != GPUK_OK) return r;
+        if (k->capture) t->mode = 0;
     }
     if (t->mode == 2) { /* B (k x n, packed) -> B^T (n x k) after the workspace's counters */
         gpuk__cu_function f;
@@ -1974,7 +2155,9 @@ static GPUK__NOINLINE gpuk_result gpuk__sort(const char* fn, int id, gpuk_ctx* c
         return gpuk__fail(fn, GPUK_ERR_LIMIT, "scratch for a sort of %zu keys would pass "
                           "SIZE_MAX", n);
     if (!(s = gpuk__scratch_lock(fn, ctx, stream, k.cs, &r))) return r;
-    if ((r = gpuk__sort_reserve(fn, s, k.cs, bytes)) != GPUK_OK) goto done;
+    if ((r = gpuk__sort_reserve(fn, ctx, s, k.cs, bytes, &k.capture)) != GPUK_OK ||
+        (r = gpuk__scratch_use(fn, s, GPUK__AREA_SORT, k.cs, &k.capture)) != GPUK_OK)
+        goto done;
     scratch = s->sort;
     alt_k = s->sort + keys_at;
     alt_v = pairs ? s->sort + vals_at : 0;

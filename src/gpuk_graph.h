@@ -457,5 +457,12 @@ static gpuk__cu_result gpuk__graph_release(gpuk_ctx* ctx, void* slot, const char
 }
 
 GPUK__IMPL gpuk_result gpuk_graph_destroy(gpuk_ctx* ctx, gpuk_graph graph) {
-    return gpuk__handle_destroy(__func__, ctx, gpuk__kind_graph, graph.id);
+    gpuk_result r = gpuk__handle_destroy(__func__, ctx, gpuk__kind_graph, graph.id);
+    int i;
+    /* the built-ins' scratch areas kept for graphs may go with the last one */
+    for (i = 0; r == GPUK_OK && i < GPUK__LAYER_COUNT; i++) {
+        const gpuk__layer* layer = gpuk__layer_of(i);
+        if (layer && layer->graph_destroyed) layer->graph_destroyed(__func__, ctx, ctx->layer[i]);
+    }
+    return r;
 }

@@ -109,12 +109,15 @@ typedef struct gpuk__layer {
        ctx_init). On a failure that is not a sticky fault it keeps in *state what it could not
        release, for the retry of the destroy, and keeps the failure in *first. */
     void (*ctx_release)(const char* fn, gpuk_ctx* ctx, void** state, gpuk_result* first);
+    /* a graph of ctx was destroyed (the ctx is current): what the layer kept for graphs may
+       be given back once none is left; failures are the layer's to keep for later */
+    void (*graph_destroyed)(const char* fn, gpuk_ctx* ctx, void* state);
 } gpuk__layer;
 enum { GPUK__LAYER_BUILTIN, GPUK__LAYER_COUNT };
 /* The layers; NULL where compiled out. Hook: defined in src/gpuk_builtin.h beside the built-in
    layer's table (src/gpuk_builtin_ptx.h under GPUK_NO_KERNELS, returning NULL), which the core
-   cannot name. Called by ctx create and destroy (src/gpuk_ctx.h) and stream destroy
-   (src/gpuk_stream.h). */
+   cannot name. Called by ctx create and destroy (src/gpuk_ctx.h), stream destroy
+   (src/gpuk_stream.h) and graph destroy (src/gpuk_graph.h). */
 static const gpuk__layer* gpuk__layer_of(int which);
 
 /* The handle kinds, one row each, in the order a ctx destroy releases them (graphs before

@@ -52,8 +52,11 @@ static gpuk__cu_result gpuk__stream_release(gpuk_ctx* ctx, void* slot, const cha
                                   &first);
     }
     *out_call = "cuMemFree";
-    if (first != GPUK_OK)
-        return first > 0 ? (gpuk__cu_result)first : (gpuk__cu_result)GPUK__CU_ERROR_INVALID_VALUE;
+    if (first > 0) return (gpuk__cu_result)first;
+    /* gpuk's own code, passed through as it is (the note of a scratch area kept for a graph
+       could not be allocated) */
+    *out_call = "giving up the stream's built-in scratch";
+    if (first != GPUK_OK) return (gpuk__cu_result)first;
     *out_call = "cuStreamDestroy";
     return s->owned ? GPUK__DRV.cuStreamDestroy(s->cu) : 0;
 }

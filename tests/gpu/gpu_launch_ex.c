@@ -4,8 +4,9 @@
    rank and cluster size each block saw), a cooperative kernel that syncs the whole grid
    between rounds (a barrier of our own; the grid as large as the device holds at once, and one
    block more refused before the driver), and a launch with a priority. Devices before sm_90
-   check that clusters are refused. Skipped where no driver or GPU exists, or where the driver
-   has no cuLaunchKernelEx.
+   check that clusters are refused. A captured scan replayed after its stream's scratch grew
+   and after its stream was destroyed. Skipped where no driver or GPU exists, or where the
+   driver has no cuLaunchKernelEx.
    cc -std=c99 -I../.. gpu_launch_ex.c -ldl -lpthread */
 #define _GNU_SOURCE
 #define GPUK_IMPLEMENTATION
@@ -218,12 +219,82 @@ static int test_priority_launch(void) {
     return TEST_PASS;
 }
 
+/* bout's n int32 against want's int64 sums, wrapped modulo 2^32 as the scan does. */
+static int scan_matches(gpuk_buffer bout, int32_t* got, const int64_t* want, size_t n) {
+    size_t i, bad = 0;
+    CHECK_OK(gpuk_buffer_read(ctx, bout, 0, got, n * 4));
+    for (i = 0; i < n; i++)
+        if (got[i] != (int32_t)(uint32_t)(uint64_t)want[i] && bad++ < 5)
+            fprintf(stderr, "  [%zu] = %d, want %lld (wrapped)\n", i, got[i], (long long)want[i]);
+    return bad == 0;
+}
+
+/* A graph's built-in keeps the scratch its stream had at the capture: an inclusive scan of
+   random integers captured on a stream whose scratch then grows twice (much larger reserves,
+   a longer scan run there between them), with new buffers filled with a poison that may take
+   freed memory, replayed onto a poisoned output against the CPU's sums in int64 (the scan
+   wraps modulo 2^32); then again on the default stream once the stream is destroyed. */
+static int test_graph_scan_after_its_scratch_grows(void) {
+    const size_t n = ((size_t)3 << 20) + (size_t)(rng() % 1000);
+    int32_t* x = (int32_t*)malloc(n * 4);
+    int32_t* got = (int32_t*)malloc(n * 4);
+    int64_t* want = (int64_t*)malloc(n * 8);
+    gpuk_buffer bx, bout, big, decoy[8];
+    gpuk_stream s;
+    gpuk_graph g;
+    int64_t sum = 0;
+    size_t i;
+    if (!(gpuk_features() & GPUK_FEATURE_GRAPHS)) {
+        printf("     driver without CUDA graphs\n");
+        free(x); free(got); free(want);
+        return TEST_SKIP;
+    }
+    bx = buffer(n * 4);
+    bout = buffer(n * 4);
+    big = buffer(8 * n * 4);
+    for (i = 0; i < n; i++) {
+        x[i] = (int32_t)(rng() % 2000001u) - 1000000;
+        want[i] = sum += x[i];
+    }
+    CHECK_OK(gpuk_buffer_write(ctx, bx, 0, x, n * 4));
+    CHECK_OK(gpuk_kernels_load(ctx, "scan_inclusive_i32"));
+    CHECK_OK(gpuk_stream_create(ctx, NULL, &s));
+    CHECK_OK(gpuk_kernels_reserve(ctx, s, n));
+    CHECK_OK(gpuk_graph_begin_capture(ctx, s, GPUK_CAPTURE_DEFAULT));
+    CHECK_OK(gpuk_scan_inclusive_i32(ctx, s, gpuk_at(bout, 0), gpuk_at(bx, 0), n));
+    CHECK_OK(gpuk_graph_end_capture(ctx, s, &g));
+    CHECK_OK(gpuk_kernels_reserve(ctx, s, 64 * n));
+    CHECK_OK(gpuk_buffer_memset(ctx, s, big, 0, 0x01, 1, 8 * n * 4));
+    CHECK_OK(gpuk_scan_inclusive_i32(ctx, s, gpuk_at(big, 0), gpuk_at(big, 0), 8 * n));
+    CHECK_OK(gpuk_kernels_reserve(ctx, s, 1024 * n));
+    for (i = 0; i < 8; i++) { /* 64 KiB to 8 MiB */
+        decoy[i] = buffer((size_t)64 << (10 + i));
+        CHECK_OK(gpuk_buffer_memset(ctx, s, decoy[i], 0, 0xA5, 1, (size_t)64 << (10 + i)));
+    }
+    CHECK_OK(gpuk_buffer_memset(ctx, s, bout, 0, 0xFF, 1, n * 4));
+    CHECK_OK(gpuk_graph_launch(ctx, s, g));
+    CHECK_OK(gpuk_stream_sync(ctx, s));
+    CHECK(scan_matches(bout, got, want, n));
+    CHECK_OK(gpuk_stream_destroy(ctx, s));
+    CHECK_OK(gpuk_buffer_memset(ctx, GPUK_DEFAULT_STREAM, bout, 0, 0xFF, 1, n * 4));
+    CHECK_OK(gpuk_graph_launch(ctx, GPUK_DEFAULT_STREAM, g));
+    CHECK_OK(gpuk_stream_sync(ctx, GPUK_DEFAULT_STREAM));
+    CHECK(scan_matches(bout, got, want, n));
+    CHECK_OK(gpuk_graph_destroy(ctx, g));
+    for (i = 0; i < 8; i++) CHECK_OK(gpuk_buffer_destroy(ctx, decoy[i]));
+    CHECK_OK(gpuk_buffer_destroy(ctx, bx));
+    CHECK_OK(gpuk_buffer_destroy(ctx, bout));
+    CHECK_OK(gpuk_buffer_destroy(ctx, big));
+    free(x); free(got); free(want);
+    return TEST_PASS;
+}
+
 int main(void) {
     int code;
     rng_seed_from_clock();
-    if (!gpu_setup("gpu_launch_ex", 3, &ctx, &code)) return code;
+    if (!gpu_setup("gpu_launch_ex", 4, &ctx, &code)) return code;
     if (!(gpuk_features() & GPUK_FEATURE_LAUNCH_EX)) {
-        printf("skip gpu_launch_ex: the driver has no cuLaunchKernelEx\n0 passed, 0 failed, 3 skipped\n");
+        printf("skip gpu_launch_ex: the driver has no cuLaunchKernelEx\n0 passed, 0 failed, 4 skipped\n");
         gpuk_ctx_destroy(ctx);
         return 0;
     }
@@ -234,6 +305,7 @@ int main(void) {
     RUN(test_cluster_reads_neighbour_shared_memory);
     RUN(test_cooperative_grid_sync);
     RUN(test_priority_launch);
+    RUN(test_graph_scan_after_its_scratch_grows);
     CHECK_OK(gpuk_ctx_destroy(ctx));
     return test_summary();
 }

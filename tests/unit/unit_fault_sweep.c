@@ -46,6 +46,12 @@ static int in_ipc_event_call(long n) {
            (n > ipc_event_calls[1][0] && n <= ipc_event_calls[1][1]);
 }
 
+/* The calls of the graph destroy that follows its scratch's growth (first, last]: after the
+   graph is gone, the scratch area kept for it is freed where no graph or capture is left; a
+   failure there is absorbed by design (the area stays for the ctx destroy, which the leak
+   check sees free it). */
+static long retired_free_calls[2];
+
 /* The program: returns the first failure, or GPUK_OK. Always tears down. */
 static gpuk_result program(int* saw_text) {
     gpuk_desc d;
@@ -68,6 +74,7 @@ static gpuk_result program(int* saw_text) {
     d.logger.func = sweep_log;
     staging_warned = 0;
     memset(ipc_event_calls, 0, sizeof ipc_event_calls);
+    memset(retired_free_calls, 0, sizeof retired_free_calls);
     for (i = 0; i < 256; i++) host[i] = (float)i;
     STEP(gpuk_init(&d));
     STEP(gpuk_ctx_create(&(gpuk_ctx_desc){ .staging_bytes = 1 << 20, .staging_min_bytes = 1,
@@ -199,9 +206,11 @@ static gpuk_result program(int* saw_text) {
         STEP(gpuk_buffer_destroy(ctx, zm));
         STEP(gpuk_buffer_destroy(ctx, mg));
     }
-    {   /* a graph: a launch, a copy and an event record captured, launched twice, captured
-           again and updated, launched; a failure inside a capture leaves it open for the
-           teardown to end. A buffer made and freed inside the capture carries the copy. */
+    {   /* a graph: a launch, a built-in, a copy and an event record captured, launched twice,
+           captured again and updated, launched; a failure inside a capture leaves it open for
+           the teardown to end. A buffer made and freed inside the capture carries the copy.
+           The stream's scratch, grown while the graph lives, keeps the area the graph uses
+           until the graph's destroy. */
         gpuk_graph g = { 0 };
         gpuk_devptr ptr = gpuk_buffer_devptr(ctx, a);
         float sc = 3.0f;
@@ -210,6 +219,7 @@ static gpuk_result program(int* saw_text) {
             STEP(gpuk_graph_begin_capture(ctx, s, GPUK_CAPTURE_DEFAULT));
             STEP(gpuk_launch(ctx, k, &(gpuk_launch_desc){ .grid = GPUK_DIM1(1), .block = GPUK_DIM1(256), .stream = s,
                                                           GPUK_ARGS(&ptr, &sc, &n) }));
+            STEP(gpuk_sum_f32(ctx, s, gpuk_at(a, 0), gpuk_at(b, 1), 255));
             STEP(gpuk_buffer_copy_async(ctx, s, b, 0, a, 0, sizeof host));
             {
                 gpuk_buffer g = { 0 };
@@ -224,8 +234,12 @@ static gpuk_result program(int* saw_text) {
             STEP(gpuk_graph_launch(ctx, s, g));
             sc = 4.0f;
         }
+        STEP(gpuk_kernels_reserve(ctx, s, (size_t)1 << 26));
+        STEP(gpuk_graph_launch(ctx, s, g));
         STEP(gpuk_stream_sync(ctx, s));
+        retired_free_calls[0] = fake.calls;
         STEP(gpuk_graph_destroy(ctx, g));
+        retired_free_calls[1] = fake.calls;
     }
     {   /* a WHILE graph: a launch as its head, a launch and a copy as its body, launched */
         gpuk_graph g = { 0 };
@@ -312,6 +326,7 @@ static long sweep(int code, int sticky, int* runs) {
                      state's host memory left to the driver (the leak check allows it) */
                   strcmp(name, "cuLinkDestroy") == 0 ||
                   (code == 1 && strcmp(name, "cuDeviceGetAttribute") == 0 && in_ipc_event_call(n)) ||
+                  (n > retired_free_calls[0] && n <= retired_free_calls[1]) ||
                   (staging_warned && (strcmp(name, "cuMemHostAlloc") == 0 || strcmp(name, "cuEventCreate") == 0)))) {
                 fprintf(stderr, "  code %d, call %ld (%s): the program succeeded anyway\n", code, n, name);
                 problems++;

@@ -1,7 +1,8 @@
 /* tests/unit/unit_kernels.c - the built-in kernels' host side against the fake driver: every typed
    wrapper rejects bad arguments before any driver call, kernels load lazily (one module per
-   kernel, on first use, unloaded at ctx destroy), scratch comes and goes with its stream, a
-   JIT failure names the kernel and the next call retries, and the oldest driver gpuk accepts
+   kernel, on first use, unloaded at ctx destroy), scratch comes and goes with its stream
+   (kept for graphs where a capture used it), a JIT failure names the kernel and the next
+   call retries, and the oldest driver gpuk accepts
    loads every kernel's lowered PTX. No GPU needed; the fake never
    runs a kernel, so nothing here says a kernel computes the right thing (tests/gpu/gpu_kernels.c).
    cc -std=c99 -I../.. unit_kernels.c -ldl -lpthread */
@@ -731,6 +732,263 @@ static int test_capture_refuses_scratch_growth(void) {
     fake.cfg.capturing_stream = NULL;
     CHECK_OK(gpuk_kernels_reserve(ctx, S, (size_t)1 << 30));
     fake_gpuk_down(ctx);
+    return TEST_PASS;
+}
+
+/* Stream s's scratch as the built-in layer holds it, and whether device address p is still
+   allocated (0 never is). */
+static const gpuk__scratch* scratch_of(gpuk_stream s) {
+    return &gpuk__builtin_of(ctx)->scratch[gpuk__stream_slot_of(ctx, s)];
+}
+static int dev_live(gpuk_devptr p) { return p && fake_is_live(FK_ALLOC, (void*)(uintptr_t)p); }
+
+/* A counting host allocator whose next allocation can be made to fail. */
+static int fail_next_alloc;
+static long host_allocs, host_frees;
+static void* counted_alloc(size_t n, void* u) {
+    (void)u;
+    if (fail_next_alloc) {
+        fail_next_alloc = 0;
+        return NULL;
+    }
+    host_allocs++;
+    return malloc(n);
+}
+static void counted_free(void* p, void* u) {
+    (void)u;
+    host_frees++;
+    free(p);
+}
+
+/* A ctx on the fake driver (host memory from the counting allocator where counted) with a
+   buffer f of bytes and a stream s, the kernels names loaded and s's scratch reserved for
+   scans of n. */
+static void up_with_stream(int counted, size_t bytes, const char* names, size_t n,
+                           gpuk_buffer* f, gpuk_stream* s) {
+    if (counted) {
+        gpuk_desc d;
+        gpuk_shutdown();
+        fake_reset(NULL);
+        memset(&d, 0, sizeof d);
+        d.get_proc = fake_get_proc;
+        d.allocator.alloc_fn = counted_alloc;
+        d.allocator.free_fn = counted_free;
+        host_allocs = host_frees = fail_next_alloc = 0;
+        CHECK_OK(gpuk_init(&d));
+        CHECK_OK(gpuk_ctx_create(NULL, &ctx));
+    } else {
+        ctx = fake_gpuk_up(NULL);
+    }
+    *f = buffer(bytes);
+    CHECK_OK(gpuk_stream_create(ctx, NULL, s));
+    CHECK_OK(gpuk_kernels_load(ctx, names));
+    CHECK_OK(gpuk_kernels_reserve(ctx, *s, n));
+}
+
+/* A GEMM in f32 split along k, so it takes a workspace on stream s: 128x2048 times 2048x128
+   (one tile in 8 parts), or 1024x2048 times 2048x512 (32 tiles in 8 parts: a larger one). */
+static gpuk_result split_gemm(gpuk_stream s, gpuk_buffer f, int larger) {
+    const size_t m = larger ? 1024 : 128, n = larger ? 512 : 128;
+    return gpuk_gemm_f32(ctx, s, gpuk_at2d(f, 0, m, n, 0), 1, gpuk_at2d(f, 1 << 20, m, 2048, 0), 0,
+                         gpuk_at2d(f, 4 << 20, 2048, n, 0), 0, 0);
+}
+
+/* The areas a captured built-in used (a scan's scratch, a sort's area, a split GEMM's
+   workspace) hold addresses a graph uses: a growth of them on that stream makes new areas and
+   keeps the old ones while any graph of the ctx lives or a capture is open on it, so replays
+   still find them (the sort's clear of its status words would land in freed memory); the last
+   graph's destroy frees them. */
+static int test_captured_scratch_kept_while_a_graph_may_use_it(void) {
+    gpuk_buffer f, k;
+    gpuk_stream s, t;
+    gpuk_graph g, other;
+    gpuk_devptr scan_old, sort_old, ws_old;
+    int allocs;
+    up_with_stream(0, (size_t)1 << 27, "scan_inclusive_i32 sort_keys_u32 fill_f32 gemm_f32",
+                   100000, &f, &s);
+    k = buffer(100000 * 4);
+    CHECK_OK(gpuk_stream_create(ctx, NULL, &t));
+    CHECK_OK(gpuk_kernels_reserve_sort(ctx, s, 100000));
+    CHECK_OK(split_gemm(s, f, 0));
+    scan_old = scratch_of(s)->ptr;
+    sort_old = scratch_of(s)->sort;
+    ws_old = scratch_of(s)->ws;
+    CHECK(scan_old && sort_old && ws_old);
+    allocs = fake_live_count(FK_ALLOC);
+    CHECK_OK(gpuk_graph_begin_capture(ctx, s, GPUK_CAPTURE_DEFAULT));
+    CHECK_OK(gpuk_scan_inclusive_i32(ctx, s, gpuk_at(f, 0), gpuk_at(f, 0), 100000));
+    CHECK_OK(gpuk_sort_keys_u32(ctx, s, gpuk_at(k, 0), gpuk_at(f, 0), 100000, 0, 0, 0));
+    CHECK_OK(split_gemm(s, f, 0));
+    CHECK(scratch_of(s)->captured == (GPUK__AREA_SCAN | GPUK__AREA_WS | GPUK__AREA_SORT));
+    CHECK_OK(gpuk_graph_end_capture(ctx, s, &g));
+    /* a graph on t that uses no scratch: while any graph lives, the old areas stay */
+    CHECK_OK(gpuk_graph_begin_capture(ctx, t, GPUK_CAPTURE_DEFAULT));
+    CHECK_OK(gpuk_fill_f32(ctx, t, gpuk_at(k, 0), 1000, 1.0f));
+    CHECK_OK(gpuk_graph_end_capture(ctx, t, &other));
+    CHECK_OK(gpuk_kernels_reserve(ctx, s, (size_t)1 << 26));
+    CHECK_OK(gpuk_kernels_reserve_sort(ctx, s, 200000));
+    CHECK_OK(split_gemm(s, f, 1));
+    CHECK(scratch_of(s)->ptr != scan_old && scratch_of(s)->sort != sort_old &&
+          scratch_of(s)->ws != ws_old);
+    CHECK(dev_live(scan_old) && dev_live(sort_old) && dev_live(ws_old));
+    CHECK(fake_live_count(FK_ALLOC) == allocs + 3);
+    CHECK_OK(gpuk_graph_launch(ctx, s, g));
+    CHECK_OK(gpuk_graph_launch(ctx, t, g));
+    CHECK_OK(gpuk_stream_sync(ctx, s));
+    CHECK_OK(gpuk_graph_destroy(ctx, g));
+    CHECK(dev_live(scan_old) && dev_live(sort_old) && dev_live(ws_old)); /* other lives */
+    /* no graph, but a capture open on t: it may yet join work that holds them */
+    CHECK_OK(gpuk_graph_begin_capture(ctx, t, GPUK_CAPTURE_DEFAULT));
+    CHECK_OK(gpuk_graph_destroy(ctx, other));
+    CHECK(dev_live(scan_old) && dev_live(sort_old) && dev_live(ws_old));
+    CHECK_OK(gpuk_fill_f32(ctx, t, gpuk_at(k, 0), 1000, 2.0f));
+    CHECK_OK(gpuk_graph_end_capture(ctx, t, &other));
+    CHECK_OK(gpuk_graph_destroy(ctx, other));
+    CHECK(!dev_live(scan_old) && !dev_live(sort_old) && !dev_live(ws_old));
+    CHECK(fake_live_count(FK_ALLOC) == allocs);
+    CHECK_OK(gpuk_stream_destroy(ctx, s));
+    CHECK_OK(gpuk_stream_destroy(ctx, t));
+    fake_gpuk_down(ctx);
+    return TEST_PASS;
+}
+
+/* An area no capture used is freed at its growth, even while a graph lives (one that uses
+   none of it). */
+static int test_uncaptured_scratch_freed_at_growth(void) {
+    gpuk_buffer f;
+    gpuk_stream s;
+    gpuk_graph g;
+    gpuk_devptr old;
+    int allocs;
+    up_with_stream(0, 1 << 20, "sum_f32 fill_f32", 100000, &f, &s);
+    CHECK_OK(gpuk_sum_f32(ctx, s, gpuk_at(f, 0), gpuk_at(f, 1), 100000));
+    old = scratch_of(s)->ptr;
+    allocs = fake_live_count(FK_ALLOC);
+    CHECK_OK(gpuk_graph_begin_capture(ctx, s, GPUK_CAPTURE_DEFAULT));
+    CHECK_OK(gpuk_fill_f32(ctx, s, gpuk_at(f, 0), 1000, 1.0f));
+    CHECK_OK(gpuk_graph_end_capture(ctx, s, &g));
+    CHECK_OK(gpuk_kernels_reserve(ctx, s, (size_t)1 << 26));
+    CHECK(scratch_of(s)->ptr != old && !dev_live(old) && fake_live_count(FK_ALLOC) == allocs);
+    CHECK_OK(gpuk_graph_launch(ctx, s, g));
+    CHECK_OK(gpuk_graph_destroy(ctx, g));
+    fake_gpuk_down(ctx);
+    return TEST_PASS;
+}
+
+/* A stream destroyed while graphs hold its scratch: the areas its captures used are retired
+   (the graphs still run, on another stream), the area none used is freed at once; with the
+   graphs still alive at the ctx destroy, the ctx destroy frees them. Two captures before
+   and after a growth leave two scan areas behind. */
+static int test_captured_scratch_outlives_its_stream(void) {
+    gpuk_buffer f, k;
+    gpuk_stream s;
+    gpuk_graph g1, g2;
+    gpuk_devptr scan1, scan2, sort;
+    up_with_stream(0, 1 << 20, "scan_inclusive_i32 sort_keys_u32", 100000, &f, &s);
+    k = buffer(100000 * 4);
+    CHECK_OK(gpuk_kernels_reserve_sort(ctx, s, 100000));
+    scan1 = scratch_of(s)->ptr;
+    sort = scratch_of(s)->sort;
+    CHECK_OK(gpuk_graph_begin_capture(ctx, s, GPUK_CAPTURE_DEFAULT));
+    CHECK_OK(gpuk_scan_inclusive_i32(ctx, s, gpuk_at(f, 0), gpuk_at(f, 0), 100000));
+    CHECK_OK(gpuk_graph_end_capture(ctx, s, &g1));
+    CHECK_OK(gpuk_sort_keys_u32(ctx, s, gpuk_at(k, 0), gpuk_at(f, 0), 100000, 0, 0, 0));
+    CHECK_OK(gpuk_kernels_reserve(ctx, s, (size_t)1 << 26));
+    scan2 = scratch_of(s)->ptr;
+    CHECK(scan2 != scan1 && dev_live(scan1));
+    CHECK_OK(gpuk_graph_begin_capture(ctx, s, GPUK_CAPTURE_DEFAULT));
+    CHECK_OK(gpuk_scan_inclusive_i32(ctx, s, gpuk_at(f, 0), gpuk_at(f, 0), 100000));
+    CHECK_OK(gpuk_graph_end_capture(ctx, s, &g2));
+    CHECK_OK(gpuk_stream_destroy(ctx, s));
+    CHECK(dev_live(scan1) && dev_live(scan2) && !dev_live(sort));
+    CHECK_OK(gpuk_graph_launch(ctx, S, g1));
+    CHECK_OK(gpuk_graph_launch(ctx, S, g2));
+    CHECK_OK(gpuk_stream_sync(ctx, S));
+    fake_gpuk_down(ctx); /* g1, g2 and both scan areas: fake_all_released */
+    return TEST_PASS;
+}
+
+/* The default stream's scratch, used by a capture on it and grown: retired like any
+   stream's, and freed by the ctx destroy when its graph outlives the growth. */
+static int test_captured_default_stream_scratch_freed_with_the_ctx(void) {
+    gpuk_buffer f;
+    gpuk_stream s;
+    gpuk_graph g;
+    gpuk_devptr old;
+    up_with_stream(0, 1 << 20, "sum_f32", 1000, &f, &s);
+    CHECK_OK(gpuk_kernels_reserve(ctx, S, 1000));
+    old = scratch_of(S)->ptr;
+    CHECK_OK(gpuk_graph_begin_capture(ctx, S, GPUK_CAPTURE_DEFAULT));
+    CHECK_OK(gpuk_sum_f32(ctx, S, gpuk_at(f, 0), gpuk_at(f, 1), 1000));
+    CHECK_OK(gpuk_graph_end_capture(ctx, S, &g));
+    CHECK_OK(gpuk_kernels_reserve(ctx, S, (size_t)1 << 26));
+    CHECK(scratch_of(S)->ptr != old && dev_live(old));
+    CHECK_OK(gpuk_graph_launch(ctx, s, g));
+    fake_gpuk_down(ctx);
+    return TEST_PASS;
+}
+
+/* A launch asks the driver whether its stream is being captured at most once, and not at all
+   once its area is marked (captured). */
+static long capture_queries;
+static void count_capture_queries(const char* name) {
+    if (strcmp(name, "cuStreamIsCapturing") == 0) capture_queries++;
+}
+static int test_scratch_capture_query_once_a_launch(void) {
+    gpuk_buffer f;
+    gpuk_stream s;
+    gpuk_graph g;
+    up_with_stream(0, 1 << 20, "sum_f32", 1000, &f, &s);
+    fake.cfg.on_call = count_capture_queries;
+    CHECK_OK(gpuk_sum_f32(ctx, s, gpuk_at(f, 0), gpuk_at(f, 1), 1000));
+    CHECK(capture_queries == 1);
+    CHECK_OK(gpuk_graph_begin_capture(ctx, s, GPUK_CAPTURE_DEFAULT));
+    capture_queries = 0;
+    CHECK_OK(gpuk_sum_f32(ctx, s, gpuk_at(f, 0), gpuk_at(f, 1), 1000));
+    CHECK(capture_queries == 1 && (scratch_of(s)->captured & GPUK__AREA_SCAN));
+    CHECK_OK(gpuk_sum_f32(ctx, s, gpuk_at(f, 0), gpuk_at(f, 1), 1000));
+    CHECK(capture_queries == 1);
+    CHECK_OK(gpuk_graph_end_capture(ctx, s, &g));
+    capture_queries = 0;
+    CHECK_OK(gpuk_sum_f32(ctx, s, gpuk_at(f, 0), gpuk_at(f, 1), 1000));
+    CHECK(capture_queries == 0);
+    fake.cfg.on_call = NULL;
+    fake_gpuk_down(ctx);
+    return TEST_PASS;
+}
+
+/* Retiring an area takes a little host memory: where it cannot be had, the growth fails with
+   GPUK_ERR_HOST_ALLOC and the stream keeps its area (used by the next calls, the graph
+   intact), and a stream destroy fails the same way and keeps the stream; once memory comes
+   back both go through, and nothing is left over. */
+static int test_retire_without_host_memory(void) {
+    gpuk_buffer f;
+    gpuk_stream s;
+    gpuk_graph g;
+    gpuk_devptr old;
+    up_with_stream(1, 1 << 20, "scan_inclusive_i32", 100000, &f, &s);
+    old = scratch_of(s)->ptr;
+    CHECK_OK(gpuk_graph_begin_capture(ctx, s, GPUK_CAPTURE_DEFAULT));
+    CHECK_OK(gpuk_scan_inclusive_i32(ctx, s, gpuk_at(f, 0), gpuk_at(f, 0), 100000));
+    CHECK_OK(gpuk_graph_end_capture(ctx, s, &g));
+    fail_next_alloc = 1;
+    CHECK_RESULT(gpuk_kernels_reserve(ctx, s, (size_t)1 << 26), GPUK_ERR_HOST_ALLOC);
+    CHECK(scratch_of(s)->ptr == old && dev_live(old));
+    CHECK_OK(gpuk_scan_inclusive_i32(ctx, s, gpuk_at(f, 0), gpuk_at(f, 0), 100000));
+    CHECK_OK(gpuk_graph_launch(ctx, s, g));
+    fail_next_alloc = 1;
+    CHECK_RESULT(gpuk_stream_destroy(ctx, s), GPUK_ERR_HOST_ALLOC);
+    CHECK_ERROR_MENTIONS("scratch");
+    CHECK(scratch_of(s)->ptr == old && dev_live(old));
+    CHECK_OK(gpuk_stream_sync(ctx, s));
+    CHECK_OK(gpuk_stream_destroy(ctx, s));
+    CHECK(dev_live(old));
+    CHECK_OK(gpuk_graph_launch(ctx, S, g));
+    CHECK_OK(gpuk_graph_destroy(ctx, g));
+    CHECK(!dev_live(old));
+    CHECK_OK(gpuk_ctx_destroy(ctx));
+    fake_gpuk_check_released();
+    CHECK(host_allocs == host_frees);
     return TEST_PASS;
 }
 
@@ -1764,6 +2022,12 @@ int main(void) {
     RUN(test_generated_table_is_consistent);
     RUN(test_capture_needs_kernels_and_scratch_prepared);
     RUN(test_capture_refuses_scratch_growth);
+    RUN(test_captured_scratch_kept_while_a_graph_may_use_it);
+    RUN(test_uncaptured_scratch_freed_at_growth);
+    RUN(test_captured_scratch_outlives_its_stream);
+    RUN(test_captured_default_stream_scratch_freed_with_the_ctx);
+    RUN(test_scratch_capture_query_once_a_launch);
+    RUN(test_retire_without_host_memory);
     RUN(test_kernels_load_by_name);
     RUN(test_histogram_float_bad_arguments);
     RUN(test_histogram_float_launch);
