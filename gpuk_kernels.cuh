@@ -30,12 +30,11 @@
 #define HIST_F32_PER_SM 8
 #define HIST_F64_PER_SM 6
 #define SORT_ITEMS_4 16
-#define SORT_ITEMS_4M 20
+#define SORT_ITEMS_4M 28
 #define SORT_ITEMS_4K 24
 #define SORT_ITEMS_8 12
 #define SORT_ITEMS_8K 14
 #define SORT_BLOCKS_SM 4
-#define SORT_PAIRS_SMEM 59464
 #define SORT_HIST 0xFFFFFFFFu
 #define SORT_SINGLE 0xFFFFFFFEu
 #define SORT_DESCENDING 1
@@ -3435,22 +3434,21 @@ GPUK_DEV void random_blocks(T* out, u64 n, u64 offset, u64 seed, bool normal) {
    under 48 KiB of static shared memory (4 blocks an SM), which every GPU gives a block. Keys
    with values find a digit's lanes by ballots there: the masks fit beside the values only
    with fewer items a thread, and 14 items with masks measured slower than 16 with ballots.
-   The sm_90 variant of 4-byte pairs takes the masks, 20 items (SORT_ITEMS_4M) and a tile of
-   about 58 KiB in dynamic shared memory at 3 blocks an SM (SORT_PAIRS_BLOCKS_SM), which
-   measured faster than the ballots on the H100 and the H200; older GPUs give a block less
-   shared memory than that tile (48 to 96 KiB) or an SM too little to hold 3. */
+   The sm_90 variant of 4-byte pairs moves the values after the keys (sort_run): its tile
+   holds keys alone, then the values, so 28 items (SORT_ITEMS_4M) and the masks fit in the 48
+   KiB at 3 blocks an SM (SORT_PAIRS_BLOCKS_SM, 80 registers). It measured faster than the
+   ballots and than the masks with keys and values in the tile (20 items, 58 KiB of dynamic
+   shared memory) on the H100 and the H200; an sm_80 GPU runs the baseline, whose 64
+   registers and 4 blocks an SM its smaller register file favours. */
 enum { SORT_PAIRS_BLOCKS_SM = 3 };
 template <typename K, int PAIRS> struct sort_items {
     enum { n = sizeof(K) == 4 ? (PAIRS == 2 ? SORT_ITEMS_4M : PAIRS ? SORT_ITEMS_4 : SORT_ITEMS_4K)
                               : (PAIRS ? SORT_ITEMS_8 : SORT_ITEMS_8K) };
 };
-/* PAIRS: 0 keys alone, 1 with values (ballots), 2 with values and masks, the tile in dynamic
-   shared memory above the 48 KiB a launch gets unasked (the sm_90 variant, 4-byte keys) */
+/* PAIRS: 0 keys alone, 1 with values in the tile beside the keys (ballots), 2 with values
+   moved through the tile after the keys (masks; the sm_90 variant, 4-byte keys) */
 template <typename K, int PAIRS> struct sort_or {
     enum { on = PAIRS != 1 };
-};
-template <typename K, int PAIRS> struct sort_dynamic {
-    enum { on = PAIRS == 2 };
 };
 template <typename K> struct sort_uint { typedef u32 t; };
 template <> struct sort_uint<u64> { typedef u64 t; };
@@ -3511,7 +3509,7 @@ GPUK_DEV u64 sort_block_exclusive(u64 v, u64* warp_sums, u64* total) {
 template <typename K, int PAIRS> struct sort_smem {
     enum { TILE = GPUK_BLOCK * sort_items<K, PAIRS>::n };
     typename sort_uint<K>::t keys[TILE];
-    u32 vals[PAIRS ? TILE : 1];
+    u32 vals[PAIRS == 1 ? TILE : 1]; /* PAIRS 2: the values go through keys, after them */
     u32 warp_counts[GPUK_WARPS][SORT_RADIX];
     u32 match[sort_or<K, PAIRS>::on ? GPUK_WARPS : 1][SORT_RADIX]; /* a warp's lanes of a digit */
     u64 offset[SORT_RADIX]; /* output index of the tile's element 0 of each digit, mod 2^64 */
@@ -3642,27 +3640,26 @@ GPUK_DEV u64 sort_look_back(volatile u64* status, u64 index, u32 pass, u32 count
     return before;
 }
 
-template <bool B> struct sort_bool {};
-template <typename K, int PAIRS> GPUK_DEV sort_smem<K, PAIRS>& sort_shared(sort_bool<false>) {
-    __shared__ sort_smem<K, PAIRS> s;
-    return s;
-}
-template <typename K, int PAIRS> GPUK_DEV sort_smem<K, PAIRS>& sort_shared(sort_bool<true>) {
-    static_assert(sizeof(sort_smem<K, PAIRS>) == SORT_PAIRS_SMEM, "the host asks SORT_PAIRS_SMEM");
-    extern __shared__ uint4 sort_dynamic_smem[];
-    return *reinterpret_cast<sort_smem<K, PAIRS>*>(sort_dynamic_smem);
+/* The value of the tile's element e (base: the tile's first): the key's input position in
+   index mode, else vin's (0 past valid) */
+GPUK_DEV u32 sort_value(const u32* vin, u64 base, u32 e, u32 valid, u32 mode) {
+    return (mode & SORT_INDEX) ? (u32)(base + e) : e < valid ? vin[base + e] : 0u;
 }
 
+/* The histogram phase (SORT_HIST), one tile's pass (pass 0 ..), or every pass of the one tile
+   where n fits one (SORT_SINGLE): the tile then stays in registers' striping between passes. PAIRS 2 moves the values after
+   the keys: each item's place kept (16 bits), the keys written out with their digits kept (8
+   bits), then the values loaded and put through the keys' tile to their places; in one tile,
+   each item's input position follows its key instead, and the values are gathered by it at
+   the end. */
 template <typename K, int PAIRS>
-GPUK_DEV void sort_run(K* out, const K* in, u32* vout, const u32* vin, u64 n, u64* scratch,
-                       u32 pass, u32 begin_bit, u32 end_bit, u32 mode) {
+GPUK_DEV void sort_tile(sort_smem<K, PAIRS>& s, K* out, const K* in, u32* vout, const u32* vin,
+                        u64 n, u64* scratch, u32 pass, u32 begin_bit, u32 end_bit, u32 mode) {
     typedef typename sort_uint<K>::t U;
-    enum { ITEMS = sort_items<K, PAIRS>::n, TILE = GPUK_BLOCK * ITEMS };
-    sort_smem<K, PAIRS>& s = sort_shared<K, PAIRS>(sort_bool<sort_dynamic<K, PAIRS>::on>());
+    enum { ITEMS = sort_items<K, PAIRS>::n, TILE = GPUK_BLOCK * ITEMS, R = (ITEMS + 1) / 2 };
     const u32 t = threadIdx.x, lane = t & 31, warp = t / 32;
     const U flip = (mode & SORT_DESCENDING) ? ~(U)0 : (U)0;
     const u32 passes = (end_bit - begin_bit + 7) / 8;
-
     if (pass == SORT_HIST) { /* every pass's digit counts, in shared memory then added up */
         u32* counts = &s.warp_counts[0][0]; /* 8 passes x 256 = GPUK_WARPS x SORT_RADIX */
         for (u32 i = t; i < GPUK_WARPS * SORT_RADIX; i += GPUK_BLOCK) counts[i] = 0;
@@ -3711,15 +3708,14 @@ GPUK_DEV void sort_run(K* out, const K* in, u32* vout, const u32* vin, u64 n, u6
     const u64 base = index * TILE;
     const u32 valid = (u32)(n - base < TILE ? n - base : TILE);
     U raw[ITEMS]; /* the keys' bits; their digits are worked out again where needed */
-    u32 val[PAIRS ? ITEMS : 1];
+    u32 val[PAIRS == 1 ? ITEMS : 1];
+    u32 pos[R], rank[R]; /* PAIRS 2: input positions (one tile), places; two 16 bits a register */
 #pragma unroll
     for (int k = 0; k < ITEMS; k++) { /* every load issued before any use */
         const u32 e = (warp * ITEMS + k) * 32 + lane;
         raw[k] = e < valid ? sort_raw(in[base + e]) : (U)0;
-        if (PAIRS) {
-            if (mode & SORT_INDEX) val[k] = (u32)(base + e);
-            else val[k] = e < valid ? vin[base + e] : 0u;
-        }
+        if (PAIRS == 1) val[k] = sort_value(vin, base, e, valid, mode);
+        if (PAIRS == 2 && k % 2 == 0) pos[k / 2] = e | (e + 32) << 16;
     }
 
     const u64 tag = (u64)(pass + 1) << 60;
@@ -3734,17 +3730,36 @@ GPUK_DEV void sort_run(K* out, const K* in, u32* vout, const u32* vin, u64 n, u6
         u64 digit_start;
         const u32 tile_start =
             sort_starts(s, count, single ? 0 : scratch[p * SORT_RADIX + t], &digit_start);
+#pragma unroll
+        for (int r = 0; r < R; r++) rank[r] = 0;
         sort_place<K, PAIRS, ITEMS, U>(s, raw, flip, shift, width, valid, tile_start,
-                                       [&](int k, u32 at) { if (PAIRS) s.vals[at] = val[k]; });
+                                       [&](int k, u32 at) {
+                                           if (PAIRS == 1) s.vals[at] = val[k];
+                                           if (PAIRS == 2) rank[k / 2] |= at << (16 * (k & 1));
+                                       });
         if (single) {
             __syncthreads();
 #pragma unroll
             for (int k = 0; k < ITEMS; k++) { /* the next pass's input, in the same striping */
                 const u32 e = (warp * ITEMS + k) * 32 + lane;
                 raw[k] = e < valid ? s.keys[e] : (U)0;
-                if (PAIRS) val[k] = e < valid ? s.vals[e] : 0u;
+                if (PAIRS == 1) val[k] = e < valid ? s.vals[e] : 0u;
             }
             __syncthreads();
+            if (PAIRS == 2) { /* each item's input position follows its key through the tile */
+#pragma unroll
+                for (int k = 0; k < ITEMS; k++)
+                    if ((warp * ITEMS + k) * 32 + lane < valid)
+                        s.keys[(rank[k / 2] >> (16 * (k & 1))) & 0xffffu] =
+                            (pos[k / 2] >> (16 * (k & 1))) & 0xffffu;
+                __syncthreads();
+#pragma unroll
+                for (int k = 0; k < ITEMS; k += 2) {
+                    const u32 e = (warp * ITEMS + k) * 32 + lane;
+                    pos[k / 2] = ((u32)s.keys[e] & 0xffffu) |
+                                 (k + 1 < ITEMS ? (u32)s.keys[e + 32] << 16 : 0u);
+                }
+            }
             continue;
         }
         const u64 before = sort_look_back(status, index, pass, count);
@@ -3752,6 +3767,9 @@ GPUK_DEV void sort_run(K* out, const K* in, u32* vout, const u32* vin, u64 n, u6
            tiles' */
         s.offset[t] = digit_start + before - tile_start;
         __syncthreads();
+        u32 dig[(ITEMS + 3) / 4]; /* PAIRS 2: the digits of the thread's places, four a register */
+#pragma unroll
+        for (int i = 0; i < (ITEMS + 3) / 4; i++) dig[i] = 0;
 #pragma unroll
         for (int k = 0; k < ITEMS; k++) {
             const u32 e = k * GPUK_BLOCK + t;
@@ -3760,7 +3778,26 @@ GPUK_DEV void sort_run(K* out, const K* in, u32* vout, const u32* vin, u64 n, u6
                 const u32 d = sort_digit(sort_ordered<K>(r) ^ flip, shift, width);
                 const u64 at = s.offset[d] + e;
                 out[at] = sort_key<K>(r);
-                if (PAIRS) vout[at] = s.vals[e];
+                if (PAIRS == 1) vout[at] = s.vals[e];
+                if (PAIRS == 2) dig[k / 4] |= d << (8 * (k % 4));
+            }
+        }
+        if (PAIRS == 2) { /* the values, loaded once the keys are out (CUB's order) */
+            u32 v[ITEMS];
+#pragma unroll
+            for (int k = 0; k < ITEMS; k++)
+                v[k] = sort_value(vin, base, (warp * ITEMS + k) * 32 + lane, valid, mode);
+            __syncthreads(); /* every key read out of the tile */
+#pragma unroll
+            for (int k = 0; k < ITEMS; k++)
+                if ((warp * ITEMS + k) * 32 + lane < valid)
+                    s.keys[(rank[k / 2] >> (16 * (k & 1))) & 0xffffu] = v[k];
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k < ITEMS; k++) {
+                const u32 e = k * GPUK_BLOCK + t;
+                if (e < valid)
+                    vout[s.offset[(dig[k / 4] >> (8 * (k % 4))) & 0xffu] + e] = (u32)s.keys[e];
             }
         }
         return;
@@ -3771,9 +3808,41 @@ GPUK_DEV void sort_run(K* out, const K* in, u32* vout, const u32* vin, u64 n, u6
         const u32 e = (warp * ITEMS + k) * 32 + lane;
         if (e < valid) {
             out[e] = sort_key<K>(raw[k]);
-            if (PAIRS) vout[e] = val[k];
+            if (PAIRS == 1) vout[e] = val[k];
         }
     }
+    if (PAIRS == 2) { /* the values gathered, all read before any is written (vout may be vin) */
+        u32 v[ITEMS];
+#pragma unroll
+        for (int k = 0; k < ITEMS; k++)
+            v[k] = sort_value(vin, 0, (pos[k / 2] >> (16 * (k & 1))) & 0xffffu,
+                              (warp * ITEMS + k) * 32 + lane < valid ? valid : 0, mode);
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < ITEMS; k++) {
+            const u32 e = (warp * ITEMS + k) * 32 + lane;
+            if (e < valid) vout[e] = v[k];
+        }
+    }
+}
+/* The one tile's passes out of line: the sm_90 pairs' passes keep their 80 registers to
+   themselves (inlined beside them, it spilled) */
+template <typename K, int PAIRS>
+__device__ __noinline__ void sort_single_apart(sort_smem<K, PAIRS>& s, K* out, const K* in,
+                                               u32* vout, const u32* vin, u64 n, u32 begin_bit,
+                                               u32 end_bit, u32 mode) {
+    sort_tile<K, PAIRS>(s, out, in, vout, vin, n, (u64*)0, SORT_SINGLE, begin_bit, end_bit,
+                        mode);
+}
+
+template <typename K, int PAIRS>
+GPUK_DEV void sort_run(K* out, const K* in, u32* vout, const u32* vin, u64 n, u64* scratch,
+                       u32 pass, u32 begin_bit, u32 end_bit, u32 mode) {
+    __shared__ sort_smem<K, PAIRS> s;
+    if (PAIRS == 2 && pass == SORT_SINGLE)
+        sort_single_apart<K, PAIRS>(s, out, in, vout, vin, n, begin_bit, end_bit, mode);
+    else
+        sort_tile<K, PAIRS>(s, out, in, vout, vin, n, scratch, pass, begin_bit, end_bit, mode);
 }
 
 /* Launched by the host once a phase: pass = SORT_HIST (a grid over the input), SORT_SINGLE
@@ -3809,14 +3878,13 @@ GPUK_DEV void sort_run(K* out, const K* in, u32* vout, const u32* vin, u64 n, u6
                         u32 pass, u32 begin_bit, u32 end_bit, u32 mode) {                    \
         sort_run<T, 1>(out, in, vout, vin, n, scratch, pass, begin_bit, end_bit, mode);      \
     }
-/* Variant for 4-byte keys: the masks and SORT_ITEMS_4M items, SORT_PAIRS_SMEM bytes of dynamic
-   shared memory (the host asks for them), SORT_PAIRS_BLOCKS_SM (3) blocks an SM at 80
-   registers. */
+/* Variant for 4-byte keys: the values moved after the keys, the masks and SORT_ITEMS_4M items
+   in static shared memory, SORT_PAIRS_BLOCKS_SM (3) blocks an SM at 80 registers. */
 #define GPUK_SORT_PAIRS_SM90(T, t)                                                           \
     extern "C" __global__ void __launch_bounds__(GPUK_BLOCK, SORT_PAIRS_BLOCKS_SM)           \
     gpuk_sort_pairs_##t##__sm90(T* out, const T* in, u32* vout, const u32* vin, u64 n,       \
                                 u64* scratch, u32 pass, u32 begin_bit, u32 end_bit, u32 mode) { \
-        static_assert(sizeof(T) == 4, "the masks fit beside 4-byte keys' values only");      \
+        static_assert(sizeof(T) == 4, "the values go through the keys' tile");              \
         sort_run<T, 2>(out, in, vout, vin, n, scratch, pass, begin_bit, end_bit, mode);      \
     }
 

@@ -702,7 +702,7 @@ static gpuk_result gpuk__scratch_reserve(const char* fn, gpuk_ctx* ctx, gpuk__sc
 }
 
 /* Allows built-in id's function f bytes of dynamic shared memory where they pass the 48 KB a
-   launch gets without asking (the sm_90a TF32 GEMM, the sm_90 pairs sort), once a ctx. */
+   launch gets without asking (the sm_90a TF32 GEMM), once a ctx. */
 static gpuk_result gpuk__builtin_allow_shared(const char* fn, gpuk_ctx* ctx, int id,
                                               gpuk__cu_function f, uint32_t bytes) {
     gpuk__cu_result cr;
@@ -931,9 +931,8 @@ GPUK__IMPL gpuk_result gpuk_kernels_reserve(gpuk_ctx* ctx, gpuk_stream stream, s
 }
 
 #if defined(GPUK__LAUNCHER_SORT)
-/* Whether sort kernel id runs its variant on ctx (4-byte pairs on sm_90 and newer: masks,
-   SORT_ITEMS_4M keys a thread, the tile in SORT_PAIRS_SMEM bytes of dynamic shared memory,
-   checked against the kernel's layout where it is compiled); the other sorts have none. */
+/* Whether sort kernel id runs its variant on ctx (4-byte pairs on sm_90 and newer: the
+   values moved after the keys, SORT_ITEMS_4M keys a thread); the other sorts have none. */
 static int gpuk__sort_variant(const gpuk_ctx* ctx, int id) {
     return gpuk__builtin_pick(ctx, id) != gpuk__builtin_ptx_of(id);
 }
@@ -2084,7 +2083,6 @@ static GPUK__NOINLINE gpuk_result gpuk__sort(const char* fn, int id, gpuk_ctx* c
     const int pairs = values_out != NULL;
     const int variant = gpuk__sort_variant(ctx, id);
     const size_t tile = gpuk__sort_tile(key, pairs, variant), bits = key * 8;
-    const uint32_t shared = variant ? (uint32_t)GPUK__SORT_PAIRS_SMEM : 0u; /* else static */
     gpuk_devptr ko, ki, vo = 0, vi = 0, scratch = 0, src_k, src_v, dst_k, dst_v, alt_k = 0;
     gpuk_devptr alt_v = 0;
     unsigned long long n64 = n;
@@ -2132,7 +2130,6 @@ static GPUK__NOINLINE gpuk_result gpuk__sort(const char* fn, int id, gpuk_ctx* c
     if (n == 0) return GPUK_OK;
     if ((r = gpuk__enter(fn, ctx)) != GPUK_OK) return r;
     if ((r = gpuk__builtin_function(fn, ctx, id, k.cs, &f)) != GPUK_OK) return r;
-    if ((r = gpuk__builtin_allow_shared(fn, ctx, id, f, shared)) != GPUK_OK) return r;
     passes = (end_bit - begin_bit + 7) / 8;
     mode = descending ? GPUK__SORT_DESCENDING : 0u;
     first_mode = mode | (index ? GPUK__SORT_INDEX : 0u);
@@ -2142,7 +2139,7 @@ static GPUK__NOINLINE gpuk_result gpuk__sort(const char* fn, int id, gpuk_ctx* c
     if (n <= tile) { /* one block sorts it all in shared memory: no scratch */
         dst_k = ko; src_k = ki; dst_v = vo; src_v = vi;
         pass = GPUK__SORT_SINGLE;
-        cr = GPUK__DRV.cuLaunchKernel(f, 1, 1, 1, GPUK__BLOCK, 1, 1, shared, k.cs, args, NULL);
+        cr = GPUK__DRV.cuLaunchKernel(f, 1, 1, 1, GPUK__BLOCK, 1, 1, 0, k.cs, args, NULL);
         if (cr) return gpuk__fail_cu(fn, "cuLaunchKernel", cr, gpuk__builtin_ptx_of(id)->name);
         gpuk__launch_note(ctx, gpuk__builtin_ptx_of(id)->name);
         return GPUK_OK;
@@ -2181,7 +2178,7 @@ static GPUK__NOINLINE gpuk_result gpuk__sort(const char* fn, int id, gpuk_ctx* c
     pass = GPUK__SORT_HIST;
     dst_k = ko; dst_v = vo;
     grid = gpuk__grid(n, (size_t)GPUK__BLOCK * 16, gpuk__sm_blocks(ctx, 4));
-    if ((cr = GPUK__DRV.cuLaunchKernel(f, grid, 1, 1, GPUK__BLOCK, 1, 1, shared, k.cs, args,
+    if ((cr = GPUK__DRV.cuLaunchKernel(f, grid, 1, 1, GPUK__BLOCK, 1, 1, 0, k.cs, args,
                                        NULL)) != 0) {
         r = gpuk__fail_cu(fn, "cuLaunchKernel", cr, gpuk__builtin_ptx_of(id)->name);
         goto done;
@@ -2191,7 +2188,7 @@ static GPUK__NOINLINE gpuk_result gpuk__sort(const char* fn, int id, gpuk_ctx* c
         dst_k = to_out ? ko : alt_k;
         dst_v = to_out ? vo : alt_v;
         if (pass == 1) first_mode = mode; /* the values are in the buffers from pass 1 on */
-        cr = GPUK__DRV.cuLaunchKernel(f, (uint32_t)tiles, 1, 1, GPUK__BLOCK, 1, 1, shared, k.cs,
+        cr = GPUK__DRV.cuLaunchKernel(f, (uint32_t)tiles, 1, 1, GPUK__BLOCK, 1, 1, 0, k.cs,
                                       args, NULL);
         if (cr) {
             r = gpuk__fail_cu(fn, "cuLaunchKernel", cr, gpuk__builtin_ptx_of(id)->name);
