@@ -3434,12 +3434,12 @@ GPUK_DEV void random_blocks(T* out, u64 n, u64 offset, u64 seed, bool normal) {
    under 48 KiB of static shared memory (4 blocks an SM), which every GPU gives a block. Keys
    with values find a digit's lanes by ballots there: the masks fit beside the values only
    with fewer items a thread, and 14 items with masks measured slower than 16 with ballots.
-   The sm_90 variant of 4-byte pairs moves the values after the keys (sort_run): its tile
+   The sm_90 variant of 4-byte pairs moves the values after the keys (sort_tile): its tile
    holds keys alone, then the values, so 28 items (SORT_ITEMS_4M) and the masks fit in the 48
-   KiB at 3 blocks an SM (SORT_PAIRS_BLOCKS_SM, 80 registers). It measured faster than the
-   ballots and than the masks with keys and values in the tile (20 items, 58 KiB of dynamic
-   shared memory) on the H100 and the H200; an sm_80 GPU runs the baseline, whose 64
-   registers and 4 blocks an SM its smaller register file favours. */
+   KiB at 3 blocks an SM (SORT_PAIRS_BLOCKS_SM, 80 registers). On the H100 it measured faster
+   than the ballots and than the masks with keys and values in the tile (20 items, 58 KiB of
+   dynamic shared memory); older GPUs run the baseline, the variant being measured on Hopper
+   only. */
 enum { SORT_PAIRS_BLOCKS_SM = 3 };
 template <typename K, int PAIRS> struct sort_items {
     enum { n = sizeof(K) == 4 ? (PAIRS == 2 ? SORT_ITEMS_4M : PAIRS ? SORT_ITEMS_4 : SORT_ITEMS_4K)
@@ -3647,11 +3647,11 @@ GPUK_DEV u32 sort_value(const u32* vin, u64 base, u32 e, u32 valid, u32 mode) {
 }
 
 /* The histogram phase (SORT_HIST), one tile's pass (pass 0 ..), or every pass of the one tile
-   where n fits one (SORT_SINGLE): the tile then stays in registers' striping between passes. PAIRS 2 moves the values after
-   the keys: each item's place kept (16 bits), the keys written out with their digits kept (8
-   bits), then the values loaded and put through the keys' tile to their places; in one tile,
-   each item's input position follows its key instead, and the values are gathered by it at
-   the end. */
+   where n fits one (SORT_SINGLE; the tile stays in registers' striping between passes).
+   PAIRS 2 moves the values after the keys: each item's place kept (16 bits), the keys written
+   out with their digits kept (8 bits), then the values loaded and put through the keys' tile
+   to their places; in one tile, each item's input position follows its key instead, and the
+   values are gathered by it at the end. */
 template <typename K, int PAIRS>
 GPUK_DEV void sort_tile(sort_smem<K, PAIRS>& s, K* out, const K* in, u32* vout, const u32* vin,
                         u64 n, u64* scratch, u32 pass, u32 begin_bit, u32 end_bit, u32 mode) {
