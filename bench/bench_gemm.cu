@@ -1,7 +1,8 @@
 // bench/bench_gemm.cu - gpuk_gemm_f32/f64/tf32 against cuBLAS SGEMM/DGEMM on the same GPU, the
 // same memory and the same stream: 4096^3, 1024x2048 times 2048x512 (m=1024 n=512 k=2048),
-// 1000^3, TF32 against cuBLAS in TF32 mode, the portable sm_52 baseline variant forced on this
-// GPU, and 512 products of 128^3 (strided batched, both). Each figure is the median of 11 runs after
+// 1000^3, TF32 against cuBLAS in TF32 mode (and at 4096^3 with B given transposed, no goal:
+// the kernel without B's transpose), the portable sm_52 baseline variant forced on this GPU,
+// and 512 products of 128^3 (strided batched, both). Each figure is the median of 11 runs after
 // 2 warm-ups, timed by cudaEvents around the call on that stream, cuBLAS's and gpuk's runs taking
 // turns; FLOPs = 2 m n k a product. Arguments: label prefixes of the rows to run (default all).
 // First it checks once, at 1000^3, that both give the same C within tolerance (so it cannot
@@ -259,6 +260,33 @@ template <typename T> static void bench(mode md, const char* name, size_t m, siz
     release(x);
 }
 
+// TF32 with B given transposed (n x k, trans_b): on sm_90a the TMA path reads it as it is, with
+// no transpose into the workspace first; cuBLAS likewise takes B^T. The row says how much of
+// the 4096^3 row's distance to cuBLAS is that transpose and how much the kernel's own.
+static void bench_tf32_bt(size_t s) {
+    if (!wanted("tf32 B^T")) return;
+    mats<float> x = alloc<float>(s, s, s, 1); // B's k x n floats, read as n x k
+    const float one = 1, zero = 0;
+    float tc, tg;
+    median_pair([&] {
+        cublas_math(TF32);
+        CB(cublasSgemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)s, (int)s, (int)s, &one, x.b, (int)s, x.a, (int)s,
+                       &zero, x.c, (int)s));
+        cublas_math(EXACT);
+    }, [&] {
+        TRY(gpuk_gemm_tf32(ctx[0], gst[0], gpuk_at2d(x.gc[0], 0, s, s, 0), 1.0f, gpuk_at2d(x.ga[0], 0, s, s, 0), 0,
+                           gpuk_at2d(x.gb[0], 0, s, s, 0), GPUK_OP_T, 0.0f));
+    }, &tc, &tg);
+    double flop = 2.0 * (double)s * (double)s * (double)s;
+    char name[48];
+    std::snprintf(name, sizeof name, "%zu^3", s);
+    const char* why = "no goal: the kernel alone, for the row above";
+    std::printf("%-20s %-20s cublas %6.1f TFLOP/s  gpuk %6.1f TFLOP/s  ratio %.2f   (%.3f ms, %.3f ms; %s)\n",
+                "tf32 B^T", name, flop / tc / 1e9, flop / tg / 1e9, tc / tg, tc, tg, why);
+    bench_csv_row("tf32 B^T", name, tg, flop / tg / 1e9, "TFLOP/s", tc / tg, BENCH_CSV_NONE);
+    release(x);
+}
+
 static void bench_batched(size_t count, size_t s) {
     if (!wanted("sgemm batched")) return;
     mats<float> x = alloc<float>(s, s, s, count);
@@ -327,6 +355,7 @@ int main(int argc, char** argv) {
     bench<float>(EXACT, "m=1024 n=512 k=2048", 1024, 512, 2048);
     bench<float>(EXACT, "1000^3", 1000, 1000, 1000);
     bench<float>(TF32, "4096^3", 4096, 4096, 4096);
+    bench_tf32_bt(4096);
     bench<float>(TF32, "m=1024 n=512 k=2048", 1024, 512, 2048);
     bench<double>(EXACT, "4096^3", 4096, 4096, 4096);
     bench<double>(EXACT, "m=1024 n=512 k=2048", 1024, 512, 2048);
