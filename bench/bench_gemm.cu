@@ -40,9 +40,11 @@ enum { CTXS = 3 };
 static gpuk_ctx* ctx[CTXS];
 static gpuk_stream gst[CTXS]; // st, wrapped: gpuk's calls and cuBLAS's queue on the same stream
 // gpuk_gemm_f32/f64 and gpuk_gemm_tf32 on ctx[0]; EXACT on ctx[1]; EXACT and TF32 on ctx[2]
-enum mode { EXACT, TF32, BASELINE, SM80, SM80_TF32 };
+// TF32_BT: TF32 with B given transposed (n x k, trans_b), which the sm_90a TMA path reads as it
+// is, with no transpose into the workspace first: the kernel alone, beside the TF32 row
+enum mode { EXACT, TF32, BASELINE, SM80, SM80_TF32, TF32_BT };
 static int ctx_of(mode md) { return md == BASELINE ? 1 : md == SM80 || md == SM80_TF32 ? 2 : 0; }
-static bool is_tf32(mode md) { return md == TF32 || md == SM80_TF32; }
+static bool is_tf32(mode md) { return md == TF32 || md == SM80_TF32 || md == TF32_BT; }
 
 // The medians of 11 timed runs of f (cuBLAS) and of g (gpuk) after 2 warm-ups of each, the two
 // taking turns (each round times one of each, which first alternating) so that a change of clock
@@ -134,27 +136,35 @@ template <typename T> static void release(mats<T>& x) {
 // the column-major n x m matrix of its transpose, so row-major C = A B is column-major
 // C^T = B^T A^T: cuBLAS gets (n, m, k), B first with ld n, A second with ld k, C with ld n,
 // and both libraries then compute the same product in the same memory layout.
-static void cublas_gemm(float* c, const float* a, const float* b, size_t m, size_t n, size_t k) {
+// With bt, B is stored n x k (row-major), column-major k x n: cuBLAS's op(B) is then its transpose.
+static void cublas_gemm(float* c, const float* a, const float* b, size_t m, size_t n, size_t k, bool bt) {
     const float one = 1, zero = 0;
-    CB(cublasSgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)n, (int)m, (int)k, &one, b, (int)n, a, (int)k, &zero, c, (int)n));
+    CB(cublasSgemm(blas, bt ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, (int)n, (int)m, (int)k, &one, b, (int)(bt ? k : n),
+                   a, (int)k, &zero, c, (int)n));
 }
-static void cublas_gemm(double* c, const double* a, const double* b, size_t m, size_t n, size_t k) {
+static void cublas_gemm(double* c, const double* a, const double* b, size_t m, size_t n, size_t k, bool bt) {
     const double one = 1, zero = 0;
-    CB(cublasDgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)n, (int)m, (int)k, &one, b, (int)n, a, (int)k, &zero, c, (int)n));
+    CB(cublasDgemm(blas, bt ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, (int)n, (int)m, (int)k, &one, b, (int)(bt ? k : n),
+                   a, (int)k, &zero, c, (int)n));
 }
 // cuBLAS's TF32 mode for the TF32 rows only (CUBLAS_DEFAULT_MATH never uses TF32 for SGEMM)
 static void cublas_math(mode md) { CB(cublasSetMathMode(blas, is_tf32(md) ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH)); }
 static gpuk_result gpuk_gemm(float, mode md, gpuk_array2d c, gpuk_array2d a, gpuk_array2d b) {
     const int i = ctx_of(md);
-    if (is_tf32(md)) return gpuk_gemm_tf32(ctx[i], gst[i], c, 1.0f, a, 0, b, 0, 0.0f);
+    if (is_tf32(md)) return gpuk_gemm_tf32(ctx[i], gst[i], c, 1.0f, a, 0, b, md == TF32_BT ? GPUK_OP_T : 0, 0.0f);
     return gpuk_gemm_f32(ctx[i], gst[i], c, 1.0f, a, 0, b, 0, 0.0f);
 }
 static gpuk_result gpuk_gemm(double, mode md, gpuk_array2d c, gpuk_array2d a, gpuk_array2d b) {
     const int i = ctx_of(md);
     return gpuk_gemm_f64(ctx[i], gst[i], c, 1.0, a, 0, b, 0, 0.0);
 }
+// B as stored: k x n, or n x k where the call takes it transposed
+static gpuk_array2d b_view(gpuk_buffer b, mode md, size_t k, size_t n) {
+    return md == TF32_BT ? gpuk_at2d(b, 0, n, k, 0) : gpuk_at2d(b, 0, k, n, 0);
+}
 static const char* label(size_t elem, mode md) {
     if (md == TF32) return "tf32 ";
+    if (md == TF32_BT) return "tf32 B^T";
     if (md == SM80_TF32) return "tf32 sm_80 path";
     if (md == BASELINE) return elem == 4 ? "sgemm sm_52 baseline" : "dgemm sm_52 baseline";
     if (md == SM80) return elem == 4 ? "sgemm sm_80 path" : "dgemm sm_80 path";
@@ -174,11 +184,11 @@ template <typename T> static int verify(mode md, size_t m, size_t n, size_t k) {
     CK(cudaMalloc(&bound, m * n * sizeof(T)));
     abs_of<<<1024, 256, 0, st>>>(absa, x.a, m * k);
     abs_of<<<1024, 256, 0, st>>>(absb, x.b, k * n);
-    cublas_gemm(bound, absa, absb, m, n, k);
-    cublas_gemm(x.c2, x.a, x.b, m, n, k);
+    cublas_gemm(bound, absa, absb, m, n, k, md == TF32_BT);
+    cublas_gemm(x.c2, x.a, x.b, m, n, k, md == TF32_BT);
     CK(cudaMemsetAsync(x.c, 0xFF, m * n * sizeof(T), st)); // NaN: a C gpuk left unwritten fails
     const int ci = ctx_of(md);
-    TRY(gpuk_gemm(T(), md, gpuk_at2d(x.gc[ci], 0, m, n, 0), gpuk_at2d(x.ga[ci], 0, m, k, 0), gpuk_at2d(x.gb[ci], 0, k, n, 0)));
+    TRY(gpuk_gemm(T(), md, gpuk_at2d(x.gc[ci], 0, m, n, 0), gpuk_at2d(x.ga[ci], 0, m, k, 0), b_view(x.gb[ci], md, k, n)));
     CK(cudaStreamSynchronize(st));
     std::vector<T> g(m * n), r(m * n), bd(m * n);
     CK(cudaMemcpy(g.data(), x.c, m * n * sizeof(T), cudaMemcpyDeviceToHost));
@@ -225,6 +235,10 @@ static double goal_of(const char* lab, const char* name, const char** why) {
         *why = "no goal on this GPU: cuBLAS uses instructions sm_80 code cannot";
         return BENCH_CSV_NONE;
     }
+    if (!std::strcmp(lab, "tf32 B^T")) {
+        *why = "no goal: the kernel alone, for the tf32 row above";
+        return BENCH_CSV_NONE;
+    }
     if (!std::strcmp(lab, "dgemm sm_52 baseline")) {
         *why = "no goal: CUDA cores against cuBLAS's FP64 tensor cores";
         return BENCH_CSV_NONE;
@@ -245,9 +259,9 @@ template <typename T> static void bench(mode md, const char* name, size_t m, siz
     if (!wanted(label(sizeof(T), md))) return;
     mats<T> x = alloc<T>(m, n, k, 1);
     const int ci = ctx_of(md);
-    gpuk_array2d c = gpuk_at2d(x.gc[ci], 0, m, n, 0), a = gpuk_at2d(x.ga[ci], 0, m, k, 0), b = gpuk_at2d(x.gb[ci], 0, k, n, 0);
+    gpuk_array2d c = gpuk_at2d(x.gc[ci], 0, m, n, 0), a = gpuk_at2d(x.ga[ci], 0, m, k, 0), b = b_view(x.gb[ci], md, k, n);
     float tc, tg;
-    median_pair([&] { cublas_math(md); cublas_gemm(x.c, x.a, x.b, m, n, k); cublas_math(EXACT); },
+    median_pair([&] { cublas_math(md); cublas_gemm(x.c, x.a, x.b, m, n, k, md == TF32_BT); cublas_math(EXACT); },
                 [&] { TRY(gpuk_gemm(T(), md, c, a, b)); }, &tc, &tg);
     double flop = 2.0 * (double)m * (double)n * (double)k;
     const char* why;
@@ -257,33 +271,6 @@ template <typename T> static void bench(mode md, const char* name, size_t m, siz
     std::printf("%-20s %-20s cublas %6.1f TFLOP/s  gpuk %6.1f TFLOP/s  ratio %.2f   (%.3f ms, %.3f ms; %s)\n",
                 label(sizeof(T), md), name, flop / tc / 1e9, flop / tg / 1e9, tc / tg, tc, tg, judged);
     bench_csv_row(label(sizeof(T), md), name, tg, flop / tg / 1e9, "TFLOP/s", tc / tg, goal);
-    release(x);
-}
-
-// TF32 with B given transposed (n x k, trans_b): on sm_90a the TMA path reads it as it is, with
-// no transpose into the workspace first; cuBLAS likewise takes B^T. The row says how much of
-// the 4096^3 row's distance to cuBLAS is that transpose and how much the kernel's own.
-static void bench_tf32_bt(size_t s) {
-    if (!wanted("tf32 B^T")) return;
-    mats<float> x = alloc<float>(s, s, s, 1); // B's k x n floats, read as n x k
-    const float one = 1, zero = 0;
-    float tc, tg;
-    median_pair([&] {
-        cublas_math(TF32);
-        CB(cublasSgemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)s, (int)s, (int)s, &one, x.b, (int)s, x.a, (int)s,
-                       &zero, x.c, (int)s));
-        cublas_math(EXACT);
-    }, [&] {
-        TRY(gpuk_gemm_tf32(ctx[0], gst[0], gpuk_at2d(x.gc[0], 0, s, s, 0), 1.0f, gpuk_at2d(x.ga[0], 0, s, s, 0), 0,
-                           gpuk_at2d(x.gb[0], 0, s, s, 0), GPUK_OP_T, 0.0f));
-    }, &tc, &tg);
-    double flop = 2.0 * (double)s * (double)s * (double)s;
-    char name[48];
-    std::snprintf(name, sizeof name, "%zu^3", s);
-    const char* why = "no goal: the kernel alone, for the row above";
-    std::printf("%-20s %-20s cublas %6.1f TFLOP/s  gpuk %6.1f TFLOP/s  ratio %.2f   (%.3f ms, %.3f ms; %s)\n",
-                "tf32 B^T", name, flop / tc / 1e9, flop / tg / 1e9, tc / tg, tc, tg, why);
-    bench_csv_row("tf32 B^T", name, tg, flop / tg / 1e9, "TFLOP/s", tc / tg, BENCH_CSV_NONE);
     release(x);
 }
 
@@ -348,14 +335,14 @@ int main(int argc, char** argv) {
                 gpuk__builtin_pick(ctx[0], GPUK__K_GEMM_F64)->name + 5, gpuk__builtin_pick(ctx[0], GPUK__K_GEMM_TF32)->name + 5);
     bench_csv_open("gemm", prop.name);
     int ok = 1;
-    for (mode md : { EXACT, TF32, BASELINE, SM80, SM80_TF32 }) ok &= verify<float>(md, 1000, 1000, 1000);
+    for (mode md : { EXACT, TF32, TF32_BT, BASELINE, SM80, SM80_TF32 }) ok &= verify<float>(md, 1000, 1000, 1000);
     for (mode md : { EXACT, BASELINE, SM80 }) ok &= verify<double>(md, 1000, 1000, 1000);
     if (!ok) { std::printf("gpuk's GEMM disagrees with cuBLAS: not timed\n"); return 1; }
     bench<float>(EXACT, "4096^3", 4096, 4096, 4096);
     bench<float>(EXACT, "m=1024 n=512 k=2048", 1024, 512, 2048);
     bench<float>(EXACT, "1000^3", 1000, 1000, 1000);
     bench<float>(TF32, "4096^3", 4096, 4096, 4096);
-    bench_tf32_bt(4096);
+    bench<float>(TF32_BT, "4096^3", 4096, 4096, 4096);
     bench<float>(TF32, "m=1024 n=512 k=2048", 1024, 512, 2048);
     bench<double>(EXACT, "4096^3", 4096, 4096, 4096);
     bench<double>(EXACT, "m=1024 n=512 k=2048", 1024, 512, 2048);
