@@ -11009,18 +11009,6 @@ static int gpuk__area_free(const char* fn, gpuk_devptr* ptr, size_t* bytes, gpuk
     return 1;
 }
 
-/* Every area of s, freed: the scan scratch, GEMM's workspace, the sorts' area (ctx destroy,
-   its graphs' work done and the graphs going with it). */
-static void gpuk__scratch_free(const char* fn, gpuk__scratch* s, gpuk_result* first) {
-    if (gpuk__area_free(fn, &s->ptr, &s->bytes, first)) {
-        s->scan_tiles = 0;
-        s->captured &= ~(unsigned)GPUK__AREA_SCAN;
-    }
-    if (gpuk__area_free(fn, &s->ws, &s->ws_bytes, first)) s->captured &= ~(unsigned)GPUK__AREA_WS;
-    if (gpuk__area_free(fn, &s->sort, &s->sort_bytes, first))
-        s->captured &= ~(unsigned)GPUK__AREA_SORT;
-}
-
 /* Whether a graph of ctx may hold a retired area (call under ctx->lock): a gpuk_graph alive
    (its slot is taken before gpuk_graph_end_capture ends the capture, so a graph being made
    counts), a conditional capture under way, or a capture open on one of ctx's streams (a
@@ -11125,7 +11113,8 @@ static int gpuk__area_drop(const char* fn, gpuk_ctx* ctx, gpuk__scratch* s, unsi
     return 1;
 }
 
-/* Every area of s, given up (its stream is being destroyed). */
+/* Every area of s (the scan scratch, GEMM's workspace, the sorts' area), given up: its
+   stream is being destroyed, or its ctx (which clears s->captured first: the graphs go too). */
 static void gpuk__scratch_drop(const char* fn, gpuk_ctx* ctx, gpuk__scratch* s,
                                gpuk_result* first) {
     if (gpuk__area_drop(fn, ctx, s, GPUK__AREA_SCAN, &s->ptr, &s->bytes, first))
@@ -11363,7 +11352,6 @@ static void gpuk__builtin_ctx_release(const char* fn, gpuk_ctx* ctx, void** stat
     gpuk__builtin_state* st = (gpuk__builtin_state*)*state;
     gpuk_result r = GPUK_OK;
     uint32_t i;
-    (void)ctx;
     if (!st) return;
     for (i = 0; i < 2 * GPUK__KERNEL_COUNT; i++) { /* the modules, then the baselines' */
         gpuk__cu_module* m = i < GPUK__KERNEL_COUNT ? &st->module[i]
@@ -11374,7 +11362,10 @@ static void gpuk__builtin_ctx_release(const char* fn, gpuk_ctx* ctx, void** stat
         if (one == GPUK_OK || GPUK__ATOMIC_LOAD(&gpuk__g.broken)) *m = NULL;
         else if (r == GPUK_OK) r = one;
     }
-    for (i = 0; i < st->scratch_count; i++) gpuk__scratch_free(fn, &st->scratch[i], &r);
+    for (i = 0; i < st->scratch_count; i++) {
+        st->scratch[i].captured = 0; /* freed, not retired: the ctx's graphs go with it */
+        gpuk__scratch_drop(fn, ctx, &st->scratch[i], &r);
+    }
     while (st->retired) { /* the device is idle, and the graphs go with the ctx */
         gpuk__retired* node = st->retired;
         size_t bytes = 0;
